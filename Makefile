@@ -1,0 +1,45 @@
+# KioskPlayer: two commands on a fresh machine do all set-up: `make demo` and `make test`.
+SWIFT ?= swift
+BUILD_FLAGS ?=
+RELEASE_BIN = .build/release/kiosk-player
+DEBUG_BIN = .build/debug/kiosk-player
+SWIFT_SOURCES = Sources Tests Package.swift
+
+.PHONY: all deps build release test demo bench format format-check system-test clean
+
+all: build
+
+deps:
+	@bash deploy/install-deps.sh
+
+build: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+
+release: deps
+	$(SWIFT) build -c release $(BUILD_FLAGS)
+
+# Warnings are errors (Package.swift sets treatAllWarnings for every Swift target).
+test: deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+
+# Until the player exists, the most complete runnable thing: the event loop idling (Ctrl-C stops it).
+demo: build
+	$(DEBUG_BIN) bench idle --seconds 3
+
+bench: release
+	bash Benchmarks/run-all.sh $(RELEASE_BIN)
+
+format:
+	$(SWIFT) format format -i -r $(SWIFT_SOURCES)
+
+format-check:
+	$(SWIFT) format lint --strict -r $(SWIFT_SOURCES)
+
+system-test: deps
+	bash deploy/install-deps.sh --system-test
+	$(SWIFT) build $(BUILD_FLAGS)
+	bash Tests/System/run.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,57 @@
+// swift-tools-version: 6.2
+// KioskPlayer: a FLAC player appliance for single-board computers. See README.md and ../shared/DESIGN.md.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "KioskPlayer",
+    products: [
+        .executable(name: "kiosk-player", targets: ["kiosk-player"])
+    ],
+    targets: [
+        // C libraries of the system, found through pkg-config.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
+        .target(name: "CKioskShims", dependencies: ["CGPIOD", "CPNG"]),
+
+        .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
+        .target(name: "KioskAudio", dependencies: ["KioskSystem", "CALSA", "CFLAC"], swiftSettings: strict),
+        .target(
+            name: "KioskLibrary", dependencies: ["KioskSystem", "CFLAC", "CSQLite"], swiftSettings: strict),
+        .target(name: "KioskInput", dependencies: ["KioskSystem", "CKioskShims", "CGPIOD"], swiftSettings: strict),
+        .target(
+            name: "KioskDisplay",
+            dependencies: ["KioskSystem", "CKioskShims", "CFreeType", "CJPEG", "CPNG"],
+            swiftSettings: strict),
+        .target(
+            name: "KioskCore",
+            dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay"],
+            swiftSettings: strict),
+        .executableTarget(name: "kiosk-player", dependencies: ["KioskCore"], swiftSettings: strict),
+
+        // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools.
+        .target(
+            name: "KioskTestSupport", dependencies: ["KioskSystem"], path: "Tests/KioskTestSupport",
+            swiftSettings: strict),
+        .testTarget(
+            name: "KioskSystemTests", dependencies: ["KioskSystem", "KioskTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "KioskLibraryTests", dependencies: ["KioskLibrary", "KioskTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "KioskCoreTests", dependencies: ["KioskCore", "KioskTestSupport"], swiftSettings: strict),
+    ]
+)

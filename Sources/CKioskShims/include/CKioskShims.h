@@ -1,0 +1,6 @@
+// The small C that Swift cannot express: ioctl request macros, variadic calls and library APIs
+// that differ between versions. One header per area; each is included here.
+#pragma once
+
+#include "kiosk_sys.h"
+#include "kiosk_gpio.h"

@@ -1,0 +1,5 @@
+#pragma once
+#include <sqlite3.h>
+
+static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
+static inline sqlite3_destructor_type csqlite_static(void) { return SQLITE_STATIC; }

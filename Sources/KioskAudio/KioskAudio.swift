@@ -1,0 +1,2 @@
+// The KioskAudio target; see ../shared/DESIGN.md for what it holds.
+import KioskSystem

@@ -1,0 +1,2 @@
+// The KioskDisplay target; see ../shared/DESIGN.md for what it holds.
+import KioskSystem

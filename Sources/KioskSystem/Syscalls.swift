@@ -1,0 +1,323 @@
+import CKioskShims
+import Glibc
+
+/// The one seam between KioskPlayer and the kernel: every raw system call goes through here.
+///
+/// Each wrapper retries on `EINTR` (in `retrying`), throws `Errno` on failure and says which C
+/// function it calls. Thread: all functions may be called from any thread.
+public enum Syscalls {
+    /// Runs `body` until it does not fail with EINTR. `body` returns -1 and sets errno on failure.
+    @inline(__always)
+    static func retrying<T: BinaryInteger>(_ what: @autoclosure () -> String, _ body: () -> T) throws(Errno) -> T {
+        while true {
+            let rc = body()
+            if rc != -1 { return rc }
+            let e = errno
+            if e == EINTR { continue }
+            throw Errno(rawValue: e, context: what())
+        }
+    }
+
+    /// The corresponding C function is `open(2)`. `O_CLOEXEC` is always added.
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(Errno) -> Int32 {
+        try retrying("open \(path)") { kiosk_open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// The corresponding C function is `openat(2)`. `O_CLOEXEC` is always added.
+    public static func openat(_ dirfd: Int32, _ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(Errno)
+        -> Int32
+    {
+        try retrying("open \(path)") { kiosk_openat(dirfd, path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// The corresponding C function is `close(2)`. EINTR is not retried (Linux closes the fd anyway).
+    public static func closeIgnoringErrors(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    /// The corresponding C function is `read(2)`.
+    public static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try retrying("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// The corresponding C function is `pread(2)`.
+    public static func pread(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, offset: Int64) throws(Errno) -> Int {
+        try retrying("pread") { Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// The corresponding C function is `write(2)`.
+    public static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
+        try retrying("write") { Glibc.write(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// `write(2)` in a loop until every byte is written.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Errno.current.with("write")
+            }
+            offset += n
+        }
+    }
+
+    /// `read(2)` until end of file; more than `limit` bytes is an `EFBIG` error.
+    public static func readAll(_ fd: Int32, limit: Int) throws(Errno) -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress, raw.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Errno.current.with("read")
+            }
+            if n == 0 { return result }
+            if result.count + n > limit { throw Errno(rawValue: EFBIG, context: "read: more than \(limit) bytes") }
+            result.append(contentsOf: chunk[0..<n])
+        }
+    }
+
+    /// Reads a whole file (at most `limit` bytes).
+    public static func readFile(_ path: String, limit: Int = 64 << 20) throws(Errno) -> [UInt8] {
+        let fd = try FileDescriptor.open(path, O_RDONLY)
+        do throws(Errno) {
+            return try fd.readAll(limit: limit)
+        } catch {
+            throw error.with("read \(path)")
+        }
+    }
+
+    /// The corresponding C function is `fsync(2)`.
+    public static func fsync(_ fd: Int32) throws(Errno) {
+        _ = try retrying("fsync") { Glibc.fsync(fd) }
+    }
+
+    /// The corresponding C function is `rename(2)`.
+    public static func rename(_ from: String, _ to: String) throws(Errno) {
+        _ = try retrying("rename \(from) to \(to)") { Glibc.rename(from, to) }
+    }
+
+    /// The corresponding C function is `unlink(2)`.
+    public static func unlink(_ path: String) throws(Errno) {
+        _ = try retrying("unlink \(path)") { Glibc.unlink(path) }
+    }
+
+    /// The corresponding C function is `mkdir(2)`; an existing directory is not an error.
+    public static func mkdir(_ path: String, mode: mode_t = 0o755) throws(Errno) {
+        if Glibc.mkdir(path, mode) == 0 { return }
+        let e = errno
+        if e == EEXIST { return }
+        throw Errno(rawValue: e, context: "mkdir \(path)")
+    }
+
+    /// `mkdir -p`: creates `path` and its missing parents.
+    public static func mkdirs(_ path: String, mode: mode_t = 0o755) throws(Errno) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for part in path.split(separator: "/") {
+            prefix += part
+            try mkdir(prefix, mode: mode)
+            prefix += "/"
+        }
+    }
+
+    /// The corresponding C function is `stat(2)`.
+    public static func fileStatus(_ path: String) throws(Errno) -> stat {
+        var st = stat.init()
+        _ = try retrying("stat \(path)") { kiosk_stat(path, &st) }
+        return st
+    }
+
+    /// The corresponding C function is `lstat(2)`.
+    public static func linkStatus(_ path: String) throws(Errno) -> stat {
+        var st = stat.init()
+        _ = try retrying("lstat \(path)") { kiosk_lstat(path, &st) }
+        return st
+    }
+
+    /// The corresponding C function is `fstat(2)`.
+    public static func fileStatus(fd: Int32) throws(Errno) -> stat {
+        var st = stat.init()
+        _ = try retrying("fstat") { Glibc.fstat(fd, &st) }
+        return st
+    }
+
+    /// Whether `path` exists (follows symlinks).
+    public static func exists(_ path: String) -> Bool {
+        var st = stat.init()
+        return kiosk_stat(path, &st) == 0
+    }
+
+    /// The corresponding C function is `epoll_create1(2)`.
+    public static func epollCreate() throws(Errno) -> Int32 {
+        try retrying("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+    }
+
+    /// The corresponding C function is `epoll_ctl(2)`.
+    public static func epollControl(_ epfd: Int32, _ op: Int32, _ fd: Int32, events: UInt32, data: UInt64) throws(Errno)
+    {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = data
+        _ = try retrying("epoll_ctl fd \(fd)") { epoll_ctl(epfd, op, fd, &event) }
+    }
+
+    /// The corresponding C function is `epoll_wait(2)`. EINTR returns 0 events (the caller loops anyway).
+    public static func epollWait(_ epfd: Int32, _ events: UnsafeMutableBufferPointer<epoll_event>, timeoutMs: Int32)
+        throws(Errno) -> Int
+    {
+        let n = epoll_wait(epfd, events.baseAddress, Int32(events.count), timeoutMs)
+        if n >= 0 { return Int(n) }
+        let e = errno
+        if e == EINTR { return 0 }
+        throw Errno(rawValue: e, context: "epoll_wait")
+    }
+
+    /// The corresponding C function is `timerfd_create(2)` on `CLOCK_MONOTONIC`, non-blocking.
+    public static func timerfdCreate() throws(Errno) -> Int32 {
+        try retrying("timerfd_create") {
+            timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        }
+    }
+
+    /// The corresponding C function is `timerfd_settime(2)` with an absolute `CLOCK_MONOTONIC` deadline
+    /// (0 disarms).
+    public static func timerfdSetAbsolute(_ fd: Int32, deadlineNanoseconds: UInt64) throws(Errno) {
+        var spec = itimerspec()
+        spec.it_value.tv_sec = Int(deadlineNanoseconds / 1_000_000_000)
+        spec.it_value.tv_nsec = Int(deadlineNanoseconds % 1_000_000_000)
+        if deadlineNanoseconds == 0 { spec.it_value.tv_nsec = 0 }
+        _ = try retrying("timerfd_settime") { timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME), &spec, nil) }
+    }
+
+    /// The corresponding C function is `eventfd(2)`, non-blocking.
+    public static func eventfdCreate() throws(Errno) -> Int32 {
+        try retrying("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+    }
+
+    /// Adds 1 to an eventfd counter. Async-signal-safe and lock-free: usable from audio threads.
+    @inline(__always)
+    public static func eventfdSignal(_ fd: Int32) {
+        var one: UInt64 = 1
+        _ = Glibc.write(fd, &one, 8)
+    }
+
+    /// Reads (and resets) an eventfd or timerfd counter; 0 when nothing was pending.
+    public static func readCounter(_ fd: Int32) -> UInt64 {
+        var value: UInt64 = 0
+        while true {
+            let n = Glibc.read(fd, &value, 8)
+            if n == 8 { return value }
+            if n < 0 && errno == EINTR { continue }
+            return 0
+        }
+    }
+
+    /// The corresponding C function is `signalfd(2)` over `signals`, non-blocking.
+    public static func signalfdCreate(_ signals: [Int32]) throws(Errno) -> Int32 {
+        var set = sigset_t()
+        kiosk_sigset_empty(&set)
+        for s in signals { kiosk_sigset_add(&set, s) }
+        return try retrying("signalfd") { signalfd(-1, &set, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
+    }
+
+    /// Blocks `signals` in the calling thread (threads created afterwards inherit the mask).
+    /// The corresponding C function is `pthread_sigmask(3)`.
+    public static func blockSignals(_ signals: [Int32]) {
+        var set = sigset_t()
+        kiosk_sigset_empty(&set)
+        for s in signals { kiosk_sigset_add(&set, s) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Unblocks `signals` in the calling thread.
+    public static func unblockSignals(_ signals: [Int32]) {
+        var set = sigset_t()
+        kiosk_sigset_empty(&set)
+        for s in signals { kiosk_sigset_add(&set, s) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// Sets or clears `O_NONBLOCK`. The corresponding C function is `fcntl(2)`.
+    public static func setNonBlocking(_ fd: Int32, _ on: Bool = true) throws(Errno) {
+        let flags = try retrying("fcntl F_GETFL") { kiosk_fcntl_int(fd, F_GETFL, 0) }
+        let wanted = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
+        _ = try retrying("fcntl F_SETFL") { kiosk_fcntl_int(fd, F_SETFL, wanted) }
+    }
+
+    /// The corresponding C function is `pipe2(2)` with `O_CLOEXEC` (+ `flags`).
+    public static func pipe(flags: Int32 = 0) throws(Errno) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        _ = try retrying("pipe2") { kiosk_pipe2(&fds, O_CLOEXEC | flags) }
+        return (fds[0], fds[1])
+    }
+
+    /// The corresponding C function is `ioctl(2)` with a pointer argument.
+    public static func ioctl(
+        _ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer?, _ what: @autoclosure () -> String
+    )
+        throws(Errno) -> Int32
+    {
+        try retrying(what()) { kiosk_ioctl_ptr(fd, request, arg) }
+    }
+
+    /// The corresponding C function is `ioctl(2)` with an integer argument.
+    public static func ioctl(_ fd: Int32, _ request: UInt, value: UInt, _ what: @autoclosure () -> String) throws(Errno)
+        -> Int32
+    {
+        try retrying(what()) { kiosk_ioctl_int(fd, request, value) }
+    }
+
+    /// The corresponding C function is `clock_gettime(CLOCK_MONOTONIC)`, in nanoseconds.
+    @inline(__always)
+    public static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    /// The corresponding C function is `clock_gettime(CLOCK_REALTIME)`, in nanoseconds since the epoch.
+    public static func realtimeNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
+    /// CPU time (user + system) used by the whole process so far, in nanoseconds (`getrusage(2)`).
+    public static func processCPUNanoseconds() -> UInt64 {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        let user = UInt64(usage.ru_utime.tv_sec) * 1_000_000_000 + UInt64(usage.ru_utime.tv_usec) * 1000
+        let system = UInt64(usage.ru_stime.tv_sec) * 1_000_000_000 + UInt64(usage.ru_stime.tv_usec) * 1000
+        return user + system
+    }
+
+    /// Peak resident set size of this process in bytes (`getrusage(2)` `ru_maxrss`).
+    public static func peakResidentBytes() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return usage.ru_maxrss * 1024
+    }
+
+    /// Current resident set size in bytes, from /proc/self/statm.
+    public static func residentBytes() -> Int {
+        guard let bytes = try? readFile("/proc/self/statm", limit: 4096) else { return 0 }
+        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// The value of an environment variable.
+    public static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+
+    /// Sleeps the calling thread (never on the event-loop thread). The corresponding C function is `nanosleep(2)`.
+    public static func sleep(nanoseconds: UInt64) {
+        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+    }
+}

@@ -1,0 +1,8 @@
+/// Every subcommand, in the order `kiosk-player --help` lists them. One file per command.
+enum CommandRegistry {
+    static var all: [Command] {
+        [
+            BenchCommand.command
+        ]
+    }
+}

@@ -1,0 +1,5 @@
+// Keep this file tiny: top-level code is @MainActor, and closures written here would inherit that
+// isolation and trap when C calls them on another thread (see ../shared/notes/swift-on-linux.md).
+import Glibc
+
+exit(CommandLineTool.main(CommandLine.arguments))

@@ -1,0 +1,47 @@
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+/// The `kiosk-player` binary's dispatch: help, unknown commands and options.
+@Suite struct CommandLineTests {
+    let binary = TestPaths.playerBinary
+
+    @Test func helpListsTheCommands() throws {
+        let result = run(binary, ["--help"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("Usage: kiosk-player"))
+        #expect(result.output.contains("bench"))
+    }
+
+    @Test func everyCommandHasHelp() throws {
+        let list = run(binary, ["--help"]).output
+        let names = list.split(separator: "\n").drop(while: { !$0.hasPrefix("Commands:") }).dropFirst()
+            .prefix(while: { $0.hasPrefix("  ") }).compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(!names.isEmpty)
+        for name in names {
+            let result = run(binary, [name, "--help"])
+            #expect(result.status == 0, "\(name) --help")
+            #expect(result.output.contains("Usage: kiosk-player \(name)"), "\(name) --help prints its usage")
+        }
+    }
+
+    @Test func unknownCommandExitsWithStatus2() {
+        let result = run(binary, ["frobnicate"])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("unknown command 'frobnicate'"))
+    }
+
+    @Test func unknownOptionExitsWithStatus2() {
+        let result = run(binary, ["bench", "idle", "--bogus"])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("kiosk-player bench idle: unknown option '--bogus'"))
+        let global = run(binary, ["--bogus"])
+        #expect(global.status == 2)
+    }
+
+    @Test func badOptionValueExitsWithStatus2() {
+        let result = run(binary, ["bench", "idle", "--seconds", "many"])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("option '--seconds' must be an integer 1…600, not 'many'"))
+    }
+}

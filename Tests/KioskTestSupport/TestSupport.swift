@@ -1,0 +1,193 @@
+import Glibc
+import KioskSystem
+
+/// A fresh directory under /tmp, removed (recursively) when `remove()` is called.
+public struct TemporaryDirectory: Sendable {
+    public let path: String
+
+    public init(_ prefix: String = "kiosk-test") throws {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw Errno.current.with("mkdtemp") }
+        path = String(cString: made)
+    }
+
+    /// Path of `name` inside the directory.
+    public func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    public func write(_ name: String, _ text: String) throws {
+        try write(name, Array(text.utf8))
+    }
+
+    public func write(_ name: String, _ bytes: [UInt8]) throws {
+        let full = file(name)
+        if let slash = full.lastIndex(of: "/") { try Syscalls.mkdirs(String(full[..<slash])) }
+        let fd = try FileDescriptor.open(full, O_WRONLY | O_CREAT | O_TRUNC)
+        try fd.writeAll(bytes)
+    }
+
+    public func remove() {
+        _ = run("/bin/rm", ["-rf", path])
+    }
+}
+
+/// What a child process did.
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let stdout: [UInt8]
+    public let stderr: [UInt8]
+    public let timedOut: Bool
+    public var output: String { String(decoding: stdout, as: UTF8.self) }
+    public var errors: String { String(decoding: stderr, as: UTF8.self) }
+}
+
+/// Runs `executable` with `arguments` and waits at most `timeoutSeconds` (then kills it).
+/// stdout and stderr are captured through files, so a chatty child cannot dead-lock the test.
+@discardableResult
+public func run(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    stdin: String? = nil, timeoutSeconds: Double = 120, workingDirectory: String? = nil
+) -> ProcessResult {
+    let scratch = try! TemporaryDirectoryNoCleanup()
+    let outPath = scratch + "/out"
+    let errPath = scratch + "/err"
+    let inPath = scratch + "/in"
+    _ = try? AtomicFile.replace(inPath, with: Array((stdin ?? "").utf8))
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    // The test process may block signals (EventLoop does); the child must start with none blocked.
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+
+    var env = environment ?? currentEnvironment()
+    if environment == nil { env["JOURNAL_STREAM"] = nil }
+    // posix_spawn_file_actions_addchdir_np is hidden from Swift: coreutils' env changes directory.
+    let (program, argv) =
+        workingDirectory.map { ("/usr/bin/env", ["/usr/bin/env", "-C", $0, executable] + arguments) }
+        ?? (executable, [executable] + arguments)
+    let envStrings = env.map { "\($0.key)=\($0.value)" }
+    var pid: pid_t = 0
+    let rc = withCStrings(argv) { cArgv in
+        withCStrings(envStrings) { cEnv in
+            posix_spawn(&pid, program, &actions, &attributes, cArgv, cEnv)
+        }
+    }
+    if rc != 0 {
+        return ProcessResult(
+            status: 127, stdout: [], stderr: Array("spawn \(executable): \(Errno(rawValue: rc))".utf8), timedOut: false)
+    }
+    var status: Int32 = 0
+    var timedOut = false
+    let deadline = Syscalls.monotonicNanoseconds() + UInt64(timeoutSeconds * 1e9)
+    while true {
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid { break }
+        if r < 0 && errno != EINTR { break }
+        if Syscalls.monotonicNanoseconds() > deadline {
+            kill(pid, SIGKILL)
+            timedOut = true
+            waitpid(pid, &status, 0)
+            break
+        }
+        Syscalls.sleep(nanoseconds: 5_000_000)
+    }
+    let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    let out = (try? Syscalls.readFile(outPath)) ?? []
+    let err = (try? Syscalls.readFile(errPath)) ?? []
+    _ = Glibc.unlink(outPath)
+    _ = Glibc.unlink(errPath)
+    _ = Glibc.unlink(inPath)
+    _ = Glibc.rmdir(scratch)
+    return ProcessResult(status: exitStatus, stdout: out, stderr: err, timedOut: timedOut)
+}
+
+private func TemporaryDirectoryNoCleanup() throws -> String {
+    var template = Array("/tmp/kiosk-run-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw Errno.current.with("mkdtemp") }
+    return String(cString: made)
+}
+
+/// The environment of this process as a dictionary.
+public func currentEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let eq = text.firstIndex(of: "=") {
+            result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+        }
+        pointer += 1
+    }
+    return result
+}
+
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { for p in pointers { free(p) } }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
+
+/// The full path of a program on PATH, or nil.
+public func which(_ program: String) -> String? {
+    let path = Syscalls.environment("PATH") ?? "/usr/bin:/bin"
+    for dir in path.split(separator: ":") {
+        let candidate = "\(dir)/\(program)"
+        if access(candidate, X_OK) == 0 { return candidate }
+    }
+    return nil
+}
+
+/// Where test fixtures and tools live.
+public enum TestPaths {
+    /// The repository's top directory (found from this source file's location).
+    public static let repository: String = {
+        var path = #filePath
+        for _ in 0..<3 {
+            if let slash = path.lastIndex(of: "/") { path = String(path[..<slash]) }
+        }
+        return path
+    }()
+
+    /// `../shared/flac-testbench/subset` next to the checkout, when present.
+    public static var flacTestbench: String? {
+        let candidates = [
+            Syscalls.environment("KIOSK_FLAC_TESTBENCH"),
+            repository + "/../shared/flac-testbench/subset",
+            repository + "/../../shared/flac-testbench/subset",
+        ].compactMap { $0 }
+        return candidates.first { Syscalls.exists($0) }
+    }
+
+    /// The `kiosk-player` binary built next to the test bundle.
+    public static var playerBinary: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        var exe = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        // …/.build/<triple>/debug/KioskPlayerPackageTests.xctest (a file on Linux)
+        if let slash = exe.lastIndex(of: "/") { exe = String(exe[..<slash]) }
+        return exe + "/kiosk-player"
+    }
+}
+
+/// Lists the names in a directory (not recursive), sorted.
+public func listDirectory(_ path: String) -> [String] {
+    guard let dir = opendir(path) else { return [] }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafePointer(to: entry.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
+}

@@ -97,7 +97,8 @@ public struct BoardProfile: Sendable {
         }
         let known = available(extraDirectory: extraDirectory).map(\.name).joined(separator: ", ")
         throw ConfigError(
-            file: "", path: "board", message: "no board profile \"\(resolved)\" (known: \(known.isEmpty ? "none" : known))")
+            file: "", path: "board",
+            message: "no board profile \"\(resolved)\" (known: \(known.isEmpty ? "none" : known))")
     }
 
     /// Parses one profile file.

@@ -129,6 +129,7 @@ public final class FLACDecoder {
     fileprivate var failure: FLACError?
     fileprivate var pendingError: UInt32?
     fileprivate var sawGoodFrame = false
+    fileprivate var skipNextWrite = false
     fileprivate var streamInfo: FLAC__StreamMetadata_StreamInfo?
     fileprivate var bytesRead: Int64 = 0
     fileprivate var atEOF = false
@@ -186,6 +187,7 @@ public final class FLACDecoder {
         failure = nil
         pendingError = nil
         sawGoodFrame = false
+        skipNextWrite = false
         streamInfo = nil
         bytesRead = 0
         atEOF = false
@@ -366,8 +368,13 @@ public final class FLACDecoder {
     }
 
     fileprivate func error(_ status: FLAC__StreamDecoderErrorStatus) {
-        // Before the first good frame libFLAC is still looking for the stream: junk is tolerated.
-        if sawGoodFrame && pendingError == nil { pendingError = status.rawValue }
+        // Before the first good frame libFLAC is still looking for the stream: junk is tolerated,
+        // and a false frame in it that failed its CRC (delivered as silence next) is dropped.
+        if !sawGoodFrame {
+            if status == FLAC__STREAM_DECODER_ERROR_STATUS_FRAME_CRC_MISMATCH { skipNextWrite = true }
+            return
+        }
+        if pendingError == nil { pendingError = status.rawValue }
     }
 
     fileprivate func write(_ frame: UnsafePointer<FLAC__Frame>, _ buffer: UnsafePointer<UnsafePointer<Int32>?>)
@@ -375,6 +382,10 @@ public final class FLACDecoder {
     {
         let header = frame.pointee.header
         let blockFrames = Int(header.blocksize)
+        if skipNextWrite {
+            skipNextWrite = false
+            return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE
+        }
         if let status = pendingError {
             // The frame follows damaged data (a CRC-failed frame arrives here as silence).
             failure = .corrupt(status: status, atFrame: decodedPosition)

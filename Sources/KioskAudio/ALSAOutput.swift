@@ -46,7 +46,9 @@ public final class ALSAOutput: AudioOutput {
             return try negotiate(pcm, format, source: source, bufferMilliseconds: bufferMilliseconds)
         } catch {
             close()
-            throw error
+            // The device answered but refused the stream, unless the failure says it went away.
+            let gone: Set<Int32> = [-ENODEV, -ENXIO, -EBADFD, -EIO, -ENOENT, -EBUSY, -ENOMEM]
+            throw AudioOutputError(code: error.code, message: error.message, formatRejected: !gone.contains(error.code))
         }
     }
 

@@ -258,7 +258,9 @@ public final class AudioEngine {
         switch record.kind {
         case .error:
             let file = path(epoch: record.epoch, index: record.index)
-            let message = record.failure?.description ?? "cannot play"
+            let message =
+                record.failure?.description ?? shared.rejections.take()
+                ?? "the device cannot play \(record.format)"
             Log.warning("\(file): \(message)")
             onEvent(.error(id: record.trackID, path: file, message: message))
         case .trackStarted:

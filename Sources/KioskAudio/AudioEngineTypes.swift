@@ -197,6 +197,8 @@ final class EngineShared: @unchecked Sendable {
     let deviceRequests = Handoff<String>()
     /// The text of the last device failure (set before the deviceLost event is queued).
     let deviceErrors = Handoff<String>()
+    /// The text of the last format the device refused (set before that track's error event).
+    let rejections = Handoff<String>()
     let settings: AudioSettings
     let bufferMs: Int
 

@@ -40,9 +40,13 @@ public struct AudioOutputError: Error, Equatable, Sendable, CustomStringConverti
     /// A negative errno-style code (ALSA's), or 0 when none applies.
     public let code: Int32
     public let message: String
-    public init(code: Int32, message: String) {
+    /// True when the device works but cannot take this stream (channels, rate, sample format): the
+    /// engine then skips the track instead of waiting for the device to come back.
+    public let formatRejected: Bool
+    public init(code: Int32, message: String, formatRejected: Bool = false) {
         self.code = code
         self.message = message
+        self.formatRejected = formatRejected
     }
     public var description: String { message }
 }

@@ -39,7 +39,8 @@ public final class ClockOutput: AudioOutput {
             acceptedEncodings.contains($0.encoding)
         }
         guard let choice else {
-            throw AudioOutputError(code: -EINVAL, message: "none: takes none of S16_LE, S24_3LE, S24_LE, S32_LE")
+            throw AudioOutputError(
+                code: -EINVAL, message: "none: takes none of S16_LE, S24_3LE, S24_LE, S32_LE", formatRejected: true)
         }
         rate = format.sampleRate
         bufferFrames = max(64, rate * bufferMilliseconds / 1000)

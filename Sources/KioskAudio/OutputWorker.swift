@@ -71,6 +71,8 @@ final class OutputWorker: @unchecked Sendable {
     private var nextPositionReport = 0
     private var devicePaused = false
 
+    /// Dropping the frames of a track the device refused, up to the next marker.
+    private var skipping = false
     private var lost = false
     private var retryDelay: UInt64 = 250_000_000
     private var nextRetry: UInt64 = 0
@@ -135,7 +137,20 @@ final class OutputWorker: @unchecked Sendable {
             return
         }
         if let marker = shared.markers.peek(), marker.position <= ring.readPosition {
+            skipping = false
             handle(marker)
+            return
+        }
+        if skipping {
+            if let marker = shared.markers.peek() {
+                ring.discard(upTo: marker.position)
+            } else {
+                ring.discardReadable()
+                shared.decoderWake.signal()
+                shared.outputWake.wait(until: {
+                    self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
+                })
+            }
             return
         }
         let limit = shared.markers.peek().map { $0.position - ring.readPosition } ?? Int.max
@@ -310,7 +325,7 @@ final class OutputWorker: @unchecked Sendable {
             ringFormat = marker.format
             ringEncoding = marker.encoding
             addBoundary(marker)
-            if needsSetUp { setUpDevice() }
+            if needsSetUp { setUpDevice(for: marker) }
         case .segmentEnd, .queueEnd:
             if let output, configuration != nil { output.drain() }
             settle(played: written)
@@ -337,6 +352,7 @@ final class OutputWorker: @unchecked Sendable {
         devicePaused = false
         ring.discardReadable()
         while shared.markers.pop() != nil {}
+        skipping = false
         boundaries.removeAll()
         current = nil
         written = 0
@@ -360,7 +376,7 @@ final class OutputWorker: @unchecked Sendable {
 
     // MARK: - device
 
-    private func setUpDevice() {
+    private func setUpDevice(for marker: Marker? = nil) {
         guard let ringFormat else { return }
         let device = output ?? makeOutput(deviceName)
         output = device
@@ -376,8 +392,28 @@ final class OutputWorker: @unchecked Sendable {
             reportFormat(ringFormat)
         } catch {
             configuration = nil
-            lose(code: error.code, message: error.message)
+            if error.formatRejected, let marker {
+                reject(marker, error)
+            } else {
+                lose(code: error.code, message: error.message)
+            }
         }
+    }
+
+    /// The device cannot take the stream at `marker`: report the track and drop its frames.
+    private func reject(_ marker: Marker, _ error: AudioOutputError) {
+        boundaries.removeAll()
+        written = 0
+        if marker.kind == .trackStart, let current { post(.trackFinished, current) }
+        current = nil
+        ringFormat = nil
+        shared.rejections.put(error.message)
+        var record = EventRecord(kind: .error, epoch: marker.epoch)
+        record.trackID = marker.trackID
+        record.index = marker.index
+        record.format = marker.format
+        shared.post(record, from: shared.outputEvents)
+        skipping = true
     }
 
     /// The device failed: report it once, close it, and retry with back-off.

@@ -244,8 +244,12 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
     private var frames = 0
     private var frameBytes = 4
 
-    init(accepted: Set<SampleEncoding> = Set(SampleEncoding.allCases)) {
+    /// Channel counts above this are refused (as a stereo DAC's hw: device does).
+    let maxChannels: Int
+
+    init(accepted: Set<SampleEncoding> = Set(SampleEncoding.allCases), maxChannels: Int = 8) {
         self.accepted = accepted
+        self.maxChannels = maxChannels
     }
 
     func configure(_ format: PCMFormat, source: SampleEncoding, bufferMilliseconds: Int) throws(AudioOutputError)
@@ -255,11 +259,15 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
             failingConfigures -= 1
             throw AudioOutputError(code: -ENODEV, message: "capture: device unplugged")
         }
+        if format.channels > maxChannels {
+            throw AudioOutputError(
+                code: -EINVAL, message: "capture: does not take \(format.channels) channels", formatRejected: true)
+        }
         guard
             let choice = SampleEncoding.candidates(bits: format.bitsPerSample, ring: source).first(where: {
                 accepted.contains($0.encoding)
             })
-        else { throw AudioOutputError(code: -EINVAL, message: "capture: no encoding") }
+        else { throw AudioOutputError(code: -EINVAL, message: "capture: takes no such format", formatRejected: true) }
         isOpen = true
         frameBytes = choice.encoding.bytes * format.channels
         let configuration = OutputConfiguration(

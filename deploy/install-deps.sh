@@ -12,7 +12,7 @@ build_packages=(
     pkg-config gcc make
     libasound2-dev libflac-dev libgpiod-dev libturbojpeg0-dev libpng-dev libfreetype-dev libsqlite3-dev
     fonts-dejavu-core fonts-vlgothic
-    flac alsa-utils gpiod
+    flac alsa-utils gpiod time
     mpc
     systemd udev
 )

@@ -12,7 +12,7 @@ enum BenchCommand {
     static var benchmarks: [Benchmark] {
         [
             Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle)
-        ]
+        ] + audioBenchmarks
     }
 
     static var command: Command {

@@ -4,6 +4,7 @@ enum CommandRegistry {
         [
             ConfigCommands.checkConfig,
             ConfigCommands.boards,
+            PlayCommand.command,
             BenchCommand.command,
         ]
     }

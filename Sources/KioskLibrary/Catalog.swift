@@ -44,12 +44,17 @@ public final class Catalog: Sendable {
         var positions: [String: Int] = [:]
     }
 
-    /// Grouping and matching keys of a track (case and accents folded).
+    /// Grouping and matching keys of a track (case and accents folded), plus facts the
+    /// collections need.
     private struct TrackKeys: Sendable {
         let album: String
         let albumArtist: String
         let artists: [String]
         let genres: [String]
+        /// An embedded picture or a cover file in its folder.
+        let hasArt: Bool
+        /// Which album collection it is in (to count albums in a subtitle).
+        var albumGroup: Int32 = 0
     }
 
     public var trackCount: Int { allTracks.count }
@@ -125,7 +130,13 @@ public final class Catalog: Sendable {
             let cover = ArtworkLookup.coverFile(forFolder: track.folder, in: covers[track.volume] ?? [:])
         else { return nil }
         let path = mountPoint == "/" ? "/" + cover : mountPoint + "/" + cover
-        return Syscalls.exists(path) ? .file(path: path) : nil
+        if Syscalls.exists(path) { return .file(path: path) }
+        // Changed since the scan: look at the folder again.
+        let folder = Track.folder(of: path)
+        guard let listing = try? Syscalls.readDirectory(folder, limit: 10_000),
+            let name = ArtworkLookup.preferredCover(listing.entries.map(\.name))
+        else { return nil }
+        return .file(path: folder + "/" + name)
     }
 
     // MARK: - building
@@ -136,13 +147,24 @@ public final class Catalog: Sendable {
         var problems: [LibraryProblem] = []
         var mountPoints: [VolumeID: String] = [:]
         var covers: [VolumeID: [String: String]] = [:]
+        var playlists: [VolumeID: [ResolvedPlaylist]] = [:]
         for contents in volumes {
             tracks.append(contentsOf: contents.tracks)
             problems.append(contentsOf: contents.problems)
             mountPoints[contents.volume] = contents.mountPoint
             covers[contents.volume] = contents.covers
+            playlists[contents.volume] = contents.playlists
         }
-        var sortKeys = SortKeyCache()
+        // Ranks (each distinct string's place in sorted order) make every comparison an integer one.
+        var ranks = Ranks(
+            albumArtist: Catalog.ranks(tracks.map(\.albumArtist), ignoringArticle: true),
+            album: Catalog.ranks(tracks.map(\.album)), title: Catalog.ranks(tracks.map(\.title)))
+        let order = (0..<tracks.count).sorted { Catalog.canonicalLess($0, $1, tracks, ranks) }
+        tracks = order.map { tracks[$0] }
+        ranks = Ranks(
+            albumArtist: order.map { ranks.albumArtist[$0] }, album: order.map { ranks.album[$0] },
+            title: order.map { ranks.title[$0] })
+
         var matchKeys: [String: String] = [:]
         func match(_ s: String) -> String {
             if let k = matchKeys[s] { return k }
@@ -150,35 +172,37 @@ public final class Catalog: Sendable {
             matchKeys[s] = k
             return k
         }
-        // Canonical order.
-        let order = (0..<tracks.count).sorted { a, b in
-            Catalog.canonicalLess(tracks[a], tracks[b], &sortKeys)
-        }
-        tracks = order.map { tracks[$0] }
+        var folderHasCover: [String: Bool] = [:]
         let keys = tracks.map { t in
-            TrackKeys(
+            let folderKey = t.volume.rawValue + "\u{1F}" + t.folder
+            let cover =
+                folderHasCover[folderKey]
+                ?? {
+                    let found = ArtworkLookup.coverFile(forFolder: t.folder, in: covers[t.volume] ?? [:]) != nil
+                    folderHasCover[folderKey] = found
+                    return found
+                }()
+            return TrackKeys(
                 album: match(t.album), albumArtist: match(t.albumArtist), artists: t.artistNames.map(match),
-                genres: t.genreNames.map(match))
+                genres: t.genreNames.map(match), hasArt: t.hasEmbeddedPicture || cover)
         }
-        var playlistsByVolume: [VolumeID: [ResolvedPlaylist]] = [:]
-        for contents in volumes { playlistsByVolume[contents.volume] = contents.playlists }
         self.init(
-            tracks: tracks, keys: keys, problems: problems, mountPoints: mountPoints, covers: covers, limits: limits,
-            playlists: playlistsByVolume, sortKeys: &sortKeys)
+            tracks: tracks, keys: keys, ranks: ranks, problems: problems, mountPoints: mountPoints, covers: covers,
+            limits: limits, playlists: playlists)
     }
 
-    private init(
-        tracks: [Track], keys: [TrackKeys], problems: [LibraryProblem], mountPoints: [VolumeID: String],
-        covers: [VolumeID: [String: String]], limits: ScanLimits, playlists: [VolumeID: [ResolvedPlaylist]],
-        sortKeys: inout SortKeyCache
-    ) {
-        allTracks = tracks
-        self.keys = keys
-        self.problems = problems
-        self.mountPoints = mountPoints
-        self.covers = covers
-        self.limits = limits
+    /// Per-track ranks, aligned with the tracks.
+    private struct Ranks {
+        let albumArtist: [Int32]
+        let album: [Int32]
+        let title: [Int32]
+    }
 
+    private convenience init(
+        tracks: [Track], keys: [TrackKeys], ranks: Ranks, problems: [LibraryProblem], mountPoints: [VolumeID: String],
+        covers: [VolumeID: [String: String]], limits: ScanLimits, playlists: [VolumeID: [ResolvedPlaylist]]
+    ) {
+        var keys = keys
         var groups: [Category: [String: (name: String, members: [Int32])]] = [:]
         var groupOrder: [Category: [String]] = [:]
         func add(_ category: Category, _ key: String, _ name: String, _ index: Int) {
@@ -188,9 +212,17 @@ public final class Catalog: Sendable {
             }
             groups[category]![key]!.members.append(Int32(index))
         }
+        var albumGroups: [String: Int32] = [:]
         for (i, track) in tracks.enumerated() {
             let k = keys[i]
-            add(.album, k.albumArtist + "\u{1F}" + k.album, track.album, i)
+            let albumKey = k.albumArtist + "\u{1F}" + k.album
+            add(.album, albumKey, track.album, i)
+            if let group = albumGroups[albumKey] {
+                keys[i].albumGroup = group
+            } else {
+                keys[i].albumGroup = Int32(albumGroups.count)
+                albumGroups[albumKey] = keys[i].albumGroup
+            }
             add(.albumArtist, k.albumArtist, track.albumArtist, i)
             var seenArtists: Set<String> = []
             for (name, key) in zip(track.artistNames, k.artists) where seenArtists.insert(key).inserted {
@@ -207,8 +239,8 @@ public final class Catalog: Sendable {
         for (i, track) in tracks.enumerated() {
             positionOfPath[track.volume, default: [:]][track.relativePath] = Int32(i)
         }
-        for (volume, lists) in playlists {
-            for playlist in lists {
+        for volume in playlists.keys.sorted() {
+            for playlist in playlists[volume] ?? [] {
                 let members = playlist.trackPaths.compactMap { positionOfPath[volume]?[$0] }
                 if members.isEmpty { continue }
                 let key = volume.rawValue + "\u{1F}" + playlist.relativePath
@@ -216,6 +248,7 @@ public final class Catalog: Sendable {
                 groupOrder[.playlist, default: []].append(key)
             }
         }
+        let fileNameRanks = Catalog.ranks(tracks.map(\.fileName))
 
         var lists: [Category: CategoryList] = [:]
         for category in Category.allCases {
@@ -223,16 +256,26 @@ public final class Catalog: Sendable {
             for key in groupOrder[category] ?? [] {
                 guard let group = groups[category]?[key] else { continue }
                 var members = group.members
-                if category != .playlist {
-                    Catalog.sortMembers(&members, category: category, tracks: tracks, keys: &sortKeys)
+                switch category {
+                case .album:
+                    members.sort { Catalog.discTrackLess(Int($0), Int($1), tracks, ranks) }
+                case .artist, .albumArtist:
+                    members.sort { Catalog.albumOrderLess(Int($0), Int($1), tracks, ranks) }
+                case .genre:
+                    break  // canonical order already
+                case .folder:
+                    // A folder plays in file-name order, as a file manager lists it.
+                    members.sort { fileNameRanks[Int($0)] < fileNameRanks[Int($1)] }
+                case .playlist:
+                    break  // list order
                 }
                 let collection = Catalog.makeCollection(
-                    category, key: key, name: group.name, members: members, tracks: tracks, covers: covers)
+                    category, key: key, name: group.name, members: members, tracks: tracks, keys: keys)
                 let sortKey: SortKey
                 switch category {
-                case .artist, .albumArtist: sortKey = sortKeys.key(group.name, ignoringArticle: true)
-                case .folder: sortKey = sortKeys.key(tracks[Int(members[0])].folder + "\u{1F}" + key)
-                default: sortKey = sortKeys.key(group.name)
+                case .artist, .albumArtist: sortKey = SortKey(group.name, ignoringArticle: true)
+                case .folder: sortKey = SortKey(tracks[Int(members[0])].folder + "\u{1F}" + key)
+                default: sortKey = SortKey(group.name)
                 }
                 let fallback: Bool
                 switch category {
@@ -247,8 +290,8 @@ public final class Catalog: Sendable {
                 if a.fallback != b.fallback { return !a.fallback }
                 if a.sortKey != b.sortKey { return a.sortKey < b.sortKey }
                 if category == .album {
-                    let x = sortKeys.key(a.collection.representative.albumArtist, ignoringArticle: true)
-                    let y = sortKeys.key(b.collection.representative.albumArtist, ignoringArticle: true)
+                    let x = ranks.albumArtist[Int(a.members[0])]
+                    let y = ranks.albumArtist[Int(b.members[0])]
                     if x != y { return x < y }
                 }
                 return a.collection.key < b.collection.key
@@ -261,7 +304,9 @@ public final class Catalog: Sendable {
             }
             lists[category] = list
         }
-        self.lists = lists
+        self.init(
+            allTracks: tracks, problems: problems, lists: lists, keys: keys, mountPoints: mountPoints, covers: covers,
+            limits: limits)
     }
 
     /// This catalog without the tracks, playlists and problems of `removed` volumes; order is
@@ -291,7 +336,7 @@ public final class Catalog: Sendable {
                         trackCount: collection.trackCount)
                     : Catalog.makeCollection(
                         category, key: collection.key, name: collection.name, members: members, tracks: tracks,
-                        covers: covers)
+                        keys: keys)
                 list.positions[collection.key] = list.collections.count
                 list.collections.append(updated)
                 list.members.append(members)
@@ -318,63 +363,49 @@ public final class Catalog: Sendable {
 
     // MARK: - ordering and naming
 
-    /// Album artist, album, disc, track, title, then location.
-    private static func canonicalLess(_ a: Track, _ b: Track, _ keys: inout SortKeyCache) -> Bool {
-        let aa = keys.key(a.albumArtist, ignoringArticle: true)
-        let ba = keys.key(b.albumArtist, ignoringArticle: true)
-        if aa != ba { return aa < ba }
-        return albumOrderLess(a, b, &keys)
+    /// Each value's place among the distinct values sorted by `SortKey`.
+    private static func ranks(_ values: [String], ignoringArticle: Bool = false) -> [Int32] {
+        var rank: [String: Int32] = [:]
+        var distinct: [String] = []
+        for value in values where rank.updateValue(0, forKey: value) == nil { distinct.append(value) }
+        let sorted = distinct.map { (SortKey($0, ignoringArticle: ignoringArticle), $0) }.sorted { $0.0 < $1.0 }
+        for (i, entry) in sorted.enumerated() { rank[entry.1] = Int32(i) }
+        return values.map { rank[$0]! }
     }
 
-    /// Album, disc, track, title, location: the play order within an artist or genre.
-    private static func albumOrderLess(_ a: Track, _ b: Track, _ keys: inout SortKeyCache) -> Bool {
-        let al = keys.key(a.album)
-        let bl = keys.key(b.album)
-        if al != bl { return al < bl }
-        return discTrackLess(a, b, &keys)
+    /// Album artist, album, disc, track, title, then location.
+    private static func canonicalLess(_ a: Int, _ b: Int, _ tracks: [Track], _ ranks: Ranks) -> Bool {
+        if ranks.albumArtist[a] != ranks.albumArtist[b] { return ranks.albumArtist[a] < ranks.albumArtist[b] }
+        return albumOrderLess(a, b, tracks, ranks)
+    }
+
+    /// Album, disc, track, title, location: the play order within an artist.
+    private static func albumOrderLess(_ a: Int, _ b: Int, _ tracks: [Track], _ ranks: Ranks) -> Bool {
+        if ranks.album[a] != ranks.album[b] { return ranks.album[a] < ranks.album[b] }
+        return discTrackLess(a, b, tracks, ranks)
     }
 
     /// Disc, track number (unnumbered tracks last), title, then location.
-    private static func discTrackLess(_ a: Track, _ b: Track, _ keys: inout SortKeyCache) -> Bool {
-        let ad = a.discNumber ?? 1
-        let bd = b.discNumber ?? 1
-        if ad != bd { return ad < bd }
-        let at = a.trackNumber ?? Int.max
-        let bt = b.trackNumber ?? Int.max
-        if at != bt { return at < bt }
-        let ak = keys.key(a.title)
-        let bk = keys.key(b.title)
-        if ak != bk { return ak < bk }
-        if a.volume != b.volume { return a.volume < b.volume }
-        return a.relativePath < b.relativePath
-    }
-
-    private static func sortMembers(
-        _ members: inout [Int32], category: Category, tracks: [Track], keys: inout SortKeyCache
-    ) {
-        switch category {
-        case .album:
-            members.sort { discTrackLess(tracks[Int($0)], tracks[Int($1)], &keys) }
-        case .artist, .albumArtist:
-            members.sort { albumOrderLess(tracks[Int($0)], tracks[Int($1)], &keys) }
-        case .genre:
-            members.sort { canonicalLess(tracks[Int($0)], tracks[Int($1)], &keys) }
-        case .folder:
-            // A folder plays in file-name order, as a file manager lists it.
-            members.sort {
-                let a = keys.key(tracks[Int($0)].fileName)
-                let b = keys.key(tracks[Int($1)].fileName)
-                return a != b ? a < b : tracks[Int($0)].relativePath < tracks[Int($1)].relativePath
-            }
-        case .playlist:
-            break
-        }
+    private static func discTrackLess(_ a: Int, _ b: Int, _ tracks: [Track], _ ranks: Ranks) -> Bool {
+        let x = tracks[a]
+        let y = tracks[b]
+        let xd = x.discNumber ?? 1
+        let yd = y.discNumber ?? 1
+        if xd != yd { return xd < yd }
+        let xt = x.trackNumber ?? Int.max
+        let yt = y.trackNumber ?? Int.max
+        if xt != yt { return xt < yt }
+        if ranks.title[a] != ranks.title[b] { return ranks.title[a] < ranks.title[b] }
+        if x.volume != y.volume { return x.volume < y.volume }
+        return x.relativePath < y.relativePath
     }
 
     private static func folderName(_ track: Track, _ mountPoints: [VolumeID: String]) -> String {
         let folder = track.folder
-        if let slash = folder.lastIndex(of: "/") { return String(folder[folder.index(after: slash)...]) }
-        if !folder.isEmpty { return folder }
+        if !folder.isEmpty {
+            let name = Track.folder(of: folder)
+            return name.isEmpty ? folder : String(folder.utf8.dropFirst(name.utf8.count + 1))!
+        }
         // The volume's top folder: the mount point's last component (the stick's label).
         let mount = mountPoints[track.volume] ?? ""
         let last = mount.split(separator: "/").last.map(String.init) ?? ""
@@ -382,14 +413,13 @@ public final class Catalog: Sendable {
     }
 
     private static func makeCollection(
-        _ category: Category, key: String, name: String, members: [Int32], tracks: [Track],
-        covers: [VolumeID: [String: String]]
+        _ category: Category, key: String, name: String, members: [Int32], tracks: [Track], keys: [TrackKeys]
     ) -> Collection {
-        let memberTracks = members.lazy.map { tracks[Int($0)] }
-        let representative =
-            memberTracks.first { $0.hasEmbeddedPicture }
-            ?? memberTracks.first { ArtworkLookup.coverFile(forFolder: $0.folder, in: covers[$0.volume] ?? [:]) != nil }
-            ?? tracks[Int(members[0])]
+        // Embedded art first (it has precedence), then a cover file, then simply the first track.
+        let representativeIndex =
+            members.first { tracks[Int($0)].hasEmbeddedPicture } ?? members.first { keys[Int($0)].hasArt }
+            ?? members[0]
+        let representative = tracks[Int(representativeIndex)]
         let count = members.count
         let tracksText = count == 1 ? "1 track" : "\(count) tracks"
         let subtitle: String
@@ -397,9 +427,8 @@ public final class Catalog: Sendable {
         case .album:
             subtitle = "\(representative.albumArtist) · \(tracksText)"
         case .artist, .albumArtist, .genre:
-            var albums: Set<String> = []
-            for t in memberTracks { albums.insert(TextFolding.matchKey(t.albumArtist) + "\u{1F}" + t.album) }
-            subtitle = "\(albums.count == 1 ? "1 album" : "\(albums.count) albums") · \(tracksText)"
+            let albums = Set(members.map { keys[Int($0)].albumGroup }).count
+            subtitle = "\(albums == 1 ? "1 album" : "\(albums) albums") · \(tracksText)"
         case .playlist:
             subtitle = tracksText
         case .folder:
@@ -409,24 +438,5 @@ public final class Catalog: Sendable {
         return Collection(
             category: category, key: key, name: name, subtitle: subtitle, representative: representative,
             trackCount: count)
-    }
-}
-
-/// Sort keys computed once per distinct string during a build.
-private struct SortKeyCache {
-    private var plain: [String: SortKey] = [:]
-    private var withoutArticle: [String: SortKey] = [:]
-
-    mutating func key(_ text: String, ignoringArticle: Bool = false) -> SortKey {
-        if ignoringArticle {
-            if let k = withoutArticle[text] { return k }
-            let k = SortKey(text, ignoringArticle: true)
-            withoutArticle[text] = k
-            return k
-        }
-        if let k = plain[text] { return k }
-        let k = SortKey(text)
-        plain[text] = k
-        return k
     }
 }

@@ -82,8 +82,8 @@ public struct Track: Sendable, Hashable {
     public var folder: String { Track.folder(of: relativePath) }
     /// The file name part of `relativePath`.
     public var fileName: String {
-        guard let slash = relativePath.lastIndex(of: "/") else { return relativePath }
-        return String(relativePath[relativePath.index(after: slash)...])
+        guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relativePath }
+        return String(relativePath[relativePath.utf8.index(after: slash)...])
     }
     /// The artists to file the track under in the artist category (at least one).
     public var artistNames: [String] { tags.artists.isEmpty ? [artist] : tags.artists }
@@ -95,7 +95,7 @@ public struct Track: Sendable, Hashable {
     public static let unknownGenre = "Unknown Genre"
 
     static func folder(of relativePath: String) -> String {
-        guard let slash = relativePath.lastIndex(of: "/") else { return "" }
+        guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
         return String(relativePath[..<slash])
     }
 
@@ -106,22 +106,16 @@ public struct Track: Sendable, Hashable {
         fileSize = file.size
         modificationTime = file.modificationTime
         tags = info.tags
-        let stem: String = {
-            var name = Substring(file.relativePath)
-            if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
-            if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = name[..<dot] }
-            return String(name)
-        }()
+        // Values come cleaned (no control characters, trimmed, non-empty) from the reader.
         func joined(_ values: [String]) -> String? {
-            let cleaned = values.map(Track.clean).filter { !$0.isEmpty }
-            return cleaned.isEmpty ? nil : cleaned.joined(separator: ", ")
+            values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: ", ")
         }
-        title = joined(info.tags.titles) ?? stem
+        title = joined(info.tags.titles) ?? PlaylistParser.stem(file.relativePath)
         artist = joined(info.tags.artists) ?? Track.unknownArtist
         album = joined(info.tags.albums) ?? Track.unknownAlbum
         albumArtist = joined(info.tags.albumArtists) ?? artist
         genre = joined(info.tags.genres) ?? Track.unknownGenre
-        date = info.tags.dates.map(Track.clean).first { !$0.isEmpty }
+        date = info.tags.dates.first
         trackNumber = info.tags.trackNumber
         trackTotal = info.tags.trackTotal
         discNumber = info.tags.discNumber
@@ -133,18 +127,25 @@ public struct Track: Sendable, Hashable {
         hasEmbeddedPicture = info.hasPicture
     }
 
-    /// Trims whitespace and control characters a display cannot show.
+    /// Trims whitespace and turns control characters (which a display cannot show) into spaces.
     static func clean(_ value: String) -> String {
+        var clean = true
+        for byte in value.utf8 where byte < 0x20 || byte == 0x7F {
+            clean = false
+            break
+        }
+        if clean {
+            guard let first = value.first, let last = value.last else { return value }
+            if !first.isWhitespace && !last.isWhitespace { return value }
+        }
         var scalars = String.UnicodeScalarView()
         for scalar in value.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F {
-                scalars.append(" ")
-            } else {
-                scalars.append(scalar)
-            }
+            scalars.append(scalar.value < 0x20 || scalar.value == 0x7F ? " " : scalar)
         }
-        let text = String(scalars)
-        return String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        var text = Substring(String(scalars))
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
     }
 }
 

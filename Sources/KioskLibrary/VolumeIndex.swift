@@ -230,6 +230,7 @@ final class VolumeIndex {
 
     private static func split(_ text: String?) -> [String] {
         guard let text, !text.isEmpty else { return [] }
+        if !text.utf8.contains(0x1F) { return [text] }
         return text.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
     }
 }

@@ -119,15 +119,91 @@ struct VolumeWalker {
         var visitedFolders: Set<FileID> = [FileID(device: rootDevice, inode: UInt64(rootStatus.st_ino))]
         var seenFiles: Set<FileID> = []
         var stack = [Pending(absolute: root, relative: "", depth: 0)]
+        // Symbolic links wait until the real folders are walked, so a file or folder reached both
+        // directly and through a link is listed under its real path.
+        var links: [Pending] = []
         var collected = 0
         var stopReason: String?
 
         func join(_ base: String, _ name: String) -> String { base.isEmpty ? name : base + "/" + name }
 
-        walking: while let folder = stack.popLast() {
+        /// Handles one directory entry of kind `kind` (status known for links and unknown kinds).
+        /// Returns false when the walk must stop.
+        func visit(
+            _ name: String, _ relative: String, _ absolute: String, _ kind: DirectoryEntry.Kind, _ status: stat?,
+            depth: Int
+        )
+            -> Bool
+        {
+            switch kind {
+            case .directory:
+                if depth + 1 > limits.maxDepth {
+                    result.warnings.append(
+                        problem(relative, "folder deeper than \(limits.maxDepth) levels; not scanned", .warning))
+                    return true
+                }
+                guard let st = status ?? (try? Syscalls.linkStatus(absolute)) else { return true }
+                if UInt64(st.st_dev) != rootDevice {
+                    Log.debug("library: \(absolute) is another file system; not entered")
+                    return true
+                }
+                if !visitedFolders.insert(FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted {
+                    result.warnings.append(
+                        problem(
+                            relative, "links to a folder already scanned (a loop or a duplicate); not followed",
+                            .warning))
+                    return true
+                }
+                stack.append(Pending(absolute: absolute, relative: relative, depth: depth + 1))
+            case .regular:
+                let fileKind = Self.classify(name)
+                if fileKind == .other { return true }
+                if relative.utf8.count > limits.maxPathBytes {
+                    result.warnings.append(
+                        problem(
+                            String(relative.prefix(120)) + "…",
+                            "path longer than \(limits.maxPathBytes) bytes; skipped",
+                            .warning))
+                    return true
+                }
+                if collected >= limits.maxFiles {
+                    stopReason = "more than \(limits.maxFiles) music files; the rest of the volume was not scanned"
+                    return false
+                }
+                guard let st = status ?? (try? Syscalls.linkStatus(absolute)) else { return true }
+                if !seenFiles.insert(FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted {
+                    return true  // the same file reached again through a link
+                }
+                collected += 1
+                if fileKind == .cover {
+                    result.coverFiles.append(relative)
+                    return true
+                }
+                let file = ScannedFile(
+                    relativePath: relative, size: Int64(st.st_size),
+                    modificationTime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+                if fileKind == .flac { result.flacFiles.append(file) } else { result.playlists.append(file) }
+            default:
+                break
+            }
+            return true
+        }
+
+        walking: while true {
             if isCancelled() {
                 result.cancelled = true
                 break
+            }
+            guard let folder = stack.popLast() else {
+                guard !links.isEmpty else { break }
+                let link = links.removeFirst()
+                guard let target = followLink(link.absolute, link.relative, canonicalRoot: canonicalRoot, into: &result)
+                else { continue }
+                let name = String(link.relative.split(separator: "/").last ?? "")
+                if !visit(name, link.relative, link.absolute, Self.kind(of: target), target, depth: link.depth) {
+                    break walking
+                }
+                continue
             }
             result.directories += 1
             let listing: (entries: [DirectoryEntry], truncated: Bool)
@@ -138,90 +214,38 @@ struct VolumeWalker {
                 continue
             }
             result.entries += listing.entries.count
-            // Sorted so the result (and what a limit cuts off) does not depend on directory order.
-            let entries = listing.entries.sorted { $0.name < $1.name }
-            var subfolders: [Pending] = []
-            for entry in entries {
+            // Sorted so the result (and what a limit cuts off) does not depend on directory order;
+            // the subfolders pushed are then reversed so the first name is walked first.
+            let stackBase = stack.count
+            for entry in listing.entries.sorted(by: { $0.name < $1.name }) {
                 let name = entry.name
                 if name.hasPrefix(".") || VolumeWalker.systemFolders.contains(name.lowercased()) { continue }
                 let relative = join(folder.relative, name)
                 let absolute = folder.absolute + "/" + name
                 if !entry.nameIsValidUTF8 {
-                    result.warnings.append(problem(relative, "the name is not valid UTF-8; skipped"))
+                    if entry.kind == .directory || Self.classify(name) != .other {
+                        result.warnings.append(problem(relative, "the name is not valid UTF-8; skipped"))
+                    }
                     continue
                 }
                 var kind = entry.kind
                 var status: stat?
-                if kind == .unknown || kind == .symbolicLink {
+                if kind == .unknown {
                     guard let st = try? Syscalls.linkStatus(absolute) else { continue }
                     status = st
                     kind = Self.kind(of: st)
                 }
                 if kind == .symbolicLink {
-                    guard let target = followLink(absolute, relative, canonicalRoot: canonicalRoot, into: &result)
-                    else { continue }
-                    status = target
-                    kind = Self.kind(of: target)
-                }
-                switch kind {
-                case .directory:
-                    if folder.depth + 1 > limits.maxDepth {
-                        result.warnings.append(
-                            problem(relative, "folder deeper than \(limits.maxDepth) levels; not scanned", .warning))
-                        continue
-                    }
-                    guard let st = status ?? (try? Syscalls.linkStatus(absolute)) else { continue }
-                    if UInt64(st.st_dev) != rootDevice {
-                        Log.debug("library: \(absolute) is another file system; not entered")
-                        continue
-                    }
-                    let id = FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
-                    if !visitedFolders.insert(id).inserted {
-                        result.warnings.append(
-                            problem(
-                                relative, "links to a folder already scanned (a loop or a duplicate); not followed",
-                                .warning))
-                        continue
-                    }
-                    subfolders.append(Pending(absolute: absolute, relative: relative, depth: folder.depth + 1))
-                case .regular:
-                    let fileKind = Self.classify(name)
-                    if fileKind == .other { continue }
-                    if relative.utf8.count > limits.maxPathBytes {
-                        result.warnings.append(
-                            problem(
-                                String(relative.prefix(120)) + "…",
-                                "path longer than \(limits.maxPathBytes) bytes; skipped", .warning))
-                        continue
-                    }
-                    if collected >= limits.maxFiles {
-                        stopReason = "more than \(limits.maxFiles) music files; the rest of the volume was not scanned"
-                        break walking
-                    }
-                    if fileKind == .cover {
-                        collected += 1
-                        result.coverFiles.append(relative)
-                        continue
-                    }
-                    guard let st = status ?? (try? Syscalls.linkStatus(absolute)) else { continue }
-                    if !seenFiles.insert(FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted {
-                        continue  // the same file reached again through a link
-                    }
-                    collected += 1
-                    let file = ScannedFile(
-                        relativePath: relative, size: Int64(st.st_size),
-                        modificationTime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
-                    if fileKind == .flac { result.flacFiles.append(file) } else { result.playlists.append(file) }
-                default:
+                    links.append(Pending(absolute: absolute, relative: relative, depth: folder.depth))
                     continue
                 }
+                if !visit(name, relative, absolute, kind, status, depth: folder.depth) { break walking }
             }
+            stack[stackBase...].reverse()
             if listing.truncated || result.entries >= limits.maxEntries {
                 stopReason = "more than \(limits.maxEntries) folder entries; the rest of the volume was not scanned"
                 break
             }
-            // Depth first, in name order: push in reverse so the first name is walked first.
-            stack.append(contentsOf: subfolders.reversed())
         }
         if let reason = stopReason {
             result.warnings.append(problem("", reason, .warning))

@@ -13,6 +13,9 @@ enum BenchCommand {
         [
             Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle)
         ] + audioBenchmarks
+            Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle),
+            Benchmark(name: "scan", summary: "library scan of a synthetic 10 000-track library", run: scanLibrary),
+        ]
     }
 
     static var command: Command {

@@ -6,6 +6,8 @@ enum CommandRegistry {
             ConfigCommands.boards,
             PlayCommand.command,
             BenchCommand.command,
+            BenchCommand.command,
+            ScanCommand.command,
         ]
     }
 }

@@ -4,3 +4,5 @@
 
 #include "kiosk_sys.h"
 #include "kiosk_gpio.h"
+#include "kiosk_evdev.h"
+#include "kiosk_keyboard.h"

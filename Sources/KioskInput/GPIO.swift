@@ -9,6 +9,13 @@ public struct GPIOChip: Sendable, Equatable, CustomStringConvertible {
     public let label: String
     public let lineCount: Int
 
+    public init(path: String, name: String, label: String, lineCount: Int) {
+        self.path = path
+        self.name = name
+        self.label = label
+        self.lineCount = lineCount
+    }
+
     public var description: String { "\(name) [\(label)]" }
 
     /// libgpiod's version and API ("libgpiod 1.6.3 (API v1)").

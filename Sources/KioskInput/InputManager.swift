@@ -20,7 +20,7 @@ public final class InputManager {
 
     private struct EncoderState {
         let config: EncoderConfig
-        var decoder: QuadratureDecoder?
+        var decoder: QuadratureDecoder
         var a = false
         var b = false
         var acceleration: EncoderAcceleration?
@@ -106,8 +106,12 @@ public final class InputManager {
             }
         }
         for (i, encoder) in profile.encoders.enumerated() {
+            // Until the chip is read, the lines are taken as inactive (scripts and tests start there).
             encoders.append(
-                EncoderState(config: encoder, acceleration: encoder.acceleration.map(EncoderAcceleration.init)))
+                EncoderState(
+                    config: encoder,
+                    decoder: QuadratureDecoder(stepsPerDetent: encoder.stepsPerDetent, a: false, b: false),
+                    acceleration: encoder.acceleration.map(EncoderAcceleration.init)))
             lineRoutes[encoder.a] = .encoderA(i)
             lineRoutes[encoder.b] = .encoderB(i)
         }
@@ -254,12 +258,8 @@ public final class InputManager {
 
     private func encoderMoved(_ e: Int, at t: UInt64) {
         let config = encoders[e].config
-        if encoders[e].decoder == nil {
-            // Started from a script without the chip: the state before the first edge is the rest state.
-            encoders[e].decoder = QuadratureDecoder(stepsPerDetent: config.stepsPerDetent, a: false, b: false)
-        }
-        var detents = encoders[e].decoder!.update(a: encoders[e].a, b: encoders[e].b)
-        let invalid = encoders[e].decoder!.invalidTransitions
+        var detents = encoders[e].decoder.update(a: encoders[e].a, b: encoders[e].b)
+        let invalid = encoders[e].decoder.invalidTransitions
         if invalid > encoders[e].invalidReported {
             encoders[e].invalidReported = invalid
             raw("encoder \(config.name): invalid transition ignored (\(invalid) so far)")
@@ -481,15 +481,20 @@ public final class InputManager {
 
     /// Replays an event script (see `EventScript`) from now on the loop's timers, through the same
     /// paths as the hardware; `onFinished` runs after the last event. Parse errors are thrown.
-    public func startScript(path: String, onFinished: (() -> Void)? = nil) throws(ConfigError) {
+    /// Returns the start time: event `t` ms is stamped start + t.
+    @discardableResult
+    public func startScript(path: String, onFinished: (() -> Void)? = nil) throws(ConfigError) -> UInt64 {
         startScript(try EventScript.load(path, profile: profile), onFinished: onFinished)
     }
 
-    /// Replays a parsed script, starting now.
-    public func startScript(_ script: EventScript, onFinished: (() -> Void)? = nil) {
+    /// Replays a parsed script, starting now. Returns the start time.
+    @discardableResult
+    public func startScript(_ script: EventScript, onFinished: (() -> Void)? = nil) -> UInt64 {
         let id = nextScript
         nextScript += 1
-        scheduleScript(id, script, start: Syscalls.monotonicNanoseconds(), index: 0, onFinished: onFinished)
+        let start = Syscalls.monotonicNanoseconds()
+        scheduleScript(id, script, start: start, index: 0, onFinished: onFinished)
+        return start
     }
 
     private func scheduleScript(

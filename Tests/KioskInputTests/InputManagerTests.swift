@@ -131,7 +131,8 @@ let encoderProfile = """
         h.manager.inject(.evdev(device: 0, type: key, code: 164, value: 1), at: Recording.ns(0))
         h.manager.inject(.evdev(device: 0, type: key, code: 164, value: 0), at: Recording.ns(80))
         h.manager.inject(.evdev(device: 0, type: key, code: 115, value: 1), at: Recording.ns(100))
-        h.manager.inject(.evdev(device: 0, type: key, code: 115, value: 2), at: Recording.ns(350))  // kernel autorepeat: ignored
+        // Value 2 is the kernel's autorepeat: ignored (the gestures repeat).
+        h.manager.inject(.evdev(device: 0, type: key, code: 115, value: 2), at: Recording.ns(350))
         h.manager.inject(.evdev(device: 0, type: key, code: 115, value: 0), at: Recording.ns(600))
         h.manager.inject(.evdev(device: 0, type: rel, code: 0, value: -1), at: Recording.ns(1000))
         h.manager.inject(.evdev(device: 0, type: key, code: 30, value: 1), at: Recording.ns(1100))  // KEY_A: not mapped

@@ -2,6 +2,7 @@
 #include "kiosk_keyboard.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,3 +127,15 @@ int kiosk_keyboard_raw_end(void) {
 }
 
 int kiosk_keyboard_raw_active(void) { return raw_active ? 1 : 0; }
+
+int kiosk_pty_open(char *slave_path, size_t size) {
+    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0) return -1;
+    if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, slave_path, size) != 0) {
+        int saved = errno;
+        close(master);
+        errno = saved;
+        return -1;
+    }
+    return master;
+}

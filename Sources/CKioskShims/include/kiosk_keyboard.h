@@ -15,3 +15,9 @@ int kiosk_keyboard_raw_end(void);
 
 /// Whether raw mode is on (for tests).
 int kiosk_keyboard_raw_active(void);
+
+#include <stddef.h>
+/// Opens a new pseudo-terminal (posix_openpt, grantpt, unlockpt: hidden from Swift): returns the
+/// master fd and writes the slave's path (/dev/pts/N) to `slave_path`, or -1 with errno set.
+/// For tests of the keyboard backend.
+int kiosk_pty_open(char *slave_path, size_t size);

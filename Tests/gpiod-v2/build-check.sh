@@ -5,6 +5,10 @@
 #
 #   Tests/gpiod-v2/build-check.sh [DIR_OR_TARBALL]
 #
+# GPIOD_V2_KEEP=FILE keeps the check program (e.g. to run it in the VM system test against gpio-sim:
+# `check /dev/gpiochipN /sys/devices/platform/gpio-sim.0/gpiochipN/sim_gpio0`); GPIOD_V2_CHIP picks
+# the chip the check opens here (default /dev/gpiochip0, skipped when absent).
+#
 # The sources: a libgpiod v2 tree or tarball given as argument (or $GPIOD_V2_SOURCE), else the
 # `gpiod` sdist from PyPI, which vendors libgpiod's lib/ and include/ (pip download, no build).
 set -euo pipefail
@@ -60,4 +64,5 @@ done
 "$cc" "${flags[@]}" -I"$repo/Sources/CKioskShims/include" -c "$here/check.c" -o "$work/check.o"
 "$cc" -o "$work/check" "$work/check.o" "$work/kiosk_gpio.o" "${objects[@]}"
 echo "gpiod-v2: kiosk_gpio.c compiled and linked against libgpiod $version; running the check"
+[ -n "${GPIOD_V2_KEEP:-}" ] && cp "$work/check" "$GPIOD_V2_KEEP"
 "$work/check" "${GPIOD_V2_CHIP:-/dev/gpiochip0}"

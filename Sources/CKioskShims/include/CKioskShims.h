@@ -5,3 +5,5 @@
 #include "kiosk_sys.h"
 #include "kiosk_gpio.h"
 #include "kiosk_audio.h"
+#include "kiosk_evdev.h"
+#include "kiosk_keyboard.h"

@@ -8,6 +8,8 @@ enum CommandRegistry {
             BenchCommand.command,
             BenchCommand.command,
             ScanCommand.command,
+            BenchCommand.command,
+            InputsCommand.command,
         ]
     }
 }

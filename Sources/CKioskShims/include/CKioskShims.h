@@ -4,3 +4,5 @@
 
 #include "kiosk_sys.h"
 #include "kiosk_gpio.h"
+#include "kiosk_fb.h"
+#include "kiosk_png.h"

@@ -2,7 +2,8 @@
 enum CommandRegistry {
     static var all: [Command] {
         [
-            BenchCommand.command
+            BenchCommand.command,
+            RenderCommand.command,
         ]
     }
 }

@@ -309,3 +309,69 @@ struct OtherSurfaceTests {
         #expect(String(decoding: try Syscalls.readFile(dir.file("tty")), as: UTF8.self).hasSuffix("\u{1B}[?1049l"))
     }
 }
+
+/// The same surface on a real framebuffer device, where the machine has one (the QEMU system
+/// test loads vfb; KIOSK_TEST_FRAMEBUFFER names another device).
+struct RealFramebufferTests {
+    static let device = Syscalls.environment("KIOSK_TEST_FRAMEBUFFER") ?? "/dev/fb0"
+
+    @Test(.enabled(if: Syscalls.exists(device), "no framebuffer device here (\(device)); the VM system test has one"))
+    func drawsIntoTheDevicesMemory() throws {
+        let surface = try FramebufferSurface.open(device: Self.device, console: nil)
+        let layout = surface.layout
+        let canvas = Canvas(width: surface.width, height: surface.height)
+        canvas.fill(Color(rgb: 0xFFFFFF))
+        canvas.fill(Rect(x: 0, y: 0, width: 8, height: 8), Color(rgb: 0xFF0000))
+        try surface.present(canvas, damage: [canvas.bounds])
+        let bytes = try Syscalls.readFile(Self.device, limit: 256 << 20)
+        func value(x: Int, y: Int) -> UInt32 {
+            let i = (layout.yOffset + y) * layout.lineLength + (layout.xOffset + x) * layout.bitsPerPixel / 8
+            var v: UInt32 = 0
+            for b in 0..<(layout.bitsPerPixel / 8) { v |= UInt32(bytes[i + b]) << UInt32(8 * b) }
+            return v
+        }
+        func expected(_ r: UInt32, _ g: UInt32, _ b: UInt32) -> UInt32 {
+            func put(_ c: UInt32, _ f: FramebufferLayout.Bitfield) -> UInt32 {
+                (c >> UInt32(8 - f.length)) << UInt32(f.offset)
+            }
+            return put(r, layout.red) | put(g, layout.green) | put(b, layout.blue)
+        }
+        let mask = expected(255, 255, 255)
+        #expect(value(x: 2, y: 2) & mask == expected(255, 0, 0))
+        #expect(value(x: layout.width - 1, y: layout.height - 1) & mask == mask)
+    }
+}
+
+struct DitheringTests {
+    @Test func everyGrayLevelAveragesToItselfOverABlock() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        // One 4×4 block per gray value 0…255 (64 blocks across, 4 down).
+        let layout = FramebufferLayout.rgb565(width: 256, height: 16)
+        try dir.write("fb", [UInt8](repeating: 0, count: layout.memoryLength))
+        let surface = try FramebufferSurface(fd: try Syscalls.open(dir.file("fb"), O_RDWR), layout: layout)
+        let canvas = Canvas(width: 256, height: 16)
+        for v in 0..<256 {
+            let c = Color(red: UInt8(v), green: UInt8(v), blue: UInt8(v))
+            canvas.fill(Rect(x: (v % 64) * 4, y: (v / 64) * 4, width: 4, height: 4), c)
+        }
+        try surface.present(canvas, damage: [canvas.bounds])
+        let bytes = try Syscalls.readFile(dir.file("fb"))
+        for v in 0..<256 {
+            var red = 0.0
+            var green = 0.0
+            for dy in 0..<4 {
+                for dx in 0..<4 {
+                    let x = (v % 64) * 4 + dx
+                    let y = (v / 64) * 4 + dy
+                    let i = y * layout.lineLength + x * 2
+                    let p = UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8
+                    red += Double(p >> 11) * 255 / 31
+                    green += Double(p >> 5 & 0x3F) * 255 / 63
+                }
+            }
+            #expect(abs(red / 16 - Double(v)) <= 1.1, "red \(v): \(red / 16)")
+            #expect(abs(green / 16 - Double(v)) <= 0.6, "green \(v): \(green / 16)")
+        }
+    }
+}

@@ -11,7 +11,8 @@ enum BenchCommand {
 
     static var benchmarks: [Benchmark] {
         [
-            Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle)
+            Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle),
+            Benchmark(name: "render", summary: "screen redraw, framebuffer copy and artwork decode times", run: render),
         ]
     }
 

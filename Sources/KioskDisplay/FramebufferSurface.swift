@@ -248,6 +248,22 @@ public final class FramebufferSurface: Surface {
         return nil
     }
 
+    /// Opens the framebuffer a screen profile names (by sysfs name, else by device path) with the
+    /// profile's rotation. The error says what was looked for.
+    public static func open(
+        profile: ScreenProfile, console: String? = "/dev/tty0", sysfs: String = "/sys/class/graphics",
+        devices: String = "/dev"
+    ) throws(FramebufferError) -> FramebufferSurface {
+        guard let path = device(for: profile, sysfs: sysfs, devices: devices) else {
+            var wanted: [String] = []
+            if let name = profile.fbName { wanted.append("a framebuffer named \"\(name)\" under \(sysfs)") }
+            if let device = profile.device { wanted.append(device) }
+            throw FramebufferError(
+                "no framebuffer found (looked for \(wanted.isEmpty ? "nothing" : wanted.joined(separator: " or ")))")
+        }
+        return try open(device: path, rotation: profile.rotation, console: console)
+    }
+
     // MARK: - drawing
 
     public func present(_ canvas: Canvas, damage: [Rect]) throws {

@@ -131,7 +131,11 @@ struct RenderTests {
             .message(SampleScreens.deviceUnplugged),
             .off,
         ]
-        for size in allScreenSizes {
+        // Terminal-sized and degenerate screens must not crash either.
+        let tiny = [(1, 1), (2, 200), (200, 2), (16, 16), (40, 20), (80, 46), (132, 86)].map {
+            Size(width: $0.0, height: $0.1)
+        }
+        for size in allScreenSizes + tiny {
             let canvas = Canvas(width: size.width, height: size.height)
             for state in states { renderer.render(state, on: canvas) }
         }

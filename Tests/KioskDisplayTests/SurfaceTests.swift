@@ -223,6 +223,12 @@ struct FramebufferSurfaceTests {
         #expect(FramebufferSurface.device(for: fallback, sysfs: dir.file("sys")) == dir.file("dev/fb0"))
         let neither = ScreenProfile(type: .framebuffer, fbName: "absent", device: dir.file("dev/fb9"))
         #expect(FramebufferSurface.device(for: neither, sysfs: dir.file("sys")) == nil)
+        do {
+            _ = try FramebufferSurface.open(profile: neither, console: nil, sysfs: dir.file("sys"))
+            Issue.record("no framebuffer: an error")
+        } catch {
+            #expect(error.description.contains("\"absent\"") && error.description.contains(dir.file("dev/fb9")))
+        }
     }
 }
 

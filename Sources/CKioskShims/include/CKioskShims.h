@@ -7,3 +7,5 @@
 #include "kiosk_audio.h"
 #include "kiosk_evdev.h"
 #include "kiosk_keyboard.h"
+#include "kiosk_fb.h"
+#include "kiosk_png.h"

@@ -10,6 +10,8 @@ enum CommandRegistry {
             ScanCommand.command,
             BenchCommand.command,
             InputsCommand.command,
+            BenchCommand.command,
+            RenderCommand.command,
         ]
     }
 }

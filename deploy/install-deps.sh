@@ -13,7 +13,6 @@ build_packages=(
     libasound2-dev libflac-dev libgpiod-dev libturbojpeg0-dev libpng-dev libfreetype-dev libsqlite3-dev
     fonts-dejavu-core fonts-vlgothic
     flac alsa-utils gpiod time
-    flac alsa-utils gpiod
     python3-pip
     mpc
     systemd udev

@@ -11,13 +11,10 @@ enum BenchCommand {
 
     static var benchmarks: [Benchmark] {
         [
-            Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle)
-        ] + audioBenchmarks
             Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle),
             Benchmark(name: "scan", summary: "library scan of a synthetic 10 000-track library", run: scanLibrary),
-            Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle),
             Benchmark(name: "render", summary: "screen redraw, framebuffer copy and artwork decode times", run: render),
-        ]
+        ] + audioBenchmarks
     }
 
     static var command: Command {

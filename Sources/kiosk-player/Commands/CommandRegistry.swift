@@ -5,13 +5,10 @@ enum CommandRegistry {
             ConfigCommands.checkConfig,
             ConfigCommands.boards,
             PlayCommand.command,
-            BenchCommand.command,
-            BenchCommand.command,
             ScanCommand.command,
-            BenchCommand.command,
+            RenderCommand.command,
             InputsCommand.command,
             BenchCommand.command,
-            RenderCommand.command,
         ]
     }
 }

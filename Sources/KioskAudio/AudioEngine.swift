@@ -73,6 +73,8 @@ public final class AudioEngine {
     // MARK: - commands (loop thread)
 
     /// Replaces the queue and positions the engine at frame `startFrame` of `tracks[index]`, stopped.
+    /// A `startFrame` past the end of that track starts at the next one (a resume point in a file
+    /// that changed). Track ids are the player's; they come back in events.
     public func setQueue(_ tracks: [TrackRequest], startAt index: Int, startFrame: Int64) {
         self.tracks = tracks
         setPlaying(false)
@@ -261,7 +263,6 @@ public final class AudioEngine {
             let message =
                 record.failure?.description ?? shared.rejections.take()
                 ?? "the device cannot play \(record.format)"
-            Log.warning("\(file): \(message)")
             onEvent(.error(id: record.trackID, path: file, message: message))
         case .trackStarted:
             guard current else { return }

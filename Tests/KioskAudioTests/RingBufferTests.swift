@@ -141,6 +141,13 @@ import Testing
         }
     }
 
+    @Test func mixerUsesTheControlDeviceOfThePCMsCard() {
+        #expect(ALSAMixer.controlDevice(forPCM: "hw:1,0") == "hw:1")
+        #expect(ALSAMixer.controlDevice(forPCM: "plughw:CARD=sndrpihifiberry,DEV=0") == "hw:CARD=sndrpihifiberry")
+        #expect(ALSAMixer.controlDevice(forPCM: "default") == "default")
+        #expect(ALSAMixer.controlDevice(forPCM: "none") == "default")
+    }
+
     @Test func softwareVolumeIsIdentityAtFullAndScalesBelow() {
         #expect(SampleConverter.gain(percent: 100) == SampleConverter.unity)
         #expect(SampleConverter.gain(percent: 0) == 0)

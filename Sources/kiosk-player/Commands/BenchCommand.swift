@@ -11,7 +11,8 @@ enum BenchCommand {
 
     static var benchmarks: [Benchmark] {
         [
-            Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle)
+            Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle),
+            Benchmark(name: "gestures", summary: "CPU time per input edge (gestures, encoder, keymap)", run: gestures),
         ]
     }
 

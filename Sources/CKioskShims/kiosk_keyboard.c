@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,10 @@ static void on_fatal(int signo) {
     raise(signo);
 }
 
+static void install_tstp(void);
+
+// ^Z: give the terminal back, stop with the default action, and take it again when continued
+// (or at once when the stop is ignored: an orphaned process group does not stop).
 static void on_tstp(int signo) {
     (void)signo;
     int saved = errno;
@@ -49,20 +54,23 @@ static void on_tstp(int signo) {
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigaction(SIGTSTP, &dfl, NULL);
-    // Pending until this handler returns; then the default action stops the process.
-    raise(SIGTSTP);
-    errno = saved;
-}
-
-static void install_tstp(void);
-
-static void on_cont(int signo) {
-    (void)signo;
-    int saved = errno;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTSTP);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(SIGTSTP);  // stops here until SIGCONT
     if (raw_active) {
         tcsetattr(raw_fd, TCSAFLUSH, &raw_termios);
         install_tstp();
     }
+    errno = saved;
+}
+
+// Continued after a stop we did not see (SIGSTOP): the shell may have reset the terminal.
+static void on_cont(int signo) {
+    (void)signo;
+    int saved = errno;
+    if (raw_active) tcsetattr(raw_fd, TCSAFLUSH, &raw_termios);
     errno = saved;
 }
 

@@ -153,7 +153,7 @@ public struct InputProfile: Sendable {
     public var encoders: [EncoderConfig]
     public var chords: [ChordConfig]
     public var evdev: [EvdevConfig]
-    /// Terminal key → action (`Keymap.defaultKeyboard` changed by `InputSettings.keymap`).
+    /// Terminal key → action (`Keymap.defaultKeyboard`, changed by `applyKeymap`).
     public var keyboard: [String: Action]
 
     /// Where GPIO headers are on Raspberry Pis, newest first; used when a profile names no chip.
@@ -162,7 +162,7 @@ public struct InputProfile: Sendable {
     public init(
         gpioChips: [String] = InputProfile.defaultGPIOChips, buttons: [ButtonConfig] = [],
         encoders: [EncoderConfig] = [], chords: [ChordConfig] = [], evdev: [EvdevConfig] = [],
-        keyboard: [String: Action] = Keymap.keyboardMap(InputSettings())
+        keyboard: [String: Action] = Keymap.keyboardMap
     ) {
         self.gpioChips = gpioChips
         self.buttons = buttons
@@ -194,7 +194,7 @@ public struct InputProfile: Sendable {
     /// reads the rest and calls `finish()`. Errors name the file and key path: unknown actions,
     /// a line used twice, duplicate names, chords of unknown buttons, values out of range.
     public static func parse(_ board: JSONReader, settings: InputSettings) throws(ConfigError) -> InputProfile {
-        var profile = InputProfile(keyboard: Keymap.keyboardMap(settings))
+        var profile = InputProfile()
         if let value = board.raw("gpioChip") {
             let items: [(path: String, value: JSONValue)]
             if value.string != nil || value.int != nil {
@@ -354,6 +354,94 @@ public struct InputProfile: Sendable {
             profile.evdev.append(config)
         }
         return profile
+    }
+
+    /// Changes actions from config.json's `inputs.keymap` (an object): by button name
+    /// (`{"A": {"press": "stop", "longPress": null}}`), encoder name (`{"knob": {"clockwise": "down"}}`),
+    /// evdev key or axis name (`{"KEY_OK": "select"}`, `{"REL_X": {"positive": "next"}}`, for every
+    /// device that maps it) or keyboard key (`{"x": "stop", "q": null}`). `null` removes an action.
+    /// A name that is none of these, an unknown action or a button with both hold and longPress is
+    /// an error with its key path.
+    public mutating func applyKeymap(_ keymap: JSONReader) throws(ConfigError) {
+        for name in keymap.keys {
+            if let i = buttons.firstIndex(where: { $0.name == name }) {
+                guard keymap.raw(name)?.object != nil, let object = try keymap.object(name) else {
+                    throw keymap.error(name, "expected an object with press/longPress/hold for button \(name)")
+                }
+                buttons[i].binding = try Self.override(buttons[i].binding, object)
+                try object.finish()
+            } else if let i = encoders.firstIndex(where: { $0.name == name }) {
+                guard keymap.raw(name)?.object != nil, let object = try keymap.object(name) else {
+                    throw keymap.error(name, "expected an object with clockwise/counterClockwise for encoder \(name)")
+                }
+                for key in ["clockwise", "counterClockwise"] where object.has(key) {
+                    guard let action = try Keymap.action(object, key) else {
+                        throw object.error(key, "an encoder needs both directions")
+                    }
+                    if key == "clockwise" {
+                        encoders[i].clockwise = action
+                    } else {
+                        encoders[i].counterClockwise = action
+                    }
+                }
+                try object.finish()
+            } else if let code = Keymap.evdevCode(named: name),
+                name.hasPrefix("KEY_") || name.hasPrefix("BTN_") || name.hasPrefix("REL_")
+            {
+                var found = false
+                let value = keymap.raw(name)
+                for d in evdev.indices {
+                    if code.type == UInt16(EV_REL),
+                        let a = evdev[d].relative.firstIndex(where: { $0.code == code.code })
+                    {
+                        guard value?.object != nil, let object = try keymap.object(name) else {
+                            throw keymap.error(name, "expected an object with positive/negative")
+                        }
+                        if object.has("positive") {
+                            evdev[d].relative[a].positive = try Keymap.action(object, "positive")
+                        }
+                        if object.has("negative") {
+                            evdev[d].relative[a].negative = try Keymap.action(object, "negative")
+                        }
+                        try object.finish()
+                        found = true
+                    } else if let k = evdev[d].keys.firstIndex(where: { $0.code == code.code }),
+                        code.type == UInt16(EV_KEY)
+                    {
+                        if value == nil || value?.string != nil {
+                            evdev[d].keys[k].binding = ButtonBinding(press: try Keymap.action(keymap, name))
+                        } else if let object = try keymap.object(name) {
+                            evdev[d].keys[k].binding = try Self.override(evdev[d].keys[k].binding, object)
+                            try object.finish()
+                        }
+                        found = true
+                    }
+                }
+                if !found { throw keymap.error(name, "no evdev device of the board maps \(name)") }
+            } else if Keymap.isKeyboardKeyName(name) {
+                keyboard[name] = try Keymap.action(keymap, name)
+            } else {
+                let known = buttons.map(\.name) + encoders.map(\.name)
+                throw keymap.error(
+                    name,
+                    "no button or encoder named \"\(name)\" (\(known.isEmpty ? "none" : known.joined(separator: ", "))), and not an evdev key or keyboard key"
+                )
+            }
+        }
+    }
+
+    private static func override(_ binding: ButtonBinding, _ object: JSONReader) throws(ConfigError) -> ButtonBinding {
+        var result = binding
+        if object.has("press") { result.press = try Keymap.action(object, "press") }
+        if object.has("longPress") { result.longPress = try Keymap.action(object, "longPress") }
+        if object.has("hold") { result.hold = try Keymap.action(object, "hold") }
+        if result.longPress != nil && result.hold != nil {
+            throw ConfigError(
+                file: object.file, path: object.path,
+                message:
+                    "a button has either \"hold\" or \"longPress\", not both (after this change it would have both)")
+        }
+        return result
     }
 
     /// press / longPress / hold of a button-style object.

@@ -1,10 +1,10 @@
 import KioskSystem
 
-/// Timing of gestures and the keyboard map overrides: the `inputs` object of config.json.
+/// Timing of gestures: from the `inputs` object of config.json. (Its `keymap` changes the
+/// profile's actions: `InputProfile.applyKeymap`.)
 ///
 /// ```json
-/// "inputs": { "debounceMs": 5, "longPressMs": 600, "repeatDelayMs": 400, "repeatMs": 150,
-///             "chordMs": 200, "keymap": { "x": "stop", "q": null } }
+/// "inputs": { "debounceMs": 5, "longPressMs": 600, "repeatDelayMs": 400, "repeatMs": 150, "chordMs": 200 }
 /// ```
 /// Thread: a value; any thread.
 public struct InputSettings: Sendable, Equatable {
@@ -19,25 +19,23 @@ public struct InputSettings: Sendable, Equatable {
     /// The buttons of a chord must all go down within this window (from the first one's press).
     /// Less than `longPressMs` and `repeatDelayMs`.
     public var chordMs: Int = 200
-    /// Keyboard keys mapped differently from `Keymap.defaultKeyboard`; nil removes a key.
-    public var keymap: [String: Action?] = [:]
 
     public init(
         debounceMs: Int = 5, longPressMs: Int = 600, repeatDelayMs: Int = 400, repeatMs: Int = 150,
-        chordMs: Int = 200, keymap: [String: Action?] = [:]
+        chordMs: Int = 200
     ) {
         self.debounceMs = debounceMs
         self.longPressMs = longPressMs
         self.repeatDelayMs = repeatDelayMs
         self.repeatMs = repeatMs
         self.chordMs = chordMs
-        self.keymap = keymap
     }
 
     /// The keys `parse` reads, for `JSONReader.finish(known:)`.
-    public static let keys = ["debounceMs", "longPressMs", "repeatDelayMs", "repeatMs", "chordMs", "keymap"]
+    public static let keys = ["debounceMs", "longPressMs", "repeatDelayMs", "repeatMs", "chordMs"]
 
-    /// Reads the `inputs` object of config.json (only the keys above; the caller calls `finish`).
+    /// Reads the timing keys of the `inputs` object of config.json (only the keys above; the
+    /// caller reads the others and calls `finish`).
     public static func parse(_ reader: JSONReader) throws(ConfigError) -> InputSettings {
         var settings = InputSettings()
         if let v = try reader.int("debounceMs", range: 0...100) { settings.debounceMs = v }
@@ -50,18 +48,6 @@ public struct InputSettings: Sendable, Equatable {
                 "chordMs",
                 "\(settings.chordMs) ms must be shorter than longPressMs (\(settings.longPressMs)) and repeatDelayMs (\(settings.repeatDelayMs))"
             )
-        }
-        if let keymap = try reader.object("keymap") {
-            for key in keymap.keys {
-                guard Keymap.isKeyboardKeyName(key) else {
-                    throw keymap.error(key, "unknown keyboard key; keys are single characters or \(Keymap.namedKeys)")
-                }
-                if keymap.raw(key) == nil {
-                    settings.keymap[key] = .some(nil)
-                } else {
-                    settings.keymap[key] = .some(try Keymap.action(keymap, key))
-                }
-            }
         }
         return settings
     }

@@ -7,7 +7,7 @@ import KioskSystem
 /// Thread: stateless; any thread.
 public enum Keymap {
     /// The keyboard map of the demo and of development (terminal keys → actions), in listing order.
-    /// `inputs.keymap` in config.json changes single keys.
+    /// `inputs.keymap` in config.json changes single keys (`InputProfile.applyKeymap`).
     public static let defaultKeyboard: [(key: String, action: Action)] = [
         ("space", .playPause), ("s", .stop), ("n", .next), ("p", .previous),
         ("+", .volumeUp), ("=", .volumeUp), ("-", .volumeDown),
@@ -37,11 +37,10 @@ public enum Keymap {
         return false
     }
 
-    /// The keyboard map in effect: the default map changed by `settings.keymap`.
-    public static func keyboardMap(_ settings: InputSettings) -> [String: Action] {
+    /// The default keyboard map as a dictionary.
+    public static var keyboardMap: [String: Action] {
         var map: [String: Action] = [:]
         for entry in defaultKeyboard { map[entry.key] = entry.action }
-        for (key, action) in settings.keymap { map[key] = action }
         return map
     }
 

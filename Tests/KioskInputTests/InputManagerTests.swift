@@ -81,6 +81,22 @@ let encoderProfile = """
         #expect(h.raw.contains("button A up (held 180 ms)"))
     }
 
+    @Test func recordedChordOfBouncyButtonsFiresOnceAfterItsHoldTime() throws {
+        let h = try ManagerHarness(
+            #"{"buttons": [{"name": "A", "line": 5, "press": "play-pause"}, {"name": "X", "line": 16, "press": "stop"}], "chords": [{"buttons": ["A", "X"], "holdMs": 3000, "action": "shutdown"}]}"#
+        )
+        let a = Recording.bouncy(0, to: true).map { ($0.0, 5, $0.1) }
+        let x = Recording.bouncy(90, to: true).map { ($0.0, 16, $0.1) }
+        let release =
+            Recording.bouncy(3500, to: false).map { ($0.0, 5, $0.1) }
+            + Recording.bouncy(3600, to: false).map { ($0.0, 16, $0.1) }
+        h.feed(a + x + release)
+        h.manager.advance(to: Recording.ns(5000))
+        #expect(h.summary.map(\.0) == ["shutdown"])
+        #expect(h.summary.map(\.2) == [3090])
+        #expect(h.actions.first?.source == "chord A+X")
+    }
+
     @Test func encoderTurnedSlowlyWithBounceCountsEveryDetent() throws {
         let h = try ManagerHarness(encoderProfile)
         h.feed(encoderEdges(a: 17, b: 27, detents: 5, quarterMs: 10, gapMs: 200, bounce: true))

@@ -99,7 +99,9 @@ func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
 }
 
 /// Starts `kiosk-player ARGS` with the terminal as stdin, stdout and stderr.
-func spawnOnTerminal(_ terminal: PseudoTerminal, _ arguments: [String]) throws -> pid_t {
+/// With `ownGroup`, the child leads a process group of its own (so ^Z can stop it: a stop signal
+/// is ignored in an orphaned group).
+func spawnOnTerminal(_ terminal: PseudoTerminal, _ arguments: [String], ownGroup: Bool = false) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -112,7 +114,8 @@ func spawnOnTerminal(_ terminal: PseudoTerminal, _ arguments: [String]) throws -
     var empty = sigset_t()
     sigemptyset(&empty)
     posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
+    posix_spawnattr_setpgroup(&attributes, 0)
     // No core file, no Swift backtrace: the test only looks at the terminal afterwards.
     let script = "ulimit -c 0; exec \"$0\" \"$@\""
     let argv = ["/bin/sh", "-c", script, TestPaths.playerBinary] + arguments
@@ -171,6 +174,35 @@ func spawnOnTerminal(_ terminal: PseudoTerminal, _ arguments: [String]) throws -
         } else {
             #expect(signalled == signal, "dies of the signal it got, after restoring")
         }
+        #expect(terminal.isCooked)
+    }
+
+    @Test func terminalIsGivenBackWhileStoppedAndTakenAgainOnContinue() throws {
+        let terminal = try PseudoTerminal()
+        let pid = try spawnOnTerminal(terminal, ["inputs", "--keyboard", "--no-gpio", "--no-evdev"], ownGroup: true)
+        defer {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        #expect(waitFor(20) { terminal.isRaw }, "kiosk-player did not put the terminal in raw mode")
+        kill(pid, SIGTSTP)
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, WUNTRACED) == pid)
+        #expect(status & 0xff == 0x7f && (status >> 8) & 0xff == SIGTSTP, "stopped by SIGTSTP")
+        #expect(terminal.isCooked, "the terminal is usable while the player is stopped")
+        kill(pid, SIGCONT)
+        #expect(waitFor(10) { terminal.isRaw }, "raw again after SIGCONT")
+        terminal.type("n")
+        var output = ""
+        #expect(
+            waitFor(10) {
+                output += terminal.output()
+                return output.contains("keyboard n → next")
+            }, "output: \(output)")
+        kill(pid, SIGTERM)
+        #expect(waitpid(pid, &status, 0) == pid)
+        #expect(status == 0)
         #expect(terminal.isCooked)
     }
 }

@@ -104,7 +104,7 @@ enum InputsCommand {
             path = found
         }
         guard let path else {
-            return (InputProfile(keyboard: Keymap.keyboardMap(settings)), "no board profile (keyboard only)")
+            return (InputProfile(), "no board profile (keyboard only)")
         }
         let bytes: [UInt8]
         do {

@@ -2,7 +2,7 @@ import CKioskShims
 import Glibc
 import KioskSystem
 
-/// A framebuffer could not be opened or has a layout this surface cannot draw.
+/// A framebuffer could not be opened or has a layout this surface cannot draw. Thread: a value.
 public struct FramebufferError: Error, Sendable, CustomStringConvertible {
     public let message: String
     public init(_ message: String) { self.message = message }

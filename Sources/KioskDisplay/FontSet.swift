@@ -1,7 +1,7 @@
 import CFreeType
 import KioskSystem
 
-/// Regular or bold text.
+/// Regular or bold text. Thread: a value.
 public enum FontStyle: Int, Sendable, Hashable {
     case regular = 0
     case bold = 1
@@ -25,6 +25,7 @@ public struct Font: Hashable, Sendable {
 }
 
 /// Fonts could not be found or read. The description names the Debian package to install.
+/// Thread: a value.
 public struct FontError: Error, Sendable, CustomStringConvertible {
     public let message: String
     public var description: String { message }

@@ -2,7 +2,7 @@ import CKioskShims
 import Glibc
 import KioskSystem
 
-/// A framebuffer could not be opened or has a layout this surface cannot draw.
+/// A framebuffer could not be opened or has a layout this surface cannot draw. Thread: a value.
 public struct FramebufferError: Error, Sendable, CustomStringConvertible {
     public let message: String
     public init(_ message: String) { self.message = message }
@@ -396,8 +396,11 @@ public final class ConsoleGraphicsMode {
             Syscalls.closeIgnoringErrors(fd)
             return nil
         }
+        // Hide the text cursor too, in case a console driver keeps drawing in graphics mode.
+        _ = try? Syscalls.writeAll(fd, Array("\u{1B}[?25l".utf8))
         if kiosk_console_set_graphics(fd, 1) != 0 {
             Log.info("console \(tty) not switched to graphics mode: KDSETMODE: \(Errno.current)")
+            _ = try? Syscalls.writeAll(fd, Array("\u{1B}[?25h".utf8))
             Syscalls.closeIgnoringErrors(fd)
             return nil
         }
@@ -414,6 +417,7 @@ public final class ConsoleGraphicsMode {
         guard !restored else { return }
         restored = true
         if !wasGraphics { _ = kiosk_console_set_graphics(fd, 0) }
+        _ = try? Syscalls.writeAll(fd, Array("\u{1B}[?25h".utf8))
         Syscalls.closeIgnoringErrors(fd)
     }
 

@@ -52,7 +52,7 @@ public struct Image: Sendable, Equatable {
     }
 }
 
-/// How a decoded image is fitted to the size it is shown at.
+/// How a decoded image is fitted to the size it is shown at. Thread: a value.
 public enum ImageTarget: Sendable, Equatable, Hashable {
     /// Keep the image's own size.
     case original

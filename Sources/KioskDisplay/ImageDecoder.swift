@@ -1,7 +1,7 @@
 import CJPEG
 import CKioskShims
 
-/// The image formats artwork comes in.
+/// The image formats artwork comes in. Thread: a value.
 public enum ImageFormat: String, Sendable {
     case jpeg = "JPEG"
     case png = "PNG"
@@ -37,7 +37,7 @@ public struct ImageLimits: Sendable, Equatable {
     public static let `default` = ImageLimits()
 }
 
-/// Why an image was not decoded. The description is a sentence for the log.
+/// Why an image was not decoded. The description is a sentence for the log. Thread: a value.
 public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case empty
     case inputTooLarge(bytes: Int, limit: Int)

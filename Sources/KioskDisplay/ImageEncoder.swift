@@ -1,7 +1,7 @@
 import CJPEG
 import CKioskShims
 
-/// A failure to encode an image (out of memory, bad parameters).
+/// A failure to encode an image (out of memory, bad parameters). Thread: a value.
 public struct ImageEncodeError: Error, Sendable, CustomStringConvertible {
     public let message: String
     public var description: String { message }

@@ -343,7 +343,7 @@ public struct MessageLayout: Sendable, Equatable {
     }
 }
 
-/// Layout questions the player may ask without drawing.
+/// Layout questions the player may ask without drawing. Thread: any (pure functions).
 public enum ScreenLayout {
     /// How many help pages `entries` entries take at `size`.
     public static func helpPageCount(entries: Int, size: Size) -> Int {

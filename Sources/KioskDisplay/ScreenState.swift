@@ -128,7 +128,7 @@ public enum ScreenState: Sendable, Equatable {
     case off
 }
 
-/// Text formats used on the screens.
+/// Text formats used on the screens. Thread: any (pure functions).
 public enum DisplayFormat {
     /// "3:07", "1:02:03"; "--:--" for nil or a non-finite value.
     public static func time(_ seconds: Double?) -> String {

@@ -381,3 +381,14 @@ struct DitheringTests {
         }
     }
 }
+
+struct ConsoleModeTests {
+    @Test func noConsoleOrNotATerminalMeansNoModeSwitch() throws {
+        #expect(ConsoleGraphicsMode.enter(tty: "/nonexistent/tty0") == nil)
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        try dir.write("tty", "")
+        #expect(ConsoleGraphicsMode.enter(tty: dir.file("tty")) == nil)
+        #expect(try Syscalls.readFile(dir.file("tty")).isEmpty, "nothing written to something that is not a console")
+    }
+}

@@ -81,13 +81,17 @@ extension BenchCommand {
         line("one-second update (redraw + diff + RGB565 damage copy)", tick, ", \(damagePixels) of 76800 pixels copied")
 
         // 4. Artwork: a 1500×1500 cover decoded and scaled to the screen's size.
+        // Gradients, a pattern and grain, so the file is about as large as a photographed cover.
         var rgb = [UInt8](repeating: 0, count: 1500 * 1500 * 3)
+        var seed: UInt32 = 1
         for y in 0..<1500 {
             for x in 0..<1500 {
                 let i = 3 * (y * 1500 + x)
-                rgb[i] = UInt8(truncatingIfNeeded: x / 6)
-                rgb[i + 1] = UInt8(truncatingIfNeeded: y / 6)
-                rgb[i + 2] = UInt8(truncatingIfNeeded: (x ^ y) & 0xFF)
+                seed = seed &* 1_664_525 &+ 1_013_904_223
+                let grain = Int(seed >> 27) - 16
+                rgb[i] = UInt8(clamping: x / 6 + grain)
+                rgb[i + 1] = UInt8(clamping: y / 6 - grain)
+                rgb[i + 2] = UInt8(clamping: Int((x ^ y) & 0xFF) / 2 + grain)
             }
         }
         let jpeg = try ImageEncoder.jpeg(rgb, width: 1500, height: 1500, quality: 90)

@@ -2,6 +2,8 @@
 enum CommandRegistry {
     static var all: [Command] {
         [
+            RunCommand.run,
+            RunCommand.demo,
             ConfigCommands.checkConfig,
             ConfigCommands.boards,
             PlayCommand.command,

@@ -6,7 +6,8 @@
 # timeout: 300
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra uinput gpio-sim
-bin=$SYSTEST_REPO/.build/debug/KioskPlayerPackageTests.xctest
+# The test bundle is built next to the player binary.
+bin=${SYSTEST_PLAYER%/*}/KioskPlayerPackageTests.xctest
 [ -x "$bin" ] || skip "no $bin (run swift build --build-tests first)"
 "$bin" --testing-library swift-testing --filter "UInputEvdevTests|GPIOSimTests" > "$SYSTEST_ARTIFACTS/input-tests.log" 2>&1
 status=$?

@@ -1,12 +1,13 @@
 #!/bin/bash
 # The libgpiod v2 path of kiosk_gpio.c against a real kernel chip (gpio-sim): request with bias,
 # value, a falling edge with its CLOCK_MONOTONIC timestamp, the consumer name. The check program is
-# built on the host by `GPIOD_V2_KEEP=.build/gpiod-v2-check Tests/gpiod-v2/build-check.sh`.
+# built on the host by `GPIOD_V2_KEEP=.build/gpiod-v2-check Tests/gpiod-v2/build-check.sh` (next to
+# the .build/debug of SYSTEST_PLAYER; GPIOD_V2_CHECK=FILE to point elsewhere).
 # A scenario for Tests/System/scenarios/.
 # timeout: 60
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra gpio-sim
-check_bin=$SYSTEST_REPO/.build/gpiod-v2-check
+check_bin=${GPIOD_V2_CHECK:-${SYSTEST_PLAYER%/*/*}/gpiod-v2-check}
 [ -x "$check_bin" ] || skip "no $check_bin (GPIOD_V2_KEEP=.build/gpiod-v2-check Tests/gpiod-v2/build-check.sh)"
 chip=$(gpio_chip)
 gpio_pull 0 up

@@ -24,7 +24,7 @@ build_packages=(
 runtime_packages=(
     'libasound2t64|libasound2' 'libflac14|libflac12' 'libgpiod3|libgpiod2' libturbojpeg0
     'libpng16-16t64|libpng16-16' libfreetype6 libsqlite3-0
-    fonts-dejavu-core fonts-vlgothic alsa-utils util-linux
+    fonts-dejavu-core fonts-vlgothic alsa-utils util-linux libstdc++6 libgcc-s1
 )
 system_test_packages=(
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod

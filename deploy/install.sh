@@ -137,6 +137,27 @@ elf_arch() {
     esac
 }
 
+# check_libraries FILE: when the target can run FILE (same architecture as this machine, or this
+# machine itself), every shared library it needs must be there. A binary built on bookworm needs
+# libFLAC.so.12 and libgpiod.so.2; trixie has libFLAC.so.14 and libgpiod.so.3: refuse it, clearly.
+check_libraries() {
+    local file=$1 copy missing
+    [ "$dry_run" = 0 ] || return 0
+    [ "$(elf_arch "$file")" = "$(dpkg --print-architecture 2>/dev/null)" ] || return 0
+    [ -x "$(t /usr/bin/ldd)" ] || return 0
+    copy=$(mktemp "$(t /tmp)/kiosk-player-check.XXXXXX")
+    cp "$file" "$copy"
+    chmod 0755 "$copy"
+    if [ "$root" = / ]; then missing=$(ldd "$copy" 2>&1 | grep 'not found' || true)
+    else missing=$(chroot "$root" ldd "/tmp/$(basename "$copy")" 2>&1 | grep 'not found' || true); fi
+    rm -f "$copy"
+    if [ -n "$missing" ]; then
+        echo "install: $file was built against libraries that $os_id $os_codename does not have:" >&2
+        printf '%s\n' "$missing" | sed 's/^[[:space:]]*/    /' >&2
+        die "build kiosk-player on (or for) $os_codename itself; the binary was not installed"
+    fi
+}
+
 #
 # Uninstall
 #
@@ -217,6 +238,7 @@ if [ -n "$binary" ]; then
         fi
     fi
     step "binary $binary"
+    check_libraries "$binary"
     put "$binary" "$bin" 0755 || true
 elif [ -x "$(t $bin)" ]; then
     step "binary: keeping the installed $bin (no --binary and no Swift toolchain)"

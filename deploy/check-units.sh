@@ -5,7 +5,9 @@
 #   2. systemd-analyze security --offline=yes: kiosk-player.service exposure <= 2.0
 #   3. udev rules: `udevadm verify` (systemd >= 254), else a parse check through `udevadm test`
 #   4. USB automount: deploy/tests/test-automount.sh
-#   5. board profiles: deploy/check-boards.py boards/ (to become `kiosk-player boards --check`)
+#   5. board profiles: deploy/check-boards.py boards/ (to become `kiosk-player boards --check`), and,
+#      when a kiosk-player binary is built, `kiosk-player check-config deploy/config.json --board NAME`
+#      for every profile (the player's own loader, with the default config install.sh writes)
 #   6. the board checker's own tests: deploy/tests/test-check-boards.sh
 #   7. install.sh --dry-run on this machine, and install.sh --help / bad options
 # Prints "check-units: N passed, N failed" and exits 1 if any step failed.
@@ -101,6 +103,20 @@ result "tests/test-automount.sh" $?
 echo "== 5. board profiles"
 python3 "$here/check-boards.py" "$repo/boards"
 result "boards/*.json validate" $?
+
+player=''
+for b in "${KIOSK_PLAYER:-}" "$repo/.build/debug/kiosk-player" "$repo/.build/release/kiosk-player"; do
+    if [ -n "$b" ] && [ -x "$b" ]; then player=$b; break; fi
+done
+if [ -n "$player" ]; then
+    for f in "$repo"/boards/*.json; do
+        name=$(basename "$f" .json)
+        out=$(KIOSK_BOARDS_DIR="$repo/boards" "$player" check-config "$here/config.json" --board "$name" 2>&1)
+        result "kiosk-player check-config deploy/config.json --board $name" $? "$out"
+    done
+else
+    skipped "kiosk-player check-config on each profile" "no built kiosk-player (swift build first, or KIOSK_PLAYER=path)"
+fi
 
 echo "== 6. board checker self-test"
 bash "$here/tests/test-check-boards.sh" >"$work/boards.log" 2>&1

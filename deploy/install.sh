@@ -9,7 +9,8 @@
 #
 #   --binary FILE   install this kiosk-player binary (else: build with `swift build -c release
 #                   --static-swift-stdlib` when a Swift toolchain is on PATH, else keep the installed one)
-#   --board NAME    board profile for a new config (boards/NAME.json); changes "board" in an existing one
+#   --board NAME    board profile (boards/NAME.json) for a new config (default "auto": from the device
+#                   tree model); changes "board" in an existing one
 #   --root DIR      install into the Debian tree DIR (a chroot / debootstrap / SD card's root): nothing
 #                   is started, units are only enabled
 #   --dry-run       print every step and change nothing
@@ -31,7 +32,7 @@ uninstall=0
 purge=0
 
 die() { echo "install: $*" >&2; exit 1; }
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -271,7 +272,7 @@ config=$(t "$confdir/config.json")
 if [ ! -f "$config" ]; then
     tmp=$(mktemp)
     trap 'rm -f "$tmp"' EXIT
-    sed "s/\"board\": \"[^\"]*\"/\"board\": \"${board:-rpi4}\"/" "$deploy/config.json" >"$tmp"
+    sed "s/\"board\": \"[^\"]*\"/\"board\": \"${board:-auto}\"/" "$deploy/config.json" >"$tmp"
     put "$tmp" "$confdir/config.json" 0644 || true
     [ "$dry_run" = 1 ] || chmod 0644 "$config"
 elif [ -n "$board" ]; then

@@ -128,6 +128,16 @@ in_tree ldd /usr/bin/kiosk-player | sed 's/^/    /'
 out=$(in_tree setpriv --reuid=kiosk-player --regid=kiosk-player --init-groups /usr/bin/kiosk-player --help 2>&1)
 status=$?
 if [ $status = 0 ]; then pass "the binary runs as kiosk-player in the tree (--help)"; else fail "the binary runs in the tree" "$out"; fi
+if out=$(in_tree /usr/bin/kiosk-player check-config --help 2>&1); then
+    # The installed config and profiles, read by the player's own loader as the service user.
+    out=$(in_tree setpriv --reuid=kiosk-player --regid=kiosk-player --init-groups \
+        /usr/bin/kiosk-player check-config /etc/kiosk-player/config.json 2>&1)
+    case "$out" in *'"board": "pirate-audio"'*'"boardFile": "/usr/share/kiosk-player/boards/pirate-audio.json"'*)
+        pass "kiosk-player check-config (as kiosk-player) resolves the installed config and profile" ;;
+        *) fail "kiosk-player check-config resolves the installed config and profile" "$out" ;; esac
+else
+    echo "  skip  check-config (this binary has no such command)"
+fi
 fi
 out=$(in_tree systemd-analyze verify kiosk-player.service kiosk-player-poweroff.path 2>&1)
 if [ -z "$out" ]; then pass "the tree's own systemd ($(in_tree systemctl --version | head -n 1 | awk '{print $2}')) verifies the units"

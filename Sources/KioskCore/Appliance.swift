@@ -67,7 +67,8 @@ public final class Appliance {
         // Events reach the player through this box: the player is made after the engine.
         let sink = EventSink()
         let audioSettings = AudioSettings(
-            device: resume?.outputDevice.flatMap { resolved.audioDevices.contains($0) ? $0 : nil } ?? resolved.audioDevice,
+            device: resume?.outputDevice.flatMap { resolved.audioDevices.contains($0) ? $0 : nil }
+                ?? resolved.audioDevice,
             bufferMs: config.audio.bufferMs, ringSeconds: config.audio.ringSeconds, mixer: resolved.mixer,
             realtimePriority: config.audio.realtimePriority > 0 ? Int32(config.audio.realtimePriority) : nil)
         if audioSettings.device != "none", audioSettings.device.hasPrefix("hw:") || audioSettings.device == "default",
@@ -178,7 +179,8 @@ public final class Appliance {
         }
         let settings = InputSettings(
             debounceMs: config.inputs.debounceMs, longPressMs: config.inputs.longPressMs,
-            repeatDelayMs: config.inputs.repeatDelayMs, repeatMs: config.inputs.repeatMs, chordMs: config.inputs.chordMs)
+            repeatDelayMs: config.inputs.repeatDelayMs, repeatMs: config.inputs.repeatMs, chordMs: config.inputs.chordMs
+        )
         let manager = InputManager(loop: loop, profile: profile, settings: settings) { [unowned self] event in
             Log.debug("input: \(event)")
             self.player.handle(event)
@@ -223,7 +225,9 @@ public final class Appliance {
             if let h = b.hold { parts.append("hold: \(h.rawValue)") }
             return parts.joined(separator: ", ")
         }
-        for button in profile.buttons { entries.append(HelpEntry(control: button.name, action: describe(button.binding))) }
+        for button in profile.buttons {
+            entries.append(HelpEntry(control: button.name, action: describe(button.binding)))
+        }
         for encoder in profile.encoders {
             entries.append(
                 HelpEntry(
@@ -263,7 +267,8 @@ public final class Appliance {
 
     /// The shutdown chord: asks systemd (through kiosk-player-poweroff.path) to power off.
     private func requestPowerOff() {
-        let runtime = Syscalls.environment("RUNTIME_DIRECTORY")?.split(separator: ":").first.map(String.init)
+        let runtime =
+            Syscalls.environment("RUNTIME_DIRECTORY")?.split(separator: ":").first.map(String.init)
             ?? "/run/kiosk-player"
         let flag = "\(runtime)/poweroff"
         do {

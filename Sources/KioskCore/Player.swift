@@ -553,7 +553,8 @@ public final class Player {
             collection = match
             tracks = catalog.tracks(of: match)
         }
-        guard let index = tracks.firstIndex(where: { $0.volume.rawValue == volumeID && $0.relativePath == relativePath })
+        guard
+            let index = tracks.firstIndex(where: { $0.volume.rawValue == volumeID && $0.relativePath == relativePath })
         else {
             // Still scanning that volume: wait; otherwise the saved track is gone.
             if scanning[volumeID] == nil && volumesPresent.contains(volumeID) {

@@ -30,7 +30,9 @@ enum RunCommand {
             run: { args in
                 let parsed = try ParsedArguments(
                     args, command: "run",
-                    options: ["--config", "--board", "--screen", "--png", "--library", "--script", "--exit-after-script"],
+                    options: [
+                        "--config", "--board", "--screen", "--png", "--library", "--script", "--exit-after-script",
+                    ],
                     flags: ["--keyboard", "--no-keyboard"])
                 guard parsed.positionals.isEmpty else {
                     throw UsageError(command: "run", message: "unexpected argument '\(parsed.positionals[0])'")
@@ -101,7 +103,8 @@ enum RunCommand {
                     device = chosen
                 } else if let problem = ALSAOutput.probe(device: "default") {
                     printLine(
-                        "Note: no sound card (the default ALSA device: \(problem)); audio goes to a silent real-time sink.")
+                        "Note: no sound card (the default ALSA device: \(problem)); audio goes to a silent real-time sink."
+                    )
                     device = "none"
                 } else {
                     device = "default"

@@ -37,9 +37,16 @@ let package = Package(
             name: "KioskCore",
             dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay"],
             swiftSettings: strict),
+        // Remote control over the MPD protocol (a server on the player's event loop).
+        .target(
+            name: "KioskMPD",
+            dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "KioskDisplay", "KioskInput"],
+            swiftSettings: strict),
         .executableTarget(
             name: "kiosk-player",
-            dependencies: ["KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem"],
+            dependencies: [
+                "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
+            ],
             swiftSettings: strict),
 
         // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools.
@@ -56,5 +63,9 @@ let package = Package(
             name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "KioskCoreTests", dependencies: ["KioskCore", "KioskTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "KioskMPDTests",
+            dependencies: ["KioskMPD", "KioskCore", "KioskLibrary", "KioskInput", "KioskSystem", "KioskTestSupport"],
+            swiftSettings: strict),
     ]
 )

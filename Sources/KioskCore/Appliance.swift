@@ -23,8 +23,26 @@ public struct ApplianceOptions: Sendable {
     public var printKeymap = false
     /// The shutdown control ends the program instead of powering the box off (demo, development).
     public var shutdownQuits = false
+    /// Services started with the player and stopped before it (the MPD server): each is called
+    /// once the player exists and may return nil (not configured).
+    public var services: [@Sendable (ApplianceContext) throws -> (any ApplianceService)?] = []
 
     public init() {}
+}
+
+/// Something that runs beside the player on its loop, e.g. remote control. Thread: loop thread.
+public protocol ApplianceService: AnyObject {
+    /// Called at shutdown, before the player saves its state and stops.
+    func stop()
+}
+
+/// What a service gets to work with. Thread: loop thread.
+public struct ApplianceContext {
+    public let loop: EventLoop
+    public let player: Player
+    public let library: Library
+    public let inputs: InputManager?
+    public let resolved: ResolvedConfig
 }
 
 /// The whole player: config and board → event loop, audio engine, library, screen, inputs,
@@ -44,6 +62,7 @@ public final class Appliance {
     private(set) var inputs: InputManager?
     public private(set) var player: Player!
     private var exitStatus: Int32 = 0
+    private var services: [any ApplianceService] = []
 
     public init(resolved: ResolvedConfig, options: ApplianceOptions = ApplianceOptions()) throws {
         self.resolved = resolved
@@ -96,6 +115,14 @@ public final class Appliance {
 
         startInputs()
         player.helpEntries = helpEntries()
+        let context = ApplianceContext(loop: loop, player: player, library: library, inputs: inputs, resolved: resolved)
+        for make in options.services {
+            do {
+                if let service = try make(context) { services.append(service) }
+            } catch {
+                Log.error("\(error)")
+            }
+        }
 
         loop.onSignal(SIGTERM) { [unowned self] _ in self.shutdown(reason: "SIGTERM") }
         loop.onSignal(SIGINT) { [unowned self] _ in self.shutdown(reason: "SIGINT") }
@@ -259,6 +286,7 @@ public final class Appliance {
         Log.notice("stopping (\(reason))")
         notify.stopping()
         inputs?.stop()
+        for service in services { service.stop() }
         player.shutdown()
         library.stop()
         display?.shutdown()

@@ -43,29 +43,29 @@ public final class Player {
     let stateDirectory: String
     /// Output devices the menu offers, the configured one first.
     public private(set) var outputDevices: [String]
-    public private(set) var outputDevice: String
+    public internal(set) var outputDevice: String
 
     public private(set) var catalog: Catalog?
-    public private(set) var status: PlaybackStatus = .stopped
-    public private(set) var mode: PlayerMode = .nowPlaying
+    public internal(set) var status: PlaybackStatus = .stopped
+    public internal(set) var mode: PlayerMode = .nowPlaying
     public private(set) var category: KioskLibrary.Category = .album
-    public private(set) var queue: [Track] = []
-    public private(set) var queueIndex = 0
-    public private(set) var queueCollection: Collection?
-    public private(set) var volume: Int
-    public private(set) var repeatQueue: Bool
+    public internal(set) var queue: [Track] = []
+    public internal(set) var queueIndex = 0
+    public internal(set) var queueCollection: Collection?
+    public internal(set) var volume: Int
+    public internal(set) var repeatQueue: Bool
     /// Frames of the current track played so far, and its rate.
-    public private(set) var positionFrames: Int64 = 0
+    public internal(set) var positionFrames: Int64 = 0
     public private(set) var sampleRate = 0
     /// Selection in the browse list of each category.
     private var selection: [KioskLibrary.Category: Int] = [:]
     /// Ids given to the engine's queue entries: `idBase + index`.
-    private var idBase: UInt64 = 0
+    var idBase: UInt64 = 0
     private var volumesPresent: Set<String> = []
     private var scanning: [String: Int] = [:]
     private var pendingResume: ResumeState?
     private var transient: (message: MessageState, timer: TimerID)?
-    private var statusLine: String?
+    var statusLine: String?
     /// nil until the volume is first changed; then the current volume (the display shows the overlay
     /// when this value changes and hides it by itself).
     private var volumeOverlay: Int?
@@ -78,6 +78,9 @@ public final class Player {
     public var onStatus: ((String) -> Void)?
     /// Called when the user asks for a shutdown (chord); the appliance decides what it means.
     public var onShutdownRequest: (() -> Void)?
+    /// Called after anything that may have changed the state (each screen refresh), so remote
+    /// clients (the MPD server) can see what changed.
+    public var onChange: (() -> Void)?
 
     public init(
         loop: EventLoop, engine: AudioEngine, screen: (any ScreenOutput)?, config: Config, outputDevices: [String],
@@ -283,7 +286,7 @@ public final class Player {
     }
 
     func resume() {
-        engine.resume()
+        engine.play()
         status = .playing
         startSaveTimer()
         saveNow()
@@ -299,7 +302,7 @@ public final class Player {
         saveNow()
     }
 
-    private func skip(forward: Bool) {
+    func skip(forward: Bool) {
         guard !queue.isEmpty else { return }
         if forward {
             if queueIndex + 1 < queue.count {
@@ -334,7 +337,7 @@ public final class Player {
         provideArtworkForCurrentTrack()
     }
 
-    private func changeVolume(by delta: Int) {
+    func changeVolume(by delta: Int) {
         let new = min(100, max(0, volume + delta))
         volumeOverlay = new
         if new != volume {
@@ -402,7 +405,7 @@ public final class Player {
     }
 
     /// Hands the queue to the engine, positioned at `index`/`frame`.
-    private func startQueue(at index: Int, frame: Int64, playing: Bool) {
+    func startQueue(at index: Int, frame: Int64, playing: Bool) {
         idBase &+= 1 << 32
         let requests = queue.enumerated().map { TrackRequest(id: idBase + UInt64($0.offset), path: $0.element.path) }
         engine.setQueue(requests, startAt: index, startFrame: frame)
@@ -595,7 +598,7 @@ public final class Player {
 
     /// Saves at the end of this loop iteration (coalesces several changes into one write).
     private var saveScheduled = false
-    private func saveSoon() {
+    func saveSoon() {
         guard !saveScheduled else { return }
         saveScheduled = true
         loop.schedule(afterMilliseconds: 0) { [weak self] in
@@ -613,7 +616,7 @@ public final class Player {
         }
     }
 
-    private func startSaveTimer() {
+    func startSaveTimer() {
         guard saveTimer == nil else { return }
         let period = Self.saveIntervalSeconds * 1000
         saveTimer = loop.schedule(afterMilliseconds: period, repeatingMilliseconds: period) { [weak self] in
@@ -621,7 +624,7 @@ public final class Player {
         }
     }
 
-    private func stopSaveTimer() {
+    func stopSaveTimer() {
         if let timer = saveTimer { loop.cancel(timer) }
         saveTimer = nil
     }
@@ -737,6 +740,7 @@ public final class Player {
     public func refreshScreen() {
         screen?.show(screenState())
         onStatus?(statusText())
+        onChange?()
     }
 
     func statusText() -> String {

@@ -1,6 +1,7 @@
 import Glibc
 import KioskAudio
 import KioskCore
+import KioskMPD
 import KioskSystem
 
 /// `kiosk-player run` (the appliance, as systemd starts it) and `kiosk-player demo`.
@@ -25,6 +26,8 @@ enum RunCommand {
                   --script FILE          replay a JSON-lines event script as input
                   --exit-after-script MS stop MS milliseconds after the script ends
                   --keyboard, --no-keyboard  use the terminal as buttons (default: when it is one)
+                  --mpd-socket PATH      serve the MPD protocol on this Unix socket (overrides mpd.socket)
+                  --mpd-listen HOST:PORT serve the MPD protocol over TCP (overrides mpd.listen)
 
                 """,
             run: { args in
@@ -32,12 +35,16 @@ enum RunCommand {
                     args, command: "run",
                     options: [
                         "--config", "--board", "--screen", "--png", "--library", "--script", "--exit-after-script",
+                        "--mpd-socket", "--mpd-listen",
                     ],
                     flags: ["--keyboard", "--no-keyboard"])
                 guard parsed.positionals.isEmpty else {
                     throw UsageError(command: "run", message: "unexpected argument '\(parsed.positionals[0])'")
                 }
-                let config = try Config.load(path: parsed.value("--config"))
+                var config = try Config.load(path: parsed.value("--config"))
+                if let socket = parsed.value("--mpd-socket") { config.mpd.socket = socket }
+                if let listen = parsed.value("--mpd-listen") { config.mpd.listen = listen }
+                _ = try MPDSettings.from(config.mpd, file: config.file.isEmpty ? "--mpd-socket" : config.file)
                 let board = try BoardProfile.load(
                     name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
                 var options = ApplianceOptions()
@@ -48,6 +55,7 @@ enum RunCommand {
                 options.exitAfterScriptMs = try parsed.int("--exit-after-script", command: "run", range: 0...3_600_000)
                 if parsed.has("--keyboard") { options.keyboard = true }
                 if parsed.has("--no-keyboard") { options.keyboard = false }
+                options.services = [MPDService.make]
                 let appliance = try Appliance(resolved: ResolvedConfig(config: config, board: board), options: options)
                 return try appliance.run()
             })

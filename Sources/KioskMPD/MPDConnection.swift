@@ -1,0 +1,134 @@
+import KioskSystem
+
+/// The idle subsystems, in MPD's order (src/IdleFlags.cxx).
+struct MPDIdle: OptionSet, Hashable {
+    let rawValue: UInt32
+
+    static let database = MPDIdle(rawValue: 1 << 0)
+    static let storedPlaylist = MPDIdle(rawValue: 1 << 1)
+    static let playlist = MPDIdle(rawValue: 1 << 2)
+    static let player = MPDIdle(rawValue: 1 << 3)
+    static let mixer = MPDIdle(rawValue: 1 << 4)
+    static let output = MPDIdle(rawValue: 1 << 5)
+    static let options = MPDIdle(rawValue: 1 << 6)
+    static let sticker = MPDIdle(rawValue: 1 << 7)
+    static let update = MPDIdle(rawValue: 1 << 8)
+    static let subscription = MPDIdle(rawValue: 1 << 9)
+    static let message = MPDIdle(rawValue: 1 << 10)
+    static let neighbor = MPDIdle(rawValue: 1 << 11)
+    static let mount = MPDIdle(rawValue: 1 << 12)
+    static let partition = MPDIdle(rawValue: 1 << 13)
+
+    static let names: [(String, MPDIdle)] = [
+        ("database", .database), ("stored_playlist", .storedPlaylist), ("playlist", .playlist),
+        ("player", .player), ("mixer", .mixer), ("output", .output), ("options", .options),
+        ("sticker", .sticker), ("update", .update), ("subscription", .subscription), ("message", .message),
+        ("neighbor", .neighbor), ("mount", .mount), ("partition", .partition),
+    ]
+
+    static let all = MPDIdle(rawValue: (1 << 14) - 1)
+
+    static func named(_ name: String) -> MPDIdle? {
+        names.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+}
+
+/// Writes a long response a piece at a time, so that a response of any size needs only a bounded
+/// buffer: the connection asks for more when its output has drained.
+protocol MPDProducer: AnyObject {
+    /// Appends the next piece to `output`; returns true when nothing is left.
+    func produce(into output: inout [UInt8]) -> Bool
+}
+
+/// One client connection: buffers, protocol state, and the commands it has sent but that have not
+/// run yet. The server drives it; see `MPDServer`. Thread: loop thread.
+final class MPDConnection {
+    /// What the connection is doing about its current command line or list.
+    struct Batch {
+        enum Mode { case single, list, listOK }
+        var mode: Mode
+        var lines: [[UInt8]]
+        var next = 0
+    }
+
+    let number: Int
+    let fd: Int32
+    let peer: String
+    var source: SourceID?
+
+    /// Received bytes not yet taken as lines: `input[inputStart...]`.
+    var input: [UInt8] = []
+    var inputStart = 0
+    /// Bytes to send: `output[outputStart...]`.
+    var output: [UInt8] = []
+    var outputStart = 0
+
+    var authenticated: Bool
+    /// A command list being collected (`command_list_begin` … `command_list_end`).
+    var collecting: Batch?
+    var collectingBytes = 0
+    /// The batch being run, and the producer or the artwork load that holds it up.
+    var running: Batch?
+    var producer: (any MPDProducer)?
+    var waitingForArtwork = false
+    /// Subscriptions of a pending `idle`, nil when not idling.
+    var idleSubscriptions: MPDIdle?
+    /// Changes not yet reported by `idle`.
+    var pendingIdle: MPDIdle = []
+
+    var binaryLimit = 8192
+    var tagMask = Set(MPDTag.allCases)
+    /// Close once the output is sent.
+    var closeAfterOutput = false
+    var closed = false
+    var lastActivityNs: UInt64
+    var watchedEvents: IOEvents = []
+
+    init(number: Int, fd: Int32, peer: String, authenticated: Bool) {
+        self.number = number
+        self.fd = fd
+        self.peer = peer
+        self.authenticated = authenticated
+        lastActivityNs = Syscalls.monotonicNanoseconds()
+    }
+
+    var pendingOutput: Int { output.count - outputStart }
+    var pendingInput: Int { input.count - inputStart }
+
+    /// Something holds the next command back.
+    var busy: Bool { running != nil || producer != nil || waitingForArtwork }
+
+    func write(_ text: String) {
+        output.append(contentsOf: text.utf8)
+    }
+
+    func write(bytes: ArraySlice<UInt8>) {
+        output.append(contentsOf: bytes)
+    }
+
+    /// Takes the next complete line (without its `\n`, and a `\r` before it) from the input.
+    func nextLine() -> [UInt8]? {
+        guard let newline = input[inputStart...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        var end = newline
+        if end > inputStart && input[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let line = Array(input[inputStart..<end])
+        inputStart = newline + 1
+        if inputStart == input.count {
+            input.removeAll(keepingCapacity: true)
+            inputStart = 0
+        }
+        return line
+    }
+
+    /// Drops the consumed front of the buffers once it is large.
+    func compact() {
+        if inputStart > 0 && inputStart >= input.count / 2 {
+            input.removeFirst(inputStart)
+            inputStart = 0
+        }
+        if outputStart > 0 && outputStart >= output.count / 2 {
+            output.removeFirst(outputStart)
+            outputStart = 0
+        }
+    }
+}

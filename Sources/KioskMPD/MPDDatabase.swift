@@ -1,0 +1,294 @@
+import Glibc
+import KioskLibrary
+import KioskSystem
+
+/// The tags the server reports and filters on, with MPD's names.
+enum MPDTag: String, CaseIterable, Sendable {
+    case artist = "Artist"
+    case album = "Album"
+    case albumArtist = "AlbumArtist"
+    case title = "Title"
+    case track = "Track"
+    case genre = "Genre"
+    case date = "Date"
+    case disc = "Disc"
+
+    /// The order tags are printed in a song's description.
+    static let printOrder: [MPDTag] = [.artist, .albumArtist, .title, .album, .track, .date, .genre, .disc]
+
+    /// Every tag name MPD 0.23 knows (lower case); the ones the library does not keep match "".
+    static let knownNames: Set<String> = [
+        "artist", "artistsort", "album", "albumsort", "albumartist", "albumartistsort", "title", "titlesort", "track",
+        "name", "genre", "mood", "date", "originaldate", "composer", "composersort", "performer", "conductor", "work",
+        "ensemble", "movement", "movementnumber", "location", "grouping", "comment", "disc", "label",
+        "musicbrainz_artistid", "musicbrainz_albumid", "musicbrainz_albumartistid", "musicbrainz_trackid",
+        "musicbrainz_releasetrackid", "musicbrainz_workid",
+    ]
+
+    /// The tag for a name in any case; nil for names MPD knows but the library does not keep, and
+    /// for unknown names (check `knownNames`).
+    init?(name: String) {
+        guard let tag = MPDTag.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+            return nil
+        }
+        self = tag
+    }
+
+    /// MPD's spelling of a known tag name ("albumartistsort" → "AlbumArtistSort").
+    static func canonicalName(_ name: String) -> String {
+        if let tag = MPDTag(name: name) { return tag.rawValue }
+        let lower = name.lowercased()
+        let spellings = [
+            "artistsort": "ArtistSort", "albumsort": "AlbumSort", "albumartistsort": "AlbumArtistSort",
+            "titlesort": "TitleSort", "name": "Name", "mood": "Mood", "originaldate": "OriginalDate",
+            "composer": "Composer", "composersort": "ComposerSort", "performer": "Performer",
+            "conductor": "Conductor", "work": "Work", "ensemble": "Ensemble", "movement": "Movement",
+            "movementnumber": "MovementNumber", "location": "Location", "grouping": "Grouping",
+            "comment": "Comment", "label": "Label", "musicbrainz_artistid": "MUSICBRAINZ_ARTISTID",
+            "musicbrainz_albumid": "MUSICBRAINZ_ALBUMID", "musicbrainz_albumartistid": "MUSICBRAINZ_ALBUMARTISTID",
+            "musicbrainz_trackid": "MUSICBRAINZ_TRACKID", "musicbrainz_releasetrackid": "MUSICBRAINZ_RELEASETRACKID",
+            "musicbrainz_workid": "MUSICBRAINZ_WORKID",
+        ]
+        return spellings[lower] ?? name
+    }
+
+    /// The track's values of this tag, as the file has them (no display fallbacks).
+    func values(of track: Track) -> [String] {
+        switch self {
+        case .artist: track.tags.artists
+        case .album: track.tags.albums
+        case .albumArtist: track.tags.albumArtists
+        case .title: track.tags.titles
+        case .genre: track.tags.genres
+        case .date: track.tags.dates
+        case .track: track.trackNumber.map { ["\($0)"] } ?? []
+        case .disc: track.discNumber.map { ["\($0)"] } ?? []
+        }
+    }
+}
+
+/// The catalog seen as MPD's database: every track has a URI `<volume>/<path in the volume>`,
+/// where `<volume>` is the name of the volume's mount point (the stick's label or UUID under
+/// /media/kiosk) or, when two volumes share a name, the volume's ID. Directories are the folders
+/// that hold tracks; stored playlists are the sticks' playlists.
+///
+/// Nothing here touches the file system: a URI can only name what the catalog holds, so nothing
+/// outside the mounted volumes is reachable. Built on the loop thread when a client first needs it
+/// after the catalog changed. Thread: loop thread.
+final class MPDDatabase {
+    struct Directory {
+        var subdirectories: [String] = []
+        /// Indices into `catalog.allTracks`, in file-name order.
+        var tracks: [Int] = []
+        /// Indices into `playlists`.
+        var playlists: [Int] = []
+    }
+
+    /// A stick's playlist as a stored playlist.
+    struct StoredPlaylist {
+        /// The name `listplaylists` shows: the playlist's title, or its URI when two share a title.
+        let name: String
+        /// `<volume>/<path of the .m3u>`.
+        let uri: String
+        let collection: Collection
+        let modificationTime: Int64
+    }
+
+    /// What a URI names.
+    enum Location {
+        case root
+        case directory(String)
+        case song(Int)
+    }
+
+    let catalog: Catalog
+    /// Seconds since the epoch when this view was built (MPD's `db_update`).
+    let builtAt: Int
+    private(set) var volumeNames: [VolumeID: String] = [:]
+    private(set) var mountPoints: [VolumeID: String] = [:]
+    private var volumesByName: [String: VolumeID] = [:]
+    private var uris: [String] = []
+    private var trackByURI: [String: Int] = [:]
+    private(set) var directories: [String: Directory] = [:]
+    private(set) var playlists: [StoredPlaylist] = []
+    private var playlistByName: [String: Int] = [:]
+
+    init(catalog: Catalog) {
+        self.catalog = catalog
+        builtAt = Int(Syscalls.realtimeNanoseconds() / 1_000_000_000)
+        build()
+    }
+
+    // MARK: - URIs
+
+    /// The URI of `track`, or nil when its volume is not in this catalog.
+    func uri(of track: Track) -> String? {
+        guard let name = volumeNames[track.volume] else { return nil }
+        return name + "/" + track.relativePath
+    }
+
+    func uri(ofTrackAt index: Int) -> String { uris[index] }
+
+    /// Index into `catalog.allTracks` of the track at `uri`.
+    func trackIndex(uri: String) -> Int? { trackByURI[uri] }
+
+    /// Why a URI cannot name anything in the database: absolute paths, schemes (`file://`,
+    /// `http://`), `.` and `..` components, empty components. Such URIs never reach a lookup.
+    static func isSafe(_ uri: String) -> Bool {
+        if uri.hasPrefix("/") || uri.contains("://") || uri.contains("\\") { return false }
+        for part in uri.split(separator: "/", omittingEmptySubsequences: false) {
+            if part.isEmpty || part == "." || part == ".." { return false }
+        }
+        for byte in uri.utf8 where byte < 0x20 { return false }
+        return true
+    }
+
+    /// The directory or song `uri` names; `""` and `"/"` are the root, a trailing `/` is allowed.
+    func locate(_ uri: String) -> Location? {
+        if uri.isEmpty || uri == "/" { return .root }
+        var path = uri
+        if path.hasSuffix("/") { path.removeLast() }
+        guard MPDDatabase.isSafe(path) else { return nil }
+        if let index = trackByURI[path], !uri.hasSuffix("/") { return .song(index) }
+        if directories[path] != nil { return .directory(path) }
+        // The volume may be named by its ID as well.
+        let first = path.prefix { $0 != "/" }
+        if let volume = volumesByName[String(first)], let name = volumeNames[volume], name != first {
+            return locate(name + path.dropFirst(first.count) + (uri.hasSuffix("/") ? "/" : ""))
+        }
+        return nil
+    }
+
+    /// Every track under `directory` (`""` = all): subdirectories first, in name order, then the
+    /// directory's own tracks — the order MPD walks its database in.
+    func tracks(under directory: String) -> [Int] {
+        var result: [Int] = []
+        func walk(_ path: String) {
+            guard let node = directories[path] else { return }
+            for sub in node.subdirectories { walk(path.isEmpty ? sub : path + "/" + sub) }
+            result.append(contentsOf: node.tracks)
+        }
+        walk(directory)
+        return result
+    }
+
+    /// The stored playlist called `name` (its title or its URI).
+    func playlist(named name: String) -> StoredPlaylist? {
+        if let index = playlistByName[name] { return playlists[index] }
+        return playlists.first { $0.uri == name }
+    }
+
+    /// Distinct artist and album tag values, and the total duration (`stats`).
+    lazy var summary: (artists: Int, albums: Int, seconds: Int) = {
+        var artists = Set<String>()
+        var albums = Set<String>()
+        var seconds = 0.0
+        for track in catalog.allTracks {
+            artists.formUnion(track.tags.artists)
+            albums.formUnion(track.tags.albums)
+            seconds += track.durationSeconds ?? 0
+        }
+        return (artists.count, albums.count, Int(seconds.rounded()))
+    }()
+
+    // MARK: - building
+
+    private func build() {
+        let tracks = catalog.allTracks
+        // Mount points from the tracks' paths; names from the mount points.
+        for track in tracks where mountPoints[track.volume] == nil {
+            let mount = String(track.path.utf8.dropLast(track.relativePath.utf8.count + 1)) ?? ""
+            mountPoints[track.volume] = mount
+        }
+        var nameCount: [String: Int] = [:]
+        var proposed: [VolumeID: String] = [:]
+        for (volume, mount) in mountPoints {
+            let last = mount.split(separator: "/").last.map(String.init) ?? ""
+            let name = MPDDatabase.isSafe(last) && !last.isEmpty ? last : volume.rawValue
+            proposed[volume] = name
+            nameCount[name, default: 0] += 1
+        }
+        for (volume, name) in proposed {
+            let unique = nameCount[name] == 1 && MPDDatabase.isSafe(name) ? name : volume.rawValue
+            volumeNames[volume] = unique
+            volumesByName[unique] = volume
+        }
+        for volume in proposed.keys where volumesByName[volume.rawValue] == nil {
+            volumesByName[volume.rawValue] = volume
+        }
+
+        uris.reserveCapacity(tracks.count)
+        var subdirectorySets: [String: Set<String>] = [:]
+        directories[""] = Directory()
+        for (index, track) in tracks.enumerated() {
+            let name = volumeNames[track.volume] ?? track.volume.rawValue
+            let uri = name + "/" + track.relativePath
+            uris.append(uri)
+            trackByURI[uri] = index
+            let folder = track.folder.isEmpty ? name : name + "/" + track.folder
+            directories[folder, default: Directory()].tracks.append(index)
+            // Register the folder chain up to the root.
+            var child = folder
+            while true {
+                let parent = child.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(child[..<$0]) } ?? ""
+                let leaf = parent.isEmpty ? child : String(child.utf8.dropFirst(parent.utf8.count + 1))!
+                if subdirectorySets[parent, default: []].insert(leaf).inserted == false { break }
+                if directories[child] == nil { directories[child] = Directory() }
+                if parent.isEmpty { break }
+                child = parent
+            }
+        }
+        for (path, names) in subdirectorySets {
+            directories[path, default: Directory()].subdirectories = names.sorted()
+        }
+        for path in Array(directories.keys) {
+            directories[path]!.tracks.sort { uris[$0] < uris[$1] }
+        }
+
+        // Stored playlists: the playlist collections (key = volume ID, U+001F, relative path).
+        var titleCount: [String: Int] = [:]
+        let collections = catalog.collections(in: .playlist)
+        for collection in collections { titleCount[collection.name, default: 0] += 1 }
+        for collection in collections {
+            let parts = collection.key.split(separator: "\u{1F}", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let name = volumeNames[VolumeID(rawValue: parts[0])] else { continue }
+            let uri = name + "/" + parts[1]
+            let title = titleCount[collection.name] == 1 ? collection.name : uri
+            let modified = collection.representative.modificationTime
+            playlistByName[title] = playlists.count
+            playlists.append(StoredPlaylist(name: title, uri: uri, collection: collection, modificationTime: modified))
+            let folder = uri.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(uri[..<$0]) } ?? ""
+            if directories[folder] != nil { directories[folder]!.playlists.append(playlists.count - 1) }
+        }
+    }
+}
+
+/// Time stamps as MPD prints them (`2024-05-01T12:00:00Z`).
+enum MPDTime {
+    static func iso8601(nanoseconds: Int64) -> String {
+        var seconds = time_t(nanoseconds / 1_000_000_000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    /// Parses `modified-since` values: a UNIX time stamp or `YYYY-MM-DD[THH:MM[:SS]][Z]`.
+    static func parse(_ text: String) -> Int64? {
+        if let seconds = Int64(text), seconds >= 0 { return seconds * 1_000_000_000 }
+        let digits = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int32($0) }
+        guard digits.count >= 3, text.utf8.first.map({ $0 >= 0x30 && $0 <= 0x39 }) == true else { return nil }
+        var parts = tm()
+        parts.tm_year = digits[0] - 1900
+        parts.tm_mon = digits[1] - 1
+        parts.tm_mday = digits[2]
+        parts.tm_hour = digits.count > 3 ? digits[3] : 0
+        parts.tm_min = digits.count > 4 ? digits[4] : 0
+        parts.tm_sec = digits.count > 5 ? digits[5] : 0
+        guard (0...11).contains(parts.tm_mon), (1...31).contains(parts.tm_mday) else { return nil }
+        let seconds = timegm(&parts)
+        guard seconds >= 0 else { return nil }
+        return Int64(seconds) * 1_000_000_000
+    }
+}

@@ -1,0 +1,295 @@
+import KioskLibrary
+
+/// A song filter as MPD parses it (src/song/Filter.cxx): filter expressions
+/// `(TAG == 'VALUE')`, `(TAG != 'VALUE')`, `(TAG contains 'VALUE')`, `(!EXPR)`,
+/// `(EXPR AND EXPR ...)`, `(file == 'URI')`, `(base 'DIR')`, `(modified-since 'TIME')`,
+/// `(AudioFormat == 'R:B:C')`, and the old `TAG VALUE ...` pairs. `find` compares exactly;
+/// `search` ignores case (and, for the old pairs, matches substrings). Regular expressions
+/// (`=~`) are not supported, as in an MPD built without PCRE. Thread: a value; any.
+indirect enum MPDFilter {
+    /// How a string is compared.
+    struct StringMatch {
+        let value: String
+        let foldCase: Bool
+        let substring: Bool
+        let negated: Bool
+
+        init(_ value: String, foldCase: Bool, substring: Bool, negated: Bool) {
+            self.value = foldCase ? value.lowercased() : value
+            self.foldCase = foldCase
+            self.substring = substring
+            self.negated = negated
+        }
+
+        func matches(_ candidate: String) -> Bool {
+            let text = foldCase ? candidate.lowercased() : candidate
+            let hit = substring ? (value.isEmpty || text.contains(value)) : text == value
+            return hit != negated
+        }
+    }
+
+    /// A tag (nil: a tag the library does not keep, whose value is always "").
+    enum TagSelector {
+        case tag(MPDTag?)
+        case any
+    }
+
+    case tag(TagSelector, StringMatch)
+    case uri(StringMatch)
+    case base(String)
+    case modifiedSince(Int64)
+    case audioFormat(rate: Int?, bits: Int?, channels: Int?)
+    case not(MPDFilter)
+    case and([MPDFilter])
+
+    // MARK: - matching
+
+    func matches(_ track: Track, uri: String) -> Bool {
+        switch self {
+        case .tag(.tag(let tag), let match):
+            let values = tag?.values(of: track) ?? []
+            // A song without the tag is compared as if its value were empty.
+            return values.isEmpty ? match.matches("") : values.contains { match.matches($0) }
+        case .tag(.any, let match):
+            let values = MPDTag.allCases.flatMap { $0.values(of: track) }
+            return values.isEmpty ? match.matches("") : values.contains { match.matches($0) }
+        case .uri(let match):
+            return match.matches(uri)
+        case .base(let directory):
+            return directory.isEmpty || uri.hasPrefix(directory + "/")
+        case .modifiedSince(let nanoseconds):
+            return track.modificationTime >= nanoseconds
+        case .audioFormat(let rate, let bits, let channels):
+            return (rate == nil || rate == track.sampleRate) && (bits == nil || bits == track.bitsPerSample)
+                && (channels == nil || channels == track.channels)
+        case .not(let inner):
+            return !inner.matches(track, uri: uri)
+        case .and(let items):
+            return items.allSatisfy { $0.matches(track, uri: uri) }
+        }
+    }
+
+    // MARK: - parsing
+
+    /// Parses the filter arguments of `find`/`search`/`list`/`count` (all of `arguments`).
+    static func parse(_ arguments: ArraySlice<String>, foldCase: Bool) throws(MPDError) -> MPDFilter {
+        guard !arguments.isEmpty else { throw .argument("Incorrect number of filter arguments") }
+        var items: [MPDFilter] = []
+        var rest = arguments
+        while let first = rest.first {
+            if first.hasPrefix("(") {
+                var parser = ExpressionParser(Array(first.utf8), foldCase: foldCase)
+                let filter = try parser.expression()
+                guard parser.atEnd else { throw .argument("Unparsed garbage after expression") }
+                items.append(filter)
+                rest = rest.dropFirst()
+                continue
+            }
+            guard rest.count >= 2 else { throw .argument("Incorrect number of filter arguments") }
+            let name = rest[rest.startIndex]
+            let value = rest[rest.startIndex + 1]
+            rest = rest.dropFirst(2)
+            items.append(try pair(name, value, foldCase: foldCase))
+        }
+        return items.count == 1 ? items[0] : .and(items)
+    }
+
+    /// An old-style `TYPE VALUE` pair.
+    private static func pair(_ name: String, _ value: String, foldCase: Bool) throws(MPDError) -> MPDFilter {
+        // Before MPD 0.21, "search" also meant "substring"; the pairs keep that.
+        let match = StringMatch(value, foldCase: foldCase, substring: foldCase, negated: false)
+        switch name.lowercased() {
+        case "file", "filename": return .uri(match)
+        case "any": return .tag(.any, match)
+        default: break
+        }
+        if name == "base" {
+            var directory = value
+            if directory.hasSuffix("/") { directory.removeLast() }
+            guard directory.isEmpty || MPDDatabase.isSafe(directory) else { throw .argument("Bad URI") }
+            return .base(directory)
+        }
+        if name == "modified-since" {
+            guard let time = MPDTime.parse(value) else { throw .argument("Failed to parse time stamp") }
+            return .modifiedSince(time)
+        }
+        guard MPDTag.knownNames.contains(name.lowercased()) else { throw .argument("Unknown filter type") }
+        return .tag(.tag(MPDTag(name: name)), match)
+    }
+
+    /// The recursive-descent parser of one expression, over the argument's bytes.
+    private struct ExpressionParser {
+        let text: [UInt8]
+        let foldCase: Bool
+        var i = 0
+
+        init(_ text: [UInt8], foldCase: Bool) {
+            self.text = text
+            self.foldCase = foldCase
+        }
+
+        var atEnd: Bool { i >= text.count }
+        var current: UInt8 { i < text.count ? text[i] : 0 }
+
+        mutating func skipSpaces() {
+            while i < text.count && (text[i] == 0x20 || (text[i] >= 0x09 && text[i] <= 0x0D)) { i += 1 }
+        }
+
+        mutating func word() throws(MPDError) -> String {
+            let start = i
+            while i < text.count {
+                let b = text[i]
+                let letter = (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                guard letter || b == UInt8(ascii: "_") || b == UInt8(ascii: "-") else { break }
+                i += 1
+            }
+            guard i > start else { throw .argument("Word expected") }
+            let result = String(decoding: text[start..<i], as: UTF8.self)
+            skipSpaces()
+            return result
+        }
+
+        mutating func quoted() throws(MPDError) -> String {
+            let quote = current
+            guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
+                throw .argument("Quoted string expected")
+            }
+            i += 1
+            var value: [UInt8] = []
+            while current != quote {
+                if current == UInt8(ascii: "\\") { i += 1 }
+                guard !atEnd else { throw .argument("Closing quote not found") }
+                value.append(text[i])
+                i += 1
+                if value.count >= 4096 { throw .argument("Quoted value is too long") }
+            }
+            i += 1
+            skipSpaces()
+            return String(decoding: value, as: UTF8.self)
+        }
+
+        mutating func closing() throws(MPDError) {
+            guard current == UInt8(ascii: ")") else { throw .argument("')' expected") }
+            i += 1
+            skipSpaces()
+        }
+
+        func hasPrefix(_ prefix: String) -> Bool {
+            let bytes = Array(prefix.utf8)
+            guard text.count - i >= bytes.count else { return false }
+            for (k, b) in bytes.enumerated() {
+                let c = text[i + k]
+                let lower = (c >= 0x41 && c <= 0x5A) ? c + 0x20 : c
+                if lower != b { return false }
+            }
+            return true
+        }
+
+        mutating func expression() throws(MPDError) -> MPDFilter {
+            // At "(".
+            i += 1
+            skipSpaces()
+            if current == UInt8(ascii: "(") {
+                let first = try expression()
+                if current == UInt8(ascii: ")") {
+                    i += 1
+                    return first
+                }
+                guard try word() == "AND" else { throw .argument("'AND' expected") }
+                var items = [first]
+                while true {
+                    guard current == UInt8(ascii: "(") else { throw .argument("'(' expected") }
+                    items.append(try expression())
+                    if current == UInt8(ascii: ")") {
+                        i += 1
+                        return .and(items)
+                    }
+                    guard try word() == "AND" else { throw .argument("'AND' expected") }
+                }
+            }
+            if current == UInt8(ascii: "!") {
+                i += 1
+                skipSpaces()
+                guard current == UInt8(ascii: "(") else { throw .argument("'(' expected") }
+                let inner = try expression()
+                guard current == UInt8(ascii: ")") else { throw .argument("')' expected") }
+                i += 1
+                skipSpaces()
+                return .not(inner)
+            }
+            let name = try word()
+            let lower = name.lowercased()
+            if name == "modified-since" {
+                let value = try quoted()
+                try closing()
+                guard let time = MPDTime.parse(value) else { throw .argument("Failed to parse time stamp") }
+                return .modifiedSince(time)
+            }
+            if name == "base" {
+                var value = try quoted()
+                try closing()
+                if value.hasSuffix("/") { value.removeLast() }
+                return .base(value)
+            }
+            if lower == "audioformat" {
+                let mask: Bool
+                if hasPrefix("==") {
+                    mask = false
+                } else if hasPrefix("=~") {
+                    mask = true
+                } else {
+                    throw .argument("'==' or '=~' expected")
+                }
+                i += 2
+                skipSpaces()
+                let value = try quoted()
+                try closing()
+                return try audioFormat(value, mask: mask)
+            }
+            let isFile = lower == "file" || lower == "filename"
+            guard isFile || lower == "any" || MPDTag.knownNames.contains(lower) else {
+                throw .argument("Unknown filter type: \(name)")
+            }
+            let match = try stringMatch()
+            try closing()
+            if isFile { return .uri(match) }
+            if lower == "any" { return .tag(.any, match) }
+            return .tag(.tag(MPDTag(name: name)), match)
+        }
+
+        mutating func stringMatch() throws(MPDError) -> StringMatch {
+            if hasPrefix("contains ") {
+                i += "contains ".utf8.count
+                skipSpaces()
+                return StringMatch(try quoted(), foldCase: foldCase, substring: true, negated: false)
+            }
+            if hasPrefix("!contains ") {
+                i += "!contains ".utf8.count
+                skipSpaces()
+                return StringMatch(try quoted(), foldCase: foldCase, substring: true, negated: true)
+            }
+            let negated: Bool
+            if hasPrefix("!=") {
+                negated = true
+            } else if hasPrefix("==") {
+                negated = false
+            } else {
+                throw .argument("'==' or '!=' expected")
+            }
+            i += 2
+            skipSpaces()
+            return StringMatch(try quoted(), foldCase: foldCase, substring: false, negated: negated)
+        }
+
+        func audioFormat(_ value: String, mask: Bool) throws(MPDError) -> MPDFilter {
+            let parts = value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3 else { throw .argument("Failed to parse audio format") }
+            func field(_ s: String) throws(MPDError) -> Int? {
+                if mask && s == "*" { return nil }
+                guard let n = Int(s), n > 0 else { throw .argument("Failed to parse audio format") }
+                return n
+            }
+            return .audioFormat(rate: try field(parts[0]), bits: try field(parts[1]), channels: try field(parts[2]))
+        }
+    }
+}

@@ -1,0 +1,516 @@
+import Glibc
+import KioskCore
+import KioskLibrary
+import KioskSystem
+
+/// A server of the MPD protocol on the player's event loop, so that MPD clients (mpc, phone and
+/// desktop apps) control the same `Player` the buttons do.
+///
+/// Listens on a Unix socket and/or TCP; no threads of its own (except a short-lived one that reads
+/// cover art). Sockets are non-blocking; each connection has a bounded input line, output that is
+/// produced only as fast as the client reads it, a command-list limit and an idle timeout; at most
+/// `maxClients` connections are kept, more are closed at once. A slow, silent or malicious client
+/// can therefore neither stall the loop nor make memory grow without bound.
+///
+/// Changes reach `idle` clients through `Player.onChange` (set by `start()`), whatever caused them:
+/// a button, another client, the engine or the library. Thread: loop thread only.
+public final class MPDServer {
+    /// Counters for logs and tests.
+    public struct Statistics: Sendable, Equatable {
+        public var accepted = 0
+        /// Connections closed at once because `maxClients` were connected.
+        public var refused = 0
+        public var closedLineTooLong = 0
+        public var closedMalformed = 0
+        public var closedTimeout = 0
+        public var closedListTooLong = 0
+        public var commands = 0
+        /// Most bytes waiting for one client, and most received bytes held for one client.
+        public var peakOutputBytes = 0
+        public var peakInputBytes = 0
+    }
+
+    public let settings: MPDSettings
+    let loop: EventLoop
+    let player: Player
+    let library: Library?
+    public private(set) var statistics = Statistics()
+
+    private var listeners: [(fd: Int32, source: SourceID, name: String)] = []
+    private var connections: [Int: MPDConnection] = [:]
+    private var nextNumber = 1
+    private var sweepTimer: TimerID?
+    private var readBuffer = [UInt8](repeating: 0, count: 16 << 10)
+    private var lastRefusalLog: UInt64 = 0
+    private var started = false
+    let startedAtNs = Syscalls.monotonicNanoseconds()
+    /// The TCP port actually bound (useful with port 0 in tests).
+    public private(set) var tcpPort: UInt16?
+
+    var state: MPDStateTracker
+    var databaseView: MPDDatabase?
+    let artwork: MPDArtworkLoader
+
+    public init(loop: EventLoop, player: Player, library: Library?, settings: MPDSettings) {
+        self.loop = loop
+        self.player = player
+        self.library = library
+        self.settings = settings
+        state = MPDStateTracker()
+        artwork = MPDArtworkLoader(
+            loop: loop, maxBytes: settings.maxPictureBytes, cacheBytes: settings.pictureCacheBytes)
+    }
+
+    /// Number of open client connections.
+    public var connectionCount: Int { connections.count }
+
+    /// Opens the listeners and starts following the player. Throws when no listener could be
+    /// opened (one of two failing is logged).
+    public func start() throws(Errno) {
+        guard !started else { return }
+        var failures: [Errno] = []
+        if let path = settings.socketPath {
+            do throws(Errno) {
+                let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? ""
+                if !slash.isEmpty { try Syscalls.mkdirs(slash) }
+                let fd = try Syscalls.listenUnix(path: path, backlog: 64, mode: 0o660)
+                try addListener(fd, name: path)
+            } catch {
+                failures.append(error)
+            }
+        }
+        if let host = settings.tcpHost, let port = settings.tcpPort {
+            let addresses = host == "*" ? ["0.0.0.0", "::"] : [host]
+            for address in addresses {
+                do throws(Errno) {
+                    let fd = try Syscalls.listenTCP(address: address, port: port, backlog: 64)
+                    tcpPort = try? Syscalls.localPort(fd)
+                    try addListener(fd, name: address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)")
+                } catch {
+                    failures.append(error)
+                }
+            }
+        }
+        for failure in failures { Log.error("mpd: \(failure)") }
+        guard !listeners.isEmpty else {
+            throw failures.first ?? Errno(rawValue: EINVAL, context: "mpd: nothing to listen on")
+        }
+        started = true
+        state.observe(player, library: library)
+        player.onChange = { [weak self] in self?.playerChanged() }
+        Log.info(
+            "mpd: listening on \(listeners.map(\.name).joined(separator: ", "))\(settings.password == nil ? "" : " (password required)")"
+        )
+    }
+
+    /// Closes every connection and listener; removes the Unix socket file.
+    public func stop() {
+        guard started else { return }
+        started = false
+        player.onChange = nil
+        for connection in Array(connections.values) { close(connection, reason: nil) }
+        for listener in listeners {
+            loop.removeSource(listener.source)
+            Syscalls.closeIgnoringErrors(listener.fd)
+        }
+        listeners.removeAll()
+        if let path = settings.socketPath { try? Syscalls.unlink(path) }
+        if let timer = sweepTimer { loop.cancel(timer) }
+        sweepTimer = nil
+        artwork.stop()
+    }
+
+    private func addListener(_ fd: Int32, name: String) throws(Errno) {
+        do throws(Errno) {
+            let source = try loop.addSource(fd: fd, events: .readable) { [unowned self] _ in self.acceptAll(fd) }
+            listeners.append((fd, source, name))
+        } catch {
+            Syscalls.closeIgnoringErrors(fd)
+            throw error
+        }
+    }
+
+    // MARK: - connections
+
+    private func acceptAll(_ listener: Int32) {
+        // A bounded number per wake-up, so a flood of connections cannot monopolise the loop.
+        for _ in 0..<64 {
+            let accepted: Int32?
+            do throws(Errno) {
+                accepted = try Syscalls.accept(listener)
+            } catch {
+                // EMFILE and the like: log, and try again on the next wake-up.
+                Log.warning("mpd: \(error)")
+                return
+            }
+            guard let fd = accepted else { return }
+            if connections.count >= settings.maxClients {
+                Syscalls.closeIgnoringErrors(fd)
+                statistics.refused += 1
+                let now = Syscalls.monotonicNanoseconds()
+                if now - lastRefusalLog > 10_000_000_000 {
+                    lastRefusalLog = now
+                    Log.notice("mpd: \(settings.maxClients) clients connected; refusing more")
+                }
+                continue
+            }
+            let connection = MPDConnection(
+                number: nextNumber, fd: fd, peer: Syscalls.peerName(fd), authenticated: settings.password == nil)
+            nextNumber += 1
+            do throws(Errno) {
+                connection.source = try loop.addSource(fd: fd, events: .readable) { [unowned self] events in
+                    self.ready(connection, events)
+                }
+            } catch {
+                Log.warning("mpd: cannot watch a client: \(error)")
+                Syscalls.closeIgnoringErrors(fd)
+                continue
+            }
+            connection.watchedEvents = .readable
+            connections[connection.number] = connection
+            statistics.accepted += 1
+            Log.debug("mpd: client \(connection.number) connected from \(connection.peer)")
+            connection.write("OK MPD \(mpdProtocolVersion)\n")
+            flush(connection)
+            updateInterest(connection)
+            armSweep()
+        }
+    }
+
+    private func ready(_ connection: MPDConnection, _ events: IOEvents) {
+        guard !connection.closed else { return }
+        if events.contains(.readable) {
+            receive(connection)
+        } else if !events.intersection([.hangup, .error]).isEmpty {
+            close(connection, reason: "connection lost")
+            return
+        }
+        guard !connection.closed else { return }
+        if events.contains(.writable) { flush(connection) }
+        guard !connection.closed else { return }
+        process(connection)
+    }
+
+    private func receive(_ connection: MPDConnection) {
+        let received: Int?
+        let result = readBuffer.withUnsafeMutableBytes { buffer in
+            Result { () throws(Errno) in try Syscalls.receive(connection.fd, buffer) }
+        }
+        switch result {
+        case .success(let count): received = count
+        case .failure(let error):
+            close(connection, reason: "\(error)")
+            return
+        }
+        guard let count = received else { return }
+        if count == 0 {
+            close(connection, reason: "closed by the client")
+            return
+        }
+        connection.input.append(contentsOf: readBuffer[0..<count])
+        connection.lastActivityNs = Syscalls.monotonicNanoseconds()
+        statistics.peakInputBytes = max(statistics.peakInputBytes, connection.pendingInput)
+    }
+
+    /// Runs what the connection has asked for, as far as its output allows.
+    func process(_ connection: MPDConnection) {
+        while !connection.closed {
+            if connection.pendingOutput >= settings.outputHighWater { break }
+            if let producer = connection.producer {
+                if producer.produce(into: &connection.output) {
+                    connection.producer = nil
+                    commandFinished(connection)
+                }
+                continue
+            }
+            if connection.waitingForArtwork || connection.closeAfterOutput { break }
+            if connection.running != nil {
+                runNext(connection)
+                continue
+            }
+            guard let line = connection.nextLine() else {
+                if connection.pendingInput > settings.maxLineBytes {
+                    statistics.closedLineTooLong += 1
+                    close(connection, reason: "line longer than \(settings.maxLineBytes) bytes")
+                    return
+                }
+                break
+            }
+            handleLine(connection, line)
+        }
+        guard !connection.closed else { return }
+        statistics.peakOutputBytes = max(statistics.peakOutputBytes, connection.pendingOutput)
+        flush(connection)
+        guard !connection.closed else { return }
+        connection.compact()
+        updateInterest(connection)
+    }
+
+    /// One line from the client, as MPD's `Client::ProcessLine`.
+    private func handleLine(_ connection: MPDConnection, _ line: [UInt8]) {
+        guard let first = line.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") else {
+            // Not a command (binary data, an HTTP request…): MPD closes without a word.
+            statistics.closedMalformed += 1
+            close(connection, reason: "malformed command")
+            return
+        }
+        let isIdle = line.starts(with: Array("idle".utf8)) && (line.count == 4 || line[4] == 0x20 || line[4] == 0x09)
+        let isNoIdle = line == Array("noidle".utf8)
+        if connection.collecting != nil && (isIdle || isNoIdle) {
+            statistics.closedMalformed += 1
+            close(connection, reason: "idle inside a command list")
+            return
+        }
+        if isNoIdle {
+            if connection.idleSubscriptions != nil {
+                connection.idleSubscriptions = nil
+                connection.write("OK\n")
+            }
+            return
+        }
+        if connection.idleSubscriptions != nil {
+            statistics.closedMalformed += 1
+            close(connection, reason: "a command other than noidle during idle")
+            return
+        }
+        if var list = connection.collecting {
+            if line == Array("command_list_end".utf8) {
+                connection.collecting = nil
+                connection.collectingBytes = 0
+                list.next = 0
+                connection.running = list
+                return
+            }
+            connection.collectingBytes += line.count
+            guard list.lines.count < settings.maxCommandListCommands,
+                connection.collectingBytes <= settings.maxCommandListBytes
+            else {
+                statistics.closedListTooLong += 1
+                close(connection, reason: "command list too long")
+                return
+            }
+            list.lines.append(line)
+            connection.collecting = list
+            return
+        }
+        if line == Array("command_list_begin".utf8) {
+            connection.collecting = MPDConnection.Batch(mode: .list, lines: [])
+        } else if line == Array("command_list_ok_begin".utf8) {
+            connection.collecting = MPDConnection.Batch(mode: .listOK, lines: [])
+        } else if isIdle {
+            idle(connection, line)
+        } else {
+            connection.running = MPDConnection.Batch(mode: .single, lines: [line])
+        }
+    }
+
+    private func runNext(_ connection: MPDConnection) {
+        guard let batch = connection.running else { return }
+        guard batch.next < batch.lines.count else {
+            connection.running = nil
+            connection.write("OK\n")
+            return
+        }
+        let index = batch.mode == .single ? 0 : batch.next
+        statistics.commands += 1
+        switch execute(connection, batch.lines[batch.next]) {
+        case .done:
+            commandFinished(connection)
+        case .stream(let producer):
+            connection.producer = producer
+        case .wait:
+            connection.waitingForArtwork = true
+        case .failed(let error, let command):
+            connection.write(error.ackLine(index: index, command: command))
+            connection.running = nil
+        case .failedAndClose(let error, let command):
+            connection.write(error.ackLine(index: index, command: command))
+            connection.running = nil
+            connection.closeAfterOutput = true
+        case .close:
+            close(connection, reason: nil)
+        }
+    }
+
+    /// The current command is complete: `list_OK` in that mode, then the next one.
+    func commandFinished(_ connection: MPDConnection) {
+        guard var batch = connection.running else { return }
+        batch.next += 1
+        if batch.mode == .listOK { connection.write("list_OK\n") }
+        connection.running = batch
+    }
+
+    /// The current command failed after it was held up (artwork).
+    func commandFailed(_ connection: MPDConnection, _ error: MPDError, command: String) {
+        guard let batch = connection.running else { return }
+        connection.write(error.ackLine(index: batch.mode == .single ? 0 : batch.next, command: command))
+        connection.running = nil
+    }
+
+    func flush(_ connection: MPDConnection) {
+        while connection.pendingOutput > 0 {
+            let sent: Int
+            let start = connection.outputStart
+            let result = connection.output.withUnsafeBytes { raw in
+                Result { () throws(Errno) in
+                    try Syscalls.send(connection.fd, UnsafeRawBufferPointer(rebasing: raw[start...]))
+                }
+            }
+            switch result {
+            case .success(let count): sent = count
+            case .failure(let error):
+                close(connection, reason: "\(error)")
+                return
+            }
+            if sent == 0 { break }
+            connection.outputStart += sent
+            connection.lastActivityNs = Syscalls.monotonicNanoseconds()
+        }
+        if connection.pendingOutput == 0 {
+            // Give back the memory of a large response.
+            connection.output.removeAll(keepingCapacity: connection.output.capacity <= 16 << 10)
+            connection.outputStart = 0
+            if connection.closeAfterOutput {
+                close(connection, reason: nil)
+                return
+            }
+        }
+    }
+
+    func updateInterest(_ connection: MPDConnection) {
+        guard !connection.closed, let source = connection.source else { return }
+        var events: IOEvents = []
+        let idle = connection.idleSubscriptions != nil
+        // Read only when the input can be used: not while a command waits or output piles up.
+        if idle
+            || (!connection.busy && !connection.closeAfterOutput
+                && connection.pendingOutput < settings.outputHighWater
+                && connection.pendingInput <= settings.maxLineBytes)
+        {
+            events.insert(.readable)
+        }
+        if connection.pendingOutput > 0 { events.insert(.writable) }
+        guard events != connection.watchedEvents else { return }
+        do throws(Errno) {
+            try loop.modifySource(source, events: events)
+            connection.watchedEvents = events
+        } catch {
+            close(connection, reason: "\(error)")
+        }
+    }
+
+    func close(_ connection: MPDConnection, reason: String?) {
+        guard !connection.closed else { return }
+        connection.closed = true
+        if let source = connection.source { loop.removeSource(source) }
+        connection.source = nil
+        Syscalls.closeIgnoringErrors(connection.fd)
+        connections[connection.number] = nil
+        connection.producer = nil
+        connection.input = []
+        connection.output = []
+        if let reason { Log.debug("mpd: client \(connection.number) (\(connection.peer)): \(reason)") }
+        if connections.isEmpty, let timer = sweepTimer {
+            loop.cancel(timer)
+            sweepTimer = nil
+        }
+    }
+
+    // MARK: - timeouts
+
+    private func armSweep() {
+        guard sweepTimer == nil else { return }
+        let period = max(1, min(5, settings.idleTimeoutSeconds)) * 1000
+        sweepTimer = loop.schedule(afterMilliseconds: period, repeatingMilliseconds: period) { [unowned self] in
+            self.sweep()
+        }
+    }
+
+    private func sweep() {
+        let now = Syscalls.monotonicNanoseconds()
+        let limit = UInt64(settings.idleTimeoutSeconds) * 1_000_000_000
+        for connection in Array(connections.values) {
+            if connection.idleSubscriptions != nil || connection.waitingForArtwork { continue }
+            if now - connection.lastActivityNs > limit {
+                statistics.closedTimeout += 1
+                close(connection, reason: "timed out")
+            }
+        }
+    }
+
+    // MARK: - idle
+
+    private func idle(_ connection: MPDConnection, _ line: [UInt8]) {
+        let arguments: [String]
+        do throws(MPDTokenizer.Failure) {
+            arguments = try MPDTokenizer.split(line).arguments
+        } catch {
+            connection.running = MPDConnection.Batch(mode: .single, lines: [line])
+            return
+        }
+        guard connection.authenticated else {
+            connection.write(
+                MPDError(.permission, "you don't have permission for \"idle\"").ackLine(index: 0, command: "idle"))
+            return
+        }
+        var subscriptions: MPDIdle = []
+        for name in arguments {
+            guard let flag = MPDIdle.named(name) else {
+                connection.write(
+                    MPDError(.argument, "Unrecognized idle event: \(name)").ackLine(index: 0, command: "idle"))
+                return
+            }
+            subscriptions.insert(flag)
+        }
+        if subscriptions.isEmpty { subscriptions = .all }
+        connection.idleSubscriptions = subscriptions
+        notifyIfWanted(connection)
+    }
+
+    /// Answers a waiting `idle` when something it subscribed to has changed.
+    private func notifyIfWanted(_ connection: MPDConnection) {
+        guard let subscriptions = connection.idleSubscriptions else { return }
+        let changed = connection.pendingIdle.intersection(subscriptions)
+        guard !changed.isEmpty else { return }
+        connection.pendingIdle = []
+        connection.idleSubscriptions = nil
+        for (name, flag) in MPDIdle.names where changed.contains(flag) { connection.write("changed: \(name)\n") }
+        connection.write("OK\n")
+    }
+
+    /// Records `changes` for every client and wakes those waiting in `idle` for them.
+    func broadcast(_ changes: MPDIdle) {
+        guard !changes.isEmpty else { return }
+        for connection in Array(connections.values) where !connection.closed {
+            connection.pendingIdle.formUnion(changes)
+            guard connection.idleSubscriptions != nil else { continue }
+            notifyIfWanted(connection)
+            if connection.idleSubscriptions == nil {
+                // Lines that came while it was idle run now.
+                if !connection.busy { process(connection) } else { flush(connection) }
+                updateInterest(connection)
+            }
+        }
+    }
+
+    /// `Player.onChange`: work out what changed and tell the clients.
+    private func playerChanged() {
+        let changes = state.observe(player, library: library)
+        if changes.contains(.database) { databaseView = nil }
+        broadcast(changes)
+    }
+
+    /// Observes the player now (after a command changed it) so the change is not reported late.
+    func noteChanges() { playerChanged() }
+
+    // MARK: - the database view
+
+    /// The catalog as MPD's database (rebuilt after the catalog changes).
+    var database: MPDDatabase {
+        let catalog = player.catalog ?? .empty
+        if let view = databaseView, view.catalog === catalog { return view }
+        let view = MPDDatabase(catalog: catalog)
+        databaseView = view
+        return view
+    }
+}

@@ -1,0 +1,23 @@
+import KioskCore
+import KioskSystem
+
+extension MPDServer: ApplianceService {}
+
+/// Plugs the MPD server into the appliance (`ApplianceOptions.services`). Thread: loop thread.
+public enum MPDService {
+    /// Starts a server when config.json's `mpd` section asks for one (`socket` and/or `listen`);
+    /// nil otherwise (the default). A listener that cannot be opened is logged; the player runs on.
+    public static func make(_ context: ApplianceContext) throws -> (any ApplianceService)? {
+        let config = context.resolved.config
+        guard let settings = try MPDSettings.from(config.mpd, file: config.file.isEmpty ? "config.json" : config.file)
+        else { return nil }
+        let server = MPDServer(loop: context.loop, player: context.player, library: context.library, settings: settings)
+        do {
+            try server.start()
+        } catch {
+            Log.error("mpd: remote control is off: \(error)")
+            return nil
+        }
+        return server
+    }
+}

@@ -1,0 +1,94 @@
+import KioskCore
+import KioskSystem
+
+/// How the MPD server listens and what it allows: built from config.json's `mpd` section (plus
+/// limits that are fixed). Thread: a value; any.
+public struct MPDSettings: Sendable, Equatable {
+    /// A Unix socket path, or nil.
+    public var socketPath: String?
+    /// A TCP address (numeric IPv4/IPv6; `localhost`; `*` for every address) and port, or nil.
+    public var tcpHost: String?
+    public var tcpPort: UInt16?
+    /// Clients must send `password` before anything but ping/close/commands; nil = no password.
+    public var password: String?
+    /// Connections beyond this many are closed at once.
+    public var maxClients = 8
+    /// A line (command plus arguments) longer than this closes the connection, as in MPD.
+    public var maxLineBytes = 8192
+    /// Commands in one command list, and their total bytes; more closes the connection.
+    public var maxCommandListCommands = 4096
+    public var maxCommandListBytes = 1 << 20
+    /// Output held for a client before the server stops producing more for it (long responses are
+    /// produced as the client reads them).
+    public var outputHighWater = 64 << 10
+    /// The largest `binarylimit` honoured (albumart/readpicture chunk size).
+    public var maxBinaryChunk = 256 << 10
+    /// A client that neither sends a command nor reads its output for this long is disconnected
+    /// (a client waiting in `idle` is exempt), as MPD's connection_timeout.
+    public var idleTimeoutSeconds = 60
+    /// Largest picture served (cover files and embedded pictures).
+    public var maxPictureBytes = 16 << 20
+    /// Pictures kept for the chunks that follow the first (bytes, over all entries).
+    public var pictureCacheBytes = 16 << 20
+
+    public init() {}
+
+    /// The settings for `config.mpd`, nil when neither a socket nor a TCP address is configured
+    /// (the default: the server is off). `"socket": "default"` means `mpd.socket` in
+    /// `$RUNTIME_DIRECTORY` (else /run/kiosk-player).
+    public static func from(_ config: Config.MPD, file: String = "config.json") throws(ConfigError) -> MPDSettings? {
+        var settings = MPDSettings()
+        if let socket = config.socket, !socket.isEmpty {
+            if socket == "default" {
+                let runtime =
+                    Syscalls.environment("RUNTIME_DIRECTORY")?.split(separator: ":").first.map(String.init)
+                    ?? "/run/kiosk-player"
+                settings.socketPath = runtime + "/mpd.socket"
+            } else {
+                guard socket.hasPrefix("/") else {
+                    throw ConfigError(
+                        file: file, path: "mpd.socket",
+                        message: "expected an absolute path or \"default\", got \"\(socket)\"")
+                }
+                settings.socketPath = socket
+            }
+        }
+        if let listen = config.listen, !listen.isEmpty {
+            guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]),
+                port > 0
+            else {
+                throw ConfigError(
+                    file: file, path: "mpd.listen",
+                    message: "expected \"host:port\" with a port 1…65535, got \"\(listen)\"")
+            }
+            var host = String(listen[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            switch host {
+            case "": host = "127.0.0.1"
+            case "localhost": host = "127.0.0.1"
+            case "*": host = "*"
+            default:
+                guard MPDSettings.isNumericAddress(host) else {
+                    throw ConfigError(
+                        file: file, path: "mpd.listen",
+                        message:
+                            "expected a numeric address (e.g. 127.0.0.1, 0.0.0.0, ::1), \"localhost\" or \"*\", got \"\(host)\""
+                    )
+                }
+            }
+            settings.tcpHost = host
+            settings.tcpPort = port
+        }
+        guard settings.socketPath != nil || settings.tcpHost != nil else { return nil }
+        if let password = config.password, !password.isEmpty { settings.password = password }
+        settings.maxClients = config.maxClients
+        return settings
+    }
+
+    /// Whether `host` is a numeric IPv4 or IPv6 address (no name lookups: they could block).
+    static func isNumericAddress(_ host: String) -> Bool {
+        let v4 = host.split(separator: ".", omittingEmptySubsequences: false)
+        if v4.count == 4, v4.allSatisfy({ UInt8($0) != nil }) { return true }
+        return host.contains(":") && host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+    }
+}

@@ -222,10 +222,8 @@ extension MPDServer {
     // MARK: - connection
 
     private func password(_ attempt: String, _ c: MPDConnection) throws(MPDError) -> MPDOutcome {
-        guard let expected = settings.password else {
-            c.authenticated = true
-            return .done
-        }
+        // Without a configured password every attempt is wrong, as in MPD.
+        guard let expected = settings.password else { throw MPDError(.password, "incorrect password") }
         // Constant time over the attempt's length, so timing tells nothing about the password.
         let a = Array(attempt.utf8)
         let b = Array(expected.utf8)

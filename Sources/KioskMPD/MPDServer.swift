@@ -64,6 +64,9 @@ public final class MPDServer {
     /// Number of open client connections.
     public var connectionCount: Int { connections.count }
 
+    /// Number of clients waiting in `idle`.
+    public var idleClientCount: Int { connections.values.filter { $0.idleSubscriptions != nil }.count }
+
     /// Opens the listeners and starts following the player. Throws when no listener could be
     /// opened (one of two failing is logged).
     public func start() throws(Errno) {
@@ -84,8 +87,9 @@ public final class MPDServer {
             for address in addresses {
                 do throws(Errno) {
                     let fd = try Syscalls.listenTCP(address: address, port: port, backlog: 64)
-                    tcpPort = try? Syscalls.localPort(fd)
-                    try addListener(fd, name: address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)")
+                    let bound = (try? Syscalls.localPort(fd)) ?? port
+                    tcpPort = bound
+                    try addListener(fd, name: address.contains(":") ? "[\(address)]:\(bound)" : "\(address):\(bound)")
                 } catch {
                     failures.append(error)
                 }

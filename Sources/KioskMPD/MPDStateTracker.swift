@@ -66,11 +66,13 @@ struct MPDStateTracker {
             assignIDs(from: last.queue, to: seen.queue)
             changes.insert(.playlist)
         }
+        // The current song changed (a queue that just got its first entries had no current song).
+        let hadCurrent = last.queue.indices.contains(last.queueIndex)
+        let hasCurrent = seen.queue.indices.contains(seen.queueIndex)
         let trackChanged =
-            seen.queueIndex != last.queueIndex
-            || seen.queue.indices.contains(seen.queueIndex) != last.queue.indices.contains(last.queueIndex)
-            || (seen.queue.indices.contains(seen.queueIndex) && last.queue.indices.contains(last.queueIndex)
-                && seen.queue[seen.queueIndex] != last.queue[last.queueIndex])
+            hadCurrent
+            && (!hasCurrent || seen.queueIndex != last.queueIndex
+                || seen.queue[seen.queueIndex] != last.queue[last.queueIndex])
         if seen.status != last.status || trackChanged {
             changes.insert(.player)
         } else if seen.status != .stopped {

@@ -204,11 +204,13 @@ final class TestClient {
     deinit { Syscalls.closeIgnoringErrors(fd) }
 
     func send(_ text: String) throws {
-        try Syscalls.writeAll(fd, Array(text.utf8))
+        try send(bytes: Array(text.utf8))
     }
 
+    /// Sends everything (waiting while the socket is full); a closed peer is an error, not SIGPIPE.
     func send(bytes: [UInt8]) throws {
-        try Syscalls.writeAll(fd, bytes)
+        let sent = try sendAll(fd, bytes, timeoutMs: timeoutMs)
+        if sent < bytes.count { throw TestFailure("the server stopped reading after \(sent) bytes") }
     }
 
     /// Reads more bytes; false at end of stream.
@@ -384,4 +386,27 @@ func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
         Syscalls.sleep(nanoseconds: 20_000_000)
     }
     return condition()
+}
+
+/// Sends `bytes` on a socket (MSG_NOSIGNAL), waiting up to `timeoutMs` each time it is full.
+/// Returns how many bytes went out; stops early when the peer closes or stops reading.
+@discardableResult
+func sendAll(_ fd: Int32, _ bytes: [UInt8], timeoutMs: Int32) throws -> Int {
+    var offset = 0
+    while offset < bytes.count {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(Errno) in try Syscalls.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+        }
+        switch result {
+        case .success(let n) where n > 0:
+            offset += n
+        case .success:
+            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            if poll(&pfd, 1, timeoutMs) <= 0 { return offset }
+        case .failure(let error):
+            if error.rawValue == EPIPE || error.rawValue == ECONNRESET { return offset }
+            throw error
+        }
+    }
+    return offset
 }

@@ -40,7 +40,7 @@ let package = Package(
         // Remote control over the MPD protocol (a server on the player's event loop).
         .target(
             name: "KioskMPD",
-            dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "KioskDisplay", "KioskInput"],
+            dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "KioskDisplay"],
             swiftSettings: strict),
         .executableTarget(
             name: "kiosk-player",

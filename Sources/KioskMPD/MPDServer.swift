@@ -92,6 +92,11 @@ public final class MPDServer {
                     try addListener(fd, name: address.contains(":") ? "[\(address)]:\(bound)" : "\(address):\(bound)")
                 } catch {
                     failures.append(error)
+                    if error.rawValue == EAFNOSUPPORT || error.rawValue == EPERM || error.rawValue == EACCES {
+                        Log.error(
+                            "mpd: TCP is not allowed here; under systemd, deploy/install.sh adds the drop-in 50-mpd-tcp.conf that allows it when config.json sets mpd.listen"
+                        )
+                    }
                 }
             }
         }

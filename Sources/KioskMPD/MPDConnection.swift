@@ -82,6 +82,8 @@ final class MPDConnection {
     var closeAfterOutput = false
     var closed = false
     var lastActivityNs: UInt64
+    /// A zero-delay timer will call `process` again.
+    var continuationScheduled = false
     var watchedEvents: IOEvents = []
 
     init(number: Int, fd: Int32, peer: String, authenticated: Bool) {
@@ -94,6 +96,9 @@ final class MPDConnection {
 
     var pendingOutput: Int { output.count - outputStart }
     var pendingInput: Int { input.count - inputStart }
+
+    /// A whole line is waiting in the input.
+    var hasCompleteLine: Bool { input[inputStart...].contains(UInt8(ascii: "\n")) }
 
     /// Something holds the next command back.
     var busy: Bool { running != nil || producer != nil || waitingForArtwork }

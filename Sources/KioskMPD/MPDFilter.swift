@@ -13,17 +13,24 @@ indirect enum MPDFilter {
         let foldCase: Bool
         let substring: Bool
         let negated: Bool
+        /// The value's bytes, case-folded when `foldCase`.
+        private let needle: [UInt8]
 
         init(_ value: String, foldCase: Bool, substring: Bool, negated: Bool) {
-            self.value = foldCase ? value.lowercased() : value
+            self.value = value
             self.foldCase = foldCase
             self.substring = substring
             self.negated = negated
+            needle = foldCase ? MPDText.folded(value) : Array(value.utf8)
         }
 
         func matches(_ candidate: String) -> Bool {
-            let text = foldCase ? candidate.lowercased() : candidate
-            let hit = substring ? (value.isEmpty || text.contains(value)) : text == value
+            let hit: Bool
+            if !foldCase && !substring {
+                hit = candidate == value
+            } else {
+                hit = MPDText.find(needle, in: candidate, folding: foldCase, whole: !substring)
+            }
             return hit != negated
         }
     }
@@ -51,8 +58,13 @@ indirect enum MPDFilter {
             // A song without the tag is compared as if its value were empty.
             return values.isEmpty ? match.matches("") : values.contains { match.matches($0) }
         case .tag(.any, let match):
-            let values = MPDTag.allCases.flatMap { $0.values(of: track) }
-            return values.isEmpty ? match.matches("") : values.contains { match.matches($0) }
+            var tagged = false
+            for tag in MPDTag.allCases {
+                let values = tag.values(of: track)
+                tagged = tagged || !values.isEmpty
+                if values.contains(where: { match.matches($0) }) { return true }
+            }
+            return tagged ? false : match.matches("")
         case .uri(let match):
             return match.matches(uri)
         case .base(let directory):
@@ -291,5 +303,57 @@ indirect enum MPDFilter {
             }
             return .audioFormat(rate: try field(parts[0]), bits: try field(parts[1]), channels: try field(parts[2]))
         }
+    }
+}
+
+/// Byte-level text matching for filters: fast for ASCII (no allocation), Unicode lower-casing
+/// otherwise. Thread: any (pure functions).
+enum MPDText {
+    @inline(__always)
+    static func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+
+    /// The lower-cased bytes of `text`.
+    static func folded(_ text: String) -> [UInt8] {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.utf8.map(lower) }
+        return Array(text.lowercased().utf8)
+    }
+
+    /// Whether `needle` is `text` (`whole`) or occurs in it, comparing case-folded when `folding`.
+    static func find(_ needle: [UInt8], in text: String, folding: Bool, whole: Bool) -> Bool {
+        var text = text
+        let direct = text.withUTF8 { bytes -> Bool? in
+            if folding && bytes.contains(where: { $0 >= 0x80 }) { return nil }
+            return search(needle, in: bytes, folding: folding, whole: whole)
+        }
+        if let direct { return direct }
+        let lowered = Array(text.lowercased().utf8)
+        return lowered.withUnsafeBufferPointer { search(needle, in: $0, folding: false, whole: whole) }
+    }
+
+    private static func search(
+        _ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, folding: Bool, whole: Bool
+    ) -> Bool {
+        if whole {
+            guard bytes.count == needle.count else { return false }
+            for i in 0..<needle.count where (folding ? lower(bytes[i]) : bytes[i]) != needle[i] { return false }
+            return true
+        }
+        if needle.isEmpty { return true }
+        guard bytes.count >= needle.count else { return false }
+        let first = needle[0]
+        var start = 0
+        let last = bytes.count - needle.count
+        outer: while start <= last {
+            if (folding ? lower(bytes[start]) : bytes[start]) != first {
+                start += 1
+                continue
+            }
+            for k in 1..<needle.count where (folding ? lower(bytes[start + k]) : bytes[start + k]) != needle[k] {
+                start += 1
+                continue outer
+            }
+            return true
+        }
+        return false
     }
 }

@@ -221,10 +221,43 @@ public final class MPDServer {
         statistics.peakInputBytes = max(statistics.peakInputBytes, connection.pendingInput)
     }
 
-    /// Runs what the connection has asked for, as far as its output allows.
+    /// Runs what the connection has asked for, as far as its output allows: rounds of "run until
+    /// the output reaches the high-water mark, then send". A fast reader of a long response gets
+    /// a few rounds per wake-up, and the rest on the next turn of the loop, so the other clients
+    /// and the buttons are served in between.
     func process(_ connection: MPDConnection) {
+        for _ in 0..<8 {
+            runUntilBlocked(connection)
+            guard !connection.closed else { return }
+            statistics.peakOutputBytes = max(statistics.peakOutputBytes, connection.pendingOutput)
+            flush(connection)
+            guard !connection.closed else { return }
+            if !canContinue(connection) { break }
+        }
+        connection.compact()
+        if canContinue(connection) && connection.pendingOutput == 0 && !connection.continuationScheduled {
+            // Nothing to wait for (the socket took everything): go on after the other events.
+            connection.continuationScheduled = true
+            loop.schedule(afterMilliseconds: 0) { [weak self, weak connection] in
+                guard let self, let connection, !connection.closed else { return }
+                connection.continuationScheduled = false
+                self.process(connection)
+            }
+        }
+        updateInterest(connection)
+    }
+
+    /// Whether the connection has work that only waits for its turn (not for the client or a picture).
+    private func canContinue(_ connection: MPDConnection) -> Bool {
+        guard !connection.closed, !connection.closeAfterOutput, !connection.waitingForArtwork,
+            connection.idleSubscriptions == nil, connection.pendingOutput < settings.outputHighWater
+        else { return false }
+        return connection.producer != nil || connection.running != nil || connection.hasCompleteLine
+    }
+
+    private func runUntilBlocked(_ connection: MPDConnection) {
         while !connection.closed {
-            if connection.pendingOutput >= settings.outputHighWater { break }
+            if connection.pendingOutput >= settings.outputHighWater { return }
             if let producer = connection.producer {
                 if producer.produce(into: &connection.output) {
                     connection.producer = nil
@@ -232,7 +265,7 @@ public final class MPDServer {
                 }
                 continue
             }
-            if connection.waitingForArtwork || connection.closeAfterOutput { break }
+            if connection.waitingForArtwork || connection.closeAfterOutput { return }
             if connection.running != nil {
                 runNext(connection)
                 continue
@@ -241,18 +274,11 @@ public final class MPDServer {
                 if connection.pendingInput > settings.maxLineBytes {
                     statistics.closedLineTooLong += 1
                     close(connection, reason: "line longer than \(settings.maxLineBytes) bytes")
-                    return
                 }
-                break
+                return
             }
             handleLine(connection, line)
         }
-        guard !connection.closed else { return }
-        statistics.peakOutputBytes = max(statistics.peakOutputBytes, connection.pendingOutput)
-        flush(connection)
-        guard !connection.closed else { return }
-        connection.compact()
-        updateInterest(connection)
     }
 
     /// One line from the client, as MPD's `Client::ProcessLine`.

@@ -101,6 +101,22 @@ import Testing
         #expect(h.player.queue.count == 2)
     }
 
+    @Test func aResponseFarLargerThanTheOutputBufferArrivesWhole() throws {
+        let h = try Harness()
+        let path = h.socketPath
+        let (files, last) = try h.client {
+            let c = try TestClient(unix: path)
+            try c.send(String(repeating: "add USBSTICK\n", count: 100))
+            for _ in 0..<100 { _ = try c.response() }
+            let response = try c.command("playlistinfo")
+            return (response.filter { $0.hasPrefix("file: ") }.count, response.last)
+        }
+        // About 250 KB: produced in pieces as the client reads.
+        #expect(files == 100 * h.trackCount)
+        #expect(last == "OK")
+        #expect(h.server.statistics.peakOutputBytes <= h.server.settings.outputHighWater + (32 << 10))
+    }
+
     @Test func commandListsAnswerEachCommandAndStopAtTheFirstError() throws {
         let h = try Harness()
         let path = h.socketPath

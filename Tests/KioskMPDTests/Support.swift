@@ -292,6 +292,7 @@ final class BackgroundProcess {
     let stdinFD: Int32
     let logPath: String
     private var exitStatus: Int32?
+    private var stdinClosed = false
 
     init(_ executable: String, _ arguments: [String], log: String, environment: [String: String]? = nil) throws {
         logPath = log
@@ -357,7 +358,11 @@ final class BackgroundProcess {
     }
 
     func stop() {
-        Syscalls.closeIgnoringErrors(stdinFD)
+        // Once only: a second close could hit a descriptor number another test reuses meanwhile.
+        if !stdinClosed {
+            stdinClosed = true
+            Syscalls.closeIgnoringErrors(stdinFD)
+        }
         guard isRunning else { return }
         kill(pid, SIGTERM)
         for _ in 0..<500 {

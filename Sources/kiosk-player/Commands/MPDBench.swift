@@ -1,0 +1,166 @@
+import Glibc
+import KioskAudio
+import KioskCore
+import KioskLibrary
+import KioskMPD
+import KioskSystem
+import Synchronization
+
+extension BenchCommand {
+    /// `bench mpd`: the MPD server on a synthetic library (generated once under /var/tmp): the
+    /// round trip of common commands from a client on the Unix socket (each one is also the time
+    /// the loop was busy with it), the bytes and time of a full `listallinfo`, the memory of 8
+    /// connected clients, and the CPU used while they wait in `idle`.
+    static func mpd(_ args: [String]) throws -> Int32 {
+        let name = "bench mpd"
+        let parsed = try ParsedArguments(args, command: name, options: ["--tracks", "--library"])
+        let trackCount = try parsed.int("--tracks", command: name, range: 100...100_000) ?? 10_000
+        var layout = SyntheticLibrary.Layout()
+        layout.albums = max(1, trackCount / layout.tracksPerAlbum)
+        layout.compressionLevel = 0
+        let library = parsed.value("--library") ?? "/var/tmp/kiosk-player-bench-mpd-\(layout.trackCount)"
+        let marker = library + "/.kiosk-synthetic-library"
+        let description = "v1 \(layout)"
+        if (try? Syscalls.readFile(marker, limit: 4096)).map({ String(decoding: $0, as: UTF8.self) }) != description {
+            guard !Syscalls.exists(library) || Syscalls.exists(marker) else {
+                throw ToolError("\(library) exists and is not a generated library; remove it or pass --library")
+            }
+            removeTree(library)
+            printLine("\(name): generating \(layout.trackCount) tracks in \(library) (once)…")
+            try SyntheticLibrary.generate(at: library, layout: layout)
+            try SyntheticLibrary.writeFile(path: marker, bytes: Array(description.utf8))
+        }
+
+        var template = Array("/tmp/kiosk-bench-mpd-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw Errno.current.with("mkdtemp") }
+        let state = String(cString: made)
+        defer { removeTree(state) }
+        let loop = try EventLoop()
+        final class Box { weak var player: Player? }
+        let box = Box()
+        let engine = try AudioEngine(loop: loop, settings: AudioSettings(device: "none", realtimePriority: nil)) {
+            box.player?.handle($0)
+        }
+        var config = Config()
+        config.stateDirectory = state
+        config.mediaRoots = []
+        var libraryObject: Library?
+        let lib = try Library(loop: loop, stateDirectory: state, mediaRoots: []) { event in
+            if let library = libraryObject { box.player?.handle(event, catalog: library.catalog) }
+        }
+        libraryObject = lib
+        let player = Player(
+            loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil)
+        box.player = player
+        lib.addVolume(path: library)
+        _ = try loop.run(
+            until: { lib.isIdle && lib.catalog.trackCount > 0 }, timeoutNanoseconds: 600_000_000_000)
+        let rssBefore = Syscalls.residentBytes()
+        var settings = MPDSettings()
+        settings.socketPath = state + "/mpd.socket"
+        let server = MPDServer(loop: loop, player: player, library: lib, settings: settings)
+        try server.start()
+        defer {
+            server.stop()
+            engine.shutdown()
+            lib.stop()
+        }
+
+        let volume = library.split(separator: "/").last.map(String.init) ?? ""
+        let commands: [(String, Int)] = [
+            ("ping", 2000), ("status", 2000), ("currentsong", 1000), ("lsinfo", 200),
+            ("lsinfo \"\(volume)/Artist 001\"", 200), ("find artist \"Artist 001\"", 20),
+            ("search any \"title 0001\"", 20), ("search \"(album contains '0042')\"", 20), ("list album", 20),
+            ("list album group albumartist", 10), ("add \"\(volume)/Artist 001\"", 1), ("playlistinfo", 50),
+            ("listallinfo", 2),
+        ]
+        struct Figures: Sendable {
+            var lines: [String] = []
+            var clientsRSS = 0
+        }
+        let result = Mutex<Figures?>(nil)
+        let handle = loop.handle
+        let path = settings.socketPath!
+        let clientThread = try KioskThread(name: "bench-mpd-client") {
+            var figures = Figures()
+            defer {
+                result.withLock { $0 = figures }
+                handle.wake()
+            }
+            guard let fd = try? Syscalls.connectUnix(path: path) else { return }
+            defer { Syscalls.closeIgnoringErrors(fd) }
+            var pending: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            /// Reads one response; returns its byte count.
+            func response() -> Int {
+                var total = 0
+                while true {
+                    if let newline = pending.firstIndex(of: 0x0A) {
+                        let line = pending[..<newline]
+                        total += newline + 1
+                        pending.removeFirst(newline + 1)
+                        if line.elementsEqual("OK".utf8) || line.starts(with: "ACK".utf8) { return total }
+                        continue
+                    }
+                    let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if n <= 0 { return total }
+                    pending += chunk[0..<n]
+                }
+            }
+            /// Sends a whole command (the socket is blocking; MSG_NOSIGNAL: no SIGPIPE).
+            func send(_ text: String) {
+                let bytes = Array(text.utf8)
+                var offset = 0
+                while offset < bytes.count {
+                    let sent = bytes.withUnsafeBytes { raw in
+                        (try? Syscalls.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))) ?? -1
+                    }
+                    if sent < 0 { return }
+                    offset += sent
+                }
+            }
+            // The greeting is one line ("OK MPD 0.23.0").
+            while !pending.contains(0x0A) {
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { return }
+                pending += chunk[0..<n]
+            }
+            pending.removeFirst(pending.firstIndex(of: 0x0A)! + 1)
+            for (command, repeats) in commands {
+                var bytes = 0
+                let start = Syscalls.monotonicNanoseconds()
+                for _ in 0..<repeats {
+                    send(command + "\n")
+                    bytes = response()
+                }
+                let each = (Syscalls.monotonicNanoseconds() - start) / UInt64(repeats)
+                figures.lines.append("\(command): \(formatMilliseconds(each)) per command, \(bytes) bytes")
+            }
+        }
+        _ = try loop.run(until: { result.withLock { $0 != nil } }, timeoutNanoseconds: 600_000_000_000)
+        clientThread.join()
+        let figures = result.withLock { $0 } ?? Figures()
+
+        // Eight clients waiting in idle: memory and CPU.
+        var idlers: [Int32] = []
+        for _ in 0..<8 {
+            let fd = try Syscalls.connectUnix(path: path)
+            try Syscalls.writeAll(fd, Array("idle\n".utf8))
+            idlers.append(fd)
+        }
+        _ = try loop.run(until: { server.idleClientCount == 8 }, timeoutNanoseconds: 10_000_000_000)
+        let cpuBefore = Syscalls.processCPUNanoseconds()
+        try loop.run(forNanoseconds: 3_000_000_000)
+        let idleCPU = Syscalls.processCPUNanoseconds() - cpuBefore
+        let rssClients = Syscalls.residentBytes()
+        for fd in idlers { Syscalls.closeIgnoringErrors(fd) }
+
+        printLine("\(name): \(lib.catalog.trackCount) tracks in \(library)")
+        for line in figures.lines { printLine("\(name): \(line)") }
+        printLine(
+            "\(name): RSS \(rssBefore >> 10) kB before the server, \(rssClients >> 10) kB with 8 clients in idle (after the commands above); peak output held for one client \(server.statistics.peakOutputBytes) bytes"
+        )
+        printLine("\(name): CPU with 8 clients in idle for 3 s: \(formatMilliseconds(idleCPU))")
+        return 0
+    }
+}

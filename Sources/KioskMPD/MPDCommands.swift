@@ -200,6 +200,8 @@ extension MPDServer {
                 throw .argument("Malformed path")
             }
             library?.rescanAll()
+            // Seen as scanning now, so that its end is an "update" change (mpc update --wait).
+            noteChanges()
             c.write("updating_db: 1\n")
             return .done
         case "listplaylists": return listPlaylists(c)

@@ -163,6 +163,10 @@ struct MPCTests {
         let missing = p.mpc(["add", "../etc"], tcp: tcp)
         #expect(missing.errors.contains("No such directory"))
 
+        // A rescan; --wait follows it through idle "update" until it is over.
+        let update = p.mpc(["--wait", "update"], tcp: tcp)
+        #expect(update.status == 0 && !update.timedOut)
+
         let stopped = MPCStatus(p.mpc(["stop"], tcp: tcp).output)
         #expect(stopped.state == nil || stopped.state == "stopped")
         #expect(p.saved { !$0.playing } != nil)

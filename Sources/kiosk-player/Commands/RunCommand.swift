@@ -83,6 +83,7 @@ enum RunCommand {
                 DIR (default /tmp/kiosk-player-demo-UID), then runs the player on it with the keyboard as
                 buttons and the terminal as the screen (a PNG file when stdout is not a terminal).
                 Audio goes to the default ALSA device when it opens, otherwise to a silent real-time sink.
+                MPD clients connect to DIR/mpd.socket (e.g. mpc -h DIR/mpd.socket status).
 
                 Options:
                   --dir DIR              where the demo library and state live
@@ -119,6 +120,8 @@ enum RunCommand {
                 }
                 config.audio.device = device
                 config.audio.realtimePriority = 0
+                // MPD clients can drive the demo too: mpc -h DIR/mpd.socket status
+                config.mpd.socket = root + "/mpd.socket"
                 let board = try BoardProfile.parse(
                     Array(#"{"name": "demo", "description": "keyboard as buttons", "screen": {"type": "none"}}"#.utf8),
                     file: "(demo)")
@@ -132,7 +135,9 @@ enum RunCommand {
                 options.keyboard = isatty(0) != 0
                 options.printKeymap = true
                 options.shutdownQuits = true
+                options.services = [MPDService.make]
                 if options.screenType == "png" { printLine("Screen frames go to \(options.pngPath!)") }
+                printLine("MPD clients: mpc -h \(root)/mpd.socket status")
                 let appliance = try Appliance(resolved: ResolvedConfig(config: config, board: board), options: options)
                 return try appliance.run()
             })

@@ -219,6 +219,14 @@ public final class FramebufferSurface: Surface {
         console = nil
     }
 
+    /// Blanks the framebuffer (FBIOBLANK powerdown: the driver turns off the backlight or the
+    /// HDMI signal) or unblanks it.
+    public func setAwake(_ awake: Bool) {
+        if kiosk_fb_blank(fd, awake ? 0 : 1) != 0 {
+            Log.debug("\(device): FBIOBLANK \(awake ? "unblank" : "powerdown"): \(Errno.current) (ignored)")
+        }
+    }
+
     /// Finds the framebuffer whose /sys/class/graphics/fbN/name is `name` (e.g. "vc4drmfb",
     /// "fb_st7789v"): its /dev/fbN path, or nil.
     public static func find(name: String, sysfs: String = "/sys/class/graphics", devices: String = "/dev") -> String? {
@@ -277,7 +285,7 @@ public final class FramebufferSurface: Surface {
     }
 
     /// 4×4 Bayer matrix, 0…15.
-    private static let bayer: [UInt32] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]
+    static let bayer: [UInt32] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]
 
     /// `value` (0…255) reduced to `bits` bits with ordered dithering: floor(v·(2ⁿ−1)/255 + (d+½)/16),
     /// so a flat colour between two levels becomes a pattern whose average is the colour, and the
@@ -289,9 +297,9 @@ public final class FramebufferSurface: Surface {
     }
 
     /// RGB565 parts by (Bayer position << 8 | channel value), already shifted into place.
-    private static let red565: [UInt16] = table(bits: 5, shift: 11)
-    private static let green565: [UInt16] = table(bits: 6, shift: 5)
-    private static let blue565: [UInt16] = table(bits: 5, shift: 0)
+    static let red565: [UInt16] = table(bits: 5, shift: 11)
+    static let green565: [UInt16] = table(bits: 6, shift: 5)
+    static let blue565: [UInt16] = table(bits: 5, shift: 0)
 
     private static func table(bits: Int, shift: Int) -> [UInt16] {
         (0..<(16 * 256)).map { UInt16(dithered(UInt32($0 & 0xFF), bits: bits, UInt32($0 >> 8)) << UInt32(shift)) }

@@ -148,6 +148,7 @@ public final class FramebufferSurface: Surface {
     private let mappedLength: Int
     private var console: ConsoleGraphicsMode?
     private var presentedOnce = false
+    private var blanked = false
 
     /// Opens `device` (e.g. /dev/fb0), reads its layout and maps it.
     /// - Parameter console: the virtual console to switch to graphics mode (nil: leave it).
@@ -215,13 +216,15 @@ public final class FramebufferSurface: Surface {
     }
 
     public func restore() {
+        if blanked { setAwake(true) }
         console?.restore()
         console = nil
     }
 
     /// Blanks the framebuffer (FBIOBLANK powerdown: the driver turns off the backlight or the
-    /// HDMI signal) or unblanks it.
+    /// HDMI signal) or unblanks it. `restore` unblanks, for the console.
     public func setAwake(_ awake: Bool) {
+        blanked = !awake
         if kiosk_fb_blank(fd, awake ? 0 : 1) != 0 {
             Log.debug("\(device): FBIOBLANK \(awake ? "unblank" : "powerdown"): \(Errno.current) (ignored)")
         }

@@ -124,6 +124,7 @@ public final class SPIPanelSurface: Surface {
                 convert(r, from: canvas)
                 SPIPanelWorker.merge(panelRect(r), into: &s.dirty)
             }
+            s.requested += 1
             return s.error
         }
         worker.wake()
@@ -134,7 +135,10 @@ public final class SPIPanelSurface: Surface {
     /// backlight on after the next frame). Returns at once; the worker does it.
     public func setAwake(_ awake: Bool) {
         guard !stopped else { return }
-        worker.state.withLock { $0.wantAwake = awake }
+        worker.state.withLock {
+            $0.wantAwake = awake
+            $0.requested += 1
+        }
         worker.wake()
     }
 
@@ -245,6 +249,9 @@ final class SPIPanelWorker: Sendable {
         var busy = false
         var error: SPIPanelError?
         var stats = SPIPanelStatistics()
+        /// Requests (frames, sleep/wake) made, and the latest one the worker has finished with.
+        var requested: UInt64 = 1
+        var handled: UInt64 = 0
     }
 
     let state = Mutex<State>(State())
@@ -289,11 +296,10 @@ final class SPIPanelWorker: Sendable {
 
     func wake() { sem_post(semaphore) }
 
-    /// Everything presented was sent, or sending failed and waits for the next change.
+    /// The worker has finished with every request made so far (sent, or failed and waiting for
+    /// the next change).
     var isSettled: Bool {
-        state.withLock { s in
-            !s.busy && (s.error != nil || (s.initialized && s.dirty.isEmpty && s.wantAwake == s.panelAwake))
-        }
+        state.withLock { s in !s.busy && s.handled == s.requested }
     }
 
     /// Sends what is pending, optionally turns the panel off, and ends the thread (joined).
@@ -348,7 +354,9 @@ final class SPIPanelWorker: Sendable {
         while true {
             while sem_wait(semaphore) != 0 && errno == EINTR {}
             let hasWork = state.withLock { s in
-                s.stopping || !initialized || !s.dirty.isEmpty || s.wantAwake != panelAwake
+                let work = s.stopping || !initialized || !s.dirty.isEmpty || s.wantAwake != panelAwake
+                if !work { s.handled = s.requested }
+                return work
             }
             if !hasWork { continue }
             // Pacing: changes arriving meanwhile are merged into the next frame.
@@ -357,7 +365,7 @@ final class SPIPanelWorker: Sendable {
                 Syscalls.sleep(nanoseconds: nextFrameAt - now)
             }
             windows.removeAll(keepingCapacity: true)
-            let (wantAwake, stopping, turnOff) = state.withLock { s in
+            let (wantAwake, stopping, turnOff, generation) = state.withLock { s in
                 s.busy = true
                 var offset = 0
                 for r in s.dirty {
@@ -369,7 +377,7 @@ final class SPIPanelWorker: Sendable {
                     offset += r.area
                 }
                 s.dirty.removeAll(keepingCapacity: true)
-                return (s.wantAwake, s.stopping, s.turnOffAtStop)
+                return (s.wantAwake, s.stopping, s.turnOffAtStop, s.requested)
             }
             link.cost = SPIPanelStatistics.Cost()
             var frameCost: SPIPanelStatistics.Cost?
@@ -445,6 +453,7 @@ final class SPIPanelWorker: Sendable {
                     s.stats.sendNanoseconds += sendTime
                 }
                 if didInitialize { s.stats.initializations += 1 }
+                s.handled = generation
                 s.busy = false
             }
             if stopping { return }

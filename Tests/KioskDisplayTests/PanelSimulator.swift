@@ -293,3 +293,14 @@ enum Reference {
         return out
     }
 }
+
+/// Where two pictures differ: nil when equal, else the count and the first differing index, so a
+/// failure message stays short.
+func difference<T: Equatable>(_ a: [T], _ b: [T]) -> String? {
+    if a == b { return nil }
+    if a.count != b.count { return "sizes differ: \(a.count) vs \(b.count)" }
+    let differing = zip(a, b).enumerated().filter { $0.element.0 != $0.element.1 }
+    let first = differing[0]
+    return
+        "\(differing.count) of \(a.count) pixels differ; first at \(first.offset): \(first.element.0) vs \(first.element.1)"
+}

@@ -185,7 +185,9 @@ public final class Appliance {
     /// The board's SPI panel over spidev; nil (logged) when it cannot be opened.
     private func openPanel(_ profile: ScreenProfile, required: Bool) -> (any Surface)? {
         guard let panel = profile.spiPanel else {
-            Log.error("screen: the board profile \(resolved.board.name) describes no SPI panel (screen.panel); running without a screen")
+            Log.error(
+                "screen: the board profile \(resolved.board.name) describes no SPI panel (screen.panel); running without a screen"
+            )
             return nil
         }
         do {

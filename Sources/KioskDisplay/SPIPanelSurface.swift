@@ -439,7 +439,9 @@ final class SPIPanelWorker: Sendable {
             let cost = link.cost
             state.withLock { s in
                 if let failure {
-                    for window in windows { Self.merge(window.rect, into: &s.dirty) }
+                    // The panel is initialised again before the next frame, and a reset may have
+                    // cleared its memory: send all of it then (`pending` holds the whole picture).
+                    s.dirty = [Rect(x: 0, y: 0, width: panel.width, height: panel.height)]
                     s.error = failure
                 } else {
                     s.error = nil

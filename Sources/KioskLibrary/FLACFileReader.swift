@@ -161,19 +161,28 @@ final class FLACFileReader {
     /// `pread`s and checks them against the block length (each comment takes at least 4 bytes),
     /// so libFLAC is never asked to allocate a count the block cannot hold.
     private func checkCommentCounts(fd: Int32, blockOffset: Int64, length: Int) -> String? {
-        func le32(at offset: Int64) -> UInt32? {
-            var bytes = [UInt8](repeating: 0, count: 4)
-            let n = bytes.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: offset)) ?? -1 }
-            guard n == 4 else { return nil }
-            return UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
-        }
+        // One read covers the vendor string of every common encoder; a longer one needs a second.
+        var head = [UInt8](repeating: 0, count: 128)
         let data = blockOffset + 4
-        guard length >= 8, let vendorLength = le32(at: data) else { return "block is too short" }
-        guard Int(vendorLength) <= length - 8 else {
-            return "vendor string of \(vendorLength) bytes overruns the block"
+        let got = head.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: data)) ?? -1 }
+        func le32(_ at: Int) -> UInt32 {
+            UInt32(head[at]) | UInt32(head[at + 1]) << 8 | UInt32(head[at + 2]) << 16 | UInt32(head[at + 3]) << 24
         }
-        guard let count = le32(at: data + 4 + Int64(vendorLength)) else { return "block cannot be read" }
-        let room = (length - 8 - Int(vendorLength)) / 4
+        guard length >= 8, got >= 8 else { return "block is too short" }
+        let vendorLength = Int(le32(0))
+        guard vendorLength <= length - 8 else { return "vendor string of \(vendorLength) bytes overruns the block" }
+        let count: UInt32
+        if 4 + vendorLength + 4 <= got {
+            count = le32(4 + vendorLength)
+        } else {
+            var bytes = [UInt8](repeating: 0, count: 4)
+            let n = bytes.withUnsafeMutableBytes {
+                (try? Syscalls.pread(fd, $0, offset: data + 4 + Int64(vendorLength))) ?? -1
+            }
+            guard n == 4 else { return "block cannot be read" }
+            count = UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
+        }
+        let room = (length - 8 - vendorLength) / 4
         if Int(count) > room { return "claims \(count) comments, more than its \(length) bytes can hold" }
         return nil
     }
@@ -191,9 +200,8 @@ final class FLACFileReader {
             guard let bytes = entry.entry, entry.length > 0 else { continue }
             let raw = UnsafeBufferPointer(start: bytes, count: Int(entry.length))
             guard let equals = raw.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            let name = Self.upperASCII(raw[0..<equals])
+            guard let field = Self.field(named: raw[0..<equals]) else { continue }
             let valueBytes = raw[(equals + 1)...]
-            guard let field = Self.fields[name] else { continue }
             var value = String(decoding: valueBytes.prefix(limits.maxValueBytes), as: UTF8.self)
             if valueBytes.count > limits.maxValueBytes, value.last == "\u{FFFD}" { value.removeLast() }
             value = Track.clean(value)
@@ -231,20 +239,22 @@ final class FLACFileReader {
         case title, artist, album, albumArtist, genre, date, trackNumber, trackTotal, discNumber, discTotal
     }
 
-    static let fields: [String: Field] = [
-        "TITLE": .title, "ARTIST": .artist, "ALBUM": .album, "ALBUMARTIST": .albumArtist,
-        "ALBUM ARTIST": .albumArtist, "ALBUM_ARTIST": .albumArtist, "GENRE": .genre, "DATE": .date,
-        "YEAR": .date, "TRACKNUMBER": .trackNumber, "TRACKTOTAL": .trackTotal, "TOTALTRACKS": .trackTotal,
-        "DISCNUMBER": .discNumber, "DISCTOTAL": .discTotal, "TOTALDISCS": .discTotal,
-    ]
+    static let fields: [(name: [UInt8], field: Field)] = [(String, Field)]([
+        ("TITLE", .title), ("ARTIST", .artist), ("ALBUM", .album), ("ALBUMARTIST", .albumArtist),
+        ("ALBUM ARTIST", .albumArtist), ("ALBUM_ARTIST", .albumArtist), ("GENRE", .genre), ("DATE", .date),
+        ("YEAR", .date), ("TRACKNUMBER", .trackNumber), ("TRACKTOTAL", .trackTotal), ("TOTALTRACKS", .trackTotal),
+        ("DISCNUMBER", .discNumber), ("DISCTOTAL", .discTotal), ("TOTALDISCS", .discTotal),
+    ]).map { (Array($0.0.utf8), $0.1) }
 
-    static func upperASCII(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-        var out = String.UnicodeScalarView()
-        for b in bytes.prefix(64) {
-            let c = b >= 0x61 && b <= 0x7A ? b - 0x20 : b
-            out.append(Unicode.Scalar(c))
+    /// The field a comment name stands for (ASCII, any case), without making a String.
+    static func field(named name: Slice<UnsafeBufferPointer<UInt8>>) -> Field? {
+        candidates: for (known, field) in fields where known.count == name.count {
+            for (a, b) in zip(known, name) where a != (b >= 0x61 && b <= 0x7A ? b - 0x20 : b) {
+                continue candidates
+            }
+            return field
         }
-        return String(out)
+        return nil
     }
 
     /// "3", "03", "3/12", " 3 / 12 " → (3, 12). Numbers above 9999 are ignored.
@@ -314,8 +324,8 @@ final class FLACFileReader {
     private func decodeFirstFrame(fd: Int32, info: FLAC__StreamMetadata_StreamInfo, audioStart: Int64?)
         -> (reason: String, transient: Bool)?
     {
-        let size = (try? Syscalls.fileStatus(fd: fd)).map { Int64($0.st_size) } ?? Int64.max / 2
-        let budget = (audioStart ?? size) + Int64(limits.maxFirstFrameSearchBytes)
+        let end = audioStart ?? (try? Syscalls.fileStatus(fd: fd)).map { Int64($0.st_size) } ?? Int64.max / 2
+        let budget = end + Int64(limits.maxFirstFrameSearchBytes)
         let context = DecodeContext(fd: fd, budget: budget)
         let client = Unmanaged.passUnretained(context).toOpaque()
         _ = FLAC__stream_decoder_set_md5_checking(decoder, 0)

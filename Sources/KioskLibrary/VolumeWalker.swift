@@ -143,10 +143,9 @@ struct VolumeWalker {
                     return true
                 }
                 guard let st = status ?? (try? Syscalls.linkStatus(absolute)) else { return true }
-                if UInt64(st.st_dev) != rootDevice {
-                    Log.debug("library: \(absolute) is another file system; not entered")
-                    return true
-                }
+                // Another file system mounted inside the volume is not entered (it is a volume
+                // of its own when it lies under a media root).
+                if UInt64(st.st_dev) != rootDevice { return true }
                 if !visitedFolders.insert(FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted {
                     result.warnings.append(
                         problem(

@@ -4,3 +4,4 @@
 
 #include "kiosk_sys.h"
 #include "kiosk_gpio.h"
+#include "kiosk_library.h"

@@ -2,11 +2,18 @@
 # Library scan of a synthetic 10 000-track library (500 albums x 20, generated once under
 # /var/tmp): kiosk-player's full scan, no-change rescan and 1 %-changed rescan, then MPD's
 # `update` on the same library for comparison when mpd and mpc are installed (a private config in
-# a temporary directory; the daemon is stopped afterwards). Warm page cache for both.
+# a temporary directory; the daemon is stopped afterwards). Warm page cache for both, unless
+# KIOSK_BENCH_COLD=1 (root): then the page cache is dropped before every scan and update, which is
+# closer to a freshly plugged USB stick.
 set -euo pipefail
 bin=${1:-.build/release/kiosk-player}
 library=${KIOSK_BENCH_LIBRARY:-/var/tmp/kiosk-player-bench-library-10000}
-"$bin" bench scan --library "$library"
+cold=${KIOSK_BENCH_COLD:-0}
+if [ "$cold" = 1 ]; then
+    "$bin" bench scan --library "$library" --cold
+else
+    "$bin" bench scan --library "$library"
+fi
 
 if ! command -v mpd >/dev/null || ! command -v mpc >/dev/null; then
     echo "library-scan: mpd or mpc is not installed: no MPD comparison (apt-get install mpd mpc)"
@@ -55,6 +62,7 @@ cpu_ms() {  # utime + stime of the mpd process, in ms
 }
 timed_update() {  # prints "WALL_MS CPU_MS"
     local start end cpu0 cpu1
+    if [ "$cold" = 1 ]; then sync; echo 3 > /proc/sys/vm/drop_caches; fi
     cpu0=$(cpu_ms)
     start=$(date +%s%N)
     mpc --host="$tmp/socket" --wait update >/dev/null
@@ -75,4 +83,5 @@ find "$library" -name '*.flac' | sort | awk 'NR % 100 == 51' | xargs -d '\n' tou
 read -r changed changed_cpu < <(timed_update)
 stop_mpd
 version=$(mpd --version | head -1 | awk '{print $4}')
-echo "library-scan: MPD $version update (mpc update --wait; wall / mpd CPU): full ${full} / ${full_cpu} ms (${songs} songs), no-change ${unchanged} / ${unchanged_cpu} ms, after touching 1 % ${changed} / ${changed_cpu} ms"
+[ "$cold" = 1 ] && cache="cold page cache" || cache="warm page cache"
+echo "library-scan: MPD $version update (mpc update --wait; wall / mpd CPU; $cache): full ${full} / ${full_cpu} ms (${songs} songs), no-change ${unchanged} / ${unchanged_cpu} ms, after touching 1 % ${changed} / ${changed_cpu} ms"

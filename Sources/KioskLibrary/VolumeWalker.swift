@@ -130,11 +130,9 @@ struct VolumeWalker {
         /// Handles one directory entry of kind `kind` (status known for links and unknown kinds).
         /// Returns false when the walk must stop.
         func visit(
-            _ name: String, _ relative: String, _ absolute: String, _ kind: DirectoryEntry.Kind, _ status: stat?,
-            depth: Int
-        )
-            -> Bool
-        {
+            _ name: String, _ relative: String, _ absolute: String, _ kind: DirectoryEntry.Kind,
+            _ status: FileMetadata?, depth: Int
+        ) -> Bool {
             switch kind {
             case .directory:
                 if depth + 1 > limits.maxDepth {
@@ -142,11 +140,13 @@ struct VolumeWalker {
                         problem(relative, "folder deeper than \(limits.maxDepth) levels; not scanned", .warning))
                     return true
                 }
-                guard let st = status ?? (try? Syscalls.linkStatus(absolute)) else { return true }
+                guard let st = status ?? (try? Syscalls.linkStatus(absolute)).map(FileMetadata.init) else {
+                    return true
+                }
                 // Another file system mounted inside the volume is not entered (it is a volume
                 // of its own when it lies under a media root).
-                if UInt64(st.st_dev) != rootDevice { return true }
-                if !visitedFolders.insert(FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted {
+                if st.device != rootDevice { return true }
+                if !visitedFolders.insert(FileID(device: st.device, inode: st.inode)).inserted {
                     result.warnings.append(
                         problem(
                             relative, "links to a folder already scanned (a loop or a duplicate); not followed",
@@ -169,8 +169,10 @@ struct VolumeWalker {
                     stopReason = "more than \(limits.maxFiles) music files; the rest of the volume was not scanned"
                     return false
                 }
-                guard let st = status ?? (try? Syscalls.linkStatus(absolute)) else { return true }
-                if !seenFiles.insert(FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted {
+                guard let st = status ?? (try? Syscalls.linkStatus(absolute)).map(FileMetadata.init) else {
+                    return true
+                }
+                if !seenFiles.insert(FileID(device: st.device, inode: st.inode)).inserted {
                     return true  // the same file reached again through a link
                 }
                 collected += 1
@@ -178,9 +180,7 @@ struct VolumeWalker {
                     result.coverFiles.append(relative)
                     return true
                 }
-                let file = ScannedFile(
-                    relativePath: relative, size: Int64(st.st_size),
-                    modificationTime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+                let file = ScannedFile(relativePath: relative, size: st.size, modificationTime: st.modificationTime)
                 if fileKind == .flac { result.flacFiles.append(file) } else { result.playlists.append(file) }
             default:
                 break
@@ -199,7 +199,8 @@ struct VolumeWalker {
                 guard let target = followLink(link.absolute, link.relative, canonicalRoot: canonicalRoot, into: &result)
                 else { continue }
                 let name = String(link.relative.split(separator: "/").last ?? "")
-                if !visit(name, link.relative, link.absolute, Self.kind(of: target), target, depth: link.depth) {
+                let metadata = FileMetadata(target)
+                if !visit(name, link.relative, link.absolute, metadata.kind, metadata, depth: link.depth) {
                     break walking
                 }
                 continue
@@ -207,7 +208,17 @@ struct VolumeWalker {
             result.directories += 1
             let listing: (entries: [DirectoryEntry], truncated: Bool)
             do {
-                listing = try Syscalls.readDirectory(folder.absolute, limit: max(0, limits.maxEntries - result.entries))
+                listing = try Syscalls.readDirectory(
+                    folder.absolute, limit: max(0, limits.maxEntries - result.entries),
+                    wantsMetadata: { name, kind in
+                        switch kind {
+                        case .directory, .unknown: return !name.hasPrefix(".")
+                        case .regular:
+                            let fileKind = Self.classify(name)
+                            return fileKind == .flac || fileKind == .playlist
+                        default: return false
+                        }
+                    })
             } catch {
                 result.warnings.append(problem(folder.relative, "cannot read the folder: \(error.message)"))
                 continue
@@ -228,11 +239,10 @@ struct VolumeWalker {
                     continue
                 }
                 var kind = entry.kind
-                var status: stat?
+                let status = entry.metadata
                 if kind == .unknown {
-                    guard let st = try? Syscalls.linkStatus(absolute) else { continue }
-                    status = st
-                    kind = Self.kind(of: st)
+                    guard let status else { continue }
+                    kind = status.kind
                 }
                 if kind == .symbolicLink {
                     links.append(Pending(absolute: absolute, relative: relative, depth: folder.depth))
@@ -274,15 +284,6 @@ struct VolumeWalker {
             return nil
         }
         return try? Syscalls.fileStatus(target)
-    }
-
-    private static func kind(of st: stat) -> DirectoryEntry.Kind {
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: .regular
-        case S_IFDIR: .directory
-        case S_IFLNK: .symbolicLink
-        default: .other
-        }
     }
 
     private func problem(_ relative: String, _ reason: String, _ severity: LibraryProblem.Severity = .excluded)

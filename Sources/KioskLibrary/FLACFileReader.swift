@@ -70,6 +70,7 @@ final class FLACFileReader {
         var sawComments = false
         var hasPicture = false
         var audioStart: Int64?
+        var streamInfoOffset: Int64 = 4
         var blocks = 0
         while true {
             blocks += 1
@@ -85,6 +86,10 @@ final class FLACFileReader {
             }
             switch type {
             case FLAC__METADATA_TYPE_STREAMINFO where blocks == 1:
+                streamInfoOffset = offset
+                guard length == 34 else {
+                    return .unplayable(reason: "STREAMINFO is \(length) bytes long, not 34", transient: false)
+                }
                 guard let block = FLAC__metadata_simple_iterator_get_block(iterator) else {
                     return .unplayable(reason: "STREAMINFO cannot be read", transient: false)
                 }
@@ -132,7 +137,9 @@ final class FLACFileReader {
         if let insane = Self.checkStreamInfo(info) {
             return .unplayable(reason: "STREAMINFO is not usable: \(insane)", transient: false)
         }
-        if let failure = decodeFirstFrame(fd: fd.rawValue, info: info, audioStart: audioStart) {
+        if let failure = decodeFirstFrame(
+            fd: fd.rawValue, info: info, streamInfoOffset: streamInfoOffset, audioStart: audioStart)
+        {
             return .unplayable(reason: failure.reason, transient: failure.transient)
         }
         let trackInfo = TrackInfo(
@@ -275,15 +282,23 @@ final class FLACFileReader {
     private final class DecodeContext {
         let fd: Int32
         let budget: Int64
+        /// Served before the file: "fLaC" + STREAMINFO marked as the last metadata block, so the
+        /// decoder never reads the other blocks (pictures can be megabytes on a slow stick).
+        var prefix: [UInt8]
+        var prefixServed = 0
+        /// Where the next file read starts.
+        var position: Int64
         var bytesRead: Int64 = 0
         var overBudget = false
         var readError: Int32 = 0
         var error: FLAC__StreamDecoderErrorStatus?
         var frame: FLAC__FrameHeader?
 
-        init(fd: Int32, budget: Int64) {
+        init(fd: Int32, budget: Int64, prefix: [UInt8], position: Int64) {
             self.fd = fd
             self.budget = budget
+            self.prefix = prefix
+            self.position = position
         }
     }
 
@@ -292,13 +307,22 @@ final class FLACFileReader {
         // Stop at the first decoding error or once the budget is spent: a damaged file must not
         // make libFLAC hunt for a frame sync through the whole file.
         if context.error != nil || context.frame != nil { return FLAC__STREAM_DECODER_READ_STATUS_ABORT }
+        if context.prefixServed < context.prefix.count {
+            let n = min(bytes!.pointee, context.prefix.count - context.prefixServed)
+            context.prefix.withUnsafeBufferPointer {
+                buffer!.update(from: $0.baseAddress! + context.prefixServed, count: n)
+            }
+            context.prefixServed += n
+            bytes!.pointee = n
+            return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
+        }
         let wanted = min(bytes!.pointee, Int(max(0, context.budget - context.bytesRead)))
         if wanted == 0 {
             context.overBudget = true
             bytes!.pointee = 0
             return FLAC__STREAM_DECODER_READ_STATUS_ABORT
         }
-        let n = Glibc.read(context.fd, buffer, wanted)
+        let n = Glibc.pread(context.fd, buffer, wanted, off_t(context.position))
         if n < 0 {
             context.readError = errno
             bytes!.pointee = 0
@@ -306,6 +330,7 @@ final class FLACFileReader {
         }
         bytes!.pointee = n
         context.bytesRead += Int64(n)
+        context.position += Int64(n)
         return n == 0 ? FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM : FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
     }
 
@@ -321,12 +346,29 @@ final class FLACFileReader {
     }
 
     /// Decodes the first audio frame; nil when it decodes and matches STREAMINFO.
-    private func decodeFirstFrame(fd: Int32, info: FLAC__StreamMetadata_StreamInfo, audioStart: Int64?)
-        -> (reason: String, transient: Bool)?
-    {
-        let end = audioStart ?? (try? Syscalls.fileStatus(fd: fd)).map { Int64($0.st_size) } ?? Int64.max / 2
-        let budget = end + Int64(limits.maxFirstFrameSearchBytes)
-        let context = DecodeContext(fd: fd, budget: budget)
+    ///
+    /// When the audio's start is known, the decoder is given "fLaC", STREAMINFO (marked last) and
+    /// then the file from the first frame on: it never reads the other metadata blocks.
+    private func decodeFirstFrame(
+        fd: Int32, info: FLAC__StreamMetadata_StreamInfo, streamInfoOffset: Int64, audioStart: Int64?
+    ) -> (reason: String, transient: Bool)? {
+        var prefix: [UInt8] = []
+        var position: Int64 = 0
+        var budget = Int64(limits.maxFirstFrameSearchBytes)
+        if let audioStart {
+            var block = [UInt8](repeating: 0, count: 38)
+            let n = block.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: streamInfoOffset)) ?? -1 }
+            if n == 38 {
+                block[0] |= 0x80  // is-last
+                prefix = Array("fLaC".utf8) + block
+                position = audioStart
+            } else {
+                budget += audioStart
+            }
+        } else {
+            budget += (try? Syscalls.fileStatus(fd: fd)).map { Int64($0.st_size) } ?? Int64.max / 2
+        }
+        let context = DecodeContext(fd: fd, budget: budget, prefix: prefix, position: position)
         let client = Unmanaged.passUnretained(context).toOpaque()
         _ = FLAC__stream_decoder_set_md5_checking(decoder, 0)
         _ = FLAC__stream_decoder_set_metadata_ignore_all(decoder)

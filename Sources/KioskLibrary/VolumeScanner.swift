@@ -142,15 +142,17 @@ public final class VolumeScanner {
         var cached: [StoredOutcome?] = []
         cached.reserveCapacity(walk.flacFiles.count)
         var toRead: [String] = []
+        var matchedRows = 0
         for file in walk.flacFiles {
-            if let old = known[file.relativePath], old.size == file.size,
-                old.modificationTime == file.modificationTime
-            {
-                cached.append(old.outcome)
-            } else {
-                cached.append(nil)
-                toRead.append(mountPoint + "/" + file.relativePath)
+            if let old = known[file.relativePath] {
+                matchedRows += 1
+                if old.size == file.size && old.modificationTime == file.modificationTime {
+                    cached.append(old.outcome)
+                    continue
+                }
             }
+            cached.append(nil)
+            toRead.append(mountPoint + "/" + file.relativePath)
         }
         stats.filesRead = toRead.count
         stats.filesUnchanged = walk.flacFiles.count - toRead.count
@@ -186,8 +188,10 @@ public final class VolumeScanner {
                 problems.append(LibraryProblem(volume: volume, relativePath: file.relativePath, reason: reason))
             }
         }
-        let present = Set(walk.flacFiles.map(\.relativePath))
-        for path in known.keys where !present.contains(path) {
+        // Rows whose file is gone (there are some when not every row was matched by a file).
+        let present =
+            matchedRows < known.count || !walk.playlists.isEmpty ? Set(walk.flacFiles.map(\.relativePath)) : []
+        for path in known.keys where matchedRows < known.count && !present.contains(path) {
             write { try $0.deleteFile(path) }
             stats.filesRemoved += 1
         }
@@ -239,10 +243,13 @@ public final class VolumeScanner {
             current.checkpoint()
         }
 
-        let playable = Set(tracks.map(\.relativePath))
-        let unplayable = Dictionary(
-            problems.filter { $0.severity == .excluded }.map { ($0.relativePath, $0.reason) },
-            uniquingKeysWith: { a, _ in a })
+        let playable = walk.playlists.isEmpty ? [] : Set(tracks.map(\.relativePath))
+        let unplayable =
+            walk.playlists.isEmpty
+            ? [:]
+            : Dictionary(
+                problems.filter { $0.severity == .excluded }.map { ($0.relativePath, $0.reason) },
+                uniquingKeysWith: { a, _ in a })
         let resolver = PlaylistResolver(mountPoint: mountPoint, files: present)
         var playlists: [ResolvedPlaylist] = []
         for playlist in parsed {

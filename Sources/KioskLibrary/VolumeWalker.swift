@@ -82,15 +82,26 @@ struct VolumeWalker {
 
     /// The kind of a file by name (case-insensitive extension; covers by base name).
     static func classify(_ name: String) -> FileKind {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return .other }
-        let ext = name[name.index(after: dot)...].lowercased()
-        switch ext {
-        case "flac": return .flac
-        case "m3u", "m3u8": return .playlist
-        case "jpg", "jpeg", "png":
-            let base = name[..<dot].lowercased()
-            return ArtworkLookup.coverBaseNames.contains(base) ? .cover : .other
-        default: return .other
+        var name = name
+        return name.withUTF8 { bytes in
+            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return .other }
+            let ext = bytes[(dot + 1)...]
+            func `is`(_ word: StaticString, _ part: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+                guard part.count == word.utf8CodeUnitCount else { return false }
+                for (i, b) in part.enumerated() where (b >= 0x41 && b <= 0x5A ? b + 0x20 : b) != word.utf8Start[i] {
+                    return false
+                }
+                return true
+            }
+            if `is`("flac", ext) { return .flac }
+            if `is`("m3u", ext) || `is`("m3u8", ext) { return .playlist }
+            if `is`("jpg", ext) || `is`("jpeg", ext) || `is`("png", ext) {
+                let base = bytes[..<dot]
+                if `is`("cover", base) || `is`("folder", base) || `is`("front", base) || `is`("album", base) {
+                    return .cover
+                }
+            }
+            return .other
         }
     }
 
@@ -227,23 +238,24 @@ struct VolumeWalker {
             // Sorted so the result (and what a limit cuts off) does not depend on directory order;
             // the subfolders pushed are then reversed so the first name is walked first.
             let stackBase = stack.count
-            for entry in listing.entries.sorted(by: { $0.name < $1.name }) {
+            for entry in listing.entries.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
                 let name = entry.name
-                if name.hasPrefix(".") || VolumeWalker.systemFolders.contains(name.lowercased()) { continue }
-                let relative = join(folder.relative, name)
-                let absolute = folder.absolute + "/" + name
-                if !entry.nameIsValidUTF8 {
-                    if entry.kind == .directory || Self.classify(name) != .other {
-                        result.warnings.append(problem(relative, "the name is not valid UTF-8; skipped"))
-                    }
-                    continue
-                }
+                if name.utf8.first == UInt8(ascii: ".") { continue }
                 var kind = entry.kind
                 let status = entry.metadata
                 if kind == .unknown {
                     guard let status else { continue }
                     kind = status.kind
                 }
+                // Most entries are files that are not music: decide on the name alone, cheaply.
+                if kind == .regular && Self.classify(name) == .other { continue }
+                if kind != .regular && VolumeWalker.systemFolders.contains(name.lowercased()) { continue }
+                let relative = join(folder.relative, name)
+                if !entry.nameIsValidUTF8 {
+                    result.warnings.append(problem(relative, "the name is not valid UTF-8; skipped"))
+                    continue
+                }
+                let absolute = folder.absolute + "/" + name
                 if kind == .symbolicLink {
                     links.append(Pending(absolute: absolute, relative: relative, depth: folder.depth))
                     continue

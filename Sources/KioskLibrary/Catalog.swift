@@ -149,7 +149,8 @@ public final class Catalog: Sendable {
         var covers: [VolumeID: [String: String]] = [:]
         var playlists: [VolumeID: [ResolvedPlaylist]] = [:]
         for contents in volumes {
-            tracks.append(contentsOf: contents.tracks)
+            // One volume (the usual case): share its array instead of copying every track.
+            if tracks.isEmpty { tracks = contents.tracks } else { tracks.append(contentsOf: contents.tracks) }
             problems.append(contentsOf: contents.problems)
             mountPoints[contents.volume] = contents.mountPoint
             covers[contents.volume] = contents.covers
@@ -162,8 +163,11 @@ public final class Catalog: Sendable {
         // Titles decide only between tracks with the same disc and number: keys made on demand.
         let unsortedTitles = LazySortKeys(tracks.map(\.title))
         let order = (0..<tracks.count).sorted { Catalog.canonicalLess($0, $1, tracks, ranks, unsortedTitles) }
-        tracks = order.map { tracks[$0] }
-        ranks = Ranks(albumArtist: order.map { ranks.albumArtist[$0] }, album: order.map { ranks.album[$0] })
+        // Folders named artist/album usually come in this order already: then nothing moves.
+        if !order.elementsEqual(0..<order.count) {
+            tracks = order.map { tracks[$0] }
+            ranks = Ranks(albumArtist: order.map { ranks.albumArtist[$0] }, album: order.map { ranks.album[$0] })
+        }
 
         var matchKeys: [String: String] = [:]
         func match(_ s: String) -> String {

@@ -33,6 +33,8 @@ public final class Catalog: Sendable {
     private let lists: [Category: CategoryList]
     private let keys: [TrackKeys]
     private let mountPoints: [VolumeID: String]
+    /// Volume → relative path → index in `allTracks`.
+    private let positions: [VolumeID: [String: Int32]]
     private let covers: [VolumeID: [String: String]]
     private let limits: ScanLimits
 
@@ -84,7 +86,7 @@ public final class Catalog: Sendable {
 
     /// The track at `relativePath` on `volume`, if it is in the catalog (e.g. to resume).
     public func track(volume: VolumeID, relativePath: String) -> Track? {
-        allTracks.first { $0.volume == volume && $0.relativePath == relativePath }
+        positions[volume]?[relativePath].map { allTracks[Int($0)] }
     }
 
     /// Tracks matching every predicate (an empty list matches all), in canonical order.
@@ -288,10 +290,7 @@ public final class Catalog: Sendable {
         }
         // Playlists refer to tracks by volume and relative path.
         var playlist = GroupTable()
-        var positionOfPath: [VolumeID: [String: Int32]] = [:]
-        for (i, track) in tracks.enumerated() {
-            positionOfPath[track.volume, default: [:]][track.relativePath] = Int32(i)
-        }
+        let positionOfPath = Catalog.positions(of: tracks)
         for volume in playlists.keys.sorted() {
             for list in playlists[volume] ?? [] {
                 let members = list.trackPaths.compactMap { positionOfPath[volume]?[$0] }
@@ -365,7 +364,7 @@ public final class Catalog: Sendable {
         }
         self.init(
             allTracks: tracks, problems: problems, lists: lists, keys: keys, mountPoints: mountPoints, covers: covers,
-            limits: limits)
+            limits: limits, positions: positionOfPath)
     }
 
     /// This catalog without the tracks, playlists and problems of `removed` volumes; order is
@@ -404,13 +403,16 @@ public final class Catalog: Sendable {
         }
         return Catalog(
             allTracks: tracks, problems: problems.filter { !removed.contains($0.volume) }, lists: lists, keys: keys,
-            mountPoints: mountPoints.filter { !removed.contains($0.key) }, covers: covers, limits: limits)
+            mountPoints: mountPoints.filter { !removed.contains($0.key) }, covers: covers, limits: limits,
+            positions: Catalog.positions(of: tracks))
     }
 
     private init(
         allTracks: [Track], problems: [LibraryProblem], lists: [Category: CategoryList], keys: [TrackKeys],
-        mountPoints: [VolumeID: String], covers: [VolumeID: [String: String]], limits: ScanLimits
+        mountPoints: [VolumeID: String], covers: [VolumeID: [String: String]], limits: ScanLimits,
+        positions: [VolumeID: [String: Int32]]
     ) {
+        self.positions = positions
         self.allTracks = allTracks
         self.problems = problems
         self.lists = lists
@@ -418,6 +420,12 @@ public final class Catalog: Sendable {
         self.mountPoints = mountPoints
         self.covers = covers
         self.limits = limits
+    }
+
+    private static func positions(of tracks: [Track]) -> [VolumeID: [String: Int32]] {
+        var positions: [VolumeID: [String: Int32]] = [:]
+        for (i, track) in tracks.enumerated() { positions[track.volume, default: [:]][track.relativePath] = Int32(i) }
+        return positions
     }
 
     // MARK: - ordering and naming

@@ -298,7 +298,7 @@ public final class VolumeScanner {
         stats.problems = problems.count
         stats.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
         if let indexPath { stats.indexBytes = VolumeIndex.sizeOnDisk(indexPath) }
-        progress(tracks.count)
+        progress(walk.flacFiles.count)
         let contents = VolumeContents(
             volume: volume, mountPoint: mountPoint, tracks: tracks, playlists: playlists,
             covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: problems)

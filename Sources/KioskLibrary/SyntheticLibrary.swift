@@ -195,13 +195,15 @@ public enum SyntheticLibrary {
 
     /// The layout `generate` writes: `Artist NNN/Album NNNN/NN - Title NNNNN.flac`, artists with
     /// 5 albums each, 12 genres, dates 1960…; every `embeddedArtEvery`-th album with an embedded
-    /// front cover, every `coverFileEvery`-th with a `cover.jpg`, and a few playlists in
-    /// `Playlists/`. Deterministic, so tests and the benchmark know what to expect.
+    /// front cover (a `pictureSide`² PNG, 270 KB at 300: the size of a typical embedded cover;
+    /// 0 embeds the small sample JPEG), every `coverFileEvery`-th with a `cover.jpg`, and a few
+    /// playlists in `Playlists/`. Deterministic, so tests and the benchmark know what to expect.
     public struct Layout: Sendable, Hashable {
         public var albums = 500
         public var tracksPerAlbum = 20
         public var secondsPerTrack = 0.25
         public var embeddedArtEvery = 5
+        public var pictureSide = 300
         public var coverFileEvery = 3
         public var playlists = 5
         public var tracksPerPlaylist = 50
@@ -230,7 +232,13 @@ public enum SyntheticLibrary {
         ]
         let picture =
             layout.embeddedArtEvery > 0 && album % layout.embeddedArtEvery == 0
-            ? EmbeddedPicture(bytes: sampleJPEG, mimeType: "image/jpeg") : nil
+            ? (layout.pictureSide > 0
+                ? EmbeddedPicture(
+                    bytes: solidPNG(
+                        width: layout.pictureSide, height: layout.pictureSide, red: UInt8(album % 256), green: 90,
+                        blue: 160),
+                    mimeType: "image/png", width: layout.pictureSide, height: layout.pictureSide)
+                : EmbeddedPicture(bytes: sampleJPEG, mimeType: "image/jpeg")) : nil
         return SyntheticTrack(
             relativePath: "\(artistName)/\(albumTitle)/\(pad(number + 1, 2)) - \(title).flac", tags: tags,
             picture: picture, seconds: layout.secondsPerTrack, toneHz: 220 + Double(trackIndex % 48) * 10)
@@ -476,11 +484,16 @@ public enum SyntheticLibrary {
         [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
     }
 
+    private static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 != 0 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
+        return c
+    }
+
     private static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        crcTable.withUnsafeBufferPointer { table in
+            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         }
         return ~crc
     }

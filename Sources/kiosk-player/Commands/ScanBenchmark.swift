@@ -102,7 +102,7 @@ extension BenchCommand {
     /// Generation goes to `DIR.partial` and is renamed when complete.
     private static func ensureLibrary(at path: String, layout: SyntheticLibrary.Layout) throws {
         let marker = path + "/.kiosk-synthetic-library"
-        let description = "v1 \(layout)"
+        let description = "v2 \(layout)"
         if let existing = try? Syscalls.readFile(marker, limit: 4096),
             String(decoding: existing, as: UTF8.self) == description
         {

@@ -50,9 +50,12 @@ public final class VolumeScanner {
     public let readerThreads: Int
     private let reader: FLACFileReader
 
-    /// One reader per online CPU, at most 4: reading is CPU-bound (the first frame is decoded).
+    /// Four readers, or one per CPU when there are more (at most 8): reading a file is half
+    /// waiting for the disk and half decoding, so a few more readers than cores keep both busy
+    /// (measured on a cold page cache: 2 readers 1.5–2.2 s, 4 readers 1.3–1.4 s for 10 000 files
+    /// on 2 cores).
     public static var defaultReaderThreads: Int {
-        max(1, min(4, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        max(4, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
     }
 
     public init(limits: ScanLimits = ScanLimits(), readerThreads: Int = VolumeScanner.defaultReaderThreads) {

@@ -25,7 +25,7 @@ public struct ScanStatistics: Sendable, Hashable {
     public var indexBytes: Int64 = 0
 }
 
-/// Thrown when a scan cannot run at all (the volume cannot be read, the index cannot be opened).
+/// Thrown when a scan cannot run at all (the volume cannot be read) or was cancelled.
 public struct ScanError: Error, CustomStringConvertible, Sendable {
     public let message: String
     public var description: String { message }

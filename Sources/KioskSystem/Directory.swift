@@ -102,16 +102,6 @@ extension Syscalls {
         return String(cString: resolved)
     }
 
-    /// The target of a symbolic link. The corresponding C function is `readlink(2)`.
-    public static func readLink(_ path: String) throws(Errno) -> String {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { raw in
-            Glibc.readlink(path, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
-        }
-        if n < 0 { throw Errno.current.with("readlink \(path)") }
-        return String(decoding: buffer[0..<n], as: UTF8.self)
-    }
-
     /// The corresponding C function is `rmdir(2)`.
     public static func removeDirectory(_ path: String) throws(Errno) {
         _ = try retrying("rmdir \(path)") { Glibc.rmdir(path) }

@@ -19,7 +19,7 @@ public struct DirectoryEntry: Sendable, Hashable {
     public let metadata: FileMetadata?
 }
 
-/// What `lstat(2)` says about a file, in Swift types.
+/// What `lstat(2)` says about a file, in Swift types. Thread: any (a value).
 public struct FileMetadata: Sendable, Hashable {
     public let kind: DirectoryEntry.Kind
     public let size: Int64

@@ -37,7 +37,10 @@ let package = Package(
             name: "KioskCore",
             dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay"],
             swiftSettings: strict),
-        .executableTarget(name: "kiosk-player", dependencies: ["KioskCore"], swiftSettings: strict),
+        .executableTarget(
+            name: "kiosk-player",
+            dependencies: ["KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem"],
+            swiftSettings: strict),
 
         // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools.
         .target(

@@ -6,19 +6,26 @@
 #   deploy/install-deps.sh --system-test   also what the QEMU system test needs
 #   deploy/install-deps.sh --runtime       only what the player needs at run time (on the device)
 #   deploy/install-deps.sh --dry-run ...   print what would be installed
+#   deploy/install-deps.sh --root DIR ...   install into the Debian tree DIR (chroot), e.g. a debootstrap
+#
+# "a|b" names alternatives across releases: the first one apt knows is used (Debian 13 "trixie" and
+# Raspberry Pi OS trixie renamed several libraries: libasound2t64, libflac14, libgpiod3, libpng16-16t64).
 set -euo pipefail
 
 build_packages=(
     pkg-config gcc make
     libasound2-dev libflac-dev libgpiod-dev libturbojpeg0-dev libpng-dev libfreetype-dev libsqlite3-dev
     fonts-dejavu-core fonts-vlgothic
-    flac alsa-utils gpiod
+    flac alsa-utils gpiod time
+    python3-pip
     mpc
     systemd udev
+    python3 dosfstools mtools exfatprogs debootstrap
 )
 runtime_packages=(
-    libasound2 libflac12 libgpiod2 libturbojpeg0 libpng16-16 libfreetype6 libsqlite3-0
-    fonts-dejavu-core fonts-vlgothic alsa-utils
+    'libasound2t64|libasound2' 'libflac14|libflac12' 'libgpiod3|libgpiod2' libturbojpeg0
+    'libpng16-16t64|libpng16-16' libfreetype6 libsqlite3-0
+    fonts-dejavu-core fonts-vlgothic alsa-utils util-linux libstdc++6 libgcc-s1
 )
 system_test_packages=(
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
@@ -29,24 +36,56 @@ system_test_packages=(
 want=()
 dry_run=0
 mode=build
-for arg in "$@"; do
-    case "$arg" in
+root=/
+while [ $# -gt 0 ]; do
+    case "$1" in
         --system-test) mode=system-test ;;
         --runtime) mode=runtime ;;
         --dry-run) dry_run=1 ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
-        *) echo "install-deps: unknown option '$arg'" >&2; exit 2 ;;
+        --root) [ $# -ge 2 ] || { echo "install-deps: --root needs a directory" >&2; exit 2; }
+            root=$2; shift ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        *) echo "install-deps: unknown option '$1'" >&2; exit 2 ;;
     esac
+    shift
 done
+if [ "$root" != / ] && [ ! -x "$root/usr/bin/apt-get" ]; then
+    echo "install-deps: $root is not a Debian tree (no usr/bin/apt-get)" >&2
+    exit 1
+fi
+# in_root CMD...: run CMD on this system, or inside the --root tree.
+in_root() { if [ "$root" = / ]; then "$@"; else chroot "$root" "$@"; fi; }
 case "$mode" in
     build) want=("${build_packages[@]}") ;;
     runtime) want=("${runtime_packages[@]}") ;;
     system-test) want=("${build_packages[@]}" "${system_test_packages[@]}") ;;
 esac
 
+installed() { in_root dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+known() { in_root apt-cache show --no-all-versions "$1" >/dev/null 2>&1; }
+
+# Alternatives: an installed one wins, else the first apt knows, else the first (apt-get will say why).
+resolve() {
+    local alternatives=$1 a
+    IFS='|' read -r -a names <<<"$alternatives"
+    for a in "${names[@]}"; do if installed "$a"; then echo "$a"; return; fi; done
+    for a in "${names[@]}"; do if known "$a"; then echo "$a"; return; fi; done
+    echo "${names[0]}"
+}
+if [ "$mode" = runtime ] && ! known libc6; then
+    # A fresh tree (debootstrap) may have no package lists yet: alternatives need them.
+    if [ "$dry_run" = 1 ]; then
+        echo "install-deps: no package lists in $root yet; would run apt-get update (--dry-run: names unresolved)"
+    else
+        echo "install-deps: no package lists in $root yet; apt-get update"
+        in_root apt-get update -q
+    fi
+fi
+
 missing=()
-for p in "${want[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+for spec in "${want[@]}"; do
+    p=$(resolve "$spec")
+    if ! installed "$p"; then
         missing+=("$p")
     fi
 done
@@ -56,14 +95,16 @@ if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
 
-echo "install-deps: installing ${#missing[@]} missing package(s): ${missing[*]}"
+echo "install-deps: installing ${#missing[@]} missing package(s)$([ "$root" = / ] || echo " into $root"): ${missing[*]}"
 if [ "$dry_run" = 1 ]; then
     echo "install-deps: --dry-run, nothing installed"
     exit 0
 fi
 
 sudo_cmd=()
+[ "$root" = / ] || sudo_cmd=(chroot "$root")
 if [ "$(id -u)" != 0 ]; then
+    [ "$root" = / ] || { echo "install-deps: --root needs root" >&2; exit 1; }
     if command -v sudo >/dev/null 2>&1; then sudo_cmd=(sudo); else
         echo "install-deps: not root and no sudo; install these packages: ${missing[*]}" >&2
         exit 1

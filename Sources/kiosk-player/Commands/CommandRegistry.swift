@@ -2,8 +2,15 @@
 enum CommandRegistry {
     static var all: [Command] {
         [
-            BenchCommand.command,
+            RunCommand.run,
+            RunCommand.demo,
+            ConfigCommands.checkConfig,
+            ConfigCommands.boards,
+            PlayCommand.command,
             ScanCommand.command,
+            RenderCommand.command,
+            InputsCommand.command,
+            BenchCommand.command,
         ]
     }
 }

@@ -31,7 +31,9 @@ let package = Package(
         .target(name: "KioskInput", dependencies: ["KioskSystem", "CKioskShims", "CGPIOD"], swiftSettings: strict),
         .target(
             name: "KioskDisplay",
-            dependencies: ["KioskSystem", "CKioskShims", "CFreeType", "CJPEG", "CPNG"],
+            // KioskInput: the SPI panel drives its data/command, reset and backlight lines through
+            // the same libgpiod layer as the buttons (GPIOChip, GPIOOutputLine).
+            dependencies: ["KioskSystem", "KioskInput", "CKioskShims", "CFreeType", "CJPEG", "CPNG"],
             swiftSettings: strict),
         .target(
             name: "KioskCore",

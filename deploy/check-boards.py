@@ -232,7 +232,8 @@ class Checker:
 
     def panel(self, panel, where):
         if not self.obj(panel, where, required=["controller", "width", "height", "spiBus", "spiCS", "dc"], optional=[
-                "reset", "backlight", "rotation", "invert", "bgr", "xOffset", "yOffset", "speedHz"]):
+                "reset", "backlight", "rotation", "invert", "bgr", "xOffset", "yOffset", "speedHz", "madctl", "init",
+                "device", "gpioChip", "backlightActiveLow", "dither"]):
             return
         self.one_of(panel.get("controller"), join(where, "controller"), PANEL_CONTROLLERS)
         for key in ("width", "height"):
@@ -253,6 +254,37 @@ class Checker:
                 self.integer(panel[key], join(where, key), 0, 255)
         if "speedHz" in panel:
             self.integer(panel["speedHz"], join(where, "speedHz"), 100000, 125000000)
+        for key in ("backlightActiveLow", "dither"):
+            if key in panel:
+                self.boolean(panel[key], join(where, key))
+        if "device" in panel:
+            self.string(panel["device"], join(where, "device"))
+        if "madctl" in panel:
+            value = panel["madctl"]
+            if isinstance(value, str):
+                try:
+                    value = int(value, 16)
+                except ValueError:
+                    value = -1
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 255:
+                self.error(join(where, "madctl"), "expected a byte such as \"0x70\" or 112")
+        if "init" in panel:
+            steps = panel["init"]
+            if not isinstance(steps, list):
+                self.error(join(where, "init"), "expected an array of strings such as \"36 70\" or \"delay 120\"")
+            else:
+                for i, step in enumerate(steps):
+                    sw = f"{join(where, 'init')}[{i}]"
+                    words = step.split() if isinstance(step, str) else []
+                    if words[:1] == ["delay"]:
+                        ok = len(words) == 2 and words[1].isdigit() and int(words[1]) <= 1000 and i > 0
+                    else:
+                        ok = bool(words) and all(len(w.removeprefix("0x").removeprefix("0X")) in (1, 2)
+                                                 and all(c in "0123456789abcdefABCDEF"
+                                                         for c in w.removeprefix("0x").removeprefix("0X"))
+                                                 for w in words)
+                    if not ok:
+                        self.error(sw, "expected hex bytes such as \"36 70\", or \"delay N\" after a command")
 
     def audio(self, audio, where):
         if not self.obj(audio, where, optional=["device", "fallbackDevices", "mixer"]):

@@ -126,6 +126,39 @@ fail:
     return NULL;
 }
 
+kiosk_gpio_line *kiosk_gpio_output_request(const char *path, unsigned int offset, int active_low, int value,
+                                           const char *consumer) {
+    struct gpiod_chip *chip = gpiod_chip_open(path);
+    if (!chip) return NULL;
+    int saved;
+    struct gpiod_line *line = gpiod_chip_get_line(chip, offset);
+    if (!line) goto fail;
+    struct gpiod_line_request_config config = {
+        .consumer = consumer,
+        .request_type = GPIOD_LINE_REQUEST_DIRECTION_OUTPUT,
+        .flags = active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0,
+    };
+    if (gpiod_line_request(line, &config, value ? 1 : 0) != 0) goto fail;
+    kiosk_gpio_line *result = calloc(1, sizeof *result);
+    if (!result) {
+        gpiod_line_release(line);
+        errno = ENOMEM;
+        goto fail;
+    }
+    result->chip = chip;
+    result->line = line;
+    result->offset = offset;
+    result->fd = -1;
+    return result;
+fail:
+    saved = errno;
+    gpiod_chip_close(chip);
+    errno = saved;
+    return NULL;
+}
+
+int kiosk_gpio_line_set_value(kiosk_gpio_line *line, int value) { return gpiod_line_set_value(line->line, value ? 1 : 0); }
+
 int kiosk_gpio_line_fd(kiosk_gpio_line *line) { return line->fd; }
 
 int kiosk_gpio_line_value(kiosk_gpio_line *line) { return gpiod_line_get_value(line->line); }
@@ -194,8 +227,9 @@ int kiosk_gpio_line_user(const char *path, unsigned int offset, int *used, char 
     return 0;
 }
 
-kiosk_gpio_line *kiosk_gpio_line_request(const char *path, unsigned int offset, int bias, int active_low,
-                                         const char *consumer) {
+// One line, either an input with both-edge events (output < 0) or an output driven to `output`.
+static kiosk_gpio_line *request_v2(const char *path, unsigned int offset, int bias, int active_low, int output,
+                                   const char *consumer) {
     struct gpiod_chip *chip = NULL;
     struct gpiod_line_settings *settings = NULL;
     struct gpiod_line_config *line_config = NULL;
@@ -210,8 +244,8 @@ kiosk_gpio_line *kiosk_gpio_line_request(const char *path, unsigned int offset, 
     settings = gpiod_line_settings_new();
     line_config = gpiod_line_config_new();
     request_config = gpiod_request_config_new();
-    buffer = gpiod_edge_event_buffer_new(KIOSK_GPIO_EVENT_BATCH);
-    if (!settings || !line_config || !request_config || !buffer) {
+    if (output < 0) buffer = gpiod_edge_event_buffer_new(KIOSK_GPIO_EVENT_BATCH);
+    if (!settings || !line_config || !request_config || (output < 0 && !buffer)) {
         saved = ENOMEM;
         goto done;
     }
@@ -222,10 +256,17 @@ kiosk_gpio_line *kiosk_gpio_line_request(const char *path, unsigned int offset, 
     case KIOSK_GPIO_BIAS_PULL_DOWN: line_bias = GPIOD_LINE_BIAS_PULL_DOWN; break;
     default: break;
     }
-    if (gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_INPUT) != 0 ||
-        gpiod_line_settings_set_edge_detection(settings, GPIOD_LINE_EDGE_BOTH) != 0 ||
-        gpiod_line_settings_set_bias(settings, line_bias) != 0 ||
-        gpiod_line_settings_set_event_clock(settings, GPIOD_LINE_CLOCK_MONOTONIC) != 0) {
+    if (output >= 0) {
+        if (gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_OUTPUT) != 0 ||
+            gpiod_line_settings_set_output_value(settings, output ? GPIOD_LINE_VALUE_ACTIVE
+                                                                  : GPIOD_LINE_VALUE_INACTIVE) != 0) {
+            saved = errno;
+            goto done;
+        }
+    } else if (gpiod_line_settings_set_direction(settings, GPIOD_LINE_DIRECTION_INPUT) != 0 ||
+               gpiod_line_settings_set_edge_detection(settings, GPIOD_LINE_EDGE_BOTH) != 0 ||
+               gpiod_line_settings_set_bias(settings, line_bias) != 0 ||
+               gpiod_line_settings_set_event_clock(settings, GPIOD_LINE_CLOCK_MONOTONIC) != 0) {
         saved = errno;
         goto done;
     }
@@ -235,13 +276,13 @@ kiosk_gpio_line *kiosk_gpio_line_request(const char *path, unsigned int offset, 
         goto done;
     }
     gpiod_request_config_set_consumer(request_config, consumer);
-    gpiod_request_config_set_event_buffer_size(request_config, 64);
+    if (output < 0) gpiod_request_config_set_event_buffer_size(request_config, 64);
     request = gpiod_chip_request_lines(chip, request_config, line_config);
     if (!request) {
         saved = errno;
         goto done;
     }
-    if (set_nonblocking(gpiod_line_request_get_fd(request)) != 0) {
+    if (output < 0 && set_nonblocking(gpiod_line_request_get_fd(request)) != 0) {
         saved = errno;
         goto done;
     }
@@ -264,6 +305,21 @@ done:
     gpiod_chip_close(chip);
     if (!result) errno = saved ? saved : EIO;
     return result;
+}
+
+kiosk_gpio_line *kiosk_gpio_line_request(const char *path, unsigned int offset, int bias, int active_low,
+                                         const char *consumer) {
+    return request_v2(path, offset, bias, active_low, -1, consumer);
+}
+
+kiosk_gpio_line *kiosk_gpio_output_request(const char *path, unsigned int offset, int active_low, int value,
+                                           const char *consumer) {
+    return request_v2(path, offset, KIOSK_GPIO_BIAS_AS_IS, active_low, value ? 1 : 0, consumer);
+}
+
+int kiosk_gpio_line_set_value(kiosk_gpio_line *line, int value) {
+    return gpiod_line_request_set_value(line->request, line->offset,
+                                        value ? GPIOD_LINE_VALUE_ACTIVE : GPIOD_LINE_VALUE_INACTIVE);
 }
 
 int kiosk_gpio_line_fd(kiosk_gpio_line *line) { return gpiod_line_request_get_fd(line->request); }
@@ -291,7 +347,7 @@ int kiosk_gpio_line_read_edges(kiosk_gpio_line *line, struct kiosk_gpio_edge *ed
 void kiosk_gpio_line_release(kiosk_gpio_line *line) {
     if (!line) return;
     gpiod_line_request_release(line->request);
-    gpiod_edge_event_buffer_free(line->buffer);
+    if (line->buffer) gpiod_edge_event_buffer_free(line->buffer);
     free(line);
 }
 

@@ -166,8 +166,20 @@ public final class Appliance {
         case "terminal":
             surface = TerminalSurface()
         case "spi":
-            Log.error("screen: SPI panels are not supported by this build; running without a screen")
-            surface = nil
+            surface = openPanel(profile, required: true)
+        case "auto" where profile.spiPanel != nil:
+            // The framebuffer found by its sysfs name (a kernel driver for the panel, or HDMI),
+            // else the panel over spidev, else none.
+            if let name = profile.fbName, let device = FramebufferSurface.find(name: name) {
+                do {
+                    surface = try FramebufferSurface.open(device: device, rotation: profile.rotation)
+                } catch {
+                    Log.notice("screen: \(error); trying the SPI panel")
+                    surface = openPanel(profile, required: false)
+                }
+            } else {
+                surface = openPanel(profile, required: false)
+            }
         default:
             // "framebuffer" or "auto": the named framebuffer, else (auto) no screen.
             do {
@@ -185,9 +197,33 @@ public final class Appliance {
         do {
             let fonts = try FontSet.load()
             let theme = Theme.named(config.screen.theme) ?? .dark
-            return try Display(loop: loop, surface: surface, fonts: fonts, theme: theme)
+            let display = try Display(loop: loop, surface: surface, fonts: fonts, theme: theme)
+            if surface is SPIPanelSurface || surface is FramebufferSurface {
+                display.minimumFrameNanoseconds = 1_000_000_000 / UInt64(max(1, config.screen.maxFramesPerSecond))
+            }
+            display.idleOffNanoseconds = UInt64(config.screen.idleOffSeconds) * 1_000_000_000
+            return display
         } catch {
             Log.error("screen: \(error); running without a screen")
+            return nil
+        }
+    }
+
+    /// The board's SPI panel over spidev; nil (logged) when it cannot be opened.
+    private func openPanel(_ profile: ScreenProfile, required: Bool) -> (any Surface)? {
+        guard let panel = profile.spiPanel else {
+            Log.error(
+                "screen: the board profile \(resolved.board.name) describes no SPI panel (screen.panel); running without a screen"
+            )
+            return nil
+        }
+        do {
+            return try SPIPanelSurface.open(
+                panel: panel, gpioChips: resolved.board.gpioChips, extraRotation: profile.rotation,
+                maxFramesPerSecond: resolved.config.screen.maxFramesPerSecond)
+        } catch {
+            let message = "screen: SPI panel: \(error); running without a screen (the player still plays)"
+            if required { Log.error(message) } else { Log.notice(message) }
             return nil
         }
     }
@@ -210,6 +246,7 @@ public final class Appliance {
         )
         let manager = InputManager(loop: loop, profile: profile, settings: settings) { [unowned self] event in
             Log.debug("input: \(event)")
+            self.display?.noteActivity()
             self.player.handle(event)
         }
         inputs = manager

@@ -11,6 +11,10 @@ import KioskSystem
 /// - Artwork is loaded, decoded and scaled on a worker thread (`provideArtwork`), cached by key
 ///   and size (small LRU), and drawn when it arrives; until then, and when it cannot be decoded,
 ///   the placeholder is shown.
+/// - Frame pacing (`minimumFrameNanoseconds`): changes coming faster are drawn together once the
+///   interval has passed.
+/// - Screen sleep (`idleOffNanoseconds`): after that long without `noteActivity()` (input), the
+///   surface is turned off and nothing is drawn; the next activity wakes it and draws what changed.
 ///
 /// Thread: the event-loop thread only.
 public final class Display {
@@ -22,6 +26,14 @@ public final class Display {
     public private(set) var framesPresented = 0
     /// The state last given to `show`.
     public private(set) var state: ScreenState = .off
+    /// Frames are drawn at most this often (0: as soon as something changes).
+    public var minimumFrameNanoseconds: UInt64 = 0
+    /// The screen sleeps after this long without `noteActivity()` (0: never).
+    public var idleOffNanoseconds: UInt64 = 0 {
+        didSet { restartIdleTimer() }
+    }
+    /// Whether the screen is asleep (surface off, nothing drawn).
+    public private(set) var isAsleep = false
 
     private let loop: EventLoop
     private let canvas: Canvas
@@ -41,6 +53,9 @@ public final class Display {
     private var worker: ArtworkWorker?
     private var lastPresentError: String?
     private var isShutDown = false
+    private var lastPresentTime: UInt64 = 0
+    private var paceTimer: TimerID?
+    private var idleTimer: TimerID?
     static let maxLoaders = 512
 
     /// A display drawing on `surface`. Starts the artwork worker thread.
@@ -107,12 +122,43 @@ public final class Display {
         refresh()
     }
 
+    /// Input happened: wakes a sleeping screen (drawing what changed meanwhile) and restarts the
+    /// idle countdown.
+    public func noteActivity() {
+        guard !isShutDown else { return }
+        if isAsleep {
+            isAsleep = false
+            surface.setAwake(true)
+            refresh()
+        }
+        restartIdleTimer()
+    }
+
+    private func restartIdleTimer() {
+        if let t = idleTimer { loop.cancel(t) }
+        idleTimer = nil
+        guard idleOffNanoseconds > 0, !isShutDown, !isAsleep else { return }
+        idleTimer = loop.schedule(afterNanoseconds: idleOffNanoseconds) { [weak self] in
+            guard let self else { return }
+            self.idleTimer = nil
+            self.sleep()
+        }
+    }
+
+    private func sleep() {
+        guard !isAsleep, !isShutDown else { return }
+        isAsleep = true
+        for t in [tickTimer, paceTimer].compactMap({ $0 }) { loop.cancel(t) }
+        tickTimer = nil
+        paceTimer = nil
+        surface.setAwake(false)
+    }
+
     /// Stops the worker, clears the screen to black and gives it back (console text mode).
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
-        if let t = tickTimer { loop.cancel(t) }
-        if let t = overlayTimer { loop.cancel(t) }
+        for t in [tickTimer, overlayTimer, paceTimer, idleTimer].compactMap({ $0 }) { loop.cancel(t) }
         worker?.stop()
         worker = nil
         canvas.fill(Color(rgb: 0))
@@ -136,7 +182,7 @@ public final class Display {
     }
 
     private func refresh() {
-        guard !isShutDown else { return }
+        guard !isShutDown, !isAsleep else { return }
         let now = Syscalls.monotonicNanoseconds()
         let visible = visibleState(now: now)
         if let t = tickTimer {
@@ -154,6 +200,17 @@ public final class Display {
             }
         }
         if hasDrawn && visible == drawn && !artworkChanged { return }
+        if hasDrawn && minimumFrameNanoseconds > 0 && now < lastPresentTime + minimumFrameNanoseconds {
+            // Too soon after the last frame: draw the latest state once the interval has passed.
+            if paceTimer == nil {
+                paceTimer = loop.schedule(afterNanoseconds: lastPresentTime + minimumFrameNanoseconds - now) {
+                    [weak self] in
+                    self?.paceTimer = nil
+                    self?.refresh()
+                }
+            }
+            return
+        }
         artworkChanged = false
         drawn = visible
         renderer.render(visible, on: canvas) { [unowned self] key, size in
@@ -167,6 +224,7 @@ public final class Display {
     }
 
     private func present(_ damage: [Rect]) {
+        lastPresentTime = Syscalls.monotonicNanoseconds()
         do {
             try surface.present(canvas, damage: damage)
             framesPresented += 1

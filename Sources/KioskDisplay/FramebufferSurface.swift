@@ -148,6 +148,7 @@ public final class FramebufferSurface: Surface {
     private let mappedLength: Int
     private var console: ConsoleGraphicsMode?
     private var presentedOnce = false
+    private var blanked = false
 
     /// Opens `device` (e.g. /dev/fb0), reads its layout and maps it.
     /// - Parameter console: the virtual console to switch to graphics mode (nil: leave it).
@@ -215,8 +216,18 @@ public final class FramebufferSurface: Surface {
     }
 
     public func restore() {
+        if blanked { setAwake(true) }
         console?.restore()
         console = nil
+    }
+
+    /// Blanks the framebuffer (FBIOBLANK powerdown: the driver turns off the backlight or the
+    /// HDMI signal) or unblanks it. `restore` unblanks, for the console.
+    public func setAwake(_ awake: Bool) {
+        blanked = !awake
+        if kiosk_fb_blank(fd, awake ? 0 : 1) != 0 {
+            Log.debug("\(device): FBIOBLANK \(awake ? "unblank" : "powerdown"): \(Errno.current) (ignored)")
+        }
     }
 
     /// Finds the framebuffer whose /sys/class/graphics/fbN/name is `name` (e.g. "vc4drmfb",
@@ -277,7 +288,7 @@ public final class FramebufferSurface: Surface {
     }
 
     /// 4×4 Bayer matrix, 0…15.
-    private static let bayer: [UInt32] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]
+    static let bayer: [UInt32] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]
 
     /// `value` (0…255) reduced to `bits` bits with ordered dithering: floor(v·(2ⁿ−1)/255 + (d+½)/16),
     /// so a flat colour between two levels becomes a pattern whose average is the colour, and the
@@ -289,9 +300,9 @@ public final class FramebufferSurface: Surface {
     }
 
     /// RGB565 parts by (Bayer position << 8 | channel value), already shifted into place.
-    private static let red565: [UInt16] = table(bits: 5, shift: 11)
-    private static let green565: [UInt16] = table(bits: 6, shift: 5)
-    private static let blue565: [UInt16] = table(bits: 5, shift: 0)
+    static let red565: [UInt16] = table(bits: 5, shift: 11)
+    static let green565: [UInt16] = table(bits: 6, shift: 5)
+    static let blue565: [UInt16] = table(bits: 5, shift: 0)
 
     private static func table(bits: Int, shift: Int) -> [UInt16] {
         (0..<(16 * 256)).map { UInt16(dithered(UInt32($0 & 0xFF), bits: bits, UInt32($0 >> 8)) << UInt32(shift)) }

@@ -14,18 +14,21 @@ public struct ScreenProfile: Sendable, Equatable {
     public var device: String?
     /// 0, 90, 180 or 270 degrees clockwise.
     public var rotation: Int
-    /// The SPI panel description, kept as JSON for the SPI panel surface to read.
+    /// The SPI panel object as written (the board loader reads its control lines from it).
     public var panel: JSONValue?
+    /// The SPI panel, parsed and checked.
+    public var spiPanel: SPIPanelDescription?
 
     public init(
         type: Kind = .auto, fbName: String? = nil, device: String? = "/dev/fb0", rotation: Int = 0,
-        panel: JSONValue? = nil
+        panel: JSONValue? = nil, spiPanel: SPIPanelDescription? = nil
     ) {
         self.type = type
         self.fbName = fbName
         self.device = device
         self.rotation = rotation
         self.panel = panel
+        self.spiPanel = spiPanel
     }
 
     /// Reads the "screen" object of a profile; unknown keys and bad values are errors naming
@@ -44,8 +47,9 @@ public struct ScreenProfile: Sendable, Equatable {
         }
         rotation = rotationValue
         panel = reader.raw("panel")
-        if let panel, panel.object == nil {
-            throw reader.error("panel", "expected an object, got \(JSONReader.show(panel))")
+        spiPanel = try reader.object("panel").map { (r) throws(ConfigError) in try SPIPanelDescription(r) }
+        if type == .spi && spiPanel == nil {
+            throw reader.error("panel", "required for a screen of type \"spi\"")
         }
         try reader.finish()
     }

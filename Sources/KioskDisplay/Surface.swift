@@ -11,10 +11,14 @@ public protocol Surface: AnyObject {
     func present(_ canvas: Canvas, damage: [Rect]) throws
     /// Gives the screen back (console text mode, cursor). Called once, at shutdown.
     func restore()
+    /// Turns the screen off (backlight off, panel asleep) or on again; what is shown is kept or
+    /// presented again after waking. Surfaces without a power switch ignore it.
+    func setAwake(_ awake: Bool)
 }
 
 extension Surface {
     public func restore() {}
+    public func setAwake(_ awake: Bool) {}
 }
 
 /// Writes each presented canvas to a PNG file (atomically): snapshots, `kiosk-player render`,

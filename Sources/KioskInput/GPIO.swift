@@ -211,3 +211,59 @@ final class GPIOLine {
         }
     }
 }
+
+/// One requested GPIO output line (libgpiod through CKioskShims' kiosk_gpio), consumer
+/// "kiosk-player": the data/command, reset and backlight lines of an SPI panel. Releases the line
+/// when it ends (the line keeps its last level).
+///
+/// Thread: one thread at a time (the SPI panel's worker once it is handed over).
+public final class GPIOOutputLine: @unchecked Sendable {
+    public let chip: GPIOChip
+    public let offset: Int
+    public let use: String
+    public let activeLow: Bool
+    private let handle: OpaquePointer
+    /// The logical level last driven.
+    public private(set) var isActive: Bool
+
+    /// Requests `offset` of `chip` as an output, driven to `active` at once.
+    /// - Parameter activeLow: the line is active (logical 1) at the low physical level.
+    public init(chip: GPIOChip, offset: Int, activeLow: Bool = false, active: Bool, use: String) throws(InputError) {
+        self.chip = chip
+        self.offset = offset
+        self.use = use
+        self.activeLow = activeLow
+        guard offset >= 0, offset < chip.lineCount else {
+            throw InputError.request(Errno(rawValue: EINVAL), chip: chip, line: offset, use: use)
+        }
+        guard
+            let handle = kiosk_gpio_output_request(
+                chip.path, UInt32(offset), activeLow ? 1 : 0, active ? 1 : 0, "kiosk-player")
+        else {
+            let error = Errno.current
+            var consumer: String?
+            if error.rawValue == EBUSY {
+                var used: Int32 = 0
+                var buffer = [CChar](repeating: 0, count: 64)
+                if kiosk_gpio_line_user(chip.path, UInt32(offset), &used, &buffer, buffer.count) == 0 {
+                    consumer = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+                }
+            }
+            throw InputError.request(error, chip: chip, line: offset, use: use, consumer: consumer)
+        }
+        self.handle = handle
+        isActive = active
+    }
+
+    deinit {
+        kiosk_gpio_line_release(handle)
+    }
+
+    /// Drives the line active (true) or inactive (false).
+    public func set(_ active: Bool) throws(Errno) {
+        if kiosk_gpio_line_set_value(handle, active ? 1 : 0) != 0 {
+            throw Errno.current.with("set line \(offset) (\(use)) on \(chip.path)")
+        }
+        isActive = active
+    }
+}

@@ -33,6 +33,8 @@ public final class Catalog: Sendable {
     private let lists: [Category: CategoryList]
     private let keys: [TrackKeys]
     private let mountPoints: [VolumeID: String]
+    /// Volume → relative path → index in `allTracks`.
+    private let positions: [VolumeID: [String: Int32]]
     private let covers: [VolumeID: [String: String]]
     private let limits: ScanLimits
 
@@ -84,7 +86,7 @@ public final class Catalog: Sendable {
 
     /// The track at `relativePath` on `volume`, if it is in the catalog (e.g. to resume).
     public func track(volume: VolumeID, relativePath: String) -> Track? {
-        allTracks.first { $0.volume == volume && $0.relativePath == relativePath }
+        positions[volume]?[relativePath].map { allTracks[Int($0)] }
     }
 
     /// Tracks matching every predicate (an empty list matches all), in canonical order.
@@ -149,7 +151,8 @@ public final class Catalog: Sendable {
         var covers: [VolumeID: [String: String]] = [:]
         var playlists: [VolumeID: [ResolvedPlaylist]] = [:]
         for contents in volumes {
-            tracks.append(contentsOf: contents.tracks)
+            // One volume (the usual case): share its array instead of copying every track.
+            if tracks.isEmpty { tracks = contents.tracks } else { tracks.append(contentsOf: contents.tracks) }
             problems.append(contentsOf: contents.problems)
             mountPoints[contents.volume] = contents.mountPoint
             covers[contents.volume] = contents.covers
@@ -158,12 +161,15 @@ public final class Catalog: Sendable {
         // Ranks (each distinct string's place in sorted order) make every comparison an integer one.
         var ranks = Ranks(
             albumArtist: Catalog.ranks(tracks.map(\.albumArtist), ignoringArticle: true),
-            album: Catalog.ranks(tracks.map(\.album)), title: Catalog.ranks(tracks.map(\.title)))
-        let order = (0..<tracks.count).sorted { Catalog.canonicalLess($0, $1, tracks, ranks) }
-        tracks = order.map { tracks[$0] }
-        ranks = Ranks(
-            albumArtist: order.map { ranks.albumArtist[$0] }, album: order.map { ranks.album[$0] },
-            title: order.map { ranks.title[$0] })
+            album: Catalog.ranks(tracks.map(\.album)))
+        // Titles decide only between tracks with the same disc and number: keys made on demand.
+        let unsortedTitles = LazySortKeys(tracks.map(\.title))
+        let order = (0..<tracks.count).sorted { Catalog.canonicalLess($0, $1, tracks, ranks, unsortedTitles) }
+        // Folders named artist/album usually come in this order already: then nothing moves.
+        if !order.elementsEqual(0..<order.count) {
+            tracks = order.map { tracks[$0] }
+            ranks = Ranks(albumArtist: order.map { ranks.albumArtist[$0] }, album: order.map { ranks.album[$0] })
+        }
 
         var matchKeys: [String: String] = [:]
         func match(_ s: String) -> String {
@@ -195,7 +201,58 @@ public final class Catalog: Sendable {
     private struct Ranks {
         let albumArtist: [Int32]
         let album: [Int32]
-        let title: [Int32]
+    }
+
+    /// Groups of one category in first-seen order: key, display name (the first spelling seen)
+    /// and member track indices.
+    private struct GroupTable {
+        var index: [String: Int] = [:]
+        var keys: [String] = []
+        var names: [String] = []
+        var members: [[Int32]] = []
+
+        @discardableResult
+        mutating func add(_ key: String, _ name: String, _ track: Int) -> Int {
+            if let group = index[key] {
+                members[group].append(Int32(track))
+                return group
+            }
+            index[key] = keys.count
+            keys.append(key)
+            names.append(name)
+            members.append([Int32(track)])
+            return keys.count - 1
+        }
+
+        mutating func addGroup(_ key: String, _ name: String, _ tracks: [Int32]) {
+            index[key] = keys.count
+            keys.append(key)
+            names.append(name)
+            members.append(tracks)
+        }
+    }
+
+    /// Sort keys of a list of names, each made the first time it is compared.
+    private final class LazySortKeys {
+        let names: [String]
+        var keys: [SortKey?]
+
+        init(_ names: [String]) {
+            self.names = names
+            keys = Array(repeating: nil, count: names.count)
+        }
+
+        func key(_ i: Int) -> SortKey {
+            if let key = keys[i] { return key }
+            let key = SortKey(names[i])
+            keys[i] = key
+            return key
+        }
+
+        func less(_ a: Int, _ b: Int) -> Bool {
+            if names[a] == names[b] { return false }
+            return key(a) < key(b)
+        }
     }
 
     private convenience init(
@@ -203,85 +260,86 @@ public final class Catalog: Sendable {
         covers: [VolumeID: [String: String]], limits: ScanLimits, playlists: [VolumeID: [ResolvedPlaylist]]
     ) {
         var keys = keys
-        var groups: [Category: [String: (name: String, members: [Int32])]] = [:]
-        var groupOrder: [Category: [String]] = [:]
-        func add(_ category: Category, _ key: String, _ name: String, _ index: Int) {
-            if groups[category, default: [:]][key] == nil {
-                groups[category, default: [:]][key] = (name, [])
-                groupOrder[category, default: []].append(key)
-            }
-            groups[category]![key]!.members.append(Int32(index))
-        }
-        var albumGroups: [String: Int32] = [:]
+        var tables: [Category: GroupTable] = [:]
+        var album = GroupTable()
+        var albumArtist = GroupTable()
+        var artist = GroupTable()
+        var genre = GroupTable()
+        var folder = GroupTable()
         for (i, track) in tracks.enumerated() {
             let k = keys[i]
-            let albumKey = k.albumArtist + "\u{1F}" + k.album
-            add(.album, albumKey, track.album, i)
-            if let group = albumGroups[albumKey] {
-                keys[i].albumGroup = group
+            keys[i].albumGroup = Int32(album.add(k.albumArtist + "\u{1F}" + k.album, track.album, i))
+            albumArtist.add(k.albumArtist, track.albumArtist, i)
+            if k.artists.count == 1 {
+                artist.add(k.artists[0], track.artistNames[0], i)
             } else {
-                keys[i].albumGroup = Int32(albumGroups.count)
-                albumGroups[albumKey] = keys[i].albumGroup
+                var seen: Set<String> = []
+                for (name, key) in zip(track.artistNames, k.artists) where seen.insert(key).inserted {
+                    artist.add(key, name, i)
+                }
             }
-            add(.albumArtist, k.albumArtist, track.albumArtist, i)
-            var seenArtists: Set<String> = []
-            for (name, key) in zip(track.artistNames, k.artists) where seenArtists.insert(key).inserted {
-                add(.artist, key, name, i)
+            if k.genres.count == 1 {
+                genre.add(k.genres[0], track.genreNames[0], i)
+            } else {
+                var seen: Set<String> = []
+                for (name, key) in zip(track.genreNames, k.genres) where seen.insert(key).inserted {
+                    genre.add(key, name, i)
+                }
             }
-            var seenGenres: Set<String> = []
-            for (name, key) in zip(track.genreNames, k.genres) where seenGenres.insert(key).inserted {
-                add(.genre, key, name, i)
-            }
-            add(.folder, track.volume.rawValue + "\u{1F}" + track.folder, Catalog.folderName(track, mountPoints), i)
+            folder.add(track.volume.rawValue + "\u{1F}" + track.folder, Catalog.folderName(track, mountPoints), i)
         }
         // Playlists refer to tracks by volume and relative path.
-        var positionOfPath: [VolumeID: [String: Int32]] = [:]
-        for (i, track) in tracks.enumerated() {
-            positionOfPath[track.volume, default: [:]][track.relativePath] = Int32(i)
-        }
+        var playlist = GroupTable()
+        let positionOfPath = Catalog.positions(of: tracks)
         for volume in playlists.keys.sorted() {
-            for playlist in playlists[volume] ?? [] {
-                let members = playlist.trackPaths.compactMap { positionOfPath[volume]?[$0] }
+            for list in playlists[volume] ?? [] {
+                let members = list.trackPaths.compactMap { positionOfPath[volume]?[$0] }
                 if members.isEmpty { continue }
-                let key = volume.rawValue + "\u{1F}" + playlist.relativePath
-                groups[.playlist, default: [:]][key] = (playlist.name, members)
-                groupOrder[.playlist, default: []].append(key)
+                playlist.addGroup(volume.rawValue + "\u{1F}" + list.relativePath, list.name, members)
             }
         }
-        let fileNameRanks = Catalog.ranks(tracks.map(\.fileName))
+        tables = [
+            .album: album, .albumArtist: albumArtist, .artist: artist, .genre: genre, .folder: folder,
+            .playlist: playlist,
+        ]
+        let titles = LazySortKeys(tracks.map(\.title))
+        let fileNames = LazySortKeys(tracks.map(\.fileName))
 
         var lists: [Category: CategoryList] = [:]
         for category in Category.allCases {
+            guard let table = tables[category] else { continue }
             var entries: [(collection: Collection, members: [Int32], sortKey: SortKey, fallback: Bool)] = []
-            for key in groupOrder[category] ?? [] {
-                guard let group = groups[category]?[key] else { continue }
-                var members = group.members
+            entries.reserveCapacity(table.keys.count)
+            for group in 0..<table.keys.count {
+                let key = table.keys[group]
+                let name = table.names[group]
+                var members = table.members[group]
                 switch category {
                 case .album:
-                    members.sort { Catalog.discTrackLess(Int($0), Int($1), tracks, ranks) }
+                    members.sort { Catalog.discTrackLess(Int($0), Int($1), tracks, ranks, titles) }
                 case .artist, .albumArtist:
-                    members.sort { Catalog.albumOrderLess(Int($0), Int($1), tracks, ranks) }
+                    members.sort { Catalog.albumOrderLess(Int($0), Int($1), tracks, ranks, titles) }
                 case .genre:
                     break  // canonical order already
                 case .folder:
                     // A folder plays in file-name order, as a file manager lists it.
-                    members.sort { fileNameRanks[Int($0)] < fileNameRanks[Int($1)] }
+                    members.sort { fileNames.less(Int($0), Int($1)) }
                 case .playlist:
                     break  // list order
                 }
                 let collection = Catalog.makeCollection(
-                    category, key: key, name: group.name, members: members, tracks: tracks, keys: keys)
+                    category, key: key, name: name, members: members, tracks: tracks, keys: keys)
                 let sortKey: SortKey
                 switch category {
-                case .artist, .albumArtist: sortKey = SortKey(group.name, ignoringArticle: true)
+                case .artist, .albumArtist: sortKey = SortKey(name, ignoringArticle: true)
                 case .folder: sortKey = SortKey(tracks[Int(members[0])].folder + "\u{1F}" + key)
-                default: sortKey = SortKey(group.name)
+                default: sortKey = SortKey(name)
                 }
                 let fallback: Bool
                 switch category {
-                case .album: fallback = group.name == Track.unknownAlbum
-                case .artist, .albumArtist: fallback = group.name == Track.unknownArtist
-                case .genre: fallback = group.name == Track.unknownGenre
+                case .album: fallback = name == Track.unknownAlbum
+                case .artist, .albumArtist: fallback = name == Track.unknownArtist
+                case .genre: fallback = name == Track.unknownGenre
                 default: fallback = false
                 }
                 entries.append((collection, members, sortKey, fallback))
@@ -306,7 +364,7 @@ public final class Catalog: Sendable {
         }
         self.init(
             allTracks: tracks, problems: problems, lists: lists, keys: keys, mountPoints: mountPoints, covers: covers,
-            limits: limits)
+            limits: limits, positions: positionOfPath)
     }
 
     /// This catalog without the tracks, playlists and problems of `removed` volumes; order is
@@ -345,13 +403,16 @@ public final class Catalog: Sendable {
         }
         return Catalog(
             allTracks: tracks, problems: problems.filter { !removed.contains($0.volume) }, lists: lists, keys: keys,
-            mountPoints: mountPoints.filter { !removed.contains($0.key) }, covers: covers, limits: limits)
+            mountPoints: mountPoints.filter { !removed.contains($0.key) }, covers: covers, limits: limits,
+            positions: Catalog.positions(of: tracks))
     }
 
     private init(
         allTracks: [Track], problems: [LibraryProblem], lists: [Category: CategoryList], keys: [TrackKeys],
-        mountPoints: [VolumeID: String], covers: [VolumeID: [String: String]], limits: ScanLimits
+        mountPoints: [VolumeID: String], covers: [VolumeID: [String: String]], limits: ScanLimits,
+        positions: [VolumeID: [String: Int32]]
     ) {
+        self.positions = positions
         self.allTracks = allTracks
         self.problems = problems
         self.lists = lists
@@ -359,6 +420,12 @@ public final class Catalog: Sendable {
         self.mountPoints = mountPoints
         self.covers = covers
         self.limits = limits
+    }
+
+    private static func positions(of tracks: [Track]) -> [VolumeID: [String: Int32]] {
+        var positions: [VolumeID: [String: Int32]] = [:]
+        for (i, track) in tracks.enumerated() { positions[track.volume, default: [:]][track.relativePath] = Int32(i) }
+        return positions
     }
 
     // MARK: - ordering and naming
@@ -374,19 +441,25 @@ public final class Catalog: Sendable {
     }
 
     /// Album artist, album, disc, track, title, then location.
-    private static func canonicalLess(_ a: Int, _ b: Int, _ tracks: [Track], _ ranks: Ranks) -> Bool {
+    private static func canonicalLess(
+        _ a: Int, _ b: Int, _ tracks: [Track], _ ranks: Ranks, _ titles: LazySortKeys
+    ) -> Bool {
         if ranks.albumArtist[a] != ranks.albumArtist[b] { return ranks.albumArtist[a] < ranks.albumArtist[b] }
-        return albumOrderLess(a, b, tracks, ranks)
+        return albumOrderLess(a, b, tracks, ranks, titles)
     }
 
     /// Album, disc, track, title, location: the play order within an artist.
-    private static func albumOrderLess(_ a: Int, _ b: Int, _ tracks: [Track], _ ranks: Ranks) -> Bool {
+    private static func albumOrderLess(
+        _ a: Int, _ b: Int, _ tracks: [Track], _ ranks: Ranks, _ titles: LazySortKeys
+    ) -> Bool {
         if ranks.album[a] != ranks.album[b] { return ranks.album[a] < ranks.album[b] }
-        return discTrackLess(a, b, tracks, ranks)
+        return discTrackLess(a, b, tracks, ranks, titles)
     }
 
     /// Disc, track number (unnumbered tracks last), title, then location.
-    private static func discTrackLess(_ a: Int, _ b: Int, _ tracks: [Track], _ ranks: Ranks) -> Bool {
+    private static func discTrackLess(
+        _ a: Int, _ b: Int, _ tracks: [Track], _ ranks: Ranks, _ titles: LazySortKeys
+    ) -> Bool {
         let x = tracks[a]
         let y = tracks[b]
         let xd = x.discNumber ?? 1
@@ -395,7 +468,8 @@ public final class Catalog: Sendable {
         let xt = x.trackNumber ?? Int.max
         let yt = y.trackNumber ?? Int.max
         if xt != yt { return xt < yt }
-        if ranks.title[a] != ranks.title[b] { return ranks.title[a] < ranks.title[b] }
+        if titles.less(a, b) { return true }
+        if titles.less(b, a) { return false }
         if x.volume != y.volume { return x.volume < y.volume }
         return x.relativePath < y.relativePath
     }

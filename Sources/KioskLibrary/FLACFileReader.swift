@@ -70,6 +70,7 @@ final class FLACFileReader {
         var sawComments = false
         var hasPicture = false
         var audioStart: Int64?
+        var streamInfoOffset: Int64 = 4
         var blocks = 0
         while true {
             blocks += 1
@@ -85,6 +86,10 @@ final class FLACFileReader {
             }
             switch type {
             case FLAC__METADATA_TYPE_STREAMINFO where blocks == 1:
+                streamInfoOffset = offset
+                guard length == 34 else {
+                    return .unplayable(reason: "STREAMINFO is \(length) bytes long, not 34", transient: false)
+                }
                 guard let block = FLAC__metadata_simple_iterator_get_block(iterator) else {
                     return .unplayable(reason: "STREAMINFO cannot be read", transient: false)
                 }
@@ -132,7 +137,9 @@ final class FLACFileReader {
         if let insane = Self.checkStreamInfo(info) {
             return .unplayable(reason: "STREAMINFO is not usable: \(insane)", transient: false)
         }
-        if let failure = decodeFirstFrame(fd: fd.rawValue, info: info, audioStart: audioStart) {
+        if let failure = decodeFirstFrame(
+            fd: fd.rawValue, info: info, streamInfoOffset: streamInfoOffset, audioStart: audioStart)
+        {
             return .unplayable(reason: failure.reason, transient: failure.transient)
         }
         let trackInfo = TrackInfo(
@@ -161,19 +168,28 @@ final class FLACFileReader {
     /// `pread`s and checks them against the block length (each comment takes at least 4 bytes),
     /// so libFLAC is never asked to allocate a count the block cannot hold.
     private func checkCommentCounts(fd: Int32, blockOffset: Int64, length: Int) -> String? {
-        func le32(at offset: Int64) -> UInt32? {
-            var bytes = [UInt8](repeating: 0, count: 4)
-            let n = bytes.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: offset)) ?? -1 }
-            guard n == 4 else { return nil }
-            return UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
-        }
+        // One read covers the vendor string of every common encoder; a longer one needs a second.
+        var head = [UInt8](repeating: 0, count: 128)
         let data = blockOffset + 4
-        guard length >= 8, let vendorLength = le32(at: data) else { return "block is too short" }
-        guard Int(vendorLength) <= length - 8 else {
-            return "vendor string of \(vendorLength) bytes overruns the block"
+        let got = head.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: data)) ?? -1 }
+        func le32(_ at: Int) -> UInt32 {
+            UInt32(head[at]) | UInt32(head[at + 1]) << 8 | UInt32(head[at + 2]) << 16 | UInt32(head[at + 3]) << 24
         }
-        guard let count = le32(at: data + 4 + Int64(vendorLength)) else { return "block cannot be read" }
-        let room = (length - 8 - Int(vendorLength)) / 4
+        guard length >= 8, got >= 8 else { return "block is too short" }
+        let vendorLength = Int(le32(0))
+        guard vendorLength <= length - 8 else { return "vendor string of \(vendorLength) bytes overruns the block" }
+        let count: UInt32
+        if 4 + vendorLength + 4 <= got {
+            count = le32(4 + vendorLength)
+        } else {
+            var bytes = [UInt8](repeating: 0, count: 4)
+            let n = bytes.withUnsafeMutableBytes {
+                (try? Syscalls.pread(fd, $0, offset: data + 4 + Int64(vendorLength))) ?? -1
+            }
+            guard n == 4 else { return "block cannot be read" }
+            count = UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
+        }
+        let room = (length - 8 - vendorLength) / 4
         if Int(count) > room { return "claims \(count) comments, more than its \(length) bytes can hold" }
         return nil
     }
@@ -191,9 +207,8 @@ final class FLACFileReader {
             guard let bytes = entry.entry, entry.length > 0 else { continue }
             let raw = UnsafeBufferPointer(start: bytes, count: Int(entry.length))
             guard let equals = raw.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            let name = Self.upperASCII(raw[0..<equals])
+            guard let field = Self.field(named: raw[0..<equals]) else { continue }
             let valueBytes = raw[(equals + 1)...]
-            guard let field = Self.fields[name] else { continue }
             var value = String(decoding: valueBytes.prefix(limits.maxValueBytes), as: UTF8.self)
             if valueBytes.count > limits.maxValueBytes, value.last == "\u{FFFD}" { value.removeLast() }
             value = Track.clean(value)
@@ -231,20 +246,22 @@ final class FLACFileReader {
         case title, artist, album, albumArtist, genre, date, trackNumber, trackTotal, discNumber, discTotal
     }
 
-    static let fields: [String: Field] = [
-        "TITLE": .title, "ARTIST": .artist, "ALBUM": .album, "ALBUMARTIST": .albumArtist,
-        "ALBUM ARTIST": .albumArtist, "ALBUM_ARTIST": .albumArtist, "GENRE": .genre, "DATE": .date,
-        "YEAR": .date, "TRACKNUMBER": .trackNumber, "TRACKTOTAL": .trackTotal, "TOTALTRACKS": .trackTotal,
-        "DISCNUMBER": .discNumber, "DISCTOTAL": .discTotal, "TOTALDISCS": .discTotal,
-    ]
+    static let fields: [(name: [UInt8], field: Field)] = [(String, Field)]([
+        ("TITLE", .title), ("ARTIST", .artist), ("ALBUM", .album), ("ALBUMARTIST", .albumArtist),
+        ("ALBUM ARTIST", .albumArtist), ("ALBUM_ARTIST", .albumArtist), ("GENRE", .genre), ("DATE", .date),
+        ("YEAR", .date), ("TRACKNUMBER", .trackNumber), ("TRACKTOTAL", .trackTotal), ("TOTALTRACKS", .trackTotal),
+        ("DISCNUMBER", .discNumber), ("DISCTOTAL", .discTotal), ("TOTALDISCS", .discTotal),
+    ]).map { (Array($0.0.utf8), $0.1) }
 
-    static func upperASCII(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-        var out = String.UnicodeScalarView()
-        for b in bytes.prefix(64) {
-            let c = b >= 0x61 && b <= 0x7A ? b - 0x20 : b
-            out.append(Unicode.Scalar(c))
+    /// The field a comment name stands for (ASCII, any case), without making a String.
+    static func field(named name: Slice<UnsafeBufferPointer<UInt8>>) -> Field? {
+        candidates: for (known, field) in fields where known.count == name.count {
+            for (a, b) in zip(known, name) where a != (b >= 0x61 && b <= 0x7A ? b - 0x20 : b) {
+                continue candidates
+            }
+            return field
         }
-        return String(out)
+        return nil
     }
 
     /// "3", "03", "3/12", " 3 / 12 " → (3, 12). Numbers above 9999 are ignored.
@@ -265,15 +282,23 @@ final class FLACFileReader {
     private final class DecodeContext {
         let fd: Int32
         let budget: Int64
+        /// Served before the file: "fLaC" + STREAMINFO marked as the last metadata block, so the
+        /// decoder never reads the other blocks (pictures can be megabytes on a slow stick).
+        var prefix: [UInt8]
+        var prefixServed = 0
+        /// Where the next file read starts.
+        var position: Int64
         var bytesRead: Int64 = 0
         var overBudget = false
         var readError: Int32 = 0
         var error: FLAC__StreamDecoderErrorStatus?
         var frame: FLAC__FrameHeader?
 
-        init(fd: Int32, budget: Int64) {
+        init(fd: Int32, budget: Int64, prefix: [UInt8], position: Int64) {
             self.fd = fd
             self.budget = budget
+            self.prefix = prefix
+            self.position = position
         }
     }
 
@@ -282,13 +307,22 @@ final class FLACFileReader {
         // Stop at the first decoding error or once the budget is spent: a damaged file must not
         // make libFLAC hunt for a frame sync through the whole file.
         if context.error != nil || context.frame != nil { return FLAC__STREAM_DECODER_READ_STATUS_ABORT }
+        if context.prefixServed < context.prefix.count {
+            let n = min(bytes!.pointee, context.prefix.count - context.prefixServed)
+            context.prefix.withUnsafeBufferPointer {
+                buffer!.update(from: $0.baseAddress! + context.prefixServed, count: n)
+            }
+            context.prefixServed += n
+            bytes!.pointee = n
+            return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
+        }
         let wanted = min(bytes!.pointee, Int(max(0, context.budget - context.bytesRead)))
         if wanted == 0 {
             context.overBudget = true
             bytes!.pointee = 0
             return FLAC__STREAM_DECODER_READ_STATUS_ABORT
         }
-        let n = Glibc.read(context.fd, buffer, wanted)
+        let n = Glibc.pread(context.fd, buffer, wanted, off_t(context.position))
         if n < 0 {
             context.readError = errno
             bytes!.pointee = 0
@@ -296,6 +330,7 @@ final class FLACFileReader {
         }
         bytes!.pointee = n
         context.bytesRead += Int64(n)
+        context.position += Int64(n)
         return n == 0 ? FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM : FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
     }
 
@@ -311,12 +346,29 @@ final class FLACFileReader {
     }
 
     /// Decodes the first audio frame; nil when it decodes and matches STREAMINFO.
-    private func decodeFirstFrame(fd: Int32, info: FLAC__StreamMetadata_StreamInfo, audioStart: Int64?)
-        -> (reason: String, transient: Bool)?
-    {
-        let size = (try? Syscalls.fileStatus(fd: fd)).map { Int64($0.st_size) } ?? Int64.max / 2
-        let budget = (audioStart ?? size) + Int64(limits.maxFirstFrameSearchBytes)
-        let context = DecodeContext(fd: fd, budget: budget)
+    ///
+    /// When the audio's start is known, the decoder is given "fLaC", STREAMINFO (marked last) and
+    /// then the file from the first frame on: it never reads the other metadata blocks.
+    private func decodeFirstFrame(
+        fd: Int32, info: FLAC__StreamMetadata_StreamInfo, streamInfoOffset: Int64, audioStart: Int64?
+    ) -> (reason: String, transient: Bool)? {
+        var prefix: [UInt8] = []
+        var position: Int64 = 0
+        var budget = Int64(limits.maxFirstFrameSearchBytes)
+        if let audioStart {
+            var block = [UInt8](repeating: 0, count: 38)
+            let n = block.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: streamInfoOffset)) ?? -1 }
+            if n == 38 {
+                block[0] |= 0x80  // is-last
+                prefix = Array("fLaC".utf8) + block
+                position = audioStart
+            } else {
+                budget += audioStart
+            }
+        } else {
+            budget += (try? Syscalls.fileStatus(fd: fd)).map { Int64($0.st_size) } ?? Int64.max / 2
+        }
+        let context = DecodeContext(fd: fd, budget: budget, prefix: prefix, position: position)
         let client = Unmanaged.passUnretained(context).toOpaque()
         _ = FLAC__stream_decoder_set_md5_checking(decoder, 0)
         _ = FLAC__stream_decoder_set_metadata_ignore_all(decoder)

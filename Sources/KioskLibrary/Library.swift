@@ -219,6 +219,7 @@ public final class Library {
             let includedVolumes = included
             do {
                 let thread = try KioskThread(name: "kiosk-scan") {
+                    Syscalls.setThreadNiceness(VolumeScanner.niceness)
                     Library.runScan(
                         job: number, id: id, mountPoint: mountPoint, indexPath: indexPath, others: others,
                         limits: limits, included: includedVolumes, cancellation: cancellation, mailbox: mailbox)

@@ -56,6 +56,13 @@ enum MountInfo {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Kernel file systems that never hold music (an `autofs` entry is an automount placeholder
+    /// that the real mount replaces).
+    static let virtualFileSystems: Set<String> = [
+        "autofs", "proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "securityfs", "debugfs", "tracefs",
+        "configfs", "fusectl", "binfmt_misc", "mqueue", "pstore", "bpf", "efivarfs", "hugetlbfs", "nsfs",
+    ]
+
     /// Whether `mountPoint` is one of `roots` or lies below one.
     static func isUnder(_ mountPoint: String, roots: [String]) -> Bool {
         roots.contains { root in
@@ -70,7 +77,7 @@ enum MountInfo {
 ///
 /// The kernel flags a mount-table change as an exceptional condition on the open mountinfo file
 /// (`EPOLLPRI`/`EPOLLERR`); the loop delivers it, the watcher re-reads the table and compares.
-/// Automount placeholders (`autofs`) are ignored. Thread: the loop thread.
+/// Automount placeholders (`autofs`) and kernel file systems are ignored. Thread: the loop thread.
 public final class MountWatcher {
     private let loop: EventLoop
     public let mediaRoots: [String]
@@ -117,7 +124,9 @@ public final class MountWatcher {
         guard fd >= 0, let text = readTable() else { return }
         var now: [String: MountedVolume] = [:]
         for mount in MountInfo.parse(text)
-        where mount.fileSystemType != "autofs" && MountInfo.isUnder(mount.mountPoint, roots: mediaRoots) {
+        where !MountInfo.virtualFileSystems.contains(mount.fileSystemType)
+            && MountInfo.isUnder(mount.mountPoint, roots: mediaRoots)
+        {
             now[mount.mountPoint] = mount  // a later line (mounted over the earlier one) wins
         }
         var added: [MountedVolume] = []

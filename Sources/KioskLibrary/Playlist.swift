@@ -88,14 +88,23 @@ enum PlaylistParser {
 struct PlaylistResolver {
     let mountPoint: String
     let files: Set<String>
-    private let folded: [String: String]
+    private let caseless: CaselessIndex
+
+    /// Lower-cased path → path, built on the first entry that does not match exactly.
+    private final class CaselessIndex {
+        let files: Set<String>
+        lazy var map: [String: String] = {
+            var map: [String: String] = [:]
+            for file in files.sorted() where map[file.lowercased()] == nil { map[file.lowercased()] = file }
+            return map
+        }()
+        init(files: Set<String>) { self.files = files }
+    }
 
     init(mountPoint: String, files: Set<String>) {
         self.mountPoint = mountPoint
         self.files = files
-        var folded: [String: String] = [:]
-        for file in files.sorted() where folded[file.lowercased()] == nil { folded[file.lowercased()] = file }
-        self.folded = folded
+        caseless = CaselessIndex(files: files)
     }
 
     enum Resolution: Equatable {
@@ -146,7 +155,7 @@ struct PlaylistResolver {
     private func lookup(_ relative: String) -> String? {
         if relative.isEmpty { return nil }
         if files.contains(relative) { return relative }
-        return folded[relative.lowercased()]
+        return caseless.map[relative.lowercased()]
     }
 
     static func isFLAC(_ path: String) -> Bool { path.lowercased().hasSuffix(".flac") }

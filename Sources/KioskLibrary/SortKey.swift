@@ -11,6 +11,10 @@ struct SortKey: Comparable, Hashable, Sendable {
 
     init(_ text: String, ignoringArticle: Bool = false) {
         original = text
+        if let ascii = SortKey.asciiUnits(text, ignoringArticle: ignoringArticle) {
+            units = ascii
+            return
+        }
         var folded = TextFolding.fold(text)
         // Leading punctuation and spaces ("'Til Tuesday", "(What's the Story)") do not count,
         // unless the name is nothing else.
@@ -21,6 +25,46 @@ struct SortKey: Comparable, Hashable, Sendable {
             folded.removeFirst(4)
         }
         units = SortKey.encode(folded)
+    }
+
+    /// The units of an all-ASCII text in one pass over its bytes (most names on a stick), or nil.
+    private static func asciiUnits(_ text: String, ignoringArticle: Bool) -> [UInt32]? {
+        var text = text
+        return text.withUTF8 { bytes -> [UInt32]? in
+            for b in bytes where b >= 0x80 { return nil }
+            @inline(__always) func lower(_ b: UInt8) -> UInt32 { UInt32(b >= 0x41 && b <= 0x5A ? b + 0x20 : b) }
+            @inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+            @inline(__always) func isAlnum(_ b: UInt8) -> Bool { TextFolding.isAlphanumeric(UInt32(b)) }
+            var i = bytes.firstIndex(where: isAlnum) ?? 0
+            if ignoringArticle, bytes.count - i > 4, lower(bytes[i]) == 0x74, lower(bytes[i + 1]) == 0x68,
+                lower(bytes[i + 2]) == 0x65, bytes[i + 3] == 0x20
+            {
+                i += 4
+            }
+            var out: [UInt32] = []
+            out.reserveCapacity(bytes.count - i + 4)
+            while i < bytes.count {
+                let b = bytes[i]
+                if isDigit(b) {
+                    var j = i
+                    while j < bytes.count && isDigit(bytes[j]) { j += 1 }
+                    var start = i
+                    while start < j - 1 && bytes[start] == 0x30 { start += 1 }
+                    out.append(1)
+                    out.append(UInt32(j - start))
+                    for k in start..<j { out.append(UInt32(bytes[k])) }
+                    i = j
+                } else if isAlnum(b) {
+                    out.append(lower(b) + 0x100)
+                    i += 1
+                } else {
+                    if out.last != 2 { out.append(2) }
+                    i += 1
+                }
+            }
+            while out.last == 2 { out.removeLast() }
+            return out
+        }
     }
 
     /// Numbers become (1, digit count, digits…), letters their scalar value + 0x100, and every

@@ -195,13 +195,15 @@ public enum SyntheticLibrary {
 
     /// The layout `generate` writes: `Artist NNN/Album NNNN/NN - Title NNNNN.flac`, artists with
     /// 5 albums each, 12 genres, dates 1960…; every `embeddedArtEvery`-th album with an embedded
-    /// front cover, every `coverFileEvery`-th with a `cover.jpg`, and a few playlists in
-    /// `Playlists/`. Deterministic, so tests and the benchmark know what to expect.
+    /// front cover (a `pictureSide`² PNG, 270 KB at 300: the size of a typical embedded cover;
+    /// 0 embeds the small sample JPEG), every `coverFileEvery`-th with a `cover.jpg`, and a few
+    /// playlists in `Playlists/`. Deterministic, so tests and the benchmark know what to expect.
     public struct Layout: Sendable, Hashable {
         public var albums = 500
         public var tracksPerAlbum = 20
         public var secondsPerTrack = 0.25
         public var embeddedArtEvery = 5
+        public var pictureSide = 300
         public var coverFileEvery = 3
         public var playlists = 5
         public var tracksPerPlaylist = 50
@@ -230,7 +232,13 @@ public enum SyntheticLibrary {
         ]
         let picture =
             layout.embeddedArtEvery > 0 && album % layout.embeddedArtEvery == 0
-            ? EmbeddedPicture(bytes: sampleJPEG, mimeType: "image/jpeg") : nil
+            ? (layout.pictureSide > 0
+                ? EmbeddedPicture(
+                    bytes: solidPNG(
+                        width: layout.pictureSide, height: layout.pictureSide, red: UInt8(album % 256), green: 90,
+                        blue: 160),
+                    mimeType: "image/png", width: layout.pictureSide, height: layout.pictureSide)
+                : EmbeddedPicture(bytes: sampleJPEG, mimeType: "image/jpeg")) : nil
         return SyntheticTrack(
             relativePath: "\(artistName)/\(albumTitle)/\(pad(number + 1, 2)) - \(title).flac", tags: tags,
             picture: picture, seconds: layout.secondsPerTrack, toneHz: 220 + Double(trackIndex % 48) * 10)
@@ -275,6 +283,113 @@ public enum SyntheticLibrary {
     static func pad(_ n: Int, _ width: Int) -> String {
         let s = String(n)
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+
+    // MARK: - the demo library
+
+    /// A small library for `kiosk-player demo` and end-to-end tests: 6 albums by fictional
+    /// artists (one with an accent, one "The …"), 4 genres, a two-disc album in `CD1`/`CD2`
+    /// folders, a compilation with per-track artists, one 96 kHz/24-bit album (a format change
+    /// for the engine), every kind of artwork (embedded front cover, `cover.jpg`, `folder.png`,
+    /// a cover in the parent of disc folders, none), and a playlist using relative and
+    /// Windows-style paths. Each track is a sine tone on its own note, so skips are audible.
+    @discardableResult
+    public static func writeDemoLibrary(at root: String, secondsPerTrack: Double = 20) throws -> Summary {
+        struct Album {
+            let artist: String
+            let title: String
+            let genre: String
+            let year: String
+            let tracks: [String]
+            var folder: String { "\(artist)/\(title)" }
+        }
+        let albums = [
+            Album(
+                artist: "The Night Owls", title: "Lanterns", genre: "Jazz", year: "2019",
+                tracks: ["Blue Hour", "Streetlight Waltz", "Owl's Lament", "Dawn Chorus"]),
+            Album(
+                artist: "Émilie Durand", title: "Chansons d'été", genre: "Pop", year: "2021",
+                tracks: ["Soleil", "Café crème", "Vélo", "À bientôt"]),
+            Album(
+                artist: "Granite", title: "Greatest Hits", genre: "Rock", year: "2015",
+                tracks: ["Bedrock", "Quarry", "Fault Line", "Landslide"]),
+            Album(
+                artist: "Orchestra of Nowhere", title: "Symphony No. 2", genre: "Classical", year: "1998",
+                tracks: ["I. Allegro", "II. Adagio", "III. Scherzo", "IV. Finale"]),
+            Album(
+                artist: "Pulse Unit", title: "Hi-Res Signals", genre: "Electronic", year: "2023",
+                tracks: ["Carrier", "Sideband", "Nyquist"]),
+        ]
+        // A minor scale over two octaves: each track its own note.
+        let notes: [Double] = [220, 246.94, 261.63, 293.66, 329.63, 349.23, 392, 440, 493.88, 523.25, 587.33, 659.25]
+        var summary = Summary()
+        var noteIndex = 0
+        func nextNote() -> Double {
+            defer { noteIndex += 1 }
+            return notes[noteIndex % notes.count]
+        }
+        for (a, album) in albums.enumerated() {
+            let hiRes = album.genre == "Electronic"
+            let picture: EmbeddedPicture? =
+                a == 0
+                ? EmbeddedPicture(
+                    bytes: solidPNG(width: 64, height: 64, red: 30, green: 60, blue: 140), mimeType: "image/png",
+                    width: 64, height: 64) : nil
+            for (t, title) in album.tracks.enumerated() {
+                var tags: [(name: String, value: String)] = [
+                    ("TITLE", title), ("ARTIST", album.artist), ("ALBUMARTIST", album.artist), ("ALBUM", album.title),
+                    ("GENRE", album.genre), ("DATE", album.year), ("TRACKNUMBER", "\(t + 1)/\(album.tracks.count)"),
+                ]
+                var folder = album.folder
+                if album.genre == "Classical" {
+                    // Two discs in CD1/CD2, sharing one cover in the album folder.
+                    let disc = t < 2 ? 1 : 2
+                    folder += "/CD\(disc)"
+                    tags.removeLast()
+                    tags.append(("TRACKNUMBER", "\(t % 2 + 1)"))
+                    tags.append(("DISCNUMBER", "\(disc)/2"))
+                }
+                try writeFLAC(
+                    path: "\(root)/\(folder)/\(pad(t + 1, 2)) \(title).flac", tags: tags, picture: picture,
+                    seconds: secondsPerTrack, sampleRate: hiRes ? 96_000 : 44_100, bitsPerSample: hiRes ? 24 : 16,
+                    toneHz: nextNote())
+                summary.tracks += 1
+                if picture != nil { summary.embeddedPictures += 1 }
+            }
+            summary.albums += 1
+        }
+        try writeFile(path: "\(root)/Émilie Durand/Chansons d'été/cover.jpg", bytes: sampleJPEG)
+        try writeFile(
+            path: "\(root)/Granite/Greatest Hits/folder.png",
+            bytes: solidPNG(width: 64, height: 64, red: 120, green: 110, blue: 100))
+        try writeFile(
+            path: "\(root)/Orchestra of Nowhere/Symphony No. 2/cover.png",
+            bytes: solidPNG(width: 64, height: 64, red: 150, green: 20, blue: 40))
+        summary.coverFiles = 3
+        // A compilation: one album artist, a different artist on each track.
+        let guests = ["The Night Owls", "Granite", "Émilie Durand", "Pulse Unit"]
+        for (t, guest) in guests.enumerated() {
+            try writeFLAC(
+                path: "\(root)/Compilations/Summer Mix/\(pad(t + 1, 2)) \(guest) - Live.flac",
+                tags: [
+                    ("TITLE", "Live at the Pier"), ("ARTIST", guest), ("ALBUMARTIST", "Various Artists"),
+                    ("ALBUM", "Summer Mix"), ("GENRE", "Pop"), ("DATE", "2024"), ("TRACKNUMBER", "\(t + 1)"),
+                ], seconds: secondsPerTrack, toneHz: nextNote())
+            summary.tracks += 1
+        }
+        summary.albums += 1
+        let playlist = [
+            "#EXTM3U", "#PLAYLIST:Favourites",
+            "#EXTINF:\(Int(secondsPerTrack)),The Night Owls - Blue Hour",
+            "../The Night Owls/Lanterns/01 Blue Hour.flac",
+            "#EXTINF:\(Int(secondsPerTrack)),Granite - Landslide", "..\\Granite\\Greatest Hits\\04 Landslide.flac",
+            "#EXTINF:\(Int(secondsPerTrack)),Émilie Durand - Vélo", "../Émilie Durand/Chansons d'été/03 Vélo.flac",
+            "#EXTINF:\(Int(secondsPerTrack)),Pulse Unit - Nyquist", "../Pulse Unit/Hi-Res Signals/03 Nyquist.flac",
+        ]
+        try writeFile(
+            path: "\(root)/Playlists/Favourites.m3u8", bytes: Array((playlist.joined(separator: "\r\n") + "\r\n").utf8))
+        summary.playlists = 1
+        return summary
     }
 
     // MARK: - images
@@ -369,11 +484,16 @@ public enum SyntheticLibrary {
         [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
     }
 
+    private static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 != 0 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
+        return c
+    }
+
     private static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        crcTable.withUnsafeBufferPointer { table in
+            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         }
         return ~crc
     }

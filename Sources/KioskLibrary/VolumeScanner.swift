@@ -25,7 +25,7 @@ public struct ScanStatistics: Sendable, Hashable {
     public var indexBytes: Int64 = 0
 }
 
-/// Thrown when a scan cannot run at all (the volume cannot be read, the index cannot be opened).
+/// Thrown when a scan cannot run at all (the volume cannot be read) or was cancelled.
 public struct ScanError: Error, CustomStringConvertible, Sendable {
     public let message: String
     public var description: String { message }
@@ -46,21 +46,32 @@ public final class ScanCancellation: Sendable {
 /// read (`kiosk-player scan`).
 public final class VolumeScanner {
     public let limits: ScanLimits
+    /// Threads that read files at once (the calling thread is one of them).
+    public let readerThreads: Int
     private let reader: FLACFileReader
 
-    public init(limits: ScanLimits = ScanLimits()) {
+    /// Four readers, or one per CPU when there are more (at most 8): reading a file is half
+    /// waiting for the disk and half decoding, so a few more readers than cores keep both busy
+    /// (measured on a cold page cache: 2 readers 1.5–2.2 s, 4 readers 1.3–1.4 s for 10 000 files
+    /// on 2 cores).
+    public static var defaultReaderThreads: Int {
+        max(4, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    }
+
+    public init(limits: ScanLimits = ScanLimits(), readerThreads: Int = VolumeScanner.defaultReaderThreads) {
         self.limits = limits
+        self.readerThreads = max(1, readerThreads)
         reader = FLACFileReader(limits: limits)
     }
 
-    /// How often progress is reported (files read or taken from the index).
+    /// How often progress is reported (files examined).
     static let progressInterval = 250
 
     /// Scans the volume mounted at `mountPoint`.
     ///
     /// - Parameters:
     ///   - indexPath: the volume's SQLite index (created when missing); nil scans without one.
-    ///   - progress: called on this thread with the number of tracks found so far.
+    ///   - progress: called on this thread with the number of FLAC files examined so far.
     ///   - cancellation: checked between files; a cancelled scan throws.
     public func scan(
         volume: VolumeID, mountPoint: String, indexPath: String?, cancellation: ScanCancellation? = nil,
@@ -130,21 +141,35 @@ public final class VolumeScanner {
                 index = nil
             }
         }
-        var done = 0
+        // Which files must be read: new, or changed since the index was written.
+        var cached: [StoredOutcome?] = []
+        cached.reserveCapacity(walk.flacFiles.count)
+        var toRead: [String] = []
+        var matchedRows = 0
         for file in walk.flacFiles {
-            if cancellation?.isCancelled == true {
-                if inTransaction { try? index?.commit() }
-                throw ScanError(message: "scan of \(mountPoint) cancelled")
+            if let old = known[file.relativePath] {
+                matchedRows += 1
+                if old.size == file.size && old.modificationTime == file.modificationTime {
+                    cached.append(old.outcome)
+                    continue
+                }
             }
+            cached.append(nil)
+            toRead.append(mountPoint + "/" + file.relativePath)
+        }
+        stats.filesRead = toRead.count
+        stats.filesUnchanged = walk.flacFiles.count - toRead.count
+        let unchanged = stats.filesUnchanged
+        progress(unchanged)
+        let fresh = try readFiles(toRead, cancellation: cancellation) { progress(unchanged + $0) }
+
+        var next = 0
+        for (i, file) in walk.flacFiles.enumerated() {
             let outcome: StoredOutcome
-            if let old = known[file.relativePath], old.size == file.size,
-                old.modificationTime == file.modificationTime
-            {
-                outcome = old.outcome
-                stats.filesUnchanged += 1
+            if let old = cached[i] {
+                outcome = old
             } else {
-                stats.filesRead += 1
-                switch reader.read(path: mountPoint + "/" + file.relativePath) {
+                switch fresh[next] {
                 case .playable(let info, let warnings):
                     outcome = .playable(info, warnings: warnings)
                     write { try $0.store(file, outcome) }
@@ -152,6 +177,7 @@ public final class VolumeScanner {
                     outcome = .unplayable(reason: reason)
                     if !transient { write { try $0.store(file, outcome) } }
                 }
+                next += 1
             }
             switch outcome {
             case .playable(let info, let warnings):
@@ -164,11 +190,11 @@ public final class VolumeScanner {
             case .unplayable(let reason):
                 problems.append(LibraryProblem(volume: volume, relativePath: file.relativePath, reason: reason))
             }
-            done += 1
-            if done % Self.progressInterval == 0 { progress(tracks.count) }
         }
-        let present = Set(walk.flacFiles.map(\.relativePath))
-        for path in known.keys where !present.contains(path) {
+        // Rows whose file is gone (there are some when not every row was matched by a file).
+        let present =
+            matchedRows < known.count || !walk.playlists.isEmpty ? Set(walk.flacFiles.map(\.relativePath)) : []
+        for path in known.keys where matchedRows < known.count && !present.contains(path) {
             write { try $0.deleteFile(path) }
             stats.filesRemoved += 1
         }
@@ -220,10 +246,13 @@ public final class VolumeScanner {
             current.checkpoint()
         }
 
-        let playable = Set(tracks.map(\.relativePath))
-        let unplayable = Dictionary(
-            problems.filter { $0.severity == .excluded }.map { ($0.relativePath, $0.reason) },
-            uniquingKeysWith: { a, _ in a })
+        let playable = walk.playlists.isEmpty ? [] : Set(tracks.map(\.relativePath))
+        let unplayable =
+            walk.playlists.isEmpty
+            ? [:]
+            : Dictionary(
+                problems.filter { $0.severity == .excluded }.map { ($0.relativePath, $0.reason) },
+                uniquingKeysWith: { a, _ in a })
         let resolver = PlaylistResolver(mountPoint: mountPoint, files: present)
         var playlists: [ResolvedPlaylist] = []
         for playlist in parsed {
@@ -272,12 +301,43 @@ public final class VolumeScanner {
         stats.problems = problems.count
         stats.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
         if let indexPath { stats.indexBytes = VolumeIndex.sizeOnDisk(indexPath) }
-        progress(tracks.count)
+        progress(walk.flacFiles.count)
         let contents = VolumeContents(
             volume: volume, mountPoint: mountPoint, tracks: tracks, playlists: playlists,
             covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: problems)
         return (contents, stats)
     }
+
+    /// Reads `paths` on `readerThreads` threads (this one included); results in `paths` order.
+    private func readFiles(
+        _ paths: [String], cancellation: ScanCancellation?, progress: (Int) -> Void
+    ) throws -> [FileReadOutcome] {
+        if paths.isEmpty { return [] }
+        let work = ReadWork(paths: paths, cancellation: cancellation)
+        var helpers: [KioskThread] = []
+        // A helper thread pays off only with enough files to share.
+        let wanted = min(readerThreads - 1, paths.count / 32)
+        for n in 0..<max(0, wanted) {
+            let limits = limits
+            guard
+                let thread = try? KioskThread(
+                    name: "kiosk-scan-\(n + 1)",
+                    {
+                        Syscalls.setThreadNiceness(VolumeScanner.niceness)
+                        work.run(FLACFileReader(limits: limits))
+                    })
+            else { break }
+            helpers.append(thread)
+        }
+        work.run(reader, progressInterval: Self.progressInterval, progress: progress)
+        for thread in helpers { thread.join() }
+        if cancellation?.isCancelled == true { throw ScanError(message: "scan cancelled") }
+        return work.results()
+    }
+
+    /// Nice value of scan threads: below the loop and the player, which stay at 0 (audio is
+    /// real-time anyway).
+    public static let niceness: Int32 = 10
 
     private static func openIndex(_ path: String) throws(SQLiteError)
         -> (VolumeIndex, [String: IndexedFile], [String: IndexedPlaylist])
@@ -290,5 +350,46 @@ public final class VolumeScanner {
             let index = try VolumeIndex(path: path)
             return (index, [:], [:])
         }
+    }
+}
+
+/// Files shared out to reader threads: each takes the next index from an atomic counter and
+/// writes only its own result slot; joining the threads publishes the results.
+private final class ReadWork: @unchecked Sendable {
+    let paths: [String]
+    let cancellation: ScanCancellation?
+    private let slots: UnsafeMutableBufferPointer<FileReadOutcome?>
+    private let next = Atomic<Int>(0)
+    private let done = Atomic<Int>(0)
+
+    init(paths: [String], cancellation: ScanCancellation?) {
+        self.paths = paths
+        self.cancellation = cancellation
+        slots = .allocate(capacity: paths.count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    func run(_ reader: FLACFileReader, progressInterval: Int = 0, progress: (Int) -> Void = { _ in }) {
+        var reported = 0
+        while cancellation?.isCancelled != true {
+            let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            if i >= paths.count { break }
+            slots[i] = reader.read(path: paths[i])
+            let finished = done.wrappingAdd(1, ordering: .relaxed).newValue
+            if progressInterval > 0 && finished - reported >= progressInterval {
+                reported = finished
+                progress(finished)
+            }
+        }
+    }
+
+    /// Call after every reader has finished (joined).
+    func results() -> [FileReadOutcome] {
+        slots.map { $0 ?? .unplayable(reason: "not read", transient: true) }
     }
 }

@@ -82,15 +82,26 @@ struct VolumeWalker {
 
     /// The kind of a file by name (case-insensitive extension; covers by base name).
     static func classify(_ name: String) -> FileKind {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return .other }
-        let ext = name[name.index(after: dot)...].lowercased()
-        switch ext {
-        case "flac": return .flac
-        case "m3u", "m3u8": return .playlist
-        case "jpg", "jpeg", "png":
-            let base = name[..<dot].lowercased()
-            return ArtworkLookup.coverBaseNames.contains(base) ? .cover : .other
-        default: return .other
+        var name = name
+        return name.withUTF8 { bytes in
+            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return .other }
+            let ext = bytes[(dot + 1)...]
+            func `is`(_ word: StaticString, _ part: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+                guard part.count == word.utf8CodeUnitCount else { return false }
+                for (i, b) in part.enumerated() where (b >= 0x41 && b <= 0x5A ? b + 0x20 : b) != word.utf8Start[i] {
+                    return false
+                }
+                return true
+            }
+            if `is`("flac", ext) { return .flac }
+            if `is`("m3u", ext) || `is`("m3u8", ext) { return .playlist }
+            if `is`("jpg", ext) || `is`("jpeg", ext) || `is`("png", ext) {
+                let base = bytes[..<dot]
+                if `is`("cover", base) || `is`("folder", base) || `is`("front", base) || `is`("album", base) {
+                    return .cover
+                }
+            }
+            return .other
         }
     }
 
@@ -130,11 +141,9 @@ struct VolumeWalker {
         /// Handles one directory entry of kind `kind` (status known for links and unknown kinds).
         /// Returns false when the walk must stop.
         func visit(
-            _ name: String, _ relative: String, _ absolute: String, _ kind: DirectoryEntry.Kind, _ status: stat?,
-            depth: Int
-        )
-            -> Bool
-        {
+            _ name: String, _ relative: String, _ absolute: String, _ kind: DirectoryEntry.Kind,
+            _ status: FileMetadata?, depth: Int
+        ) -> Bool {
             switch kind {
             case .directory:
                 if depth + 1 > limits.maxDepth {
@@ -142,12 +151,13 @@ struct VolumeWalker {
                         problem(relative, "folder deeper than \(limits.maxDepth) levels; not scanned", .warning))
                     return true
                 }
-                guard let st = status ?? (try? Syscalls.linkStatus(absolute)) else { return true }
-                if UInt64(st.st_dev) != rootDevice {
-                    Log.debug("library: \(absolute) is another file system; not entered")
+                guard let st = status ?? (try? Syscalls.linkStatus(absolute)).map(FileMetadata.init) else {
                     return true
                 }
-                if !visitedFolders.insert(FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted {
+                // Another file system mounted inside the volume is not entered (it is a volume
+                // of its own when it lies under a media root).
+                if st.device != rootDevice { return true }
+                if !visitedFolders.insert(FileID(device: st.device, inode: st.inode)).inserted {
                     result.warnings.append(
                         problem(
                             relative, "links to a folder already scanned (a loop or a duplicate); not followed",
@@ -170,8 +180,10 @@ struct VolumeWalker {
                     stopReason = "more than \(limits.maxFiles) music files; the rest of the volume was not scanned"
                     return false
                 }
-                guard let st = status ?? (try? Syscalls.linkStatus(absolute)) else { return true }
-                if !seenFiles.insert(FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))).inserted {
+                guard let st = status ?? (try? Syscalls.linkStatus(absolute)).map(FileMetadata.init) else {
+                    return true
+                }
+                if !seenFiles.insert(FileID(device: st.device, inode: st.inode)).inserted {
                     return true  // the same file reached again through a link
                 }
                 collected += 1
@@ -179,9 +191,7 @@ struct VolumeWalker {
                     result.coverFiles.append(relative)
                     return true
                 }
-                let file = ScannedFile(
-                    relativePath: relative, size: Int64(st.st_size),
-                    modificationTime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+                let file = ScannedFile(relativePath: relative, size: st.size, modificationTime: st.modificationTime)
                 if fileKind == .flac { result.flacFiles.append(file) } else { result.playlists.append(file) }
             default:
                 break
@@ -200,7 +210,8 @@ struct VolumeWalker {
                 guard let target = followLink(link.absolute, link.relative, canonicalRoot: canonicalRoot, into: &result)
                 else { continue }
                 let name = String(link.relative.split(separator: "/").last ?? "")
-                if !visit(name, link.relative, link.absolute, Self.kind(of: target), target, depth: link.depth) {
+                let metadata = FileMetadata(target)
+                if !visit(name, link.relative, link.absolute, metadata.kind, metadata, depth: link.depth) {
                     break walking
                 }
                 continue
@@ -208,7 +219,17 @@ struct VolumeWalker {
             result.directories += 1
             let listing: (entries: [DirectoryEntry], truncated: Bool)
             do {
-                listing = try Syscalls.readDirectory(folder.absolute, limit: max(0, limits.maxEntries - result.entries))
+                listing = try Syscalls.readDirectory(
+                    folder.absolute, limit: max(0, limits.maxEntries - result.entries),
+                    wantsMetadata: { name, kind in
+                        switch kind {
+                        case .directory, .unknown: return !name.hasPrefix(".")
+                        case .regular:
+                            let fileKind = Self.classify(name)
+                            return fileKind == .flac || fileKind == .playlist
+                        default: return false
+                        }
+                    })
             } catch {
                 result.warnings.append(problem(folder.relative, "cannot read the folder: \(error.message)"))
                 continue
@@ -217,24 +238,24 @@ struct VolumeWalker {
             // Sorted so the result (and what a limit cuts off) does not depend on directory order;
             // the subfolders pushed are then reversed so the first name is walked first.
             let stackBase = stack.count
-            for entry in listing.entries.sorted(by: { $0.name < $1.name }) {
+            for entry in listing.entries.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
                 let name = entry.name
-                if name.hasPrefix(".") || VolumeWalker.systemFolders.contains(name.lowercased()) { continue }
+                if name.utf8.first == UInt8(ascii: ".") { continue }
+                var kind = entry.kind
+                let status = entry.metadata
+                if kind == .unknown {
+                    guard let status else { continue }
+                    kind = status.kind
+                }
+                // Most entries are files that are not music: decide on the name alone, cheaply.
+                if kind == .regular && Self.classify(name) == .other { continue }
+                if kind != .regular && VolumeWalker.systemFolders.contains(name.lowercased()) { continue }
                 let relative = join(folder.relative, name)
-                let absolute = folder.absolute + "/" + name
                 if !entry.nameIsValidUTF8 {
-                    if entry.kind == .directory || Self.classify(name) != .other {
-                        result.warnings.append(problem(relative, "the name is not valid UTF-8; skipped"))
-                    }
+                    result.warnings.append(problem(relative, "the name is not valid UTF-8; skipped"))
                     continue
                 }
-                var kind = entry.kind
-                var status: stat?
-                if kind == .unknown {
-                    guard let st = try? Syscalls.linkStatus(absolute) else { continue }
-                    status = st
-                    kind = Self.kind(of: st)
-                }
+                let absolute = folder.absolute + "/" + name
                 if kind == .symbolicLink {
                     links.append(Pending(absolute: absolute, relative: relative, depth: folder.depth))
                     continue
@@ -275,15 +296,6 @@ struct VolumeWalker {
             return nil
         }
         return try? Syscalls.fileStatus(target)
-    }
-
-    private static func kind(of st: stat) -> DirectoryEntry.Kind {
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: .regular
-        case S_IFDIR: .directory
-        case S_IFLNK: .symbolicLink
-        default: .other
-        }
     }
 
     private func problem(_ relative: String, _ reason: String, _ severity: LibraryProblem.Severity = .excluded)

@@ -15,15 +15,43 @@ public struct DirectoryEntry: Sendable, Hashable {
     public let kind: Kind
     /// The inode number (`d_ino`).
     public let inode: UInt64
+    /// `lstat` of the entry, when the caller asked for it (and it succeeded).
+    public let metadata: FileMetadata?
+}
+
+/// What `lstat(2)` says about a file, in Swift types. Thread: any (a value).
+public struct FileMetadata: Sendable, Hashable {
+    public let kind: DirectoryEntry.Kind
+    public let size: Int64
+    /// Last modification, nanoseconds since the epoch.
+    public let modificationTime: Int64
+    public let device: UInt64
+    public let inode: UInt64
+
+    public init(_ st: stat) {
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+        size = Int64(st.st_size)
+        modificationTime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+    }
 }
 
 extension Syscalls {
     /// The entries of a directory except `.` and `..`, in the order the file system returns them.
     /// At most `limit` entries are returned; `truncated` says whether more were there.
-    /// The corresponding C functions are `opendir(3)`, `readdir(3)` and `closedir(3)`.
-    public static func readDirectory(_ path: String, limit: Int = Int.max) throws(Errno)
-        -> (entries: [DirectoryEntry], truncated: Bool)
-    {
+    /// Entries for which `wantsMetadata` returns true carry their `lstat` metadata, read relative
+    /// to the open directory (cheaper than a `lstat` of the whole path).
+    /// The corresponding C functions are `opendir(3)`, `readdir(3)`, `fstatat(2)` and `closedir(3)`.
+    public static func readDirectory(
+        _ path: String, limit: Int = Int.max,
+        wantsMetadata: (_ name: String, _ kind: DirectoryEntry.Kind) -> Bool = { _, _ in false }
+    ) throws(Errno) -> (entries: [DirectoryEntry], truncated: Bool) {
         guard let dir = opendir(path) else { throw Errno.current.with("opendir \(path)") }
         defer { closedir(dir) }
         var entries: [DirectoryEntry] = []
@@ -49,8 +77,20 @@ extension Syscalls {
             case Int32(DT_UNKNOWN): kind = .unknown
             default: kind = .other
             }
+            var metadata: FileMetadata?
+            if wantsMetadata(name, kind) {
+                var st = stat()
+                let rc = withUnsafePointer(to: entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) {
+                        fstatat(dirfd(dir), $0, &st, AT_SYMLINK_NOFOLLOW)
+                    }
+                }
+                if rc == 0 { metadata = FileMetadata(st) }
+            }
             entries.append(
-                DirectoryEntry(name: name, nameIsValidUTF8: valid, kind: kind, inode: UInt64(entry.pointee.d_ino)))
+                DirectoryEntry(
+                    name: name, nameIsValidUTF8: valid, kind: kind, inode: UInt64(entry.pointee.d_ino),
+                    metadata: metadata))
         }
     }
 
@@ -60,16 +100,6 @@ extension Syscalls {
         guard let resolved = realpath(path, nil) else { throw Errno.current.with("realpath \(path)") }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-
-    /// The target of a symbolic link. The corresponding C function is `readlink(2)`.
-    public static func readLink(_ path: String) throws(Errno) -> String {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { raw in
-            Glibc.readlink(path, raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
-        }
-        if n < 0 { throw Errno.current.with("readlink \(path)") }
-        return String(decoding: buffer[0..<n], as: UTF8.self)
     }
 
     /// The corresponding C function is `rmdir(2)`.

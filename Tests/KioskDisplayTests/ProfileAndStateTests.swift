@@ -11,10 +11,11 @@ struct ScreenProfileTests {
         let p = try profile(
             """
             {"name": "x", "screen": {"type": "framebuffer", "fbName": "fb_st7789v", "device": "/dev/fb1",
-             "rotation": 90, "panel": {"controller": "st7789"}}}
+             "rotation": 90, "panel": {"controller": "st7789", "width": 240, "height": 240, "dc": 9}}}
             """)
         #expect(p.type == .framebuffer && p.fbName == "fb_st7789v" && p.device == "/dev/fb1" && p.rotation == 90)
         #expect(p.panel?["controller"]?.string == "st7789")
+        #expect(p.spiPanel?.controller == .st7789 && p.spiPanel?.dc == 9)
     }
 
     @Test func missingSectionGivesTheDefaults() throws {
@@ -30,6 +31,8 @@ struct ScreenProfileTests {
             (#"{"screen": {"devcie": "/dev/fb0"}}"#, "boards/test.json: screen.devcie: unknown key"),
             (#"{"screen": {"device": "fb0"}}"#, "screen.device: expected an absolute path"),
             (#"{"screen": {"panel": 3}}"#, "screen.panel: expected an object"),
+            (#"{"screen": {"panel": {"controller": "st7789"}}}"#, "screen.panel.width: required"),
+            (#"{"screen": {"type": "spi"}}"#, "screen.panel: required for a screen of type \"spi\""),
             (#"{"screen": []}"#, "screen: expected an object"),
         ]
         for (json, message) in cases {

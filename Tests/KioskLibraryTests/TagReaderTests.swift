@@ -178,6 +178,31 @@ import Testing
 
     // MARK: - playability
 
+    @Test func id3v2TagBeforeTheStreamIsSkipped() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.flac(
+            "a.flac", [("TITLE", "Behind ID3")],
+            picture: EmbeddedPicture(bytes: SyntheticLibrary.sampleJPEG, mimeType: "image/jpeg"))
+        // An ID3v2.4 header (syncsafe size 100) and 100 bytes of tag, as some taggers prepend.
+        let id3: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 100] + [UInt8](repeating: 0, count: 100)
+        try library.write("a.flac", id3 + (try library.read("a.flac")))
+        let (info, _) = try playable(read(library, "a.flac"))
+        #expect(info.tags.titles == ["Behind ID3"])
+        #expect(info.hasPicture)
+        #expect(FLACFileReader().embeddedPicture(path: library.root + "/a.flac")?.bytes == SyntheticLibrary.sampleJPEG)
+    }
+
+    @Test func missingFileIsATransientProblem() {
+        guard case .unplayable(let reason, let transient) = FLACFileReader().read(path: "/nonexistent/kiosk.flac")
+        else {
+            Issue.record("a missing file cannot be playable")
+            return
+        }
+        #expect(reason == "cannot open: No such file or directory")
+        #expect(transient, "not remembered in the index: the file is tried again next scan")
+    }
+
     @Test func notAFLACFile() throws {
         let library = try TestLibrary()
         defer { library.remove() }

@@ -90,6 +90,26 @@ int main(int argc, char **argv) {
             expect(rc == 0 && used && strcmp(consumer, "kiosk-player") == 0, "line 0 shows consumer kiosk-player");
             kiosk_gpio_line_release(line);
         }
+        // An output line, as the SPI panel drives data/command, reset and backlight.
+        line = kiosk_gpio_output_request(chip, 0, 0, 1, "kiosk-player");
+        expect(line != NULL, "request line 0 as an output driven high");
+        if (line) {
+            char value_path[512], text[8] = "";
+            if (argc > 2) {
+                snprintf(value_path, sizeof value_path, "%s/value", argv[2]);
+                FILE *f = fopen(value_path, "r");
+                if (f) { if (!fgets(text, sizeof text, f)) text[0] = 0; fclose(f); }
+                expect(text[0] == '1', "the simulated line is driven high");
+            }
+            expect(kiosk_gpio_line_set_value(line, 0) == 0, "drive the output line low");
+            if (argc > 2) {
+                FILE *f = fopen(value_path, "r");
+                text[0] = 0;
+                if (f) { if (!fgets(text, sizeof text, f)) text[0] = 0; fclose(f); }
+                expect(text[0] == '0', "the simulated line is driven low");
+            }
+            kiosk_gpio_line_release(line);
+        }
     } else {
         printf("skipped: no %s here, so no request of a real line\n", chip);
         skips++;

@@ -9,4 +9,6 @@
 #include "kiosk_keyboard.h"
 #include "kiosk_fb.h"
 #include "kiosk_png.h"
+#include "kiosk_library.h"
+#include "kiosk_spi.h"
 #include "kiosk_net.h"

@@ -69,5 +69,17 @@ struct kiosk_gpio_edge {
 /// with errno set (ENODEV when the chip went away).
 int kiosk_gpio_line_read_edges(kiosk_gpio_line *line, struct kiosk_gpio_edge *edges, int max);
 
+/// Requests line `offset` of the chip at `path` as an output driven to `value` (logical: 1 active,
+/// 0 inactive; `active_low` inverts the physical level), for panel control lines (data/command,
+/// reset, backlight). Release it with kiosk_gpio_line_release; kiosk_gpio_line_fd is -1 (v1) or
+/// the request's fd (v2) and has no events. Returns NULL with errno set, like
+/// kiosk_gpio_line_request.
+kiosk_gpio_line *kiosk_gpio_output_request(const char *path, unsigned int offset, int active_low, int value,
+                                           const char *consumer);
+
+/// Drives a line requested with kiosk_gpio_output_request: 1 active, 0 inactive. Returns 0, or -1
+/// with errno set.
+int kiosk_gpio_line_set_value(kiosk_gpio_line *line, int value);
+
 /// Releases the line and frees the request.
 void kiosk_gpio_line_release(kiosk_gpio_line *line);

@@ -15,6 +15,8 @@ enum BenchCommand {
             Benchmark(name: "scan", summary: "library scan of a synthetic 10 000-track library", run: scanLibrary),
             Benchmark(name: "render", summary: "screen redraw, framebuffer copy and artwork decode times", run: render),
             Benchmark(name: "gestures", summary: "CPU time per input edge (gestures, encoder, keymap)", run: gestures),
+            Benchmark(
+                name: "spi", summary: "SPI panel bytes, transfers and bus time per frame and per update", run: spi),
             Benchmark(name: "mpd", summary: "MPD protocol server: command round trips, memory, idle CPU", run: mpd),
         ] + audioBenchmarks
     }

@@ -8,8 +8,12 @@ extension BenchCommand {
     /// were rewritten; prints the index size and the peak RSS.
     static func scanLibrary(_ args: [String]) throws -> Int32 {
         let name = "bench scan"
-        let parsed = try ParsedArguments(args, command: name, options: ["--library", "--tracks"])
+        let parsed = try ParsedArguments(
+            args, command: name, options: ["--library", "--tracks", "--threads"], flags: ["--cold"])
         let trackCount = try parsed.int("--tracks", command: name, range: 20...200_000) ?? 10_000
+        let threads = try parsed.int("--threads", command: name, range: 1...16) ?? VolumeScanner.defaultReaderThreads
+        let cold = parsed.has("--cold")
+        if cold && getuid() != 0 { throw ToolError("--cold drops the page cache and needs root") }
         var layout = SyntheticLibrary.Layout()
         layout.albums = max(1, trackCount / layout.tracksPerAlbum)
         let library = parsed.value("--library") ?? "/var/tmp/kiosk-player-bench-library-\(layout.trackCount)"
@@ -20,12 +24,25 @@ extension BenchCommand {
         let volume = VolumeIdentity.identify(directory: library)
         let indexPath = "\(state)/\(volume.rawValue).sqlite"
 
-        func timedScan() throws -> (stats: ScanStatistics, catalogSeconds: Double, catalog: Catalog) {
-            let scanner = VolumeScanner()
+        struct Phase {
+            var stats: ScanStatistics
+            var wall: Double
+            var cpu: Double
+            var catalogSeconds: Double
+            var catalog: Catalog
+        }
+        func timedScan() throws -> Phase {
+            if cold { dropCaches() }
+            let scanner = VolumeScanner(readerThreads: threads)
+            let cpu0 = Syscalls.processCPUNanoseconds()
+            let wall0 = Syscalls.monotonicNanoseconds()
             let (contents, stats) = try scanner.scan(volume: volume, mountPoint: library, indexPath: indexPath)
-            let start = Syscalls.monotonicNanoseconds()
+            let wall1 = Syscalls.monotonicNanoseconds()
+            let cpu1 = Syscalls.processCPUNanoseconds()
             let catalog = Catalog(volumes: [contents])
-            return (stats, Double(Syscalls.monotonicNanoseconds() - start) / 1e9, catalog)
+            return Phase(
+                stats: stats, wall: Double(wall1 - wall0) / 1e9, cpu: Double(cpu1 - cpu0) / 1e9,
+                catalogSeconds: Double(Syscalls.monotonicNanoseconds() - wall1) / 1e9, catalog: catalog)
         }
 
         let full = try timedScan()
@@ -42,26 +59,33 @@ extension BenchCommand {
         }
         let changed = try timedScan()
 
-        let stats = full.stats
         func line(_ text: String) { printLine("bench scan: \(text)") }
+        func s(_ seconds: Double) -> String { ScanCommand.seconds(seconds) }
         line(
-            "library \(library): \(stats.flacFiles) FLAC files, \(layout.albums) albums, \(stats.playlists) playlists (warm page cache)"
+            "library \(library): \(full.stats.flacFiles) FLAC files, \(layout.albums) albums, \(full.stats.playlists) playlists; \(threads) reader thread(s); \(cold ? "cold page cache (dropped before each scan)" : "warm page cache")"
         )
         line(
-            "full scan: \(ScanCommand.seconds(stats.seconds)) + catalog \(ScanCommand.seconds(full.catalogSeconds)) = \(ScanCommand.seconds(stats.seconds + full.catalogSeconds)) (walk \(ScanCommand.seconds(stats.walkSeconds)); \(stats.filesRead) files read, \(Int(Double(stats.filesRead) / max(stats.seconds, 1e-9))) files/s; \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems)"
-        )
-        let u = unchanged.stats
-        line(
-            "no-change rescan: \(ScanCommand.seconds(u.seconds)) + catalog \(ScanCommand.seconds(unchanged.catalogSeconds)) = \(ScanCommand.seconds(u.seconds + unchanged.catalogSeconds)) (\(percent(u.seconds, of: stats.seconds)) of the full scan, \(percent(u.seconds + unchanged.catalogSeconds, of: stats.seconds + full.catalogSeconds)) with catalog); \(u.filesRead) files read"
-        )
-        let c = changed.stats
-        line(
-            "rescan after 1 % changed (\(rewritten) files rewritten): \(ScanCommand.seconds(c.seconds)) + catalog \(ScanCommand.seconds(changed.catalogSeconds)); \(c.filesRead) files read"
+            "full scan: \(s(full.wall)) wall, \(s(full.cpu)) CPU (walk \(s(full.stats.walkSeconds))); \(full.stats.filesRead) files read, \(Int(Double(full.stats.filesRead) / max(full.wall, 1e-9))) files/s; catalog build \(s(full.catalogSeconds)); \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems"
         )
         line(
-            "index \(mebibytes(c.indexBytes)) MiB (\(indexPath.split(separator: "/").last ?? "")); peak RSS \(mebibytes(Int64(Syscalls.peakResidentBytes()))) MiB"
+            "no-change rescan: \(s(unchanged.wall)) wall (\(percent(unchanged.wall, of: full.wall)) of the full scan), \(s(unchanged.cpu)) CPU; \(unchanged.stats.filesRead) files read; catalog build \(s(unchanged.catalogSeconds))"
+        )
+        line(
+            "rescan after 1 % changed (\(rewritten) files rewritten): \(s(changed.wall)) wall, \(s(changed.cpu)) CPU; \(changed.stats.filesRead) files read; catalog build \(s(changed.catalogSeconds))"
+        )
+        line(
+            "index \(mebibytes(changed.stats.indexBytes)) MiB; peak RSS \(mebibytes(Int64(Syscalls.peakResidentBytes()))) MiB"
         )
         return 0
+    }
+
+    /// Drops the page cache, dentries and inodes (root only), so the next scan reads from the disk
+    /// as a freshly plugged stick would.
+    private static func dropCaches() {
+        sync()
+        if let fd = try? FileDescriptor.open("/proc/sys/vm/drop_caches", O_WRONLY) {
+            try? fd.writeAll(Array("3\n".utf8))
+        }
     }
 
     private static func percent(_ part: Double, of whole: Double) -> String {
@@ -78,7 +102,7 @@ extension BenchCommand {
     /// Generation goes to `DIR.partial` and is renamed when complete.
     private static func ensureLibrary(at path: String, layout: SyntheticLibrary.Layout) throws {
         let marker = path + "/.kiosk-synthetic-library"
-        let description = "v1 \(layout)"
+        let description = "v2 \(layout)"
         if let existing = try? Syscalls.readFile(marker, limit: 4096),
             String(decoding: existing, as: UTF8.self) == description
         {

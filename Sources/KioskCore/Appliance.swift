@@ -134,8 +134,13 @@ public final class Appliance {
         case "none":
             surface = nil
         case "png":
-            let path = options.pngPath ?? "\(config.screen.pngDirectory ?? config.stateDirectory)/screen.png"
-            surface = PNGSurface(path: path, width: config.screen.width, height: config.screen.height)
+            let (width, height) = (config.screen.width, config.screen.height)
+            if options.pngPath == nil, let directory = config.screen.pngDirectory {
+                surface = FrameFilesSurface(directory: directory, width: width, height: height)
+            } else {
+                let path = options.pngPath ?? "\(config.stateDirectory)/screen.png"
+                surface = PNGSurface(path: path, width: width, height: height)
+            }
         case "terminal":
             surface = TerminalSurface()
         case "spi":

@@ -12,7 +12,7 @@ import Testing
 /// Small libraries of real FLAC files (written by `SyntheticLibrary`), made once under /tmp and
 /// reused by every test (and later runs: a version marker says they are complete).
 enum PlayerFixtures {
-    static let version = "player-fixtures-v1"
+    static let version = "player-fixtures-v2"
 
     /// One album of a fixture volume.
     struct Album {
@@ -47,10 +47,18 @@ enum PlayerFixtures {
             sampleRate: 44_100, bits: 16)
     ]
 
+    /// "long": two long tracks at a low rate (small files), for restarts in the middle of a track.
+    static let longAlbums = [
+        Album(
+            artist: "Epsilon", title: "Long Play", genre: "Classical", tracks: ["Adagio", "Allegro"], seconds: 40,
+            sampleRate: 22_050, bits: 16)
+    ]
+
     static let root = "/tmp/kiosk-core-fixtures-\(version)"
     static var main: String { root + "/main" }
     static var plain: String { root + "/plain" }
     static var short: String { root + "/short" }
+    static var long: String { root + "/long" }
 
     /// Makes the volumes once (thread-safe: a global's initializer runs once).
     static func prepare() throws -> String {
@@ -68,6 +76,7 @@ enum PlayerFixtures {
             bytes: Array("#EXTM3U\n../Beta/Second Wind/02 Calm.flac\n../Alpha/First Light/01 Dawn.flac\n".utf8))
         try write(plainAlbums, under: partial + "/plain")
         try write(shortAlbums, under: partial + "/short")
+        try write(longAlbums, under: partial + "/long")
         try SyntheticLibrary.writeFile(path: partial + "/.complete", bytes: Array(version.utf8))
         _ = run("/bin/rm", ["-rf", root])
         if rename(partial, root) != 0 && !Syscalls.exists(marker) { throw Errno.current.with("rename \(partial)") }

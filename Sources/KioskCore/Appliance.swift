@@ -172,15 +172,12 @@ public final class Appliance {
 
     private func startInputs() {
         let config = resolved.config
-        var profile = resolved.board.input
-        if let keymap = config.inputs.keymap.object, !keymap.isEmpty {
-            do {
-                let reader = try JSONReader(config.inputs.keymap, file: config.file, path: "inputs.keymap")
-                try profile.applyKeymap(reader)
-            } catch {
-                Log.error("\(error); using the board's key map")
-                profile = resolved.board.input
-            }
+        let profile: InputProfile
+        do {
+            profile = try resolved.inputProfile()
+        } catch {
+            Log.error("\(error); using the board's key map")
+            profile = resolved.board.input
         }
         let settings = InputSettings(
             debounceMs: config.inputs.debounceMs, longPressMs: config.inputs.longPressMs,

@@ -1,3 +1,4 @@
+import KioskInput
 import KioskSystem
 
 /// The configuration after the board profile is applied: what `check-config` prints and what
@@ -24,6 +25,22 @@ public struct ResolvedConfig: Sendable {
     }
 
     public var mixer: String? { config.audio.mixer ?? board.audio.mixer }
+
+    /// The board's inputs with `inputs.keymap` of the config applied. Errors name the config file
+    /// and the key path (`inputs.keymap.A.press: unknown action …`).
+    public func inputProfile() throws(ConfigError) -> InputProfile {
+        var profile = board.input
+        if let keymap = config.inputs.keymap.object, !keymap.isEmpty {
+            let reader = try JSONReader(config.inputs.keymap, file: config.file, path: "inputs.keymap")
+            try profile.applyKeymap(reader)
+        }
+        return profile
+    }
+
+    /// Checks what only the combination can show (the key map against the board's controls).
+    public func validate() throws(ConfigError) {
+        _ = try inputProfile()
+    }
 
     public func json() -> JSONValue {
         let c = config

@@ -48,7 +48,9 @@ enum RunCommand {
                 options.exitAfterScriptMs = try parsed.int("--exit-after-script", command: "run", range: 0...3_600_000)
                 if parsed.has("--keyboard") { options.keyboard = true }
                 if parsed.has("--no-keyboard") { options.keyboard = false }
-                let appliance = try Appliance(resolved: ResolvedConfig(config: config, board: board), options: options)
+                let resolved = ResolvedConfig(config: config, board: board)
+                try resolved.validate()
+                let appliance = try Appliance(resolved: resolved, options: options)
                 return try appliance.run()
             })
     }

@@ -30,8 +30,8 @@ public final class Player {
     public static let restartThresholdSeconds = 3.0
     /// Volume change per step.
     public static let volumeStep = 5
-    /// Seconds of inactivity after which browse/help/menu return to now playing (when something is queued).
-    public static let browseTimeoutSeconds = 20
+    /// Inactivity after which browse/help/menu return to now playing (when something is queued).
+    public static let defaultBrowseTimeoutMilliseconds = 20_000
     /// Period of resume-state saves while playing, in milliseconds: a little under 5 s, so that a
     /// power cut loses at most 5 s of the position even counting the time a save takes.
     public static let defaultSaveIntervalMilliseconds = 4_500
@@ -72,6 +72,15 @@ public final class Player {
     private var volumesPresent: Set<String> = []
     private var scanning: [String: Int] = [:]
     private var pendingResume: ResumeState?
+    /// The saved track, playing (or positioned) before its stick's catalog is loaded: a restart
+    /// sounds again within a fraction of a second (`fastResume`); the queue around it follows.
+    private var provisional: ResumeState?
+    /// The engine's queue is only that track (its id `provisionalID`): when it ends, the player
+    /// hands the engine the rest of the queue; a skip hands it the whole queue first.
+    private var engineQueueIsProvisional = false
+    /// The provisional track played to its end before the catalog came.
+    private var provisionalFinished = false
+    static let provisionalID: UInt64 = 1 << 62
     private var transient: (message: MessageState, timer: TimerID)?
     private var statusLine: String?
     /// nil until the volume is first changed; then the current volume (the display shows the overlay
@@ -87,6 +96,8 @@ public final class Player {
     private var lastReturnNs: UInt64 = 0
     private var shuttingDown = false
 
+    /// Inactivity after which browse, help and menu go back to now playing (tests shorten it).
+    public var browseTimeoutMilliseconds = Player.defaultBrowseTimeoutMilliseconds
     /// Period of resume-state saves while playing (tests shorten it).
     public var saveIntervalMilliseconds = Player.defaultSaveIntervalMilliseconds
 
@@ -197,7 +208,7 @@ public final class Player {
             refreshScreen()
             return
         }
-        if mode == .nowPlaying && queue.isEmpty && !collections.isEmpty {
+        if mode == .nowPlaying && queue.isEmpty && provisional == nil && !collections.isEmpty {
             // The screen shows the browse list (see screenState): act on it.
             mode = .browse
         }
@@ -345,7 +356,7 @@ public final class Player {
 
     /// Stops and rewinds to the start of the current track.
     func stop() {
-        guard !queue.isEmpty else { return }
+        guard !queue.isEmpty || provisional != nil else { return }
         engine.stop()
         status = .stopped
         positionFrames = 0
@@ -358,6 +369,9 @@ public final class Player {
     /// (or on the first track) restarts it. The play state (playing, paused, stopped) is kept.
     private func skip(forward: Bool) {
         guard !queue.isEmpty else { return }
+        if engineQueueIsProvisional {
+            startQueue(at: queueIndex, frame: livePositionFrames, status: status)
+        }
         if forward {
             if queueIndex + 1 < queue.count {
                 engine.next()
@@ -392,6 +406,7 @@ public final class Player {
     /// positioned at the start of the first track, so play starts the collection again.
     private func finishQueue() {
         status = .stopped
+        engineQueueIsProvisional = false
         stopSaveTimer()
         if !queue.isEmpty {
             engine.setQueue(requests(), startAt: 0, startFrame: 0)
@@ -484,6 +499,8 @@ public final class Player {
     /// holds there (`.paused`, `.stopped`).
     private func startQueue(at index: Int, frame: Int64, status newStatus: PlaybackStatus) {
         idBase &+= 1 << 32
+        engineQueueIsProvisional = false
+        provisional = nil
         engine.setQueue(requests(), startAt: index, startFrame: frame)
         queueIndex = index
         positionFrames = frame
@@ -509,6 +526,14 @@ public final class Player {
     public func handle(_ event: AudioEvent) {
         switch event {
         case .trackStarted(let id, let format, _):
+            if id == Self.provisionalID, queue.isEmpty, provisional != nil {
+                sampleRate = format.sampleRate
+                positionFrames = engine.currentTrackID == id ? max(0, engine.positionFrames) : positionFrames
+                Log.debug(
+                    "track started: \(provisional?.relativePath ?? "?") (restored) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
+                )
+                break
+            }
             guard let index = index(of: id) else { return }
             queueIndex = index
             sampleRate = format.sampleRate
@@ -521,6 +546,11 @@ public final class Player {
             provideArtworkForCurrentTrack()
             saveSoon()
         case .position(let id, let frames, let rate):
+            if id == Self.provisionalID, queue.isEmpty, provisional != nil {
+                positionFrames = frames
+                sampleRate = rate
+                break
+            }
             guard let index = index(of: id) else { return }
             queueIndex = index
             positionFrames = frames
@@ -530,7 +560,14 @@ public final class Player {
         case .trackFinished:
             return
         case .queueFinished:
-            if repeatQueue && !queue.isEmpty {
+            if engineQueueIsProvisional {
+                // The restored track ended: the rest of its queue follows (once it is known).
+                if queue.isEmpty {
+                    provisionalFinished = true
+                    return
+                }
+                continueAfterProvisional()
+            } else if repeatQueue && !queue.isEmpty {
                 startQueue(at: 0, frame: 0, status: .playing)
             } else {
                 finishQueue()
@@ -609,9 +646,10 @@ public final class Player {
 
     public func handle(_ event: LibraryEvent, catalog newCatalog: Catalog) {
         switch event {
-        case .volumeAdded(let id, _):
+        case .volumeAdded(let id, let mountPoint):
             volumesPresent.insert(id.rawValue)
             scanning[id.rawValue] = 0
+            fastResume(volume: id, mountPoint: mountPoint)
         case .scanProgress(let id, let found):
             scanning[id.rawValue] = found
         case .scanFinished(let id, _, _, _):
@@ -632,6 +670,14 @@ public final class Player {
     /// A stick went away. When the current track was on it, playback stops and a message says why;
     /// the queue keeps the tracks of the other volumes (when it had any), and the state is saved.
     private func volumeRemoved(_ id: VolumeID, mountPoint: String) {
+        if provisional?.volumeID == id.rawValue && queue.isEmpty {
+            // The restored track's stick went before its catalog came: stop; the saved state stays
+            // for when it comes back.
+            dropProvisional()
+            showTransient(
+                MessageState(title: "USB stick removed", detail: "Playback stopped", kind: .info), seconds: 4)
+            return
+        }
         guard queue.contains(where: { $0.volume == id }) else { return }
         let currentGone = currentTrack?.volume == id
         let remaining = queue.filter { $0.volume != id }
@@ -649,6 +695,7 @@ public final class Player {
             queueCollection = nil
             queueIndex = 0
             positionFrames = 0
+            engineQueueIsProvisional = false
             engine.setQueue([], startAt: 0, startFrame: 0)
             saveSoon()
         } else {
@@ -686,17 +733,84 @@ public final class Player {
             if scanning[volumeID] == nil {
                 Log.notice("saved track \(relativePath) is no longer on the stick; not resuming")
                 pendingResume = nil
+                if provisional != nil { dropProvisional() }
             }
             return
         }
         pendingResume = nil
         setQueue(tracks, collection: collection)
+        if provisional != nil {
+            adoptProvisional(at: index)
+            return
+        }
         let frame = tracks[index].sampleRate == resume.sampleRate ? resume.positionFrames : 0
         let rate = max(1, tracks[index].sampleRate)
         Log.info(
             "resuming \(relativePath) at \(Double(frame) / Double(rate)) s (frame \(frame))\(resume.playing ? "" : ", paused")"
         )
         startQueue(at: index, frame: frame, status: resume.playing ? .playing : (frame > 0 ? .paused : .stopped))
+    }
+
+    /// Plays the saved track as soon as its stick is there, before the scan of the stick ends:
+    /// the engine gets that one file; the screen shows what the saved state says of it.
+    private func fastResume(volume id: VolumeID, mountPoint: String) {
+        guard let resume = pendingResume, provisional == nil, queue.isEmpty, resume.volumeID == id.rawValue,
+            let relativePath = resume.relativePath
+        else { return }
+        let path = mountPoint == "/" ? "/" + relativePath : mountPoint + "/" + relativePath
+        guard Syscalls.exists(path) else { return }
+        provisional = resume
+        engineQueueIsProvisional = true
+        provisionalFinished = false
+        engine.setQueue(
+            [TrackRequest(id: Self.provisionalID, path: path)], startAt: 0, startFrame: resume.positionFrames)
+        positionFrames = resume.positionFrames
+        sampleRate = resume.sampleRate
+        status = resume.playing ? .playing : (resume.positionFrames > 0 ? .paused : .stopped)
+        if status == .playing {
+            engine.play()
+            startSaveTimer()
+        }
+        Log.info(
+            "resuming \(relativePath) at \(resume.positionSeconds) s (frame \(resume.positionFrames))\(resume.playing ? "" : ", paused"), before the scan of its stick ends"
+        )
+    }
+
+    /// The catalog came: the restored track becomes track `index` of its queue without a break;
+    /// the engine gets the rest of the queue when the track ends (or at the first skip).
+    private func adoptProvisional(at index: Int) {
+        provisional = nil
+        queueIndex = index
+        idBase = Self.provisionalID &- UInt64(index)
+        provideArtworkForCurrentTrack()
+        if provisionalFinished {
+            provisionalFinished = false
+            continueAfterProvisional()
+        }
+        saveSoon()
+    }
+
+    /// The restored track ended: the next track of its queue plays (or the queue ends).
+    private func continueAfterProvisional() {
+        engineQueueIsProvisional = false
+        if queueIndex + 1 < queue.count {
+            startQueue(at: queueIndex + 1, frame: 0, status: .playing)
+        } else if repeatQueue {
+            startQueue(at: 0, frame: 0, status: .playing)
+        } else {
+            finishQueue()
+        }
+    }
+
+    /// Stops a restored track whose queue cannot follow (its stick went, or it is gone).
+    private func dropProvisional() {
+        provisional = nil
+        provisionalFinished = false
+        engineQueueIsProvisional = false
+        engine.setQueue([], startAt: 0, startFrame: 0)
+        status = .stopped
+        positionFrames = 0
+        stopSaveTimer()
     }
 
     // MARK: - resume state
@@ -714,10 +828,21 @@ public final class Player {
             state.queueIndex = queueIndex
             state.playing = status == .playing
             if let c = queueCollection { state.collection = .init(category: c.category.rawValue, key: c.key) }
+            state.title = track.title
+            state.artist = track.artist
+            state.album = track.album
+            state.durationSeconds = track.durationSeconds
+            state.queueCount = queue.count
         } else if let pending = pendingResume {
-            // Nothing restored yet (the stick is still scanning): keep what was saved.
+            // Nothing restored yet (the stick is still scanning): keep what was saved, with where
+            // the restored track is now when it already plays.
             state = pending
             state.volumePercent = volume
+            state.outputDevice = outputDevice
+            if provisional != nil {
+                state.playing = status == .playing
+                state.positionFrames = livePositionFrames
+            }
         }
         return state
     }
@@ -725,9 +850,9 @@ public final class Player {
     /// The position of the current track now: the engine's counter while it plays the track (the
     /// last position event may be 250 ms old), else the last known one.
     var livePositionFrames: Int64 {
-        guard status == .playing, let id = engine.currentTrackID, index(of: id) == queueIndex else {
-            return positionFrames
-        }
+        let current: UInt64? =
+            queue.isEmpty ? (provisional != nil ? Self.provisionalID : nil) : idBase &+ UInt64(queueIndex)
+        guard status == .playing, let current, engine.currentTrackID == current else { return positionFrames }
         return max(0, engine.positionFrames)
     }
 
@@ -768,7 +893,7 @@ public final class Player {
 
     private func rearmIdleTimer() {
         if let timer = idleTimer { loop.cancel(timer) }
-        idleTimer = loop.schedule(afterMilliseconds: Self.browseTimeoutSeconds * 1000) { [weak self] in
+        idleTimer = loop.schedule(afterMilliseconds: browseTimeoutMilliseconds) { [weak self] in
             guard let self, self.mode != .nowPlaying, !self.queue.isEmpty else { return }
             self.mode = .nowPlaying
             self.refreshScreen()
@@ -823,7 +948,7 @@ public final class Player {
         case .nowPlaying:
             break
         }
-        if queue.isEmpty {
+        if queue.isEmpty && provisional == nil {
             if let message = libraryMessage() { return .message(message) }
             if mode == .nowPlaying, !collections.isEmpty {
                 // Nothing queued yet: show the browse list so the first press has a target.
@@ -855,12 +980,17 @@ public final class Player {
 
     func nowPlayingState() -> NowPlayingState {
         let track = currentTrack
-        let playback: PlaybackState =
-            switch status {
-            case .playing: .playing
-            case .paused: .paused
-            case .stopped: .stopped
-            }
+        if track == nil, let restored = provisional {
+            return NowPlayingState(
+                title: restored.title ?? restored.relativePath?.split(separator: "/").last.map(String.init),
+                artist: restored.artist, album: restored.album, elapsedSeconds: positionSeconds,
+                totalSeconds: restored.durationSeconds, playback: playbackState,
+                categoryLabel: Self.singular(
+                    restored.collection.flatMap { KioskLibrary.Category(rawValue: $0.category) } ?? category),
+                queuePosition: restored.queueCount > 0 ? restored.queueIndex + 1 : 0, queueCount: restored.queueCount,
+                artworkKey: nil, volumeOverlay: volumeOverlay, statusLine: statusLine)
+        }
+        let playback = playbackState
         return NowPlayingState(
             title: track?.title, artist: track?.artist, album: track?.album,
             elapsedSeconds: positionSeconds, totalSeconds: track?.durationSeconds,
@@ -870,6 +1000,14 @@ public final class Player {
             artworkKey: track.map { artworkKey(for: $0) },
             volumeOverlay: volumeOverlay,
             statusLine: statusLine)
+    }
+
+    private var playbackState: PlaybackState {
+        switch status {
+        case .playing: .playing
+        case .paused: .paused
+        case .stopped: .stopped
+        }
     }
 
     public func refreshScreen() {
@@ -882,12 +1020,14 @@ public final class Player {
     }
 
     func statusText() -> String {
-        if let message = libraryMessage(), queue.isEmpty { return message.title }
-        guard let track = currentTrack else { return "Idle" }
+        if queue.isEmpty && provisional == nil, let message = libraryMessage() { return message.title }
+        let shown = nowPlayingState()
+        guard let title = shown.title else { return "Idle" }
+        let what = shown.artist.map { "\($0) – \(title)" } ?? title
         switch status {
-        case .playing: return "Playing \(track.artist) – \(track.title)"
-        case .paused: return "Paused \(track.artist) – \(track.title)"
-        case .stopped: return "Stopped \(track.artist) – \(track.title)"
+        case .playing: return "Playing \(what)"
+        case .paused: return "Paused \(what)"
+        case .stopped: return "Stopped \(what)"
         }
     }
 

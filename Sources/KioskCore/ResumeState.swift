@@ -33,6 +33,13 @@ public struct ResumeState: Equatable, Sendable {
     /// Whether it was playing (then it plays again after a restart) or paused/stopped.
     public var playing: Bool = false
     public var outputDevice: String?
+    /// What the now-playing screen shows of the track, so that a restart can show it (and play it)
+    /// before the stick's catalog is loaded.
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var durationSeconds: Double?
+    public var queueCount: Int = 0
 
     public init() {}
 
@@ -57,6 +64,11 @@ public struct ResumeState: Equatable, Sendable {
                 ("collection", .object([("category", .string(collection.category)), ("key", .string(collection.key))])))
         }
         if let outputDevice { members.append(("outputDevice", .string(outputDevice))) }
+        if let title { members.append(("title", .string(title))) }
+        if let artist { members.append(("artist", .string(artist))) }
+        if let album { members.append(("album", .string(album))) }
+        if let durationSeconds { members.append(("durationSeconds", .number(durationSeconds))) }
+        if queueCount > 0 { members.append(("queueCount", .number(Double(queueCount)))) }
         return .object(members)
     }
 
@@ -86,6 +98,11 @@ public struct ResumeState: Equatable, Sendable {
             state.collection = CollectionRef(category: category, key: key)
         }
         state.outputDevice = try r.string("outputDevice")
+        state.title = try r.string("title", nonEmpty: false)
+        state.artist = try r.string("artist", nonEmpty: false)
+        state.album = try r.string("album", nonEmpty: false)
+        state.durationSeconds = try r.double("durationSeconds", range: 0...1e7)
+        state.queueCount = try r.int("queueCount", range: 0...1_000_000) ?? 0
         try r.finish()
         return state
     }

@@ -947,3 +947,182 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(((try? Syscalls.fileStatus(scratch.file("later/out.raw")).st_size) ?? 0) > 44_100 * 4)
     }
 }
+
+/// A restart plays the saved track as soon as its stick is there, before the stick's scan ends.
+@Suite struct PlayerFastResumeTests {
+    func savedWithScreenFields(
+        _ volume: String, _ album: PlayerFixtures.Album, _ number: Int, seconds: Double, playing: Bool = true
+    ) -> ResumeState {
+        var saved = resumeState(volume: volume, album: album, number: number, seconds: seconds, playing: playing)
+        saved.title = album.tracks[number]
+        saved.artist = album.artist
+        saved.album = album.title
+        saved.durationSeconds = album.seconds
+        saved.queueCount = album.tracks.count
+        return saved
+    }
+
+    func announce(_ rig: PlayerRig, _ volume: String) {
+        rig.player.handle(
+            .volumeAdded(VolumeIdentity.identify(directory: volume), mountPoint: volume), catalog: .empty)
+    }
+
+    @Test func theSavedTrackPlaysBeforeTheCatalogAndJoinsItsQueueWithoutARestart() throws {
+        let rig = try PlayerRig(
+            volumes: [], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 1, seconds: 2))
+        announce(rig, PlayerFixtures.main)
+        #expect(rig.player.status == .playing)
+        #expect(rig.player.queue.isEmpty)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        #expect(rig.player.positionSeconds >= 2)
+        guard case .nowPlaying(let screen) = rig.player.screenState() else {
+            Issue.record("expected now playing, got \(rig.player.screenState())")
+            return
+        }
+        #expect(screen.title == "Noon" && screen.artist == "Alpha" && screen.album == "First Light")
+        #expect(screen.queuePosition == 2 && screen.queueCount == 3 && screen.playback == .playing)
+        // Saved meanwhile: the same track, where it is now.
+        rig.player.saveNow()
+        #expect(rig.saved()?.relativePath == PlayerFixtures.relativePath(alpha, 1))
+        #expect((rig.saved()?.positionSeconds ?? 0) >= 2)
+        // The catalog arrives: the queue is the folder around the track, and nothing restarted.
+        rig.library.addVolume(path: PlayerFixtures.main)
+        #expect(try rig.run { !rig.player.queue.isEmpty })
+        #expect(rig.player.queue.map(\.title) == ["Dawn", "Noon", "Dusk"])
+        #expect(rig.player.queueIndex == 1)
+        #expect(rig.title == "Noon")
+        let before = rig.player.positionFrames
+        #expect(try rig.run { rig.player.positionFrames > before + 4410 })
+        #expect(rig.tracksStarted == 1)
+    }
+
+    @Test func theRestoredTrackFlowsIntoTheNextTrackOfItsQueue() throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 0, seconds: 5.5))
+        #expect(rig.title == "Dawn")
+        #expect(try rig.run { rig.title == "Noon" && rig.tracksStarted == 2 })
+        #expect(rig.player.status == .playing)
+        #expect(rig.player.queueIndex == 1)
+    }
+
+    @Test func aRestoredTrackThatEndsBeforeTheCatalogContinuesOnceItComes() throws {
+        let short = PlayerFixtures.shortAlbums[0]
+        let rig = try PlayerRig(volumes: [], resume: savedWithScreenFields(PlayerFixtures.short, short, 0, seconds: 0))
+        announce(rig, PlayerFixtures.short)
+        #expect(try rig.run { rig.audioEvents.contains(.queueFinished) })
+        rig.library.addVolume(path: PlayerFixtures.short)
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        #expect(rig.title == "Blop")
+        #expect(rig.player.queueIndex == 1)
+    }
+
+    @Test func skippingAfterTheCatalogCameHandsTheEngineTheWholeQueue() throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 0, seconds: 1))
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        try rig.press(.next)
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        #expect(rig.title == "Noon")
+        try rig.press(.next)
+        #expect(try rig.run { rig.tracksStarted == 3 })
+        #expect(rig.title == "Dusk")
+    }
+
+    @Test func pullingTheStickBeforeItsCatalogStopsWithAMessage() throws {
+        let rig = try PlayerRig(volumes: [], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 0, seconds: 1))
+        announce(rig, PlayerFixtures.main)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        rig.player.handle(
+            .volumeRemoved(VolumeIdentity.identify(directory: PlayerFixtures.main), mountPoint: PlayerFixtures.main),
+            catalog: .empty)
+        #expect(rig.player.status == .stopped)
+        #expect(
+            rig.player.screenState()
+                == .message(MessageState(title: "USB stick removed", detail: "Playback stopped", kind: .info)))
+        let position = rig.engine.positionFrames
+        try rig.idle(300)
+        #expect(rig.engine.positionFrames == position || rig.engine.currentTrackID == nil)
+        // The saved state still names the track, for when the stick comes back.
+        rig.player.saveNow()
+        #expect(rig.saved()?.relativePath == PlayerFixtures.relativePath(alpha, 0))
+    }
+
+    @Test func aPausedSavedTrackIsShownAndWaitsForPlay() throws {
+        let rig = try PlayerRig(
+            volumes: [], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 2, seconds: 3, playing: false))
+        announce(rig, PlayerFixtures.main)
+        #expect(rig.player.status == .paused)
+        try rig.idle(300)
+        #expect(rig.tracksStarted == 0)
+        try rig.press(.playPause)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        #expect(rig.player.positionSeconds >= 3)
+    }
+}
+
+/// Things around the state machine: going back by itself, shutting down, the systemd status.
+@Suite struct PlayerHousekeepingTests {
+    @Test(arguments: [Action.select, .help, .menu])
+    func browseHelpAndMenuGoBackToNowPlayingWhenLeftAlone(open: Action) throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        rig.player.browseTimeoutMilliseconds = 300
+        try rig.playFirst()
+        try rig.press(open)
+        #expect(rig.player.mode != .nowPlaying)
+        #expect(try rig.run(seconds: 3) { rig.player.mode == .nowPlaying })
+        guard case .nowPlaying = rig.player.screenState() else {
+            Issue.record("not the now-playing screen")
+            return
+        }
+    }
+
+    @Test func withNothingQueuedTheListStays() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        rig.player.browseTimeoutMilliseconds = 200
+        try rig.press(.nextCategory)
+        try rig.idle(500)
+        #expect(rig.player.mode == .browse)
+        #expect(rig.player.category == .artist)
+    }
+
+    @Test func theShutdownControlStopsSavesAndSaysSo() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        var asked = 0
+        rig.player.onShutdownRequest = { asked += 1 }
+        try rig.playFirst()
+        try rig.waitForPosition(seconds: 0.5)
+        try rig.press(.shutdown)
+        #expect(asked == 1)
+        #expect(rig.player.status == .stopped)
+        #expect(
+            rig.player.screenState()
+                == .message(MessageState(title: "Shutting down", detail: "Safe to unplug in a moment", kind: .info)))
+        #expect(rig.saved()?.relativePath == PlayerFixtures.relativePath(alpha, 0))
+        // Nothing else is done any more.
+        try rig.press(.playPause)
+        #expect(rig.player.status == .stopped)
+    }
+
+    @Test func withoutAShutdownHandlerTheControlDoesNothing() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.shutdown)
+        #expect(rig.player.status == .playing)
+    }
+
+    @Test func theSystemdStatusLineFollowsPlayback() throws {
+        let rig = try PlayerRig(volumes: [])
+        var lines: [String] = []
+        rig.player.onStatus = { lines.append($0) }
+        rig.player.refreshScreen()
+        #expect(lines.last == "Insert a USB stick with FLAC files")
+        rig.library.addVolume(path: PlayerFixtures.main)
+        #expect(try rig.run { rig.library.isIdle && rig.player.catalog?.trackCount == 5 })
+        try rig.press(.select)
+        #expect(lines.last == "Playing Alpha – Dawn")
+        try rig.press(.pause)
+        #expect(lines.last == "Paused Alpha – Dawn")
+        try rig.press(.stop)
+        #expect(lines.last == "Stopped Alpha – Dawn")
+    }
+}

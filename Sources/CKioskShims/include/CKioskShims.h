@@ -9,3 +9,4 @@
 #include "kiosk_keyboard.h"
 #include "kiosk_fb.h"
 #include "kiosk_png.h"
+#include "kiosk_core.h"

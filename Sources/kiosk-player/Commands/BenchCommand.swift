@@ -15,7 +15,7 @@ enum BenchCommand {
             Benchmark(name: "scan", summary: "library scan of a synthetic 10 000-track library", run: scanLibrary),
             Benchmark(name: "render", summary: "screen redraw, framebuffer copy and artwork decode times", run: render),
             Benchmark(name: "gestures", summary: "CPU time per input edge (gestures, encoder, keymap)", run: gestures),
-        ] + audioBenchmarks
+        ] + audioBenchmarks + startupBenchmarks
     }
 
     static var command: Command {

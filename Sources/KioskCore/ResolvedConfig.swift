@@ -69,11 +69,14 @@ public struct ResolvedConfig: Sendable {
             (
                 "screen",
                 .object([
-                    ("type", .string(c.screen.type ?? "auto")),
-                    ("device", optional(c.screen.device)),
-                    ("fbName", optional(c.screen.fbName)),
-                    ("rotation", c.screen.rotation.map { .number(Double($0)) } ?? .null),
+                    ("type", .string(c.screen.type ?? board.screen.type.rawValue)),
+                    ("device", optional(c.screen.device ?? board.screen.device)),
+                    ("fbName", optional(c.screen.fbName ?? board.screen.fbName)),
+                    ("rotation", .number(Double(c.screen.rotation ?? board.screen.rotation))),
                     ("theme", .string(c.screen.theme)),
+                    ("pngDirectory", optional(c.screen.pngDirectory)),
+                    ("width", .number(Double(c.screen.width))),
+                    ("height", .number(Double(c.screen.height))),
                     ("idleOffSeconds", .number(Double(c.screen.idleOffSeconds))),
                     ("maxFramesPerSecond", .number(Double(c.screen.maxFramesPerSecond))),
                 ])
@@ -86,6 +89,9 @@ public struct ResolvedConfig: Sendable {
                     ("longPressMs", .number(Double(c.inputs.longPressMs))),
                     ("repeatDelayMs", .number(Double(c.inputs.repeatDelayMs))),
                     ("repeatMs", .number(Double(c.inputs.repeatMs))),
+                    ("chordMs", .number(Double(c.inputs.chordMs))),
+                    ("keyboard", c.inputs.keyboard.map { .bool($0) } ?? .null),
+                    ("script", optional(c.inputs.script)),
                     ("keymap", c.inputs.keymap),
                 ])
             ),

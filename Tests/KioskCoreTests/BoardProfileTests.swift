@@ -116,4 +116,19 @@ import Testing
         let overridden = ResolvedConfig(config: config, board: board)
         #expect(overridden.audioDevices == ["hw:CARD=USB", "default", "none"])
     }
+
+    @Test func theResolvedScreenIsTheBoardsUnlessTheConfigSaysOtherwise() throws {
+        let board = try parse(
+            #"{"name": "test", "screen": {"type": "framebuffer", "fbName": "vc4drmfb", "rotation": 180}}"#)
+        let plain = ResolvedConfig(config: Config(), board: board).json()
+        #expect(plain["screen"]?["type"]?.string == "framebuffer")
+        #expect(plain["screen"]?["fbName"]?.string == "vc4drmfb")
+        #expect(plain["screen"]?["rotation"]?.int == 180)
+        var config = Config()
+        config.screen.type = "png"
+        config.screen.rotation = 90
+        let overridden = ResolvedConfig(config: config, board: board).json()
+        #expect(overridden["screen"]?["type"]?.string == "png")
+        #expect(overridden["screen"]?["rotation"]?.int == 90)
+    }
 }

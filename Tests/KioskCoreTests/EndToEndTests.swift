@@ -28,16 +28,16 @@ struct EndToEndTests {
         try box.dir.write(
             "script.jsonl",
             """
-            {"t": 1500, "key": "tab"}
-            {"t": 2000, "key": "enter"}
-            {"t": 2600, "key": "n"}
-            {"t": 3000, "key": "space"}
+            {"t": 2500, "key": "tab"}
+            {"t": 3000, "key": "enter"}
             {"t": 3600, "key": "n"}
-            {"t": 3900, "key": "n"}
-            {"t": 4200, "key": "n"}
-            {"t": 4500, "key": "p"}
-            {"t": 4800, "key": "space"}
-            {"t": 5400, "key": "s"}
+            {"t": 4000, "key": "space"}
+            {"t": 4600, "key": "n"}
+            {"t": 4900, "key": "n"}
+            {"t": 5200, "key": "n"}
+            {"t": 5500, "key": "p"}
+            {"t": 5800, "key": "space"}
+            {"t": 6400, "key": "s"}
 
             """)
         let player = try box.start(["--script", box.dir.file("script.jsonl"), "--exit-after-script", "500"])
@@ -71,20 +71,20 @@ struct EndToEndTests {
         try box.dir.write(
             "script.jsonl",
             """
-            {"t": 1500, "key": "tab"}
-            {"t": 2200, "key": "enter"}
-            {"t": 3400, "key": "n"}
-            {"t": 5000, "key": "space"}
-            {"t": 5800, "key": "s"}
+            {"t": 3000, "key": "tab"}
+            {"t": 3700, "key": "enter"}
+            {"t": 4900, "key": "n"}
             {"t": 6500, "key": "space"}
+            {"t": 7300, "key": "s"}
+            {"t": 8000, "key": "space"}
 
             """)
         let screens = try ExpectedScreens()
         let player = try box.start(["--script", box.dir.file("script.jsonl"), "--exit-after-script", "8000"])
         #expect(box.waitFor(seconds: 10) { !box.frameFiles().isEmpty }, "no first frame: \(player.log)")
         if let problem = box.mount(PlayerFixtures.main) { try Test.cancel(Comment(rawValue: problem)) }
-        // Pull the stick while Noon plays again (after the last press at 6.5 s).
-        let pullAt = player.startedNs + 8_000_000_000
+        // Pull the stick while Noon plays again (after the last press at 8 s).
+        let pullAt = player.startedNs + 9_500_000_000
         while Syscalls.monotonicNanoseconds() < pullAt { Syscalls.sleep(nanoseconds: 10_000_000) }
         let savedBeforePull = box.saved()
         box.unmount()
@@ -185,7 +185,7 @@ struct PowerCutTests {
         let box = try EndToEndBox()
         try box.writeConfig(device: "none")
         if let problem = box.mount(PlayerFixtures.long) { try Test.cancel(Comment(rawValue: problem)) }
-        try box.dir.write("script.jsonl", #"{"t": 1200, "key": "enter"}"# + "\n")
+        try box.dir.write("script.jsonl", #"{"t": 2500, "key": "enter"}"# + "\n")
         var generator = SystemRandomNumberGenerator()
         var previous: ResumeState?
         var checked = 0
@@ -196,7 +196,7 @@ struct PowerCutTests {
             // periodic saves: just before the second save after the track started.
             var delay =
                 run == 0
-                ? Double.random(in: 6...12, using: &generator) : Double.random(in: 0.05...10, using: &generator)
+                ? Double.random(in: 7...13, using: &generator) : Double.random(in: 0.05...10, using: &generator)
             if run == 1 {
                 _ = box.waitFor(seconds: 10) { !TrackStartLine.all(in: player.log).isEmpty }
                 let started = TrackStartLine.all(in: player.log).first.map {

@@ -746,7 +746,7 @@ public final class Player {
         let frame = tracks[index].sampleRate == resume.sampleRate ? resume.positionFrames : 0
         let rate = max(1, tracks[index].sampleRate)
         Log.info(
-            "resuming \(relativePath) at \(Double(frame) / Double(rate)) s (frame \(frame))\(resume.playing ? "" : ", paused")"
+            "resuming \(relativePath) at \(Double(frame) / Double(rate)) s (frame \(frame))\(resume.playing ? "" : resume.positionFrames > 0 ? ", paused" : ", stopped")"
         )
         startQueue(at: index, frame: frame, status: resume.playing ? .playing : (frame > 0 ? .paused : .stopped))
     }
@@ -772,7 +772,7 @@ public final class Player {
             startSaveTimer()
         }
         Log.info(
-            "resuming \(relativePath) at \(resume.positionSeconds) s (frame \(resume.positionFrames))\(resume.playing ? "" : ", paused"), before the scan of its stick ends"
+            "resuming \(relativePath) at \(resume.positionSeconds) s (frame \(resume.positionFrames))\(resume.playing ? "" : resume.positionFrames > 0 ? ", paused" : ", stopped"), before the scan of its stick ends"
         )
     }
 

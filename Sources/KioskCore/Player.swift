@@ -22,7 +22,12 @@ public enum PlayerMode: Equatable, Sendable {
 /// Lives on the event-loop thread and is driven by three kinds of events: `ActionEvent`s from the
 /// inputs, `AudioEvent`s from the engine and `LibraryEvent`s from the library. Every action has a
 /// defined effect in every state (see `handle(_: ActionEvent)`); the effects go to the audio
-/// engine, the screen and the resume state. Thread: loop thread only.
+/// engine, the screen and the resume state.
+///
+/// After a restart the saved track plays as soon as its stick is mounted, before the stick's scan
+/// ends (the engine gets that one file, the screen shows what the saved state says of it); when
+/// the catalog is ready the queue around it (the saved collection, else the track's folder) takes
+/// over without a break. Thread: loop thread only.
 public final class Player {
     /// The categories in the order next/previous category cycles through them.
     public static let categoryCycle: [KioskLibrary.Category] = [.album, .artist, .playlist, .genre, .folder]
@@ -328,7 +333,7 @@ public final class Player {
 
     /// Starts playing: the current queue from its position, or the selected collection.
     func play() {
-        if queue.isEmpty {
+        if queue.isEmpty && provisional == nil {
             playSelection()
             return
         }

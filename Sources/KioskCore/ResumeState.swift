@@ -3,8 +3,9 @@ import KioskSystem
 /// What the player was doing, saved so that a power cut loses at most a few seconds.
 ///
 /// Saved atomically (`AtomicFile`: temp + fsync + rename + fsync dir) to `resume.json` in the
-/// state directory on track change, pause, stop, volume change, category change, and every 5 s
-/// while playing; read at start. A corrupt or foreign file is ignored with a warning.
+/// state directory on track change, pause, stop, volume change, category change, output and
+/// repeat changes, every 4.5 s while playing (with the engine's live position, so at most 5 s
+/// are lost) and at shutdown; read at start. A corrupt or foreign file is ignored with a warning.
 /// A value type: build it on the loop thread.
 public struct ResumeState: Equatable, Sendable {
     public static let fileName = "resume.json"

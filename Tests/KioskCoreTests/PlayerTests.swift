@@ -1047,6 +1047,21 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(rig.saved()?.relativePath == PlayerFixtures.relativePath(alpha, 0))
     }
 
+    @Test func aStoppedSavedTrackPlaysOnPlayBeforeTheCatalogComes() throws {
+        let rig = try PlayerRig(
+            volumes: [], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 1, seconds: 0, playing: false))
+        announce(rig, PlayerFixtures.main)
+        #expect(rig.player.status == .stopped)
+        try rig.press(.playPause)
+        #expect(rig.player.status == .playing)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        guard case .nowPlaying(let screen) = rig.player.screenState() else {
+            Issue.record("not the now-playing screen")
+            return
+        }
+        #expect(screen.title == "Noon")
+    }
+
     @Test func aPausedSavedTrackIsShownAndWaitsForPlay() throws {
         let rig = try PlayerRig(
             volumes: [], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 2, seconds: 3, playing: false))

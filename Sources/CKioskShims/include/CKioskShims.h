@@ -11,3 +11,4 @@
 #include "kiosk_png.h"
 #include "kiosk_library.h"
 #include "kiosk_spi.h"
+#include "kiosk_core.h"

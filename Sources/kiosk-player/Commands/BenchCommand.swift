@@ -17,7 +17,7 @@ enum BenchCommand {
             Benchmark(name: "gestures", summary: "CPU time per input edge (gestures, encoder, keymap)", run: gestures),
             Benchmark(
                 name: "spi", summary: "SPI panel bytes, transfers and bus time per frame and per update", run: spi),
-        ] + audioBenchmarks
+        ] + audioBenchmarks + startupBenchmarks
     }
 
     static var command: Command {

@@ -163,8 +163,13 @@ final class OutputWorker: @unchecked Sendable {
             return
         }
         if configuration == nil {
-            // Frames without a set-up device (it failed): treat as lost until it comes back.
-            lose(code: -Int32(ENODEV), message: nil)
+            // Frames without a set-up device: after a device switch, set up the new one for them
+            // (a failure there loses it); otherwise treat as lost until it comes back.
+            if ringFormat != nil {
+                setUpDevice()
+            } else {
+                lose(code: -Int32(ENODEV), message: nil)
+            }
             return
         }
         let before = AllocationProbe.sample()

@@ -1,3 +1,4 @@
+import CKioskShims
 import Glibc
 import KioskAudio
 import KioskDisplay
@@ -90,15 +91,22 @@ public final class Appliance {
                 ?? resolved.audioDevice,
             bufferMs: config.audio.bufferMs, ringSeconds: config.audio.ringSeconds, mixer: resolved.mixer,
             realtimePriority: config.audio.realtimePriority > 0 ? Int32(config.audio.realtimePriority) : nil)
-        if audioSettings.device != "none", audioSettings.device.hasPrefix("hw:") || audioSettings.device == "default",
-            let problem = ALSAOutput.probe(device: audioSettings.device)
-        {
-            Log.warning("audio device \(audioSettings.device) cannot be opened now (\(problem)); will retry")
-        }
+        // No probe of the device here: opening it costs milliseconds before the first sound, and
+        // the engine reports a device that does not open (deviceLost) and retries by itself.
         engine = try AudioEngine(loop: loop, settings: audioSettings) { event in sink.player?.handle(event) }
         library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: config.mediaRoots) {
             [unowned self] event in
             sink.player?.handle(event, catalog: self.library.catalog)
+            if case .catalogChanged = event {
+                // A scan (on its own thread, in its own malloc arena) leaves freed memory behind
+                // that glibc keeps; give it back (a few milliseconds, once per scan).
+                _ = kiosk_malloc_trim()
+                var inUse = 0
+                var held = 0
+                kiosk_malloc_usage(&inUse, &held)
+                Log.debug(
+                    "memory after the catalog changed: \(inUse / 1024) KiB in use, \(held / 1024) KiB free in malloc")
+            }
         }
         player = Player(
             loop: loop, engine: engine, screen: display, config: config, outputDevices: resolved.audioDevices,
@@ -161,8 +169,13 @@ public final class Appliance {
         case "none":
             surface = nil
         case "png":
-            let path = options.pngPath ?? "\(config.screen.pngDirectory ?? config.stateDirectory)/screen.png"
-            surface = PNGSurface(path: path, width: config.screen.width, height: config.screen.height)
+            let (width, height) = (config.screen.width, config.screen.height)
+            if options.pngPath == nil, let directory = config.screen.pngDirectory {
+                surface = FrameFilesSurface(directory: directory, width: width, height: height)
+            } else {
+                let path = options.pngPath ?? "\(config.stateDirectory)/screen.png"
+                surface = PNGSurface(path: path, width: width, height: height)
+            }
         case "terminal":
             surface = TerminalSurface()
         case "spi":
@@ -230,15 +243,12 @@ public final class Appliance {
 
     private func startInputs() {
         let config = resolved.config
-        var profile = resolved.board.input
-        if let keymap = config.inputs.keymap.object, !keymap.isEmpty {
-            do {
-                let reader = try JSONReader(config.inputs.keymap, file: config.file, path: "inputs.keymap")
-                try profile.applyKeymap(reader)
-            } catch {
-                Log.error("\(error); using the board's key map")
-                profile = resolved.board.input
-            }
+        let profile: InputProfile
+        do {
+            profile = try resolved.inputProfile()
+        } catch {
+            Log.error("\(error); using the board's key map")
+            profile = resolved.board.input
         }
         let settings = InputSettings(
             debounceMs: config.inputs.debounceMs, longPressMs: config.inputs.longPressMs,

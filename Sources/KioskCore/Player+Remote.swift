@@ -17,20 +17,18 @@ extension Player {
     /// The device name that means "no output": the silent real-time sink.
     public static let silentOutput = "none"
 
-    /// Frames of the current track played, read from the engine (more recent than `positionFrames`,
-    /// which follows the engine's position events).
-    public var enginePositionFrames: Int64 { status == .stopped ? 0 : engine.positionFrames }
-
-    /// Seconds of the current track played, from the engine.
+    /// Seconds of the current track played, read from the engine while it plays (more recent
+    /// than `positionSeconds`, which follows the engine's position events).
     public var enginePositionSeconds: Double {
-        sampleRate > 0 ? Double(enginePositionFrames) / Double(sampleRate) : 0
+        sampleRate > 0 ? Double(livePositionFrames) / Double(sampleRate) : 0
     }
 
     /// Plays queue entry `index` from its start. False when there is no such entry.
     @discardableResult
     public func remotePlay(at index: Int) -> Bool {
         guard queue.indices.contains(index) else { return false }
-        startQueue(at: index, frame: 0, playing: true)
+        takeOver()
+        startQueue(at: index, frame: 0, status: .playing)
         refreshScreen()
         return true
     }
@@ -69,12 +67,12 @@ extension Player {
     public func remoteNext() -> Bool {
         guard status != .stopped, !queue.isEmpty else { return false }
         if queueIndex + 1 < queue.count {
-            startQueue(at: queueIndex + 1, frame: 0, playing: true)
+            startQueue(at: queueIndex + 1, frame: 0, status: .playing)
         } else if repeatQueue {
-            startQueue(at: 0, frame: 0, playing: true)
+            startQueue(at: 0, frame: 0, status: .playing)
         } else {
-            stop()
-            startQueue(at: 0, frame: 0, playing: false)
+            // The end of the queue: stopped at the start of the first entry.
+            startQueue(at: 0, frame: 0, status: .stopped)
         }
         refreshScreen()
         return true
@@ -86,7 +84,7 @@ extension Player {
     public func remotePrevious() -> Bool {
         guard status != .stopped, !queue.isEmpty else { return false }
         let index = queueIndex > 0 ? queueIndex - 1 : (repeatQueue ? queue.count - 1 : 0)
-        startQueue(at: index, frame: 0, playing: true)
+        startQueue(at: index, frame: 0, status: .playing)
         refreshScreen()
         return true
     }
@@ -106,7 +104,7 @@ extension Player {
             positionFrames = frame
             saveSoon()
         } else if index != nil {
-            startQueue(at: target, frame: frame, playing: true)
+            startQueue(at: target, frame: frame, status: .playing)
         } else {
             return false
         }
@@ -158,8 +156,6 @@ extension Player {
                 replaceQueue(edited, current: next, currentKept: false)
             } else {
                 // The current entry was among the last ones: stop at the start of the queue.
-                let wasPlaying = status != .stopped
-                if wasPlaying { stop() }
                 status = .stopped
                 replaceQueue(edited, current: 0, currentKept: false)
             }
@@ -192,14 +188,12 @@ extension Player {
 
     /// Empties the queue and stops.
     public func remoteClear() {
-        if status != .stopped { engine.stop() }
-        status = .stopped
+        takeOver()
+        // Stops the engine on an empty queue (also a restored track still playing on its own).
+        dropProvisional()
         queue = []
         queueIndex = 0
         queueCollection = nil
-        positionFrames = 0
-        engine.setQueue([], startAt: 0, startFrame: 0)
-        stopSaveTimer()
         saveSoon()
         refreshScreen()
     }
@@ -207,27 +201,29 @@ extension Player {
     /// Switches the audio output to `device` (one of `outputDevices`, or `silentOutput`),
     /// keeping the queue, the position and the play state.
     public func remoteSetOutput(_ device: String) {
-        guard device != outputDevice else { return }
-        outputDevice = device
-        engine.setDevice(device)
-        statusLine = nil
-        saveSoon()
+        guard device != outputDevice || device != preferredDevice else { return }
+        chooseOutput(device, by: "by an MPD client")
         refreshScreen()
+    }
+
+    /// A remote client decides the queue from now on: a saved queue that has not been restored
+    /// yet (its stick is still being scanned) must not replace it later.
+    private func takeOver() {
+        pendingResume = nil
     }
 
     /// Installs an edited queue whose current entry is `current`. When `currentKept`, the entry
     /// that was playing is still there and goes on from where it is; otherwise `current` starts
     /// from its beginning (playing if the player was).
     private func replaceQueue(_ edited: [Track], current: Int, currentKept: Bool) {
+        takeOver()
         let wasStatus = status
+        let frame = currentKept && wasStatus != .stopped ? livePositionFrames : 0
         queue = edited
         queueCollection = nil
-        let frame = currentKept && wasStatus != .stopped ? engine.positionFrames : 0
-        startQueue(at: current, frame: frame, playing: wasStatus == .playing)
-        if wasStatus == .paused {
-            // Paused stays paused (also at the start of the next entry when the current one went).
-            status = .paused
-        }
+        // Playing goes on playing, paused stays paused (at the start of the next entry when the
+        // current one went), stopped stays stopped.
+        startQueue(at: current, frame: frame, status: wasStatus)
         refreshScreen()
     }
 }

@@ -22,7 +22,12 @@ public enum PlayerMode: Equatable, Sendable {
 /// Lives on the event-loop thread and is driven by three kinds of events: `ActionEvent`s from the
 /// inputs, `AudioEvent`s from the engine and `LibraryEvent`s from the library. Every action has a
 /// defined effect in every state (see `handle(_: ActionEvent)`); the effects go to the audio
-/// engine, the screen and the resume state. Thread: loop thread only.
+/// engine, the screen and the resume state.
+///
+/// After a restart the saved track plays as soon as its stick is mounted, before the stick's scan
+/// ends (the engine gets that one file, the screen shows what the saved state says of it); when
+/// the catalog is ready the queue around it (the saved collection, else the track's folder) takes
+/// over without a break. Thread: loop thread only.
 public final class Player {
     /// The categories in the order next/previous category cycles through them.
     public static let categoryCycle: [KioskLibrary.Category] = [.album, .artist, .playlist, .genre, .folder]
@@ -30,10 +35,11 @@ public final class Player {
     public static let restartThresholdSeconds = 3.0
     /// Volume change per step.
     public static let volumeStep = 5
-    /// Seconds of inactivity after which browse/help/menu return to now playing (when something is queued).
-    public static let browseTimeoutSeconds = 20
-    /// Period of resume-state saves while playing.
-    public static let saveIntervalSeconds = 5
+    /// Inactivity after which browse/help/menu return to now playing (when something is queued).
+    public static let defaultBrowseTimeoutMilliseconds = 20_000
+    /// Period of resume-state saves while playing, in milliseconds: a little under 5 s, so that a
+    /// power cut loses at most 5 s of the position even counting the time a save takes.
+    public static let defaultSaveIntervalMilliseconds = 4_500
 
     let loop: EventLoop
     let engine: AudioEngine
@@ -43,11 +49,18 @@ public final class Player {
     let stateDirectory: String
     /// Output devices the menu offers, the configured one first.
     public private(set) var outputDevices: [String]
-    public internal(set) var outputDevice: String
+    /// The device in use.
+    public private(set) var outputDevice: String
+    /// The device chosen (by the config or in the menu). When it is lost, the next device of the
+    /// list takes over after `fallbackDelayMilliseconds`; the chosen one is probed every
+    /// `returnProbeMilliseconds` and taken back as soon as it opens again.
+    public private(set) var preferredDevice: String
+    public var fallbackDelayMilliseconds = 3000
+    public var returnProbeMilliseconds = 5000
 
     public private(set) var catalog: Catalog?
     public internal(set) var status: PlaybackStatus = .stopped
-    public internal(set) var mode: PlayerMode = .nowPlaying
+    public private(set) var mode: PlayerMode = .nowPlaying
     public private(set) var category: KioskLibrary.Category = .album
     public internal(set) var queue: [Track] = []
     public internal(set) var queueIndex = 0
@@ -60,10 +73,19 @@ public final class Player {
     /// Selection in the browse list of each category.
     private var selection: [KioskLibrary.Category: Int] = [:]
     /// Ids given to the engine's queue entries: `idBase + index`.
-    var idBase: UInt64 = 0
+    private var idBase: UInt64 = 0
     private var volumesPresent: Set<String> = []
     private var scanning: [String: Int] = [:]
-    private var pendingResume: ResumeState?
+    var pendingResume: ResumeState?
+    /// The saved track, playing (or positioned) before its stick's catalog is loaded: a restart
+    /// sounds again within a fraction of a second (`fastResume`); the queue around it follows.
+    private var provisional: ResumeState?
+    /// The engine's queue is only that track (its id `provisionalID`): when it ends, the player
+    /// hands the engine the rest of the queue; a skip hands it the whole queue first.
+    private var engineQueueIsProvisional = false
+    /// The provisional track played to its end before the catalog came.
+    private var provisionalFinished = false
+    static let provisionalID: UInt64 = 1 << 62
     private var transient: (message: MessageState, timer: TimerID)?
     var statusLine: String?
     /// nil until the volume is first changed; then the current volume (the display shows the overlay
@@ -72,7 +94,17 @@ public final class Player {
     private var idleTimer: TimerID?
     private var saveTimer: TimerID?
     private var deviceLostTimer: TimerID?
+    private var returnProbeTimer: TimerID?
+    /// Fallbacks since the chosen device last stayed for a minute: the return probe backs off
+    /// (×2 each, at most ×16) so that a device that opens but fails at once does not flap.
+    private var recentFallbacks = 0
+    private var lastReturnNs: UInt64 = 0
     private var shuttingDown = false
+
+    /// Inactivity after which browse, help and menu go back to now playing (tests shorten it).
+    public var browseTimeoutMilliseconds = Player.defaultBrowseTimeoutMilliseconds
+    /// Period of resume-state saves while playing (tests shorten it).
+    public var saveIntervalMilliseconds = Player.defaultSaveIntervalMilliseconds
 
     /// Called with a one-line status for systemd (`STATUS=`) whenever it changes.
     public var onStatus: ((String) -> Void)?
@@ -96,11 +128,15 @@ public final class Player {
         if devices.isEmpty { devices = ["default"] }
         self.outputDevices = devices
         self.outputDevice = devices[0]
+        self.preferredDevice = devices[0]
         self.volume = resume?.volumePercent ?? config.volume
         self.repeatQueue = config.repeatQueue
         if let resume {
             category = KioskLibrary.Category(rawValue: resume.category) ?? .album
-            if let device = resume.outputDevice, devices.contains(device) { outputDevice = device }
+            if let device = resume.outputDevice, devices.contains(device) {
+                outputDevice = device
+                preferredDevice = device
+            }
             if resume.relativePath != nil { pendingResume = resume }
         }
         engine.setVolume(volume)
@@ -152,6 +188,12 @@ public final class Player {
     // MARK: - actions
 
     /// Applies one action. The effect depends on the mode; volume works everywhere.
+    ///
+    /// In every mode: volume up/down change the volume; shutdown asks the appliance to shut down;
+    /// while a transient message (e.g. "USB stick removed") shows, any other action only dismisses
+    /// it. With nothing queued the now-playing screen shows the browse list, and the actions act
+    /// as in browse mode. The per-mode tables are in `handleNowPlaying`, `handleBrowse`,
+    /// `handleHelp` and `handleMenu`.
     public func handle(_ event: ActionEvent) {
         guard !shuttingDown else { return }
         rearmIdleTimer()
@@ -174,6 +216,10 @@ public final class Player {
             refreshScreen()
             return
         }
+        if mode == .nowPlaying && queue.isEmpty && provisional == nil && !collections.isEmpty {
+            // The screen shows the browse list (see screenState): act on it.
+            mode = .browse
+        }
         switch mode {
         case .nowPlaying: handleNowPlaying(event.action, steps: steps)
         case .browse: handleBrowse(event.action, steps: steps)
@@ -183,17 +229,10 @@ public final class Player {
         refreshScreen()
     }
 
+    /// Now playing: transport on the queue; browsing actions open the browse list.
     private func handleNowPlaying(_ action: Action, steps: Int) {
         switch action {
-        case .playPause:
-            switch status {
-            case .playing: pause()
-            case .paused: resume()
-            case .stopped: play()
-            }
-        case .play: status == .paused ? resume() : (status == .stopped ? play() : ())
-        case .pause: if status == .playing { pause() }
-        case .stop: stop()
+        case .playPause, .play, .pause, .stop: transport(action)
         case .next: skip(forward: true)
         case .previous: skip(forward: false)
         case .nextCategory: cycleCategory(by: 1)
@@ -208,13 +247,35 @@ public final class Player {
         }
     }
 
+    /// Play-pause, play, pause and stop: the same in every mode except where noted.
+    private func transport(_ action: Action) {
+        switch action {
+        case .playPause:
+            switch status {
+            case .playing: pause()
+            case .paused: resume()
+            case .stopped: play()
+            }
+        case .play:
+            switch status {
+            case .playing: break
+            case .paused: resume()
+            case .stopped: play()
+            }
+        case .pause: if status == .playing { pause() }
+        case .stop: stop()
+        default: break
+        }
+    }
+
+    /// Browse: next/previous (and up/down, next/previous collection) move the selection; select,
+    /// play and play-pause play the selected collection from its first track.
     private func handleBrowse(_ action: Action, steps: Int) {
         switch action {
         case .down, .nextCollection, .next: moveSelection(by: steps)
         case .up, .previousCollection, .previous: moveSelection(by: -steps)
         case .select, .playPause, .play: playSelection()
-        case .pause: if status == .playing { pause() }
-        case .stop: stop()
+        case .pause, .stop: transport(action)
         case .back: mode = .nowPlaying
         case .nextCategory: cycleCategory(by: 1)
         case .previousCategory: cycleCategory(by: -1)
@@ -224,13 +285,16 @@ public final class Player {
         }
     }
 
+    /// Help: next/previous turn the pages; back, help, select, menu and play-pause close it;
+    /// play, pause and stop act on playback and leave the page open.
     private func handleHelp(_ action: Action, page: Int) {
         let pages = helpPageCount
         switch action {
         case .next, .down, .nextCollection, .nextCategory: mode = .help(page: min(page + 1, pages - 1))
         case .previous, .up, .previousCollection, .previousCategory: mode = .help(page: max(page - 1, 0))
         case .back, .help, .select, .playPause, .menu: mode = .nowPlaying
-        default: break
+        case .play, .pause, .stop: transport(action)
+        case .volumeUp, .volumeDown, .shutdown: break
         }
     }
 
@@ -244,6 +308,8 @@ public final class Player {
         ]
     }
 
+    /// Menu: next/previous move (wrapping); select or play-pause chooses (output: the next device;
+    /// repeat: toggles; help; close); back and menu close it; play, pause and stop act on playback.
     private func handleMenu(_ action: Action, selected: Int) {
         let count = menuEntries.count
         switch action {
@@ -260,7 +326,9 @@ public final class Player {
             }
         case .back, .menu: mode = .nowPlaying
         case .help: mode = .help(page: 0)
-        default: break
+        case .play, .pause, .stop: transport(action)
+        case .nextCategory, .previousCategory: break
+        case .volumeUp, .volumeDown, .shutdown: break
         }
     }
 
@@ -268,7 +336,7 @@ public final class Player {
 
     /// Starts playing: the current queue from its position, or the selected collection.
     func play() {
-        if queue.isEmpty {
+        if queue.isEmpty && provisional == nil {
             playSelection()
             return
         }
@@ -285,6 +353,8 @@ public final class Player {
         saveNow()
     }
 
+    /// Continues after a pause. The engine may be positioned rather than paused (a restored
+    /// position, a track chosen while paused): `play` covers both.
     func resume() {
         engine.play()
         status = .playing
@@ -294,7 +364,7 @@ public final class Player {
 
     /// Stops and rewinds to the start of the current track.
     func stop() {
-        guard !queue.isEmpty else { return }
+        guard !queue.isEmpty || provisional != nil else { return }
         engine.stop()
         status = .stopped
         positionFrames = 0
@@ -302,20 +372,23 @@ public final class Player {
         saveNow()
     }
 
-    func skip(forward: Bool) {
+    /// Next and previous. Next on the last track ends the queue as if it had played to its end
+    /// (stopped, back at the first track) unless repeat is on; previous more than 3 s into a track
+    /// (or on the first track) restarts it. The play state (playing, paused, stopped) is kept.
+    private func skip(forward: Bool) {
         guard !queue.isEmpty else { return }
+        if engineQueueIsProvisional {
+            startQueue(at: queueIndex, frame: livePositionFrames, status: status)
+        }
         if forward {
             if queueIndex + 1 < queue.count {
                 engine.next()
-                if status != .playing { moveQueueIndex(to: queueIndex + 1) }
+                moveQueueIndex(to: queueIndex + 1)
             } else if repeatQueue {
-                startQueue(at: 0, frame: 0, playing: status == .playing)
+                startQueue(at: 0, frame: 0, status: status)
             } else {
-                // Next on the last track: stop at the end of the queue.
-                engine.stop()
-                status = .stopped
-                positionFrames = 0
-                stopSaveTimer()
+                finishQueue()
+                return
             }
         } else {
             if positionSeconds > Self.restartThresholdSeconds || queueIndex == 0 {
@@ -323,18 +396,31 @@ public final class Player {
                 positionFrames = 0
             } else {
                 engine.previous()
-                if status != .playing { moveQueueIndex(to: queueIndex - 1) }
+                moveQueueIndex(to: queueIndex - 1)
             }
         }
         saveSoon()
     }
 
-    /// Updates the shown track while not playing (no trackStarted will come).
+    /// Shows track `index` at its start at once; while playing, `trackStarted` confirms it.
     private func moveQueueIndex(to index: Int) {
         queueIndex = index
         positionFrames = 0
         sampleRate = currentTrack?.sampleRate ?? sampleRate
         provideArtworkForCurrentTrack()
+    }
+
+    /// The end of the queue (played out, or next on the last track without repeat): stopped,
+    /// positioned at the start of the first track, so play starts the collection again.
+    private func finishQueue() {
+        status = .stopped
+        engineQueueIsProvisional = false
+        stopSaveTimer()
+        if !queue.isEmpty {
+            engine.setQueue(requests(), startAt: 0, startFrame: 0)
+            moveQueueIndex(to: 0)
+        }
+        saveNow()
     }
 
     func changeVolume(by delta: Int) {
@@ -351,14 +437,26 @@ public final class Player {
     private func cycleOutput() {
         guard outputDevices.count > 1 else { return }
         let index = outputDevices.firstIndex(of: outputDevice) ?? 0
-        outputDevice = outputDevices[(index + 1) % outputDevices.count]
-        engine.setDevice(outputDevice)
+        chooseOutput(outputDevices[(index + 1) % outputDevices.count], by: "in the menu")
+    }
+
+    /// Makes `device` the chosen output (in the menu, or by a remote client): used now, and the
+    /// one to go back to after a fallback. `chooser` completes the log line ("in the menu").
+    func chooseOutput(_ device: String, by chooser: String) {
+        outputDevice = device
+        preferredDevice = device
+        recentFallbacks = 0
+        Log.notice("audio output: \(device) (chosen \(chooser))")
+        engine.setDevice(device)
+        cancelDeviceTimers()
         statusLine = nil
         saveSoon()
     }
 
     // MARK: - browsing
 
+    /// Next/previous category: album → artist → playlist → genre → folder (categories with
+    /// nothing in them are skipped); the browse list opens on the category's first collection.
     private func cycleCategory(by delta: Int) {
         let cycle = availableCategories
         guard !cycle.isEmpty else { return }
@@ -394,8 +492,10 @@ public final class Player {
         let collection = list[selectedIndex]
         let tracks = catalog.tracks(of: collection)
         guard !tracks.isEmpty else { return }
+        // The listener chose something else: a saved queue that still waits for its stick is dropped.
+        pendingResume = nil
         setQueue(tracks, collection: collection)
-        startQueue(at: 0, frame: 0, playing: true)
+        startQueue(at: 0, frame: 0, status: .playing)
         mode = .nowPlaying
     }
 
@@ -404,21 +504,28 @@ public final class Player {
         queueCollection = collection
     }
 
-    /// Hands the queue to the engine, positioned at `index`/`frame`.
-    func startQueue(at index: Int, frame: Int64, playing: Bool) {
+    /// The queue as the engine gets it: ids `idBase + index`.
+    private func requests() -> [TrackRequest] {
+        queue.enumerated().map { TrackRequest(id: idBase + UInt64($0.offset), path: $0.element.path) }
+    }
+
+    /// Hands the queue to the engine, positioned at `index`/`frame`, and plays (`.playing`) or
+    /// holds there (`.paused`, `.stopped`).
+    func startQueue(at index: Int, frame: Int64, status newStatus: PlaybackStatus) {
         idBase &+= 1 << 32
-        let requests = queue.enumerated().map { TrackRequest(id: idBase + UInt64($0.offset), path: $0.element.path) }
-        engine.setQueue(requests, startAt: index, startFrame: frame)
+        engineQueueIsProvisional = false
+        provisional = nil
+        engine.setQueue(requests(), startAt: index, startFrame: frame)
         queueIndex = index
         positionFrames = frame
         sampleRate = queue[index].sampleRate
         provideArtworkForCurrentTrack()
-        if playing {
+        status = newStatus
+        if newStatus == .playing {
             engine.play()
-            status = .playing
             startSaveTimer()
         } else {
-            status = frame > 0 ? .paused : .stopped
+            stopSaveTimer()
         }
         saveSoon()
     }
@@ -433,73 +540,130 @@ public final class Player {
     public func handle(_ event: AudioEvent) {
         switch event {
         case .trackStarted(let id, let format, _):
+            if id == Self.provisionalID, queue.isEmpty, provisional != nil {
+                sampleRate = format.sampleRate
+                positionFrames = engine.currentTrackID == id ? max(0, engine.positionFrames) : positionFrames
+                Log.debug(
+                    "track started: \(provisional?.relativePath ?? "?") (restored) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
+                )
+                break
+            }
             guard let index = index(of: id) else { return }
             queueIndex = index
-            positionFrames = 0
             sampleRate = format.sampleRate
+            // A track may start mid-way (a restored position, a seek): the engine knows where.
+            positionFrames = engine.currentTrackID == id ? max(0, engine.positionFrames) : 0
+            let track = queue[index]
+            Log.debug(
+                "track started: \(track.relativePath) (\(index + 1)/\(queue.count)) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
+            )
             provideArtworkForCurrentTrack()
             saveSoon()
         case .position(let id, let frames, let rate):
+            if id == Self.provisionalID, queue.isEmpty, provisional != nil {
+                positionFrames = frames
+                sampleRate = rate
+                break
+            }
             guard let index = index(of: id) else { return }
             queueIndex = index
             positionFrames = frames
             sampleRate = rate
+            // Only the now-playing screen shows the position.
+            guard case .nowPlaying = mode else { return }
         case .trackFinished:
-            break
+            return
         case .queueFinished:
-            if repeatQueue && !queue.isEmpty {
-                startQueue(at: 0, frame: 0, playing: true)
+            if engineQueueIsProvisional {
+                // The restored track ended: the rest of its queue follows (once it is known).
+                if queue.isEmpty {
+                    provisionalFinished = true
+                    return
+                }
+                continueAfterProvisional()
+            } else if repeatQueue && !queue.isEmpty {
+                startQueue(at: 0, frame: 0, status: .playing)
             } else {
-                status = .stopped
-                if !queue.isEmpty { moveQueueIndex(to: 0) }
-                engine.setQueue(
-                    queue.enumerated().map { TrackRequest(id: idBase + UInt64($0.offset), path: $0.element.path) },
-                    startAt: 0, startFrame: 0)
-                stopSaveTimer()
-                saveNow()
+                finishQueue()
             }
         case .error(_, let path, let message):
             let name = path.split(separator: "/").last.map(String.init) ?? path
+            Log.warning("cannot play \(path): \(message)")
             showTransient(MessageState(title: "Cannot play \(name)", detail: message, kind: .error), seconds: 4)
-        case .deviceLost(let device, let message):
+        case .deviceLost(let device, _):
+            // The engine logs the loss and the return.
             statusLine = "Audio device unplugged"
-            Log.warning("audio device \(device) lost: \(message)")
             scheduleFallback(from: device)
-        case .deviceBack(let device):
+        case .deviceBack:
             if let timer = deviceLostTimer { loop.cancel(timer) }
             deviceLostTimer = nil
-            statusLine = nil
-            Log.notice("audio device \(device) is back")
+            statusLine = outputDevice == preferredDevice ? nil : "Output: \(outputDevice)"
         case .formatChanged(_, let deviceFormat):
             Log.info("output format: \(deviceFormat)")
+            return
         }
         refreshScreen()
     }
 
-    /// When the device stays away for 3 s and there is another one, switch to it; the engine
-    /// keeps the queue and the position.
+    /// When the device stays away for `fallbackDelayMilliseconds` and there is another one, switch
+    /// to the next; the engine keeps the queue and the position. A fallback in use is left for the
+    /// chosen device as soon as that opens again.
     private func scheduleFallback(from device: String) {
         guard deviceLostTimer == nil, outputDevices.count > 1 else { return }
-        deviceLostTimer = loop.schedule(afterMilliseconds: 3000) { [weak self] in
+        deviceLostTimer = loop.schedule(afterMilliseconds: fallbackDelayMilliseconds) { [weak self] in
             guard let self else { return }
             self.deviceLostTimer = nil
             guard self.statusLine != nil else { return }
             let index = self.outputDevices.firstIndex(of: self.outputDevice) ?? 0
             self.outputDevice = self.outputDevices[(index + 1) % self.outputDevices.count]
-            Log.notice("switching audio output to \(self.outputDevice)")
+            Log.notice("switching audio output to \(self.outputDevice) while \(self.preferredDevice) is away")
+            let now = Syscalls.monotonicNanoseconds()
+            self.recentFallbacks = now - self.lastReturnNs > 60_000_000_000 ? 1 : self.recentFallbacks + 1
             self.engine.setDevice(self.outputDevice)
-            self.statusLine = "Output: \(self.outputDevice)"
+            self.statusLine = self.outputDevice == self.preferredDevice ? nil : "Output: \(self.outputDevice)"
+            self.startReturnProbe()
             self.refreshScreen()
         }
+    }
+
+    /// While a fallback plays, checks now and then whether the chosen device opens again.
+    private func startReturnProbe() {
+        guard returnProbeTimer == nil, outputDevice != preferredDevice else { return }
+        let period = max(100, returnProbeMilliseconds) << min(4, max(0, recentFallbacks - 1))
+        returnProbeTimer = loop.schedule(afterMilliseconds: period, repeatingMilliseconds: period) { [weak self] in
+            guard let self else { return }
+            guard self.outputDevice != self.preferredDevice else {
+                self.cancelDeviceTimers()
+                return
+            }
+            // A non-blocking open and close: a few milliseconds at most.
+            let preferred = self.preferredDevice
+            if preferred != ClockOutput.deviceName, ALSAOutput.probe(device: preferred) != nil { return }
+            Log.notice("audio output: \(preferred) is back; switching to it")
+            self.cancelDeviceTimers()
+            self.lastReturnNs = Syscalls.monotonicNanoseconds()
+            self.outputDevice = preferred
+            self.engine.setDevice(preferred)
+            self.statusLine = nil
+            self.refreshScreen()
+        }
+    }
+
+    private func cancelDeviceTimers() {
+        if let timer = deviceLostTimer { loop.cancel(timer) }
+        deviceLostTimer = nil
+        if let timer = returnProbeTimer { loop.cancel(timer) }
+        returnProbeTimer = nil
     }
 
     // MARK: - library events
 
     public func handle(_ event: LibraryEvent, catalog newCatalog: Catalog) {
         switch event {
-        case .volumeAdded(let id, _):
+        case .volumeAdded(let id, let mountPoint):
             volumesPresent.insert(id.rawValue)
             scanning[id.rawValue] = 0
+            fastResume(volume: id, mountPoint: mountPoint)
         case .scanProgress(let id, let found):
             scanning[id.rawValue] = found
         case .scanFinished(let id, _, _, _):
@@ -517,11 +681,22 @@ public final class Player {
         refreshScreen()
     }
 
+    /// A stick went away. When the current track was on it, playback stops and a message says why;
+    /// the queue keeps the tracks of the other volumes (when it had any), and the state is saved.
     private func volumeRemoved(_ id: VolumeID, mountPoint: String) {
+        if provisional?.volumeID == id.rawValue && queue.isEmpty {
+            // The restored track's stick went before its catalog came: stop; the saved state stays
+            // for when it comes back.
+            dropProvisional()
+            showTransient(
+                MessageState(title: "USB stick removed", detail: "Playback stopped", kind: .info), seconds: 4)
+            return
+        }
         guard queue.contains(where: { $0.volume == id }) else { return }
         let currentGone = currentTrack?.volume == id
         let remaining = queue.filter { $0.volume != id }
         if currentGone {
+            Log.notice("the volume of the current track went away (\(mountPoint)); playback stopped")
             engine.stop()
             status = .stopped
             stopSaveTimer()
@@ -533,44 +708,123 @@ public final class Player {
         if queue.isEmpty {
             queueCollection = nil
             queueIndex = 0
+            positionFrames = 0
+            engineQueueIsProvisional = false
             engine.setQueue([], startAt: 0, startFrame: 0)
+            saveSoon()
         } else {
-            let playing = status == .playing
             startQueue(
-                at: keptIndex, frame: currentGone ? 0 : positionFrames, playing: playing && !currentGone)
+                at: keptIndex, frame: currentGone ? 0 : positionFrames, status: currentGone ? .stopped : status)
         }
         if mode == .browse { mode = .nowPlaying }
     }
 
-    /// Restores the saved queue once its volume's tracks are in the catalog.
+    /// Restores the saved queue once its volume's tracks are in the catalog: the saved collection,
+    /// else (it is gone, e.g. a deleted playlist) the track's folder.
     private func tryResume() {
         guard let resume = pendingResume, let catalog, let volumeID = resume.volumeID,
             let relativePath = resume.relativePath
         else { return }
-        guard volumesPresent.contains(volumeID) || catalog.trackCount > 0 else { return }
+        guard volumesPresent.contains(volumeID) else { return }
         var tracks: [Track] = []
         var collection: Collection?
         if let ref = resume.collection, let cat = KioskLibrary.Category(rawValue: ref.category),
-            let match = catalog.collections(in: cat).first(where: { $0.key == ref.key })
+            let match = catalog.collection(cat, key: ref.key)
         {
             collection = match
             tracks = catalog.tracks(of: match)
         }
-        guard
-            let index = tracks.firstIndex(where: { $0.volume.rawValue == volumeID && $0.relativePath == relativePath })
-        else {
+        var index = tracks.firstIndex { $0.volume.rawValue == volumeID && $0.relativePath == relativePath }
+        if index == nil, let track = catalog.track(volume: VolumeID(rawValue: volumeID), relativePath: relativePath),
+            let folder = catalog.collection(.folder, key: "\(volumeID)\u{1F}\(track.folder)")
+        {
+            collection = folder
+            tracks = catalog.tracks(of: folder)
+            index = tracks.firstIndex(of: track)
+        }
+        guard let index else {
             // Still scanning that volume: wait; otherwise the saved track is gone.
-            if scanning[volumeID] == nil && volumesPresent.contains(volumeID) {
+            if scanning[volumeID] == nil {
                 Log.notice("saved track \(relativePath) is no longer on the stick; not resuming")
                 pendingResume = nil
+                if provisional != nil { dropProvisional() }
             }
             return
         }
         pendingResume = nil
         setQueue(tracks, collection: collection)
+        if provisional != nil {
+            adoptProvisional(at: index)
+            return
+        }
         let frame = tracks[index].sampleRate == resume.sampleRate ? resume.positionFrames : 0
-        Log.info("resuming \(relativePath) at \(Int(Double(frame) / Double(max(1, tracks[index].sampleRate)))) s")
-        startQueue(at: index, frame: frame, playing: resume.playing)
+        let rate = max(1, tracks[index].sampleRate)
+        Log.info(
+            "resuming \(relativePath) at \(Double(frame) / Double(rate)) s (frame \(frame))\(resume.playing ? "" : resume.positionFrames > 0 ? ", paused" : ", stopped")"
+        )
+        startQueue(at: index, frame: frame, status: resume.playing ? .playing : (frame > 0 ? .paused : .stopped))
+    }
+
+    /// Plays the saved track as soon as its stick is there, before the scan of the stick ends:
+    /// the engine gets that one file; the screen shows what the saved state says of it.
+    private func fastResume(volume id: VolumeID, mountPoint: String) {
+        guard let resume = pendingResume, provisional == nil, queue.isEmpty, resume.volumeID == id.rawValue,
+            let relativePath = resume.relativePath
+        else { return }
+        let path = mountPoint == "/" ? "/" + relativePath : mountPoint + "/" + relativePath
+        guard Syscalls.exists(path) else { return }
+        provisional = resume
+        engineQueueIsProvisional = true
+        provisionalFinished = false
+        engine.setQueue(
+            [TrackRequest(id: Self.provisionalID, path: path)], startAt: 0, startFrame: resume.positionFrames)
+        positionFrames = resume.positionFrames
+        sampleRate = resume.sampleRate
+        status = resume.playing ? .playing : (resume.positionFrames > 0 ? .paused : .stopped)
+        if status == .playing {
+            engine.play()
+            startSaveTimer()
+        }
+        Log.info(
+            "resuming \(relativePath) at \(resume.positionSeconds) s (frame \(resume.positionFrames))\(resume.playing ? "" : resume.positionFrames > 0 ? ", paused" : ", stopped"), before the scan of its stick ends"
+        )
+    }
+
+    /// The catalog came: the restored track becomes track `index` of its queue without a break;
+    /// the engine gets the rest of the queue when the track ends (or at the first skip).
+    private func adoptProvisional(at index: Int) {
+        provisional = nil
+        queueIndex = index
+        idBase = Self.provisionalID &- UInt64(index)
+        provideArtworkForCurrentTrack()
+        if provisionalFinished {
+            provisionalFinished = false
+            continueAfterProvisional()
+        }
+        saveSoon()
+    }
+
+    /// The restored track ended: the next track of its queue plays (or the queue ends).
+    private func continueAfterProvisional() {
+        engineQueueIsProvisional = false
+        if queueIndex + 1 < queue.count {
+            startQueue(at: queueIndex + 1, frame: 0, status: .playing)
+        } else if repeatQueue {
+            startQueue(at: 0, frame: 0, status: .playing)
+        } else {
+            finishQueue()
+        }
+    }
+
+    /// Stops a restored track whose queue cannot follow (its stick went, or it is gone).
+    func dropProvisional() {
+        provisional = nil
+        provisionalFinished = false
+        engineQueueIsProvisional = false
+        engine.setQueue([], startAt: 0, startFrame: 0)
+        status = .stopped
+        positionFrames = 0
+        stopSaveTimer()
     }
 
     // MARK: - resume state
@@ -583,17 +837,37 @@ public final class Player {
         if let track = currentTrack {
             state.volumeID = track.volume.rawValue
             state.relativePath = track.relativePath
-            state.positionFrames = positionFrames
+            state.positionFrames = livePositionFrames
             state.sampleRate = sampleRate
             state.queueIndex = queueIndex
             state.playing = status == .playing
             if let c = queueCollection { state.collection = .init(category: c.category.rawValue, key: c.key) }
+            state.title = track.title
+            state.artist = track.artist
+            state.album = track.album
+            state.durationSeconds = track.durationSeconds
+            state.queueCount = queue.count
         } else if let pending = pendingResume {
-            // Nothing restored yet (the stick is still scanning): keep what was saved.
+            // Nothing restored yet (the stick is still scanning): keep what was saved, with where
+            // the restored track is now when it already plays.
             state = pending
             state.volumePercent = volume
+            state.outputDevice = outputDevice
+            if provisional != nil {
+                state.playing = status == .playing
+                state.positionFrames = livePositionFrames
+            }
         }
         return state
+    }
+
+    /// The position of the current track now: the engine's counter while it plays the track (the
+    /// last position event may be 250 ms old), else the last known one.
+    var livePositionFrames: Int64 {
+        let current: UInt64? =
+            queue.isEmpty ? (provisional != nil ? Self.provisionalID : nil) : idBase &+ UInt64(queueIndex)
+        guard status == .playing, let current, engine.currentTrackID == current else { return positionFrames }
+        return max(0, engine.positionFrames)
     }
 
     /// Saves at the end of this loop iteration (coalesces several changes into one write).
@@ -616,9 +890,9 @@ public final class Player {
         }
     }
 
-    func startSaveTimer() {
+    private func startSaveTimer() {
         guard saveTimer == nil else { return }
-        let period = Self.saveIntervalSeconds * 1000
+        let period = max(50, saveIntervalMilliseconds)
         saveTimer = loop.schedule(afterMilliseconds: period, repeatingMilliseconds: period) { [weak self] in
             self?.saveNow()
         }
@@ -633,7 +907,7 @@ public final class Player {
 
     private func rearmIdleTimer() {
         if let timer = idleTimer { loop.cancel(timer) }
-        idleTimer = loop.schedule(afterMilliseconds: Self.browseTimeoutSeconds * 1000) { [weak self] in
+        idleTimer = loop.schedule(afterMilliseconds: browseTimeoutMilliseconds) { [weak self] in
             guard let self, self.mode != .nowPlaying, !self.queue.isEmpty else { return }
             self.mode = .nowPlaying
             self.refreshScreen()
@@ -688,7 +962,7 @@ public final class Player {
         case .nowPlaying:
             break
         }
-        if queue.isEmpty {
+        if queue.isEmpty && provisional == nil {
             if let message = libraryMessage() { return .message(message) }
             if mode == .nowPlaying, !collections.isEmpty {
                 // Nothing queued yet: show the browse list so the first press has a target.
@@ -720,12 +994,17 @@ public final class Player {
 
     func nowPlayingState() -> NowPlayingState {
         let track = currentTrack
-        let playback: PlaybackState =
-            switch status {
-            case .playing: .playing
-            case .paused: .paused
-            case .stopped: .stopped
-            }
+        if track == nil, let restored = provisional {
+            return NowPlayingState(
+                title: restored.title ?? restored.relativePath?.split(separator: "/").last.map(String.init),
+                artist: restored.artist, album: restored.album, elapsedSeconds: positionSeconds,
+                totalSeconds: restored.durationSeconds, playback: playbackState,
+                categoryLabel: Self.singular(
+                    restored.collection.flatMap { KioskLibrary.Category(rawValue: $0.category) } ?? category),
+                queuePosition: restored.queueCount > 0 ? restored.queueIndex + 1 : 0, queueCount: restored.queueCount,
+                artworkKey: nil, volumeOverlay: volumeOverlay, statusLine: statusLine)
+        }
+        let playback = playbackState
         return NowPlayingState(
             title: track?.title, artist: track?.artist, album: track?.album,
             elapsedSeconds: positionSeconds, totalSeconds: track?.durationSeconds,
@@ -737,19 +1016,33 @@ public final class Player {
             statusLine: statusLine)
     }
 
+    private var playbackState: PlaybackState {
+        switch status {
+        case .playing: .playing
+        case .paused: .paused
+        case .stopped: .stopped
+        }
+    }
+
     public func refreshScreen() {
-        screen?.show(screenState())
+        let state = screenState()
+        // The overlay belongs to the now-playing screen; elsewhere it is dropped, so that it does not
+        // pop up later when that screen returns.
+        if case .nowPlaying = state {} else { volumeOverlay = nil }
+        screen?.show(state)
         onStatus?(statusText())
         onChange?()
     }
 
     func statusText() -> String {
-        if let message = libraryMessage(), queue.isEmpty { return message.title }
-        guard let track = currentTrack else { return "Idle" }
+        if queue.isEmpty && provisional == nil, let message = libraryMessage() { return message.title }
+        let shown = nowPlayingState()
+        guard let title = shown.title else { return "Idle" }
+        let what = shown.artist.map { "\($0) – \(title)" } ?? title
         switch status {
-        case .playing: return "Playing \(track.artist) – \(track.title)"
-        case .paused: return "Paused \(track.artist) – \(track.title)"
-        case .stopped: return "Stopped \(track.artist) – \(track.title)"
+        case .playing: return "Playing \(what)"
+        case .paused: return "Paused \(what)"
+        case .stopped: return "Stopped \(what)"
         }
     }
 

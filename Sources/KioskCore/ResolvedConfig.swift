@@ -1,3 +1,4 @@
+import KioskInput
 import KioskSystem
 
 /// The configuration after the board profile is applied: what `check-config` prints and what
@@ -24,6 +25,22 @@ public struct ResolvedConfig: Sendable {
     }
 
     public var mixer: String? { config.audio.mixer ?? board.audio.mixer }
+
+    /// The board's inputs with `inputs.keymap` of the config applied. Errors name the config file
+    /// and the key path (`inputs.keymap.A.press: unknown action …`).
+    public func inputProfile() throws(ConfigError) -> InputProfile {
+        var profile = board.input
+        if let keymap = config.inputs.keymap.object, !keymap.isEmpty {
+            let reader = try JSONReader(config.inputs.keymap, file: config.file, path: "inputs.keymap")
+            try profile.applyKeymap(reader)
+        }
+        return profile
+    }
+
+    /// Checks what only the combination can show (the key map against the board's controls).
+    public func validate() throws(ConfigError) {
+        _ = try inputProfile()
+    }
 
     public func json() -> JSONValue {
         let c = config
@@ -52,11 +69,14 @@ public struct ResolvedConfig: Sendable {
             (
                 "screen",
                 .object([
-                    ("type", .string(c.screen.type ?? "auto")),
-                    ("device", optional(c.screen.device)),
-                    ("fbName", optional(c.screen.fbName)),
-                    ("rotation", c.screen.rotation.map { .number(Double($0)) } ?? .null),
+                    ("type", .string(c.screen.type ?? board.screen.type.rawValue)),
+                    ("device", optional(c.screen.device ?? board.screen.device)),
+                    ("fbName", optional(c.screen.fbName ?? board.screen.fbName)),
+                    ("rotation", .number(Double(c.screen.rotation ?? board.screen.rotation))),
                     ("theme", .string(c.screen.theme)),
+                    ("pngDirectory", optional(c.screen.pngDirectory)),
+                    ("width", .number(Double(c.screen.width))),
+                    ("height", .number(Double(c.screen.height))),
                     ("idleOffSeconds", .number(Double(c.screen.idleOffSeconds))),
                     ("maxFramesPerSecond", .number(Double(c.screen.maxFramesPerSecond))),
                 ])
@@ -69,6 +89,9 @@ public struct ResolvedConfig: Sendable {
                     ("longPressMs", .number(Double(c.inputs.longPressMs))),
                     ("repeatDelayMs", .number(Double(c.inputs.repeatDelayMs))),
                     ("repeatMs", .number(Double(c.inputs.repeatMs))),
+                    ("chordMs", .number(Double(c.inputs.chordMs))),
+                    ("keyboard", c.inputs.keyboard.map { .bool($0) } ?? .null),
+                    ("script", optional(c.inputs.script)),
                     ("keymap", c.inputs.keymap),
                 ])
             ),

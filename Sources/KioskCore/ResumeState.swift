@@ -3,8 +3,9 @@ import KioskSystem
 /// What the player was doing, saved so that a power cut loses at most a few seconds.
 ///
 /// Saved atomically (`AtomicFile`: temp + fsync + rename + fsync dir) to `resume.json` in the
-/// state directory on track change, pause, stop, volume change, category change, and every 5 s
-/// while playing; read at start. A corrupt or foreign file is ignored with a warning.
+/// state directory on track change, pause, stop, volume change, category change, output and
+/// repeat changes, every 4.5 s while playing (with the engine's live position, so at most 5 s
+/// are lost) and at shutdown; read at start. A corrupt or foreign file is ignored with a warning.
 /// A value type: build it on the loop thread.
 public struct ResumeState: Equatable, Sendable {
     public static let fileName = "resume.json"
@@ -33,6 +34,13 @@ public struct ResumeState: Equatable, Sendable {
     /// Whether it was playing (then it plays again after a restart) or paused/stopped.
     public var playing: Bool = false
     public var outputDevice: String?
+    /// What the now-playing screen shows of the track, so that a restart can show it (and play it)
+    /// before the stick's catalog is loaded.
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var durationSeconds: Double?
+    public var queueCount: Int = 0
 
     public init() {}
 
@@ -57,6 +65,11 @@ public struct ResumeState: Equatable, Sendable {
                 ("collection", .object([("category", .string(collection.category)), ("key", .string(collection.key))])))
         }
         if let outputDevice { members.append(("outputDevice", .string(outputDevice))) }
+        if let title { members.append(("title", .string(title))) }
+        if let artist { members.append(("artist", .string(artist))) }
+        if let album { members.append(("album", .string(album))) }
+        if let durationSeconds { members.append(("durationSeconds", .number(durationSeconds))) }
+        if queueCount > 0 { members.append(("queueCount", .number(Double(queueCount)))) }
         return .object(members)
     }
 
@@ -86,6 +99,11 @@ public struct ResumeState: Equatable, Sendable {
             state.collection = CollectionRef(category: category, key: key)
         }
         state.outputDevice = try r.string("outputDevice")
+        state.title = try r.string("title", nonEmpty: false)
+        state.artist = try r.string("artist", nonEmpty: false)
+        state.album = try r.string("album", nonEmpty: false)
+        state.durationSeconds = try r.double("durationSeconds", range: 0...1e7)
+        state.queueCount = try r.int("queueCount", range: 0...1_000_000) ?? 0
         try r.finish()
         return state
     }

@@ -12,6 +12,8 @@ struct ArtworkResult: Sendable {
     let problem: String?
     /// The request was dropped unanswered (too many queued): it may be asked for again.
     var dropped = false
+    /// The loader had nothing (no picture, no cover file): the placeholder, without a warning.
+    var nothingToShow = false
 }
 
 /// A worker thread that loads, decodes and scales artwork so the loop thread never waits on a
@@ -90,7 +92,8 @@ final class ArtworkWorker: Sendable {
 
     static func run(_ job: Job, limits: ImageLimits) -> ArtworkResult {
         guard let bytes = job.load() else {
-            return ArtworkResult(key: job.key, size: job.size, image: nil, problem: "no artwork bytes")
+            return ArtworkResult(
+                key: job.key, size: job.size, image: nil, problem: "no artwork bytes", nothingToShow: true)
         }
         do {
             let image = try ImageDecoder.decode(bytes, target: .fill(job.size), limits: limits)

@@ -257,7 +257,11 @@ public final class Display {
         if let image = result.image {
             cache.insert(result.key, result.size, .image(image))
         } else {
-            Log.warning("artwork \(result.key): \(result.problem ?? "unavailable"); showing the placeholder")
+            if result.nothingToShow {
+                Log.debug("artwork \(result.key): none; showing the placeholder")
+            } else {
+                Log.warning("artwork \(result.key): \(result.problem ?? "unavailable"); showing the placeholder")
+            }
             cache.insert(result.key, result.size, .failed)
         }
         let visible = ScreenRenderer.artworkNeeds(state, size: canvas.size).contains {

@@ -67,6 +67,37 @@ import Testing
         ),
         (#"{"inputs": {"keymap": 3}}"#, "config.json: inputs.keymap: expected an object, got 3"),
         (#"{"volume": 3,}"#, "config.json: not valid JSON: line 1, column 14: expected a quoted key"),
+        ("", "config.json: not valid JSON: line 1, column 1: empty document"),
+        (#"{"volume": 50.5}"#, "config.json: volume: expected an integer 0…100, got 50.5"),
+        (#"{"volume": 1, "volume": 2}"#, "config.json: volume: duplicate key"),
+        (#"{"board": 3}"#, "config.json: board: expected a string, got 3"),
+        (#"{"repeat": "yes"}"#, #"config.json: repeat: expected true or false, got "yes""#),
+        (#"{"stateDirectory": "state"}"#, #"config.json: stateDirectory: expected an absolute path, got "state""#),
+        (#"{"audio": {"ringSeconds": 100}}"#, "config.json: audio.ringSeconds: expected a number 0.25…30, got 100"),
+        (#"{"audio": {"device": ""}}"#, "config.json: audio.device: expected a non-empty string"),
+        (
+            #"{"audio": {"fallbackDevices": ["default", 3]}}"#,
+            "config.json: audio.fallbackDevices[1]: expected a string, got 3"
+        ),
+        (
+            #"{"audio": {"realtimePriority": 100}}"#,
+            "config.json: audio.realtimePriority: expected an integer 0…99, got 100"
+        ),
+        (
+            #"{"screen": {"type": "hdmi"}}"#,
+            #"config.json: screen.type: expected one of "auto", "framebuffer", "spi", "none", "png", "terminal", got "hdmi""#
+        ),
+        (#"{"screen": {"width": 10}}"#, "config.json: screen.width: expected an integer 64…1920, got 10"),
+        (#"{"inputs": {"longPressMs": 50}}"#, "config.json: inputs.longPressMs: expected an integer 100…10000, got 50"),
+        (
+            #"{"inputs": {"keybord": true}}"#,
+            "config.json: inputs.keybord: unknown key (known keys: chordMs, debounceMs, keyboard, keymap, longPressMs, repeatDelayMs, repeatMs, script)"
+        ),
+        (
+            #"{"mpd": {"listen": "127.0.0.1:70000"}}"#,
+            #"config.json: mpd.listen: expected "host:port" with a port 1…65535, got "127.0.0.1:70000""#
+        ),
+        (#"{"mpd": {"maxClients": 0}}"#, "config.json: mpd.maxClients: expected an integer 1…64, got 0"),
         ("[]", "config.json: expected an object, got an array"),
     ])
     func errorsSayWhereAndWhat(text: String, message: String) {
@@ -76,6 +107,33 @@ import Testing
         } catch {
             #expect(error.description == message)
         }
+    }
+
+    @Test func tooManyMediaRootsIsAnError() {
+        let roots = (0...32).map { "\"/m\($0)\"" }.joined(separator: ", ")
+        #expect(
+            throws: ConfigError(file: "config.json", path: "mediaRoots", message: "at most 32 entries, got 33")
+        ) { try parse(#"{"mediaRoots": [\#(roots)]}"#) }
+    }
+
+    @Test func anUnreadableFileIsAnError() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        do {
+            _ = try Config.load(path: dir.path)
+            Issue.record("read a directory as a config file")
+        } catch {
+            #expect(error.file == dir.path && error.message.hasPrefix("cannot read: "))
+        }
+    }
+
+    @Test func aMissingDefaultFileMeansTheDefaults() throws {
+        // No $CONFIGURATION_DIRECTORY and no /etc/kiosk-player/config.json on a build machine.
+        guard Syscalls.environment("CONFIGURATION_DIRECTORY") == nil, !Syscalls.exists(Config.defaultPath) else {
+            try Test.cancel("a config file is installed on this machine")
+        }
+        let config = try Config.load(path: nil)
+        #expect(config.file == "" && config.volume == 70)
     }
 
     @Test func missingExplicitFileIsAnError() {

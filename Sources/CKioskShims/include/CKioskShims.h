@@ -11,4 +11,5 @@
 #include "kiosk_png.h"
 #include "kiosk_library.h"
 #include "kiosk_spi.h"
+#include "kiosk_core.h"
 #include "kiosk_net.h"

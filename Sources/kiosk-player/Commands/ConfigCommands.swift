@@ -24,7 +24,9 @@ enum ConfigCommands {
                 let config = try Config.load(path: parsed.positionals.first)
                 let board = try BoardProfile.load(
                     name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
-                printLine(ResolvedConfig(config: config, board: board).json().serialized(pretty: true))
+                let resolved = ResolvedConfig(config: config, board: board)
+                try resolved.validate()
+                printLine(resolved.json().serialized(pretty: true))
                 return 0
             })
     }

@@ -15,13 +15,15 @@ enum RunCommand {
 
                 Runs the player until SIGTERM/SIGINT: watches the media roots for USB sticks, reads the
                 board's buttons and encoders, draws on its screen, plays through ALSA, and saves its state
-                so that a power cut loses at most a few seconds.
+                so that a power cut loses at most 5 s; after a restart the saved track plays again as soon
+                as its stick is mounted. Config errors (file, key path, what was expected) exit with 1.
 
                 Options:
                   --config FILE          config file (default \(Config.defaultPath); defaults when missing)
                   --board NAME           board profile (overrides the config's "board")
                   --screen TYPE          auto | framebuffer | spi | png | terminal | none
-                  --png FILE             with --screen png: the file each frame is written to
+                  --png FILE             with --screen png: the file each frame is written to (without it:
+                                         one file per frame in screen.pngDirectory, else STATE/screen.png)
                   --library DIR          also play the FLAC files under DIR (a folder, not a mount)
                   --script FILE          replay a JSON-lines event script as input
                   --exit-after-script MS stop MS milliseconds after the script ends
@@ -56,7 +58,9 @@ enum RunCommand {
                 if parsed.has("--keyboard") { options.keyboard = true }
                 if parsed.has("--no-keyboard") { options.keyboard = false }
                 options.services = [MPDService.make]
-                let appliance = try Appliance(resolved: ResolvedConfig(config: config, board: board), options: options)
+                let resolved = ResolvedConfig(config: config, board: board)
+                try resolved.validate()
+                let appliance = try Appliance(resolved: resolved, options: options)
                 return try appliance.run()
             })
     }

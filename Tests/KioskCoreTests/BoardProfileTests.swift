@@ -1,0 +1,134 @@
+import KioskCore
+import KioskInput
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+@Suite struct BoardProfileTests {
+    func parse(_ text: String, file: String = "boards/test.json") throws(ConfigError) -> BoardProfile {
+        try BoardProfile.parse(Array(text.utf8), file: file)
+    }
+
+    /// Each kind of board error, with its exact message.
+    @Test(arguments: [
+        (
+            #"{"name": "test", "buttons": [{"name": "A", "line": 5, "press": "paly"}]}"#,
+            "boards/test.json: buttons[0].press: unknown action \"paly\"; actions are: \(Action.names)"
+        ),
+        (
+            #"{"name": "test", "reservedLines": [{"line": 18, "use": "I2S BCLK"}], "buttons": [{"name": "A", "line": 18, "press": "stop"}]}"#,
+            "boards/test.json: GPIO line 18 is used twice: by I2S BCLK and by button A"
+        ),
+        (
+            #"{"name": "test", "buttons": [{"name": "A", "line": 5, "press": "stop"}, {"name": "B", "line": 5, "press": "next"}]}"#,
+            "boards/test.json: buttons[1].line: line 5 is already used by button A (buttons[0].line)"
+        ),
+        (
+            #"{"name": "test", "buttons": [{"name": "A", "line": 5, "press": "stop"}], "encoders": [{"name": "knob", "a": 17, "b": 5, "clockwise": "volume-up", "counterClockwise": "volume-down"}]}"#,
+            "boards/test.json: encoders[0].b: line 5 is already used by button A (buttons[0].line)"
+        ),
+        (
+            #"{"name": "test", "buttons": [{"name": "A", "line": 9, "press": "stop"}], "screen": {"type": "spi", "panel": {"dc": 9}}}"#,
+            "boards/test.json: GPIO line 9 is used twice: by button A and by screen panel dc"
+        ),
+        (#"{"name": "other"}"#, #"boards/test.json: name: "other" does not match the file name "test.json""#),
+        (#"{"description": "no name"}"#, "boards/test.json: name: required"),
+        (
+            #"{"name": "test", "reservedLines": [{"line": 2000}]}"#,
+            "boards/test.json: reservedLines[0].line: expected an integer 0…1023, got 2000"
+        ),
+        (
+            #"{"name": "test", "audio": {"devise": "hw:0"}}"#,
+            "boards/test.json: audio.devise: unknown key (known keys: device, fallbackDevices, mixer)"
+        ),
+        (
+            #"{"name": "test", "colour": "red"}"#,
+            "boards/test.json: colour: unknown key (known keys: audio, buttons, chords, description, encoders, evdev, gpioChip, name, reservedLines, screen, test)"
+        ),
+    ])
+    func errorsSayWhereAndWhat(text: String, message: String) {
+        do {
+            _ = try parse(text)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func everyShippedProfileIsValid() throws {
+        let dir = TestPaths.repository + "/boards"
+        let files = listDirectory(dir).filter { $0.hasSuffix(".json") }
+        #expect(files.count >= 5)
+        for file in files {
+            let profile = try BoardProfile.load(file: "\(dir)/\(file)")
+            #expect(profile.name + ".json" == file)
+        }
+    }
+
+    @Test func anUnknownBoardNameListsTheKnownOnes() {
+        do {
+            _ = try BoardProfile.load(name: "no-such-board", extraDirectory: nil)
+            Issue.record("found a board that does not exist")
+        } catch {
+            #expect(error.path == "board")
+            #expect(error.message.hasPrefix("no board profile \"no-such-board\" (known: "))
+            #expect(error.message.contains("pirate-audio"))
+        }
+        #expect(throws: ConfigError(file: "", path: "board", message: "invalid board name \"../etc/passwd\"")) {
+            try BoardProfile.load(name: "../etc/passwd", extraDirectory: nil)
+        }
+    }
+
+    @Test func autoDetectionFollowsTheDeviceTreeModel() {
+        #expect(BoardProfile.autoDetectName(model: "Raspberry Pi 5 Model B Rev 1.0") == "rpi5")
+        #expect(BoardProfile.autoDetectName(model: "Raspberry Pi 4 Model B Rev 1.4") == "rpi4")
+        #expect(BoardProfile.autoDetectName(model: "Raspberry Pi Zero 2 W Rev 1.0") == "rpi-zero2w")
+        #expect(BoardProfile.autoDetectName(model: "Raspberry Pi 3 Model B Plus Rev 1.3") == "rpi3")
+        #expect(BoardProfile.autoDetectName(model: "QEMU Virtual Machine") == "usb-keypad-hdmi")
+    }
+
+    @Test func theConfigKeymapIsCheckedAgainstTheBoard() throws {
+        let board = try parse(#"{"name": "test", "buttons": [{"name": "A", "line": 5, "press": "stop"}]}"#)
+        let good = try Config.parse(Array(#"{"inputs": {"keymap": {"A": {"press": "next"}}}}"#.utf8), file: "c.json")
+        let resolved = ResolvedConfig(config: good, board: board)
+        try resolved.validate()
+        #expect(try resolved.inputProfile().buttons[0].binding.press == .next)
+        let bad = try Config.parse(Array(#"{"inputs": {"keymap": {"A": {"press": "nxt"}}}}"#.utf8), file: "c.json")
+        #expect(
+            throws: ConfigError(
+                file: "c.json", path: "inputs.keymap.A.press",
+                message: "unknown action \"nxt\"; actions are: \(Action.names)")
+        ) {
+            try ResolvedConfig(config: bad, board: board).validate()
+        }
+    }
+
+    @Test func resolvedAudioDevicesPutTheConfiguredOneFirstAndDefaultLast() throws {
+        let board = try parse(
+            #"{"name": "test", "audio": {"device": "hw:CARD=DAC", "fallbackDevices": ["hw:CARD=HAT"], "mixer": "Digital"}}"#
+        )
+        let plain = ResolvedConfig(config: Config(), board: board)
+        #expect(plain.audioDevices == ["hw:CARD=DAC", "hw:CARD=HAT", "default"])
+        #expect(plain.mixer == "Digital")
+        var config = Config()
+        config.audio.device = "hw:CARD=USB"
+        config.audio.fallbackDevices = ["default", "none"]
+        let overridden = ResolvedConfig(config: config, board: board)
+        #expect(overridden.audioDevices == ["hw:CARD=USB", "default", "none"])
+    }
+
+    @Test func theResolvedScreenIsTheBoardsUnlessTheConfigSaysOtherwise() throws {
+        let board = try parse(
+            #"{"name": "test", "screen": {"type": "framebuffer", "fbName": "vc4drmfb", "rotation": 180}}"#)
+        let plain = ResolvedConfig(config: Config(), board: board).json()
+        #expect(plain["screen"]?["type"]?.string == "framebuffer")
+        #expect(plain["screen"]?["fbName"]?.string == "vc4drmfb")
+        #expect(plain["screen"]?["rotation"]?.int == 180)
+        var config = Config()
+        config.screen.type = "png"
+        config.screen.rotation = 90
+        let overridden = ResolvedConfig(config: config, board: board).json()
+        #expect(overridden["screen"]?["type"]?.string == "png")
+        #expect(overridden["screen"]?["rotation"]?.int == 90)
+    }
+}

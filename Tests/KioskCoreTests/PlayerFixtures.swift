@@ -1,0 +1,260 @@
+import Glibc
+import KioskAudio
+import KioskDisplay
+import KioskInput
+import KioskLibrary
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+@testable import KioskCore
+
+/// Small libraries of real FLAC files (written by `SyntheticLibrary`), made once under /tmp and
+/// reused by every test (and later runs: a version marker says they are complete).
+enum PlayerFixtures {
+    static let version = "player-fixtures-v2"
+
+    /// One album of a fixture volume.
+    struct Album {
+        let artist: String
+        let title: String
+        let genre: String
+        let tracks: [String]
+        let seconds: Double
+        let sampleRate: Int
+        let bits: Int
+    }
+
+    /// "main": two albums (44.1 kHz/16-bit and 48 kHz/24-bit) and a playlist.
+    static let mainAlbums = [
+        Album(
+            artist: "Alpha", title: "First Light", genre: "Rock", tracks: ["Dawn", "Noon", "Dusk"], seconds: 6,
+            sampleRate: 44_100, bits: 16),
+        Album(
+            artist: "Beta", title: "Second Wind", genre: "Jazz", tracks: ["Gust", "Calm"], seconds: 6,
+            sampleRate: 48_000, bits: 24),
+    ]
+    /// "plain": one album, no playlist.
+    static let plainAlbums = [
+        Album(
+            artist: "Gamma", title: "Only Album", genre: "Folk", tracks: ["One", "Two"], seconds: 6,
+            sampleRate: 44_100, bits: 16)
+    ]
+    /// "short": an album of two very short tracks, for playing a queue to its end.
+    static let shortAlbums = [
+        Album(
+            artist: "Delta", title: "Blips", genre: "Ambient", tracks: ["Blip", "Blop"], seconds: 0.4,
+            sampleRate: 44_100, bits: 16)
+    ]
+
+    /// "long": two long tracks at a low rate (small files), for restarts in the middle of a track.
+    static let longAlbums = [
+        Album(
+            artist: "Epsilon", title: "Long Play", genre: "Classical", tracks: ["Adagio", "Allegro"], seconds: 40,
+            sampleRate: 22_050, bits: 16)
+    ]
+
+    static let root = "/tmp/kiosk-core-fixtures-\(version)"
+    static var main: String { root + "/main" }
+    static var plain: String { root + "/plain" }
+    static var short: String { root + "/short" }
+    static var long: String { root + "/long" }
+
+    /// Makes the volumes once (thread-safe: a global's initializer runs once).
+    static func prepare() throws -> String {
+        try prepared.get()
+    }
+
+    private static let prepared: Result<String, any Error> = Result {
+        let marker = root + "/.complete"
+        if Syscalls.exists(marker) { return root }
+        let partial = root + ".partial-\(getpid())"
+        _ = run("/bin/rm", ["-rf", partial])
+        try write(mainAlbums, under: partial + "/main")
+        try SyntheticLibrary.writeFile(
+            path: partial + "/main/Playlists/Mix.m3u8",
+            bytes: Array("#EXTM3U\n../Beta/Second Wind/02 Calm.flac\n../Alpha/First Light/01 Dawn.flac\n".utf8))
+        try write(plainAlbums, under: partial + "/plain")
+        try write(shortAlbums, under: partial + "/short")
+        try write(longAlbums, under: partial + "/long")
+        try SyntheticLibrary.writeFile(path: partial + "/.complete", bytes: Array(version.utf8))
+        _ = run("/bin/rm", ["-rf", root])
+        if rename(partial, root) != 0 && !Syscalls.exists(marker) { throw Errno.current.with("rename \(partial)") }
+        _ = run("/bin/rm", ["-rf", partial])
+        return root
+    }
+
+    static func relativePath(_ album: Album, _ number: Int) -> String {
+        "\(album.artist)/\(album.title)/0\(number + 1) \(album.tracks[number]).flac"
+    }
+
+    private static func write(_ albums: [Album], under dir: String) throws {
+        for (a, album) in albums.enumerated() {
+            for (t, title) in album.tracks.enumerated() {
+                try SyntheticLibrary.writeFLAC(
+                    path: dir + "/" + relativePath(album, t),
+                    tags: [
+                        ("TITLE", title), ("ARTIST", album.artist), ("ALBUM", album.title), ("GENRE", album.genre),
+                        ("TRACKNUMBER", "\(t + 1)"),
+                    ], seconds: album.seconds, sampleRate: album.sampleRate, channels: 2, bitsPerSample: album.bits,
+                    toneHz: 330 + 110 * Double(a) + 55 * Double(t))
+            }
+        }
+    }
+}
+
+/// A real player on a real event loop: AudioEngine (the "none" clock sink unless told otherwise),
+/// Library over fixture volumes, optionally a Display on a PNG surface. Tests drive it with
+/// `press` and run the loop until a condition holds.
+final class PlayerRig {
+    let state: TemporaryDirectory
+    let loop: EventLoop
+    private(set) var engine: AudioEngine!
+    private(set) var library: Library!
+    private(set) var player: Player!
+    private(set) var display: Display?
+    /// Every engine event, in order.
+    private(set) var audioEvents: [AudioEvent] = []
+    private(set) var libraryEvents: [LibraryEvent] = []
+    private var isShutDown = false
+
+    /// - Parameters:
+    ///   - volumes: fixture folders added as volumes (scanned before `init` returns).
+    ///   - devices: the output devices, the first in use.
+    ///   - resume: a saved state to restore.
+    ///   - screen: draw on a PNG surface in the state directory.
+    init(
+        volumes: [String], devices: [String] = ["none"], resume: ResumeState? = nil, screen: Bool = false,
+        configure: (inout Config) -> Void = { _ in }
+    ) throws {
+        _ = try PlayerFixtures.prepare()
+        state = try TemporaryDirectory("kiosk-player-rig")
+        loop = try EventLoop()
+        var config = Config()
+        config.stateDirectory = state.path
+        config.mediaRoots = []
+        configure(&config)
+        if screen {
+            let fonts = try FontSet.load()
+            display = try Display(
+                loop: loop, surface: PNGSurface(path: state.file("screen.png"), width: 320, height: 240), fonts: fonts)
+        }
+        let settings = AudioSettings(device: devices[0], bufferMs: 40, ringSeconds: 0.5, realtimePriority: nil)
+        engine = try AudioEngine(loop: loop, settings: settings) { [unowned self] event in
+            self.audioEvents.append(event)
+            self.player?.handle(event)
+        }
+        library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { [unowned self] event in
+            self.libraryEvents.append(event)
+            self.player?.handle(event, catalog: self.library.catalog)
+        }
+        player = Player(
+            loop: loop, engine: engine, screen: display, config: config, outputDevices: devices, resume: resume)
+        for volume in volumes { library.addVolume(path: volume) }
+        if !volumes.isEmpty {
+            let scanned = try run(seconds: 20) { self.library.isIdle && self.player.catalog?.trackCount ?? 0 > 0 }
+            if !scanned { throw RigError("the fixture volumes were not scanned in time") }
+        }
+    }
+
+    deinit { shutdown() }
+
+    func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
+        player?.shutdown()
+        library?.stop()
+        display?.shutdown()
+        state.remove()
+    }
+
+    /// Runs the loop until `condition` holds (true) or `seconds` pass (false).
+    @discardableResult
+    func run(seconds: Double = 10, until condition: () -> Bool) throws -> Bool {
+        try loop.run(until: condition, timeoutNanoseconds: UInt64(seconds * 1e9))
+    }
+
+    /// Runs the loop for `milliseconds` (timers, engine events).
+    func idle(_ milliseconds: Int) throws {
+        try loop.run(forNanoseconds: UInt64(milliseconds) * 1_000_000)
+    }
+
+    /// One action, as an input would deliver it, then the loop runs briefly so its effects settle.
+    func press(_ action: Action, steps: Int = 1) throws {
+        player.handle(
+            ActionEvent(action: action, steps: steps, source: "test", timestampNs: Syscalls.monotonicNanoseconds()))
+        try idle(20)
+    }
+
+    var catalog: Catalog { player.catalog! }
+
+    /// The collections of a category, in list order.
+    func collections(_ category: KioskLibrary.Category) -> [KioskLibrary.Collection] {
+        catalog.collections(in: category)
+    }
+
+    /// Number of trackStarted events so far.
+    var tracksStarted: Int {
+        audioEvents.count { if case .trackStarted = $0 { true } else { false } }
+    }
+
+    /// Title of the current track.
+    var title: String? { player.currentTrack?.title }
+
+    /// Plays the first collection of `category` (browse, select) and waits until its first track sounds.
+    func playFirst(_ category: KioskLibrary.Category = .album, index: Int = 0) throws {
+        try selectCategory(category)
+        for _ in 0..<index { try press(.down) }
+        let before = tracksStarted
+        try press(.select)
+        let started = try run { self.tracksStarted > before && self.player.positionFrames > 0 }
+        if !started { throw RigError("playback did not start") }
+    }
+
+    /// Cycles categories until `category` is current, in browse mode.
+    func selectCategory(_ category: KioskLibrary.Category) throws {
+        for _ in 0..<6 where !(player.category == category && player.mode == .browse) {
+            try press(.nextCategory)
+        }
+        if player.category != category { throw RigError("category \(category) not reachable") }
+    }
+
+    /// Waits until the player reports `frames` or more of the current track.
+    func waitForPosition(seconds: Double) throws {
+        let reached = try run(seconds: seconds + 10) { self.player.positionSeconds >= seconds }
+        if !reached { throw RigError("position \(seconds) s not reached (at \(player.positionSeconds) s)") }
+    }
+
+    /// The saved resume state, read from the file.
+    func saved() -> ResumeState? { ResumeState.load(directory: state.path) }
+
+    /// Removes the saved file, so a test can see the next save.
+    func forgetSaved() { unlink(state.file(ResumeState.fileName)) }
+
+    /// Waits for a save to appear (after `forgetSaved`).
+    func waitForSave(seconds: Double = 2) throws -> ResumeState? {
+        _ = try run(seconds: seconds) { Syscalls.exists(self.state.file(ResumeState.fileName)) }
+        return saved()
+    }
+}
+
+struct RigError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A resume state for track `number` of fixture `album` on the volume at `volume`.
+func resumeState(
+    volume: String, album: PlayerFixtures.Album, number: Int, seconds: Double, playing: Bool, category: String = "album"
+) -> ResumeState {
+    var state = ResumeState()
+    state.volumeID = VolumeIdentity.identify(directory: volume).rawValue
+    state.relativePath = PlayerFixtures.relativePath(album, number)
+    state.sampleRate = album.sampleRate
+    state.positionFrames = Int64(seconds * Double(album.sampleRate))
+    state.queueIndex = number
+    state.playing = playing
+    state.category = category
+    state.volumePercent = 100
+    return state
+}

@@ -1,0 +1,1143 @@
+import Glibc
+import KioskAudio
+import KioskDisplay
+import KioskInput
+import KioskLibrary
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+@testable import KioskCore
+
+private let alpha = PlayerFixtures.mainAlbums[0]
+private let beta = PlayerFixtures.mainAlbums[1]
+
+/// Stopped, playing and paused on the now-playing screen: the transport actions.
+@Suite struct PlayerTransportTests {
+    @Test func playPauseWhenStoppedPlaysTheCurrentTrackFromItsStart() throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main],
+            resume: resumeState(
+                volume: PlayerFixtures.main, album: alpha, number: 1, seconds: 0, playing: false))
+        #expect(rig.player.status == .stopped)
+        #expect(rig.title == "Noon")
+        try rig.press(.playPause)
+        #expect(rig.player.status == .playing)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        #expect(rig.title == "Noon")
+        #expect(rig.player.positionSeconds < 1)
+    }
+
+    @Test func playWhenStoppedPlaysAndPauseWhenStoppedDoesNothing() throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main],
+            resume: resumeState(
+                volume: PlayerFixtures.main, album: alpha, number: 0, seconds: 0, playing: false))
+        try rig.press(.pause)
+        #expect(rig.player.status == .stopped)
+        try rig.idle(300)
+        #expect(rig.tracksStarted == 0)
+        try rig.press(.play)
+        #expect(rig.player.status == .playing)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        try rig.press(.play)
+        #expect(rig.player.status == .playing)
+    }
+
+    @Test func playPauseWhilePlayingPausesAndHoldsThePosition() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.waitForPosition(seconds: 0.5)
+        try rig.press(.playPause)
+        #expect(rig.player.status == .paused)
+        let held = rig.player.positionFrames
+        try rig.idle(600)
+        #expect(rig.player.positionFrames == held)
+        #expect(rig.engine.positionFrames <= held + 4410)
+        // Pause is saved with the position.
+        let saved = try #require(rig.saved())
+        #expect(!saved.playing)
+        #expect(saved.relativePath == PlayerFixtures.relativePath(alpha, 0))
+        #expect(abs(saved.positionFrames - held) < 44_100 / 2)
+    }
+
+    @Test func playPauseWhilePausedContinuesWhereItPaused() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.waitForPosition(seconds: 1)
+        try rig.press(.pause)
+        let held = rig.player.positionFrames
+        try rig.press(.playPause)
+        #expect(rig.player.status == .playing)
+        #expect(try rig.run { rig.player.positionFrames > held + 4410 })
+        // Continued, not restarted: no new trackStarted, the position went on from where it was.
+        #expect(rig.tracksStarted == 1)
+        #expect(rig.player.positionFrames > held)
+    }
+
+    @Test func playWhilePausedResumesAndPauseWhilePausedDoesNothing() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.pause)
+        try rig.press(.pause)
+        #expect(rig.player.status == .paused)
+        try rig.press(.play)
+        #expect(rig.player.status == .playing)
+        let before = rig.player.positionFrames
+        #expect(try rig.run { rig.player.positionFrames > before + 2205 })
+    }
+
+    @Test(arguments: [PlaybackStatus.playing, .paused])
+    func stopRewindsToTheStartOfTheCurrentTrack(from status: PlaybackStatus) throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.next)
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        try rig.waitForPosition(seconds: 1)
+        if status == .paused { try rig.press(.pause) }
+        try rig.press(.stop)
+        #expect(rig.player.status == .stopped)
+        #expect(rig.player.positionFrames == 0)
+        #expect(rig.title == "Noon")
+        let saved = try #require(rig.saved())
+        #expect(
+            saved.positionFrames == 0 && !saved.playing && saved.relativePath == PlayerFixtures.relativePath(alpha, 1))
+        // Play starts the same track at its beginning.
+        try rig.press(.play)
+        #expect(try rig.run { rig.tracksStarted == 3 })
+        #expect(rig.title == "Noon")
+        #expect(rig.player.positionSeconds < 0.9)
+    }
+
+    @Test func stopWhenStoppedStaysStopped() throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main],
+            resume: resumeState(
+                volume: PlayerFixtures.main, album: alpha, number: 2, seconds: 0, playing: false))
+        try rig.press(.stop)
+        #expect(rig.player.status == .stopped)
+        #expect(rig.title == "Dusk")
+        try rig.idle(200)
+        #expect(rig.tracksStarted == 0)
+    }
+
+    @Test func nextWhilePlayingPlaysTheNextTrack() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.next)
+        // The screen shows the next track at once; the engine confirms it.
+        #expect(rig.title == "Noon")
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        #expect(rig.player.queueIndex == 1)
+        #expect(rig.player.status == .playing)
+        // Saved on the track change.
+        #expect(try rig.run { rig.saved()?.relativePath == PlayerFixtures.relativePath(alpha, 1) })
+    }
+
+    @Test(arguments: [PlaybackStatus.paused, .stopped])
+    func nextWhileNotPlayingMovesAndKeepsTheState(status: PlaybackStatus) throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(status == .paused ? .pause : .stop)
+        try rig.press(.next)
+        #expect(rig.player.status == status)
+        #expect(rig.title == "Noon")
+        #expect(rig.player.positionFrames == 0)
+        try rig.idle(300)
+        #expect(rig.tracksStarted == 1)
+        // Playing now plays the track that was chosen.
+        try rig.press(.playPause)
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        #expect(rig.title == "Noon")
+        #expect(rig.player.queueIndex == 1)
+    }
+
+    @Test(arguments: [PlaybackStatus.playing, .paused, .stopped])
+    func nextOnTheLastTrackStopsAtTheEnd(status: PlaybackStatus) throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main],
+            resume: resumeState(
+                volume: PlayerFixtures.main, album: alpha, number: 2, seconds: 1, playing: status == .playing))
+        if status == .playing {
+            #expect(try rig.run { rig.tracksStarted == 1 })
+        } else if status == .stopped {
+            try rig.press(.stop)
+        }
+        #expect(rig.player.status == status)
+        #expect(rig.title == "Dusk")
+        try rig.press(.next)
+        #expect(rig.player.status == .stopped)
+        #expect(rig.player.queueIndex == 0)
+        #expect(rig.player.positionFrames == 0)
+        let started = rig.tracksStarted
+        try rig.idle(300)
+        #expect(rig.tracksStarted == started)
+        #expect(rig.saved()?.playing == false)
+        #expect(rig.saved()?.relativePath == PlayerFixtures.relativePath(alpha, 0))
+        // Play starts the collection again.
+        try rig.press(.play)
+        #expect(try rig.run { rig.tracksStarted == started + 1 })
+        #expect(rig.title == "Dawn")
+    }
+
+    @Test func nextOnTheLastTrackWithRepeatPlaysTheFirst() throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main],
+            resume: resumeState(volume: PlayerFixtures.main, album: alpha, number: 2, seconds: 1, playing: true)
+        ) { $0.repeatQueue = true }
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        try rig.press(.next)
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        #expect(rig.player.status == .playing)
+        #expect(rig.title == "Dawn")
+    }
+
+    @Test func previousEarlyInATrackPlaysThePreviousTrack() throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main],
+            resume: resumeState(
+                volume: PlayerFixtures.main, album: alpha, number: 1, seconds: 0, playing: true))
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        try rig.waitForPosition(seconds: 0.5)
+        try rig.press(.previous)
+        #expect(rig.title == "Dawn")
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        #expect(rig.player.queueIndex == 0)
+        #expect(rig.player.positionSeconds < 1)
+    }
+
+    @Test(arguments: [PlaybackStatus.playing, .paused])
+    func previousMoreThanThreeSecondsInRestartsTheTrack(status: PlaybackStatus) throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main],
+            resume: resumeState(
+                volume: PlayerFixtures.main, album: alpha, number: 1, seconds: 3.5, playing: true))
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        try rig.waitForPosition(seconds: 3.6)
+        if status == .paused { try rig.press(.pause) }
+        try rig.press(.previous)
+        #expect(rig.title == "Noon")
+        #expect(rig.player.positionFrames == 0)
+        #expect(rig.player.status == status)
+        if status == .playing {
+            #expect(try rig.run { rig.tracksStarted == 2 })
+            #expect(rig.title == "Noon")
+            #expect(rig.player.positionSeconds < 1)
+        } else {
+            try rig.press(.play)
+            #expect(try rig.run { rig.tracksStarted == 2 })
+            #expect(rig.title == "Noon")
+            #expect(rig.player.positionSeconds < 1)
+        }
+    }
+
+    @Test func previousAfterThreeSecondsOfRealPlaybackRestarts() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.next)
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        try rig.waitForPosition(seconds: 3.2)
+        try rig.press(.previous)
+        #expect(try rig.run { rig.tracksStarted == 3 })
+        #expect(rig.title == "Noon")
+    }
+
+    @Test func previousOnTheFirstTrackRestartsIt() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.previous)
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        #expect(rig.title == "Dawn")
+        #expect(rig.player.queueIndex == 0)
+    }
+
+    @Test func previousWhileStoppedMovesBack() throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main],
+            resume: resumeState(
+                volume: PlayerFixtures.main, album: alpha, number: 2, seconds: 0, playing: false))
+        try rig.press(.previous)
+        #expect(rig.player.status == .stopped)
+        #expect(rig.title == "Noon")
+    }
+
+    @Test func theQueuePlayedToItsEndStopsAtTheFirstTrack() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.short])
+        try rig.playFirst()
+        #expect(try rig.run { rig.player.status == .stopped })
+        #expect(rig.tracksStarted == 2)
+        #expect(rig.player.queueIndex == 0)
+        #expect(rig.audioEvents.contains(.queueFinished))
+        #expect(rig.saved()?.playing == false)
+    }
+
+    @Test func theQueuePlayedToItsEndStartsAgainWithRepeat() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.short]) { $0.repeatQueue = true }
+        try rig.playFirst()
+        #expect(try rig.run { rig.tracksStarted >= 3 })
+        #expect(rig.player.status == .playing)
+        #expect(rig.title == "Blip" || rig.title == "Blop")
+    }
+
+    @Test func aPausedRestoredPositionPlaysFromThere() throws {
+        // The engine is only positioned (not paused) after a restore: play-pause must still start it.
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main],
+            resume: resumeState(
+                volume: PlayerFixtures.main, album: beta, number: 0, seconds: 2, playing: false))
+        #expect(rig.player.status == .paused)
+        #expect(rig.title == "Gust")
+        #expect(abs(rig.player.positionSeconds - 2) < 0.01)
+        try rig.press(.playPause)
+        #expect(rig.player.status == .playing)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        #expect(rig.player.positionSeconds >= 2)
+        #expect(try rig.run { rig.player.positionSeconds > 2.3 })
+    }
+}
+
+/// Volume, from every mode.
+@Suite struct PlayerVolumeTests {
+    @Test(arguments: ["nowPlaying", "browse", "help", "menu"])
+    func volumeChangesInEveryModeAndIsSaved(mode: String) throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main]) { $0.volume = 50 }
+        try rig.playFirst()
+        switch mode {
+        case "browse": try rig.press(.select)
+        case "help": try rig.press(.help)
+        case "menu": try rig.press(.menu)
+        default: break
+        }
+        let shown = rig.player.mode
+        rig.forgetSaved()
+        try rig.press(.volumeUp)
+        #expect(rig.player.volume == 55)
+        #expect(rig.player.mode == shown)
+        #expect(try rig.waitForSave()?.volumePercent == 55)
+        try rig.press(.volumeDown, steps: 3)
+        #expect(rig.player.volume == 40)
+    }
+
+    @Test func volumeStaysWithin0And100() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main]) { $0.volume = 95 }
+        try rig.press(.volumeUp, steps: 4)
+        #expect(rig.player.volume == 100)
+        try rig.press(.volumeDown, steps: 30)
+        #expect(rig.player.volume == 0)
+    }
+
+    @Test func theNowPlayingScreenShowsTheVolumeOverlay() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main]) { $0.volume = 50 }
+        try rig.playFirst()
+        try rig.press(.volumeUp)
+        guard case .nowPlaying(let s) = rig.player.screenState() else {
+            Issue.record("not the now-playing screen")
+            return
+        }
+        #expect(s.volumeOverlay == 55)
+        // Changed in browse, the overlay does not come back later on the now-playing screen.
+        try rig.press(.select)
+        try rig.press(.volumeUp)
+        try rig.press(.back)
+        guard case .nowPlaying(let after) = rig.player.screenState() else {
+            Issue.record("not the now-playing screen")
+            return
+        }
+        #expect(after.volumeOverlay == nil)
+    }
+}
+
+/// Browsing: categories, collections, selecting.
+@Suite struct PlayerBrowseTests {
+    @Test func nextCategoryCyclesAlbumArtistPlaylistGenreFolder() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        #expect(rig.player.category == .album)
+        var seen: [KioskLibrary.Category] = []
+        for _ in 0..<5 {
+            try rig.press(.nextCategory)
+            seen.append(rig.player.category)
+            #expect(rig.player.mode == .browse)
+            #expect(rig.player.selectedIndex == 0)
+        }
+        #expect(seen == [.artist, .playlist, .genre, .folder, .album])
+        for _ in 0..<5 {
+            try rig.press(.previousCategory)
+            seen.append(rig.player.category)
+        }
+        #expect(Array(seen.suffix(5)) == [.folder, .genre, .playlist, .artist, .album])
+    }
+
+    @Test func emptyCategoriesAreSkipped() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.plain])
+        var seen: [KioskLibrary.Category] = []
+        for _ in 0..<4 {
+            try rig.press(.nextCategory)
+            seen.append(rig.player.category)
+        }
+        #expect(seen == [.artist, .genre, .folder, .album])
+    }
+
+    @Test func aNewCategoryShowsItsFirstCollection() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.press(.nextCategory)
+        try rig.press(.down)
+        #expect(rig.player.selectedIndex == 1)
+        try rig.press(.nextCategory)
+        try rig.press(.previousCategory)
+        #expect(rig.player.category == .artist)
+        #expect(rig.player.selectedIndex == 0)
+        guard case .browse(let screen) = rig.player.screenState() else {
+            Issue.record("not the browse screen")
+            return
+        }
+        #expect(screen.categoryLabel == "Artists")
+        #expect(screen.selectedIndex == 0)
+        #expect(screen.items.map(\.title) == rig.collections(.artist).map(\.name))
+    }
+
+    @Test func categoryChangeIsSaved() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        rig.forgetSaved()
+        try rig.press(.nextCategory)
+        #expect(try rig.waitForSave()?.category == "artist")
+    }
+
+    @Test func downAndUpMoveTheSelectionAndWrap() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.selectCategory(.album)
+        let count = rig.collections(.album).count
+        #expect(count == 2)
+        for action in [Action.down, .next, .nextCollection] {
+            let before = rig.player.selectedIndex
+            try rig.press(action)
+            #expect(rig.player.selectedIndex == (before + 1) % count)
+        }
+        for action in [Action.up, .previous, .previousCollection] {
+            let before = rig.player.selectedIndex
+            try rig.press(action)
+            #expect(rig.player.selectedIndex == (before + count - 1) % count)
+        }
+        try rig.press(.down, steps: 3)
+        #expect(rig.player.selectedIndex == 1)
+    }
+
+    @Test(arguments: [Action.select, .play, .playPause])
+    func selectPlaysTheSelection(action: Action) throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.selectCategory(.album)
+        try rig.press(.down)
+        let chosen = rig.collections(.album)[1]
+        try rig.press(action)
+        #expect(rig.player.mode == .nowPlaying)
+        #expect(rig.player.queueCollection == chosen)
+        #expect(rig.player.queue == rig.catalog.tracks(of: chosen))
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        #expect(rig.player.queueIndex == 0)
+        #expect(rig.player.status == .playing)
+    }
+
+    @Test func selectingAPlaylistQueuesItsTracksInItsOrder() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.selectCategory(.playlist)
+        try rig.press(.select)
+        #expect(rig.player.queue.map(\.title) == ["Calm", "Dawn"])
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        #expect(rig.title == "Calm")
+    }
+
+    @Test func selectingAnArtistQueuesTheirTracks() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.selectCategory(.artist)
+        let artist = rig.collections(.artist)[0]
+        try rig.press(.select)
+        #expect(rig.player.queue.allSatisfy { $0.artist == artist.name })
+        #expect(rig.player.queue.count == artist.trackCount)
+    }
+
+    @Test func withNothingQueuedTheNowPlayingScreenIsTheBrowseListAndSelectPlays() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        #expect(rig.player.mode == .nowPlaying)
+        guard case .browse(let screen) = rig.player.screenState() else {
+            Issue.record("expected the browse list, got \(rig.player.screenState())")
+            return
+        }
+        #expect(screen.categoryLabel == "Albums")
+        try rig.press(.select)
+        #expect(rig.player.status == .playing)
+        #expect(rig.player.queueCollection == rig.collections(.album)[0])
+    }
+
+    @Test func playWithNothingQueuedPlaysTheSelectedCollection() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.press(.playPause)
+        #expect(rig.player.status == .playing)
+        #expect(rig.player.queueCollection == rig.collections(.album)[0])
+    }
+
+    @Test func selectOnNowPlayingOpensTheListAtThePlayingCollection() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst(.album, index: 1)
+        try rig.press(.select)
+        #expect(rig.player.mode == .browse)
+        #expect(rig.player.selectedIndex == 1)
+        #expect(rig.player.status == .playing)
+        try rig.press(.back)
+        #expect(rig.player.mode == .nowPlaying)
+        try rig.press(.nextCollection)
+        #expect(rig.player.mode == .browse)
+        #expect(rig.player.selectedIndex == 0)
+    }
+
+    @Test(arguments: [Action.pause, .stop])
+    func pauseAndStopInBrowseActOnPlayback(action: Action) throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.select)
+        try rig.press(action)
+        #expect(rig.player.mode == .browse)
+        #expect(rig.player.status == (action == .pause ? .paused : .stopped))
+    }
+
+    @Test func backInBrowseReturnsToNowPlayingAndPlaybackGoesOn() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.nextCategory)
+        #expect(rig.player.mode == .browse)
+        #expect(rig.player.status == .playing)
+        try rig.press(.back)
+        #expect(rig.player.mode == .nowPlaying)
+        #expect(rig.player.status == .playing)
+        guard case .nowPlaying(let screen) = rig.player.screenState() else {
+            Issue.record("not the now-playing screen")
+            return
+        }
+        #expect(screen.title == "Dawn")
+        #expect(screen.categoryLabel == "Album")
+        #expect(screen.queuePosition == 1 && screen.queueCount == 3)
+    }
+
+    @Test func browseAndHelpAndMenuOpenFromEachOther() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.select)
+        #expect(rig.player.mode == .browse)
+        try rig.press(.menu)
+        #expect(rig.player.mode == .menu(selected: 0))
+        try rig.press(.help)
+        #expect(rig.player.mode == .help(page: 0))
+        try rig.press(.back)
+        #expect(rig.player.mode == .nowPlaying)
+        try rig.press(.nextCategory)
+        try rig.press(.help)
+        #expect(rig.player.mode == .help(page: 0))
+    }
+}
+
+/// The help pages and the menu.
+@Suite struct PlayerHelpAndMenuTests {
+    @Test func helpTurnsPagesWithinBoundsAndCloses() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], screen: true)
+        rig.player.helpEntries = (1...40).map { HelpEntry(control: "button \($0)", action: "action \($0)") }
+        let pages = rig.player.helpPageCount
+        #expect(pages > 1)
+        try rig.press(.help)
+        try rig.press(.previous)
+        #expect(rig.player.mode == .help(page: 0))
+        for _ in 0..<(pages + 2) { try rig.press(.next) }
+        #expect(rig.player.mode == .help(page: pages - 1))
+        try rig.press(.up)
+        #expect(rig.player.mode == .help(page: pages - 2))
+        guard case .help(let screen) = rig.player.screenState() else {
+            Issue.record("not the help screen")
+            return
+        }
+        #expect(screen.page == pages - 2)
+        #expect(rig.display?.state == rig.player.screenState())
+        for close in [Action.back, .help, .select, .playPause, .menu] {
+            try rig.press(.help)
+            try rig.press(close)
+            #expect(rig.player.mode == .nowPlaying, "\(close) should close help")
+        }
+    }
+
+    @Test func stopInHelpStopsAndKeepsHelpOpen() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.help)
+        try rig.press(.stop)
+        #expect(rig.player.status == .stopped)
+        #expect(rig.player.mode == .help(page: 0))
+        try rig.press(.play)
+        #expect(rig.player.status == .playing)
+        #expect(rig.player.mode == .help(page: 0))
+    }
+
+    @Test func menuMovesAndWraps() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.press(.menu)
+        let count = rig.player.menuEntries.count
+        try rig.press(.previous)
+        #expect(rig.player.mode == .menu(selected: count - 1))
+        try rig.press(.down)
+        try rig.press(.next)
+        #expect(rig.player.mode == .menu(selected: 1))
+        try rig.press(.back)
+        #expect(rig.player.mode == .nowPlaying)
+    }
+
+    @Test func menuRepeatToggles() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.press(.menu)
+        try rig.press(.down)
+        #expect(rig.player.menuEntries[1] == "Repeat: off")
+        try rig.press(.select)
+        #expect(rig.player.repeatQueue)
+        #expect(rig.player.menuEntries[1] == "Repeat: on")
+        try rig.press(.down)
+        try rig.press(.select)
+        #expect(rig.player.mode == .help(page: 0))
+        try rig.press(.back)
+        try rig.press(.menu)
+        try rig.press(.up)
+        #expect(rig.player.menuEntries[3] == "Close")
+        try rig.press(.select)
+        #expect(rig.player.mode == .nowPlaying)
+    }
+
+    @Test(arguments: [PlaybackStatus.playing, .paused, .stopped])
+    func theOutputDeviceIsChangeableFromTheMenuInEveryState(status: PlaybackStatus) throws {
+        // The second device is an ALSA card that is not there: choosing it works all the same.
+        let file = "hw:CARD=KioskTestMissing"
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], devices: ["none", file])
+        try rig.playFirst()
+        try rig.waitForPosition(seconds: 0.3)
+        if status == .paused { try rig.press(.pause) }
+        if status == .stopped { try rig.press(.stop) }
+        try rig.press(.menu)
+        #expect(rig.player.menuEntries[0] == "Output: none")
+        try rig.press(.select)
+        #expect(rig.player.outputDevice == file)
+        #expect(rig.engine.device == file)
+        #expect(rig.player.menuEntries[0] == "Output: \(file)")
+        #expect(rig.player.status == status)
+        #expect(try rig.run { rig.saved()?.outputDevice == file })
+        // And back.
+        try rig.press(.select)
+        #expect(rig.engine.device == "none")
+        #expect(rig.player.mode == .menu(selected: 0))
+    }
+
+    @Test func theMenuStillOffersTheOutputWhenTheDeviceIsLost() throws {
+        // An ALSA device that cannot open is lost at once; the menu entry stays, and choosing it
+        // switches to the other device.
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], devices: ["hw:CARD=NoSuchCard", "none"])
+        try rig.selectCategory(.album)
+        try rig.press(.select)
+        #expect(try rig.run { rig.audioEvents.contains { if case .deviceLost = $0 { true } else { false } } })
+        guard case .nowPlaying(let screen) = rig.player.screenState() else {
+            Issue.record("not the now-playing screen")
+            return
+        }
+        #expect(screen.statusLine == "Audio device unplugged")
+        try rig.press(.menu)
+        #expect(rig.player.menuEntries[0] == "Output: hw:CARD=NoSuchCard")
+        try rig.press(.select)
+        #expect(rig.engine.device == "none")
+        #expect(try rig.run { rig.tracksStarted >= 1 })
+    }
+}
+
+/// Resume state: when it is saved, and what a restart restores.
+@Suite struct PlayerResumeTests {
+    @Test func savedOnTrackChangePauseStopVolumeAndCategory() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        rig.forgetSaved()
+        try rig.press(.next)
+        #expect(try rig.waitForSave()?.relativePath == PlayerFixtures.relativePath(alpha, 1))
+        rig.forgetSaved()
+        try rig.press(.pause)
+        #expect(try rig.waitForSave()?.playing == false)
+        rig.forgetSaved()
+        try rig.press(.stop)
+        #expect(try rig.waitForSave()?.positionFrames == 0)
+        rig.forgetSaved()
+        try rig.press(.volumeDown)
+        #expect(try rig.waitForSave()?.volumePercent == 65)
+        rig.forgetSaved()
+        try rig.press(.nextCategory)
+        #expect(try rig.waitForSave()?.category == "artist")
+    }
+
+    @Test func savedPeriodicallyWhilePlayingAndNotWhilePaused() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        rig.player.saveIntervalMilliseconds = 300
+        try rig.playFirst()
+        try rig.idle(100)
+        var positions: [Int64] = []
+        for _ in 0..<3 {
+            rig.forgetSaved()
+            let state = try rig.waitForSave(seconds: 1)
+            positions.append(state?.positionFrames ?? -1)
+            #expect(state?.playing == true)
+        }
+        #expect(positions == positions.sorted() && positions[0] < positions[2])
+        try rig.press(.pause)
+        rig.forgetSaved()
+        try rig.idle(800)
+        #expect(rig.saved() == nil)
+    }
+
+    @Test func theDefaultPeriodLosesAtMostFiveSeconds() throws {
+        let rig = try PlayerRig(volumes: [])
+        #expect(rig.player.saveIntervalMilliseconds == Player.defaultSaveIntervalMilliseconds)
+        #expect(Player.defaultSaveIntervalMilliseconds < 5000)
+    }
+
+    @Test func aRestartResumesTheSameTrackAtTheSavedPosition() throws {
+        var saved = resumeState(volume: PlayerFixtures.main, album: beta, number: 1, seconds: 2.5, playing: true)
+        let probe = try PlayerRig(volumes: [PlayerFixtures.main])
+        let albumKey = probe.collections(.album).first { $0.name == beta.title }!.key
+        probe.shutdown()
+        saved.collection = .init(category: "album", key: albumKey)
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], resume: saved)
+        #expect(rig.title == "Calm")
+        #expect(rig.player.queue.map(\.title) == ["Gust", "Calm"])
+        #expect(rig.player.status == .playing)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        // The first position reported is the saved one (not 0).
+        #expect(rig.player.positionSeconds >= 2.5)
+        #expect(rig.player.positionSeconds < 3.5)
+    }
+
+    @Test func aMissingCollectionResumesInTheTracksFolder() throws {
+        var saved = resumeState(volume: PlayerFixtures.main, album: alpha, number: 2, seconds: 1, playing: false)
+        saved.collection = .init(category: "playlist", key: "no such playlist")
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], resume: saved)
+        #expect(rig.title == "Dusk")
+        #expect(rig.player.queue.map(\.title) == ["Dawn", "Noon", "Dusk"])
+        #expect(rig.player.queueCollection?.category == .folder)
+        #expect(rig.player.status == .paused)
+    }
+
+    @Test func aTrackThatIsGoneIsNotResumed() throws {
+        var saved = resumeState(volume: PlayerFixtures.main, album: alpha, number: 0, seconds: 1, playing: true)
+        saved.relativePath = "Alpha/First Light/09 Gone.flac"
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], resume: saved)
+        #expect(rig.player.queue.isEmpty)
+        #expect(rig.player.status == .stopped)
+    }
+
+    @Test func aSavedQueueWaitsForItsStickAndGivesWayToAChoice() throws {
+        let saved = resumeState(volume: PlayerFixtures.main, album: alpha, number: 0, seconds: 1, playing: true)
+        let rig = try PlayerRig(volumes: [PlayerFixtures.plain], resume: saved)
+        #expect(rig.player.queue.isEmpty)
+        // Until something is chosen, the saved state is kept as it was.
+        rig.player.saveNow()
+        #expect(rig.saved()?.relativePath == saved.relativePath)
+        try rig.press(.select)
+        #expect(rig.player.queueCollection?.name == "Only Album")
+        // The stick with the saved track arrives later: what plays now stays.
+        rig.library.addVolume(path: PlayerFixtures.main)
+        #expect(try rig.run { rig.library.isIdle && rig.catalog.trackCount == 7 })
+        #expect(rig.player.queueCollection?.name == "Only Album")
+    }
+
+    @Test func shutdownSavesTheLivePosition() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.waitForPosition(seconds: 1)
+        try rig.idle(150)
+        let engineFrames = rig.engine.positionFrames
+        rig.player.shutdown()
+        let saved = try #require(rig.saved())
+        #expect(saved.playing)
+        #expect(saved.positionFrames >= engineFrames)
+        #expect(saved.positionFrames < engineFrames + 44_100 / 5)
+    }
+}
+
+/// The library coming and going.
+@Suite struct PlayerLibraryTests {
+    @Test func withoutAStickTheScreenAsksForOne() throws {
+        let rig = try PlayerRig(volumes: [])
+        #expect(
+            rig.player.screenState()
+                == .message(MessageState(title: "Insert a USB stick with FLAC files", detail: nil, kind: .info)))
+        // Every action is harmless.
+        for action in Action.allCases where action != .shutdown {
+            try rig.press(action)
+        }
+        #expect(rig.player.status == .stopped)
+        #expect(rig.player.queue.isEmpty)
+    }
+
+    @Test func aStickWithoutMusicSaysSo() throws {
+        let empty = try TemporaryDirectory("kiosk-empty-stick")
+        defer { empty.remove() }
+        try empty.write("notes.txt", "no music here")
+        let rig = try PlayerRig(volumes: [])
+        rig.library.addVolume(path: empty.path)
+        #expect(
+            try rig.run {
+                rig.library.isIdle && rig.libraryEvents.contains { if case .scanFinished = $0 { true } else { false } }
+            })
+        guard case .message(let message) = rig.player.screenState() else {
+            Issue.record("not a message")
+            return
+        }
+        #expect(message.title == "No playable FLAC files")
+    }
+
+    @Test func removingTheStickOfTheCurrentTrackStopsWithAMessage() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main, PlayerFixtures.plain])
+        try rig.playFirst()
+        #expect(rig.player.queueCollection?.name == "First Light")
+        rig.library.removeVolume(path: PlayerFixtures.main)
+        try rig.idle(50)
+        #expect(rig.player.status == .stopped)
+        #expect(rig.player.queue.isEmpty)
+        #expect(
+            rig.player.screenState()
+                == .message(MessageState(title: "USB stick removed", detail: "Playback stopped", kind: .info)))
+        #expect(try rig.run { rig.saved()?.relativePath == nil })
+        // A press dismisses the message; the remaining stick's music is there to choose.
+        try rig.press(.select)
+        guard case .browse(let screen) = rig.player.screenState() else {
+            Issue.record("expected the browse list, got \(rig.player.screenState())")
+            return
+        }
+        #expect(screen.items.map(\.title) == ["Only Album"])
+        try rig.press(.select)
+        #expect(rig.player.status == .playing)
+    }
+
+    @Test func removingAnotherStickKeepsPlayingAndDropsItsTracksFromTheQueue() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main, PlayerFixtures.plain])
+        // A genre with tracks of both sticks would do; a folder-free way: play all of an artist, then
+        // remove the other stick: the queue is untouched and playback goes on.
+        try rig.playFirst()
+        let started = rig.tracksStarted
+        rig.library.removeVolume(path: PlayerFixtures.plain)
+        try rig.idle(300)
+        #expect(rig.player.status == .playing)
+        #expect(rig.player.queue.count == 3)
+        #expect(rig.tracksStarted == started)
+    }
+
+    @Test func theScreenShowsScanningWhileAStickIsScanned() throws {
+        let rig = try PlayerRig(volumes: [])
+        rig.player.handle(.volumeAdded(VolumeID(rawValue: "X"), mountPoint: "/media/x"), catalog: .empty)
+        guard case .message(let message) = rig.player.screenState() else {
+            Issue.record("not a message")
+            return
+        }
+        #expect(message.title == "Scanning…")
+        #expect(message.kind == .progress)
+    }
+}
+
+/// The display gets what the player shows.
+@Suite struct PlayerScreenTests {
+    @Test func theDisplayShowsThePlayersState() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], screen: true)
+        #expect(rig.display?.state == rig.player.screenState())
+        try rig.playFirst()
+        guard case .nowPlaying(let screen) = rig.display?.state else {
+            Issue.record("the display does not show now playing")
+            return
+        }
+        #expect(screen.title == "Dawn")
+        #expect(screen.artist == "Alpha")
+        #expect(screen.album == "First Light")
+        #expect(screen.playback == .playing)
+        #expect(screen.totalSeconds == 6)
+        #expect((rig.display?.framesPresented ?? 0) > 1)
+    }
+
+    @Test func aTransientMessageIsDismissedByAPressThatDoesNothingElse() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main, PlayerFixtures.plain])
+        try rig.playFirst()
+        rig.library.removeVolume(path: PlayerFixtures.main)
+        try rig.idle(20)
+        guard case .message = rig.player.screenState() else {
+            Issue.record("no message after the stick went away")
+            return
+        }
+        // Volume works while the message shows, and leaves it there.
+        try rig.press(.volumeDown)
+        #expect(rig.player.volume == 65)
+        guard case .message = rig.player.screenState() else {
+            Issue.record("the volume dismissed the message")
+            return
+        }
+        try rig.press(.nextCategory)
+        #expect(rig.player.category == .album)
+        #expect(rig.player.mode == .nowPlaying)
+        guard case .browse = rig.player.screenState() else {
+            Issue.record("the message is still there")
+            return
+        }
+    }
+}
+
+/// Output devices.
+@Suite struct PlayerOutputTests {
+    @Test func switchingBetweenWorkingDevicesLosesNothing() throws {
+        let scratch = try TemporaryDirectory("kiosk-output")
+        defer { scratch.remove() }
+        let file = "file:'\(scratch.file("out.raw"))',raw"
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], devices: ["none", file])
+        try rig.playFirst()
+        try rig.waitForPosition(seconds: 0.3)
+        try rig.press(.menu)
+        try rig.press(.select)
+        #expect(rig.engine.device == file)
+        // The file device takes the rest of the queue at once.
+        #expect(try rig.run { rig.player.status == .stopped })
+        let lost = rig.audioEvents.filter { if case .deviceLost = $0 { true } else { false } }
+        #expect(lost.isEmpty, "\(lost)")
+        let written = (try? Syscalls.fileStatus(scratch.file("out.raw")).st_size) ?? 0
+        #expect(written > 44_100 * 4 * 10)
+    }
+
+    @Test func switchingAwayFromALostDeviceReportsNoLossOfTheNewOne() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], devices: ["hw:CARD=KioskTestMissing", "none"])
+        try rig.selectCategory(.album)
+        try rig.press(.select)
+        #expect(try rig.run { rig.audioEvents.contains { if case .deviceLost = $0 { true } else { false } } })
+        try rig.press(.menu)
+        try rig.press(.select)
+        #expect(rig.engine.device == "none")
+        #expect(try rig.run { rig.player.positionSeconds > 0.5 })
+        let lostNone = rig.audioEvents.filter { if case .deviceLost("none", _) = $0 { true } else { false } }
+        #expect(lostNone.isEmpty, "\(lostNone)")
+        try rig.press(.back)
+        guard case .nowPlaying(let screen) = rig.player.screenState() else {
+            Issue.record("not the now-playing screen")
+            return
+        }
+        #expect(screen.statusLine == nil)
+    }
+
+    @Test func aLostDeviceFallsBackToTheNextAndIsTakenBackWhenItWorksAgain() throws {
+        // A file device in a folder that does not exist yet opens but fails at the first write:
+        // "unplugged" until the folder is made. The player falls back to "none", and tries the
+        // chosen device again now and then (backing off while it keeps failing).
+        let scratch = try TemporaryDirectory("kiosk-fallback")
+        defer { scratch.remove() }
+        let preferred = "file:'\(scratch.file("later/out.raw"))',raw"
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], devices: [preferred, "none"])
+        rig.player.fallbackDelayMilliseconds = 200
+        rig.player.returnProbeMilliseconds = 200
+        try rig.selectCategory(.album)
+        try rig.press(.select)
+        func statusLine() -> String?? {
+            guard case .nowPlaying(let screen) = rig.player.screenState() else { return .none }
+            return .some(screen.statusLine)
+        }
+        #expect(try rig.run { rig.engine.device == "none" && statusLine() == .some("Output: none") })
+        #expect(rig.player.preferredDevice == preferred)
+        #expect(rig.player.status == .playing)
+        #expect(try rig.run { rig.player.positionSeconds > 0.3 })
+        try Syscalls.mkdirs(scratch.file("later"))
+        // The file device takes the rest at once: the queue ends, and the samples are in the file.
+        #expect(try rig.run { rig.engine.device == preferred && rig.player.status == .stopped })
+        #expect(statusLine() == .some(nil))
+        #expect(((try? Syscalls.fileStatus(scratch.file("later/out.raw")).st_size) ?? 0) > 44_100 * 4)
+    }
+}
+
+/// A restart plays the saved track as soon as its stick is there, before the stick's scan ends.
+@Suite struct PlayerFastResumeTests {
+    func savedWithScreenFields(
+        _ volume: String, _ album: PlayerFixtures.Album, _ number: Int, seconds: Double, playing: Bool = true
+    ) -> ResumeState {
+        var saved = resumeState(volume: volume, album: album, number: number, seconds: seconds, playing: playing)
+        saved.title = album.tracks[number]
+        saved.artist = album.artist
+        saved.album = album.title
+        saved.durationSeconds = album.seconds
+        saved.queueCount = album.tracks.count
+        return saved
+    }
+
+    func announce(_ rig: PlayerRig, _ volume: String) {
+        rig.player.handle(
+            .volumeAdded(VolumeIdentity.identify(directory: volume), mountPoint: volume), catalog: .empty)
+    }
+
+    @Test func theSavedTrackPlaysBeforeTheCatalogAndJoinsItsQueueWithoutARestart() throws {
+        let rig = try PlayerRig(
+            volumes: [], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 1, seconds: 2))
+        announce(rig, PlayerFixtures.main)
+        #expect(rig.player.status == .playing)
+        #expect(rig.player.queue.isEmpty)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        #expect(rig.player.positionSeconds >= 2)
+        guard case .nowPlaying(let screen) = rig.player.screenState() else {
+            Issue.record("expected now playing, got \(rig.player.screenState())")
+            return
+        }
+        #expect(screen.title == "Noon" && screen.artist == "Alpha" && screen.album == "First Light")
+        #expect(screen.queuePosition == 2 && screen.queueCount == 3 && screen.playback == .playing)
+        // Saved meanwhile: the same track, where it is now.
+        rig.player.saveNow()
+        #expect(rig.saved()?.relativePath == PlayerFixtures.relativePath(alpha, 1))
+        #expect((rig.saved()?.positionSeconds ?? 0) >= 2)
+        // The catalog arrives: the queue is the folder around the track, and nothing restarted.
+        rig.library.addVolume(path: PlayerFixtures.main)
+        #expect(try rig.run { !rig.player.queue.isEmpty })
+        #expect(rig.player.queue.map(\.title) == ["Dawn", "Noon", "Dusk"])
+        #expect(rig.player.queueIndex == 1)
+        #expect(rig.title == "Noon")
+        let before = rig.player.positionFrames
+        #expect(try rig.run { rig.player.positionFrames > before + 4410 })
+        #expect(rig.tracksStarted == 1)
+    }
+
+    @Test func theRestoredTrackFlowsIntoTheNextTrackOfItsQueue() throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 0, seconds: 5.5))
+        #expect(rig.title == "Dawn")
+        #expect(try rig.run { rig.title == "Noon" && rig.tracksStarted == 2 })
+        #expect(rig.player.status == .playing)
+        #expect(rig.player.queueIndex == 1)
+    }
+
+    @Test func aRestoredTrackThatEndsBeforeTheCatalogContinuesOnceItComes() throws {
+        let short = PlayerFixtures.shortAlbums[0]
+        let rig = try PlayerRig(volumes: [], resume: savedWithScreenFields(PlayerFixtures.short, short, 0, seconds: 0))
+        announce(rig, PlayerFixtures.short)
+        #expect(try rig.run { rig.audioEvents.contains(.queueFinished) })
+        rig.library.addVolume(path: PlayerFixtures.short)
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        #expect(rig.title == "Blop")
+        #expect(rig.player.queueIndex == 1)
+    }
+
+    @Test func skippingAfterTheCatalogCameHandsTheEngineTheWholeQueue() throws {
+        let rig = try PlayerRig(
+            volumes: [PlayerFixtures.main], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 0, seconds: 1))
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        try rig.press(.next)
+        #expect(try rig.run { rig.tracksStarted == 2 })
+        #expect(rig.title == "Noon")
+        try rig.press(.next)
+        #expect(try rig.run { rig.tracksStarted == 3 })
+        #expect(rig.title == "Dusk")
+    }
+
+    @Test func pullingTheStickBeforeItsCatalogStopsWithAMessage() throws {
+        let rig = try PlayerRig(volumes: [], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 0, seconds: 1))
+        announce(rig, PlayerFixtures.main)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        rig.player.handle(
+            .volumeRemoved(VolumeIdentity.identify(directory: PlayerFixtures.main), mountPoint: PlayerFixtures.main),
+            catalog: .empty)
+        #expect(rig.player.status == .stopped)
+        #expect(
+            rig.player.screenState()
+                == .message(MessageState(title: "USB stick removed", detail: "Playback stopped", kind: .info)))
+        let position = rig.engine.positionFrames
+        try rig.idle(300)
+        #expect(rig.engine.positionFrames == position || rig.engine.currentTrackID == nil)
+        // The saved state still names the track, for when the stick comes back.
+        rig.player.saveNow()
+        #expect(rig.saved()?.relativePath == PlayerFixtures.relativePath(alpha, 0))
+    }
+
+    @Test func aStoppedSavedTrackPlaysOnPlayBeforeTheCatalogComes() throws {
+        let rig = try PlayerRig(
+            volumes: [], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 1, seconds: 0, playing: false))
+        announce(rig, PlayerFixtures.main)
+        #expect(rig.player.status == .stopped)
+        try rig.press(.playPause)
+        #expect(rig.player.status == .playing)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        guard case .nowPlaying(let screen) = rig.player.screenState() else {
+            Issue.record("not the now-playing screen")
+            return
+        }
+        #expect(screen.title == "Noon")
+    }
+
+    @Test func aPausedSavedTrackIsShownAndWaitsForPlay() throws {
+        let rig = try PlayerRig(
+            volumes: [], resume: savedWithScreenFields(PlayerFixtures.main, alpha, 2, seconds: 3, playing: false))
+        announce(rig, PlayerFixtures.main)
+        #expect(rig.player.status == .paused)
+        try rig.idle(300)
+        #expect(rig.tracksStarted == 0)
+        try rig.press(.playPause)
+        #expect(try rig.run { rig.tracksStarted == 1 })
+        #expect(rig.player.positionSeconds >= 3)
+    }
+}
+
+/// Things around the state machine: going back by itself, shutting down, the systemd status.
+@Suite struct PlayerHousekeepingTests {
+    @Test(arguments: [Action.select, .help, .menu])
+    func browseHelpAndMenuGoBackToNowPlayingWhenLeftAlone(open: Action) throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        rig.player.browseTimeoutMilliseconds = 300
+        try rig.playFirst()
+        try rig.press(open)
+        #expect(rig.player.mode != .nowPlaying)
+        #expect(try rig.run(seconds: 3) { rig.player.mode == .nowPlaying })
+        guard case .nowPlaying = rig.player.screenState() else {
+            Issue.record("not the now-playing screen")
+            return
+        }
+    }
+
+    @Test func withNothingQueuedTheListStays() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        rig.player.browseTimeoutMilliseconds = 200
+        try rig.press(.nextCategory)
+        try rig.idle(500)
+        #expect(rig.player.mode == .browse)
+        #expect(rig.player.category == .artist)
+    }
+
+    @Test func theShutdownControlStopsSavesAndSaysSo() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        var asked = 0
+        rig.player.onShutdownRequest = { asked += 1 }
+        try rig.playFirst()
+        try rig.waitForPosition(seconds: 0.5)
+        try rig.press(.shutdown)
+        #expect(asked == 1)
+        #expect(rig.player.status == .stopped)
+        #expect(
+            rig.player.screenState()
+                == .message(MessageState(title: "Shutting down", detail: "Safe to unplug in a moment", kind: .info)))
+        #expect(rig.saved()?.relativePath == PlayerFixtures.relativePath(alpha, 0))
+        // Nothing else is done any more.
+        try rig.press(.playPause)
+        #expect(rig.player.status == .stopped)
+    }
+
+    @Test func withoutAShutdownHandlerTheControlDoesNothing() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        try rig.press(.shutdown)
+        #expect(rig.player.status == .playing)
+    }
+
+    @Test func theSystemdStatusLineFollowsPlayback() throws {
+        let rig = try PlayerRig(volumes: [])
+        var lines: [String] = []
+        rig.player.onStatus = { lines.append($0) }
+        rig.player.refreshScreen()
+        #expect(lines.last == "Insert a USB stick with FLAC files")
+        rig.library.addVolume(path: PlayerFixtures.main)
+        #expect(try rig.run { rig.library.isIdle && rig.player.catalog?.trackCount == 5 })
+        try rig.press(.select)
+        #expect(lines.last == "Playing Alpha – Dawn")
+        try rig.press(.pause)
+        #expect(lines.last == "Paused Alpha – Dawn")
+        try rig.press(.stop)
+        #expect(lines.last == "Stopped Alpha – Dawn")
+    }
+}

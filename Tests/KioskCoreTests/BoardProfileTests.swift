@@ -28,7 +28,7 @@ import Testing
             "boards/test.json: encoders[0].b: line 5 is already used by button A (buttons[0].line)"
         ),
         (
-            #"{"name": "test", "buttons": [{"name": "A", "line": 9, "press": "stop"}], "screen": {"type": "spi", "panel": {"dc": 9}}}"#,
+            #"{"name": "test", "buttons": [{"name": "A", "line": 9, "press": "stop"}], "screen": {"type": "spi", "panel": {"controller": "st7789", "width": 240, "height": 240, "dc": 9}}}"#,
             "boards/test.json: GPIO line 9 is used twice: by button A and by screen panel dc"
         ),
         (#"{"name": "other"}"#, #"boards/test.json: name: "other" does not match the file name "test.json""#),

@@ -20,10 +20,12 @@ runtime_packages=(
     libasound2 libflac12 libgpiod2 libturbojpeg0 libpng16-16 libfreetype6 libsqlite3-0
     fonts-dejavu-core fonts-vlgothic alsa-utils
 )
+# The QEMU system test (Tests/System). linux-headers and linux-source are not listed here: they
+# must match the installed linux-image exactly and are added below once the image is installed.
 system_test_packages=(
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
-    linux-source-6.1 linux-headers-amd64 gcc make bc xz-utils
-    dosfstools mtools fbset
+    gcc make bc xz-utils
+    dosfstools mtools e2fsprogs fbset
 )
 
 want=()
@@ -44,36 +46,61 @@ case "$mode" in
     system-test) want=("${build_packages[@]}" "${system_test_packages[@]}") ;;
 esac
 
-missing=()
-for p in "${want[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-        missing+=("$p")
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+# install_missing PACKAGE... : installs those not installed yet ("name=version" pins a version).
+install_missing() {
+    local missing=() p
+    for p in "$@"; do
+        if [[ "$p" == *=* ]]; then
+            [ "$(dpkg-query -W -f='${Status} ${Version}' "${p%%=*}" 2>/dev/null)" = "install ok installed ${p#*=}" ] \
+                || missing+=("$p")
+        else
+            installed "$p" || missing+=("$p")
+        fi
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        echo "install-deps: all $# packages for '$mode' are installed"
+        return 0
     fi
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-    echo "install-deps: all ${#want[@]} packages for '$mode' are installed"
-    exit 0
-fi
-
-echo "install-deps: installing ${#missing[@]} missing package(s): ${missing[*]}"
-if [ "$dry_run" = 1 ]; then
-    echo "install-deps: --dry-run, nothing installed"
-    exit 0
-fi
-
-sudo_cmd=()
-if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then sudo_cmd=(sudo); else
-        echo "install-deps: not root and no sudo; install these packages: ${missing[*]}" >&2
-        exit 1
+    echo "install-deps: installing ${#missing[@]} missing package(s): ${missing[*]}"
+    if [ "$dry_run" = 1 ]; then
+        echo "install-deps: --dry-run, nothing installed"
+        return 0
     fi
+    local sudo_cmd=()
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then sudo_cmd=(sudo); else
+            echo "install-deps: not root and no sudo; install these packages: ${missing[*]}" >&2
+            exit 1
+        fi
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    # A fresh machine may have no package lists yet.
+    if ! "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+        echo "install-deps: apt-get install failed; updating package lists and retrying"
+        "${sudo_cmd[@]}" apt-get update
+        "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+    fi
+    echo "install-deps: done"
+}
+
+install_missing "${want[@]}"
+
+# The system test builds gpio-sim out of tree for the kernel it boots: the one linux-image-amd64
+# depends on. Its headers must be that exact version (linux-headers-amd64 may point at a newer
+# one), and the source should be the same Debian version when the archive still has it.
+if [ "$mode" = system-test ] && [ "$dry_run" = 0 ]; then
+    kernel_package=$(dpkg-query -W -f='${Depends}' linux-image-amd64 | sed -E 's/^(linux-image-[^ ,]+).*/\1/')
+    kernel_version=${kernel_package#linux-image-}
+    package_version=$(dpkg-query -W -f='${Version}' "$kernel_package")
+    source_package=linux-source-${kernel_version%%.0-*}
+    extra=("linux-headers-$kernel_version")
+    if [ "$(apt-cache madison "$source_package" | awk -v v="$package_version" '$3 == v' | wc -l)" -gt 0 ]; then
+        extra+=("$source_package=$package_version")
+    else
+        echo "install-deps: $source_package $package_version is not in the archive; using its newest version"
+        extra+=("$source_package")
+    fi
+    install_missing "${extra[@]}"
 fi
-export DEBIAN_FRONTEND=noninteractive
-# A fresh machine may have no package lists yet.
-if ! "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
-    echo "install-deps: apt-get install failed; updating package lists and retrying"
-    "${sudo_cmd[@]}" apt-get update
-    "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
-fi
-echo "install-deps: done"

@@ -2,7 +2,9 @@
 enum CommandRegistry {
     static var all: [Command] {
         [
-            BenchCommand.command
+            ConfigCommands.checkConfig,
+            ConfigCommands.boards,
+            BenchCommand.command,
         ]
     }
 }

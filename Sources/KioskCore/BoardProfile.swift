@@ -1,0 +1,147 @@
+import Glibc
+import KioskSystem
+
+/// One box's hardware as data (`boards/<name>.json`, schema in boards/README.md): GPIO chip,
+/// buttons and encoders, screen, audio device. The input and screen sections are parsed by
+/// KioskInput and KioskDisplay; this type reads the rest and checks the whole for conflicts.
+/// A value type, built once at start.
+public struct BoardProfile: Sendable {
+    public struct ReservedLine: Sendable, Equatable {
+        public var line: Int
+        public var use: String
+    }
+
+    public struct Audio: Sendable, Equatable {
+        public var device: String?
+        public var fallbackDevices: [String] = []
+        public var mixer: String?
+    }
+
+    public var name: String
+    public var description: String
+    public var isTest: Bool
+    /// Chip labels, paths, names or numbers, tried in order.
+    public var gpioChips: [String]
+    public var reservedLines: [ReservedLine]
+    public var audio: Audio
+    /// The file it came from.
+    public var file: String
+    /// The whole document, for the sections other modules parse.
+    public var document: JSONValue
+
+    /// Where board profiles are looked for, in order.
+    public static func searchDirectories(extra: String?) -> [String] {
+        var dirs: [String] = []
+        if let extra { dirs.append(extra) }
+        if let env = Syscalls.environment("KIOSK_BOARDS_DIR") { dirs.append(env) }
+        dirs += ["/etc/kiosk-player/boards", "/usr/share/kiosk-player/boards"]
+        if let dev = repositoryBoardsDirectory() { dirs.append(dev) }
+        return dirs
+    }
+
+    /// `boards/` of a source checkout the running binary was built in (for development and CI).
+    static func repositoryBoardsDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        var dir = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for _ in 0..<6 {
+            guard let slash = dir.lastIndex(of: "/"), slash != dir.startIndex else { return nil }
+            dir = String(dir[..<slash])
+            if Syscalls.exists(dir + "/boards/README.md") && Syscalls.exists(dir + "/Package.swift") {
+                return dir + "/boards"
+            }
+        }
+        return nil
+    }
+
+    /// The profile name for this machine when the config says "auto", from the device tree model.
+    public static func autoDetectName(model: String? = nil) -> String {
+        let fromDeviceTree = (try? Syscalls.readFile("/proc/device-tree/model", limit: 256)).map {
+            String(decoding: $0.filter { $0 != 0 }, as: UTF8.self)
+        }
+        let text: String = model ?? fromDeviceTree ?? ""
+        if text.hasPrefix("Raspberry Pi 5") { return "rpi5" }
+        if text.hasPrefix("Raspberry Pi 4") || text.hasPrefix("Raspberry Pi Compute Module 4") { return "rpi4" }
+        if text.hasPrefix("Raspberry Pi Zero 2") { return "rpi-zero2w" }
+        if text.hasPrefix("Raspberry Pi 3") { return "rpi3" }
+        return "usb-keypad-hdmi"
+    }
+
+    /// Lists `name → file` for every profile found (earlier directories win).
+    public static func available(extraDirectory: String?) -> [(name: String, file: String)] {
+        var found: [String: String] = [:]
+        for dir in searchDirectories(extra: extraDirectory).reversed() {
+            guard let d = opendir(dir) else { continue }
+            defer { closedir(d) }
+            while let entry = readdir(d) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                }
+                guard name.hasSuffix(".json") else { continue }
+                found[String(name.dropLast(5))] = "\(dir)/\(name)"
+            }
+        }
+        return found.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Finds and parses the profile `name` ("auto" = detect).
+    public static func load(name: String, extraDirectory: String?) throws(ConfigError) -> BoardProfile {
+        let resolved = name == "auto" ? autoDetectName() : name
+        guard resolved.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            throw ConfigError(file: "", path: "board", message: "invalid board name \"\(resolved)\"")
+        }
+        for dir in searchDirectories(extra: extraDirectory) {
+            let file = "\(dir)/\(resolved).json"
+            if Syscalls.exists(file) { return try load(file: file) }
+        }
+        let known = available(extraDirectory: extraDirectory).map(\.name).joined(separator: ", ")
+        throw ConfigError(
+            file: "", path: "board",
+            message: "no board profile \"\(resolved)\" (known: \(known.isEmpty ? "none" : known))")
+    }
+
+    /// Parses one profile file.
+    public static func load(file: String) throws(ConfigError) -> BoardProfile {
+        let bytes: [UInt8]
+        do {
+            bytes = try Syscalls.readFile(file, limit: 1 << 20)
+        } catch {
+            throw ConfigError(file: file, path: "", message: "cannot read: \(error.message)")
+        }
+        return try parse(bytes, file: file)
+    }
+
+    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> BoardProfile {
+        let r = try JSONReader.parse(bytes, file: file)
+        guard let name = try r.string("name") else { throw r.error("name", "required") }
+        let base = file.split(separator: "/").last.map { String($0.dropLast($0.hasSuffix(".json") ? 5 : 0)) } ?? name
+        if base != name && file.hasSuffix(".json") {
+            throw r.error("name", "\"\(name)\" does not match the file name \"\(base).json\"")
+        }
+        var profile = BoardProfile(
+            name: name, description: try r.string("description") ?? "", isTest: try r.bool("test") ?? false,
+            gpioChips: try r.strings("gpioChip", maxCount: 16) ?? ["gpiochip0"], reservedLines: [],
+            audio: Audio(), file: file, document: r.value)
+        for line in try r.objects("reservedLines", maxCount: 64) ?? [] {
+            guard let number = try line.int("line", range: 0...1023) else { throw line.error("line", "required") }
+            let use = try line.string("use") ?? "reserved"
+            try line.finish()
+            profile.reservedLines.append(ReservedLine(line: number, use: use))
+        }
+        if let a = try r.object("audio") {
+            profile.audio.device = try a.string("device")
+            profile.audio.fallbackDevices = try a.strings("fallbackDevices", maxCount: 16) ?? []
+            profile.audio.mixer = try a.string("mixer")
+            try a.finish()
+        }
+        try parseSections(r, into: &profile)
+        try r.finish()
+        return profile
+    }
+
+    /// The input and screen sections; replaced by the KioskInput / KioskDisplay parsers.
+    static func parseSections(_ r: JSONReader, into profile: inout BoardProfile) throws(ConfigError) {
+        for key in ["buttons", "encoders", "chords", "evdev", "screen"] { _ = r.raw(key) }
+    }
+}

@@ -1,0 +1,183 @@
+import Glibc
+import KioskSystem
+
+/// The player's configuration: one JSON file (`/etc/kiosk-player/config.json`, or `--config`).
+///
+/// Every key is optional; the defaults below are documented in README.md. Unknown keys, wrong
+/// types and out-of-range values are errors that name the file, the key path and what was
+/// expected. `$STATE_DIRECTORY` and `$CONFIGURATION_DIRECTORY` (set by systemd) override the
+/// default directories. A value type, built once at start.
+public struct Config: Sendable {
+    public static let defaultPath = "/etc/kiosk-player/config.json"
+    public static let defaultMediaRoots = ["/media/kiosk", "/media", "/mnt", "/run/media"]
+
+    public struct Audio: Sendable, Equatable {
+        /// ALSA PCM name, or "none" (a clock-paced silent sink). nil = the board's device, else "default".
+        public var device: String?
+        public var fallbackDevices: [String]?
+        public var mixer: String?
+        public var bufferMs = 60
+        public var ringSeconds = 2.0
+        /// SCHED_FIFO priority of the audio threads; 0 = normal scheduling.
+        public var realtimePriority = 70
+    }
+
+    public struct Screen: Sendable, Equatable {
+        /// Overrides of the board's screen: "framebuffer" | "spi" | "none" | "auto" | "png" | "terminal".
+        public var type: String?
+        public var device: String?
+        public var fbName: String?
+        public var rotation: Int?
+        public var theme = "dark"
+        /// Directory for the "png" surface (one file per frame).
+        public var pngDirectory: String?
+        /// Backlight off / screen sleep after this many seconds without input; 0 = never.
+        public var idleOffSeconds = 0
+        public var maxFramesPerSecond = 20
+    }
+
+    public struct Inputs: Sendable, Equatable {
+        public var debounceMs = 5
+        public var longPressMs = 600
+        public var repeatDelayMs = 400
+        public var repeatMs = 150
+        /// Use the terminal's keyboard as buttons (default: when stdin is a terminal).
+        public var keyboard: Bool?
+        /// A JSON-lines event script replayed as input (tests, demos).
+        public var script: String?
+        /// Overrides of the board's actions: `{"A": {"press": "stop"}}` by button/encoder name.
+        public var keymap: JSONValue = .object([])
+    }
+
+    public struct MPD: Sendable, Equatable {
+        /// Unix socket path; "" = off. Default off; `"socket": "default"` = `$RUNTIME_DIRECTORY/mpd.socket`.
+        public var socket: String?
+        /// "host:port" for TCP (default bind address 127.0.0.1).
+        public var listen: String?
+        public var password: String?
+        public var maxClients = 8
+    }
+
+    /// Where the config came from ("" = built-in defaults).
+    public var file = ""
+    /// Board profile name, or "auto" (from /proc/device-tree/model).
+    public var board = "auto"
+    /// Extra directory searched first for `<board>.json`.
+    public var boardsDirectory: String?
+    public var mediaRoots = Config.defaultMediaRoots
+    public var stateDirectory =
+        Syscalls.environment("STATE_DIRECTORY")?.split(separator: ":").first.map(String.init)
+        ?? "/var/lib/kiosk-player"
+    /// Volume at first start (later the saved volume is used).
+    public var volume = 70
+    /// Start again at the first track after the last one.
+    public var repeatQueue = false
+    public var audio = Audio()
+    public var screen = Screen()
+    public var inputs = Inputs()
+    public var mpd = MPD()
+
+    public init() {}
+
+    /// The keys of the top level, for messages.
+    static let topKeys = [
+        "board", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "repeat", "audio", "screen", "inputs",
+        "mpd",
+    ]
+
+    /// Parses a config file's contents.
+    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> Config {
+        let r = try JSONReader.parse(bytes, file: file)
+        var c = Config()
+        c.file = file
+        c.board = try r.string("board") ?? c.board
+        c.boardsDirectory = try r.string("boardsDirectory")
+        if let roots = try r.strings("mediaRoots", maxCount: 32) {
+            for (i, root) in roots.enumerated() where !root.hasPrefix("/") {
+                throw ConfigError(
+                    file: file, path: "mediaRoots[\(i)]", message: "expected an absolute path, got \"\(root)\"")
+            }
+            c.mediaRoots = roots
+        }
+        if let dir = try r.string("stateDirectory") {
+            guard dir.hasPrefix("/") else {
+                throw r.error("stateDirectory", "expected an absolute path, got \"\(dir)\"")
+            }
+            c.stateDirectory = dir
+        }
+        c.volume = try r.int("volume", range: 0...100) ?? c.volume
+        c.repeatQueue = try r.bool("repeat") ?? c.repeatQueue
+        if let a = try r.object("audio") {
+            c.audio.device = try a.string("device")
+            c.audio.fallbackDevices = try a.strings("fallbackDevices", maxCount: 16)
+            c.audio.mixer = try a.string("mixer")
+            c.audio.bufferMs = try a.int("bufferMs", range: 10...500) ?? c.audio.bufferMs
+            c.audio.ringSeconds = try a.double("ringSeconds", range: 0.25...30) ?? c.audio.ringSeconds
+            c.audio.realtimePriority = try a.int("realtimePriority", range: 0...99) ?? c.audio.realtimePriority
+            try a.finish()
+        }
+        if let s = try r.object("screen") {
+            c.screen.type = try s.choice("type", ["auto", "framebuffer", "spi", "none", "png", "terminal"])
+            c.screen.device = try s.string("device")
+            c.screen.fbName = try s.string("fbName")
+            if let rotation = try s.int("rotation", range: 0...270) {
+                guard rotation % 90 == 0 else {
+                    throw s.error("rotation", "expected 0, 90, 180 or 270, got \(rotation)")
+                }
+                c.screen.rotation = rotation
+            }
+            c.screen.theme = try s.choice("theme", ["dark", "light"]) ?? c.screen.theme
+            c.screen.pngDirectory = try s.string("pngDirectory")
+            c.screen.idleOffSeconds = try s.int("idleOffSeconds", range: 0...86_400) ?? c.screen.idleOffSeconds
+            c.screen.maxFramesPerSecond = try s.int("maxFramesPerSecond", range: 1...60) ?? c.screen.maxFramesPerSecond
+            try s.finish()
+        }
+        if let i = try r.object("inputs") {
+            c.inputs.debounceMs = try i.int("debounceMs", range: 0...100) ?? c.inputs.debounceMs
+            c.inputs.longPressMs = try i.int("longPressMs", range: 100...10_000) ?? c.inputs.longPressMs
+            c.inputs.repeatDelayMs = try i.int("repeatDelayMs", range: 50...10_000) ?? c.inputs.repeatDelayMs
+            c.inputs.repeatMs = try i.int("repeatMs", range: 20...5_000) ?? c.inputs.repeatMs
+            c.inputs.keyboard = try i.bool("keyboard")
+            c.inputs.script = try i.string("script")
+            if let keymap = i.raw("keymap") {
+                guard keymap.object != nil else {
+                    throw i.error("keymap", "expected an object, got \(JSONReader.show(keymap))")
+                }
+                c.inputs.keymap = keymap
+            }
+            try i.finish()
+        }
+        if let m = try r.object("mpd") {
+            c.mpd.socket = try m.string("socket", nonEmpty: false)
+            if let listen = try m.string("listen") {
+                guard listen.contains(":"), let port = Int(listen.split(separator: ":").last ?? ""),
+                    (1...65535).contains(port)
+                else { throw m.error("listen", "expected \"host:port\" with a port 1…65535, got \"\(listen)\"") }
+                c.mpd.listen = listen
+            }
+            c.mpd.password = try m.string("password")
+            c.mpd.maxClients = try m.int("maxClients", range: 1...64) ?? c.mpd.maxClients
+            try m.finish()
+        }
+        try r.finish(known: topKeys)
+        return c
+    }
+
+    /// Loads `path`; a missing default file means built-in defaults, a missing explicit file is an error.
+    public static func load(path: String?) throws(ConfigError) -> Config {
+        let explicit = path != nil
+        let configDir = Syscalls.environment("CONFIGURATION_DIRECTORY")?.split(separator: ":").first.map(String.init)
+        let file = path ?? configDir.map { "\($0)/config.json" } ?? defaultPath
+        if !Syscalls.exists(file) {
+            if explicit { throw ConfigError(file: file, path: "", message: "no such file") }
+            return Config()
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try Syscalls.readFile(file, limit: 1 << 20)
+        } catch {
+            throw ConfigError(file: file, path: "", message: "cannot read: \(error.message)")
+        }
+        return try parse(bytes, file: file)
+    }
+}

@@ -1,0 +1,110 @@
+import KioskSystem
+
+/// What the player was doing, saved so that a power cut loses at most a few seconds.
+///
+/// Saved atomically (`AtomicFile`: temp + fsync + rename + fsync dir) to `resume.json` in the
+/// state directory on track change, pause, stop, volume change, category change, and every 5 s
+/// while playing; read at start. A corrupt or foreign file is ignored with a warning.
+/// A value type: build it on the loop thread.
+public struct ResumeState: Equatable, Sendable {
+    public static let fileName = "resume.json"
+    static let format = "kiosk-player-resume"
+    static let version = 1
+
+    /// The collection the queue was made from.
+    public struct CollectionRef: Equatable, Sendable {
+        public var category: String
+        public var key: String
+        public init(category: String, key: String) {
+            self.category = category
+            self.key = key
+        }
+    }
+
+    /// Volume (filesystem UUID or path hash) and path inside it of the current track.
+    public var volumeID: String?
+    public var relativePath: String?
+    public var positionFrames: Int64 = 0
+    public var sampleRate: Int = 0
+    public var queueIndex: Int = 0
+    public var collection: CollectionRef?
+    public var category: String = "album"
+    public var volumePercent: Int = 70
+    /// Whether it was playing (then it plays again after a restart) or paused/stopped.
+    public var playing: Bool = false
+    public var outputDevice: String?
+
+    public init() {}
+
+    /// The position in seconds (0 when the rate is unknown).
+    public var positionSeconds: Double { sampleRate > 0 ? Double(positionFrames) / Double(sampleRate) : 0 }
+
+    public func json() -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("format", .string(Self.format)),
+            ("version", .number(Double(Self.version))),
+            ("category", .string(category)),
+            ("volumePercent", .number(Double(volumePercent))),
+            ("playing", .bool(playing)),
+            ("queueIndex", .number(Double(queueIndex))),
+            ("positionFrames", .number(Double(positionFrames))),
+            ("sampleRate", .number(Double(sampleRate))),
+        ]
+        if let volumeID { members.append(("volumeID", .string(volumeID))) }
+        if let relativePath { members.append(("relativePath", .string(relativePath))) }
+        if let collection {
+            members.append(
+                ("collection", .object([("category", .string(collection.category)), ("key", .string(collection.key))])))
+        }
+        if let outputDevice { members.append(("outputDevice", .string(outputDevice))) }
+        return .object(members)
+    }
+
+    /// Parses a saved state; errors name the problem (the caller logs it and starts fresh).
+    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> ResumeState {
+        let r = try JSONReader.parse(bytes, file: file)
+        guard try r.string("format") == format else {
+            throw ConfigError(file: file, path: "format", message: "not a kiosk-player resume file")
+        }
+        guard try r.int("version", range: 0...1000) == version else {
+            throw ConfigError(file: file, path: "version", message: "unsupported version (expected \(version))")
+        }
+        var state = ResumeState()
+        state.category = try r.string("category") ?? state.category
+        state.volumePercent = try r.int("volumePercent", range: 0...100) ?? state.volumePercent
+        state.playing = try r.bool("playing") ?? false
+        state.queueIndex = try r.int("queueIndex", range: 0...1_000_000) ?? 0
+        state.positionFrames = Int64(try r.int("positionFrames", range: 0...Int(Int32.max) * 1024) ?? 0)
+        state.sampleRate = try r.int("sampleRate", range: 0...1_000_000) ?? 0
+        state.volumeID = try r.string("volumeID")
+        state.relativePath = try r.string("relativePath")
+        if let c = try r.object("collection") {
+            guard let category = try c.string("category"), let key = try c.string("key", nonEmpty: false) else {
+                throw ConfigError(file: file, path: "collection", message: "needs category and key")
+            }
+            try c.finish()
+            state.collection = CollectionRef(category: category, key: key)
+        }
+        state.outputDevice = try r.string("outputDevice")
+        try r.finish()
+        return state
+    }
+
+    /// Loads `resume.json` from `directory`; nil (with a warning for a bad file) when there is none.
+    public static func load(directory: String) -> ResumeState? {
+        let path = "\(directory)/\(fileName)"
+        guard Syscalls.exists(path) else { return nil }
+        do {
+            let bytes = try Syscalls.readFile(path, limit: 1 << 20)
+            return try parse(bytes, file: path)
+        } catch {
+            Log.warning("ignoring saved state: \(error)")
+            return nil
+        }
+    }
+
+    /// Saves atomically to `resume.json` in `directory`.
+    public func save(directory: String) throws {
+        try AtomicFile.replace("\(directory)/\(Self.fileName)", with: json().serialized(pretty: true) + "\n")
+    }
+}

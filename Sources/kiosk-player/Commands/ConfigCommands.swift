@@ -1,0 +1,71 @@
+import KioskCore
+import KioskSystem
+
+/// `kiosk-player check-config` and `kiosk-player boards`.
+enum ConfigCommands {
+    static var checkConfig: Command {
+        Command(
+            name: "check-config",
+            summary: "validate a config file and its board profile; print the resolved config",
+            help: """
+                Usage: kiosk-player check-config [FILE] [--board NAME]
+
+                Reads FILE (default \(Config.defaultPath); built-in defaults when it does not exist),
+                loads the board profile it names (or --board), validates both and prints the fully
+                resolved configuration as JSON. Exit status 1 with a message naming the file and the
+                key path on the first error.
+
+                """,
+            run: { args in
+                let parsed = try ParsedArguments(args, command: "check-config", options: ["--board"])
+                guard parsed.positionals.count <= 1 else {
+                    throw UsageError(command: "check-config", message: "expected at most one FILE")
+                }
+                let config = try Config.load(path: parsed.positionals.first)
+                let board = try BoardProfile.load(
+                    name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
+                printLine(ResolvedConfig(config: config, board: board).json().serialized(pretty: true))
+                return 0
+            })
+    }
+
+    static var boards: Command {
+        Command(
+            name: "boards",
+            summary: "list the board profiles (--check validates every one)",
+            help: """
+                Usage: kiosk-player boards [--check] [--dir DIR]
+
+                Lists the board profiles found in DIR, $KIOSK_BOARDS_DIR, /etc/kiosk-player/boards,
+                /usr/share/kiosk-player/boards and the source checkout's boards/ (earlier wins).
+                With --check, validates each and exits 1 if any is invalid.
+
+                """,
+            run: { args in
+                let parsed = try ParsedArguments(args, command: "boards", options: ["--dir"], flags: ["--check"])
+                let found = BoardProfile.available(extraDirectory: parsed.value("--dir"))
+                if found.isEmpty {
+                    printLine("no board profiles found")
+                    return parsed.has("--check") ? 1 : 0
+                }
+                var failures = 0
+                let width = (found.map(\.name.count).max() ?? 0) + 2
+                for entry in found {
+                    do {
+                        let profile = try BoardProfile.load(file: entry.file)
+                        let test = profile.isTest ? " [test]" : ""
+                        printLine("\(entry.name.padding(to: width))\(profile.description)\(test)")
+                    } catch {
+                        failures += 1
+                        printLine("\(entry.name.padding(to: width))INVALID: \(error)")
+                    }
+                }
+                if parsed.has("--check") {
+                    printLine(
+                        failures == 0 ? "all \(found.count) profiles are valid" : "\(failures) invalid profile(s)")
+                    return failures == 0 ? 0 : 1
+                }
+                return 0
+            })
+    }
+}

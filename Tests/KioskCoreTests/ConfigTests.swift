@@ -1,0 +1,120 @@
+import KioskCore
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+@Suite struct ConfigTests {
+    func parse(_ text: String) throws(ConfigError) -> Config { try Config.parse(Array(text.utf8), file: "config.json") }
+
+    @Test func emptyObjectGivesTheDocumentedDefaults() throws {
+        let c = try parse("{}")
+        #expect(c.board == "auto")
+        #expect(c.mediaRoots == ["/media/kiosk", "/media", "/mnt", "/run/media"])
+        #expect(c.volume == 70)
+        #expect(c.audio.bufferMs == 60)
+        #expect(c.audio.ringSeconds == 2)
+        #expect(c.inputs.longPressMs == 600)
+        #expect(c.inputs.repeatDelayMs == 400)
+        #expect(c.inputs.repeatMs == 150)
+        #expect(c.mpd.maxClients == 8)
+        #expect(c.screen.theme == "dark")
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let c = try parse(
+            #"""
+            {"board": "pirate-audio", "mediaRoots": ["/media/kiosk"], "stateDirectory": "/tmp/state", "volume": 40,
+             "repeat": true,
+             "audio": {"device": "hw:0", "fallbackDevices": ["default"], "mixer": "PCM", "bufferMs": 80, "ringSeconds": 1.5,
+                       "realtimePriority": 0},
+             "screen": {"type": "png", "pngDirectory": "/tmp/frames", "rotation": 90, "theme": "light", "idleOffSeconds": 60,
+                        "maxFramesPerSecond": 10},
+             "inputs": {"debounceMs": 10, "longPressMs": 800, "repeatDelayMs": 300, "repeatMs": 100, "keyboard": false,
+                        "script": "/tmp/events.jsonl", "keymap": {"A": {"press": "stop"}}},
+             "mpd": {"socket": "/run/kiosk/mpd.sock", "listen": "127.0.0.1:6600", "password": "pw", "maxClients": 4}}
+            """#)
+        #expect(c.board == "pirate-audio")
+        #expect(c.repeatQueue)
+        #expect(c.audio.device == "hw:0")
+        #expect(c.audio.realtimePriority == 0)
+        #expect(c.screen.rotation == 90)
+        #expect(c.inputs.script == "/tmp/events.jsonl")
+        #expect(c.inputs.keymap["A"]?["press"]?.string == "stop")
+        #expect(c.mpd.listen == "127.0.0.1:6600")
+    }
+
+    /// Each kind of error, with its exact message.
+    @Test(arguments: [
+        (
+            #"{"volumme": 3}"#,
+            "config.json: volumme: unknown key (known keys: audio, board, boardsDirectory, inputs, mediaRoots, mpd, repeat, screen, stateDirectory, volume)"
+        ),
+        (#"{"volume": "loud"}"#, #"config.json: volume: expected an integer 0…100, got "loud""#),
+        (#"{"volume": 101}"#, "config.json: volume: expected an integer 0…100, got 101"),
+        (#"{"audio": {"bufferMs": 5}}"#, "config.json: audio.bufferMs: expected an integer 10…500, got 5"),
+        (
+            #"{"audio": {"devise": "hw:0"}}"#,
+            "config.json: audio.devise: unknown key (known keys: bufferMs, device, fallbackDevices, mixer, realtimePriority, ringSeconds)"
+        ),
+        (#"{"audio": []}"#, "config.json: audio: expected an object, got an array"),
+        (#"{"screen": {"rotation": 45}}"#, "config.json: screen.rotation: expected 0, 90, 180 or 270, got 45"),
+        (#"{"screen": {"theme": "pink"}}"#, #"config.json: screen.theme: expected one of "dark", "light", got "pink""#),
+        (#"{"mediaRoots": ["media"]}"#, #"config.json: mediaRoots[0]: expected an absolute path, got "media""#),
+        (#"{"mediaRoots": "/media"}"#, #"config.json: mediaRoots: expected an array, got "/media""#),
+        (
+            #"{"mpd": {"listen": "6600"}}"#,
+            #"config.json: mpd.listen: expected "host:port" with a port 1…65535, got "6600""#
+        ),
+        (#"{"inputs": {"keymap": 3}}"#, "config.json: inputs.keymap: expected an object, got 3"),
+        (#"{"volume": 3,}"#, "config.json: not valid JSON: line 1, column 14: expected a quoted key"),
+        ("[]", "config.json: expected an object, got an array"),
+    ])
+    func errorsSayWhereAndWhat(text: String, message: String) {
+        do {
+            _ = try parse(text)
+            Issue.record("accepted \(text)")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func missingExplicitFileIsAnError() {
+        #expect(throws: ConfigError(file: "/nonexistent/config.json", path: "", message: "no such file")) {
+            try Config.load(path: "/nonexistent/config.json")
+        }
+    }
+}
+
+@Suite struct ResumeStateTests {
+    @Test func roundTripsThroughTheFile() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        var state = ResumeState()
+        state.volumeID = "1234-ABCD"
+        state.relativePath = "Artist/Album/01 Song.flac"
+        state.positionFrames = 441_000
+        state.sampleRate = 44_100
+        state.queueIndex = 3
+        state.collection = .init(category: "album", key: "Artist\u{1F}Album")
+        state.volumePercent = 55
+        state.playing = true
+        try state.save(directory: dir.path)
+        #expect(ResumeState.load(directory: dir.path) == state)
+        #expect(state.positionSeconds == 10)
+    }
+
+    @Test(arguments: [
+        "", "not json", #"{"format": "something-else", "version": 1}"#,
+        #"{"format": "kiosk-player-resume", "version": 99}"#,
+        #"{"format": "kiosk-player-resume", "version": 1, "volumePercent": 400}"#,
+    ])
+    func corruptOrForeignFileIsIgnoredWithAWarning(contents: String) throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        try dir.write(ResumeState.fileName, contents)
+        let warnings = WarningCollector()
+        defer { warnings.stop() }
+        #expect(ResumeState.load(directory: dir.path) == nil)
+        #expect(warnings.messages.contains { $0.hasPrefix("ignoring saved state: \(dir.path)/resume.json") })
+    }
+}

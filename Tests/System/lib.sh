@@ -247,8 +247,10 @@ button_up() { gpio_bounce "$1" "$(_released_pull)"; }
 
 # button_press LINE [HOLD_MS] : a short press (default held 120 ms) with bounce on both edges.
 button_press() {
+    local ms=${2:-120} seconds
+    printf -v seconds '%d.%03d' $((ms / 1000)) $((ms % 1000))
     button_down "$1"
-    snooze "$(awk -v ms="${2:-120}" 'BEGIN { printf "%.3f", ms / 1000 }')"
+    snooze "$seconds"
     button_up "$1"
 }
 
@@ -363,6 +365,30 @@ fb_changed_from() {
     fbtool grab /dev/fb0 "$SYSTEST_WORK/fb-now.raw" && ! cmp -s "$1" "$SYSTEST_WORK/fb-now.raw"
 }
 
+# fb_count RRGGBB : pixels of that colour on the screen (exact at the framebuffer's depth).
+fb_count() { fbtool count /dev/fb0 "$1"; }
+
+# fb_shows RRGGBB [MIN_PIXELS] : at least MIN_PIXELS (default 400, a 20×20 block) of that colour.
+fb_shows() { [ "$(fb_count "$1")" -ge "${2:-400}" ]; }
+
+# fb_settle [TIMEOUT_S] OUT.raw : waits until two grabs 0.7 s apart are identical (the player
+# finished drawing) and leaves that screen in OUT.raw.
+fb_settle() {
+    local timeout=${1:-20} out=$2 deadline
+    deadline=$(( ${EPOCHREALTIME/./} + timeout * 1000000 ))
+    fbtool grab /dev/fb0 "$out.prev" || return 1
+    while true; do
+        snooze 0.7
+        fbtool grab /dev/fb0 "$out" || return 1
+        cmp -s "$out" "$out.prev" && { rm -f "$out.prev"; return 0; }
+        [ "${EPOCHREALTIME/./}" -ge "$deadline" ] && { echo "the screen kept changing for $timeout s"; return 1; }
+        mv "$out" "$out.prev"
+    done
+}
+
+# fb_same_as FILE.raw : the screen now is identical to an earlier grab.
+fb_same_as() { fbtool grab /dev/fb0 "$SYSTEST_WORK/fb-now.raw" && cmp -s "$1" "$SYSTEST_WORK/fb-now.raw"; }
+
 # fb_not_blank : true when the screen shows more than one colour.
 fb_not_blank() { [ "$(fbtool stats /dev/fb0 | sed 's/^colours=\([0-9]*\).*/\1/')" -gt 1 ]; }
 
@@ -443,6 +469,55 @@ pcm_locate() {
     PCM_TRACK_START=$(echo "$out" | sed -n 's/.*track_start=\([0-9-]*\).*/\1/p')
 }
 
+# pcm_find REFERENCE.raw [--from FRAME] [--ref-from RFRAME] [--frames N] : the other direction:
+# N frames of the reference (from its first sound at or after RFRAME) appear in the capture at or
+# after FRAME ("did track 2 start after the press?"). Sets the same variables as pcm_locate.
+pcm_find() {
+    local reference=$1 out
+    shift
+    out=$(pcm-match find "$CAPTURE_FILE" "$reference" "$@") || { echo "$out"; return 1; }
+    echo "$out"
+    PCM_CAPTURE_FRAME=$(echo "$out" | sed -n 's/.*capture_frame=\([0-9-]*\).*/\1/p')
+    PCM_REFERENCE_FRAME=$(echo "$out" | sed -n 's/.*reference_frame=\([0-9-]*\).*/\1/p')
+    PCM_TRACK_START=$(echo "$out" | sed -n 's/.*track_start=\([0-9-]*\).*/\1/p')
+}
+
+# wait_pcm TIMEOUT_S locate|find REFERENCE.raw [ARGS...] : retries pcm_locate / pcm_find every
+# 0.5 s while the capture grows, until it matches or the time is up (then prints the last reason).
+wait_pcm() {
+    local timeout=$1 how=$2 deadline out
+    shift 2
+    deadline=$(( ${EPOCHREALTIME/./} + timeout * 1000000 ))
+    while true; do
+        out=$("pcm_$how" "$@") && { "pcm_$how" "$@"; return 0; }
+        if [ "${EPOCHREALTIME/./}" -ge "$deadline" ]; then
+            echo "after ${timeout} s: $out"
+            return 1
+        fi
+        snooze 0.5
+    done
+}
+
+# capture_now : the capture frame being recorded now.
+capture_now() { capture_frame_at_us "$(now_us)"; }
+
+# wait_sound TIMEOUT_S FROM_FRAME : until the capture has sound at or after FROM_FRAME; sets SOUND_FRAME.
+wait_sound() {
+    local deadline=$(( ${EPOCHREALTIME/./} + $1 * 1000000 ))
+    while true; do
+        SOUND_FRAME=$(pcm-match first-sound "$CAPTURE_FILE" --from "$2") && { echo "sound from frame $SOUND_FRAME"; return 0; }
+        [ "${EPOCHREALTIME/./}" -ge "$deadline" ] && { echo "no sound after frame $2 within $1 s"; return 1; }
+        snooze 0.3
+    done
+}
+
+# pcm_silent_tail FRAMES : the last FRAMES frames captured so far are digital silence.
+pcm_silent_tail() {
+    local n
+    n=$(capture_frames)
+    [ "$n" -ge "$1" ] && pcm-match silent "$CAPTURE_FILE" --from $((n - $1)) --frames "$1" > /dev/null
+}
+
 # pcm_silent FROM_FRAME FRAMES : the capture is digital silence over that window.
 pcm_silent() { pcm-match silent "$CAPTURE_FILE" --from "$1" --frames "$2"; }
 
@@ -473,6 +548,34 @@ media_image() {
             ;;
         *) echo "media_image: unknown type '$type' (vfat|ext4)"; return 1 ;;
     esac
+}
+
+# make_album LIBRARY ARTIST ALBUM TRACKS SECONDS SEED [COVER_RRGGBB] [GENRE] : writes
+# LIBRARY/ARTIST/ALBUM/NN Title.flac (tags ARTIST, ALBUMARTIST, ALBUM, TITLE, TRACKNUMBER, GENRE,
+# DATE; audio from make_tone_flac with seed SEED*100+N, so every track is different) and a
+# solid-colour cover.png when a colour is given (the screen can then be checked for it).
+make_album() {
+    local library=$1 artist=$2 album=$3 tracks=$4 seconds=$5 seed=$6 cover=${7:-} genre=${8:-Test} n dir
+    dir=$library/$artist/$album
+    mkdir -p "$dir"
+    for ((n = 1; n <= tracks; n++)); do
+        make_tone_flac "$dir/$(printf %02d "$n") $album $n.flac" "$seconds" $((seed * 100 + n)) \
+            "ARTIST=$artist" "ALBUMARTIST=$artist" "ALBUM=$album" "TITLE=$album $n" "TRACKNUMBER=$n" \
+            "GENRE=$genre" "DATE=2024" || return 1
+    done
+    if [ -n "$cover" ]; then fbtool make-png "$dir/cover.png" 200 200 "$cover" || return 1; fi
+}
+
+# track_file LIBRARY ARTIST ALBUM N : the path make_album gave track N.
+track_file() { echo "$1/$2/$3/$(printf %02d "$4") $3 $4.flac"; }
+
+# track_reference FLAC : the decoded reference (flac -d) of a track, cached; prints its path.
+track_reference() {
+    local ref
+    ref=$SYSTEST_WORK/refs/$(echo "$1" | md5sum | cut -c1-12).raw
+    mkdir -p "$SYSTEST_WORK/refs"
+    [ -f "$ref" ] || audio_reference "$1" "$ref" || return 1
+    echo "$ref"
 }
 
 # media_mount IMAGE MOUNTPOINT : loop-mounts read-only, nosuid, nodev, noexec (as the service does).
@@ -513,6 +616,25 @@ player_config() {
   $4}
 }
 EOF
+}
+
+# player_stick vfat|ext4 LIBRARY_DIR LABEL : the usual start of a player scenario: an image of
+# LIBRARY_DIR mounted read-only at /media/kiosk/LABEL, a state directory and a valid config.
+# Sets MEDIA_ROOT, MOUNTPOINT, STICK_IMAGE, STATE_DIR and CONFIG.
+player_stick() {
+    MEDIA_ROOT=/media/kiosk
+    MOUNTPOINT=$MEDIA_ROOT/$3
+    STICK_IMAGE=$SYSTEST_WORK/stick-$3.img
+    STATE_DIR=$SYSTEST_WORK/state
+    CONFIG=$SYSTEST_WORK/config.json
+    mkdir -p "$STATE_DIR"
+    media_image "$1" "$2" "$STICK_IMAGE" "$3" || return 1
+    media_mount "$STICK_IMAGE" "$MOUNTPOINT" || return 1
+    player_config "$CONFIG" "$MEDIA_ROOT" "$STATE_DIR"
+    "$SYSTEST_PLAYER" check-config "$CONFIG" > "$SYSTEST_WORK/check-config.log" 2>&1 || {
+        cat "$SYSTEST_WORK/check-config.log"
+        return 1
+    }
 }
 
 # player_start CONFIG [ARGS...] : starts `kiosk-player run --config CONFIG`; sets PLAYER_PID and

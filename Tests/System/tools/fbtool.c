@@ -8,6 +8,12 @@
  *                                        compare with a PNG (both reduced to the framebuffer's
  *                                        depth; T = per-channel difference allowed, default 0)
  *   fbtool stats DEV                     distinct colours and the most common one (background)
+ *   fbtool count DEV RRGGBB [--tolerance T]   pixels of that colour (prints the number)
+ *   fbtool make-png OUT.png W H RRGGBB   a solid-colour PNG (cover art for test albums)
+ *   fbtool pixel FILE.png X Y            the colour of one pixel of a PNG, as RRGGBB
+ *   fbtool png-bomb OUT.png W H          a PNG whose header claims W×H but holds almost no image
+ *                                        data (a decoder must refuse it by its size, not run out
+ *                                        of memory)
  * Colour channels follow the offsets and lengths the driver reports (FBIOGET_VSCREENINFO), so
  * RGB565, BGR565, XRGB8888 and ABGR8888 layouts all work. Exit 1 = check failed, 2 = error. */
 #include "common.h"
@@ -149,9 +155,90 @@ static int cmp_u32(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n) {
+    crc = ~crc;
+    while (n--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
+    }
+    return ~crc;
+}
+
+static void put_chunk(FILE *f, const char *type, const uint8_t *data, uint32_t len) {
+    uint8_t head[8] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len};
+    memcpy(head + 4, type, 4);
+    uint32_t crc = crc32_update(crc32_update(0, head + 4, 4), data, len);
+    uint8_t tail[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16), (uint8_t)(crc >> 8), (uint8_t)crc};
+    fwrite(head, 1, 8, f);
+    if (len) fwrite(data, 1, len, f);
+    fwrite(tail, 1, 4, f);
+}
+
+static long parse_colour(const char *text) {
+    char *end = NULL;
+    long colour = strtol(text, &end, 16);
+    if (*end != '\0' || strlen(text) != 6) die("colour must be RRGGBB hex, not '%s'", text);
+    return colour;
+}
+
+/* Commands that make files: no framebuffer needed. */
+static int file_commands(int argc, char **argv) {
+    if (strcmp(argv[1], "make-png") == 0) {
+        if (argc != 6) die("usage: fbtool make-png OUT.png W H RRGGBB");
+        long w = parse_long(argv[3], "W"), h = parse_long(argv[4], "H"), colour = parse_colour(argv[5]);
+        if (w <= 0 || h <= 0 || w > 8192 || h > 8192) die("make-png: W and H must be 1…8192");
+        uint8_t *rgb = malloc((size_t)w * (size_t)h * 3);
+        if (!rgb) die("out of memory");
+        for (long i = 0; i < w * h; i++) {
+            rgb[i * 3] = (uint8_t)(colour >> 16);
+            rgb[i * 3 + 1] = (uint8_t)(colour >> 8);
+            rgb[i * 3 + 2] = (uint8_t)colour;
+        }
+        write_png(argv[2], rgb, (unsigned)w, (unsigned)h);
+        return 0;
+    }
+    if (strcmp(argv[1], "pixel") == 0) {
+        if (argc != 5) die("usage: fbtool pixel FILE.png X Y");
+        unsigned w, h;
+        uint8_t *rgb = read_png_rgb(argv[2], &w, &h);
+        long x = parse_long(argv[3], "X"), y = parse_long(argv[4], "Y");
+        if (x < 0 || y < 0 || x >= (long)w || y >= (long)h) die("%ld,%ld is outside the %ux%u image", x, y, w, h);
+        const uint8_t *p = rgb + ((size_t)y * w + (size_t)x) * 3;
+        printf("%02x%02x%02x\n", p[0], p[1], p[2]);
+        return 0;
+    }
+    if (strcmp(argv[1], "png-bomb") == 0) {
+        if (argc != 5) die("usage: fbtool png-bomb OUT.png W H");
+        long w = parse_long(argv[3], "W"), h = parse_long(argv[4], "H");
+        if (w <= 0 || h <= 0 || w > 0x7fffffffL || h > 0x7fffffffL) die("png-bomb: W and H must be 1…2^31-1");
+        FILE *f = fopen(argv[2], "wb");
+        if (!f) die("create %s: %s", argv[2], strerror(errno));
+        static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+        fwrite(signature, 1, 8, f);
+        uint8_t ihdr[13] = {(uint8_t)(w >> 24), (uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w,
+                            (uint8_t)(h >> 24), (uint8_t)(h >> 16), (uint8_t)(h >> 8), (uint8_t)h,
+                            8, 2, 0, 0, 0};
+        put_chunk(f, "IHDR", ihdr, 13);
+        /* a zlib stream of one stored block of zeros: far less than W×H pixels */
+        uint8_t idat[2 + 5 + 64 + 4] = {0x78, 0x01, 0x01, 64, 0, (uint8_t)~64, 0xff};
+        uint32_t adler = (1u + 0) | ((64u % 65521u) << 16); /* adler32 of 64 zero bytes: a=1, b=64 */
+        idat[2 + 5 + 64] = (uint8_t)(adler >> 24);
+        idat[2 + 5 + 64 + 1] = (uint8_t)(adler >> 16);
+        idat[2 + 5 + 64 + 2] = (uint8_t)(adler >> 8);
+        idat[2 + 5 + 64 + 3] = (uint8_t)adler;
+        put_chunk(f, "IDAT", idat, sizeof idat);
+        put_chunk(f, "IEND", NULL, 0);
+        if (fclose(f) != 0) die("write %s: %s", argv[2], strerror(errno));
+        return 0;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv) {
     tool_name = "fbtool";
-    if (argc < 3) die("usage: fbtool info|grab|fill|pattern|check-pattern|compare|stats DEV [...]");
+    if (argc < 3) die("usage: fbtool info|grab|fill|pattern|check-pattern|compare|stats|count|make-png|png-bomb ...");
+    int handled = file_commands(argc, argv);
+    if (handled >= 0) return handled;
     const char *cmd = argv[1], *dev = argv[2];
     int writing = strcmp(cmd, "fill") == 0 || strcmp(cmd, "pattern") == 0;
     Framebuffer fb = fb_open(dev, writing ? O_RDWR : O_RDONLY);
@@ -185,9 +272,7 @@ int main(int argc, char **argv) {
         long colour = 0;
         if (strcmp(cmd, "fill") == 0) {
             if (argc != 4) die("usage: fbtool fill DEV RRGGBB");
-            char *end = NULL;
-            colour = strtol(argv[3], &end, 16);
-            if (*end != '\0' || strlen(argv[3]) != 6) die("colour must be RRGGBB hex, not '%s'", argv[3]);
+            colour = parse_colour(argv[3]);
         }
         for (unsigned y = 0; y < fb.height; y++)
             for (unsigned x = 0; x < fb.width; x++) {
@@ -249,6 +334,24 @@ int main(int argc, char **argv) {
         }
         printf("differing=%zu of %zu pixels (tolerance %ld)\n", differing, count, tolerance);
         return differing <= (size_t)max_pixels ? 0 : 1;
+    }
+    if (strcmp(cmd, "count") == 0) {
+        if (argc < 4) die("usage: fbtool count DEV RRGGBB [--tolerance T]");
+        long colour = parse_colour(argv[3]), tolerance = 0;
+        if (argc == 6 && strcmp(argv[4], "--tolerance") == 0) tolerance = parse_long(argv[5], "--tolerance");
+        unsigned want[3];
+        decode(&fb, encode(&fb, (unsigned)(colour >> 16) & 0xff, (unsigned)(colour >> 8) & 0xff, (unsigned)colour & 0xff), want);
+        uint8_t *pixels = fb_read_rows(&fb);
+        size_t n = 0;
+        for (size_t i = 0; i < count; i++) {
+            unsigned got[3];
+            decode(&fb, get_pixel(&fb, pixels + i * fb.bytes_per_pixel), got);
+            if (abs((int)got[0] - (int)want[0]) <= tolerance && abs((int)got[1] - (int)want[1]) <= tolerance &&
+                abs((int)got[2] - (int)want[2]) <= tolerance)
+                n++;
+        }
+        printf("%zu\n", n);
+        return 0;
     }
     if (strcmp(cmd, "stats") == 0) {
         uint8_t *pixels = fb_read_rows(&fb);

@@ -5,8 +5,14 @@
  *       where they occur in REFERENCE and checks all N frames bit-exactly. Prints
  *       "capture_frame=C reference_frame=R frames=N matches=M track_start=C-R" and exits 0; exits 1
  *       with the reason (all silence, capture too short, no match) otherwise.
+ *   pcm-match find CAPTURE REFERENCE [--from F] [--ref-from R] [--frames N] [--frame-bytes B]
+ *       The other direction: N frames of REFERENCE from its first sound at or after frame R are
+ *       looked for in CAPTURE at or after frame F (e.g. "did track 2 start after the press?").
+ *       Same output.
  *   pcm-match first-sound CAPTURE [--from F] [--frame-bytes B]
  *       Prints the index of the first frame at or after F that is not all zero (exit 1: none).
+ *   pcm-match last-sound CAPTURE --before F [--frame-bytes B]
+ *       Prints the index of the last frame before F that is not all zero (exit 1: none).
  *   pcm-match silent CAPTURE --from F --frames N [--frame-bytes B]
  *       Exit 0 when frames F..F+N of CAPTURE are all zero; else prints the first sounding frame.
  *   pcm-match frames FILE [--frame-bytes B]
@@ -62,11 +68,13 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     const char *files[2] = {NULL, NULL};
     int nfiles = 0;
-    long from = 0, frames = 44100, frame_bytes = 4, seed = 1;
+    long from = 0, ref_from = 0, before = -1, frames = 44100, frame_bytes = 4, seed = 1;
     double seconds = 0;
     int frames_given = 0;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) from = parse_long(argv[++i], "--from");
+        else if (strcmp(argv[i], "--before") == 0 && i + 1 < argc) before = parse_long(argv[++i], "--before");
+        else if (strcmp(argv[i], "--ref-from") == 0 && i + 1 < argc) ref_from = parse_long(argv[++i], "--ref-from");
         else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
             frames = parse_long(argv[++i], "--frames");
             frames_given = 1;
@@ -116,6 +124,17 @@ int main(int argc, char **argv) {
         printf("%ld\n", f);
         return 0;
     }
+    if (strcmp(cmd, "last-sound") == 0) {
+        Pcm pcm = map_pcm(files[0], fb);
+        size_t end = before < 0 || (size_t)before > pcm.frames ? pcm.frames : (size_t)before;
+        for (size_t f = end; f-- > 0;)
+            if (!frame_silent(pcm.data + f * fb, fb)) {
+                printf("%zu\n", f);
+                return 0;
+            }
+        printf("silent before frame %zu\n", end);
+        return 1;
+    }
     if (strcmp(cmd, "silent") == 0) {
         if (!frames_given) die("silent needs --frames N");
         Pcm pcm = map_pcm(files[0], fb);
@@ -131,25 +150,30 @@ int main(int argc, char **argv) {
         printf("silent: frames %ld..%ld\n", from, from + frames);
         return 0;
     }
-    if (strcmp(cmd, "locate") == 0) {
-        if (nfiles != 2) die("usage: pcm-match locate CAPTURE REFERENCE [--from F] [--frames N]");
+    if (strcmp(cmd, "locate") == 0 || strcmp(cmd, "find") == 0) {
+        if (nfiles != 2) die("usage: pcm-match locate|find CAPTURE REFERENCE [--from F] [--ref-from R] [--frames N]");
         Pcm cap = map_pcm(files[0], fb), ref = map_pcm(files[1], fb);
-        long start = first_sound(cap, (size_t)from, fb);
+        int find = strcmp(cmd, "find") == 0;
+        /* locate: a capture window is looked for in the reference; find: the other way round */
+        Pcm needle_pcm = find ? ref : cap, hay = find ? cap : ref;
+        long needle_from = find ? ref_from : from, hay_from = find ? from : 0;
+        const char *needle_name = find ? "reference" : "capture", *hay_name = find ? "capture" : "reference";
+        long start = first_sound(needle_pcm, (size_t)needle_from, fb);
         if (start < 0) {
-            printf("no match: capture is silent from frame %ld (%zu frames captured)\n", from, cap.frames);
+            printf("no match: %s is silent from frame %ld (%zu frames)\n", needle_name, needle_from, needle_pcm.frames);
             return 1;
         }
-        if ((size_t)start + (size_t)frames > cap.frames) {
-            printf("no match: capture has %zu frames after its first sound at %ld, need %ld\n", cap.frames - (size_t)start,
-                   start, frames);
+        if ((size_t)start + (size_t)frames > needle_pcm.frames) {
+            printf("no match: %s has %zu frames after its first sound at %ld, need %ld\n", needle_name,
+                   needle_pcm.frames - (size_t)start, start, frames);
             return 1;
         }
-        const uint8_t *needle = cap.data + (size_t)start * fb;
+        const uint8_t *needle = needle_pcm.data + (size_t)start * fb;
         size_t probe = (size_t)(frames < 256 ? frames : 256) * fb;
         long found = -1, matches = 0;
         size_t best_prefix = 0;
-        for (size_t r = 0; r + (size_t)frames <= ref.frames; r++) {
-            const uint8_t *at = ref.data + r * fb;
+        for (size_t r = (size_t)hay_from; r + (size_t)frames <= hay.frames; r++) {
+            const uint8_t *at = hay.data + r * fb;
             if (memcmp(at, needle, fb) != 0) continue;
             if (memcmp(at, needle, probe) != 0) continue;
             size_t same = 0;
@@ -161,13 +185,14 @@ int main(int argc, char **argv) {
             }
         }
         if (found < 0) {
-            printf("no match: %ld frames of capture from frame %ld are not in the reference (%zu frames); longest "
-                   "bit-exact run %zu frames\n",
-                   frames, start, ref.frames, best_prefix);
+            printf("no match: %ld frames of the %s from frame %ld are not in the %s (%zu frames, searched from %ld); "
+                   "longest bit-exact run %zu frames\n",
+                   frames, needle_name, start, hay_name, hay.frames, hay_from, best_prefix);
             return 1;
         }
-        printf("capture_frame=%ld reference_frame=%ld frames=%ld matches=%ld track_start=%ld\n", start, found, frames,
-               matches, start - found);
+        long capture_frame = find ? found : start, reference_frame = find ? start : found;
+        printf("capture_frame=%ld reference_frame=%ld frames=%ld matches=%ld track_start=%ld\n", capture_frame,
+               reference_frame, frames, matches, capture_frame - reference_frame);
         return 0;
     }
     die("unknown command '%s'", cmd);

@@ -1,0 +1,96 @@
+#!/bin/bash
+# Player 1: boot with a library mounted, play, next, pause, stop.
+#
+# A FAT image holding two albums (Alpha: 3 tracks with a magenta cover, Beta: 2 tracks with a cyan
+# cover) is loop-mounted read-only under the media root, then `kiosk-player run --config` starts
+# as systemd would start it (board qemu-gpio-sim: buttons on gpio-sim lines, /dev/fb0, hw:Loopback,0).
+#   1. within 30 s the screen settles showing the first album: its magenta cover, no cyan;
+#   2. play (line 0) → the capture holds Alpha track 1 from its first frame, bit-exact over 1 s;
+#      first_pcm_ms = player exec → that first frame captured;
+#   3. next (line 2) → Alpha track 2 starts from its beginning, bit-exact over 1 s;
+#   4. play-pause → silence within 1 s; 2 s later the capture is still silent; play-pause again →
+#      track 2 continues where it stopped (within 250 ms either way: the output buffer may be
+#      dropped or replayed);
+#   5. stop (line 1) → silence; play → track 2 again from its first frame (stop rewinds);
+#   6. SIGTERM → exit status 0 within 10 s. CPU time and peak RSS are read from /proc before.
+# timeout: 150
+source "$SYSTEST_REPO/Tests/System/lib.sh"
+require_infra snd-aloop fb gpio-sim loop
+require_command flac arecord mkfs.vfat mcopy
+require_player_run
+
+library=$SYSTEST_WORK/library
+must "make album Alpha (3 × 8 s, magenta cover)" make_album "$library" "Artist A" Alpha 3 8 1 ff00ff
+must "make album Beta (2 × 4 s, cyan cover)" make_album "$library" "Artist B" Beta 2 4 2 00ffff
+ref1=$(track_reference "$(track_file "$library" "Artist A" Alpha 1)") || fail "decode Alpha 1"
+ref2=$(track_reference "$(track_file "$library" "Artist A" Alpha 2)") || fail "decode Alpha 2"
+must "a FAT stick of the library, mounted read-only; a valid config" player_stick vfat "$library" KIOSKLIB
+fbtool fill /dev/fb0 000000
+
+must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
+player_start "$CONFIG"
+
+# 1. the first album on screen
+must "the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/browse.raw"
+fb_screenshot 1-browse > /dev/null
+check "the player is running" player_alive
+check "the screen shows the first album's cover (magenta)" fb_shows ff00ff
+check "and not the second album's (cyan)" not fb_shows 00ffff 1
+
+# 2. play → track 1 from its start
+press_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "play: Alpha track 1 plays from its start, bit-exact for 1 s" \
+    wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100
+check "the first sound after play is track 1's first frame" test "$PCM_REFERENCE_FRAME" = "$(pcm-match first-sound "$ref1")"
+first_pcm_figure "$PCM_TRACK_START"
+fb_screenshot 2-playing > /dev/null
+wait_capture_frames $((PCM_TRACK_START + 2 * SYSTEST_RATE))
+
+# 3. next → track 2 from its start
+press_frame=$(capture_now)
+button_press "$LINE_NEXT"
+must "next: Alpha track 2 plays from its start, bit-exact for 1 s" \
+    wait_pcm 15 find "$ref2" --from "$press_frame" --frames 44100
+track2_start=$PCM_TRACK_START
+fb_screenshot 3-next > /dev/null
+wait_capture_frames $((track2_start + 3 * SYSTEST_RATE))
+
+# 4. pause → silence, the position holds; resume continues
+pause_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "pause: silence within 1 s" wait_for 10 "silence after pause" \
+    pcm_silent_tail $((SYSTEST_RATE / 2))
+silent_from=$(capture_now)
+snooze 2
+wait_capture_frames $((silent_from + 2 * SYSTEST_RATE))
+check "paused: still silent 2 s later" pcm_silent "$silent_from" $((2 * SYSTEST_RATE))
+# the last frame played before the pause, as a frame of track 2
+last_sound=$(pcm-match last-sound "$CAPTURE_FILE" --before "$silent_from")
+paused_at=$((last_sound - track2_start))
+log "paused after capture frame $last_sound = track 2 frame $paused_at"
+fb_screenshot 4-paused > /dev/null
+resume_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "resume: track 2 plays again" wait_pcm 15 locate "$ref2" --from "$resume_frame" --frames 22050
+resumed_at=$PCM_REFERENCE_FRAME
+gap=$((resumed_at - paused_at - 1))  # 0 = seamless; < 0 = frames heard twice; > 0 = frames skipped
+figure pause_resume_gap_frames "$gap"
+check "resume continues where it paused (gap $gap frames, at most 250 ms either way)" \
+    test "${gap#-}" -le $((SYSTEST_RATE / 4))
+
+# 5. stop → silence; play → track start
+wait_capture_frames $((PCM_CAPTURE_FRAME + SYSTEST_RATE * 3 / 2))
+button_press "$LINE_STOP"
+must "stop: silence within 1 s" wait_for 10 "silence after stop" pcm_silent_tail $((SYSTEST_RATE / 2))
+fb_screenshot 5-stopped > /dev/null
+press_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "play after stop: track 2 again from its first frame" \
+    wait_pcm 15 find "$ref2" --from "$press_frame" --frames 44100
+check "it restarted at the track's first frame" test "$PCM_REFERENCE_FRAME" = "$(pcm-match first-sound "$ref2")"
+
+# 6. clean exit
+check "SIGTERM: exits 0 within 10 s" player_stop
+check "arecord lost no frames" capture_stop
+finish

@@ -1,0 +1,101 @@
+#!/bin/bash
+# Player 2: the rotary encoder in browse: slow turns move one collection per detent, a fast turn
+# accelerates, a long press changes the category.
+#
+# Library: 30 one-track albums "Album 01" … "Album 30" (artists "Artist 01" …), each with its own
+# solid-colour cover. Board qemu-gpio-sim: encoder A/B on lines 5/6 (clockwise = "down" = the next
+# collection), push on line 7 (long press: next-category), category button on line 4 (long press:
+# previous-category). Steps:
+#   1. the screen settles on the first collection (Album 01's cover colour visible);
+#   2. three detents clockwise, slowly (40 ms per Gray transition, with contact bounce) → Album 04's
+#      cover is on screen (three collections down from the first);
+#   3. three detents counter-clockwise → the screen is exactly the one of step 1;
+#   4. long press of the push button → the category changes (the screen differs); long press of the
+#      category button (previous-category) → exactly the screen of step 1 again;
+#   5. three detents clockwise, then play-pause → Album 04's track plays (bit-exact over 1 s):
+#      the selection the screen showed is the one that plays;
+#   6. a fresh player (new state): ten detents clockwise fast (4 ms per transition = 16 ms per
+#      detent), play-pause → the album that plays is more than ten collections down (acceleration).
+# timeout: 240
+source "$SYSTEST_REPO/Tests/System/lib.sh"
+require_infra snd-aloop fb gpio-sim loop
+require_command flac arecord mkfs.vfat mcopy
+require_player_run
+
+library=$SYSTEST_WORK/library
+albums=30
+# distinct cover colours, exact in RGB565 too (red and blue multiples of 8, green of 4)
+colour_of() { printf '%02x%02x%02x' $(($1 * 8)) $((252 - $1 * 8)) 128; }
+for ((i = 1; i <= albums; i++)); do
+    n=$(printf %02d "$i")
+    make_album "$library" "Artist $n" "Album $n" 1 3 $((10 + i)) "$(colour_of "$i")" || fail "make Album $n"
+done
+log "made $albums albums"
+must "a FAT stick with the albums, mounted read-only; a valid config" player_stick vfat "$library" KIOSKMANY
+album_ref() { track_reference "$(track_file "$library" "Artist $(printf %02d "$1")" "Album $(printf %02d "$1")" 1)"; }
+fbtool fill /dev/fb0 000000
+
+must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
+player_start "$CONFIG"
+encoder_rest
+
+# 1.
+must "the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/start.raw"
+fb_screenshot 1-start > /dev/null
+check "Album 01's cover is on screen" fb_shows "$(colour_of 1)"
+
+# 2.
+encoder_turn 3 cw 40 1
+must "the screen settles after three detents" fb_settle 10 "$SYSTEST_WORK/down3.raw"
+fb_screenshot 2-three-down > /dev/null
+check "the screen changed" not cmp -s "$SYSTEST_WORK/start.raw" "$SYSTEST_WORK/down3.raw"
+check "Album 04's cover is on screen" fb_shows "$(colour_of 4)"
+check "Album 01's cover is not" not fb_shows "$(colour_of 1)" 1
+
+# 3.
+encoder_turn 3 ccw 40 1
+must "the screen settles after three detents back" fb_settle 10 "$SYSTEST_WORK/back.raw"
+check "three detents back: exactly the first screen again" cmp "$SYSTEST_WORK/start.raw" "$SYSTEST_WORK/back.raw"
+
+# 4.
+button_long_press "$LINE_ENC_PUSH" 1500
+must "the screen settles after the long press" fb_settle 10 "$SYSTEST_WORK/category.raw"
+fb_screenshot 4-next-category > /dev/null
+check "long press of the push button: the category changed (screen differs)" \
+    not cmp -s "$SYSTEST_WORK/start.raw" "$SYSTEST_WORK/category.raw"
+button_long_press "$LINE_CATEGORY" 1500
+must "the screen settles after the category long press" fb_settle 10 "$SYSTEST_WORK/category-back.raw"
+check "long press of the category button: back to the first screen exactly" \
+    cmp "$SYSTEST_WORK/start.raw" "$SYSTEST_WORK/category-back.raw"
+
+# 5.
+encoder_turn 3 cw 40 1
+must "settles" fb_settle 10 "$SYSTEST_WORK/down3-again.raw"
+press_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "play-pause plays Album 04 (the selected collection), bit-exact over 1 s" \
+    wait_pcm 15 find "$(album_ref 4)" --from "$press_frame" --frames 44100
+first_pcm_figure "$PCM_TRACK_START"
+check "SIGTERM: exits 0" player_stop
+
+# 6. a fresh player, a fast turn
+rm -rf "$STATE_DIR"; mkdir -p "$STATE_DIR"
+fbtool fill /dev/fb0 000000
+player_start "$CONFIG"
+must "the fresh player's screen settles" fb_settle 30 "$SYSTEST_WORK/fresh.raw"
+encoder_turn 10 cw 4
+must "settles after the fast turn" fb_settle 10 "$SYSTEST_WORK/fast.raw"
+fb_screenshot 6-fast-turn > /dev/null
+press_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "something plays after the fast turn" wait_sound 15 "$press_frame"
+playing=""
+for ((i = 1; i <= albums; i++)); do
+    if pcm_locate "$(album_ref "$i")" --from "$SOUND_FRAME" --frames 22050 > /dev/null; then playing=$i; break; fi
+done
+must "the playing audio is one of the albums, bit-exact" test -n "$playing"
+figure fast_turn_moved $((playing - 1))
+check "ten fast detents moved more than ten collections (moved $((playing - 1)))" test $((playing - 1)) -gt 10
+check "SIGTERM: exits 0" player_stop
+check "arecord lost no frames" capture_stop
+finish

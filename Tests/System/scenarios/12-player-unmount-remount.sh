@@ -1,0 +1,71 @@
+#!/bin/bash
+# Player 3: the stick goes away mid-track and comes back.
+#
+# An ext4 stick with one album (a 40 s track and a 5 s one, yellow cover) plays; then:
+#   1. lazy unmount mid-track (umount -l, like a yanked stick: open files stay readable, so only
+#      the player's mount watching can notice) → silence within 5 s; the process stays up; the
+#      screen changes (it says the stick is gone);
+#   2. 3 s later the player is still running and the capture still silent;
+#   3. the same image mounted again → within 20 s the album is back on screen (yellow cover);
+#      the per-volume index in the state directory is the same file as before (not rebuilt);
+#      remount_ms = mount → screen shows the album;
+#   4. play-pause → the track plays again (bit-exact over 1 s at whatever position it resumes).
+# timeout: 180
+source "$SYSTEST_REPO/Tests/System/lib.sh"
+require_infra snd-aloop fb gpio-sim loop
+require_command flac arecord mkfs.ext4
+require_player_run
+
+library=$SYSTEST_WORK/library
+must "make album Gamma (40 s + 5 s, yellow cover)" make_album "$library" "Artist C" Gamma 1 40 3 ffff00
+make_tone_flac "$(track_file "$library" "Artist C" Gamma 2)" 5 302 "ARTIST=Artist C" "ALBUM=Gamma" "TITLE=Gamma 2" "TRACKNUMBER=2"
+ref1=$(track_reference "$(track_file "$library" "Artist C" Gamma 1)") || fail "decode Gamma 1"
+must "an ext4 stick, mounted read-only; a valid config" player_stick ext4 "$library" KIOSKEXT
+fbtool fill /dev/fb0 000000
+
+must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
+player_start "$CONFIG"
+must "the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/browse.raw"
+check "the album's cover (yellow) is on screen" fb_shows ffff00
+press_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "play: Gamma 1 plays, bit-exact over 1 s" wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100
+first_pcm_figure "$PCM_TRACK_START"
+wait_capture_frames $((PCM_TRACK_START + 4 * SYSTEST_RATE))
+fbtool grab /dev/fb0 "$SYSTEST_WORK/playing.raw"
+index_before=$(find "$STATE_DIR" -name '*.sqlite' -printf '%p %i\n' 2>/dev/null | sort)
+log "index files: ${index_before:-none}"
+
+# 1.
+must "yank the stick (lazy unmount)" media_pull "$MOUNTPOINT"
+must "silence within 5 s" wait_for 5 "silence after the unmount" pcm_silent_tail $((SYSTEST_RATE / 2))
+check "the player is still running" player_alive
+must "the screen settles" fb_settle 10 "$SYSTEST_WORK/gone.raw"
+fb_screenshot 1-stick-gone > /dev/null
+check "the screen changed from the playing screen" not cmp -s "$SYSTEST_WORK/playing.raw" "$SYSTEST_WORK/gone.raw"
+
+# 2.
+silent_from=$(capture_now)
+snooze 3
+wait_capture_frames $((silent_from + 3 * SYSTEST_RATE))
+check "3 s later: still running" player_alive
+check "3 s later: still silent" pcm_silent "$silent_from" $((3 * SYSTEST_RATE))
+
+# 3.
+mount_us=$(now_us)
+must "mount the stick again" media_mount "$STICK_IMAGE" "$MOUNTPOINT"
+must "the album is back on screen within 20 s" wait_for 20 "yellow cover" fb_shows ffff00
+figure remount_ms $(( ($(now_us) - mount_us) / 1000 ))
+fb_screenshot 3-back > /dev/null
+index_after=$(find "$STATE_DIR" -name '*.sqlite' -printf '%p %i\n' 2>/dev/null | sort)
+check "an index file exists for the volume" test -n "$index_after"
+check "the volume's index is the same file as before the unmount (not rebuilt)" test "$index_before" = "$index_after"
+
+# 4.
+press_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "play after the remount: Gamma 1 plays again, bit-exact over 1 s" \
+    wait_pcm 15 locate "$ref1" --from "$press_frame" --frames 44100
+check "SIGTERM: exits 0" player_stop
+check "arecord lost no frames" capture_stop
+finish

@@ -43,23 +43,22 @@ infra() {
 
 load_drivers() {
     local reason
-    if reason=$(modprobe snd-aloop pcm_substreams=1 id=Loopback 2>&1) && wait_path /proc/asound/Loopback; then
+    # one modprobe for everything from the host's module tree (each process start is slow under TCG)
+    echo "options snd-aloop pcm_substreams=1 id=Loopback" > /etc/modprobe.d/kiosk-systest.conf
+    reason=$(modprobe -a evdev uinput loop vfat nls_cp437 nls_iso8859_1 ext4 snd-aloop 2>&1) ||
+        echo "systest: modprobe: $reason"
+
+    if wait_path /proc/asound/Loopback; then
         infra snd-aloop ok "card Loopback: play hw:Loopback,0, capture hw:Loopback,1"
     else
-        infra snd-aloop missing "modprobe snd-aloop failed: $reason"
+        infra snd-aloop missing "modprobe snd-aloop failed: ${reason:-no /proc/asound/Loopback}"
     fi
-
-    modprobe evdev 2>/dev/null
-    if reason=$(modprobe uinput 2>&1) && wait_path /dev/uinput; then
+    if wait_path /dev/uinput; then
         infra uinput ok "/dev/uinput"
     else
         infra uinput missing "modprobe uinput failed: ${reason:-no /dev/uinput}"
     fi
-
-    modprobe loop 2>/dev/null
-    modprobe vfat 2>/dev/null; modprobe nls_cp437 2>/dev/null; modprobe nls_iso8859_1 2>/dev/null
-    modprobe ext4 2>/dev/null
-    if [ -e /dev/loop-control ]; then infra loop ok "loop devices (vfat, ext4)"; else infra loop missing "no /dev/loop-control"; fi
+    if [ -e /dev/loop-control ]; then infra loop ok "loop devices (vfat, ext4)"; else infra loop missing "no /dev/loop-control: $reason"; fi
 
     if fb_load "${SYSTEST_FB_MODE:-320x240M-32}" > /tmp/fb-load.log 2>&1; then
         infra fb ok "$(cat /tmp/fb-load.log)"
@@ -78,7 +77,7 @@ load_drivers() {
     fi
 }
 
-wait_path() { local i; for i in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+wait_path() { local i; for ((i = 0; i < 100; i++)); do [ -e "$1" ] && return 0; snooze 0.05; done; return 1; }
 
 # scenario_timeout FILE : the "# timeout: N" header of a scenario (seconds), default 120.
 scenario_timeout() {
@@ -118,7 +117,7 @@ run_scenarios() {
         cpu=$(sed -n 's/^cpu_ms=//p' "$dir/figures" 2>/dev/null | tail -n 1)
         rss=$(sed -n 's/^max_rss_kb=//p' "$dir/figures" 2>/dev/null | tail -n 1)
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$result" "$seconds" "${first_pcm:--}" "${cpu:--}" "${rss:--}" \
-            "$(echo "$note" | tr '\t\n' '  ')" >> "$out/results.tsv"
+            "$(echo "$note" | tr '\t\n' '  ' | sed 's/[ ;]*$//')" >> "$out/results.tsv"
         echo "systest: ==== $name: $result ($seconds s) $note"
         rm -rf "/tmp/systest/$name"
     done

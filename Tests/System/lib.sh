@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034  # variables set here are used by the scenarios
 # Helpers for system-test scenarios. Sourced by each scenario (and by guest.sh) INSIDE the QEMU
 # guest, as root, with the environment guest.sh exports: SYSTEST_REPO, SYSTEST_TOOLS, SYSTEST_PLAYER,
 # SYSTEST_ARTIFACTS (kept: copied to the host), SYSTEST_WORK (scratch, tmpfs), SYSTEST_SCENARIO.
@@ -26,6 +27,8 @@ SYSTEST_WORK=${SYSTEST_WORK:-/tmp/systest/${SYSTEST_SCENARIO:-adhoc}}
 SYSTEST_ARTIFACTS=${SYSTEST_ARTIFACTS:-$SYSTEST_WORK/artifacts}
 mkdir -p "$SYSTEST_WORK" "$SYSTEST_ARTIFACTS"
 PATH=$SYSTEST_TOOLS:$PATH
+# shellcheck source=media.sh
+source "$SYSTEST_REPO/Tests/System/media.sh"
 
 # A pipe nobody writes to: `read -t` on it sleeps without forking (sub-millisecond timing).
 exec {_systest_sleep_fd}<> <(:)
@@ -172,9 +175,11 @@ require_player() {
 # require_player_run : kiosk-player with the `run` command (the appliance).
 require_player_run() {
     require_player
-    local output
-    if ! output=$("$SYSTEST_PLAYER" run --help 2>&1); then
-        skip "'kiosk-player run --help' failed, so 'run' is not implemented yet: $(echo "$output" | head -n 2 | tr '\n' ' ')"
+    local output status
+    output=$("$SYSTEST_PLAYER" run --help 2>&1)
+    status=$?
+    if [ $status -ne 0 ]; then
+        skip "kiosk-player has no 'run' command yet ('kiosk-player run --help' exits $status: $(echo "$output" | head -n 1))"
     fi
 }
 
@@ -226,19 +231,16 @@ gpio_value() { cat "$(gpio_sim_line_dir "$1")/value"; }
 _pressed_pull() { if [ "$SYSTEST_ACTIVE_LOW" = 1 ]; then echo down; else echo up; fi; }
 _released_pull() { if [ "$SYSTEST_ACTIVE_LOW" = 1 ]; then echo up; else echo down; fi; }
 
-# gpio_bounce LINE up|down : moves a line to a level the way a mechanical contact does: a few
-# short opposite pulses (0.1–0.8 ms) for about 2 ms, then steady. All writes are bash builtins.
+# gpio_bounce LINE up|down : moves a line to a level the way a mechanical contact does: two short
+# opposite pulses, then steady (tools/gpio-bounce.c, SCHED_FIFO). Each write costs the emulated
+# guest about 1 ms of kernel work, so a bounce takes 3–6 ms under TCG; one stretched past 10 ms
+# (the host stalled the emulator) is logged, because a debouncer may then rightly see extra edges.
 gpio_bounce() {
-    local file other
-    file=$(gpio_sim_line_dir "$1")/pull
-    if [ "$2" = up ]; then other=down; else other=up; fi
-    echo "pull-$2" > "$file"; snooze 0.0003
-    echo "pull-$other" > "$file"; snooze 0.0002
-    echo "pull-$2" > "$file"; snooze 0.0006
-    echo "pull-$other" > "$file"; snooze 0.0001
-    echo "pull-$2" > "$file"; snooze 0.0008
-    echo "pull-$other" > "$file"; snooze 0.0002
-    echo "pull-$2" > "$file"
+    local took
+    took=$(gpio-bounce "$(gpio_sim_line_dir "$1")/pull" "$2") || return 1
+    BOUNCE_US=$took
+    [ "$took" -gt 10000 ] && log "warning: the bounce on line $1 took ${took} µs (the emulator stalled)"
+    return 0
 }
 
 # button_down LINE / button_up LINE : press or release with contact bounce.
@@ -343,7 +345,7 @@ fb_load() {
         modprobe vfb vfb_enable=1 videomemorysize="$size" mode_option="$mode" || return 1
     fi
     local i
-    for i in $(seq 100); do [ -e /dev/fb0 ] && break; snooze 0.05; done
+    for ((i = 0; i < 100; i++)); do [ -e /dev/fb0 ] && break; snooze 0.05; done
     [ -e /dev/fb0 ] || { echo "no /dev/fb0 after loading vfb"; return 1; }
     # keep the kernel's text console off the test framebuffer
     for i in /sys/class/vtconsole/vtcon*; do
@@ -371,11 +373,18 @@ fb_count() { fbtool count /dev/fb0 "$1"; }
 # fb_shows RRGGBB [MIN_PIXELS] : at least MIN_PIXELS (default 400, a 20×20 block) of that colour.
 fb_shows() { [ "$(fb_count "$1")" -ge "${2:-400}" ]; }
 
-# fb_settle [TIMEOUT_S] OUT.raw : waits until two grabs 0.7 s apart are identical (the player
-# finished drawing) and leaves that screen in OUT.raw.
+# fb_settle TIMEOUT_S OUT.raw [CHANGED_FROM.raw] : waits until two grabs 0.7 s apart are
+# identical (the player finished drawing) and leaves that screen in OUT.raw. With CHANGED_FROM,
+# first waits for the screen to differ from it (so a screen not yet drawn is not "settled").
 fb_settle() {
     local timeout=${1:-20} out=$2 deadline
     deadline=$(( ${EPOCHREALTIME/./} + timeout * 1000000 ))
+    if [ -n "${3:-}" ]; then
+        while fb_same_as "$3"; do
+            [ "${EPOCHREALTIME/./}" -ge "$deadline" ] && { echo "the screen did not change within $timeout s"; return 1; }
+            snooze 0.3
+        done
+    fi
     fbtool grab /dev/fb0 "$out.prev" || return 1
     while true; do
         snooze 0.7
@@ -398,17 +407,6 @@ fb_not_blank() { [ "$(fbtool stats /dev/fb0 | sed 's/^colours=\([0-9]*\).*/\1/')
 # audio_reference FILE.flac OUT.raw : decodes to raw S16_LE interleaved (the capture format).
 audio_reference() {
     flac -d -s -f --force-raw-format --endian=little --sign=signed -o "$2" "$1"
-}
-
-# make_tone_flac OUT.flac SECONDS SEED [TAG=VALUE...] : a deterministic 44.1 kHz 16-bit stereo
-# FLAC with no repetition (noise + chirps, so a window locates in exactly one place).
-make_tone_flac() {
-    local out=$1 seconds=$2 seed=$3 tags=() t
-    shift 3
-    for t in "$@"; do tags+=(-T "$t"); done
-    pcm-match generate "$out.raw" --seconds "$seconds" --seed "$seed" || return 1
-    flac -s -f --force-raw-format --endian=little --sign=signed --channels=2 --bps=16 --sample-rate=44100 \
-        "${tags[@]}" -o "$out" "$out.raw" && rm -f "$out.raw"
 }
 
 # capture_start OUT.raw : records hw:Loopback,1 (S16_LE, 44.1 kHz, stereo, 10 ms periods, a 1 s
@@ -532,43 +530,6 @@ wait_capture_frames() {
 # ---------------------------------------------------------------------------------------------
 # Media: small filesystem images, loop-mounted read-only like a USB stick.
 
-# media_image vfat|ext4 SRC_DIR IMAGE [LABEL] : an image holding SRC_DIR's files.
-media_image() {
-    local type=$1 src=$2 image=$3 label=${4:-KIOSKTEST} kb
-    kb=$(du -sk "$src" | cut -f1)
-    kb=$((kb + kb / 4 + 2048))
-    rm -f "$image"
-    case "$type" in
-        vfat)
-            mkfs.vfat -n "$label" -C "$image" "$kb" > /dev/null || return 1
-            if [ -n "$(ls -A "$src")" ]; then mcopy -s -Q -i "$image" "$src"/* ::/ || return 1; fi
-            ;;
-        ext4)
-            mkfs.ext4 -q -F -L "$label" -d "$src" "$image" "$((kb + 4096))k" || return 1
-            ;;
-        *) echo "media_image: unknown type '$type' (vfat|ext4)"; return 1 ;;
-    esac
-}
-
-# make_album LIBRARY ARTIST ALBUM TRACKS SECONDS SEED [COVER_RRGGBB] [GENRE] : writes
-# LIBRARY/ARTIST/ALBUM/NN Title.flac (tags ARTIST, ALBUMARTIST, ALBUM, TITLE, TRACKNUMBER, GENRE,
-# DATE; audio from make_tone_flac with seed SEED*100+N, so every track is different) and a
-# solid-colour cover.png when a colour is given (the screen can then be checked for it).
-make_album() {
-    local library=$1 artist=$2 album=$3 tracks=$4 seconds=$5 seed=$6 cover=${7:-} genre=${8:-Test} n dir
-    dir=$library/$artist/$album
-    mkdir -p "$dir"
-    for ((n = 1; n <= tracks; n++)); do
-        make_tone_flac "$dir/$(printf %02d "$n") $album $n.flac" "$seconds" $((seed * 100 + n)) \
-            "ARTIST=$artist" "ALBUMARTIST=$artist" "ALBUM=$album" "TITLE=$album $n" "TRACKNUMBER=$n" \
-            "GENRE=$genre" "DATE=2024" || return 1
-    done
-    if [ -n "$cover" ]; then fbtool make-png "$dir/cover.png" 200 200 "$cover" || return 1; fi
-}
-
-# track_file LIBRARY ARTIST ALBUM N : the path make_album gave track N.
-track_file() { echo "$1/$2/$3/$(printf %02d "$4") $3 $4.flac"; }
-
 # track_reference FLAC : the decoded reference (flac -d) of a track, cached; prints its path.
 track_reference() {
     local ref
@@ -588,7 +549,7 @@ media_mount() {
 # media_unmount MOUNTPOINT : a clean unmount (retries while busy for 5 s).
 media_unmount() {
     local i
-    for i in $(seq 50); do umount "$1" 2>/dev/null && return 0; snooze 0.1; done
+    for ((i = 0; i < 50; i++)); do umount "$1" 2>/dev/null && return 0; snooze 0.1; done
     umount "$1"
 }
 
@@ -618,17 +579,24 @@ player_config() {
 EOF
 }
 
-# player_stick vfat|ext4 LIBRARY_DIR LABEL : the usual start of a player scenario: an image of
-# LIBRARY_DIR mounted read-only at /media/kiosk/LABEL, a state directory and a valid config.
-# Sets MEDIA_ROOT, MOUNTPOINT, STICK_IMAGE, STATE_DIR and CONFIG.
+# use_fixture NAME : media built on the host by fixtures.sh; sets FIXTURE (its folder: library/,
+# stick.img). SKIPs with the reason when it could not be built.
+use_fixture() {
+    FIXTURE=${SYSTEST_FIXTURES:-}/$1
+    [ -n "${SYSTEST_FIXTURES:-}" ] && [ -f "$FIXTURE/done" ] ||
+        skip "fixture $1 missing: ${SYSTEST_MISSING_fixtures:-not built (see prepare.sh)}"
+}
+
+# player_stick IMAGE LABEL : the usual start of a player scenario: IMAGE loop-mounted read-only
+# at /media/kiosk/LABEL, a state directory and a valid config. Sets MEDIA_ROOT, MOUNTPOINT,
+# STICK_IMAGE, STATE_DIR and CONFIG.
 player_stick() {
     MEDIA_ROOT=/media/kiosk
-    MOUNTPOINT=$MEDIA_ROOT/$3
-    STICK_IMAGE=$SYSTEST_WORK/stick-$3.img
+    STICK_IMAGE=$1
+    MOUNTPOINT=$MEDIA_ROOT/$2
     STATE_DIR=$SYSTEST_WORK/state
     CONFIG=$SYSTEST_WORK/config.json
     mkdir -p "$STATE_DIR"
-    media_image "$1" "$2" "$STICK_IMAGE" "$3" || return 1
     media_mount "$STICK_IMAGE" "$MOUNTPOINT" || return 1
     player_config "$CONFIG" "$MEDIA_ROOT" "$STATE_DIR"
     "$SYSTEST_PLAYER" check-config "$CONFIG" > "$SYSTEST_WORK/check-config.log" 2>&1 || {
@@ -676,7 +644,7 @@ player_stop() {
     player_stats > /dev/null
     kill -TERM "$PLAYER_PID" 2>/dev/null
     local i status
-    for i in $(seq 100); do player_alive || break; snooze 0.1; done
+    for ((i = 0; i < 100; i++)); do player_alive || break; snooze 0.1; done
     if player_alive; then echo "player did not exit within 10 s of SIGTERM"; kill -KILL "$PLAYER_PID"; return 1; fi
     wait "$PLAYER_PID"; status=$?
     [ "$status" = 0 ] || { echo "player exited with status $status"; return 1; }

@@ -192,3 +192,23 @@ for src in "$here"/tools/*.c; do
 done
 [ "$built" = 1 ] && echo "BUILT_tools=$(elapsed "$t")"
 echo "TOOLS=$tools_dir"
+
+# --- media for the player scenarios (fixtures.sh), built here at native speed, cached
+fixture_key=$(inputs_hash "$here/fixtures.sh" "$here/media.sh" "$here/tools/pcm-match.c" "$here/tools/fbtool.c" "$here/tools/common.h" \
+    "testbench=${SYSTEST_TESTBENCH:-}")
+fixtures=$cache_root/fixtures/$fixture_key
+if [ -f "$fixtures/complete" ]; then
+    echo "FIXTURES=$fixtures"
+else
+    t=$(now)
+    mkdir -p "$fixtures"
+    if PATH=$tools_dir:$PATH bash "$here/fixtures.sh" "$fixtures" "${SYSTEST_TESTBENCH:-}" 2> "$fixtures/errors.log"; then
+        touch "$fixtures/complete"
+        echo "BUILT_fixtures=$(elapsed "$t")"
+    else
+        echo "MISSING_fixtures=$(tr '\n' ' ' < "$fixtures/errors.log")"
+    fi
+    echo "FIXTURES=$fixtures"
+    # older generations of the fixtures are of no use
+    for old in "$cache_root"/fixtures/*; do [ "$old" = "$fixtures" ] || rm -rf "$old"; done
+fi

@@ -4,6 +4,7 @@
 # runs Tests/System/scenarios/*.sh inside and prints a table of results and figures.
 #
 #   bash Tests/System/run.sh [PATTERN...]     only scenarios whose file name contains a PATTERN
+#                                             (or SYSTEST_ONLY="PATTERN ..."; a path runs that script)
 #
 # Environment:
 #   SYSTEST_ACCEL=auto|tcg|kvm   auto (default) probes KVM with a 20 s boot and falls back to TCG
@@ -23,6 +24,8 @@ seconds_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b 
 say() { echo "system-test: $*"; }
 
 patterns=("$@")
+# shellcheck disable=SC2206  # split on purpose
+[ ${#patterns[@]} -eq 0 ] && [ -n "${SYSTEST_ONLY:-}" ] && patterns=($SYSTEST_ONLY)
 out=${SYSTEST_OUT:-$repo/.build/systest/out}
 player=${SYSTEST_PLAYER:-$repo/.build/debug/kiosk-player}
 strict=${SYSTEST_STRICT:-0}
@@ -74,6 +77,13 @@ skip_all() {
 }
 
 # --- build what the guest needs (cached) ------------------------------------------------------
+testbench=${KIOSK_FLAC_TESTBENCH:-}
+for candidate in "$repo/../shared/flac-testbench/subset" "$repo/../../shared/flac-testbench/subset"; do
+    [ -z "$testbench" ] && [ -d "$candidate" ] && testbench=$(cd "$candidate" && pwd)
+done
+[ -n "$testbench" ] || say "no FLAC testbench (KIOSK_FLAC_TESTBENCH or ../shared/flac-testbench/subset): scenarios use generated FLAC files"
+
+export SYSTEST_TESTBENCH=$testbench
 t=$(date +%s.%N)
 declare -A art=()
 while IFS='=' read -r key value; do
@@ -97,12 +107,6 @@ qemu=$(command -v qemu-system-x86_64 || true)
 [ -n "${art[INITRAMFS]:-}" ] || skip_all "${art[MISSING_initramfs]:-no initramfs}"
 kernel_image=${art[VMLINUX]:-${art[BZIMAGE]}}
 
-testbench=${KIOSK_FLAC_TESTBENCH:-}
-for candidate in "$repo/../shared/flac-testbench/subset" "$repo/../../shared/flac-testbench/subset"; do
-    [ -z "$testbench" ] && [ -d "$candidate" ] && testbench=$(cd "$candidate" && pwd)
-done
-[ -n "$testbench" ] || say "no FLAC testbench (KIOSK_FLAC_TESTBENCH or ../shared/flac-testbench/subset): scenarios use generated FLAC files"
-
 # --- guest environment (sourced by guest.sh; paths are the same inside the guest) ---------------
 {
     echo "SYSTEST_REPO=$(printf %q "$repo")"
@@ -110,6 +114,7 @@ done
     echo "SYSTEST_TOOLS=$(printf %q "${art[TOOLS]}")"
     echo "SYSTEST_PLAYER=$(printf %q "$player")"
     echo "SYSTEST_TESTBENCH=$(printf %q "$testbench")"
+    echo "SYSTEST_FIXTURES=$(printf %q "${art[FIXTURES]:-}")"
     echo "SYSTEST_GPIO_SIM_KO=$(printf %q "${art[GPIO_SIM_KO]:-}")"
     echo "SYSTEST_VFB_RGB_KO=$(printf %q "${art[VFB_RGB_KO]:-}")"
     echo "SYSTEST_FB_MODE=$(printf %q "${SYSTEST_FB_MODE:-320x240M-32}")"

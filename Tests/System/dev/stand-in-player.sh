@@ -24,7 +24,6 @@ state=$(sed -n 's/.*"stateDirectory": *"\([^"]*\)".*/\1/p' "$config")
 device=$(sed -n 's/.*"device": *"\(hw:[^"]*\)".*/\1/p' "$config")
 mkdir -p "$state"
 chip=$(gpiodetect | awk '$2 == "[kiosk-sim]" { print $1 }')
-exec {sleep_fd}<> <(:)
 
 last_tick=0 albums=() tracks=() selected=0 track=0 playing=0 paused=0 aplay_pid="" started_us=0 offset_s=0
 scan() { mapfile -t albums < <(find "$root" -name '*.flac' -printf '%h\n' 2>/dev/null | sort -u); }
@@ -49,29 +48,34 @@ position() { awk -v a="$started_us" -v b="${EPOCHREALTIME/./}" -v o="$offset_s" 
 trap 'stop_audio; exit 0' TERM
 scan; draw
 if [ -f "$state/resume" ]; then read -r r_album r_track r_pos < "$state/resume"; selected=$r_album; play "$r_track" "$r_pos"; fi
-exec {events}< <(setpriv --pdeathsig KILL gpiomon -b -B pull-up -F '%o %e' "$chip" 0 1 2)
-# debounce: a line's level must hold 20 ms; a press is a stable low after a stable high
-level=(1 1 1) stable=(1 1 1) changed=(0 0 0)
+exec {events}< <(setpriv --pdeathsig KILL gpiomon -b -B pull-up -F '%o %e %s %n' "$chip" 0 1 2)
+# debounce by the kernel's event timestamps: a level counts once it held 20 ms (the next edge
+# came 20 ms later, or none came); a press is a counted low after a counted high
+pending=(1 1 1) since=(0 0 0) stable=(1 1 1)
+commit() {
+    local line=$1
+    [ "${pending[$line]}" = "${stable[$line]}" ] && return
+    stable[$line]=${pending[$line]}
+    [ "${stable[$line]}" = 0 ] || return
+    echo "stand-in: press on line $line (playing=$playing paused=$paused)" >&2
+    case $line in
+        0) if [ "$playing" = 0 ]; then play "$track" 0
+           elif [ "$paused" = 0 ]; then kill -STOP "$aplay_pid"; paused=1; offset_s=$(position)
+           else kill -CONT "$aplay_pid"; paused=0; started_us=${EPOCHREALTIME/./}; fi ;;
+        1) stop_audio; playing=0 ;;
+        2) [ $((track + 1)) -lt ${#tracks[@]} ] && play $((track + 1)) 0 ;;
+    esac
+}
 while true; do
     now=${EPOCHREALTIME/./}
-    if read -r -t 0.02 -u "$events" line edge; then
-        level[$line]=$edge changed[$line]=$now
+    if read -r -t 0.03 -u "$events" line edge sec nsec; then
+        [[ "$sec" =~ ^[0-9]+$ && "$nsec" =~ ^[0-9]+$ ]] || continue
+        ts=$((sec * 1000000000 + 10#$nsec))
+        [ $((ts - since[line])) -ge 20000000 ] && commit "$line"
+        pending[$line]=$edge since[$line]=$ts
         continue
     fi
-    for line in 0 1 2; do
-        [ "${level[$line]}" = "${stable[$line]}" ] && continue
-        [ $((now - changed[line])) -lt 20000 ] && continue
-        stable[$line]=${level[$line]}
-        [ "${stable[$line]}" = 0 ] || continue
-        echo "stand-in: press on line $line (playing=$playing paused=$paused)" >&2
-        case $line in
-            0) if [ "$playing" = 0 ]; then play "$track" 0
-               elif [ "$paused" = 0 ]; then kill -STOP "$aplay_pid"; paused=1; offset_s=$(position)
-               else kill -CONT "$aplay_pid"; paused=0; started_us=${EPOCHREALTIME/./}; fi ;;
-            1) stop_audio; playing=0 ;;
-            2) [ $((track + 1)) -lt ${#tracks[@]} ] && play $((track + 1)) 0 ;;
-        esac
-    done
+    for line in 0 1 2; do commit "$line"; done
     [ $((now - last_tick)) -lt 500000 ] && continue
     last_tick=$now
     if ! awk -v r="$root" 'index($5, r) == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo; then

@@ -5,6 +5,7 @@
 # about the track's duration (snd-aloop is paced by a timer, unlike ALSA's null/file PCMs).
 # Also records the first-PCM figure with aplay as the "player": the harness's own latency.
 # timeout: 60
+# shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra snd-aloop
 require_command aplay arecord flac

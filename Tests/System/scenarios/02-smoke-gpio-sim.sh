@@ -4,6 +4,7 @@
 # gpiomon sees a bouncy button press start with a falling edge and end with a rising one, and the
 # encoder's Gray sequence in order, both directions.
 # timeout: 60
+# shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra gpio-sim
 require_command gpiodetect gpioinfo gpioget gpiomon
@@ -25,6 +26,7 @@ spawn gpiomon gpiomon -b -B pull-up -F '%o %e %s.%n' "$chip" "$LINE_PLAY"
 monitor=$SPAWNED_PID
 snooze 0.5
 button_press "$LINE_PLAY" 150
+figure release_bounce_us "$BOUNCE_US"
 snooze 0.5
 kill -INT "$monitor"; wait "$monitor" 2>/dev/null
 events=$(grep -c '^0 ' "$SYSTEST_WORK/gpiomon.log")

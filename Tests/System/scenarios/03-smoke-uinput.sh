@@ -1,6 +1,7 @@
 #!/bin/bash
 # Smoke: a key injected through uinput arrives on the evdev node, found by device name.
 # timeout: 40
+# shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra uinput
 

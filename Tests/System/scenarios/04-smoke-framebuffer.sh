@@ -5,6 +5,7 @@
 # Modes: XRGB8888 and RGB565 (vfb-rgb, like a Pi's vc4 fbdev and an ST7789 panel), and stock vfb's
 # BGR565 / ABGR8888 layouts (red in the low bits), which a player must also draw correctly.
 # timeout: 90
+# shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra fb
 require_command fbset

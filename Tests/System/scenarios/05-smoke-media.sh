@@ -3,6 +3,7 @@
 # the service mounts sticks (ro, nosuid, nodev, noexec): visible in /proc/self/mountinfo, files
 # identical, gone from mountinfo after unmounting.
 # timeout: 60
+# shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra loop
 require_command mkfs.vfat mcopy mkfs.ext4

@@ -2,6 +2,7 @@
 # Smoke: the player binary built on the host runs in the guest (Swift runtime and C libraries
 # through the 9p root): `kiosk-player --help` exits 0 and lists its commands.
 # timeout: 60
+# shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_player
 

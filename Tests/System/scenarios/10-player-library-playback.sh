@@ -14,24 +14,25 @@
 #   5. stop (line 1) → silence; play → track 2 again from its first frame (stop rewinds);
 #   6. SIGTERM → exit status 0 within 10 s. CPU time and peak RSS are read from /proc before.
 # timeout: 150
+# shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra snd-aloop fb gpio-sim loop
-require_command flac arecord mkfs.vfat mcopy
+require_command flac arecord
 require_player_run
+use_fixture two-albums  # fixtures.sh: Alpha 3 × 8 s (magenta cover), Beta 2 × 4 s (cyan cover)
 
-library=$SYSTEST_WORK/library
-must "make album Alpha (3 × 8 s, magenta cover)" make_album "$library" "Artist A" Alpha 3 8 1 ff00ff
-must "make album Beta (2 × 4 s, cyan cover)" make_album "$library" "Artist B" Beta 2 4 2 00ffff
+library=$FIXTURE/library
 ref1=$(track_reference "$(track_file "$library" "Artist A" Alpha 1)") || fail "decode Alpha 1"
 ref2=$(track_reference "$(track_file "$library" "Artist A" Alpha 2)") || fail "decode Alpha 2"
-must "a FAT stick of the library, mounted read-only; a valid config" player_stick vfat "$library" KIOSKLIB
+must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKLIB
 fbtool fill /dev/fb0 000000
+fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
 
 must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
 player_start "$CONFIG"
 
 # 1. the first album on screen
-must "the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/browse.raw"
+must "the player draws and the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/browse.raw" "$SYSTEST_WORK/black.raw"
 fb_screenshot 1-browse > /dev/null
 check "the player is running" player_alive
 check "the screen shows the first album's cover (magenta)" fb_shows ff00ff
@@ -57,7 +58,6 @@ fb_screenshot 3-next > /dev/null
 wait_capture_frames $((track2_start + 3 * SYSTEST_RATE))
 
 # 4. pause → silence, the position holds; resume continues
-pause_frame=$(capture_now)
 button_press "$LINE_PLAY"
 must "pause: silence within 1 s" wait_for 10 "silence after pause" \
     pcm_silent_tail $((SYSTEST_RATE / 2))

@@ -8,21 +8,22 @@
 #   3. the first audio after the restart is the same track (bit-exact over 1 s), starting within
 #      5 s of the position heard at the kill. first_pcm_ms here = restart exec → first frame.
 # timeout: 180
+# shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra snd-aloop fb gpio-sim loop
-require_command flac arecord mkfs.vfat mcopy
+require_command flac arecord
 require_player_run
+use_fixture resume  # fixtures.sh: Delta: 60 s + 5 s
 
-library=$SYSTEST_WORK/library
-must "make album Delta (60 s + 5 s)" make_album "$library" "Artist D" Delta 1 60 4
-make_tone_flac "$(track_file "$library" "Artist D" Delta 2)" 5 402 "ARTIST=Artist D" "ALBUM=Delta" "TITLE=Delta 2" "TRACKNUMBER=2" || fail "make Delta 2"
+library=$FIXTURE/library
 ref1=$(track_reference "$(track_file "$library" "Artist D" Delta 1)") || fail "decode Delta 1"
-must "a FAT stick, mounted read-only; a valid config" player_stick vfat "$library" KIOSKRES
+must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKRES
 fbtool fill /dev/fb0 000000
+fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
 
 must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
 player_start "$CONFIG"
-must "the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/browse.raw"
+must "the player draws and the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/browse.raw" "$SYSTEST_WORK/black.raw"
 press_frame=$(capture_now)
 button_press "$LINE_PLAY"
 must "play: Delta 1 plays from its start" wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100

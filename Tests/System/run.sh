@@ -11,7 +11,7 @@
 #   SYSTEST_STRICT=1             a missing piece of infrastructure (QEMU, kernel, a driver) fails the run
 #   SYSTEST_NO_SKIP=1            any skipped scenario fails the run
 #   SYSTEST_TIMEOUT=540          seconds for the whole guest run (QEMU is killed after that)
-#   SYSTEST_MEMORY=1536 SYSTEST_CPUS=2   guest size
+#   SYSTEST_MEMORY=1536 SYSTEST_CPUS=2   guest size; SYSTEST_CPU=qemu64  TCG CPU model
 #   SYSTEST_FB_MODE=320x240M-32  the framebuffer mode the scenarios start with (240x240M-16 …)
 #   SYSTEST_PLAYER=.build/debug/kiosk-player   SYSTEST_OUT=.build/systest/out
 #   SYSTEST_CACHE, SYSTEST_KERNEL: see prepare.sh
@@ -132,7 +132,8 @@ common_args=(-M pc -nodefaults -no-user-config -display none -no-reboot
 cmdline="console=ttyS0 quiet loglevel=3 panic=-1 fbcon=map:9 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
 
 accel=${SYSTEST_ACCEL:-auto}
-accel_args=(-accel tcg -cpu max)
+# qemu64 (no AVX): under TCG, flac and libm ran about 1.5× faster than with -cpu max
+accel_args=(-accel tcg -cpu "${SYSTEST_CPU:-qemu64}")
 if [ "$accel" != tcg ]; then
     if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
         t=$(date +%s.%N)

@@ -12,6 +12,8 @@
 #      track 2 continues where it stopped (within 250 ms either way: the output buffer may be
 #      dropped or replayed);
 #   5. stop (line 1) → silence; play → track 2 again from its first frame (stop rewinds);
+#   5b. when the board profile maps the uinput keyboard "kiosk-systest-keys" (an "evdev" entry):
+#      KEY_NEXTSONG injected through uinput → Alpha track 3 from its start;
 #   6. SIGTERM → exit status 0 within 10 s. CPU time and peak RSS are read from /proc before.
 # timeout: 150
 # shellcheck source=../lib.sh
@@ -24,9 +26,17 @@ use_fixture two-albums  # fixtures.sh: Alpha 3 × 8 s (magenta cover), Beta 2 ×
 library=$FIXTURE/library
 ref1=$(track_reference "$(track_file "$library" "Artist A" Alpha 1)") || fail "decode Alpha 1"
 ref2=$(track_reference "$(track_file "$library" "Artist A" Alpha 2)") || fail "decode Alpha 2"
+ref3=$(track_reference "$(track_file "$library" "Artist A" Alpha 3)") || fail "decode Alpha 3"
 must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKLIB
 fbtool fill /dev/fb0 000000
 fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
+
+board_file=$(sed -n 's/.*"boardFile": *"\([^"]*\)".*/\1/p' "$SYSTEST_WORK/check-config.log")
+keys=0
+if grep -q kiosk-systest-keys "$board_file" 2>/dev/null; then
+    must "create the uinput keyboard before the player starts" uinput_start kiosk-systest-keys
+    keys=1
+fi
 
 must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
 player_start "$CONFIG"
@@ -89,6 +99,17 @@ button_press "$LINE_PLAY"
 must "play after stop: track 2 again from its first frame" \
     wait_pcm 15 find "$ref2" --from "$press_frame" --frames 44100
 check "it restarted at the track's first frame" test "$PCM_REFERENCE_FRAME" = "$(pcm-match first-sound "$ref2")"
+
+# 5b. a key through uinput
+if [ "$keys" = 1 ]; then
+    wait_capture_frames $((PCM_CAPTURE_FRAME + SYSTEST_RATE))
+    press_frame=$(capture_now)
+    key_tap KEY_NEXTSONG 80
+    check "KEY_NEXTSONG (uinput): Alpha track 3 from its start" \
+        wait_pcm 15 find "$ref3" --from "$press_frame" --frames 44100
+else
+    log "the board profile ($board_file) has no evdev entry for kiosk-systest-keys: no uinput step"
+fi
 
 # 6. clean exit
 check "SIGTERM: exits 0 within 10 s" player_stop

@@ -23,9 +23,9 @@ test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
 
-# Until the player exists, the most complete runnable thing: the event loop idling (Ctrl-C stops it).
+# The player on a generated demo library: keyboard as buttons, terminal (or PNG) as screen.
 demo: build
-	$(DEBUG_BIN) bench idle --seconds 3
+	$(DEBUG_BIN) demo
 
 bench: release
 	bash Benchmarks/run-all.sh $(RELEASE_BIN)

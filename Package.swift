@@ -31,13 +31,18 @@ let package = Package(
         .target(name: "KioskInput", dependencies: ["KioskSystem", "CKioskShims", "CGPIOD"], swiftSettings: strict),
         .target(
             name: "KioskDisplay",
-            dependencies: ["KioskSystem", "CKioskShims", "CFreeType", "CJPEG", "CPNG"],
+            // KioskInput: the SPI panel drives its data/command, reset and backlight lines through
+            // the same libgpiod layer as the buttons (GPIOChip, GPIOOutputLine).
+            dependencies: ["KioskSystem", "KioskInput", "CKioskShims", "CFreeType", "CJPEG", "CPNG"],
             swiftSettings: strict),
         .target(
             name: "KioskCore",
             dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay"],
             swiftSettings: strict),
-        .executableTarget(name: "kiosk-player", dependencies: ["KioskCore"], swiftSettings: strict),
+        .executableTarget(
+            name: "kiosk-player",
+            dependencies: ["KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem"],
+            swiftSettings: strict),
 
         // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools.
         .target(

@@ -6,19 +6,26 @@
 #   deploy/install-deps.sh --system-test   also what the QEMU system test needs
 #   deploy/install-deps.sh --runtime       only what the player needs at run time (on the device)
 #   deploy/install-deps.sh --dry-run ...   print what would be installed
+#   deploy/install-deps.sh --root DIR ...   install into the Debian tree DIR (chroot), e.g. a debootstrap
+#
+# "a|b" names alternatives across releases: the first one apt knows is used (Debian 13 "trixie" and
+# Raspberry Pi OS trixie renamed several libraries: libasound2t64, libflac14, libgpiod3, libpng16-16t64).
 set -euo pipefail
 
 build_packages=(
     pkg-config gcc make
     libasound2-dev libflac-dev libgpiod-dev libturbojpeg0-dev libpng-dev libfreetype-dev libsqlite3-dev
     fonts-dejavu-core fonts-vlgothic
-    flac alsa-utils gpiod
+    flac alsa-utils gpiod time
+    python3-pip
     mpc
     systemd udev
+    python3 dosfstools mtools exfatprogs debootstrap
 )
 runtime_packages=(
-    libasound2 libflac12 libgpiod2 libturbojpeg0 libpng16-16 libfreetype6 libsqlite3-0
-    fonts-dejavu-core fonts-vlgothic alsa-utils
+    'libasound2t64|libasound2' 'libflac14|libflac12' 'libgpiod3|libgpiod2' libturbojpeg0
+    'libpng16-16t64|libpng16-16' libfreetype6 libsqlite3-0
+    fonts-dejavu-core fonts-vlgothic alsa-utils util-linux libstdc++6 libgcc-s1
 )
 # The QEMU system test (Tests/System). linux-headers and linux-source are not listed here: they
 # must match the installed linux-image exactly and are added below once the image is installed.
@@ -31,45 +38,83 @@ system_test_packages=(
 want=()
 dry_run=0
 mode=build
-for arg in "$@"; do
-    case "$arg" in
+root=/
+while [ $# -gt 0 ]; do
+    case "$1" in
         --system-test) mode=system-test ;;
         --runtime) mode=runtime ;;
         --dry-run) dry_run=1 ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
-        *) echo "install-deps: unknown option '$arg'" >&2; exit 2 ;;
+        --root) [ $# -ge 2 ] || { echo "install-deps: --root needs a directory" >&2; exit 2; }
+            root=$2; shift ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        *) echo "install-deps: unknown option '$1'" >&2; exit 2 ;;
     esac
+    shift
 done
+if [ "$root" != / ] && [ ! -x "$root/usr/bin/apt-get" ]; then
+    echo "install-deps: $root is not a Debian tree (no usr/bin/apt-get)" >&2
+    exit 1
+fi
+# in_root CMD...: run CMD on this system, or inside the --root tree.
+in_root() { if [ "$root" = / ]; then "$@"; else chroot "$root" "$@"; fi; }
 case "$mode" in
     build) want=("${build_packages[@]}") ;;
     runtime) want=("${runtime_packages[@]}") ;;
     system-test) want=("${build_packages[@]}" "${system_test_packages[@]}") ;;
 esac
 
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+installed() { in_root dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+known() { in_root apt-cache show --no-all-versions "$1" >/dev/null 2>&1; }
 
-# install_missing PACKAGE... : installs those not installed yet ("name=version" pins a version).
+# Alternatives: an installed one wins, else the first apt knows, else the first (apt-get will say why).
+resolve() {
+    local alternatives=$1 a
+    IFS='|' read -r -a names <<<"$alternatives"
+    for a in "${names[@]}"; do if installed "$a"; then echo "$a"; return; fi; done
+    for a in "${names[@]}"; do if known "$a"; then echo "$a"; return; fi; done
+    echo "${names[0]}"
+}
+if [ "$mode" = runtime ] && ! known libc6; then
+    # A fresh tree (debootstrap) may have no package lists yet: alternatives need them.
+    if [ "$dry_run" = 1 ]; then
+        echo "install-deps: no package lists in $root yet; would run apt-get update (--dry-run: names unresolved)"
+    else
+        echo "install-deps: no package lists in $root yet; apt-get update"
+        in_root apt-get update -q
+    fi
+fi
+
+# install_missing SPEC... : installs those not installed yet (SPEC: a name, "a|b" alternatives,
+# or "name=version" for an exact version).
 install_missing() {
-    local missing=() p
-    for p in "$@"; do
-        if [[ "$p" == *=* ]]; then
-            [ "$(dpkg-query -W -f='${Status} ${Version}' "${p%%=*}" 2>/dev/null)" = "install ok installed ${p#*=}" ] \
-                || missing+=("$p")
-        else
-            installed "$p" || missing+=("$p")
+    local missing=() spec p
+    for spec in "$@"; do
+        if [[ "$spec" == *=* ]]; then
+            [ "$(in_root dpkg-query -W -f='${Status} ${Version}' "${spec%%=*}" 2>/dev/null)" = "install ok installed ${spec#*=}" ] ||
+                missing+=("$spec")
+            continue
+        fi
+        p=$(resolve "$spec")
+        if ! installed "$p"; then
+            missing+=("$p")
         fi
     done
+
     if [ ${#missing[@]} -eq 0 ]; then
         echo "install-deps: all $# packages for '$mode' are installed"
         return 0
     fi
-    echo "install-deps: installing ${#missing[@]} missing package(s): ${missing[*]}"
+
+    echo "install-deps: installing ${#missing[@]} missing package(s)$([ "$root" = / ] || echo " into $root"): ${missing[*]}"
     if [ "$dry_run" = 1 ]; then
         echo "install-deps: --dry-run, nothing installed"
         return 0
     fi
+
     local sudo_cmd=()
+    [ "$root" = / ] || sudo_cmd=(chroot "$root")
     if [ "$(id -u)" != 0 ]; then
+        [ "$root" = / ] || { echo "install-deps: --root needs root" >&2; exit 1; }
         if command -v sudo >/dev/null 2>&1; then sudo_cmd=(sudo); else
             echo "install-deps: not root and no sudo; install these packages: ${missing[*]}" >&2
             exit 1
@@ -91,12 +136,12 @@ install_missing "${want[@]}"
 # depends on. Its headers must be that exact version (linux-headers-amd64 may point at a newer
 # one), and the source should be the same Debian version when the archive still has it.
 if [ "$mode" = system-test ] && [ "$dry_run" = 0 ]; then
-    kernel_package=$(dpkg-query -W -f='${Depends}' linux-image-amd64 | sed -E 's/^(linux-image-[^ ,]+).*/\1/')
+    kernel_package=$(in_root dpkg-query -W -f='${Depends}' linux-image-amd64 | sed -E 's/^(linux-image-[^ ,]+).*/\1/')
     kernel_version=${kernel_package#linux-image-}
-    package_version=$(dpkg-query -W -f='${Version}' "$kernel_package")
+    package_version=$(in_root dpkg-query -W -f='${Version}' "$kernel_package")
     source_package=linux-source-${kernel_version%%.0-*}
     extra=("linux-headers-$kernel_version")
-    if [ "$(apt-cache madison "$source_package" | awk -v v="$package_version" '$3 == v' | wc -l)" -gt 0 ]; then
+    if in_root apt-cache madison "$source_package" | awk -v v="$package_version" '$3 == v { found = 1 } END { exit !found }'; then
         extra+=("$source_package=$package_version")
     else
         echo "install-deps: $source_package $package_version is not in the archive; using its newest version"

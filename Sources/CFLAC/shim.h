@@ -1,4 +1,5 @@
 #pragma once
 #include <FLAC/stream_decoder.h>
+#include <FLAC/stream_encoder.h>
 #include <FLAC/metadata.h>
 #include <FLAC/format.h>

@@ -1,4 +1,6 @@
 import Glibc
+import KioskDisplay
+import KioskInput
 import KioskSystem
 
 /// One box's hardware as data (`boards/<name>.json`, schema in boards/README.md): GPIO chip,
@@ -24,6 +26,10 @@ public struct BoardProfile: Sendable {
     public var gpioChips: [String]
     public var reservedLines: [ReservedLine]
     public var audio: Audio
+    /// Buttons, encoders, chords, evdev devices (parsed by KioskInput).
+    public var input: InputProfile
+    /// The screen section (parsed by KioskDisplay).
+    public var screen: ScreenProfile
     /// The file it came from.
     public var file: String
     /// The whole document, for the sections other modules parse.
@@ -119,10 +125,11 @@ public struct BoardProfile: Sendable {
         if base != name && file.hasSuffix(".json") {
             throw r.error("name", "\"\(name)\" does not match the file name \"\(base).json\"")
         }
+        let input = try InputProfile.parse(r, settings: InputSettings())
         var profile = BoardProfile(
             name: name, description: try r.string("description") ?? "", isTest: try r.bool("test") ?? false,
-            gpioChips: try r.strings("gpioChip", maxCount: 16) ?? ["gpiochip0"], reservedLines: [],
-            audio: Audio(), file: file, document: r.value)
+            gpioChips: input.gpioChips, reservedLines: [], audio: Audio(), input: input,
+            screen: try ScreenProfile.parse(profile: r), file: file, document: r.value)
         for line in try r.objects("reservedLines", maxCount: 64) ?? [] {
             guard let number = try line.int("line", range: 0...1023) else { throw line.error("line", "required") }
             let use = try line.string("use") ?? "reserved"
@@ -135,13 +142,33 @@ public struct BoardProfile: Sendable {
             profile.audio.mixer = try a.string("mixer")
             try a.finish()
         }
-        try parseSections(r, into: &profile)
         try r.finish()
+        try profile.checkLineConflicts()
         return profile
     }
 
-    /// The input and screen sections; replaced by the KioskInput / KioskDisplay parsers.
-    static func parseSections(_ r: JSONReader, into profile: inout BoardProfile) throws(ConfigError) {
-        for key in ["buttons", "encoders", "chords", "evdev", "screen"] { _ = r.raw(key) }
+    /// Every GPIO line the profile uses, with what uses it: inputs, the screen panel's control
+    /// lines, and the lines reserved for the HAT.
+    public var usedLines: [(line: Int, use: String)] {
+        var lines = input.usedLines
+        if let panel = screen.panel {
+            for key in ["dc", "reset", "backlight"] {
+                if let line = panel[key]?.int { lines.append((line, "screen panel \(key)")) }
+            }
+        }
+        return lines
+    }
+
+    /// Two functions on one line, or a function on a line the HAT uses, is an error naming both.
+    func checkLineConflicts() throws(ConfigError) {
+        var owner: [Int: String] = [:]
+        for reserved in reservedLines { owner[reserved.line] = reserved.use }
+        for (line, use) in usedLines {
+            if let other = owner[line] {
+                throw ConfigError(
+                    file: file, path: "", message: "GPIO line \(line) is used twice: by \(other) and by \(use)")
+            }
+            owner[line] = use
+        }
     }
 }

@@ -34,6 +34,9 @@ public struct Config: Sendable {
         /// Backlight off / screen sleep after this many seconds without input; 0 = never.
         public var idleOffSeconds = 0
         public var maxFramesPerSecond = 20
+        /// Size of the "png" surface (other surfaces report their own size).
+        public var width = 320
+        public var height = 240
     }
 
     public struct Inputs: Sendable, Equatable {
@@ -41,6 +44,7 @@ public struct Config: Sendable {
         public var longPressMs = 600
         public var repeatDelayMs = 400
         public var repeatMs = 150
+        public var chordMs = 200
         /// Use the terminal's keyboard as buttons (default: when stdin is a terminal).
         public var keyboard: Bool?
         /// A JSON-lines event script replayed as input (tests, demos).
@@ -130,6 +134,8 @@ public struct Config: Sendable {
             c.screen.pngDirectory = try s.string("pngDirectory")
             c.screen.idleOffSeconds = try s.int("idleOffSeconds", range: 0...86_400) ?? c.screen.idleOffSeconds
             c.screen.maxFramesPerSecond = try s.int("maxFramesPerSecond", range: 1...60) ?? c.screen.maxFramesPerSecond
+            c.screen.width = try s.int("width", range: 64...1920) ?? c.screen.width
+            c.screen.height = try s.int("height", range: 64...1920) ?? c.screen.height
             try s.finish()
         }
         if let i = try r.object("inputs") {
@@ -137,6 +143,7 @@ public struct Config: Sendable {
             c.inputs.longPressMs = try i.int("longPressMs", range: 100...10_000) ?? c.inputs.longPressMs
             c.inputs.repeatDelayMs = try i.int("repeatDelayMs", range: 50...10_000) ?? c.inputs.repeatDelayMs
             c.inputs.repeatMs = try i.int("repeatMs", range: 20...5_000) ?? c.inputs.repeatMs
+            c.inputs.chordMs = try i.int("chordMs", range: 20...5_000) ?? c.inputs.chordMs
             c.inputs.keyboard = try i.bool("keyboard")
             c.inputs.script = try i.string("script")
             if let keymap = i.raw("keymap") {

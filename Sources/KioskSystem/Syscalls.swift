@@ -269,6 +269,23 @@ public enum Syscalls {
         try retrying(what()) { kiosk_ioctl_int(fd, request, value) }
     }
 
+    /// Maps `length` bytes of `fd` from `offset`, shared and readable + writable (a frame buffer, a
+    /// file). The corresponding C function is `mmap(2)` with `MAP_SHARED`.
+    public static func mapShared(_ fd: Int32, length: Int, offset: Int64 = 0, _ what: @autoclosure () -> String)
+        throws(Errno) -> UnsafeMutableRawPointer
+    {
+        let address = Glibc.mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset))
+        guard let address, address != UnsafeMutableRawPointer(bitPattern: -1) else {
+            throw Errno(rawValue: errno, context: what())
+        }
+        return address
+    }
+
+    /// The corresponding C function is `munmap(2)`.
+    public static func unmap(_ address: UnsafeMutableRawPointer, length: Int) {
+        _ = Glibc.munmap(address, length)
+    }
+
     /// The corresponding C function is `clock_gettime(CLOCK_MONOTONIC)`, in nanoseconds.
     @inline(__always)
     public static func monotonicNanoseconds() -> UInt64 {

@@ -4,3 +4,10 @@
 
 #include "kiosk_sys.h"
 #include "kiosk_gpio.h"
+#include "kiosk_audio.h"
+#include "kiosk_evdev.h"
+#include "kiosk_keyboard.h"
+#include "kiosk_fb.h"
+#include "kiosk_png.h"
+#include "kiosk_library.h"
+#include "kiosk_spi.h"

@@ -11,8 +11,13 @@ enum BenchCommand {
 
     static var benchmarks: [Benchmark] {
         [
-            Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle)
-        ]
+            Benchmark(name: "idle", summary: "CPU time of the event loop while nothing happens", run: idle),
+            Benchmark(name: "scan", summary: "library scan of a synthetic 10 000-track library", run: scanLibrary),
+            Benchmark(name: "render", summary: "screen redraw, framebuffer copy and artwork decode times", run: render),
+            Benchmark(name: "gestures", summary: "CPU time per input edge (gestures, encoder, keymap)", run: gestures),
+            Benchmark(
+                name: "spi", summary: "SPI panel bytes, transfers and bus time per frame and per update", run: spi),
+        ] + audioBenchmarks
     }
 
     static var command: Command {

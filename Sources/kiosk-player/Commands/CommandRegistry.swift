@@ -2,8 +2,14 @@
 enum CommandRegistry {
     static var all: [Command] {
         [
+            RunCommand.run,
+            RunCommand.demo,
             ConfigCommands.checkConfig,
             ConfigCommands.boards,
+            PlayCommand.command,
+            ScanCommand.command,
+            RenderCommand.command,
+            InputsCommand.command,
             BenchCommand.command,
         ]
     }

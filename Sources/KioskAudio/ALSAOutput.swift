@@ -1,0 +1,203 @@
+import CALSA
+import Glibc
+import KioskSystem
+
+/// An ALSA PCM opened by name (`default`, `hw:…`, `plughw:…`, `file:'out.raw',raw`, any PCM string).
+///
+/// Format negotiation is exact: the encodings of `SampleEncoding.candidates` are tried in order and
+/// the first one the device accepts is used; only when none keeps the samples does a narrower one
+/// get used ("converted", logged). The rate must be accepted as is (ALSA resampling is allowed only
+/// as a last resort, also "converted"); the channel count must be accepted. The buffer is about
+/// `bufferMilliseconds` in at least 4 periods; playback starts when the buffer is full.
+///
+/// Thread: one thread at a time (the engine's output thread).
+public final class ALSAOutput: AudioOutput {
+    public let name: String
+    private var pcm: OpaquePointer?
+    private var canPause = false
+
+    public init(device: String) {
+        name = device
+    }
+
+    deinit { close() }
+
+    public var isOpen: Bool { pcm != nil }
+
+    private func alsaError(_ code: Int32, _ what: String) -> AudioOutputError {
+        AudioOutputError(code: code, message: "\(name): \(what): \(String(cString: snd_strerror(code)))")
+    }
+
+    public func configure(_ format: PCMFormat, source: SampleEncoding, bufferMilliseconds: Int) throws(AudioOutputError)
+        -> OutputConfiguration
+    {
+        if let pcm {
+            snd_pcm_drop(pcm)
+            if snd_pcm_hw_free(pcm) < 0 { close() }
+        }
+        if pcm == nil {
+            var opened: OpaquePointer?
+            let rc = snd_pcm_open(&opened, name, SND_PCM_STREAM_PLAYBACK, 0)
+            if rc < 0 { throw alsaError(rc, "cannot open device") }
+            pcm = opened
+        }
+        guard let pcm else { throw AudioOutputError(code: -ENODEV, message: "\(name): cannot open device") }
+        do throws(AudioOutputError) {
+            return try negotiate(pcm, format, source: source, bufferMilliseconds: bufferMilliseconds)
+        } catch {
+            close()
+            // The device answered but refused the stream, unless the failure says it went away.
+            let gone: Set<Int32> = [-ENODEV, -ENXIO, -EBADFD, -EIO, -ENOENT, -EBUSY, -ENOMEM]
+            throw AudioOutputError(code: error.code, message: error.message, formatRejected: !gone.contains(error.code))
+        }
+    }
+
+    private func negotiate(_ pcm: OpaquePointer, _ format: PCMFormat, source: SampleEncoding, bufferMilliseconds: Int)
+        throws(AudioOutputError) -> OutputConfiguration
+    {
+        var hwPointer: OpaquePointer?
+        guard snd_pcm_hw_params_malloc(&hwPointer) == 0, let hw = hwPointer else {
+            throw AudioOutputError(code: -ENOMEM, message: "\(name): out of memory")
+        }
+        defer { snd_pcm_hw_params_free(hw) }
+        var rc = snd_pcm_hw_params_any(pcm, hw)
+        if rc < 0 { throw alsaError(rc, "no configurations") }
+        rc = snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED)
+        if rc < 0 { throw alsaError(rc, "interleaved access not supported") }
+        rc = snd_pcm_hw_params_set_channels(pcm, hw, UInt32(format.channels))
+        if rc < 0 {
+            throw AudioOutputError(code: rc, message: "\(name): does not take \(format.channels) channels")
+        }
+
+        var exact = true
+        snd_pcm_hw_params_set_rate_resample(pcm, hw, 0)
+        if snd_pcm_hw_params_test_rate(pcm, hw, UInt32(format.sampleRate), 0) != 0 {
+            // Not at this rate natively: let ALSA's plug layer resample if it can (not bit-exact).
+            snd_pcm_hw_params_set_rate_resample(pcm, hw, 1)
+            if snd_pcm_hw_params_test_rate(pcm, hw, UInt32(format.sampleRate), 0) != 0 {
+                throw AudioOutputError(code: -EINVAL, message: "\(name): does not take \(format.sampleRate) Hz")
+            }
+            exact = false
+        }
+        rc = snd_pcm_hw_params_set_rate(pcm, hw, UInt32(format.sampleRate), 0)
+        if rc < 0 { throw alsaError(rc, "cannot set \(format.sampleRate) Hz") }
+
+        var chosen: (encoding: SampleEncoding, exact: Bool)?
+        for candidate in SampleEncoding.candidates(bits: format.bitsPerSample, ring: source)
+        where snd_pcm_hw_params_test_format(pcm, hw, candidate.encoding.alsaFormat) == 0 {
+            chosen = candidate
+            break
+        }
+        guard let chosen else {
+            throw AudioOutputError(
+                code: -EINVAL, message: "\(name): takes none of S16_LE, S24_3LE, S24_LE, S32_LE")
+        }
+        rc = snd_pcm_hw_params_set_format(pcm, hw, chosen.encoding.alsaFormat)
+        if rc < 0 { throw alsaError(rc, "cannot set \(chosen.encoding.alsaName)") }
+        exact = exact && chosen.exact
+
+        var bufferTime = UInt32(bufferMilliseconds * 1000)
+        var direction: Int32 = 0
+        rc = snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &bufferTime, &direction)
+        if rc < 0 { throw alsaError(rc, "cannot set a \(bufferMilliseconds) ms buffer") }
+        var periodTime = bufferTime / 4
+        direction = 0
+        // Some devices have fixed periods; the buffer set above is what matters.
+        _ = snd_pcm_hw_params_set_period_time_near(pcm, hw, &periodTime, &direction)
+        rc = snd_pcm_hw_params(pcm, hw)
+        if rc < 0 { throw alsaError(rc, "cannot apply \(chosen.encoding.alsaName) \(format.sampleRate) Hz") }
+
+        var periodFrames: snd_pcm_uframes_t = 0
+        var bufferFrames: snd_pcm_uframes_t = 0
+        direction = 0
+        snd_pcm_hw_params_get_period_size(hw, &periodFrames, &direction)
+        snd_pcm_hw_params_get_buffer_size(hw, &bufferFrames)
+        canPause = snd_pcm_hw_params_can_pause(hw) != 0
+        var deviceRate: UInt32 = 0
+        direction = 0
+        snd_pcm_hw_params_get_rate(hw, &deviceRate, &direction)
+
+        var swPointer: OpaquePointer?
+        guard snd_pcm_sw_params_malloc(&swPointer) == 0, let sw = swPointer else {
+            throw AudioOutputError(code: -ENOMEM, message: "\(name): out of memory")
+        }
+        defer { snd_pcm_sw_params_free(sw) }
+        snd_pcm_sw_params_current(pcm, sw)
+        snd_pcm_sw_params_set_start_threshold(pcm, sw, bufferFrames)
+        snd_pcm_sw_params_set_avail_min(pcm, sw, max(1, periodFrames))
+        rc = snd_pcm_sw_params(pcm, sw)
+        if rc < 0 { throw alsaError(rc, "cannot apply software parameters") }
+        rc = snd_pcm_prepare(pcm)
+        if rc < 0 { throw alsaError(rc, "cannot prepare") }
+
+        // A conversion is reported through `exact` (the engine logs it on the loop thread).
+        return OutputConfiguration(
+            format: format, encoding: chosen.encoding, deviceRate: Int(deviceRate), exact: exact,
+            periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames), canPause: canPause)
+    }
+
+    public func write(_ frames: UnsafeRawPointer, count: Int) -> Int {
+        guard let pcm else { return -Int(ENODEV) }
+        return snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count))
+    }
+
+    public func delay() -> Int {
+        guard let pcm else { return 0 }
+        var frames: snd_pcm_sframes_t = 0
+        if snd_pcm_delay(pcm, &frames) < 0 { return 0 }
+        return max(0, frames)
+    }
+
+    public func recover(_ error: Int) -> Int {
+        guard let pcm else { return -Int(ENODEV) }
+        // Silent: no message printed from the audio thread.
+        return Int(snd_pcm_recover(pcm, Int32(clamping: error), 1))
+    }
+
+    public func pause(_ paused: Bool) -> Bool {
+        guard let pcm, canPause else { return false }
+        let state = snd_pcm_state(pcm)
+        if paused {
+            if state != SND_PCM_STATE_RUNNING { return state == SND_PCM_STATE_PREPARED }
+            return snd_pcm_pause(pcm, 1) == 0
+        }
+        if state != SND_PCM_STATE_PAUSED { return true }
+        return snd_pcm_pause(pcm, 0) == 0
+    }
+
+    public func drain() {
+        guard let pcm else { return }
+        // A stream that never reached its start threshold starts here and plays out.
+        snd_pcm_drain(pcm)
+        snd_pcm_prepare(pcm)
+    }
+
+    public func drop() {
+        guard let pcm else { return }
+        snd_pcm_drop(pcm)
+        snd_pcm_prepare(pcm)
+    }
+
+    public func close() {
+        if let pcm {
+            snd_pcm_close(pcm)
+            self.pcm = nil
+        }
+    }
+}
+
+/// ALSA's text for a negative error code.
+func alsaErrorText(_ code: Int32) -> String {
+    String(cString: snd_strerror(code))
+}
+
+extension SampleEncoding {
+    var alsaFormat: snd_pcm_format_t {
+        switch self {
+        case .s16: SND_PCM_FORMAT_S16_LE
+        case .s24_3: SND_PCM_FORMAT_S24_3LE
+        case .s24: SND_PCM_FORMAT_S24_LE
+        case .s32: SND_PCM_FORMAT_S32_LE
+        }
+    }
+}

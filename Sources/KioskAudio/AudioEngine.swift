@@ -1,0 +1,302 @@
+import KioskSystem
+import Synchronization
+
+/// The audio engine: plays a queue of FLAC files, gaplessly, bit-perfect when the device allows.
+///
+/// A decoder thread decodes into a preallocated lock-free ring; an output thread writes the ring to
+/// the device (ALSA, or the `none` clock sink). Both run with real-time priority when permitted.
+/// Commands go to them through atomics and a latest-wins handoff; events come back through
+/// preallocated queues and an eventfd that is a source of the loop, so `onEvent` runs on the loop
+/// thread. In the steady state neither audio thread allocates, locks, logs or opens files
+/// (`steadyStateCounts` measures it when the allocation counter is preloaded).
+///
+/// State: stopped, playing or paused. `setQueue` positions the engine (stopped); `play` starts;
+/// `pause` holds the device in place; `stop` rewinds to the start of the current track and holds;
+/// `seek`, `next`, `previous` keep playing or holding as before. After `queueFinished` the engine is
+/// stopped past the end; `play` then starts again from the first track.
+///
+/// Thread: create, command and shut down on the loop thread. `currentTrackID` and `positionFrames`
+/// may be read from any thread.
+public final class AudioEngine {
+    private enum State { case stopped, playing, paused }
+
+    private let loop: EventLoop
+    private let onEvent: (AudioEvent) -> Void
+    private let shared: EngineShared
+    private var decoderThread: KioskThread?
+    private var outputThread: KioskThread?
+    private let decoderWorker: DecoderWorker
+    private var source: SourceID?
+    private var state = State.stopped
+    private var tracks: [TrackRequest] = []
+    private var epoch: UInt64 = 0
+    /// Queues of recent epochs, to name the file of an error that arrives after a queue change.
+    private var recentQueues: [(epoch: UInt64, tracks: [TrackRequest])] = []
+    private var ended = false
+    private var deviceName: String
+    private var mixer: ALSAMixer?
+    private var mixerControl: String?
+    private var volume = 100
+    private var isShutDown = false
+
+    /// Starts the audio threads and registers the event source on `loop`. The device is opened when
+    /// the first track plays; a failure then arrives as `deviceLost`.
+    public init(loop: EventLoop, settings: AudioSettings, onEvent: @escaping (AudioEvent) -> Void) throws {
+        self.loop = loop
+        self.onEvent = onEvent
+        deviceName = settings.device
+        mixerControl = settings.mixer
+        let eventFD = try Syscalls.eventfdCreate()
+        shared = EngineShared(settings: settings, eventFD: eventFD)
+        decoderWorker = DecoderWorker(shared: shared)
+        let outputWorker = OutputWorker(shared: shared)
+        do {
+            source = try loop.addSource(fd: eventFD, events: .readable) { [unowned self] _ in self.drainEvents() }
+            let decoder = decoderWorker
+            let priority = settings.realtimePriority
+            outputThread = try KioskThread(name: "kiosk-output", realtimePriority: priority) { outputWorker.run() }
+            decoderThread = try KioskThread(name: "kiosk-decoder", realtimePriority: priority.map { max(1, $0 - 10) }) {
+                decoder.run()
+                decoder.recordTotals()
+            }
+        } catch {
+            shutdown()
+            throw error
+        }
+        openMixer()
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    // MARK: - commands (loop thread)
+
+    /// Replaces the queue and positions the engine at frame `startFrame` of `tracks[index]`, stopped.
+    /// A `startFrame` past the end of that track starts at the next one (a resume point in a file
+    /// that changed). Track ids are the player's; they come back in events.
+    public func setQueue(_ tracks: [TrackRequest], startAt index: Int, startFrame: Int64) {
+        self.tracks = tracks
+        setPlaying(false)
+        state = .stopped
+        issue(index: index, frame: startFrame)
+    }
+
+    /// Starts or resumes playback.
+    public func play() {
+        if ended {
+            ended = false
+            issue(index: 0, frame: 0)
+        }
+        state = .playing
+        setPlaying(true)
+    }
+
+    /// Holds playback in place; the device stays open.
+    public func pause() {
+        guard state == .playing else { return }
+        state = .paused
+        setPlaying(false)
+    }
+
+    /// Continues after `pause` (does nothing otherwise).
+    public func resume() {
+        guard state == .paused else { return }
+        state = .playing
+        setPlaying(true)
+    }
+
+    /// Stops and rewinds to the start of the current track.
+    public func stop() {
+        state = .stopped
+        setPlaying(false)
+        if !ended { issue(index: currentIndex, frame: 0) }
+    }
+
+    /// Jumps to frame `frame` of the current track (past its end: the next track).
+    public func seek(toFrame frame: Int64) {
+        guard !ended else { return }
+        issue(index: currentIndex, frame: max(0, frame))
+    }
+
+    /// Goes to the next track (past the last: the queue finishes).
+    public func next() {
+        guard !ended else { return }
+        issue(index: currentIndex + 1, frame: 0)
+    }
+
+    /// Goes to the previous track (on the first: its start).
+    public func previous() {
+        guard !ended else { return }
+        issue(index: max(0, currentIndex - 1), frame: 0)
+    }
+
+    /// Sets the volume, 0…100 %: the hardware mixer control when configured, else software volume
+    /// (samples untouched at 100 %).
+    public func setVolume(_ percent: Int) {
+        volume = max(0, min(100, percent))
+        if let mixer {
+            mixer.setVolume(volume)
+            shared.volumeGain.store(SampleConverter.unity, ordering: .relaxed)
+        } else {
+            shared.volumeGain.store(SampleConverter.gain(percent: volume), ordering: .relaxed)
+        }
+    }
+
+    /// Switches to another output device, keeping the queue, the position and the play state.
+    public func setDevice(_ name: String) {
+        guard name != deviceName else { return }
+        deviceName = name
+        let position = positionFrames
+        shared.deviceRequests.put(name)
+        shared.outputWake.signal()
+        openMixer()
+        if !ended { issue(index: currentIndex, frame: position) }
+    }
+
+    /// The device in use.
+    public var device: String { deviceName }
+
+    /// Stops the threads and closes the device. Called by deinit; calling it twice does nothing.
+    public func shutdown() {
+        if isShutDown { return }
+        isShutDown = true
+        shared.shutdown.store(true, ordering: .releasing)
+        shared.decoderWake.signal()
+        shared.outputWake.signal()
+        decoderThread?.join()
+        outputThread?.join()
+        if let source { loop.removeSource(source) }
+        source = nil
+        Syscalls.closeIgnoringErrors(shared.eventFD)
+        mixer = nil
+    }
+
+    // MARK: - state readable from any thread
+
+    /// The track the device plays (or is positioned at), nil when none (queue finished or empty).
+    public var currentTrackID: UInt64? {
+        if shared.playingEpoch.load(ordering: .acquiring) == shared.targetEpoch.load(ordering: .acquiring) {
+            return shared.playingValid.load(ordering: .relaxed) ? shared.playingID.load(ordering: .relaxed) : nil
+        }
+        return shared.targetValid.load(ordering: .relaxed) ? shared.targetID.load(ordering: .relaxed) : nil
+    }
+
+    /// Frames of the current track played (frames handed to the device minus its delay).
+    public var positionFrames: Int64 {
+        if shared.playingEpoch.load(ordering: .acquiring) == shared.targetEpoch.load(ordering: .acquiring) {
+            return shared.playingValid.load(ordering: .relaxed) ? shared.playingFrames.load(ordering: .relaxed) : 0
+        }
+        return shared.targetFrame.load(ordering: .relaxed)
+    }
+
+    /// What the audio threads did in their steady state (see `SteadyStateCounts`). Final after `shutdown`.
+    public var steadyStateCounts: SteadyStateCounts {
+        SteadyStateCounts(
+            counting: AllocationProbe.read != nil,
+            decoderIterations: shared.decoderIterations.load(ordering: .relaxed),
+            decoderAllocations: shared.decoderAllocations.load(ordering: .relaxed),
+            decoderLocks: shared.decoderLocks.load(ordering: .relaxed),
+            outputIterations: shared.outputIterations.load(ordering: .relaxed),
+            outputAllocations: shared.outputAllocations.load(ordering: .relaxed),
+            outputLocks: shared.outputLocks.load(ordering: .relaxed),
+            decoderAllocationsTotal: shared.decoderAllocationsTotal.load(ordering: .relaxed))
+    }
+
+    // MARK: - internals
+
+    /// Index in the queue of the current track.
+    private var currentIndex: Int {
+        if shared.playingEpoch.load(ordering: .acquiring) == epoch, shared.playingValid.load(ordering: .relaxed) {
+            return shared.playingIndex.load(ordering: .relaxed)
+        }
+        return shared.targetIndex.load(ordering: .relaxed)
+    }
+
+    private func setPlaying(_ on: Bool) {
+        shared.playing.store(on, ordering: .releasing)
+        shared.outputWake.signal()
+    }
+
+    private func issue(index: Int, frame: Int64) {
+        epoch += 1
+        ended = false
+        let valid = index >= 0 && index < tracks.count
+        shared.targetID.store(valid ? tracks[index].id : 0, ordering: .relaxed)
+        shared.targetIndex.store(index, ordering: .relaxed)
+        shared.targetFrame.store(valid ? frame : 0, ordering: .relaxed)
+        shared.targetValid.store(valid, ordering: .relaxed)
+        shared.targetEpoch.store(epoch, ordering: .releasing)
+        recentQueues.append((epoch, tracks))
+        if recentQueues.count > 8 { recentQueues.removeFirst() }
+        shared.targets.put(DecoderTarget(epoch: epoch, tracks: tracks, index: index, startFrame: frame))
+        shared.decoderWake.signal()
+    }
+
+    private func openMixer() {
+        mixer = nil
+        guard let control = mixerControl else { return }
+        do throws(AudioOutputError) {
+            mixer = try ALSAMixer(device: deviceName, control: control)
+        } catch {
+            Log.warning("\(error); using software volume")
+        }
+    }
+
+    private func path(epoch: UInt64, index: Int) -> String {
+        guard let queue = recentQueues.last(where: { $0.epoch == epoch })?.tracks, index >= 0, index < queue.count
+        else { return "?" }
+        return queue[index].path
+    }
+
+    private func drainEvents() {
+        _ = Syscalls.readCounter(shared.eventFD)
+        while let record = shared.decoderEvents.pop() { deliver(record) }
+        while let record = shared.outputEvents.pop() { deliver(record) }
+    }
+
+    private func deliver(_ record: EventRecord) {
+        let current = record.epoch == epoch
+        switch record.kind {
+        case .error:
+            let file = path(epoch: record.epoch, index: record.index)
+            let message =
+                record.failure?.description ?? shared.rejections.take()
+                ?? "the device cannot play \(record.format)"
+            onEvent(.error(id: record.trackID, path: file, message: message))
+        case .trackStarted:
+            guard current else { return }
+            onEvent(
+                .trackStarted(
+                    id: record.trackID, format: record.format,
+                    totalFrames: record.totalFrames >= 0 ? record.totalFrames : nil))
+        case .trackFinished:
+            guard current else { return }
+            onEvent(.trackFinished(id: record.trackID))
+        case .queueFinished:
+            guard current else { return }
+            ended = true
+            state = .stopped
+            setPlaying(false)
+            onEvent(.queueFinished)
+        case .position:
+            guard current else { return }
+            onEvent(.position(id: record.trackID, frames: record.frames, sampleRate: record.format.sampleRate))
+        case .deviceLost:
+            let message = shared.deviceErrors.take() ?? "\(deviceName): \(alsaErrorText(record.code))"
+            Log.warning("audio device lost: \(message)")
+            onEvent(.deviceLost(device: deviceName, message: message))
+        case .deviceBack:
+            Log.notice("audio device back: \(deviceName)")
+            onEvent(.deviceBack(device: deviceName))
+        case .formatChanged:
+            let configuration = OutputConfiguration(
+                format: record.format, encoding: record.encoding, deviceRate: record.deviceRate, exact: record.exact,
+                periodFrames: 0, bufferFrames: 0, canPause: false)
+            if !record.exact {
+                Log.warning("\(deviceName): no bit-exact format for \(record.format); playing \(configuration)")
+            }
+            onEvent(.formatChanged(record.format, deviceFormat: configuration.description))
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import CKioskShims
+import KioskSystem
+import Synchronization
+
+/// One entry of the engine's queue: a file and the identifier the player gave it.
+///
+/// Thread: a value; any.
+public struct TrackRequest: Equatable, Sendable {
+    /// Chosen by the player; reported back in events. Unique within a queue.
+    public let id: UInt64
+    public let path: String
+    public init(id: UInt64, path: String) {
+        self.id = id
+        self.path = path
+    }
+}
+
+/// What the engine tells the player, delivered on the loop thread through `AudioEngine`'s `onEvent`.
+///
+/// Thread: a value; any.
+public enum AudioEvent: Equatable, Sendable {
+    /// The track's first frame was played by the device (for gapless tracks: right after the previous
+    /// track's `trackFinished`).
+    case trackStarted(id: UInt64, format: PCMFormat, totalFrames: Int64?)
+    /// The track's last frame was played. Not sent for a track left by seek, next, previous or stop.
+    case trackFinished(id: UInt64)
+    /// The queue played to its end; the engine is stopped.
+    case queueFinished
+    /// About every 250 ms of playback: frames of the current track played so far.
+    case position(id: UInt64, frames: Int64, sampleRate: Int)
+    /// The file cannot be played (further): the engine skips to the next track. When a damaged file
+    /// fails after it started, its played part still ends with `trackFinished`.
+    case error(id: UInt64, path: String, message: String)
+    /// The output device failed or vanished; the engine keeps its queue and position and reopens the
+    /// device with back-off.
+    case deviceLost(device: String, message: String)
+    /// The device works again after `deviceLost`.
+    case deviceBack(device: String)
+    /// The device was set up for a new format, e.g. "S24_3LE 96000 Hz 2 ch" (+ " (converted)" when
+    /// samples are changed on the way, which is also logged).
+    case formatChanged(PCMFormat, deviceFormat: String)
+}
+
+/// How the engine is set up. Thread: a value; any.
+public struct AudioSettings: Sendable {
+    /// An ALSA PCM name, or "none" for the real-time clock sink.
+    public var device: String = "default"
+    /// Device buffer, clamped to 40…100 ms; it is split into 4 periods.
+    public var bufferMs: Int = 60
+    /// Decoded audio held ahead of the device, in seconds of 192 kHz stereo 32-bit (the ring's
+    /// memory is allocated once; CD audio gets about 12× as many seconds).
+    public var ringSeconds: Double = 2
+    /// ALSA simple mixer control for the volume (e.g. "PCM", "Digital"); nil = software volume.
+    public var mixer: String? = nil
+    /// SCHED_FIFO priority of the output thread (the decoder thread gets 10 less); nil = normal.
+    /// Silently normal when the process may not use real-time scheduling.
+    public var realtimePriority: Int32? = 70
+    /// Makes the output for a device name (default `makeAudioOutput(device:)`); for tests and tools.
+    /// Called on the output thread.
+    public var makeOutput: (@Sendable (String) -> any AudioOutput)? = nil
+
+    public init(
+        device: String = "default", bufferMs: Int = 60, ringSeconds: Double = 2, mixer: String? = nil,
+        realtimePriority: Int32? = 70
+    ) {
+        self.device = device
+        self.bufferMs = bufferMs
+        self.ringSeconds = ringSeconds
+        self.mixer = mixer
+        self.realtimePriority = realtimePriority
+    }
+}
+
+/// Counts of the audio threads' steady state, measured with the allocation counter of
+/// Benchmarks/kiosk_alloc_counter.c when it is preloaded (`counting` false otherwise).
+///
+/// Decoder steady state: decoding a block into the ring and publishing it (not opening, seeking or
+/// the first block of a track, when libFLAC sizes its buffers). Output steady state: taking frames
+/// from the ring, converting when needed, writing them to the device, reading the delay and posting
+/// position/track events (not device set-up, drains, flushes, recovery).
+public struct SteadyStateCounts: Sendable, Equatable {
+    public var counting: Bool
+    public var decoderIterations: UInt64
+    public var decoderAllocations: UInt64
+    public var decoderLocks: UInt64
+    public var outputIterations: UInt64
+    public var outputAllocations: UInt64
+    public var outputLocks: UInt64
+    /// All allocator calls the decoder thread made, steady or not (shows the counter works).
+    public var decoderAllocationsTotal: UInt64
+}
+
+// MARK: - internals shared by the three threads
+
+/// A note in the ring's frame stream: something that happens at frame `position`.
+struct Marker: BitwiseCopyable {
+    enum Kind: UInt8 {
+        /// A track starts here (same device set-up when the format allows, else after a reset).
+        case trackStart
+        /// The current track goes on in another format.
+        case formatChange
+        /// The decoder resets the ring after this: play out, then acknowledge `sequence`.
+        case segmentEnd
+        /// Nothing follows: play out, then report the end of the queue.
+        case queueEnd
+    }
+    var kind: Kind
+    var position: Int
+    var epoch: UInt64
+    var sequence: UInt64 = 0
+    var trackID: UInt64 = 0
+    var index: Int = -1
+    var format = PCMFormat(sampleRate: 0, channels: 0, bitsPerSample: 0)
+    var encoding = SampleEncoding.s16
+    var startFrame: Int64 = 0
+    var totalFrames: Int64 = -1
+}
+
+/// An event on its way from an audio thread to the loop: plain values only.
+struct EventRecord: BitwiseCopyable {
+    enum Kind: UInt8 {
+        case trackStarted, trackFinished, queueFinished, position, error, deviceLost, deviceBack, formatChanged
+    }
+    var kind: Kind
+    var epoch: UInt64
+    var trackID: UInt64 = 0
+    var index: Int = -1
+    var frames: Int64 = 0
+    var totalFrames: Int64 = -1
+    var format = PCMFormat(sampleRate: 0, channels: 0, bitsPerSample: 0)
+    var encoding = SampleEncoding.s16
+    var deviceRate = 0
+    var exact = true
+    var failure: FLACError? = nil
+    var code: Int32 = 0
+}
+
+/// What the decoder should play: handed over (latest wins) from the loop.
+struct DecoderTarget {
+    var epoch: UInt64
+    var tracks: [TrackRequest]
+    var index: Int
+    var startFrame: Int64
+}
+
+/// A single-slot, latest-wins handoff of a value between two threads, lock-free (an atomic pointer
+/// exchange). The taker owns what it takes.
+final class Handoff<Value>: @unchecked Sendable {
+    private final class Box {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+    private let slot = Atomic<UnsafeMutableRawPointer?>(nil)
+
+    deinit { _ = take() }
+
+    func put(_ value: Value) {
+        let raw = Unmanaged.passRetained(Box(value)).toOpaque()
+        if let old = slot.exchange(raw, ordering: .acquiringAndReleasing) {
+            Unmanaged<Box>.fromOpaque(old).release()
+        }
+    }
+
+    func take() -> Value? {
+        guard let raw = slot.exchange(nil, ordering: .acquiringAndReleasing) else { return nil }
+        return Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().value
+    }
+
+    var isEmpty: Bool { slot.load(ordering: .acquiring) == nil }
+}
+
+/// The allocation counter, when preloaded: brackets a piece of work on the calling thread.
+struct AllocationProbe {
+    static let read: kiosk_alloc_counter_read_fn? = kiosk_alloc_counter_lookup()
+
+    @inline(__always)
+    static func sample() -> (allocations: UInt64, locks: UInt64) {
+        guard let read else { return (0, 0) }
+        var allocations: UInt64 = 0
+        var locks: UInt64 = 0
+        read(&allocations, &locks)
+        return (allocations, locks)
+    }
+}
+
+/// State the loop thread, the decoder thread and the output thread share. Every field is an atomic,
+/// a lock-free queue or handoff, or immutable.
+final class EngineShared: @unchecked Sendable {
+    let ring: RingBuffer
+    let markers = SPSCQueue<Marker>(capacity: 256)
+    let decoderEvents = SPSCQueue<EventRecord>(capacity: 256)
+    let outputEvents = SPSCQueue<EventRecord>(capacity: 1024)
+    let eventFD: Int32
+    let decoderWake = EventCount()
+    let outputWake = EventCount()
+    let targets = Handoff<DecoderTarget>()
+    let deviceRequests = Handoff<String>()
+    /// The text of the last device failure (set before the deviceLost event is queued).
+    let deviceErrors = Handoff<String>()
+    /// The text of the last format the device refused (set before that track's error event).
+    let rejections = Handoff<String>()
+    let settings: AudioSettings
+    let bufferMs: Int
+
+    /// Decoder → output: reset the ring now (out of band), number `value`.
+    let flushRequest = Atomic<UInt64>(0)
+    /// Output → decoder: resets done up to this number.
+    let resetAck = Atomic<UInt64>(0)
+    /// Loop → output: play (true) or hold (paused / stopped).
+    let playing = Atomic<Bool>(false)
+    /// Loop → output: software volume (Q16).
+    let volumeGain = Atomic<Int32>(SampleConverter.unity)
+    let shutdown = Atomic<Bool>(false)
+
+    // What the device plays (output thread writes).
+    let playingEpoch = Atomic<UInt64>(0)
+    let playingValid = Atomic<Bool>(false)
+    let playingID = Atomic<UInt64>(0)
+    let playingIndex = Atomic<Int>(-1)
+    let playingFrames = Atomic<Int64>(0)
+    // What the loop asked for last (loop thread writes).
+    let targetEpoch = Atomic<UInt64>(0)
+    let targetValid = Atomic<Bool>(false)
+    let targetID = Atomic<UInt64>(0)
+    let targetIndex = Atomic<Int>(-1)
+    let targetFrame = Atomic<Int64>(0)
+
+    // Steady-state measurements (see SteadyStateCounts).
+    let decoderIterations = Atomic<UInt64>(0)
+    let decoderAllocations = Atomic<UInt64>(0)
+    let decoderLocks = Atomic<UInt64>(0)
+    let decoderAllocationsTotal = Atomic<UInt64>(0)
+    let outputIterations = Atomic<UInt64>(0)
+    let outputAllocations = Atomic<UInt64>(0)
+    let outputLocks = Atomic<UInt64>(0)
+
+    init(settings: AudioSettings, eventFD: Int32) {
+        self.settings = settings
+        self.eventFD = eventFD
+        bufferMs = max(40, min(100, settings.bufferMs))
+        let seconds = max(0.25, min(30, settings.ringSeconds))
+        ring = RingBuffer(byteCapacity: Int(seconds * 192_000 * 8))
+    }
+
+    var isShuttingDown: Bool { shutdown.load(ordering: .acquiring) }
+
+    /// Audio threads: queue an event for the loop and wake it. False when the queue is full.
+    @discardableResult
+    func post(_ record: EventRecord, from queue: SPSCQueue<EventRecord>) -> Bool {
+        guard queue.push(record) else { return false }
+        Syscalls.eventfdSignal(eventFD)
+        return true
+    }
+}

@@ -1,0 +1,218 @@
+import KioskSystem
+
+/// The decoder thread: opens the queue's files one after another and decodes them into the ring,
+/// gaplessly while the format allows, with a drain-and-reset of the ring when it changes.
+///
+/// Thread: its own (the decoder thread) only, after `init` on the loop thread.
+final class DecoderWorker: @unchecked Sendable {
+    private enum State { case idle, open, decoding }
+
+    private let shared: EngineShared
+    private let decoder = FLACDecoder()
+    private var state = State.idle
+    private var tracks: [TrackRequest] = []
+    private var epoch: UInt64 = 0
+    private var index = 0
+    private var startFrame: Int64 = 0
+    /// The format the ring is set up for (nil: must be set up before the next frames).
+    private var segment: PCMFormat?
+    private var resetSequence: UInt64 = 0
+    /// Free frames to wait for before decoding a block.
+    private var minimumSpace = 4096
+    /// Whether the current track decoded a block since open/seek (libFLAC has sized its buffers).
+    private var warm = false
+
+    init(shared: EngineShared) {
+        self.shared = shared
+    }
+
+    private var ring: RingBuffer { shared.ring }
+
+    func run() {
+        while !shared.isShuttingDown {
+            if let target = shared.targets.take() {
+                apply(target)
+                continue
+            }
+            switch state {
+            case .idle:
+                shared.decoderWake.wait(until: { !self.shared.targets.isEmpty || self.shared.isShuttingDown })
+            case .open:
+                openNext()
+            case .decoding:
+                decodeStep()
+            }
+        }
+        decoder.close()
+    }
+
+    private func apply(_ target: DecoderTarget) {
+        decoder.close()
+        // The output drops what it has; afterwards the ring is empty and may change shape.
+        guard reset(drain: false) else { return }
+        tracks = target.tracks
+        index = target.index
+        startFrame = target.startFrame
+        epoch = target.epoch
+        segment = nil
+        state = .open
+    }
+
+    /// Asks the output to empty the ring, by playing it out (`drain`, in band) or dropping it, and
+    /// waits for the acknowledgement. False when interrupted (shutdown, or a new target while
+    /// draining: the caller returns to the main loop, which applies it).
+    private func reset(drain: Bool) -> Bool {
+        resetSequence += 1
+        let sequence = resetSequence
+        if drain {
+            var marker = Marker(kind: .segmentEnd, position: ring.writePosition, epoch: epoch)
+            marker.sequence = sequence
+            guard push(marker) else { return false }
+        } else {
+            shared.flushRequest.store(sequence, ordering: .releasing)
+        }
+        shared.outputWake.signal()
+        while shared.resetAck.load(ordering: .acquiring) < sequence {
+            if shared.isShuttingDown { return false }
+            if drain && !shared.targets.isEmpty { return false }
+            shared.decoderWake.wait(until: {
+                self.shared.resetAck.load(ordering: .acquiring) >= sequence || self.shared.isShuttingDown
+                    || (drain && !self.shared.targets.isEmpty)
+            })
+        }
+        return true
+    }
+
+    /// Queues a marker, waiting for room. False when interrupted by shutdown or a new target.
+    private func push(_ marker: Marker) -> Bool {
+        while !shared.markers.push(marker) {
+            if shared.isShuttingDown || !shared.targets.isEmpty { return false }
+            shared.decoderWake.wait(
+                until: { !self.shared.markers.isFull || self.shared.isShuttingDown || !self.shared.targets.isEmpty },
+                timeoutNanoseconds: 50_000_000)
+        }
+        shared.outputWake.signal()
+        return true
+    }
+
+    private func postError(_ failure: FLACError, index: Int, id: UInt64) {
+        var record = EventRecord(kind: .error, epoch: epoch)
+        record.trackID = id
+        record.index = index
+        record.failure = failure
+        // The loop drains this queue; a full queue means it is busy: wait a little, then drop.
+        var tries = 0
+        while !shared.post(record, from: shared.decoderEvents) && tries < 100 && !shared.isShuttingDown {
+            shared.decoderWake.wait(until: { false }, timeoutNanoseconds: 10_000_000)
+            tries += 1
+        }
+    }
+
+    private func compatible(_ a: PCMFormat, _ b: PCMFormat) -> Bool {
+        a.sampleRate == b.sampleRate && a.channels == b.channels && a.ringEncoding == b.ringEncoding
+    }
+
+    /// Sets the ring up for `format`, after a drain when it held another format. False when interrupted.
+    private func prepareSegment(for format: PCMFormat) -> Bool {
+        if let segment, compatible(segment, format) { return true }
+        if segment != nil {
+            guard reset(drain: true) else { return false }
+        }
+        ring.configure(frameBytes: format.channels * format.ringEncoding.bytes)
+        segment = format
+        minimumSpace = min(max(decoder.maxBlockSize, 4096), ring.capacityFrames / 2)
+        return true
+    }
+
+    private func openNext() {
+        guard index >= 0 && index < tracks.count else {
+            if push(Marker(kind: .queueEnd, position: ring.writePosition, epoch: epoch)) { state = .idle }
+            return
+        }
+        let track = tracks[index]
+        do throws(FLACError) {
+            try decoder.open(path: track.path)
+            if startFrame > 0 {
+                if let total = decoder.totalFrames, startFrame >= total {
+                    // Resuming past the end (the file changed): go on with the next track.
+                    decoder.close()
+                    index += 1
+                    startFrame = 0
+                    return
+                }
+                try decoder.seek(toFrame: startFrame)
+            }
+        } catch {
+            decoder.close()
+            postError(error, index: index, id: track.id)
+            index += 1
+            startFrame = 0
+            return
+        }
+        guard let format = decoder.format, prepareSegment(for: format) else { return }
+        var marker = Marker(kind: .trackStart, position: ring.writePosition, epoch: epoch)
+        marker.trackID = track.id
+        marker.index = index
+        marker.format = format
+        marker.encoding = format.ringEncoding
+        marker.startFrame = startFrame
+        marker.totalFrames = decoder.totalFrames ?? -1
+        guard push(marker) else { return }
+        startFrame = 0
+        warm = false
+        state = .decoding
+    }
+
+    private func decodeStep() {
+        let threshold = min(minimumSpace, ring.capacityFrames)
+        if ring.writable < threshold {
+            shared.decoderWake.wait(until: {
+                self.ring.writable >= threshold || !self.shared.targets.isEmpty || self.shared.isShuttingDown
+            })
+            return
+        }
+        let before = AllocationProbe.sample()
+        let step = decoder.decode(into: ring.writableRegions())
+        if case .frames(let n) = step {
+            ring.commitWrite(n)
+            shared.outputWake.signal()
+            let after = AllocationProbe.sample()
+            if warm {
+                shared.decoderIterations.add(1, ordering: .relaxed)
+                shared.decoderAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
+                shared.decoderLocks.add(after.locks &- before.locks, ordering: .relaxed)
+            }
+            warm = true
+            return
+        }
+        let track = tracks[index]
+        switch step {
+        case .frames:
+            break
+        case .formatChange(let format):
+            guard prepareSegment(for: format) else { return }
+            var marker = Marker(kind: .formatChange, position: ring.writePosition, epoch: epoch)
+            marker.trackID = track.id
+            marker.index = index
+            marker.format = format
+            marker.encoding = format.ringEncoding
+            marker.startFrame = decoder.position
+            marker.totalFrames = decoder.totalFrames ?? -1
+            _ = push(marker)
+        case .endOfStream:
+            decoder.close()
+            index += 1
+            state = .open
+        case .failed(let failure):
+            decoder.close()
+            postError(failure, index: index, id: track.id)
+            index += 1
+            state = .open
+        }
+    }
+
+    /// Total allocator calls of this thread so far (0 without the counter).
+    func recordTotals() {
+        shared.decoderAllocationsTotal.store(AllocationProbe.sample().allocations, ordering: .relaxed)
+    }
+}

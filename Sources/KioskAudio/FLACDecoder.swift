@@ -1,0 +1,522 @@
+@preconcurrency import CFLAC
+import Glibc
+import KioskSystem
+
+/// Why a FLAC file cannot be (fully) played. A plain value (no strings), so the decoder thread can
+/// pass it through a preallocated queue; `description` builds the text on the thread that prints it.
+public enum FLACError: Error, Equatable, Sendable, BitwiseCopyable, CustomStringConvertible {
+    /// open(2) failed with this errno.
+    case cannotOpen(errno: Int32)
+    /// A directory, device or other non-regular file.
+    case notARegularFile
+    /// Zero bytes long.
+    case emptyFile
+    /// No FLAC stream found (not a FLAC file, or nothing decodable in it).
+    case notFLAC
+    /// A format KioskAudio cannot play (bits, channels or rate out of range).
+    case unsupportedFormat(sampleRate: Int, channels: Int, bitsPerSample: Int)
+    /// libFLAC reported damaged data after audio had started (`status`: FLAC__StreamDecoderErrorStatus).
+    case corrupt(status: UInt32, atFrame: Int64)
+    /// The stream ended before STREAMINFO's total number of frames.
+    case truncated(decodedFrames: Int64, expectedFrames: Int64)
+    /// Seeking to the frame failed.
+    case seekFailed(frame: Int64)
+    /// read(2) failed with this errno.
+    case readFailed(errno: Int32)
+    /// libFLAC stopped in this FLAC__StreamDecoderState (e.g. out of memory).
+    case decoderFailed(state: UInt32)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let e): "cannot open: \(Errno(rawValue: e).message)"
+        case .notARegularFile: "not a regular file"
+        case .emptyFile: "empty file"
+        case .notFLAC: "not a FLAC file (no FLAC audio found)"
+        case .unsupportedFormat(let rate, let channels, let bits):
+            "unsupported format: \(rate) Hz, \(channels) channels, \(bits) bits per sample"
+        case .corrupt(let status, let frame):
+            "corrupt FLAC data near frame \(frame): \(FLACError.statusText(status))"
+        case .truncated(let decoded, let expected):
+            "file ends early (truncated): \(decoded) of \(expected) frames"
+        case .seekFailed(let frame): "cannot seek to frame \(frame)"
+        case .readFailed(let e): "read error: \(Errno(rawValue: e).message)"
+        case .decoderFailed(let state): "decoder failed (\(FLACError.stateText(state)))"
+        }
+    }
+
+    static func statusText(_ status: UInt32) -> String {
+        switch FLAC__StreamDecoderErrorStatus(status) {
+        case FLAC__STREAM_DECODER_ERROR_STATUS_LOST_SYNC: "lost sync"
+        case FLAC__STREAM_DECODER_ERROR_STATUS_BAD_HEADER: "bad frame header"
+        case FLAC__STREAM_DECODER_ERROR_STATUS_FRAME_CRC_MISMATCH: "frame CRC mismatch"
+        case FLAC__STREAM_DECODER_ERROR_STATUS_UNPARSEABLE_STREAM: "unparseable stream"
+        case FLAC__STREAM_DECODER_ERROR_STATUS_BAD_METADATA: "bad metadata"
+        default: "error \(status)"
+        }
+    }
+
+    static func stateText(_ state: UInt32) -> String {
+        switch FLAC__StreamDecoderState(state) {
+        case FLAC__STREAM_DECODER_MEMORY_ALLOCATION_ERROR: "out of memory"
+        case FLAC__STREAM_DECODER_SEEK_ERROR: "seek error"
+        case FLAC__STREAM_DECODER_ABORTED: "aborted"
+        case FLAC__STREAM_DECODER_OGG_ERROR: "Ogg error"
+        default: "state \(state)"
+        }
+    }
+}
+
+/// What one `FLACDecoder.decode(into:)` call produced.
+public enum DecodeStep: Equatable, Sendable {
+    /// This many frames were written to the front of the target regions.
+    case frames(Int)
+    /// The stream changes format here: nothing was written; `format` is now the new format and the
+    /// next call delivers frames in it (reconfigure the destination first).
+    case formatChange(PCMFormat)
+    /// No more audio.
+    case endOfStream
+    /// The stream cannot be decoded further.
+    case failed(FLACError)
+}
+
+/// A FLAC decoder over libFLAC's stream decoder, reading a file through its own descriptor.
+///
+/// `open(path:)` reads the metadata (or, for a stream that starts at a frame, the first frame) and
+/// sets `format`; `decode(into:)` decodes the next frame(s) as interleaved little-endian integers in
+/// `format.ringEncoding` (16-bit words up to 16 bits, 32-bit words above, left-justified) straight
+/// into caller-provided memory; `seek(toFrame:)` jumps. A frame whose rate, channels or depth differ
+/// from the current format is reported as `.formatChange` and delivered after it, never mixed in.
+/// Samples that do not fit into the target wait in a preallocated side buffer.
+///
+/// Damaged data is tolerated only before the first good frame (junk before the stream, as libFLAC
+/// can skip); afterwards any decoder error fails the track with `.corrupt`. MD5 is not checked.
+///
+/// Thread: one thread at a time (the engine's decoder thread). `decode` does not allocate (libFLAC
+/// sizes its own buffers on the first frame after open or seek, and when a larger block arrives).
+public final class FLACDecoder {
+    /// The largest block FLAC allows, in frames.
+    public static let maxBlockFrames = 65535
+    /// Bytes of junk scanned before giving up on finding a FLAC stream.
+    public static let junkLimit: Int64 = 16 << 20
+
+    private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>
+    private var fd: Int32 = -1
+    private var initialized = false
+
+    /// The file that is open ("" when none).
+    public private(set) var path = ""
+    /// Format of the frames the next `decode` delivers; nil until a stream is open.
+    public private(set) var format: PCMFormat?
+    /// STREAMINFO's total frames, when set.
+    public private(set) var totalFrames: Int64?
+    /// STREAMINFO's largest block (frames), or `maxBlockFrames` when unknown.
+    public private(set) var maxBlockSize = FLACDecoder.maxBlockFrames
+    /// Frame number (per channel) of the next frame `decode` delivers.
+    public var position: Int64 { decodedPosition - Int64(spillFrames - spillOffset) }
+    /// Frame number after the last frame libFLAC decoded (delivered or waiting in the side buffer).
+    private var decodedPosition: Int64 = 0
+
+    // Side buffer for samples that could not go to the target: one block in its own format.
+    private let spill: UnsafeMutableRawPointer
+    private static let spillBytes = FLACDecoder.maxBlockFrames * 8 * 4
+    private var spillFrames = 0
+    private var spillOffset = 0
+    private var spillFormat = PCMFormat(sampleRate: 0, channels: 0, bitsPerSample: 0)
+
+    // State the callbacks share with decode().
+    fileprivate var target: RingBuffer.Regions?
+    fileprivate var targetWritten = 0
+    fileprivate var failure: FLACError?
+    fileprivate var pendingError: UInt32?
+    fileprivate var sawGoodFrame = false
+    fileprivate var skipNextWrite = false
+    fileprivate var streamInfo: FLAC__StreamMetadata_StreamInfo?
+    fileprivate var bytesRead: Int64 = 0
+    fileprivate var atEOF = false
+
+    public init() {
+        guard let made = FLAC__stream_decoder_new() else { fatalError("FLAC__stream_decoder_new: out of memory") }
+        decoder = made
+        spill = UnsafeMutableRawPointer.allocate(byteCount: FLACDecoder.spillBytes, alignment: 16)
+    }
+
+    deinit {
+        close()
+        FLAC__stream_decoder_delete(decoder)
+        spill.deallocate()
+    }
+
+    /// Closes the current file (if any).
+    public func close() {
+        if initialized {
+            FLAC__stream_decoder_finish(decoder)
+            initialized = false
+        }
+        if fd >= 0 {
+            Syscalls.closeIgnoringErrors(fd)
+            fd = -1
+        }
+        path = ""
+        format = nil
+        totalFrames = nil
+        resetSpill()
+    }
+
+    private func resetSpill() {
+        spillFrames = 0
+        spillOffset = 0
+    }
+
+    /// Opens `path` and reads up to the first audio: sets `format`, `totalFrames`, `maxBlockSize`.
+    public func open(path: String) throws(FLACError) {
+        close()
+        let opened: Int32
+        do throws(Errno) {
+            opened = try Syscalls.open(path, O_RDONLY)
+        } catch {
+            throw .cannotOpen(errno: error.rawValue)
+        }
+        fd = opened
+        self.path = path
+        var st = stat()
+        if fstat(fd, &st) != 0 { throw fail(.cannotOpen(errno: errno)) }
+        if (st.st_mode & S_IFMT) != S_IFREG { throw fail(.notARegularFile) }
+        if st.st_size == 0 { throw fail(.emptyFile) }
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+
+        failure = nil
+        pendingError = nil
+        sawGoodFrame = false
+        skipNextWrite = false
+        streamInfo = nil
+        bytesRead = 0
+        atEOF = false
+        decodedPosition = 0
+        FLAC__stream_decoder_set_md5_checking(decoder, 0)
+        let status = FLAC__stream_decoder_init_stream(
+            decoder, flacRead, flacSeek, flacTell, flacLength, flacEOF, flacWrite, flacMetadata, flacError,
+            Unmanaged.passUnretained(self).toOpaque())
+        guard status == FLAC__STREAM_DECODER_INIT_STATUS_OK else {
+            throw fail(.decoderFailed(state: FLAC__STREAM_DECODER_UNINITIALIZED.rawValue))
+        }
+        initialized = true
+        let ok = FLAC__stream_decoder_process_until_end_of_metadata(decoder)
+        if let failure { throw fail(failure) }
+        if ok == 0 && streamInfo == nil { throw fail(.notFLAC) }
+
+        if let info = streamInfo {
+            let streamFormat = PCMFormat(
+                sampleRate: Int(info.sample_rate), channels: Int(info.channels),
+                bitsPerSample: Int(info.bits_per_sample))
+            guard streamFormat.isPlayable else { throw fail(unsupported(streamFormat)) }
+            format = streamFormat
+            totalFrames = info.total_samples > 0 ? Int64(info.total_samples) : nil
+            maxBlockSize =
+                info.max_blocksize >= 16
+                ? min(Int(info.max_blocksize), FLACDecoder.maxBlockFrames)
+                : FLACDecoder.maxBlockFrames
+        } else {
+            // No STREAMINFO: a stream that starts at a frame. Its first frame tells the format.
+            maxBlockSize = FLACDecoder.maxBlockFrames
+            while spillFrames == 0 {
+                let ok = FLAC__stream_decoder_process_single(decoder)
+                if let failure { throw fail(failure) }
+                let state = FLAC__stream_decoder_get_state(decoder)
+                if state == FLAC__STREAM_DECODER_END_OF_STREAM || ok == 0 {
+                    throw fail(sawGoodFrame ? .decoderFailed(state: state.rawValue) : .notFLAC)
+                }
+            }
+            guard spillFormat.isPlayable else { throw fail(unsupported(spillFormat)) }
+            format = spillFormat
+        }
+    }
+
+    private func unsupported(_ f: PCMFormat) -> FLACError {
+        .unsupportedFormat(sampleRate: f.sampleRate, channels: f.channels, bitsPerSample: f.bitsPerSample)
+    }
+
+    private func fail(_ error: FLACError) -> FLACError {
+        let keptPath = path
+        close()
+        path = keptPath
+        return error
+    }
+
+    /// Moves to frame `frame` (0-based, per channel); the next `decode` starts there.
+    public func seek(toFrame frame: Int64) throws(FLACError) {
+        guard initialized else { throw .seekFailed(frame: frame) }
+        if let total = totalFrames, frame >= total { throw .seekFailed(frame: frame) }
+        resetSpill()
+        pendingError = nil
+        let keepFormat = format
+        let keepPosition = decodedPosition
+        // libFLAC delivers the partial block from `frame` on through the write callback.
+        decodedPosition = frame
+        if FLAC__stream_decoder_seek_absolute(decoder, UInt64(max(0, frame))) == 0 {
+            if FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_SEEK_ERROR {
+                FLAC__stream_decoder_flush(decoder)
+            }
+            resetSpill()
+            decodedPosition = keepPosition
+            throw .seekFailed(frame: frame)
+        }
+        if let failure { throw failure }
+        // The partial block libFLAC delivered during the seek sits in the spill buffer; a format
+        // different from the one before the seek is reported by the next decode as usual.
+        if let keepFormat { format = keepFormat }
+    }
+
+    /// Decodes into `regions` (in `format.ringEncoding`), at most `regions.frames` frames.
+    public func decode(into regions: RingBuffer.Regions) -> DecodeStep {
+        guard let current = format else { return .failed(.notFLAC) }
+        if spillFrames > 0 { return drainSpill(into: regions, current: current) }
+        if let failure { return .failed(failure) }
+        while true {
+            target = regions
+            targetWritten = 0
+            let ok = FLAC__stream_decoder_process_single(decoder)
+            target = nil
+            if let failure { return .failed(failure) }
+            if targetWritten > 0 { return .frames(targetWritten) }
+            if spillFrames > 0 { return drainSpill(into: regions, current: current) }
+            let state = FLAC__stream_decoder_get_state(decoder)
+            if state == FLAC__STREAM_DECODER_END_OF_STREAM {
+                if let total = totalFrames, decodedPosition < total {
+                    return .failed(.truncated(decodedFrames: decodedPosition, expectedFrames: total))
+                }
+                // An error after the last frame (trailing junk such as an ID3v1 tag) is harmless.
+                return .endOfStream
+            }
+            if ok == 0 { return .failed(.decoderFailed(state: state.rawValue)) }
+        }
+    }
+
+    private func drainSpill(into regions: RingBuffer.Regions, current: PCMFormat) -> DecodeStep {
+        if spillFormat != current {
+            format = spillFormat
+            return .formatChange(spillFormat)
+        }
+        let frameBytes = current.channels * current.ringEncoding.bytes
+        let n = min(spillFrames - spillOffset, regions.frames)
+        let source = spill + spillOffset * frameBytes
+        let first = min(n, regions.firstFrames)
+        regions.first.copyMemory(from: source, byteCount: first * frameBytes)
+        if n > first {
+            regions.second.copyMemory(from: source + first * frameBytes, byteCount: (n - first) * frameBytes)
+        }
+        spillOffset += n
+        if spillOffset == spillFrames { resetSpill() }
+        return .frames(n)
+    }
+
+    // MARK: - callbacks (decoder thread, inside libFLAC calls)
+
+    fileprivate func read(_ buffer: UnsafeMutablePointer<UInt8>, _ bytes: UnsafeMutablePointer<Int>)
+        -> FLAC__StreamDecoderReadStatus
+    {
+        if !sawGoodFrame && bytesRead > FLACDecoder.junkLimit {
+            failure = .notFLAC
+            bytes.pointee = 0
+            return FLAC__STREAM_DECODER_READ_STATUS_ABORT
+        }
+        while true {
+            let n = Glibc.read(fd, buffer, bytes.pointee)
+            if n > 0 {
+                bytes.pointee = n
+                bytesRead += Int64(n)
+                return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
+            }
+            if n == 0 {
+                bytes.pointee = 0
+                atEOF = true
+                return FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM
+            }
+            let e = errno
+            if e == EINTR { continue }
+            failure = .readFailed(errno: e)
+            bytes.pointee = 0
+            return FLAC__STREAM_DECODER_READ_STATUS_ABORT
+        }
+    }
+
+    fileprivate func seekFile(_ offset: UInt64) -> FLAC__StreamDecoderSeekStatus {
+        if lseek(fd, off_t(offset), SEEK_SET) < 0 { return FLAC__STREAM_DECODER_SEEK_STATUS_ERROR }
+        atEOF = false
+        return FLAC__STREAM_DECODER_SEEK_STATUS_OK
+    }
+
+    fileprivate func tell(_ offset: UnsafeMutablePointer<UInt64>) -> FLAC__StreamDecoderTellStatus {
+        let at = lseek(fd, 0, SEEK_CUR)
+        if at < 0 { return FLAC__STREAM_DECODER_TELL_STATUS_ERROR }
+        offset.pointee = UInt64(at)
+        return FLAC__STREAM_DECODER_TELL_STATUS_OK
+    }
+
+    fileprivate func length(_ length: UnsafeMutablePointer<UInt64>) -> FLAC__StreamDecoderLengthStatus {
+        var st = stat()
+        if fstat(fd, &st) != 0 { return FLAC__STREAM_DECODER_LENGTH_STATUS_ERROR }
+        length.pointee = UInt64(st.st_size)
+        return FLAC__STREAM_DECODER_LENGTH_STATUS_OK
+    }
+
+    fileprivate var endOfFile: Bool { atEOF }
+
+    fileprivate func metadata(_ block: UnsafePointer<FLAC__StreamMetadata>) {
+        if block.pointee.type == FLAC__METADATA_TYPE_STREAMINFO && streamInfo == nil {
+            streamInfo = block.pointee.data.stream_info
+        }
+    }
+
+    fileprivate func error(_ status: FLAC__StreamDecoderErrorStatus) {
+        // Before the first good frame libFLAC is still looking for the stream: junk is tolerated,
+        // and a false frame in it that failed its CRC (delivered as silence next) is dropped.
+        if !sawGoodFrame {
+            if status == FLAC__STREAM_DECODER_ERROR_STATUS_FRAME_CRC_MISMATCH { skipNextWrite = true }
+            return
+        }
+        if pendingError == nil { pendingError = status.rawValue }
+    }
+
+    fileprivate func write(_ frame: UnsafePointer<FLAC__Frame>, _ buffer: UnsafePointer<UnsafePointer<Int32>?>)
+        -> FLAC__StreamDecoderWriteStatus
+    {
+        let header = frame.pointee.header
+        let blockFrames = Int(header.blocksize)
+        if skipNextWrite {
+            skipNextWrite = false
+            return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE
+        }
+        if let status = pendingError {
+            // The frame follows damaged data (a CRC-failed frame arrives here as silence).
+            failure = .corrupt(status: status, atFrame: decodedPosition)
+            return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
+        }
+        let frameFormat = PCMFormat(
+            sampleRate: Int(header.sample_rate), channels: Int(header.channels),
+            bitsPerSample: Int(header.bits_per_sample))
+        guard frameFormat.isPlayable, blockFrames <= FLACDecoder.maxBlockFrames else {
+            failure = sawGoodFrame ? .corrupt(status: 1, atFrame: decodedPosition) : unsupported(frameFormat)
+            return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
+        }
+        sawGoodFrame = true
+        let encoding = frameFormat.ringEncoding
+        let shift = encoding.bits - frameFormat.bitsPerSample
+        var done = 0
+        if frameFormat == format, let target {
+            let room = target.frames - targetWritten
+            let n = min(room, blockFrames)
+            var offset = targetWritten
+            var from = 0
+            if offset < target.firstFrames {
+                let count = min(n, target.firstFrames - offset)
+                let destination = target.first + offset * frameFormat.channels * encoding.bytes
+                interleave(buffer, frameFormat.channels, from: 0, count: count, to: destination, encoding, shift)
+                from = count
+                offset += count
+            }
+            if from < n {
+                let destination = target.second + (offset - target.firstFrames) * frameFormat.channels * encoding.bytes
+                interleave(buffer, frameFormat.channels, from: from, count: n - from, to: destination, encoding, shift)
+            }
+            targetWritten += n
+            done = n
+        }
+        if done < blockFrames {
+            // No room, no target yet (open, seek) or a new format: keep the rest for later.
+            let frameBytes = frameFormat.channels * encoding.bytes
+            let count = blockFrames - done
+            let base = spillFrames
+            if spillFrames > 0 && frameFormat != spillFormat || (base + count) * frameBytes > FLACDecoder.spillBytes {
+                failure = .decoderFailed(state: FLAC__STREAM_DECODER_ABORTED.rawValue)
+                return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
+            }
+            interleave(
+                buffer, frameFormat.channels, from: done, count: count, to: spill + base * frameBytes, encoding, shift)
+            spillFormat = frameFormat
+            spillFrames = base + count
+        }
+        decodedPosition += Int64(blockFrames)
+        return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE
+    }
+}
+
+/// Writes `count` frames starting at frame `start` of libFLAC's per-channel buffers to `destination`
+/// as interleaved little-endian `encoding` words, each sample shifted left by `shift`.
+@inline(__always)
+private func interleave(
+    _ buffer: UnsafePointer<UnsafePointer<Int32>?>, _ channels: Int, from start: Int, count: Int,
+    to destination: UnsafeMutableRawPointer, _ encoding: SampleEncoding, _ shift: Int
+) {
+    if count <= 0 { return }
+    let s = Int32(shift)
+    switch encoding {
+    case .s16:
+        let out = destination.assumingMemoryBound(to: Int16.self)
+        if channels == 2 {
+            let left = buffer[0]! + start
+            let right = buffer[1]! + start
+            for i in 0..<count {
+                out[2 * i] = Int16(truncatingIfNeeded: left[i] << s)
+                out[2 * i + 1] = Int16(truncatingIfNeeded: right[i] << s)
+            }
+        } else {
+            for c in 0..<channels {
+                let source = buffer[c]! + start
+                for i in 0..<count { out[i * channels + c] = Int16(truncatingIfNeeded: source[i] << s) }
+            }
+        }
+    default:
+        let out = destination.assumingMemoryBound(to: Int32.self)
+        if channels == 2 {
+            let left = buffer[0]! + start
+            let right = buffer[1]! + start
+            for i in 0..<count {
+                out[2 * i] = left[i] << s
+                out[2 * i + 1] = right[i] << s
+            }
+        } else {
+            for c in 0..<channels {
+                let source = buffer[c]! + start
+                for i in 0..<count { out[i * channels + c] = source[i] << s }
+            }
+        }
+    }
+}
+
+// libFLAC callbacks: plain C functions that find the decoder through client_data.
+
+private func decoderFrom(_ client: UnsafeMutableRawPointer?) -> FLACDecoder {
+    Unmanaged<FLACDecoder>.fromOpaque(client!).takeUnretainedValue()
+}
+
+private let flacRead: FLAC__StreamDecoderReadCallback = { _, buffer, bytes, client in
+    decoderFrom(client).read(buffer!, bytes!)
+}
+
+private let flacSeek: FLAC__StreamDecoderSeekCallback = { _, offset, client in
+    decoderFrom(client).seekFile(offset)
+}
+
+private let flacTell: FLAC__StreamDecoderTellCallback = { _, offset, client in
+    decoderFrom(client).tell(offset!)
+}
+
+private let flacLength: FLAC__StreamDecoderLengthCallback = { _, length, client in
+    decoderFrom(client).length(length!)
+}
+
+private let flacEOF: FLAC__StreamDecoderEofCallback = { _, client in
+    decoderFrom(client).endOfFile ? 1 : 0
+}
+
+private let flacWrite: FLAC__StreamDecoderWriteCallback = { _, frame, buffer, client in
+    decoderFrom(client).write(frame!, buffer!)
+}
+
+private let flacMetadata: FLAC__StreamDecoderMetadataCallback = { _, block, client in
+    decoderFrom(client).metadata(block!)
+}
+
+private let flacError: FLAC__StreamDecoderErrorCallback = { _, status, client in
+    decoderFrom(client).error(status)
+}

@@ -1,0 +1,452 @@
+import Glibc
+import KioskSystem
+
+/// The output thread: takes frames from the ring and writes them to the device, follows the
+/// decoder's markers (track starts, format changes, resets, end of queue), keeps the position, and
+/// reports events to the loop.
+///
+/// Positions are counted in device frames: `written` frames went to the device since it was set up,
+/// `written - delay` have been played. A marker becomes a "boundary" at the device frame where its
+/// data begins and takes effect (track started/finished) when that frame has been played.
+///
+/// Thread: its own (the output thread) only, after `init` on the loop thread.
+final class OutputWorker: @unchecked Sendable {
+    private struct Boundary {
+        var deviceFrame: Int
+        var marker: Marker
+    }
+
+    /// A fixed ring of pending boundaries in memory allocated once (no Array growth, no generic
+    /// runtime calls on the output thread).
+    private struct Boundaries {
+        static let capacity = 64
+        private let slots = UnsafeMutablePointer<Boundary>.allocate(capacity: Boundaries.capacity)
+        private var head = 0
+        private(set) var count = 0
+
+        var first: Boundary? { count > 0 ? slots[head] : nil }
+        var isFull: Bool { count == Boundaries.capacity }
+
+        mutating func append(_ boundary: Boundary) {
+            (slots + (head + count) % Boundaries.capacity).initialize(to: boundary)
+            count += 1
+        }
+
+        mutating func removeFirst() -> Boundary {
+            let boundary = slots[head]
+            head = (head + 1) % Boundaries.capacity
+            count -= 1
+            return boundary
+        }
+
+        mutating func removeAll() {
+            head = 0
+            count = 0
+        }
+
+        /// Moves every pending boundary to device frame `frame`.
+        func move(to frame: Int) {
+            for i in 0..<count { slots[(head + i) % Boundaries.capacity].deviceFrame = frame }
+        }
+
+        func deallocate() { slots.deallocate() }
+    }
+
+    private let shared: EngineShared
+    private var deviceName: String
+    private var output: (any AudioOutput)?
+    /// The device set-up in use (nil: closed or lost).
+    private var configuration: OutputConfiguration?
+    /// The format the ring holds now, and its encoding (from the last trackStart/formatChange).
+    private var ringFormat: PCMFormat?
+    private var ringEncoding = SampleEncoding.s16
+    /// The format last reported through formatChanged.
+    private var reportedFormat: PCMFormat?
+
+    private var acknowledged: UInt64 = 0
+    private var written = 0
+    private var boundaries = Boundaries()
+    private var current: Marker?
+    private var currentStartDevice = 0
+    private var nextPositionReport = 0
+    private var devicePaused = false
+
+    /// Dropping the frames of a track the device refused, up to the next marker.
+    private var skipping = false
+    private var lost = false
+    private var retryDelay: UInt64 = 250_000_000
+    private var nextRetry: UInt64 = 0
+
+    /// Conversion buffer: `scratchFrames` frames of the widest frame (8 channels × 4 bytes).
+    private let scratch: UnsafeMutableRawPointer
+    private let scratchFrames = 4096
+
+    init(shared: EngineShared) {
+        self.shared = shared
+        deviceName = shared.settings.device
+        scratch = UnsafeMutableRawPointer.allocate(byteCount: 4096 * 32, alignment: 16)
+        memset(scratch, 0, 4096 * 32)
+    }
+
+    deinit {
+        scratch.deallocate()
+        boundaries.deallocate()
+    }
+
+    private var ring: RingBuffer { shared.ring }
+
+    private func makeOutput(_ name: String) -> any AudioOutput {
+        shared.settings.makeOutput?(name) ?? makeAudioOutput(device: name)
+    }
+
+    func run() {
+        output = makeOutput(deviceName)
+        while !shared.isShuttingDown {
+            step()
+        }
+        if let output {
+            output.drop()
+            output.close()
+        }
+    }
+
+    private func step() {
+        if let name = shared.deviceRequests.take() {
+            output?.close()
+            deviceName = name
+            output = makeOutput(name)
+            configuration = nil
+            if lost { lost = false }
+        }
+        let request = shared.flushRequest.load(ordering: .acquiring)
+        if request > acknowledged {
+            flush(request)
+            return
+        }
+        if !shared.playing.load(ordering: .acquiring) {
+            hold()
+            shared.outputWake.wait(until: { self.shouldWake(playing: true) })
+            return
+        }
+        if devicePaused {
+            if let output, configuration != nil { _ = output.pause(false) }
+            devicePaused = false
+        }
+        if lost {
+            retryDevice()
+            return
+        }
+        if let marker = shared.markers.peek(), marker.position <= ring.readPosition {
+            skipping = false
+            handle(marker)
+            return
+        }
+        if skipping {
+            if let marker = shared.markers.peek() {
+                ring.discard(upTo: marker.position)
+            } else {
+                ring.discardReadable()
+                shared.decoderWake.signal()
+                shared.outputWake.wait(until: {
+                    self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
+                })
+            }
+            return
+        }
+        let limit = shared.markers.peek().map { $0.position - ring.readPosition } ?? Int.max
+        let chunk = min(limit, configuration.map { max($0.periodFrames, 256) } ?? 4096)
+        let regions = ring.readableRegions(limit: chunk)
+        if regions.frames == 0 {
+            shared.outputWake.wait(until: {
+                self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
+            })
+            return
+        }
+        if configuration == nil {
+            // Frames without a set-up device (it failed): treat as lost until it comes back.
+            lose(code: -Int32(ENODEV), message: nil)
+            return
+        }
+        let before = AllocationProbe.sample()
+        if write(regions.first, frames: regions.firstFrames) {
+            let after = AllocationProbe.sample()
+            shared.outputIterations.add(1, ordering: .relaxed)
+            shared.outputAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
+            shared.outputLocks.add(after.locks &- before.locks, ordering: .relaxed)
+        }
+    }
+
+    /// Whether a wait should end: shutdown, a reset, a device change, or (when `playing`) play.
+    private func shouldWake(playing: Bool) -> Bool {
+        if shared.isShuttingDown || shared.flushRequest.load(ordering: .acquiring) > acknowledged { return true }
+        if !shared.deviceRequests.isEmpty { return true }
+        let isPlaying = shared.playing.load(ordering: .acquiring)
+        return playing ? isPlaying : !isPlaying
+    }
+
+    // MARK: - writing
+
+    /// Writes up to `frames` frames at `source` (ring memory); true when frames went out.
+    private func write(_ source: UnsafeMutableRawPointer, frames: Int) -> Bool {
+        guard let output, let configuration else { return false }
+        var pointer = UnsafeRawPointer(source)
+        var count = frames
+        let gain = shared.volumeGain.load(ordering: .relaxed)
+        if configuration.encoding != ringEncoding || gain != SampleConverter.unity {
+            count = min(count, scratchFrames)
+            SampleConverter.convert(
+                pointer, ringEncoding, to: scratch, configuration.encoding,
+                samples: count * configuration.format.channels, gain: gain)
+            pointer = UnsafeRawPointer(scratch)
+        }
+        let result = output.write(pointer, count: count)
+        if result < 0 {
+            let recovered = output.recover(result)
+            if recovered < 0 {
+                lose(code: Int32(clamping: recovered), message: nil)
+            } else {
+                // Underrun or suspend: the device restarted empty; what it held was played.
+                settle(played: written)
+            }
+            return false
+        }
+        ring.commitRead(result)
+        written += result
+        if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
+        updatePosition()
+        return true
+    }
+
+    /// Fires the boundaries the device has played and publishes the position.
+    private func updatePosition() {
+        let delay = min(max(0, output?.delay() ?? 0), written)
+        settle(played: written - delay)
+    }
+
+    private func settle(played: Int) {
+        while let first = boundaries.first, first.deviceFrame <= played {
+            fire(boundaries.removeFirst())
+        }
+        guard let current else { return }
+        let frames = current.startFrame + Int64(played - currentStartDevice)
+        shared.playingFrames.store(frames, ordering: .relaxed)
+        if played >= nextPositionReport {
+            nextPositionReport = played + max(1, current.format.sampleRate / 4)
+            var record = EventRecord(kind: .position, epoch: current.epoch)
+            record.trackID = current.trackID
+            record.index = current.index
+            record.frames = frames
+            record.format = current.format
+            shared.post(record, from: shared.outputEvents)
+        }
+    }
+
+    private func addBoundary(_ marker: Marker) {
+        if boundaries.isFull { fire(boundaries.removeFirst()) }
+        boundaries.append(Boundary(deviceFrame: written, marker: marker))
+    }
+
+    /// A marker's data is being played: the track (or its new format) is current.
+    private func fire(_ boundary: Boundary) {
+        let marker = boundary.marker
+        switch marker.kind {
+        case .trackStart:
+            if let current { post(.trackFinished, current) }
+            current = marker
+            currentStartDevice = boundary.deviceFrame
+            nextPositionReport = boundary.deviceFrame
+            publish(marker)
+            if reportedFormat != marker.format { reportFormat(marker.format) }
+            var record = EventRecord(kind: .trackStarted, epoch: marker.epoch)
+            record.trackID = marker.trackID
+            record.index = marker.index
+            record.format = marker.format
+            record.totalFrames = marker.totalFrames
+            shared.post(record, from: shared.outputEvents)
+        case .formatChange:
+            current = marker
+            currentStartDevice = boundary.deviceFrame
+            nextPositionReport = boundary.deviceFrame
+            publish(marker)
+            if reportedFormat != marker.format { reportFormat(marker.format) }
+        case .queueEnd:
+            if let current { post(.trackFinished, current) }
+            current = nil
+            shared.playingEpoch.store(marker.epoch, ordering: .relaxed)
+            shared.playingValid.store(false, ordering: .releasing)
+            shared.playingIndex.store(-1, ordering: .relaxed)
+            shared.post(EventRecord(kind: .queueFinished, epoch: marker.epoch), from: shared.outputEvents)
+        case .segmentEnd:
+            break
+        }
+    }
+
+    private func publish(_ marker: Marker) {
+        shared.playingID.store(marker.trackID, ordering: .relaxed)
+        shared.playingIndex.store(marker.index, ordering: .relaxed)
+        shared.playingFrames.store(marker.startFrame, ordering: .relaxed)
+        shared.playingValid.store(true, ordering: .relaxed)
+        shared.playingEpoch.store(marker.epoch, ordering: .releasing)
+    }
+
+    private func post(_ kind: EventRecord.Kind, _ marker: Marker) {
+        var record = EventRecord(kind: kind, epoch: marker.epoch)
+        record.trackID = marker.trackID
+        record.index = marker.index
+        shared.post(record, from: shared.outputEvents)
+    }
+
+    private func reportFormat(_ format: PCMFormat) {
+        guard let configuration else { return }
+        reportedFormat = format
+        var record = EventRecord(kind: .formatChanged, epoch: current?.epoch ?? 0)
+        record.format = format
+        record.encoding = configuration.encoding
+        record.deviceRate = configuration.deviceRate
+        record.exact =
+            configuration.exact && configuration.deviceRate == format.sampleRate
+            && configuration.encoding.bits >= format.bitsPerSample
+        shared.post(record, from: shared.outputEvents)
+    }
+
+    // MARK: - markers
+
+    private func handle(_ marker: Marker) {
+        switch marker.kind {
+        case .trackStart, .formatChange:
+            _ = shared.markers.pop()
+            shared.decoderWake.signal()
+            var needsSetUp = configuration == nil
+            if let ringFormat {
+                needsSetUp =
+                    needsSetUp || ringFormat.sampleRate != marker.format.sampleRate
+                    || ringFormat.channels != marker.format.channels || ringEncoding != marker.encoding
+            }
+            ringFormat = marker.format
+            ringEncoding = marker.encoding
+            addBoundary(marker)
+            if needsSetUp { setUpDevice(for: marker) }
+        case .segmentEnd, .queueEnd:
+            if let output, configuration != nil { output.drain() }
+            settle(played: written)
+            written = 0
+            _ = shared.markers.pop()
+            if marker.kind == .queueEnd {
+                fire(Boundary(deviceFrame: 0, marker: marker))
+            } else {
+                acknowledge(marker.sequence)
+            }
+            shared.decoderWake.signal()
+        }
+    }
+
+    private func acknowledge(_ sequence: UInt64) {
+        acknowledged = max(acknowledged, sequence)
+        shared.resetAck.store(acknowledged, ordering: .releasing)
+        shared.decoderWake.signal()
+    }
+
+    /// Out-of-band reset: drop everything, acknowledge, wait for the new stream.
+    private func flush(_ request: UInt64) {
+        if let output, configuration != nil { output.drop() }
+        devicePaused = false
+        ring.discardReadable()
+        while shared.markers.pop() != nil {}
+        skipping = false
+        boundaries.removeAll()
+        current = nil
+        written = 0
+        acknowledge(request)
+    }
+
+    /// Not playing: pause the device in place, or drop what it holds when it cannot pause.
+    private func hold() {
+        guard !devicePaused, let output, configuration != nil else { return }
+        devicePaused = true
+        if written == 0 { return }
+        if !output.pause(true) {
+            let played = written - min(max(0, output.delay()), written)
+            settle(played: played)
+            output.drop()
+            // The dropped frames will not play: what was after them now starts at `played`.
+            boundaries.move(to: played)
+            written = played
+        }
+    }
+
+    // MARK: - device
+
+    private func setUpDevice(for marker: Marker? = nil) {
+        guard let ringFormat else { return }
+        let device = output ?? makeOutput(deviceName)
+        output = device
+        do throws(AudioOutputError) {
+            configuration = try device.configure(ringFormat, source: ringEncoding, bufferMilliseconds: shared.bufferMs)
+            written = 0
+            boundaries.move(to: 0)
+            if lost {
+                lost = false
+                retryDelay = 250_000_000
+                shared.post(EventRecord(kind: .deviceBack, epoch: current?.epoch ?? 0), from: shared.outputEvents)
+            }
+            reportFormat(ringFormat)
+        } catch {
+            configuration = nil
+            if error.formatRejected, let marker {
+                reject(marker, error)
+            } else {
+                lose(code: error.code, message: error.message)
+            }
+        }
+    }
+
+    /// The device cannot take the stream at `marker`: report the track and drop its frames.
+    private func reject(_ marker: Marker, _ error: AudioOutputError) {
+        boundaries.removeAll()
+        written = 0
+        if marker.kind == .trackStart, let current { post(.trackFinished, current) }
+        current = nil
+        ringFormat = nil
+        shared.rejections.put(error.message)
+        var record = EventRecord(kind: .error, epoch: marker.epoch)
+        record.trackID = marker.trackID
+        record.index = marker.index
+        record.format = marker.format
+        shared.post(record, from: shared.outputEvents)
+        skipping = true
+    }
+
+    /// The device failed: report it once, close it, and retry with back-off.
+    private func lose(code: Int32, message: String?) {
+        let played = written - min(max(0, output?.delay() ?? 0), written)
+        settle(played: played)
+        boundaries.move(to: 0)
+        written = 0
+        output?.close()
+        configuration = nil
+        if !lost {
+            lost = true
+            shared.deviceErrors.put(message ?? "\(deviceName): \(alsaErrorText(code))")
+            var record = EventRecord(kind: .deviceLost, epoch: current?.epoch ?? 0)
+            record.code = code
+            shared.post(record, from: shared.outputEvents)
+        } else {
+            retryDelay = min(retryDelay * 2, 5_000_000_000)
+        }
+        nextRetry = Syscalls.monotonicNanoseconds() &+ retryDelay
+    }
+
+    private func retryDevice() {
+        let now = Syscalls.monotonicNanoseconds()
+        if now < nextRetry {
+            shared.outputWake.wait(
+                until: { self.shouldWake(playing: false) }, timeoutNanoseconds: Int64(nextRetry - now))
+            return
+        }
+        if ringFormat == nil {
+            lost = false
+            return
+        }
+        setUpDevice()
+    }
+}

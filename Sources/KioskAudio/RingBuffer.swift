@@ -1,0 +1,237 @@
+import CKioskShims
+import Glibc
+import Synchronization
+
+/// A single-producer/single-consumer ring of audio frames, lock-free and allocation-free after
+/// `init`.
+///
+/// The memory (`byteCapacity` bytes) is allocated and touched once in `init`, so no page faults
+/// and no allocation happen while audio plays. Frames have one size at a time (`frameBytes`); the
+/// capacity in frames is the largest power of two that fits, so a frame index maps to a slot by
+/// masking. Indices are free-running frame counts (`Int`, never wrapping in practice): the producer
+/// publishes `writeIndex` with release ordering after filling frames, the consumer reads it with
+/// acquire ordering, and symmetrically for `readIndex`.
+///
+/// Both sides get two regions (`writableRegions` / `readableRegions`): the part up to the end of
+/// the memory and the part wrapped to its start, so the decoder writes in place and the output hands
+/// the memory to the device without a copy.
+///
+/// Thread: one producer thread calls `writableRegions`, `commitWrite`, `configure`; one consumer
+/// thread calls `readableRegions`, `commitRead`, `discardReadable`. `configure` may only run while
+/// the ring is empty and the consumer has promised not to read it until new frames are published
+/// (the engine's reset handshake guarantees this). `readable`/`writable` counts may be read by either.
+public final class RingBuffer: @unchecked Sendable {
+    /// Two pieces of ring memory in frame order: `first` then `second` (empty unless wrapped).
+    public struct Regions {
+        public let first: UnsafeMutableRawPointer
+        public let firstFrames: Int
+        public let second: UnsafeMutableRawPointer
+        public let secondFrames: Int
+        public var frames: Int { firstFrames + secondFrames }
+
+        public init(
+            first: UnsafeMutableRawPointer, firstFrames: Int, second: UnsafeMutableRawPointer, secondFrames: Int
+        ) {
+            self.first = first
+            self.firstFrames = firstFrames
+            self.second = second
+            self.secondFrames = secondFrames
+        }
+
+        /// One contiguous buffer of `frames` frames.
+        public init(_ buffer: UnsafeMutableRawPointer, frames: Int) {
+            self.init(first: buffer, firstFrames: frames, second: buffer, secondFrames: 0)
+        }
+    }
+
+    public let byteCapacity: Int
+    private let storage: UnsafeMutableRawPointer
+    private let writeIndex = Atomic<Int>(0)
+    private let readIndex = Atomic<Int>(0)
+    // Geometry: written by the producer only while the consumer keeps off (see `configure`); read
+    // after the acquire of an index that was released after the change.
+    private let frameBytesValue = Atomic<Int>(4)
+    private let capacityValue = Atomic<Int>(0)
+
+    /// Allocates `byteCapacity` bytes (rounded up to a power of two, at least 64 KiB), touches every
+    /// page, and tries to lock it in RAM (`mlock`, silently skipped when not permitted).
+    public init(byteCapacity requested: Int) {
+        var capacity = 65536
+        while capacity < requested { capacity <<= 1 }
+        byteCapacity = capacity
+        storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
+        memset(storage, 0, capacity)
+        _ = mlock(storage, capacity)
+        configure(frameBytes: 4)
+    }
+
+    deinit {
+        _ = munlock(storage, byteCapacity)
+        storage.deallocate()
+    }
+
+    /// Bytes of one frame in the current geometry.
+    public var frameBytes: Int { frameBytesValue.load(ordering: .relaxed) }
+    /// Frames the ring holds in the current geometry (a power of two).
+    public var capacityFrames: Int { capacityValue.load(ordering: .relaxed) }
+
+    /// Producer, ring empty and consumer off: sets the frame size (1…256 bytes).
+    public func configure(frameBytes: Int) {
+        precondition(frameBytes > 0 && frameBytes <= 256)
+        var frames = 1
+        while frames * 2 * frameBytes <= byteCapacity { frames <<= 1 }
+        frameBytesValue.store(frameBytes, ordering: .relaxed)
+        capacityValue.store(frames, ordering: .relaxed)
+    }
+
+    /// The producer's index: frames ever published.
+    public var writePosition: Int { writeIndex.load(ordering: .acquiring) }
+    /// The consumer's index: frames ever consumed.
+    public var readPosition: Int { readIndex.load(ordering: .acquiring) }
+
+    /// Frames the consumer may read now.
+    public var readable: Int { writeIndex.load(ordering: .acquiring) &- readIndex.load(ordering: .acquiring) }
+    /// Frames the producer may write now.
+    public var writable: Int { capacityFrames &- readable }
+
+    private func regions(from index: Int, count: Int) -> Regions {
+        let capacity = capacityFrames
+        let frameBytes = self.frameBytes
+        let slot = index & (capacity - 1)
+        let firstFrames = min(count, capacity - slot)
+        return Regions(
+            first: storage + slot * frameBytes, firstFrames: firstFrames,
+            second: storage, secondFrames: count - firstFrames)
+    }
+
+    /// Producer: where the next `writable` frames go.
+    public func writableRegions(limit: Int = .max) -> Regions {
+        let write = writeIndex.load(ordering: .relaxed)
+        let read = readIndex.load(ordering: .acquiring)
+        return regions(from: write, count: min(limit, capacityFrames - (write &- read)))
+    }
+
+    /// Producer: publishes `frames` frames written into the writable regions.
+    public func commitWrite(_ frames: Int) {
+        let write = writeIndex.load(ordering: .relaxed)
+        writeIndex.store(write &+ frames, ordering: .releasing)
+    }
+
+    /// Consumer: the frames published and not yet consumed, at most `limit`.
+    public func readableRegions(limit: Int = .max) -> Regions {
+        let read = readIndex.load(ordering: .relaxed)
+        let write = writeIndex.load(ordering: .acquiring)
+        return regions(from: read, count: min(limit, write &- read))
+    }
+
+    /// Consumer: gives `frames` consumed frames back to the producer.
+    public func commitRead(_ frames: Int) {
+        let read = readIndex.load(ordering: .relaxed)
+        readIndex.store(read &+ frames, ordering: .releasing)
+    }
+
+    /// Consumer: drops everything published so far; returns the new read position.
+    @discardableResult
+    public func discardReadable() -> Int {
+        let write = writeIndex.load(ordering: .acquiring)
+        readIndex.store(write, ordering: .releasing)
+        return write
+    }
+
+    /// Consumer: drops published frames up to position `index` (not beyond what was published).
+    public func discard(upTo index: Int) {
+        let write = writeIndex.load(ordering: .acquiring)
+        let read = readIndex.load(ordering: .relaxed)
+        let target = min(index, write)
+        if target > read { readIndex.store(target, ordering: .releasing) }
+    }
+}
+
+/// A fixed-capacity single-producer/single-consumer queue of plain values (markers, events),
+/// allocated once; `push` and `pop` never allocate or lock.
+///
+/// Thread: one producer thread (`push`), one consumer thread (`peek`, `pop`).
+public final class SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable {
+    private let slots: UnsafeMutablePointer<Element>
+    private let capacity: Int
+    private let head = Atomic<Int>(0)  // next to pop (consumer)
+    private let tail = Atomic<Int>(0)  // next to push (producer)
+
+    /// `capacity` is rounded up to a power of two.
+    public init(capacity requested: Int) {
+        var capacity = 2
+        while capacity < requested { capacity <<= 1 }
+        self.capacity = capacity
+        slots = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+        // Touch the memory now rather than on the audio thread.
+        memset(UnsafeMutableRawPointer(slots), 0, capacity * MemoryLayout<Element>.stride)
+    }
+
+    deinit { slots.deallocate() }
+
+    /// Producer: appends `element`; false when full.
+    @discardableResult
+    public func push(_ element: Element) -> Bool {
+        let t = tail.load(ordering: .relaxed)
+        if t &- head.load(ordering: .acquiring) >= capacity { return false }
+        (slots + (t & (capacity - 1))).initialize(to: element)
+        tail.store(t &+ 1, ordering: .releasing)
+        return true
+    }
+
+    /// Producer: whether a push would fail.
+    public var isFull: Bool { tail.load(ordering: .relaxed) &- head.load(ordering: .acquiring) >= capacity }
+
+    /// Consumer: the oldest element, left in place.
+    public func peek() -> Element? {
+        let h = head.load(ordering: .relaxed)
+        if h == tail.load(ordering: .acquiring) { return nil }
+        return slots[h & (capacity - 1)]
+    }
+
+    /// Consumer: removes and returns the oldest element.
+    public func pop() -> Element? {
+        let h = head.load(ordering: .relaxed)
+        if h == tail.load(ordering: .acquiring) { return nil }
+        let element = slots[h & (capacity - 1)]
+        head.store(h &+ 1, ordering: .releasing)
+        return element
+    }
+
+    /// Either side: elements queued now.
+    public var count: Int { tail.load(ordering: .acquiring) &- head.load(ordering: .acquiring) }
+}
+
+/// A wake-up channel between threads: an event count over a futex word (see kiosk_audio.h).
+/// `signal` is cheap when nobody waits; neither side allocates or locks.
+///
+/// Thread: any number of signallers and waiters.
+final class EventCount: @unchecked Sendable {
+    private let word: UnsafeMutablePointer<UInt32>
+
+    init() {
+        word = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+        word.initialize(to: 0)
+    }
+
+    deinit { word.deallocate() }
+
+    /// Announces a wait; re-check the condition after this, then `wait(key)`.
+    func prepare() -> UInt32 { kiosk_evc_prepare(word) }
+
+    /// Sleeps until signalled after `prepare`, or `timeoutNanoseconds` (negative: no limit).
+    func wait(_ key: UInt32, timeoutNanoseconds: Int64 = -1) { kiosk_evc_wait(word, key, timeoutNanoseconds) }
+
+    /// Wakes the waiters, if any.
+    func signal() { kiosk_evc_signal(word) }
+
+    /// Waits until `condition()` holds, or the timeout passes (then returns false).
+    @discardableResult
+    func wait(until condition: () -> Bool, timeoutNanoseconds: Int64 = -1) -> Bool {
+        if condition() { return true }
+        let key = prepare()
+        if condition() { return true }
+        wait(key, timeoutNanoseconds: timeoutNanoseconds)
+        return condition()
+    }
+}

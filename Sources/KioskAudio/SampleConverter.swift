@@ -1,0 +1,62 @@
+/// Copies ring samples to the device's container, applying software volume, on the output thread.
+///
+/// Used only when the device takes another container than the ring holds, or the software volume is
+/// below 100 %; otherwise frames go from the ring to the device untouched (bit-perfect). Widening
+/// (S16 → S24_3LE/S24_LE/S32_LE, S32 with ≤ 24 significant bits → S24_3LE/S24_LE) keeps every sample;
+/// narrowing drops low bits (reported as "converted").
+///
+/// Thread: any; no allocation.
+public enum SampleConverter {
+    /// Unity gain in `gain`'s Q16 fixed point.
+    public static let unity: Int32 = 65536
+
+    /// Q16 gain for a volume percentage (0…100): (p/100)², about −12 dB at 50 %, −40 dB at 10 %.
+    public static func gain(percent: Int) -> Int32 {
+        let p = Int64(max(0, min(100, percent)))
+        return Int32(p * p * 65536 / 10000)
+    }
+
+    /// Converts `samples` samples (frames × channels) from `source` to `destination`.
+    public static func convert(
+        _ input: UnsafeRawPointer, _ source: SampleEncoding, to output: UnsafeMutableRawPointer,
+        _ destination: SampleEncoding, samples: Int, gain: Int32 = unity
+    ) {
+        let g = Int64(gain)
+        let scaled = gain != unity
+        switch source {
+        case .s16:
+            let from = input.assumingMemoryBound(to: Int16.self)
+            for i in 0..<samples {
+                var v = Int32(from[i]) << 16  // left-justified in 32 bits
+                if scaled { v = Int32(truncatingIfNeeded: (Int64(v) * g) >> 16) }
+                store(v, at: i, output, destination)
+            }
+        default:
+            let from = input.assumingMemoryBound(to: Int32.self)
+            for i in 0..<samples {
+                var v = from[i]
+                if scaled { v = Int32(truncatingIfNeeded: (Int64(v) * g) >> 16) }
+                store(v, at: i, output, destination)
+            }
+        }
+    }
+
+    /// Stores a left-justified 32-bit sample in `encoding` at sample index `i`.
+    @inline(__always)
+    private static func store(_ v: Int32, at i: Int, _ output: UnsafeMutableRawPointer, _ encoding: SampleEncoding) {
+        switch encoding {
+        case .s16:
+            output.assumingMemoryBound(to: Int16.self)[i] = Int16(truncatingIfNeeded: v >> 16)
+        case .s24_3:
+            let bytes = output.assumingMemoryBound(to: UInt8.self) + 3 * i
+            let u = UInt32(bitPattern: v)
+            bytes[0] = UInt8(truncatingIfNeeded: u >> 8)
+            bytes[1] = UInt8(truncatingIfNeeded: u >> 16)
+            bytes[2] = UInt8(truncatingIfNeeded: u >> 24)
+        case .s24:
+            output.assumingMemoryBound(to: Int32.self)[i] = v >> 8
+        case .s32:
+            output.assumingMemoryBound(to: Int32.self)[i] = v
+        }
+    }
+}

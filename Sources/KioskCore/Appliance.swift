@@ -1,0 +1,329 @@
+import Glibc
+import KioskAudio
+import KioskDisplay
+import KioskInput
+import KioskLibrary
+import KioskSystem
+
+/// How `run` and `demo` differ from the plain appliance.
+public struct ApplianceOptions: Sendable {
+    /// Overrides the screen type: "png", "terminal", "none", "framebuffer", "spi", "auto".
+    public var screenType: String?
+    /// For "png": the file each frame is written to.
+    public var pngPath: String?
+    /// Plain directories scanned like mounted volumes (the demo library).
+    public var extraVolumes: [String] = []
+    /// Use the terminal keyboard as buttons (nil = config, else when stdin is a terminal).
+    public var keyboard: Bool?
+    /// Replay this event script as input.
+    public var script: String?
+    /// Exit once the event script has been replayed and this many milliseconds have passed.
+    public var exitAfterScriptMs: Int?
+    /// Print the key map at start.
+    public var printKeymap = false
+    /// The shutdown control ends the program instead of powering the box off (demo, development).
+    public var shutdownQuits = false
+
+    public init() {}
+}
+
+/// The whole player: config and board → event loop, audio engine, library, screen, inputs,
+/// player state machine, resume state, systemd notification. `run()` returns at SIGTERM/SIGINT
+/// after a clean shutdown (state saved, audio stopped, screen cleared).
+///
+/// Thread: created and run on one thread, which becomes the event-loop thread. Create it before
+/// any other thread (the loop blocks the signals it handles).
+public final class Appliance {
+    public let resolved: ResolvedConfig
+    public let options: ApplianceOptions
+    let loop: EventLoop
+    let notify = SystemdNotify()
+    private(set) var display: Display?
+    private(set) var engine: AudioEngine!
+    private(set) var library: Library!
+    private(set) var inputs: InputManager?
+    public private(set) var player: Player!
+    private var exitStatus: Int32 = 0
+
+    public init(resolved: ResolvedConfig, options: ApplianceOptions = ApplianceOptions()) throws {
+        self.resolved = resolved
+        self.options = options
+        loop = try EventLoop()
+    }
+
+    /// Runs until SIGTERM/SIGINT (or the end of an event script with `exitAfterScriptMs`).
+    public func run() throws -> Int32 {
+        let config = resolved.config
+        let board = resolved.board
+        let startNs = Syscalls.monotonicNanoseconds()
+        do {
+            try Syscalls.mkdirs(config.stateDirectory)
+        } catch {
+            Log.error("cannot create the state directory: \(error); playing without saved state")
+        }
+        let resume = ResumeState.load(directory: config.stateDirectory)
+        display = makeDisplay()
+
+        // Events reach the player through this box: the player is made after the engine.
+        let sink = EventSink()
+        let audioSettings = AudioSettings(
+            device: resume?.outputDevice.flatMap { resolved.audioDevices.contains($0) ? $0 : nil }
+                ?? resolved.audioDevice,
+            bufferMs: config.audio.bufferMs, ringSeconds: config.audio.ringSeconds, mixer: resolved.mixer,
+            realtimePriority: config.audio.realtimePriority > 0 ? Int32(config.audio.realtimePriority) : nil)
+        if audioSettings.device != "none", audioSettings.device.hasPrefix("hw:") || audioSettings.device == "default",
+            let problem = ALSAOutput.probe(device: audioSettings.device)
+        {
+            Log.warning("audio device \(audioSettings.device) cannot be opened now (\(problem)); will retry")
+        }
+        engine = try AudioEngine(loop: loop, settings: audioSettings) { event in sink.player?.handle(event) }
+        library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: config.mediaRoots) {
+            [unowned self] event in
+            sink.player?.handle(event, catalog: self.library.catalog)
+        }
+        player = Player(
+            loop: loop, engine: engine, screen: display, config: config, outputDevices: resolved.audioDevices,
+            resume: resume)
+        sink.player = player
+        player.onStatus = { [notify] status in notify.status(status) }
+        player.onShutdownRequest = { [unowned self] in
+            if self.options.shutdownQuits {
+                self.loop.schedule(afterMilliseconds: 300) { self.shutdown(reason: "the shutdown control") }
+            } else {
+                self.requestPowerOff()
+            }
+        }
+
+        startInputs()
+        player.helpEntries = helpEntries()
+
+        loop.onSignal(SIGTERM) { [unowned self] _ in self.shutdown(reason: "SIGTERM") }
+        loop.onSignal(SIGINT) { [unowned self] _ in self.shutdown(reason: "SIGINT") }
+        loop.onSignal(SIGHUP) { [unowned self] _ in
+            Log.notice("SIGHUP: rescanning the library")
+            self.library.rescanAll()
+        }
+        loop.onSignal(SIGCHLD) { _ in
+            var status: Int32 = 0
+            while waitpid(-1, &status, WNOHANG) > 0 {}
+        }
+
+        library.start()
+        for volume in options.extraVolumes { library.addVolume(path: volume) }
+        player.refreshScreen()
+        notify.ready(loop: loop, status: player.statusText())
+        let startupMs = (Syscalls.monotonicNanoseconds() - startNs) / 1_000_000
+        Log.info(
+            "kiosk-player running: board \(board.name), audio \(audioSettings.device), screen \(display.map { "\($0.surface.width)×\($0.surface.height)" } ?? "none"), started in \(startupMs) ms"
+        )
+        try loop.run()
+        return exitStatus
+    }
+
+    // MARK: - parts
+
+    private func makeDisplay() -> Display? {
+        let config = resolved.config
+        var profile = resolved.board.screen
+        if let device = config.screen.device { profile.device = device }
+        if let name = config.screen.fbName { profile.fbName = name }
+        if let rotation = config.screen.rotation { profile.rotation = rotation }
+        let type = options.screenType ?? config.screen.type ?? profile.type.rawValue
+        let surface: (any Surface)?
+        switch type {
+        case "none":
+            surface = nil
+        case "png":
+            let path = options.pngPath ?? "\(config.screen.pngDirectory ?? config.stateDirectory)/screen.png"
+            surface = PNGSurface(path: path, width: config.screen.width, height: config.screen.height)
+        case "terminal":
+            surface = TerminalSurface()
+        case "spi":
+            surface = openPanel(profile, required: true)
+        case "auto" where profile.spiPanel != nil:
+            // The framebuffer found by its sysfs name (a kernel driver for the panel, or HDMI),
+            // else the panel over spidev, else none.
+            if let name = profile.fbName, let device = FramebufferSurface.find(name: name) {
+                do {
+                    surface = try FramebufferSurface.open(device: device, rotation: profile.rotation)
+                } catch {
+                    Log.notice("screen: \(error); trying the SPI panel")
+                    surface = openPanel(profile, required: false)
+                }
+            } else {
+                surface = openPanel(profile, required: false)
+            }
+        default:
+            // "framebuffer" or "auto": the named framebuffer, else (auto) no screen.
+            do {
+                surface = try FramebufferSurface.open(profile: profile)
+            } catch {
+                if type == "framebuffer" {
+                    Log.error("screen: \(error); running without a screen")
+                } else {
+                    Log.notice("screen: \(error); running without a screen (the player still plays)")
+                }
+                surface = nil
+            }
+        }
+        guard let surface else { return nil }
+        do {
+            let fonts = try FontSet.load()
+            let theme = Theme.named(config.screen.theme) ?? .dark
+            let display = try Display(loop: loop, surface: surface, fonts: fonts, theme: theme)
+            if surface is SPIPanelSurface || surface is FramebufferSurface {
+                display.minimumFrameNanoseconds = 1_000_000_000 / UInt64(max(1, config.screen.maxFramesPerSecond))
+            }
+            display.idleOffNanoseconds = UInt64(config.screen.idleOffSeconds) * 1_000_000_000
+            return display
+        } catch {
+            Log.error("screen: \(error); running without a screen")
+            return nil
+        }
+    }
+
+    /// The board's SPI panel over spidev; nil (logged) when it cannot be opened.
+    private func openPanel(_ profile: ScreenProfile, required: Bool) -> (any Surface)? {
+        guard let panel = profile.spiPanel else {
+            Log.error(
+                "screen: the board profile \(resolved.board.name) describes no SPI panel (screen.panel); running without a screen"
+            )
+            return nil
+        }
+        do {
+            return try SPIPanelSurface.open(
+                panel: panel, gpioChips: resolved.board.gpioChips, extraRotation: profile.rotation,
+                maxFramesPerSecond: resolved.config.screen.maxFramesPerSecond)
+        } catch {
+            let message = "screen: SPI panel: \(error); running without a screen (the player still plays)"
+            if required { Log.error(message) } else { Log.notice(message) }
+            return nil
+        }
+    }
+
+    private func startInputs() {
+        let config = resolved.config
+        var profile = resolved.board.input
+        if let keymap = config.inputs.keymap.object, !keymap.isEmpty {
+            do {
+                let reader = try JSONReader(config.inputs.keymap, file: config.file, path: "inputs.keymap")
+                try profile.applyKeymap(reader)
+            } catch {
+                Log.error("\(error); using the board's key map")
+                profile = resolved.board.input
+            }
+        }
+        let settings = InputSettings(
+            debounceMs: config.inputs.debounceMs, longPressMs: config.inputs.longPressMs,
+            repeatDelayMs: config.inputs.repeatDelayMs, repeatMs: config.inputs.repeatMs, chordMs: config.inputs.chordMs
+        )
+        let manager = InputManager(loop: loop, profile: profile, settings: settings) { [unowned self] event in
+            Log.debug("input: \(event)")
+            self.display?.noteActivity()
+            self.player.handle(event)
+        }
+        inputs = manager
+        if profile.usesGPIO { manager.startGPIO() }
+        if !profile.evdev.isEmpty { manager.startEvdev() }
+        let keyboard = options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0)
+        if keyboard {
+            manager.startKeyboard()
+            if options.printKeymap { printKeymap(profile) }
+        }
+        if let script = options.script ?? config.inputs.script {
+            do {
+                _ = try manager.startScript(path: script) { [unowned self] in
+                    guard let ms = self.options.exitAfterScriptMs else { return }
+                    self.loop.schedule(afterMilliseconds: ms) { self.shutdown(reason: "end of the event script") }
+                }
+            } catch {
+                Log.error("event script: \(error)")
+            }
+        }
+    }
+
+    private func printKeymap(_ profile: InputProfile) {
+        var lines = ["Keys (the keyboard stands in for the buttons):"]
+        for (key, action) in profile.keyboard.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(key.padding(toLength: 8))\(action.rawValue)")
+        }
+        lines.append("  Ctrl-C  quit")
+        printLine(lines.joined(separator: "\n"))
+    }
+
+    /// The help pages: each control of the board and what it does.
+    func helpEntries() -> [HelpEntry] {
+        let profile = inputs?.profile ?? resolved.board.input
+        var entries: [HelpEntry] = []
+        func describe(_ b: ButtonBinding) -> String {
+            var parts: [String] = []
+            if let p = b.press { parts.append(p.rawValue) }
+            if let l = b.longPress { parts.append("long: \(l.rawValue)") }
+            if let h = b.hold { parts.append("hold: \(h.rawValue)") }
+            return parts.joined(separator: ", ")
+        }
+        for button in profile.buttons {
+            entries.append(HelpEntry(control: button.name, action: describe(button.binding)))
+        }
+        for encoder in profile.encoders {
+            entries.append(
+                HelpEntry(
+                    control: "\(encoder.name) ↻",
+                    action: "\(encoder.clockwise.rawValue) / \(encoder.counterClockwise.rawValue)"))
+        }
+        for chord in profile.chords {
+            entries.append(HelpEntry(control: chord.buttons.joined(separator: "+"), action: chord.action.rawValue))
+        }
+        for device in profile.evdev {
+            for key in device.keys { entries.append(HelpEntry(control: key.name, action: describe(key.binding))) }
+        }
+        if entries.isEmpty || (options.keyboard ?? resolved.config.inputs.keyboard ?? (isatty(0) != 0)) {
+            for (key, action) in profile.keyboard.sorted(by: { $0.key < $1.key }) {
+                entries.append(HelpEntry(control: "key \(key)", action: action.rawValue))
+            }
+        }
+        return entries
+    }
+
+    // MARK: - stopping
+
+    private var stopping = false
+
+    /// Saves state, stops audio, clears the screen, releases inputs, and ends `run()`.
+    public func shutdown(reason: String) {
+        guard !stopping else { return }
+        stopping = true
+        Log.notice("stopping (\(reason))")
+        notify.stopping()
+        inputs?.stop()
+        player.shutdown()
+        library.stop()
+        display?.shutdown()
+        loop.stop()
+    }
+
+    /// The shutdown chord: asks systemd (through kiosk-player-poweroff.path) to power off.
+    private func requestPowerOff() {
+        let runtime =
+            Syscalls.environment("RUNTIME_DIRECTORY")?.split(separator: ":").first.map(String.init)
+            ?? "/run/kiosk-player"
+        let flag = "\(runtime)/poweroff"
+        do {
+            try AtomicFile.replace(flag, with: "poweroff requested by the shutdown control\n")
+            Log.notice("power-off requested (\(flag))")
+        } catch {
+            Log.error("cannot request power-off: \(error)")
+        }
+    }
+}
+
+/// Holds the player weakly for callbacks made before it exists.
+private final class EventSink {
+    weak var player: Player?
+}
+
+extension String {
+    func padding(toLength width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

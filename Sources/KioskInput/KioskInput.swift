@@ -1,2 +1,0 @@
-// The KioskInput target; see ../shared/DESIGN.md for what it holds.
-import KioskSystem

@@ -1,0 +1,480 @@
+@preconcurrency import CFLAC
+import Glibc
+import KioskSystem
+
+/// What the library knows about a playable FLAC file: STREAMINFO and tags.
+struct TrackInfo: Sendable, Hashable {
+    var sampleRate: Int
+    var channels: Int
+    var bitsPerSample: Int
+    var totalFrames: Int64?
+    var tags: TrackTags
+    var hasPicture: Bool
+}
+
+/// The result of reading one file.
+enum FileReadOutcome: Sendable {
+    /// Listed; `warnings` say what was ignored (e.g. an oversized comment block).
+    case playable(TrackInfo, warnings: [String])
+    /// Left out, with the reason. `transient` errors (I/O, the stick going away) are not
+    /// remembered in the index, so the file is tried again next scan.
+    case unplayable(reason: String, transient: Bool)
+}
+
+/// Reads tags with libFLAC's metadata API (level 1, the simple iterator) and checks playability
+/// with libFLAC's stream decoder: a track is playable when its STREAMINFO is sane and its first
+/// audio frame decodes without error and matches STREAMINFO.
+///
+/// Bounded: block lengths are checked before a block is read, so an absurd VORBIS_COMMENT or
+/// PICTURE is skipped instead of allocated; comment counts are checked against the block length
+/// before libFLAC allocates them; the search for the first frame reads at most
+/// `ScanLimits.maxFirstFrameSearchBytes` past the metadata.
+///
+/// Thread: one thread at a time (the iterator and decoder are reused across files).
+final class FLACFileReader {
+    private let iterator: OpaquePointer
+    private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>
+    let limits: ScanLimits
+
+    init(limits: ScanLimits = ScanLimits()) {
+        self.limits = limits
+        guard let iterator = FLAC__metadata_simple_iterator_new(), let decoder = FLAC__stream_decoder_new() else {
+            fatalError("libFLAC could not allocate an iterator or decoder (out of memory)")
+        }
+        self.iterator = iterator
+        self.decoder = decoder
+    }
+
+    deinit {
+        FLAC__metadata_simple_iterator_delete(iterator)
+        FLAC__stream_decoder_delete(decoder)
+    }
+
+    // MARK: - tags and playability
+
+    /// Reads `path`: tags, stream info, and whether the first frame decodes.
+    func read(path: String) -> FileReadOutcome {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, O_RDONLY)
+        } catch {
+            return .unplayable(reason: "cannot open: \(error.message)", transient: Self.isTransient(error.rawValue))
+        }
+        guard FLAC__metadata_simple_iterator_init(iterator, path, 1, 0) != 0 else {
+            let status = FLAC__metadata_simple_iterator_status(iterator)
+            return .unplayable(reason: Self.describe(status), transient: Self.isTransient(status))
+        }
+        var warnings: [String] = []
+        var streamInfo: FLAC__StreamMetadata_StreamInfo?
+        var tags = TrackTags()
+        var sawComments = false
+        var hasPicture = false
+        var audioStart: Int64?
+        var streamInfoOffset: Int64 = 4
+        var blocks = 0
+        while true {
+            blocks += 1
+            if blocks > limits.maxMetadataBlocks {
+                warnings.append("more than \(limits.maxMetadataBlocks) metadata blocks; the rest were not read")
+                break
+            }
+            let type = FLAC__metadata_simple_iterator_get_block_type(iterator)
+            let length = Int(FLAC__metadata_simple_iterator_get_block_length(iterator))
+            let offset = Int64(FLAC__metadata_simple_iterator_get_block_offset(iterator))
+            if blocks == 1 && type != FLAC__METADATA_TYPE_STREAMINFO {
+                return .unplayable(reason: "the first metadata block is not STREAMINFO", transient: false)
+            }
+            switch type {
+            case FLAC__METADATA_TYPE_STREAMINFO where blocks == 1:
+                streamInfoOffset = offset
+                guard length == 34 else {
+                    return .unplayable(reason: "STREAMINFO is \(length) bytes long, not 34", transient: false)
+                }
+                guard let block = FLAC__metadata_simple_iterator_get_block(iterator) else {
+                    return .unplayable(reason: "STREAMINFO cannot be read", transient: false)
+                }
+                streamInfo = block.pointee.data.stream_info
+                FLAC__metadata_object_delete(block)
+            case FLAC__METADATA_TYPE_VORBIS_COMMENT:
+                if sawComments {
+                    if !warnings.contains(Self.extraCommentsWarning) { warnings.append(Self.extraCommentsWarning) }
+                } else if length > limits.maxCommentBlockBytes {
+                    warnings.append(
+                        "VORBIS_COMMENT block of \(length) bytes is over the \(limits.maxCommentBlockBytes)-byte limit; tags ignored"
+                    )
+                } else if let problem = checkCommentCounts(fd: fd.rawValue, blockOffset: offset, length: length) {
+                    warnings.append("VORBIS_COMMENT \(problem); tags ignored")
+                } else if let block = FLAC__metadata_simple_iterator_get_block(iterator) {
+                    readComments(block.pointee.data.vorbis_comment, into: &tags, warnings: &warnings)
+                    FLAC__metadata_object_delete(block)
+                } else {
+                    warnings.append("VORBIS_COMMENT block cannot be read; tags ignored")
+                }
+                sawComments = true
+            case FLAC__METADATA_TYPE_PICTURE:
+                if length <= limits.maxPictureBytes {
+                    hasPicture = true
+                } else if !warnings.contains(where: { $0.hasPrefix("PICTURE") }) {
+                    warnings.append(
+                        "PICTURE block of \(length) bytes is over the \(limits.maxPictureBytes)-byte limit; ignored")
+                }
+            default:
+                break
+            }
+            if FLAC__metadata_simple_iterator_is_last(iterator) != 0 {
+                audioStart = offset + 4 + Int64(length)
+                break
+            }
+            if FLAC__metadata_simple_iterator_next(iterator) == 0 {
+                let status = FLAC__metadata_simple_iterator_status(iterator)
+                if Self.isTransient(status) { return .unplayable(reason: Self.describe(status), transient: true) }
+                return .unplayable(reason: "the metadata is damaged (\(Self.describe(status)))", transient: false)
+            }
+        }
+        guard let info = streamInfo else {
+            return .unplayable(reason: "no STREAMINFO block", transient: false)
+        }
+        if let insane = Self.checkStreamInfo(info) {
+            return .unplayable(reason: "STREAMINFO is not usable: \(insane)", transient: false)
+        }
+        if let failure = decodeFirstFrame(
+            fd: fd.rawValue, info: info, streamInfoOffset: streamInfoOffset, audioStart: audioStart)
+        {
+            return .unplayable(reason: failure.reason, transient: failure.transient)
+        }
+        let trackInfo = TrackInfo(
+            sampleRate: Int(info.sample_rate), channels: Int(info.channels), bitsPerSample: Int(info.bits_per_sample),
+            totalFrames: info.total_samples > 0 ? Int64(info.total_samples) : nil, tags: tags, hasPicture: hasPicture)
+        return .playable(trackInfo, warnings: warnings)
+    }
+
+    static let extraCommentsWarning = "more than one VORBIS_COMMENT block; only the first is used"
+
+    /// Why STREAMINFO cannot describe a stream the player can play, or nil when it is sane.
+    static func checkStreamInfo(_ info: FLAC__StreamMetadata_StreamInfo) -> String? {
+        if info.sample_rate == 0 { return "sample rate 0" }
+        if info.sample_rate > 768_000 { return "sample rate \(info.sample_rate) Hz is above 768 kHz" }
+        if info.channels < 1 || info.channels > 8 { return "\(info.channels) channels (1…8 supported)" }
+        if info.bits_per_sample < 4 || info.bits_per_sample > 32 {
+            return "\(info.bits_per_sample) bits per sample (4…32 supported)"
+        }
+        if info.max_blocksize < 16 || info.min_blocksize > info.max_blocksize {
+            return "block sizes \(info.min_blocksize)…\(info.max_blocksize)"
+        }
+        return nil
+    }
+
+    /// Reads the vendor length and comment count of a VORBIS_COMMENT block with two small
+    /// `pread`s and checks them against the block length (each comment takes at least 4 bytes),
+    /// so libFLAC is never asked to allocate a count the block cannot hold.
+    private func checkCommentCounts(fd: Int32, blockOffset: Int64, length: Int) -> String? {
+        // One read covers the vendor string of every common encoder; a longer one needs a second.
+        var head = [UInt8](repeating: 0, count: 128)
+        let data = blockOffset + 4
+        let got = head.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: data)) ?? -1 }
+        func le32(_ at: Int) -> UInt32 {
+            UInt32(head[at]) | UInt32(head[at + 1]) << 8 | UInt32(head[at + 2]) << 16 | UInt32(head[at + 3]) << 24
+        }
+        guard length >= 8, got >= 8 else { return "block is too short" }
+        let vendorLength = Int(le32(0))
+        guard vendorLength <= length - 8 else { return "vendor string of \(vendorLength) bytes overruns the block" }
+        let count: UInt32
+        if 4 + vendorLength + 4 <= got {
+            count = le32(4 + vendorLength)
+        } else {
+            var bytes = [UInt8](repeating: 0, count: 4)
+            let n = bytes.withUnsafeMutableBytes {
+                (try? Syscalls.pread(fd, $0, offset: data + 4 + Int64(vendorLength))) ?? -1
+            }
+            guard n == 4 else { return "block cannot be read" }
+            count = UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
+        }
+        let room = (length - 8 - vendorLength) / 4
+        if Int(count) > room { return "claims \(count) comments, more than its \(length) bytes can hold" }
+        return nil
+    }
+
+    private func readComments(
+        _ comments: FLAC__StreamMetadata_VorbisComment, into tags: inout TrackTags, warnings: inout [String]
+    ) {
+        let count = Int(comments.num_comments)
+        if count > limits.maxComments {
+            warnings.append("\(count) comments; only the first \(limits.maxComments) were used")
+        }
+        guard let entries = comments.comments else { return }
+        for i in 0..<min(count, limits.maxComments) {
+            let entry = entries[i]
+            guard let bytes = entry.entry, entry.length > 0 else { continue }
+            let raw = UnsafeBufferPointer(start: bytes, count: Int(entry.length))
+            guard let equals = raw.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            guard let field = Self.field(named: raw[0..<equals]) else { continue }
+            let valueBytes = raw[(equals + 1)...]
+            var value = String(decoding: valueBytes.prefix(limits.maxValueBytes), as: UTF8.self)
+            if valueBytes.count > limits.maxValueBytes, value.last == "\u{FFFD}" { value.removeLast() }
+            value = Track.clean(value)
+            if value.isEmpty { continue }
+            // Repeated values are kept once; at most `maxValuesPerField` different ones.
+            func add(_ list: inout [String]) {
+                if list.count < Self.maxValuesPerField && !list.contains(value) { list.append(value) }
+            }
+            switch field {
+            case .title: add(&tags.titles)
+            case .artist: add(&tags.artists)
+            case .album: add(&tags.albums)
+            case .albumArtist: add(&tags.albumArtists)
+            case .genre: add(&tags.genres)
+            case .date: add(&tags.dates)
+            case .trackNumber:
+                let (n, total) = Self.numberAndTotal(value)
+                if tags.trackNumber == nil { tags.trackNumber = n }
+                if tags.trackTotal == nil { tags.trackTotal = total }
+            case .trackTotal:
+                if tags.trackTotal == nil { tags.trackTotal = Self.numberAndTotal(value).0 }
+            case .discNumber:
+                let (n, total) = Self.numberAndTotal(value)
+                if tags.discNumber == nil { tags.discNumber = n }
+                if tags.discTotal == nil { tags.discTotal = total }
+            case .discTotal:
+                if tags.discTotal == nil { tags.discTotal = Self.numberAndTotal(value).0 }
+            }
+        }
+    }
+
+    static let maxValuesPerField = 16
+
+    enum Field {
+        case title, artist, album, albumArtist, genre, date, trackNumber, trackTotal, discNumber, discTotal
+    }
+
+    static let fields: [(name: [UInt8], field: Field)] = [(String, Field)]([
+        ("TITLE", .title), ("ARTIST", .artist), ("ALBUM", .album), ("ALBUMARTIST", .albumArtist),
+        ("ALBUM ARTIST", .albumArtist), ("ALBUM_ARTIST", .albumArtist), ("GENRE", .genre), ("DATE", .date),
+        ("YEAR", .date), ("TRACKNUMBER", .trackNumber), ("TRACKTOTAL", .trackTotal), ("TOTALTRACKS", .trackTotal),
+        ("DISCNUMBER", .discNumber), ("DISCTOTAL", .discTotal), ("TOTALDISCS", .discTotal),
+    ]).map { (Array($0.0.utf8), $0.1) }
+
+    /// The field a comment name stands for (ASCII, any case), without making a String.
+    static func field(named name: Slice<UnsafeBufferPointer<UInt8>>) -> Field? {
+        candidates: for (known, field) in fields where known.count == name.count {
+            for (a, b) in zip(known, name) where a != (b >= 0x61 && b <= 0x7A ? b - 0x20 : b) {
+                continue candidates
+            }
+            return field
+        }
+        return nil
+    }
+
+    /// "3", "03", "3/12", " 3 / 12 " → (3, 12). Numbers above 9999 are ignored.
+    static func numberAndTotal(_ text: String) -> (Int?, Int?) {
+        let parts = text.split(separator: "/", maxSplits: 1)
+        func number(_ part: Substring?) -> Int? {
+            guard let part else { return nil }
+            let digits = part.drop(while: { $0 == " " }).prefix(while: \.isASCII).prefix(while: \.isNumber)
+            guard !digits.isEmpty, digits.count <= 4, let n = Int(digits) else { return nil }
+            return n
+        }
+        return (number(parts.first), parts.count > 1 ? number(parts[1]) : nil)
+    }
+
+    // MARK: - first frame
+
+    /// State shared with the decoder callbacks (reached through `client_data`).
+    private final class DecodeContext {
+        let fd: Int32
+        let budget: Int64
+        /// Served before the file: "fLaC" + STREAMINFO marked as the last metadata block, so the
+        /// decoder never reads the other blocks (pictures can be megabytes on a slow stick).
+        var prefix: [UInt8]
+        var prefixServed = 0
+        /// Where the next file read starts.
+        var position: Int64
+        var bytesRead: Int64 = 0
+        var overBudget = false
+        var readError: Int32 = 0
+        var error: FLAC__StreamDecoderErrorStatus?
+        var frame: FLAC__FrameHeader?
+
+        init(fd: Int32, budget: Int64, prefix: [UInt8], position: Int64) {
+            self.fd = fd
+            self.budget = budget
+            self.prefix = prefix
+            self.position = position
+        }
+    }
+
+    private static let readCallback: FLAC__StreamDecoderReadCallback = { _, buffer, bytes, client in
+        let context = Unmanaged<DecodeContext>.fromOpaque(client!).takeUnretainedValue()
+        // Stop at the first decoding error or once the budget is spent: a damaged file must not
+        // make libFLAC hunt for a frame sync through the whole file.
+        if context.error != nil || context.frame != nil { return FLAC__STREAM_DECODER_READ_STATUS_ABORT }
+        if context.prefixServed < context.prefix.count {
+            let n = min(bytes!.pointee, context.prefix.count - context.prefixServed)
+            context.prefix.withUnsafeBufferPointer {
+                buffer!.update(from: $0.baseAddress! + context.prefixServed, count: n)
+            }
+            context.prefixServed += n
+            bytes!.pointee = n
+            return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
+        }
+        let wanted = min(bytes!.pointee, Int(max(0, context.budget - context.bytesRead)))
+        if wanted == 0 {
+            context.overBudget = true
+            bytes!.pointee = 0
+            return FLAC__STREAM_DECODER_READ_STATUS_ABORT
+        }
+        let n = Glibc.pread(context.fd, buffer, wanted, off_t(context.position))
+        if n < 0 {
+            context.readError = errno
+            bytes!.pointee = 0
+            return FLAC__STREAM_DECODER_READ_STATUS_ABORT
+        }
+        bytes!.pointee = n
+        context.bytesRead += Int64(n)
+        context.position += Int64(n)
+        return n == 0 ? FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM : FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
+    }
+
+    private static let writeCallback: FLAC__StreamDecoderWriteCallback = { _, frame, _, client in
+        let context = Unmanaged<DecodeContext>.fromOpaque(client!).takeUnretainedValue()
+        if context.frame == nil { context.frame = frame!.pointee.header }
+        return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE
+    }
+
+    private static let errorCallback: FLAC__StreamDecoderErrorCallback = { _, status, client in
+        let context = Unmanaged<DecodeContext>.fromOpaque(client!).takeUnretainedValue()
+        if context.error == nil && context.frame == nil { context.error = status }
+    }
+
+    /// Decodes the first audio frame; nil when it decodes and matches STREAMINFO.
+    ///
+    /// When the audio's start is known, the decoder is given "fLaC", STREAMINFO (marked last) and
+    /// then the file from the first frame on: it never reads the other metadata blocks.
+    private func decodeFirstFrame(
+        fd: Int32, info: FLAC__StreamMetadata_StreamInfo, streamInfoOffset: Int64, audioStart: Int64?
+    ) -> (reason: String, transient: Bool)? {
+        var prefix: [UInt8] = []
+        var position: Int64 = 0
+        var budget = Int64(limits.maxFirstFrameSearchBytes)
+        if let audioStart {
+            var block = [UInt8](repeating: 0, count: 38)
+            let n = block.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: streamInfoOffset)) ?? -1 }
+            if n == 38 {
+                block[0] |= 0x80  // is-last
+                prefix = Array("fLaC".utf8) + block
+                position = audioStart
+            } else {
+                budget += audioStart
+            }
+        } else {
+            budget += (try? Syscalls.fileStatus(fd: fd)).map { Int64($0.st_size) } ?? Int64.max / 2
+        }
+        let context = DecodeContext(fd: fd, budget: budget, prefix: prefix, position: position)
+        let client = Unmanaged.passUnretained(context).toOpaque()
+        _ = FLAC__stream_decoder_set_md5_checking(decoder, 0)
+        _ = FLAC__stream_decoder_set_metadata_ignore_all(decoder)
+        let status = FLAC__stream_decoder_init_stream(
+            decoder, Self.readCallback, nil, nil, nil, nil, Self.writeCallback, nil, Self.errorCallback, client)
+        guard status == FLAC__STREAM_DECODER_INIT_STATUS_OK else {
+            return ("libFLAC cannot start decoding (init status \(status.rawValue))", true)
+        }
+        defer {
+            _ = FLAC__stream_decoder_finish(decoder)
+            withExtendedLifetime(context) {}
+        }
+        if FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0 {
+            while context.frame == nil && context.error == nil {
+                if FLAC__stream_decoder_process_single(decoder) == 0 { break }
+                let state = FLAC__stream_decoder_get_state(decoder)
+                if state == FLAC__STREAM_DECODER_END_OF_STREAM || state == FLAC__STREAM_DECODER_ABORTED { break }
+            }
+        }
+        if context.readError != 0 {
+            return ("read error: \(Errno(rawValue: context.readError).message)", Self.isTransient(context.readError))
+        }
+        if let error = context.error {
+            return ("the first audio frame does not decode: \(Self.describe(error))", false)
+        }
+        guard let frame = context.frame else {
+            if context.overBudget {
+                return ("no audio frame within \(limits.maxFirstFrameSearchBytes) bytes after the metadata", false)
+            }
+            return ("no audio frames (the file ends after its metadata)", false)
+        }
+        if frame.channels != info.channels {
+            return ("the first frame has \(frame.channels) channels, STREAMINFO says \(info.channels)", false)
+        }
+        if frame.bits_per_sample != info.bits_per_sample {
+            return (
+                "the first frame has \(frame.bits_per_sample) bits per sample, STREAMINFO says \(info.bits_per_sample)",
+                false
+            )
+        }
+        if frame.sample_rate != info.sample_rate {
+            return ("the first frame is at \(frame.sample_rate) Hz, STREAMINFO says \(info.sample_rate) Hz", false)
+        }
+        return nil
+    }
+
+    // MARK: - embedded pictures
+
+    /// The embedded front cover (picture type 3) or else the first picture, as bytes and MIME
+    /// type; nil when there is none within the size limit. Reads the file: not on the loop thread.
+    func embeddedPicture(path: String) -> (bytes: [UInt8], mimeType: String)? {
+        guard FLAC__metadata_simple_iterator_init(iterator, path, 1, 0) != 0 else { return nil }
+        var first: (bytes: [UInt8], mimeType: String)?
+        var blocks = 0
+        repeat {
+            blocks += 1
+            if blocks > limits.maxMetadataBlocks { break }
+            guard FLAC__metadata_simple_iterator_get_block_type(iterator) == FLAC__METADATA_TYPE_PICTURE,
+                Int(FLAC__metadata_simple_iterator_get_block_length(iterator)) <= limits.maxPictureBytes,
+                let block = FLAC__metadata_simple_iterator_get_block(iterator)
+            else { continue }
+            defer { FLAC__metadata_object_delete(block) }
+            let picture = block.pointee.data.picture
+            let mime = picture.mime_type.map { String(cString: $0) } ?? ""
+            // "-->" means the data is a URL, not an image.
+            guard mime != "-->", let data = picture.data, picture.data_length > 0 else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: data, count: Int(picture.data_length)))
+            let found = (bytes, mime.isEmpty ? ArtworkLookup.sniffMIMEType(bytes) : mime)
+            if picture.type == FLAC__STREAM_METADATA_PICTURE_TYPE_FRONT_COVER { return found }
+            if first == nil { first = found }
+        } while FLAC__metadata_simple_iterator_is_last(iterator) == 0
+            && FLAC__metadata_simple_iterator_next(iterator) != 0
+        return first
+    }
+
+    // MARK: - messages
+
+    static func isTransient(_ code: Int32) -> Bool {
+        [EIO, ENXIO, ENODEV, ENOENT, EMFILE, ENFILE, ENOMEM, ESTALE].contains(code)
+    }
+
+    static func isTransient(_ status: FLAC__Metadata_SimpleIteratorStatus) -> Bool {
+        status == FLAC__METADATA_SIMPLE_ITERATOR_STATUS_ERROR_OPENING_FILE
+            || status == FLAC__METADATA_SIMPLE_ITERATOR_STATUS_MEMORY_ALLOCATION_ERROR
+    }
+
+    static func describe(_ status: FLAC__Metadata_SimpleIteratorStatus) -> String {
+        switch status {
+        case FLAC__METADATA_SIMPLE_ITERATOR_STATUS_ERROR_OPENING_FILE: "cannot open the file"
+        case FLAC__METADATA_SIMPLE_ITERATOR_STATUS_NOT_A_FLAC_FILE: "not a FLAC file (no fLaC marker)"
+        case FLAC__METADATA_SIMPLE_ITERATOR_STATUS_BAD_METADATA: "the metadata is damaged"
+        case FLAC__METADATA_SIMPLE_ITERATOR_STATUS_READ_ERROR: "read error or truncated metadata"
+        case FLAC__METADATA_SIMPLE_ITERATOR_STATUS_SEEK_ERROR: "seek error or truncated metadata"
+        case FLAC__METADATA_SIMPLE_ITERATOR_STATUS_MEMORY_ALLOCATION_ERROR: "out of memory"
+        default: "libFLAC metadata status \(status.rawValue)"
+        }
+    }
+
+    static func describe(_ error: FLAC__StreamDecoderErrorStatus) -> String {
+        switch error {
+        case FLAC__STREAM_DECODER_ERROR_STATUS_LOST_SYNC: "lost sync (not FLAC audio data)"
+        case FLAC__STREAM_DECODER_ERROR_STATUS_BAD_HEADER: "bad frame header"
+        case FLAC__STREAM_DECODER_ERROR_STATUS_FRAME_CRC_MISMATCH: "frame CRC mismatch (damaged data)"
+        case FLAC__STREAM_DECODER_ERROR_STATUS_UNPARSEABLE_STREAM: "unparseable stream (unsupported FLAC feature)"
+        case FLAC__STREAM_DECODER_ERROR_STATUS_BAD_METADATA: "bad metadata"
+        default: "decoder error \(error.rawValue)"
+        }
+    }
+}

@@ -1,2 +1,0 @@
-// The KioskLibrary target; see ../shared/DESIGN.md for what it holds.
-import KioskSystem

@@ -1,0 +1,306 @@
+import Glibc
+import KioskSystem
+
+/// A volume the library currently knows about. Thread: any (a value).
+public struct LibraryVolume: Sendable, Hashable {
+    public let id: VolumeID
+    public let mountPoint: String
+    /// Whether a scan of it is queued or running.
+    public let isScanning: Bool
+    /// Figures of its last finished scan.
+    public let statistics: ScanStatistics?
+}
+
+/// The music on the volumes present now: volumes come and go (mount watcher, `addVolume`),
+/// each is scanned on a worker thread, and `catalog` is replaced by a new snapshot when a scan
+/// finishes or a volume leaves.
+///
+/// Scans run one at a time on a `KioskThread`; progress and results come back through a
+/// `Mailbox`, so `onEvent` and every property are used on the loop thread only. A volume that
+/// goes away leaves the catalog at once (its index stays on disk, so its return rescans only what
+/// changed). Thread: the loop thread.
+public final class Library {
+    public let stateDirectory: String
+    public let mediaRoots: [String]
+    public let limits: ScanLimits
+    /// The current snapshot of all present volumes.
+    public private(set) var catalog: Catalog = .empty
+
+    private let loop: EventLoop
+    private let onEvent: (LibraryEvent) -> Void
+    private let indexDirectory: String
+    private var watcher: MountWatcher?
+    private var mailbox: Mailbox<WorkerMessage>?
+
+    private struct Present {
+        let id: VolumeID
+        let mountPoint: String
+        /// Bumped on each arrival, so a result computed for an earlier presence is recognised.
+        let generation: Int
+        var contents: VolumeContents?
+        var statistics: ScanStatistics?
+    }
+
+    private struct Job {
+        let number: Int
+        let volume: VolumeID
+        let generation: Int
+        let cancellation: ScanCancellation
+        let thread: KioskThread
+    }
+
+    private var present: [VolumeID: Present] = [:]
+    private var queue: [VolumeID] = []
+    private var running: Job?
+    private var nextJob = 1
+    private var nextGeneration = 1
+
+    /// Messages from the scan worker to the loop.
+    private enum WorkerMessage: Sendable {
+        case progress(job: Int, volume: VolumeID, tracks: Int)
+        case finished(job: Int, outcome: Outcome)
+    }
+
+    private struct Outcome: Sendable {
+        let contents: VolumeContents
+        let statistics: ScanStatistics
+        /// The merged catalog built on the worker, and which (volume, generation) it holds.
+        let catalog: Catalog
+        let included: [VolumeID: Int]
+    }
+
+    /// - Parameters:
+    ///   - stateDirectory: indexes go to `<stateDirectory>/library/<volume-id>.sqlite`.
+    ///   - mediaRoots: folders under which mounted volumes are picked up (e.g. `/media`).
+    ///   - onEvent: called on the loop thread.
+    public init(
+        loop: EventLoop, stateDirectory: String, mediaRoots: [String], limits: ScanLimits = ScanLimits(),
+        onEvent: @escaping (LibraryEvent) -> Void
+    ) throws {
+        self.loop = loop
+        self.stateDirectory = stateDirectory
+        self.mediaRoots = mediaRoots.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        self.limits = limits
+        self.onEvent = onEvent
+        indexDirectory = stateDirectory + "/library"
+        try Syscalls.mkdirs(indexDirectory)
+        mailbox = Mailbox(loop: loop) { [weak self] message in self?.receive(message) }
+    }
+
+    deinit {
+        running?.cancellation.cancel()
+        running?.thread.join()
+    }
+
+    /// Begins watching the mount table; volumes mounted under the media roots now are scanned.
+    public func start() {
+        guard watcher == nil else { return }
+        let watcher = MountWatcher(loop: loop, mediaRoots: mediaRoots) { [unowned self] added, removed in
+            for mount in removed { self.volumeLeft(mountPoint: mount.mountPoint) }
+            for mount in added { self.volumeArrived(id: VolumeIdentity.identify(mount), mountPoint: mount.mountPoint) }
+        }
+        self.watcher = watcher
+        do {
+            try watcher.start()
+        } catch {
+            Log.error("library: cannot watch mounts: \(error); only added folders will be scanned")
+        }
+    }
+
+    /// Stops watching and cancels a running scan (waits for the worker to notice).
+    public func stop() {
+        watcher?.stop()
+        watcher = nil
+        queue.removeAll()
+        if let job = running {
+            job.cancellation.cancel()
+            job.thread.join()
+            running = nil
+        }
+    }
+
+    /// Adds a plain folder (demo, tests), scanned like a mounted volume. Adding a folder that is
+    /// present already rescans it.
+    public func addVolume(path: String) {
+        let mountPoint = (try? Syscalls.canonicalPath(path)) ?? path
+        if let existing = present.values.first(where: { $0.mountPoint == mountPoint }) {
+            enqueue(existing.id)
+            return
+        }
+        volumeArrived(id: VolumeIdentity.identify(directory: mountPoint), mountPoint: mountPoint)
+    }
+
+    /// Removes a folder added with `addVolume` (or a volume by its mount point).
+    public func removeVolume(path: String) {
+        volumeLeft(mountPoint: (try? Syscalls.canonicalPath(path)) ?? path)
+    }
+
+    /// Rescans every present volume (only changed files are read).
+    public func rescanAll() {
+        for id in present.keys.sorted() { enqueue(id) }
+    }
+
+    /// The volumes present now.
+    public var volumes: [LibraryVolume] {
+        present.values.sorted { $0.mountPoint < $1.mountPoint }.map { volume in
+            LibraryVolume(
+                id: volume.id, mountPoint: volume.mountPoint,
+                isScanning: running?.volume == volume.id || queue.contains(volume.id), statistics: volume.statistics)
+        }
+    }
+
+    /// Whether no scan is queued or running.
+    public var isIdle: Bool { running == nil && queue.isEmpty }
+
+    /// The index file of a volume.
+    public func indexPath(for volume: VolumeID) -> String { "\(indexDirectory)/\(volume.rawValue).sqlite" }
+
+    // MARK: - volumes coming and going
+
+    private func volumeArrived(id: VolumeID, mountPoint: String) {
+        if let old = present[id] {
+            if old.mountPoint == mountPoint {
+                enqueue(id)
+                return
+            }
+            // The same stick at a new mount point: treat as leaving and coming back.
+            volumeLeft(mountPoint: old.mountPoint)
+        }
+        present[id] = Present(id: id, mountPoint: mountPoint, generation: nextGeneration)
+        nextGeneration += 1
+        Log.info("library: volume \(id) at \(mountPoint)")
+        onEvent(.volumeAdded(id, mountPoint: mountPoint))
+        enqueue(id)
+    }
+
+    private func volumeLeft(mountPoint: String) {
+        guard let volume = present.values.first(where: { $0.mountPoint == mountPoint }) else { return }
+        present[volume.id] = nil
+        queue.removeAll { $0 == volume.id }
+        if running?.volume == volume.id { running?.cancellation.cancel() }
+        Log.info("library: volume \(volume.id) at \(mountPoint) went away")
+        onEvent(.volumeRemoved(volume.id, mountPoint: mountPoint))
+        let updated = catalog.removing(volumes: [volume.id])
+        if updated !== catalog {
+            catalog = updated
+            onEvent(.catalogChanged)
+        }
+    }
+
+    // MARK: - scanning
+
+    private func enqueue(_ id: VolumeID) {
+        if queue.contains(id) { return }
+        if let job = running, job.volume == id {
+            // Running already: scan again afterwards, so changes made meanwhile are seen.
+            queue.append(id)
+            return
+        }
+        queue.append(id)
+        startNext()
+    }
+
+    private func startNext() {
+        guard running == nil, let mailbox else { return }
+        while let id = queue.first {
+            queue.removeFirst()
+            guard let volume = present[id] else { continue }
+            let number = nextJob
+            nextJob += 1
+            let cancellation = ScanCancellation()
+            let others = present.values.filter { $0.id != id }.compactMap(\.contents)
+            var included: [VolumeID: Int] = [id: volume.generation]
+            for other in present.values where other.id != id && other.contents != nil {
+                included[other.id] = other.generation
+            }
+            let mountPoint = volume.mountPoint
+            let indexPath = indexPath(for: id)
+            let limits = limits
+            let includedVolumes = included
+            do {
+                let thread = try KioskThread(name: "kiosk-scan") {
+                    Syscalls.setThreadNiceness(VolumeScanner.niceness)
+                    Library.runScan(
+                        job: number, id: id, mountPoint: mountPoint, indexPath: indexPath, others: others,
+                        limits: limits, included: includedVolumes, cancellation: cancellation, mailbox: mailbox)
+                }
+                running = Job(
+                    number: number, volume: id, generation: volume.generation, cancellation: cancellation,
+                    thread: thread)
+            } catch {
+                Log.error("library: cannot start a scan thread: \(error)")
+            }
+            return
+        }
+    }
+
+    /// The worker's body: scan, build the merged catalog, send the result.
+    private static func runScan(
+        job: Int, id: VolumeID, mountPoint: String, indexPath: String, others: [VolumeContents], limits: ScanLimits,
+        included: [VolumeID: Int], cancellation: ScanCancellation, mailbox: Mailbox<WorkerMessage>
+    ) {
+        let scanner = VolumeScanner(limits: limits)
+        let contents: VolumeContents
+        var statistics: ScanStatistics
+        do {
+            (contents, statistics) = try scanner.scan(
+                volume: id, mountPoint: mountPoint, indexPath: indexPath, cancellation: cancellation
+            ) { tracks in
+                mailbox.send(.progress(job: job, volume: id, tracks: tracks))
+            }
+        } catch {
+            if cancellation.isCancelled { return mailbox.send(.finished(job: job, outcome: cancelledOutcome(id))) }
+            // A volume that cannot be scanned at all shows up as one problem.
+            contents = VolumeContents(
+                volume: id, mountPoint: mountPoint, tracks: [], playlists: [], covers: [:],
+                problems: [LibraryProblem(volume: id, relativePath: "", reason: "\(error)")])
+            statistics = ScanStatistics(volume: id, mountPoint: mountPoint)
+            statistics.problems = 1
+        }
+        let catalog = Catalog(volumes: others + [contents], limits: limits)
+        mailbox.send(
+            .finished(
+                job: job,
+                outcome: Outcome(contents: contents, statistics: statistics, catalog: catalog, included: included)
+            ))
+    }
+
+    private static func cancelledOutcome(_ id: VolumeID) -> Outcome {
+        Outcome(
+            contents: VolumeContents(
+                volume: id, mountPoint: "", tracks: [], playlists: [], covers: [:], problems: []),
+            statistics: ScanStatistics(volume: id, mountPoint: ""), catalog: .empty, included: [:])
+    }
+
+    private func receive(_ message: WorkerMessage) {
+        switch message {
+        case .progress(let job, let volume, let tracks):
+            guard running?.number == job else { return }
+            onEvent(.scanProgress(volume, tracksFound: tracks))
+        case .finished(let number, let outcome):
+            guard let job = running, job.number == number else { return }
+            job.thread.join()
+            running = nil
+            if !job.cancellation.isCancelled, var volume = present[job.volume], volume.generation == job.generation {
+                volume.contents = outcome.contents
+                volume.statistics = outcome.statistics
+                present[job.volume] = volume
+                // Drop what the worker included but is gone (or came back and is being rescanned).
+                let stale = Set(
+                    outcome.included.compactMap { id, generation in
+                        present[id]?.generation == generation && present[id]?.contents != nil ? nil : id
+                    })
+                catalog = outcome.catalog.removing(volumes: stale)
+                let stats = outcome.statistics
+                Log.info(
+                    "library: scanned \(job.volume) in \(stats.seconds) s: \(stats.tracks) tracks, \(stats.filesRead) files read, \(stats.problems) problems"
+                )
+                onEvent(
+                    .scanFinished(
+                        job.volume, tracks: stats.tracks, problems: stats.problems, seconds: stats.seconds))
+                onEvent(.catalogChanged)
+            }
+            startNext()
+        }
+    }
+}

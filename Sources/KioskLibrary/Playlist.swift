@@ -1,0 +1,217 @@
+/// A parsed `.m3u`/`.m3u8` playlist: its name and its entries as written (not yet resolved).
+struct PlaylistFile: Sendable, Hashable {
+    let relativePath: String
+    let name: String
+    /// Path lines in order, as text (comments and blank lines removed).
+    let entries: [String]
+    /// Notes about the file itself (encoding guessed, entries cut off…).
+    let warnings: [String]
+}
+
+/// Reads playlists: `#EXTM3U`/`#EXTINF` (comments are skipped; `#PLAYLIST:` names the list),
+/// UTF-8 with or without a byte-order mark, UTF-16 with a byte-order mark, Latin-1 for `.m3u`
+/// files that are not UTF-8, and LF, CRLF or CR line ends. Thread: any.
+enum PlaylistParser {
+    static func parse(_ bytes: [UInt8], relativePath: String, limits: ScanLimits) -> PlaylistFile {
+        var warnings: [String] = []
+        let isM3U8 = relativePath.lowercased().hasSuffix(".m3u8")
+        let text: String
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            text = String(decoding: bytes.dropFirst(3), as: UTF8.self)
+        } else if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            let little = bytes[0] == 0xFF
+            var units: [UInt16] = []
+            units.reserveCapacity(bytes.count / 2)
+            var i = 2
+            while i + 1 < bytes.count {
+                let a = UInt16(bytes[i])
+                let b = UInt16(bytes[i + 1])
+                units.append(little ? a | b << 8 : a << 8 | b)
+                i += 2
+            }
+            text = String(decoding: units, as: UTF16.self)
+        } else if let utf8 = String(validating: bytes, as: UTF8.self) {
+            text = utf8
+        } else if isM3U8 {
+            text = String(decoding: bytes, as: UTF8.self)
+            warnings.append("not valid UTF-8; damaged characters replaced")
+        } else {
+            // .m3u from older Windows tools: Latin-1.
+            var scalars = String.UnicodeScalarView()
+            for b in bytes { scalars.append(Unicode.Scalar(b)) }
+            text = String(scalars)
+        }
+        var name: String?
+        var entries: [String] = []
+        var dropped = 0
+        for rawLine in text.split(
+            omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
+        {
+            let line = Track.clean(String(rawLine))
+            if line.isEmpty { continue }
+            if line.hasPrefix("#") {
+                if line.uppercased().hasPrefix("#PLAYLIST:") {
+                    let value = Track.clean(String(line.dropFirst("#PLAYLIST:".count)))
+                    if !value.isEmpty { name = value }
+                }
+                continue
+            }
+            if entries.count >= limits.maxPlaylistEntries {
+                dropped += 1
+                continue
+            }
+            entries.append(line)
+        }
+        if dropped > 0 {
+            warnings.append("\(dropped) entries past the limit of \(limits.maxPlaylistEntries) ignored")
+        }
+        return PlaylistFile(
+            relativePath: relativePath, name: name ?? stem(relativePath), entries: entries, warnings: warnings)
+    }
+
+    static func stem(_ relativePath: String) -> String {
+        var name = Substring(relativePath)
+        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = name[..<dot] }
+        return String(name)
+    }
+}
+
+/// Turns playlist entries into relative paths of files on the same volume, or says why not.
+///
+/// Relative entries are taken from the playlist's folder; absolute ones (`/…`, Windows `E:\…`,
+/// `\\server\share\…`, `file:///…`) from the volume's current mount point, else from the volume's
+/// top, else by the longest trailing part of the path that names a file on the volume (a list
+/// written on a computer where the stick had another mount point). `..` never leaves the volume.
+/// Letter case is matched exactly first, then ignoring case (FAT sticks and Windows tools).
+/// Thread: any.
+struct PlaylistResolver {
+    let mountPoint: String
+    let files: Set<String>
+    private let caseless: CaselessIndex
+
+    /// Lower-cased path → path, built on the first entry that does not match exactly.
+    private final class CaselessIndex {
+        let files: Set<String>
+        lazy var map: [String: String] = {
+            var map: [String: String] = [:]
+            for file in files.sorted() where map[file.lowercased()] == nil { map[file.lowercased()] = file }
+            return map
+        }()
+        init(files: Set<String>) { self.files = files }
+    }
+
+    init(mountPoint: String, files: Set<String>) {
+        self.mountPoint = mountPoint
+        self.files = files
+        caseless = CaselessIndex(files: files)
+    }
+
+    enum Resolution: Equatable {
+        case file(String)
+        case failed(String)
+    }
+
+    func resolve(_ entry: String, playlistFolder: String) -> Resolution {
+        var path = entry
+        var absolute = false
+        if let scheme = path.firstRange(of: "://") {
+            guard path[..<scheme.lowerBound].lowercased() == "file" else { return .failed("not a local file") }
+            path = String(path[scheme.upperBound...])
+            // file://host/path: the host part ("localhost" or empty) is not part of the path.
+            if !path.hasPrefix("/"), let slash = path.firstIndex(of: "/") { path = String(path[slash...]) }
+            path = Self.percentDecoded(path)
+            absolute = true
+        }
+        path = path.replacingBackslashes()
+        if path.count >= 2, let first = path.unicodeScalars.first, first.isASCIILetter,
+            path[path.index(after: path.startIndex)] == ":"
+        {
+            path = String(path.dropFirst(2))  // drive letter
+            absolute = true
+        }
+        if path.hasPrefix("/") { absolute = true }
+
+        if absolute {
+            let prefix = mountPoint.hasSuffix("/") ? mountPoint : mountPoint + "/"
+            if path.hasPrefix(prefix), case .some(let rel) = Self.normalize(String(path.dropFirst(prefix.count))) {
+                if let found = lookup(rel) { return .file(found) }
+            }
+            guard let components = Self.normalizedComponents(path) else {
+                return .failed("points outside the volume")
+            }
+            // The longest trailing part that names a file here (the whole path first).
+            for start in 0..<components.count {
+                if let found = lookup(components[start...].joined(separator: "/")) { return .file(found) }
+            }
+            return .failed(Self.isFLAC(path) ? "not found on the volume" : "not a FLAC file")
+        }
+        let joined = playlistFolder.isEmpty ? path : playlistFolder + "/" + path
+        guard let rel = Self.normalize(joined) else { return .failed("points outside the volume") }
+        if let found = lookup(rel) { return .file(found) }
+        return .failed(Self.isFLAC(path) ? "not found" : "not a FLAC file")
+    }
+
+    private func lookup(_ relative: String) -> String? {
+        if relative.isEmpty { return nil }
+        if files.contains(relative) { return relative }
+        return caseless.map[relative.lowercased()]
+    }
+
+    static func isFLAC(_ path: String) -> Bool { path.lowercased().hasSuffix(".flac") }
+
+    /// `a/./b/../c` → `a/c`; nil when `..` climbs above the top.
+    static func normalize(_ path: String) -> String? {
+        normalizedComponents(path).map { $0.joined(separator: "/") }
+    }
+
+    static func normalizedComponents(_ path: String) -> [String]? {
+        var out: [String] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == ".." {
+                if out.isEmpty { return nil }
+                out.removeLast()
+                continue
+            }
+            out.append(String(part))
+        }
+        return out
+    }
+
+    static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        let utf8 = Array(text.utf8)
+        var i = 0
+        while i < utf8.count {
+            if utf8[i] == UInt8(ascii: "%"), i + 2 < utf8.count, let h = hex(utf8[i + 1]), let l = hex(utf8[i + 2]) {
+                bytes.append(h << 4 | l)
+                i += 3
+            } else {
+                bytes.append(utf8[i])
+                i += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hex(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+extension String {
+    fileprivate func replacingBackslashes() -> String {
+        guard contains("\\") else { return self }
+        return String(map { $0 == "\\" ? "/" : $0 })
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var isASCIILetter: Bool { (value >= 0x41 && value <= 0x5A) || (value >= 0x61 && value <= 0x7A) }
+}

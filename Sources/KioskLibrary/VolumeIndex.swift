@@ -1,0 +1,236 @@
+import CSQLite
+import Glibc
+import KioskSystem
+
+/// What the index remembers about one FLAC file, valid while its size and mtime are unchanged.
+struct IndexedFile: Sendable {
+    let size: Int64
+    let modificationTime: Int64
+    let outcome: StoredOutcome
+}
+
+/// A stored read result (transient failures are never stored).
+enum StoredOutcome: Sendable {
+    case playable(TrackInfo, warnings: [String])
+    case unplayable(reason: String)
+}
+
+/// What the index remembers about one playlist file.
+struct IndexedPlaylist: Sendable {
+    let size: Int64
+    let modificationTime: Int64
+    let playlist: PlaylistFile
+}
+
+/// The per-volume index: one SQLite database, `<state>/library/<volume-id>.sqlite`.
+///
+/// Schema version in `PRAGMA user_version`; a database of another version, or a damaged one, is
+/// deleted and rebuilt (the index is a cache: the stick holds the truth). Rows are keyed by
+/// relative path and carry (size, mtime), so a rescan reopens only files that changed.
+/// WAL journal with `synchronous=NORMAL`: a power cut loses at most the last transaction, never
+/// the database.
+///
+/// Thread: the scan worker that opened it.
+final class VolumeIndex {
+    static let schemaVersion = 1
+    private static let separator: Character = "\u{1F}"
+
+    let path: String
+    private let database: SQLiteDatabase
+    private var upsertFile: SQLiteStatement?
+    private var deleteFileStatement: SQLiteStatement?
+    /// Set when an existing database had to be thrown away.
+    private(set) var resetReason: String?
+
+    init(path: String) throws(SQLiteError) {
+        self.path = path
+        do {
+            database = try VolumeIndex.open(path)
+        } catch let error where error.isCorruption {
+            VolumeIndex.deleteFiles(path)
+            resetReason = "the index was damaged and was rebuilt (\(error.message))"
+            database = try VolumeIndex.open(path)
+        }
+    }
+
+    private static func open(_ path: String) throws(SQLiteError) -> SQLiteDatabase {
+        let db = try SQLiteDatabase(path: path)
+        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
+        let version = try db.userVersion
+        if version != schemaVersion {
+            try db.execute(
+                """
+                DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS playlists; DROP TABLE IF EXISTS meta;
+                CREATE TABLE files(
+                    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, problem TEXT, warnings TEXT,
+                    title TEXT, artist TEXT, album TEXT, albumartist TEXT, genre TEXT, date TEXT,
+                    track INTEGER, tracktotal INTEGER, disc INTEGER, disctotal INTEGER,
+                    rate INTEGER, channels INTEGER, bits INTEGER, frames INTEGER, picture INTEGER
+                ) WITHOUT ROWID;
+                CREATE TABLE playlists(
+                    path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, name TEXT NOT NULL,
+                    entries TEXT NOT NULL, warnings TEXT
+                ) WITHOUT ROWID;
+                CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+                PRAGMA user_version = \(schemaVersion);
+                """)
+        }
+        return db
+    }
+
+    /// Removes the database and its WAL side files.
+    static func deleteFiles(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { _ = Glibc.unlink(path + suffix) }
+    }
+
+    /// Bytes the index takes on disk (database plus WAL).
+    static func sizeOnDisk(_ path: String) -> Int64 {
+        ["", "-wal"].reduce(Int64(0)) { total, suffix in
+            total + ((try? Syscalls.fileStatus(path + suffix)).map { Int64($0.st_size) } ?? 0)
+        }
+    }
+
+    // MARK: - reading
+
+    func loadFiles() throws(SQLiteError) -> [String: IndexedFile] {
+        let s = try database.prepare(
+            """
+            SELECT path, size, mtime, problem, warnings, title, artist, album, albumartist, genre, date,
+                   track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture FROM files
+            """)
+        var result: [String: IndexedFile] = [:]
+        while try s.step() {
+            guard let path = s.string(0) else { continue }
+            let outcome: StoredOutcome
+            if let problem = s.string(3) {
+                outcome = .unplayable(reason: problem)
+            } else {
+                var tags = TrackTags()
+                tags.titles = Self.split(s.string(5))
+                tags.artists = Self.split(s.string(6))
+                tags.albums = Self.split(s.string(7))
+                tags.albumArtists = Self.split(s.string(8))
+                tags.genres = Self.split(s.string(9))
+                tags.dates = Self.split(s.string(10))
+                tags.trackNumber = s.optionalInt(11)
+                tags.trackTotal = s.optionalInt(12)
+                tags.discNumber = s.optionalInt(13)
+                tags.discTotal = s.optionalInt(14)
+                let info = TrackInfo(
+                    sampleRate: s.int(15), channels: s.int(16), bitsPerSample: s.int(17),
+                    totalFrames: s.isNull(18) ? nil : s.int64(18), tags: tags, hasPicture: s.int(19) != 0)
+                outcome = .playable(info, warnings: Self.split(s.string(4)))
+            }
+            result[path] = IndexedFile(size: s.int64(1), modificationTime: s.int64(2), outcome: outcome)
+        }
+        return result
+    }
+
+    func loadPlaylists() throws(SQLiteError) -> [String: IndexedPlaylist] {
+        let s = try database.prepare("SELECT path, size, mtime, name, entries, warnings FROM playlists")
+        var result: [String: IndexedPlaylist] = [:]
+        while try s.step() {
+            guard let path = s.string(0) else { continue }
+            let entries = (s.string(4) ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let playlist = PlaylistFile(
+                relativePath: path, name: s.string(3) ?? PlaylistParser.stem(path),
+                entries: entries.count == 1 && entries[0].isEmpty ? [] : entries, warnings: Self.split(s.string(5)))
+            result[path] = IndexedPlaylist(size: s.int64(1), modificationTime: s.int64(2), playlist: playlist)
+        }
+        return result
+    }
+
+    func meta(_ key: String) throws(SQLiteError) -> String? {
+        let s = try database.prepare("SELECT value FROM meta WHERE key = ?")
+        s.bind(1, key)
+        return try s.step() ? s.string(0) : nil
+    }
+
+    // MARK: - writing
+
+    func begin() throws(SQLiteError) { try database.execute("BEGIN") }
+    func commit() throws(SQLiteError) { try database.execute("COMMIT") }
+
+    func store(_ file: ScannedFile, _ outcome: StoredOutcome) throws(SQLiteError) {
+        if upsertFile == nil {
+            upsertFile = try database.prepare(
+                """
+                INSERT OR REPLACE INTO files(path, size, mtime, problem, warnings, title, artist, album, albumartist,
+                    genre, date, track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        }
+        let s = upsertFile!
+        s.bind(1, file.relativePath)
+        s.bind(2, file.size)
+        s.bind(3, file.modificationTime)
+        switch outcome {
+        case .unplayable(let reason):
+            s.bind(4, reason)
+        case .playable(let info, let warnings):
+            s.bind(5, Self.join(warnings))
+            s.bind(6, Self.join(info.tags.titles))
+            s.bind(7, Self.join(info.tags.artists))
+            s.bind(8, Self.join(info.tags.albums))
+            s.bind(9, Self.join(info.tags.albumArtists))
+            s.bind(10, Self.join(info.tags.genres))
+            s.bind(11, Self.join(info.tags.dates))
+            s.bind(12, info.tags.trackNumber)
+            s.bind(13, info.tags.trackTotal)
+            s.bind(14, info.tags.discNumber)
+            s.bind(15, info.tags.discTotal)
+            s.bind(16, info.sampleRate)
+            s.bind(17, info.channels)
+            s.bind(18, info.bitsPerSample)
+            s.bind(19, info.totalFrames)
+            s.bind(20, info.hasPicture ? 1 : 0)
+        }
+        try s.run()
+    }
+
+    func deleteFile(_ relativePath: String) throws(SQLiteError) {
+        if deleteFileStatement == nil { deleteFileStatement = try database.prepare("DELETE FROM files WHERE path = ?") }
+        deleteFileStatement!.bind(1, relativePath)
+        try deleteFileStatement!.run()
+    }
+
+    func store(_ file: ScannedFile, playlist: PlaylistFile) throws(SQLiteError) {
+        let s = try database.prepare(
+            "INSERT OR REPLACE INTO playlists(path, size, mtime, name, entries, warnings) VALUES (?, ?, ?, ?, ?, ?)")
+        s.bind(1, file.relativePath)
+        s.bind(2, file.size)
+        s.bind(3, file.modificationTime)
+        s.bind(4, playlist.name)
+        s.bind(5, playlist.entries.joined(separator: "\n"))
+        s.bind(6, Self.join(playlist.warnings))
+        try s.run()
+    }
+
+    func deletePlaylist(_ relativePath: String) throws(SQLiteError) {
+        let s = try database.prepare("DELETE FROM playlists WHERE path = ?")
+        s.bind(1, relativePath)
+        try s.run()
+    }
+
+    func setMeta(_ key: String, _ value: String) throws(SQLiteError) {
+        let s = try database.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
+        s.bind(1, key)
+        s.bind(2, value)
+        try s.run()
+    }
+
+    /// Folds the WAL into the database file (after a scan, so the index is one compact file).
+    func checkpoint() {
+        try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    private static func join(_ values: [String]) -> String? {
+        values.isEmpty ? nil : values.joined(separator: String(separator))
+    }
+
+    private static func split(_ text: String?) -> [String] {
+        guard let text, !text.isEmpty else { return [] }
+        if !text.utf8.contains(0x1F) { return [text] }
+        return text.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+    }
+}

@@ -1,0 +1,123 @@
+import Glibc
+import KioskAudio
+import KioskSystem
+
+/// `kiosk-player play FILE… [--device PCM]`: plays files back to back through the audio engine.
+enum PlayCommand {
+    static var command: Command {
+        Command(
+            name: "play",
+            summary: "play FLAC files through the audio engine",
+            help: """
+                Usage: kiosk-player play FILE... [--device PCM] [--volume PERCENT] [--buffer-ms N]
+                                         [--realtime PRIORITY|off] [--progress]
+
+                Plays the files back to back (gapless when their formats match) and prints a line
+                when each starts. Files that cannot be played are reported and skipped; the exit
+                status is then 1. The device is any ALSA PCM name (default: "default"), or "none"
+                for silent playback in real time.
+
+                  --device PCM        ALSA PCM, e.g. hw:1,0, plughw:CARD=DAC, file:'out.raw',raw, none
+                  --volume PERCENT    0…100 (software volume; 100 = bit-perfect), default 100
+                  --buffer-ms N       device buffer, 40…100 ms, default 60
+                  --realtime P|off    SCHED_FIFO priority of the output thread, default 70
+                  --progress          also print the position about every second
+
+                """,
+            run: run)
+    }
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let parsed = try ParsedArguments(
+            arguments, command: "play", options: ["--device", "--volume", "--buffer-ms", "--realtime"],
+            flags: ["--progress"])
+        guard !parsed.positionals.isEmpty else {
+            throw UsageError(command: "play", message: "which files? give one or more FLAC files")
+        }
+        var settings = AudioSettings()
+        settings.device = parsed.value("--device") ?? "default"
+        settings.bufferMs = try parsed.int("--buffer-ms", command: "play", range: 40...100) ?? 60
+        let volume = try parsed.int("--volume", command: "play", range: 0...100) ?? 100
+        if let realtime = parsed.value("--realtime") {
+            if realtime == "off" {
+                settings.realtimePriority = nil
+            } else {
+                settings.realtimePriority = Int32(try parsed.int("--realtime", command: "play", range: 1...99) ?? 70)
+            }
+        }
+        let files = parsed.positionals
+        let tracks = files.enumerated().map { TrackRequest(id: UInt64($0.offset + 1), path: $0.element) }
+        let progress = parsed.has("--progress")
+
+        let loop = try EventLoop()
+        var failed: [String] = []
+        var deviceFailure: String?
+        var finished = false
+        var lastProgress: Int64 = -1
+        var interrupted = false
+        let engine = try AudioEngine(loop: loop, settings: settings) { event in
+            switch event {
+            case .trackStarted(let id, let format, let total):
+                let index = Int(id) - 1
+                let length = total.map { " " + formatDuration(frames: $0, rate: format.sampleRate) } ?? ""
+                printLine("[\(index + 1)/\(files.count)] \(files[index]) (\(format)\(length))")
+            case .error(_, let path, let message):
+                failed.append(path)
+                CommandLineTool.writeErr("kiosk-player play: cannot play '\(path)': \(message)\n")
+            case .deviceLost(let device, let message):
+                deviceFailure = message.hasPrefix(device) ? message : "\(device): \(message)"
+                loop.stop()
+            case .queueFinished:
+                finished = true
+                loop.stop()
+            case .formatChanged(_, let deviceFormat):
+                printLine("  device \(settings.device): \(deviceFormat)")
+            case .position(_, let frames, let rate):
+                let second = frames / Int64(max(1, rate))
+                if progress && second != lastProgress {
+                    lastProgress = second
+                    printLine("  \(formatDuration(frames: frames, rate: rate))")
+                }
+            case .trackFinished, .deviceBack:
+                break
+            }
+        }
+        defer { engine.shutdown() }
+        loop.onSignal(SIGINT) { _ in
+            interrupted = true
+            loop.stop()
+        }
+        loop.onSignal(SIGTERM) { _ in
+            interrupted = true
+            loop.stop()
+        }
+        engine.setVolume(volume)
+        engine.setQueue(tracks, startAt: 0, startFrame: 0)
+        engine.play()
+        try loop.run()
+        engine.shutdown()
+
+        if let deviceFailure {
+            throw ToolError("audio device failed: \(deviceFailure)")
+        }
+        if interrupted { return 130 }
+        if !failed.isEmpty {
+            CommandLineTool.writeErr(
+                "kiosk-player play: \(failed.count) of \(files.count) files could not be played: "
+                    + failed.map { "'\($0)'" }.joined(separator: ", ") + "\n")
+            return 1
+        }
+        return finished ? 0 : 1
+    }
+}
+
+/// "3:25" (or "1:02:03") from frames at `rate`.
+func formatDuration(frames: Int64, rate: Int) -> String {
+    let seconds = frames / Int64(max(1, rate))
+    let h = seconds / 3600
+    let m = (seconds / 60) % 60
+    let s = seconds % 60
+    let ss = s < 10 ? "0\(s)" : "\(s)"
+    if h > 0 { return "\(h):\(m < 10 ? "0" : "")\(m):\(ss)" }
+    return "\(m):\(ss)"
+}

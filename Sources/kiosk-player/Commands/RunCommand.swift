@@ -1,0 +1,132 @@
+import Glibc
+import KioskAudio
+import KioskCore
+import KioskSystem
+
+/// `kiosk-player run` (the appliance, as systemd starts it) and `kiosk-player demo`.
+enum RunCommand {
+    static var run: Command {
+        Command(
+            name: "run",
+            summary: "the appliance: play from USB sticks, buttons in, screen out (systemd runs this)",
+            help: """
+                Usage: kiosk-player run [--config FILE] [--board NAME] [OPTIONS]
+
+                Runs the player until SIGTERM/SIGINT: watches the media roots for USB sticks, reads the
+                board's buttons and encoders, draws on its screen, plays through ALSA, and saves its state
+                so that a power cut loses at most a few seconds.
+
+                Options:
+                  --config FILE          config file (default \(Config.defaultPath); defaults when missing)
+                  --board NAME           board profile (overrides the config's "board")
+                  --screen TYPE          auto | framebuffer | spi | png | terminal | none
+                  --png FILE             with --screen png: the file each frame is written to
+                  --library DIR          also play the FLAC files under DIR (a folder, not a mount)
+                  --script FILE          replay a JSON-lines event script as input
+                  --exit-after-script MS stop MS milliseconds after the script ends
+                  --keyboard, --no-keyboard  use the terminal as buttons (default: when it is one)
+
+                """,
+            run: { args in
+                let parsed = try ParsedArguments(
+                    args, command: "run",
+                    options: [
+                        "--config", "--board", "--screen", "--png", "--library", "--script", "--exit-after-script",
+                    ],
+                    flags: ["--keyboard", "--no-keyboard"])
+                guard parsed.positionals.isEmpty else {
+                    throw UsageError(command: "run", message: "unexpected argument '\(parsed.positionals[0])'")
+                }
+                let config = try Config.load(path: parsed.value("--config"))
+                let board = try BoardProfile.load(
+                    name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
+                var options = ApplianceOptions()
+                options.screenType = try screenType(parsed, command: "run")
+                options.pngPath = parsed.value("--png")
+                options.extraVolumes = parsed.values["--library"] ?? []
+                options.script = parsed.value("--script")
+                options.exitAfterScriptMs = try parsed.int("--exit-after-script", command: "run", range: 0...3_600_000)
+                if parsed.has("--keyboard") { options.keyboard = true }
+                if parsed.has("--no-keyboard") { options.keyboard = false }
+                let appliance = try Appliance(resolved: ResolvedConfig(config: config, board: board), options: options)
+                return try appliance.run()
+            })
+    }
+
+    static func screenType(_ parsed: ParsedArguments, command: String) throws(UsageError) -> String? {
+        guard let type = parsed.value("--screen") else { return nil }
+        let types = ["auto", "framebuffer", "spi", "png", "terminal", "none"]
+        guard types.contains(type) else {
+            throw UsageError(
+                command: command, message: "--screen must be one of \(types.joined(separator: ", ")), not '\(type)'")
+        }
+        return type
+    }
+
+    static var demo: Command {
+        Command(
+            name: "demo",
+            summary: "the player on a generated demo library, the keyboard as buttons, the terminal as screen",
+            help: """
+                Usage: kiosk-player demo [--dir DIR] [--device PCM] [--screen TYPE] [--png FILE] [--script FILE]
+
+                Generates a small demo library (FLAC files made by the player's own encoder: albums,
+                artists, genres, a playlist, cover art embedded and as cover.jpg, a Japanese album) under
+                DIR (default /tmp/kiosk-player-demo-UID), then runs the player on it with the keyboard as
+                buttons and the terminal as the screen (a PNG file when stdout is not a terminal).
+                Audio goes to the default ALSA device when it opens, otherwise to a silent real-time sink.
+
+                Options:
+                  --dir DIR              where the demo library and state live
+                  --device PCM           ALSA device (or "none")
+                  --screen TYPE          terminal | png | none (default: terminal when stdout is one)
+                  --png FILE             with --screen png: the file frames go to (default DIR/screen.png)
+                  --script FILE          replay a JSON-lines event script instead of typing
+                  --exit-after-script MS stop MS milliseconds after the script ends
+
+                """,
+            run: { args in
+                let parsed = try ParsedArguments(
+                    args, command: "demo",
+                    options: ["--dir", "--device", "--screen", "--png", "--script", "--exit-after-script"])
+                guard parsed.positionals.isEmpty else {
+                    throw UsageError(command: "demo", message: "unexpected argument '\(parsed.positionals[0])'")
+                }
+                let root = parsed.value("--dir") ?? "/tmp/kiosk-player-demo-\(getuid())"
+                printLine("Preparing the demo library in \(root) …")
+                let music = try DemoLibrary.prepare(root: root)
+                var config = Config()
+                config.stateDirectory = root + "/state"
+                config.mediaRoots = []
+                let device: String
+                if let chosen = parsed.value("--device") {
+                    device = chosen
+                } else if let problem = ALSAOutput.probe(device: "default") {
+                    printLine(
+                        "Note: no sound card (the default ALSA device: \(problem)); audio goes to a silent real-time sink."
+                    )
+                    device = "none"
+                } else {
+                    device = "default"
+                }
+                config.audio.device = device
+                config.audio.realtimePriority = 0
+                let board = try BoardProfile.parse(
+                    Array(#"{"name": "demo", "description": "keyboard as buttons", "screen": {"type": "none"}}"#.utf8),
+                    file: "(demo)")
+                var options = ApplianceOptions()
+                let interactive = isatty(0) != 0 && isatty(1) != 0
+                options.screenType = try screenType(parsed, command: "demo") ?? (interactive ? "terminal" : "png")
+                options.pngPath = parsed.value("--png") ?? root + "/screen.png"
+                options.extraVolumes = [music]
+                options.script = parsed.value("--script")
+                options.exitAfterScriptMs = try parsed.int("--exit-after-script", command: "demo", range: 0...3_600_000)
+                options.keyboard = isatty(0) != 0
+                options.printKeymap = true
+                options.shutdownQuits = true
+                if options.screenType == "png" { printLine("Screen frames go to \(options.pngPath!)") }
+                let appliance = try Appliance(resolved: ResolvedConfig(config: config, board: board), options: options)
+                return try appliance.run()
+            })
+    }
+}

@@ -1,0 +1,145 @@
+import Glibc
+import KioskLibrary
+import KioskSystem
+
+extension BenchCommand {
+    /// `bench scan`: generates a synthetic library once (cached under /var/tmp), then times a full
+    /// scan into a fresh index, a rescan with nothing changed, and a rescan after 1 % of the files
+    /// were rewritten; prints the index size and the peak RSS.
+    static func scanLibrary(_ args: [String]) throws -> Int32 {
+        let name = "bench scan"
+        let parsed = try ParsedArguments(
+            args, command: name, options: ["--library", "--tracks", "--threads"], flags: ["--cold"])
+        let trackCount = try parsed.int("--tracks", command: name, range: 20...200_000) ?? 10_000
+        let threads = try parsed.int("--threads", command: name, range: 1...16) ?? VolumeScanner.defaultReaderThreads
+        let cold = parsed.has("--cold")
+        if cold && getuid() != 0 { throw ToolError("--cold drops the page cache and needs root") }
+        var layout = SyntheticLibrary.Layout()
+        layout.albums = max(1, trackCount / layout.tracksPerAlbum)
+        let library = parsed.value("--library") ?? "/var/tmp/kiosk-player-bench-library-\(layout.trackCount)"
+        try ensureLibrary(at: library, layout: layout)
+
+        let state = try makeTemporaryDirectory("kiosk-bench-scan")
+        defer { removeTree(state) }
+        let volume = VolumeIdentity.identify(directory: library)
+        let indexPath = "\(state)/\(volume.rawValue).sqlite"
+
+        struct Phase {
+            var stats: ScanStatistics
+            var wall: Double
+            var cpu: Double
+            var catalogSeconds: Double
+            var catalog: Catalog
+        }
+        func timedScan() throws -> Phase {
+            if cold { dropCaches() }
+            let scanner = VolumeScanner(readerThreads: threads)
+            let cpu0 = Syscalls.processCPUNanoseconds()
+            let wall0 = Syscalls.monotonicNanoseconds()
+            let (contents, stats) = try scanner.scan(volume: volume, mountPoint: library, indexPath: indexPath)
+            let wall1 = Syscalls.monotonicNanoseconds()
+            let cpu1 = Syscalls.processCPUNanoseconds()
+            let catalog = Catalog(volumes: [contents])
+            return Phase(
+                stats: stats, wall: Double(wall1 - wall0) / 1e9, cpu: Double(cpu1 - cpu0) / 1e9,
+                catalogSeconds: Double(Syscalls.monotonicNanoseconds() - wall1) / 1e9, catalog: catalog)
+        }
+
+        let full = try timedScan()
+        let unchanged = try timedScan()
+        // Rewrite 1 % of the tracks with a new title (size and mtime change).
+        let stamp = Syscalls.realtimeNanoseconds() / 1_000_000
+        var rewritten = 0
+        for index in stride(from: 50, to: layout.trackCount, by: 100) {
+            var track = SyntheticLibrary.track(
+                album: index / layout.tracksPerAlbum, number: index % layout.tracksPerAlbum, layout: layout)
+            track.tags[0].value += " (take \(stamp))"
+            try SyntheticLibrary.write(track, under: library, compressionLevel: layout.compressionLevel)
+            rewritten += 1
+        }
+        let changed = try timedScan()
+
+        func line(_ text: String) { printLine("bench scan: \(text)") }
+        func s(_ seconds: Double) -> String { ScanCommand.seconds(seconds) }
+        line(
+            "library \(library): \(full.stats.flacFiles) FLAC files, \(layout.albums) albums, \(full.stats.playlists) playlists; \(threads) reader thread(s); \(cold ? "cold page cache (dropped before each scan)" : "warm page cache")"
+        )
+        line(
+            "full scan: \(s(full.wall)) wall, \(s(full.cpu)) CPU (walk \(s(full.stats.walkSeconds))); \(full.stats.filesRead) files read, \(Int(Double(full.stats.filesRead) / max(full.wall, 1e-9))) files/s; catalog build \(s(full.catalogSeconds)); \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems"
+        )
+        line(
+            "no-change rescan: \(s(unchanged.wall)) wall (\(percent(unchanged.wall, of: full.wall)) of the full scan), \(s(unchanged.cpu)) CPU; \(unchanged.stats.filesRead) files read; catalog build \(s(unchanged.catalogSeconds))"
+        )
+        line(
+            "rescan after 1 % changed (\(rewritten) files rewritten): \(s(changed.wall)) wall, \(s(changed.cpu)) CPU; \(changed.stats.filesRead) files read; catalog build \(s(changed.catalogSeconds))"
+        )
+        line(
+            "index \(mebibytes(changed.stats.indexBytes)) MiB; peak RSS \(mebibytes(Int64(Syscalls.peakResidentBytes()))) MiB"
+        )
+        return 0
+    }
+
+    /// Drops the page cache, dentries and inodes (root only), so the next scan reads from the disk
+    /// as a freshly plugged stick would.
+    private static func dropCaches() {
+        sync()
+        if let fd = try? FileDescriptor.open("/proc/sys/vm/drop_caches", O_WRONLY) {
+            try? fd.writeAll(Array("3\n".utf8))
+        }
+    }
+
+    private static func percent(_ part: Double, of whole: Double) -> String {
+        let tenths = Int((part / max(whole, 1e-9) * 1000).rounded())
+        return "\(tenths / 10).\(tenths % 10) %"
+    }
+
+    private static func mebibytes(_ bytes: Int64) -> String {
+        let tenths = Int((Double(bytes) / 1_048_576 * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// Generates the library unless a complete one with the same layout is there already.
+    /// Generation goes to `DIR.partial` and is renamed when complete.
+    private static func ensureLibrary(at path: String, layout: SyntheticLibrary.Layout) throws {
+        let marker = path + "/.kiosk-synthetic-library"
+        let description = "v2 \(layout)"
+        if let existing = try? Syscalls.readFile(marker, limit: 4096),
+            String(decoding: existing, as: UTF8.self) == description
+        {
+            return
+        }
+        if Syscalls.exists(path) {
+            guard Syscalls.exists(marker) else {
+                throw ToolError("\(path) exists and is not a generated library; remove it or pass --library")
+            }
+            removeTree(path)
+        }
+        let partial = path + ".partial"
+        removeTree(partial)
+        printLine("bench scan: generating \(layout.trackCount) tracks in \(path) (once)…")
+        let start = Syscalls.monotonicNanoseconds()
+        let summary = try SyntheticLibrary.generate(at: partial, layout: layout)
+        try SyntheticLibrary.writeFile(path: partial + "/.kiosk-synthetic-library", bytes: Array(description.utf8))
+        try Syscalls.rename(partial, path)
+        printLine(
+            "bench scan: generated \(summary.tracks) tracks (\(summary.embeddedPictures) with embedded art, \(summary.coverFiles) cover files, \(summary.playlists) playlists) in \(ScanCommand.seconds(Double(Syscalls.monotonicNanoseconds() - start) / 1e9))"
+        )
+    }
+
+    private static func makeTemporaryDirectory(_ prefix: String) throws -> String {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw Errno.current.with("mkdtemp") }
+        return String(cString: made)
+    }
+
+    /// `rm -rf` without following symbolic links.
+    static func removeTree(_ path: String) {
+        guard let st = try? Syscalls.linkStatus(path) else { return }
+        if st.st_mode & S_IFMT == S_IFDIR {
+            for entry in (try? Syscalls.readDirectory(path).entries) ?? [] { removeTree(path + "/" + entry.name) }
+            try? Syscalls.removeDirectory(path)
+        } else {
+            try? Syscalls.unlink(path)
+        }
+    }
+}

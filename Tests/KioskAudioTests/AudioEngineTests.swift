@@ -1,0 +1,333 @@
+import Glibc
+import KioskAudio
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+private let cd = PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 16)
+
+/// ALSA's file plugin: what the engine hands to the last snd_pcm_writei lands in `path`, raw.
+private func filePCM(_ path: String) -> String { "file:'\(path)',raw" }
+
+/// Plays `paths` through the engine to the ALSA file PCM `out`; returns the run (shut down).
+private func playToFile(_ paths: [String], out: String, volume: Int? = nil) throws -> EngineRun {
+    let run = try EngineRun(settings: EngineRun.settings(device: filePCM(out)))
+    defer { run.shutdown() }
+    if let volume { run.engine.setVolume(volume) }
+    run.engine.setQueue(
+        paths.enumerated().map { TrackRequest(id: UInt64($0.offset + 1), path: $0.element) }, startAt: 0, startFrame: 0)
+    run.engine.play()
+    try run.run(seconds: 60) { run.finished }
+    return run
+}
+
+@Suite(.serialized) struct AudioEngineBitPerfectTests {
+    /// Every file of the FLAC decoder testbench, through ALSAOutput into ALSA's file plugin, equals
+    /// `flac -d` byte for byte in the container the engine negotiated.
+    @Test(.enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+    func everyTestbenchFileIsBitPerfect() throws {
+        guard let bench = TestPaths.flacTestbench else {
+            try Test.cancel("FLAC testbench not found (../shared/flac-testbench/subset or KIOSK_FLAC_TESTBENCH)")
+        }
+        let files = listDirectory(bench).filter { $0.hasSuffix(".flac") }
+        #expect(!files.isEmpty)
+        let dir = try TemporaryDirectory("kiosk-bitperfect")
+        defer { dir.remove() }
+        var checked = 0
+        for name in files {
+            let path = bench + "/" + name
+            let out = dir.file("out.raw")
+            let run = try playToFile([path], out: out)
+            #expect(run.finished, "\(name): playback did not finish")
+            #expect(run.errors.isEmpty, "\(name): \(run.errors.map(\.message))")
+            guard
+                case .trackStarted(_, let format, _)? = run.events.first(where: {
+                    if case .trackStarted = $0 { return true } else { return false }
+                })
+            else {
+                Issue.record("\(name): no trackStarted")
+                continue
+            }
+            guard let deviceFormat = run.deviceFormats.first, let encoding = Fixtures.encoding(named: deviceFormat)
+            else {
+                Issue.record("\(name): no formatChanged")
+                continue
+            }
+            #expect(!deviceFormat.contains("converted"), "\(name): \(deviceFormat)")
+            let reference = try Fixtures.reference(path, bits: format.bitsPerSample, scratch: dir)
+            let expected = Fixtures.encodeLeftJustified(reference, as: encoding)
+            let output = try Syscalls.readFile(out, limit: 1 << 30)
+            let difference = Fixtures.firstDifference(output, expected)
+            #expect(
+                difference == nil,
+                "\(name) (\(format), \(deviceFormat)): first difference at byte \(difference ?? -1) of \(expected.count) (got \(output.count))"
+            )
+            unlink(out)
+            checked += 1
+        }
+        #expect(checked == files.count)
+    }
+}
+
+@Suite(.serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+struct AudioEngineTests {
+    @Test func consecutiveTracksOfOneSignalJoinWithoutAGap() throws {
+        let dir = try TemporaryDirectory("kiosk-gapless")
+        defer { dir.remove() }
+        let signal = Fixtures.signal(frames: 100_000, channels: 2, bits: 16, seed: 3)
+        let cut = 44100 + 1234  // not on a block boundary
+        try Fixtures.encode(Array(signal[..<(cut * 2)]), format: cd, to: dir.file("1.flac"))
+        try Fixtures.encode(Array(signal[(cut * 2)...]), format: cd, to: dir.file("2.flac"))
+        let run = try playToFile([dir.file("1.flac"), dir.file("2.flac")], out: dir.file("out.raw"))
+        let output = try Syscalls.readFile(dir.file("out.raw"))
+        #expect(Fixtures.firstDifference(output, Fixtures.bytes(signal, width: 2)) == nil)
+        #expect(run.deviceFormats == ["S16_LE 44100 Hz 2 ch"], "one device set-up for both tracks")
+        let order = run.events.compactMap { event -> String? in
+            switch event {
+            case .trackStarted(let id, _, _): "start \(id)"
+            case .trackFinished(let id): "end \(id)"
+            case .queueFinished: "done"
+            default: nil
+            }
+        }
+        #expect(order == ["start 1", "end 1", "start 2", "end 2", "done"])
+    }
+
+    @Test func formatChangesBetweenTracksPlayEveryTrackCorrectly() throws {
+        let dir = try TemporaryDirectory("kiosk-formats")
+        defer { dir.remove() }
+        let formats = [
+            cd, PCMFormat(sampleRate: 96000, channels: 2, bitsPerSample: 24),
+            PCMFormat(sampleRate: 48000, channels: 1, bitsPerSample: 16),
+        ]
+        var expected: [UInt8] = []
+        var paths: [String] = []
+        for (i, format) in formats.enumerated() {
+            let path = dir.file("\(i).flac")
+            let samples = try Fixtures.makeTrack(path, format: format, frames: 30000 + i * 777, seed: UInt64(i))
+            expected += Fixtures.deviceBytes(
+                samples, bits: format.bitsPerSample, encoding: format.bitsPerSample > 16 ? .s32 : .s16)
+            paths.append(path)
+        }
+        let run = try playToFile(paths, out: dir.file("out.raw"))
+        #expect(run.deviceFormats == ["S16_LE 44100 Hz 2 ch", "S32_LE 96000 Hz 2 ch", "S16_LE 48000 Hz 1 ch"])
+        #expect(run.started() == [1, 2, 3])
+        #expect(Fixtures.firstDifference(try Syscalls.readFile(dir.file("out.raw")), expected) == nil)
+    }
+
+    @Test func badFilesAreReportedByNameAndSkipped() throws {
+        let dir = try TemporaryDirectory("kiosk-bad")
+        defer { dir.remove() }
+        let first = try Fixtures.makeTrack(dir.file("first.flac"), format: cd, frames: 20000, seed: 1)
+        let last = try Fixtures.makeTrack(dir.file("last.flac"), format: cd, frames: 20000, seed: 2)
+        try Fixtures.makeTrack(dir.file("source.flac"), format: cd, frames: 88200, seed: 3)
+        let source = try Syscalls.readFile(dir.file("source.flac"))
+        try dir.write("truncated.flac", Array(source[0..<(source.count / 2)]))
+        try dir.write("zero.flac", [])
+        try dir.write("random.flac", (0..<50000).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) })
+        try dir.write("magic.flac", Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8) + Fixtures.bytes(first, width: 2))
+        var corrupt = source
+        for i in (source.count / 2)..<(source.count / 2 + 100) { corrupt[i] ^= 0xA5 }
+        try dir.write("corrupt.flac", corrupt)
+        try Syscalls.mkdir(dir.file("x.flac"))
+        let bad = ["truncated.flac", "zero.flac", "random.flac", "magic.flac", "corrupt.flac", "x.flac"]
+        let paths = [dir.file("first.flac")] + bad.map { dir.file($0) } + [dir.file("last.flac")]
+
+        let run = try playToFile(paths, out: dir.file("out.raw"))
+        #expect(run.finished, "the queue went on to its end")
+        let errors = run.errors
+        for name in bad {
+            let reported = errors.first { $0.path == dir.file(name) }
+            #expect(reported != nil, "\(name) not reported")
+            if let reported { #expect(!reported.message.isEmpty) }
+        }
+        #expect(errors.count == bad.count)
+        #expect(errors.first { $0.path.hasSuffix("zero.flac") }?.message == "empty file")
+        #expect(errors.first { $0.path.hasSuffix("x.flac") }?.message == "not a regular file")
+        #expect(errors.first { $0.path.hasSuffix("truncated.flac") }?.message.contains("truncated") == true)
+        #expect(errors.first { $0.path.hasSuffix("corrupt.flac") }?.message.contains("corrupt") == true)
+        #expect(errors.first { $0.path.hasSuffix("random.flac") }?.message.contains("not a FLAC file") == true)
+        #expect(errors.first { $0.path.hasSuffix("magic.flac") }?.message.contains("not a FLAC file") == true)
+        let started = run.started()
+        #expect(started.first == 1 && started.last == UInt64(paths.count))
+        // The good files play completely, first and last, around whatever the damaged ones yielded.
+        let output = try Syscalls.readFile(dir.file("out.raw"))
+        let head = Fixtures.bytes(first, width: 2)
+        let tail = Fixtures.bytes(last, width: 2)
+        #expect(Array(output.prefix(head.count)) == head)
+        #expect(Array(output.suffix(tail.count)) == tail)
+    }
+
+    @Test func deviceThatTakesOnlyOtherContainersGetsExactOrConvertedSamples() throws {
+        let dir = try TemporaryDirectory("kiosk-convert")
+        defer { dir.remove() }
+        let samples16 = try Fixtures.makeTrack(dir.file("16.flac"), format: cd, frames: 20000)
+        let hi = PCMFormat(sampleRate: 96000, channels: 2, bitsPerSample: 24)
+        let samples24 = try Fixtures.makeTrack(dir.file("24.flac"), format: hi, frames: 20000)
+
+        for (accepted, path, samples, bits, note) in [
+            (SampleEncoding.s24_3, "16.flac", samples16, 16, "S24_3LE 44100 Hz 2 ch"),
+            (.s16, "24.flac", samples24, 24, "S16_LE 96000 Hz 2 ch (converted)"),
+        ] {
+            let device = CapturingOutput(accepted: [accepted])
+            var settings = EngineRun.settings(device: "capture")
+            settings.makeOutput = { _ in device }
+            let run = try EngineRun(settings: settings)
+            run.engine.setQueue([TrackRequest(id: 1, path: dir.file(path))], startAt: 0, startFrame: 0)
+            run.engine.play()
+            try run.run { run.finished }
+            run.shutdown()
+            #expect(run.deviceFormats == [note])
+            #expect(device.captured == Fixtures.deviceBytes(samples, bits: bits, encoding: accepted))
+        }
+    }
+
+    @Test func trackTheDeviceRefusesIsReportedAndSkipped() throws {
+        let dir = try TemporaryDirectory("kiosk-refuse")
+        defer { dir.remove() }
+        let a = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 20000, seed: 1)
+        try Fixtures.makeTrack(
+            dir.file("six.flac"), format: PCMFormat(sampleRate: 44100, channels: 6, bitsPerSample: 16), frames: 20000)
+        let c = try Fixtures.makeTrack(dir.file("c.flac"), format: cd, frames: 20000, seed: 3)
+        let device = CapturingOutput(maxChannels: 2)
+        var settings = EngineRun.settings(device: "capture")
+        settings.makeOutput = { _ in device }
+        let run = try EngineRun(settings: settings)
+        run.engine.setQueue(
+            ["a.flac", "six.flac", "c.flac"].enumerated().map {
+                TrackRequest(id: UInt64($0.offset + 1), path: dir.file($0.element))
+            }, startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { run.finished })
+        run.shutdown()
+        #expect(run.errors.map(\.path) == [dir.file("six.flac")])
+        #expect(run.errors.first?.message == "capture: does not take 6 channels")
+        #expect(run.started() == [1, 3])
+        #expect(device.captured == Fixtures.bytes(a + c, width: 2))
+        #expect(!run.events.contains { if case .deviceLost = $0 { return true } else { return false } })
+    }
+
+    @Test func softwareVolumeScalesSamplesBelowFullVolume() throws {
+        let dir = try TemporaryDirectory("kiosk-volume")
+        defer { dir.remove() }
+        let samples = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 20000)
+        let run = try playToFile([dir.file("a.flac")], out: dir.file("out.raw"), volume: 50)
+        #expect(run.finished)
+        let output = try Syscalls.readFile(dir.file("out.raw"))
+        #expect(output == Fixtures.bytes(samples.map { $0 >> 2 }, width: 2))
+    }
+
+    @Test func lostDeviceIsReportedReopenedAndPlaybackGoesOnWhereItStopped() throws {
+        let dir = try TemporaryDirectory("kiosk-lost")
+        defer { dir.remove() }
+        let a = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 30000, seed: 1)
+        let b = try Fixtures.makeTrack(dir.file("b.flac"), format: cd, frames: 30000, seed: 2)
+        let device = CapturingOutput()
+        device.failAfterFrames = 10000
+        device.failingConfigures = 2
+        var settings = EngineRun.settings(device: "capture")
+        settings.makeOutput = { _ in device }
+        let run = try EngineRun(settings: settings)
+        run.engine.setQueue(
+            [TrackRequest(id: 1, path: dir.file("a.flac")), TrackRequest(id: 2, path: dir.file("b.flac"))],
+            startAt: 0, startFrame: 0)
+        run.engine.play()
+        try run.run { run.finished }
+        run.shutdown()
+        let lost = run.events.firstIndex {
+            if case .deviceLost(_, let message) = $0 { return message.contains("unplugged") }
+            return false
+        }
+        let back = run.events.firstIndex(of: .deviceBack(device: "capture"))
+        #expect(lost != nil && back != nil && lost! < back!)
+        #expect(run.started() == [1, 2])
+        #expect(device.captured == Fixtures.bytes(a + b, width: 2), "no frame lost or repeated")
+    }
+
+    /// Real-time transport on the `none` sink, checked through position reports.
+    @Test func pauseResumeSeekStopNextBehaveAsDescribed() throws {
+        let dir = try TemporaryDirectory("kiosk-transport")
+        defer { dir.remove() }
+        let slow = PCMFormat(sampleRate: 8000, channels: 1, bitsPerSample: 16)
+        try Fixtures.makeTrack(dir.file("a.flac"), format: slow, frames: 40000)
+        try Fixtures.makeTrack(dir.file("b.flac"), format: slow, frames: 6000)
+        let run = try EngineRun(settings: EngineRun.settings(device: "none"))
+        defer { run.shutdown() }
+        let engine = run.engine
+        engine.setQueue(
+            [TrackRequest(id: 1, path: dir.file("a.flac")), TrackRequest(id: 2, path: dir.file("b.flac"))],
+            startAt: 0, startFrame: 0)
+        #expect(engine.currentTrackID == 1)
+        #expect(engine.positionFrames == 0)
+        try run.idle(0.2)
+        #expect(run.positions().isEmpty, "setQueue does not start playback")
+
+        engine.play()
+        #expect(try run.run { (run.positions(id: 1).last ?? 0) >= 4000 })
+        #expect(run.started() == [1])
+
+        engine.pause()
+        try run.idle(0.1)
+        let paused = engine.positionFrames
+        let eventsAtPause = run.events.count
+        try run.idle(0.4)
+        #expect(engine.positionFrames == paused, "position holds while paused")
+        #expect(run.positions(after: eventsAtPause).allSatisfy { $0 <= paused })
+
+        engine.resume()
+        #expect(try run.run { (run.positions(id: 1).last ?? 0) > paused + 2000 })
+
+        let beforeSeek = run.events.count
+        engine.seek(toFrame: 30000)
+        #expect(engine.positionFrames >= 30000)
+        #expect(try run.run { !run.positions(after: beforeSeek).isEmpty })
+        let afterSeek = run.positions(after: beforeSeek)
+        #expect(afterSeek.allSatisfy { $0 >= 30000 }, "\(afterSeek)")
+        #expect(afterSeek.first! < 30000 + 4000)
+
+        let beforeStop = run.events.count
+        engine.stop()
+        #expect(engine.currentTrackID == 1)
+        #expect(engine.positionFrames == 0)
+        try run.idle(0.4)
+        #expect(run.positions(after: beforeStop).isEmpty, "nothing plays after stop")
+        #expect(engine.positionFrames == 0)
+
+        let beforePlay = run.events.count
+        engine.play()
+        #expect(try run.run { run.started(after: beforePlay) == [1] && !run.positions(after: beforePlay).isEmpty })
+        #expect(run.positions(after: beforePlay).first! < 4000, "stop rewound to the start")
+
+        let beforeNext = run.events.count
+        engine.next()
+        #expect(try run.run { run.started(after: beforeNext) == [2] })
+        engine.previous()
+        #expect(try run.run { run.started(after: beforeNext) == [2, 1] })
+        engine.next()
+        #expect(try run.run { run.finished })
+        #expect(engine.currentTrackID == nil)
+        #expect(run.events.last == .queueFinished)
+    }
+
+    @Test func switchingTheDeviceKeepsTheQueueAndThePosition() throws {
+        let dir = try TemporaryDirectory("kiosk-switch")
+        defer { dir.remove() }
+        let slow = PCMFormat(sampleRate: 8000, channels: 1, bitsPerSample: 16)
+        let samples = try Fixtures.makeTrack(dir.file("a.flac"), format: slow, frames: 24000)
+        let run = try EngineRun(settings: EngineRun.settings(device: "none"))
+        defer { run.shutdown() }
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { (run.positions().last ?? 0) >= 6000 })
+        let at = Int(run.engine.positionFrames)
+        run.engine.setDevice(filePCM(dir.file("out.raw")))
+        #expect(try run.run { run.finished })
+        run.shutdown()
+        let output = try Syscalls.readFile(dir.file("out.raw"))
+        let all = Fixtures.bytes(samples, width: 2)
+        #expect(!output.isEmpty && output.count <= all.count)
+        #expect(Array(all.suffix(output.count)) == output, "the new device gets the rest of the track")
+        let resumedAt = (all.count - output.count) / 2
+        #expect(abs(resumedAt - at) < 2000, "resumed at frame \(resumedAt), switched at \(at)")
+    }
+}

@@ -1,0 +1,172 @@
+import Glibc
+import KioskAudio
+import KioskSystem
+import Synchronization
+import Testing
+
+@Suite struct RingBufferTests {
+    @Test func capacityIsAPowerOfTwoInFramesForEveryFrameSize() {
+        let ring = RingBuffer(byteCapacity: 100_000)
+        #expect(ring.byteCapacity == 131_072)
+        for frameBytes in [2, 3, 4, 6, 8, 12, 24, 32] {
+            ring.configure(frameBytes: frameBytes)
+            let capacity = ring.capacityFrames
+            #expect(capacity & (capacity - 1) == 0, "\(frameBytes)-byte frames: \(capacity) frames")
+            #expect(capacity * frameBytes <= ring.byteCapacity)
+            #expect(capacity * 2 * frameBytes > ring.byteCapacity)
+        }
+    }
+
+    @Test func regionsWrapAroundTheEndOfTheMemory() {
+        let ring = RingBuffer(byteCapacity: 65536)
+        ring.configure(frameBytes: 4)
+        let capacity = ring.capacityFrames
+        ring.commitWrite(capacity - 10)
+        ring.commitRead(capacity - 10)
+        let writable = ring.writableRegions()
+        #expect(writable.firstFrames == 10)
+        #expect(writable.secondFrames == capacity - 10)
+        let values = writable.first.assumingMemoryBound(to: UInt32.self)
+        for i in 0..<10 { values[i] = UInt32(i) }
+        let wrapped = writable.second.assumingMemoryBound(to: UInt32.self)
+        for i in 0..<5 { wrapped[i] = UInt32(10 + i) }
+        ring.commitWrite(15)
+        let readable = ring.readableRegions()
+        #expect(readable.firstFrames == 10 && readable.secondFrames == 5)
+        let a = readable.first.assumingMemoryBound(to: UInt32.self)
+        let b = readable.second.assumingMemoryBound(to: UInt32.self)
+        #expect((0..<10).map { a[$0] } + (0..<5).map { b[$0] } == (0..<15).map { UInt32($0) })
+        #expect(ring.readableRegions(limit: 12).frames == 12)
+    }
+
+    @Test func fullRingOffersNoSpaceAndDiscardEmptiesIt() {
+        let ring = RingBuffer(byteCapacity: 65536)
+        ring.configure(frameBytes: 8)
+        ring.commitWrite(ring.capacityFrames)
+        #expect(ring.writable == 0)
+        #expect(ring.writableRegions().frames == 0)
+        ring.discard(upTo: ring.readPosition + 100)
+        #expect(ring.readable == ring.capacityFrames - 100)
+        ring.discardReadable()
+        #expect(ring.readable == 0 && ring.writable == ring.capacityFrames)
+    }
+
+    /// Two threads move 1 M frames through a small ring; every frame arrives once, in order.
+    @Test func producerAndConsumerThreadsSeeEveryFrameInOrder() throws {
+        let ring = RingBuffer(byteCapacity: 65536)
+        ring.configure(frameBytes: 4)
+        let total = 1_000_000
+        let mismatches = Atomic<Int>(0)
+        let producer = try KioskThread(name: "ring-producer") {
+            var next: UInt32 = 0
+            while next < UInt32(total) {
+                let regions = ring.writableRegions(limit: 777)
+                if regions.frames == 0 {
+                    sched_yield()
+                    continue
+                }
+                let a = regions.first.assumingMemoryBound(to: UInt32.self)
+                for i in 0..<regions.firstFrames { a[i] = next &+ UInt32(i) }
+                let b = regions.second.assumingMemoryBound(to: UInt32.self)
+                for i in 0..<regions.secondFrames { b[i] = next &+ UInt32(regions.firstFrames + i) }
+                let n = min(regions.frames, total - Int(next))
+                ring.commitWrite(n)
+                next &+= UInt32(n)
+            }
+        }
+        var expected: UInt32 = 0
+        while expected < UInt32(total) {
+            let regions = ring.readableRegions(limit: 1000)
+            if regions.frames == 0 {
+                sched_yield()
+                continue
+            }
+            let a = regions.first.assumingMemoryBound(to: UInt32.self)
+            for i in 0..<regions.firstFrames where a[i] != expected &+ UInt32(i) {
+                mismatches.add(1, ordering: .relaxed)
+            }
+            let b = regions.second.assumingMemoryBound(to: UInt32.self)
+            for i in 0..<regions.secondFrames where b[i] != expected &+ UInt32(regions.firstFrames + i) {
+                mismatches.add(1, ordering: .relaxed)
+            }
+            ring.commitRead(regions.frames)
+            expected &+= UInt32(regions.frames)
+        }
+        producer.join()
+        #expect(mismatches.load(ordering: .relaxed) == 0)
+        #expect(ring.readable == 0)
+    }
+
+    @Test func queueKeepsOrderAndRefusesWhenFull() {
+        let queue = SPSCQueue<Int>(capacity: 4)
+        for i in 0..<4 { #expect(queue.push(i)) }
+        #expect(!queue.push(99))
+        #expect(queue.peek() == 0)
+        #expect((0..<4).map { _ in queue.pop() } == [0, 1, 2, 3])
+        #expect(queue.pop() == nil)
+    }
+}
+
+@Suite struct SampleFormatTests {
+    @Test func deviceEncodingsArePreferredExactAndRingFirst() {
+        let sixteen = SampleEncoding.candidates(bits: 16, ring: .s16)
+        #expect(sixteen.map(\.encoding) == [.s16, .s24_3, .s24, .s32])
+        #expect(sixteen.allSatisfy { $0.exact })
+        let twentyFour = SampleEncoding.candidates(bits: 24, ring: .s32)
+        #expect(twentyFour.map(\.encoding) == [.s32, .s24_3, .s24, .s16])
+        #expect(twentyFour.map(\.exact) == [true, true, true, false])
+        let thirtyTwo = SampleEncoding.candidates(bits: 32, ring: .s32)
+        #expect(thirtyTwo.map(\.encoding) == [.s32, .s24, .s24_3, .s16])
+        #expect(thirtyTwo.map(\.exact) == [true, false, false, false])
+    }
+
+    @Test func widerContainersKeepEverySample() {
+        let samples: [Int16] = [0, 1, -1, 32767, -32768, 12345, -23456]
+        for encoding in [SampleEncoding.s24_3, .s24, .s32] {
+            var out = [UInt8](repeating: 0, count: samples.count * encoding.bytes)
+            samples.withUnsafeBytes { input in
+                out.withUnsafeMutableBytes { output in
+                    SampleConverter.convert(
+                        input.baseAddress!, .s16, to: output.baseAddress!, encoding, samples: samples.count)
+                }
+            }
+            let expected = Fixtures.deviceBytes(samples.map { Int32($0) }, bits: 16, encoding: encoding)
+            #expect(out == expected, "S16 → \(encoding)")
+        }
+        // 24 significant bits in the ring's 32-bit words → S24_3LE and S24_LE, exactly.
+        let wide: [Int32] = [0, 1, -1, 8_388_607, -8_388_608, 1_234_567].map { $0 << 8 }
+        for encoding in [SampleEncoding.s24_3, .s24] {
+            var out = [UInt8](repeating: 0, count: wide.count * encoding.bytes)
+            wide.withUnsafeBytes { input in
+                out.withUnsafeMutableBytes { output in
+                    SampleConverter.convert(
+                        input.baseAddress!, .s32, to: output.baseAddress!, encoding, samples: wide.count)
+                }
+            }
+            #expect(out == Fixtures.deviceBytes(wide.map { $0 >> 8 }, bits: 24, encoding: encoding))
+        }
+    }
+
+    @Test func mixerUsesTheControlDeviceOfThePCMsCard() {
+        #expect(ALSAMixer.controlDevice(forPCM: "hw:1,0") == "hw:1")
+        #expect(ALSAMixer.controlDevice(forPCM: "plughw:CARD=sndrpihifiberry,DEV=0") == "hw:CARD=sndrpihifiberry")
+        #expect(ALSAMixer.controlDevice(forPCM: "default") == "default")
+        #expect(ALSAMixer.controlDevice(forPCM: "none") == "default")
+    }
+
+    @Test func softwareVolumeIsIdentityAtFullAndScalesBelow() {
+        #expect(SampleConverter.gain(percent: 100) == SampleConverter.unity)
+        #expect(SampleConverter.gain(percent: 0) == 0)
+        #expect(SampleConverter.gain(percent: 50) == SampleConverter.unity / 4)
+        let samples: [Int16] = [1000, -1000, 32767, -32768]
+        var out = [Int16](repeating: 0, count: 4)
+        samples.withUnsafeBytes { input in
+            out.withUnsafeMutableBytes { output in
+                SampleConverter.convert(
+                    input.baseAddress!, .s16, to: output.baseAddress!, .s16, samples: 4,
+                    gain: SampleConverter.gain(percent: 50))
+            }
+        }
+        #expect(out == samples.map { $0 >> 2 })
+    }
+}

@@ -1,0 +1,201 @@
+import CKioskShims
+import Glibc
+import KioskInput
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+/// A device number from major and minor (glibc's makedev, a macro Swift cannot call).
+private func deviceNumber(_ text: String) -> dev_t? {
+    let parts = text.split(separator: ":").compactMap { UInt64($0) }
+    guard parts.count == 2 else { return nil }
+    let (major, minor) = (parts[0], parts[1])
+    return dev_t((minor & 0xff) | ((major & 0xfff) << 8) | ((minor & ~0xff) << 12) | ((major & ~0xfff) << 32))
+}
+
+/// Makes the evdev node of `device` in `directory` (the machine may have no udev or devtmpfs).
+private func makeNode(for device: UInputDevice, in directory: String) throws -> String {
+    var node: (name: String, device: String)?
+    // sysfs shows the event node a moment after UI_DEV_CREATE.
+    _ = waitFor(5) {
+        node = try? device.eventNode()
+        return node != nil
+    }
+    guard let node, let number = deviceNumber(node.device) else {
+        throw Errno(rawValue: ENOENT, context: "no event node for \(device.name) in sysfs")
+    }
+    let path = "\(directory)/\(node.name)"
+    _ = unlink(path)
+    guard mknod(path, S_IFCHR | 0o600, number) == 0 else { throw Errno.current.with("mknod \(path)") }
+    return path
+}
+
+private let uinputMissing =
+    "no writable /dev/uinput here (this kernel has no uinput, or no permission): the evdev backend reads real devices in the VM system test"
+
+@Suite(.serialized) struct UInputEvdevTests {
+    @Test(.enabled(if: UInputDevice.isAvailable(), Comment(rawValue: uinputMissing)))
+    func virtualKeypadAndEncoderAreReadThroughTheEvdevBackend() throws {
+        let name = "kiosk-test-keypad-\(getpid())"
+        let playPause = UInt16(KEY_PLAYPAUSE)
+        let volumeUp = UInt16(KEY_VOLUMEUP)
+        let relX = UInt16(REL_X)
+        var device = try UInputDevice(name: name, keys: [playPause, volumeUp, UInt16(KEY_A)], relativeAxes: [relX])
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try makeNode(for: device, in: dir.path)
+        let h = try ManagerHarness(
+            """
+            {"evdev": [{"device": "\(name)",
+              "keys": {"KEY_PLAYPAUSE": "play-pause", "KEY_VOLUMEUP": {"press": "volume-up", "hold": "volume-up"}},
+              "relative": {"REL_X": {"positive": "next", "negative": "previous"}}}]}
+            """)
+        h.manager.evdevDirectory = dir.path
+        h.manager.evdevRetryMs = 50
+        h.manager.startEvdev()
+        #expect(h.manager.problems.isEmpty)
+        #expect(h.raw.contains { $0.hasPrefix("evdev \"\(name)\" connected at \(dir.path)/event") })
+
+        let before = Syscalls.monotonicNanoseconds()
+        try device.key(playPause, down: true)
+        try device.key(playPause, down: false)
+        try device.move(relX, by: -1)
+        try device.key(UInt16(KEY_A), down: true)
+        try h.loop.run(until: { h.actions.count == 2 }, timeoutNanoseconds: 10_000_000_000)
+        #expect(h.actions.map(\.action) == [.playPause, .previous])
+        #expect(h.actions.map(\.source) == ["key KEY_PLAYPAUSE", "axis REL_X"])
+        // EVIOCSCLOCKID worked: the kernel's timestamps are on the loop's clock.
+        #expect(h.actions.allSatisfy { $0.timestampNs >= before && $0.timestampNs <= Syscalls.monotonicNanoseconds() })
+
+        // Hold: the repeats are dated from the kernel's press timestamp.
+        h.actions.removeAll()
+        try device.key(volumeUp, down: true)
+        try h.loop.run(forNanoseconds: 700_000_000)
+        try device.key(volumeUp, down: false)
+        try h.loop.run(forNanoseconds: 100_000_000)
+        let holds = h.actions.filter { $0.action == .volumeUp }
+        #expect(holds.count >= 2)
+        if let first = holds.first {
+            for (i, event) in holds.enumerated().dropFirst() {
+                #expect(event.timestampNs - first.timestampNs == UInt64(400 + 150 * (i - 1)) * 1_000_000)
+            }
+        }
+
+        // Unplugged: reported, then found again when it comes back.
+        device.destroy()
+        #expect(
+            try h.loop.run(
+                until: { h.manager.problems.contains { $0.contains("is gone") } }, timeoutNanoseconds: 10_000_000_000))
+        device = try UInputDevice(name: name, keys: [playPause, volumeUp], relativeAxes: [relX])
+        _ = try makeNode(for: device, in: dir.path)
+        #expect(
+            try h.loop.run(
+                until: { h.raw.filter { $0.contains("connected at") }.count == 2 }, timeoutNanoseconds: 10_000_000_000))
+        h.actions.removeAll()
+        try device.key(playPause, down: true)
+        try device.key(playPause, down: false)
+        try h.loop.run(until: { !h.actions.isEmpty }, timeoutNanoseconds: 10_000_000_000)
+        #expect(h.actions.map(\.action) == [.playPause])
+        device.destroy()
+    }
+}
+
+/// A gpio-sim chip made through configfs for one test, removed afterwards.
+final class SimulatedChip {
+    static let configfs = "/sys/kernel/config/gpio-sim"
+    let directory: String
+    let label: String
+    private(set) var lineDirectory = ""
+
+    static var unavailableReason: String? {
+        if Syscalls.exists(configfs) { return nil }
+        if let modprobe = ["/usr/sbin/modprobe", "/sbin/modprobe"].first(where: { Syscalls.exists($0) }) {
+            _ = run(modprobe, ["-q", "gpio-sim"], timeoutSeconds: 20)
+        }
+        return Syscalls.exists(configfs)
+            ? nil
+            : "no gpio-sim here (\(configfs) is missing: the kernel has no gpio-sim module or no configfs); the VM system test runs this"
+    }
+
+    init(lines: Int) throws {
+        label = "kiosk-test-\(getpid())"
+        directory = "\(Self.configfs)/\(label)"
+        try Syscalls.mkdir(directory)
+        try Syscalls.mkdir("\(directory)/bank0")
+        try write("\(directory)/bank0/num_lines", "\(lines)")
+        try write("\(directory)/bank0/label", label)
+        try write("\(directory)/live", "1")
+        let device = try read("\(directory)/dev_name")
+        let chip = try read("\(directory)/bank0/chip_name")
+        lineDirectory = "/sys/devices/platform/\(device)/\(chip)"
+    }
+
+    deinit {
+        try? write("\(directory)/live", "0")
+        _ = rmdir("\(directory)/bank0")
+        _ = rmdir(directory)
+    }
+
+    /// Moves the external pull of `line`: what a button or an encoder contact does.
+    func pull(_ line: Int, up: Bool) throws {
+        try write("\(lineDirectory)/sim_gpio\(line)/pull", up ? "pull-up" : "pull-down")
+    }
+
+    private func write(_ path: String, _ text: String) throws {
+        let fd = try FileDescriptor.open(path, O_WRONLY)
+        try fd.writeAll(Array(text.utf8))
+    }
+
+    private func read(_ path: String) throws -> String {
+        String(decoding: try Syscalls.readFile(path, limit: 4096), as: UTF8.self).split(separator: "\n").first.map(
+            String.init) ?? ""
+    }
+}
+
+@Suite(.serialized) struct GPIOSimTests {
+    @Test(
+        .enabled(if: SimulatedChip.unavailableReason == nil, Comment(rawValue: SimulatedChip.unavailableReason ?? "")))
+    func buttonsEncoderAndErrorsOnASimulatedChip() throws {
+        let chip = try SimulatedChip(lines: 16)
+        let profile = """
+            {"gpioChip": ["no-such-label", "\(chip.label)"],
+             "buttons": [{"name": "A", "line": 3, "press": "play-pause", "longPress": "stop"},
+                         {"name": "far", "line": 40, "press": "next"}],
+             "encoders": [{"name": "knob", "a": 5, "b": 6, "acceleration": false,
+                           "clockwise": "volume-up", "counterClockwise": "volume-down"}]}
+            """
+        let h = try ManagerHarness(profile)
+        h.manager.startGPIO()
+        #expect(h.manager.gpioChip?.label == chip.label)
+        // The line past the chip's end is reported; the others work.
+        #expect(h.manager.problems.count == 1)
+        #expect(h.manager.problems.first?.contains("line 40 (button far)") == true)
+        #expect(h.manager.problems.first?.contains("does not exist: the chip has 16 lines") == true)
+
+        // A bouncy press: the pull-up was applied by our request, pressing pulls the line down.
+        for up in [false, true, false, true, false] { try chip.pull(3, up: up) }
+        try h.loop.run(forNanoseconds: 100_000_000)
+        for up in [true, false, true] { try chip.pull(3, up: up) }
+        try h.loop.run(until: { !h.actions.isEmpty }, timeoutNanoseconds: 5_000_000_000)
+        #expect(h.actions.map(\.action) == [.playPause])
+
+        // One detent clockwise from rest (both high): A falls, B falls, A rises, B rises.
+        h.actions.removeAll()
+        for (line, up) in [(5, false), (6, false), (5, true), (6, true), (6, false), (5, false), (6, true), (5, true)] {
+            try chip.pull(line, up: up)
+            try h.loop.run(forNanoseconds: 5_000_000)
+        }
+        try h.loop.run(until: { h.actions.count == 2 }, timeoutNanoseconds: 5_000_000_000)
+        #expect(h.actions.map(\.action) == [.volumeUp, .volumeDown])
+
+        // A second user of line 3 is told who holds it.
+        let other = try ManagerHarness(profile)
+        other.manager.startGPIO()
+        #expect(
+            other.manager.problems.contains {
+                $0.contains("line 3 (button A)") && $0.contains("busy") && $0.contains("kiosk-player")
+            })
+        other.manager.stop()
+        h.manager.stop()
+    }
+}

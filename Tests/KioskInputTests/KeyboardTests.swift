@@ -1,0 +1,208 @@
+import CKioskShims
+import Glibc
+import KioskInput
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+@Suite struct KeyboardDecoderTests {
+    private func keys(_ text: String) -> [String] {
+        var decoder = KeyboardDecoder()
+        return decoder.keys(from: Array(text.utf8))
+    }
+
+    @Test func charactersAndNamedKeys() {
+        #expect(keys("n +?") == ["n", "space", "+", "?"])
+        #expect(keys("\r\t\u{7f}\u{1b}") == ["enter", "tab", "backspace", "escape"])
+        #expect(keys("\u{03}\u{1a}") == ["ctrl-c", "ctrl-z"])
+        #expect(keys("é") == ["é"])
+    }
+
+    @Test func escapeSequencesOfXtermAndTheConsole() {
+        #expect(keys("\u{1b}[A\u{1b}[B\u{1b}[C\u{1b}[D") == ["up", "down", "right", "left"])
+        #expect(keys("\u{1b}OA\u{1b}OD\u{1b}OP") == ["up", "left", "f1"])
+        #expect(
+            keys("\u{1b}[5~\u{1b}[6~\u{1b}[3~\u{1b}[15~\u{1b}[Z") == [
+                "page-up", "page-down", "delete", "f5", "backtab",
+            ])
+        #expect(keys("\u{1b}[1;5A") == ["up"])
+        #expect(keys("\u{1b}[99~x") == ["x"])  // unknown sequence: skipped whole
+    }
+
+    @Test func sequenceSplitAcrossReadsIsCompletedByTheNextRead() {
+        var decoder = KeyboardDecoder()
+        #expect(decoder.keys(from: Array("n\u{1b}[".utf8)) == ["n"])
+        #expect(decoder.keys(from: Array("Aq".utf8)) == ["up", "q"])
+        #expect(decoder.keys(from: [0xc3]) == [])
+        #expect(decoder.keys(from: [0xa9]) == ["é"])
+    }
+}
+
+/// A pseudo-terminal: the test writes to `master` as if typing; the code under test reads `slave`.
+final class PseudoTerminal {
+    let master: Int32
+    let slavePath: String
+    let slave: Int32
+
+    init() throws {
+        var name = [CChar](repeating: 0, count: 128)
+        master = kiosk_pty_open(&name, name.count)
+        guard master >= 0 else { throw Errno.current.with("posix_openpt") }
+        slavePath = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        slave = open(slavePath, O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard slave >= 0 else { throw Errno.current.with("open \(slavePath)") }
+    }
+
+    deinit {
+        close(slave)
+        close(master)
+    }
+
+    /// The terminal's settings (the master reports the slave's).
+    var settings: termios {
+        var t = termios()
+        tcgetattr(master, &t)
+        return t
+    }
+
+    var isRaw: Bool { settings.c_lflag & tcflag_t(ICANON | ECHO) == 0 }
+    var isCooked: Bool { settings.c_lflag & tcflag_t(ICANON | ECHO) == tcflag_t(ICANON | ECHO) }
+
+    func type(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// What the other side wrote so far (non-blocking).
+    func output() -> String {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var pfd = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 0) == 1 else { break }
+            let n = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            result += buffer[0..<n]
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+}
+
+/// Waits (polling) up to `seconds` for `condition`.
+func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Syscalls.monotonicNanoseconds() + UInt64(seconds * 1e9)
+    while Syscalls.monotonicNanoseconds() < deadline {
+        if condition() { return true }
+        Syscalls.sleep(nanoseconds: 10_000_000)
+    }
+    return condition()
+}
+
+/// Starts `kiosk-player ARGS` with the terminal as stdin, stdout and stderr.
+/// With `ownGroup`, the child leads a process group of its own (so ^Z can stop it: a stop signal
+/// is ignored in an orphaned group).
+func spawnOnTerminal(_ terminal: PseudoTerminal, _ arguments: [String], ownGroup: Bool = false) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, terminal.slavePath, O_RDWR, 0)
+    posix_spawn_file_actions_adddup2(&actions, 0, 1)
+    posix_spawn_file_actions_adddup2(&actions, 0, 2)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
+    posix_spawnattr_setpgroup(&attributes, 0)
+    // No core file, no Swift backtrace: the test only looks at the terminal afterwards.
+    let script = "ulimit -c 0; exec \"$0\" \"$@\""
+    let argv = ["/bin/sh", "-c", script, TestPaths.playerBinary] + arguments
+    let env = ["SWIFT_BACKTRACE=enable=no", "PATH=/usr/bin:/bin", "TERM=xterm"]
+    var pid: pid_t = 0
+    let cArgv = argv.map { strdup($0) } + [nil]
+    let cEnv = env.map { strdup($0) } + [nil]
+    defer {
+        for p in cArgv { free(p) }
+        for p in cEnv { free(p) }
+    }
+    let rc = posix_spawn(&pid, "/bin/sh", &actions, &attributes, cArgv, cEnv)
+    if rc != 0 { throw Errno(rawValue: rc, context: "spawn kiosk-player") }
+    return pid
+}
+
+@Suite(.serialized) struct KeyboardTerminalTests {
+    @Test func rawModeReadsKeysAndStopRestoresTheTerminal() throws {
+        let terminal = try PseudoTerminal()
+        let h = try ManagerHarness("{}")
+        #expect(terminal.isCooked)
+        h.manager.startKeyboard(fd: terminal.slave)
+        #expect(terminal.isRaw)
+        terminal.type("n\u{1b}[Ax ")
+        try h.loop.run(until: { h.actions.count == 3 }, timeoutNanoseconds: 10_000_000_000)
+        #expect(h.actions.map(\.action) == [.next, .up, .playPause])
+        #expect(h.actions.map(\.source) == ["keyboard n", "keyboard up", "keyboard space"])
+        #expect(h.raw.contains("keyboard x (not mapped)"))
+        h.manager.stop()
+        #expect(terminal.isCooked)
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT])
+    func terminalIsRestoredWhenTheProcessEndsBySignal(_ signal: Int32) throws {
+        let terminal = try PseudoTerminal()
+        let pid = try spawnOnTerminal(terminal, ["inputs", "--keyboard", "--no-gpio", "--no-evdev"])
+        defer {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        #expect(waitFor(20) { terminal.isRaw }, "kiosk-player did not put the terminal in raw mode")
+        terminal.type("n")
+        var output = ""
+        #expect(
+            waitFor(10) {
+                output += terminal.output()
+                return output.contains("keyboard n → next")
+            }, "output: \(output)")
+        kill(pid, signal)
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, 0) == pid)
+        let signalled = status & 0x7f
+        if [SIGTERM, SIGINT, SIGHUP].contains(signal) {
+            #expect(signalled == 0 && (status >> 8) & 0xff == 0, "ends cleanly through the event loop")
+        } else {
+            #expect(signalled == signal, "dies of the signal it got, after restoring")
+        }
+        #expect(terminal.isCooked)
+    }
+
+    @Test func terminalIsGivenBackWhileStoppedAndTakenAgainOnContinue() throws {
+        let terminal = try PseudoTerminal()
+        let pid = try spawnOnTerminal(terminal, ["inputs", "--keyboard", "--no-gpio", "--no-evdev"], ownGroup: true)
+        defer {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        #expect(waitFor(20) { terminal.isRaw }, "kiosk-player did not put the terminal in raw mode")
+        kill(pid, SIGTSTP)
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, WUNTRACED) == pid)
+        #expect(status & 0xff == 0x7f && (status >> 8) & 0xff == SIGTSTP, "stopped by SIGTSTP")
+        #expect(terminal.isCooked, "the terminal is usable while the player is stopped")
+        kill(pid, SIGCONT)
+        #expect(waitFor(10) { terminal.isRaw }, "raw again after SIGCONT")
+        terminal.type("n")
+        var output = ""
+        #expect(
+            waitFor(10) {
+                output += terminal.output()
+                return output.contains("keyboard n → next")
+            }, "output: \(output)")
+        kill(pid, SIGTERM)
+        #expect(waitpid(pid, &status, 0) == pid)
+        #expect(status == 0)
+        #expect(terminal.isCooked)
+    }
+}

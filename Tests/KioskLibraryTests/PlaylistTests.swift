@@ -1,0 +1,142 @@
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+@testable import KioskLibrary
+
+@Suite struct PlaylistParserTests {
+    func parse(_ bytes: [UInt8], _ name: String = "list.m3u") -> PlaylistFile {
+        PlaylistParser.parse(bytes, relativePath: name, limits: ScanLimits())
+    }
+
+    @Test func extendedM3UWithCRLF() {
+        let text = "#EXTM3U\r\n#EXTINF:123,Artist - Song\r\nMusic/a.flac\r\n\r\n#EXTINF:5,Other\r\n  Music/b.flac  \r\n"
+        let list = parse(Array(text.utf8))
+        #expect(list.entries == ["Music/a.flac", "Music/b.flac"])
+        #expect(list.name == "list")
+        #expect(list.warnings.isEmpty)
+    }
+
+    @Test func byteOrderMarkIsDropped() {
+        let list = parse([0xEF, 0xBB, 0xBF] + Array("Motörhead/ä.flac\n".utf8), "x.m3u8")
+        #expect(list.entries == ["Motörhead/ä.flac"])
+    }
+
+    @Test func latin1FallbackForM3U() {
+        // "Café/é.flac" in Latin-1: not valid UTF-8.
+        let bytes: [UInt8] = Array("Caf".utf8) + [0xE9] + Array("/".utf8) + [0xE9] + Array(".flac\n".utf8)
+        #expect(parse(bytes).entries == ["Café/é.flac"])
+        // The same bytes in an .m3u8 are damaged UTF-8: replaced, with a warning.
+        let m3u8 = parse(bytes, "x.m3u8")
+        #expect(m3u8.warnings == ["not valid UTF-8; damaged characters replaced"])
+    }
+
+    @Test func utf16WithByteOrderMark() {
+        var bytes: [UInt8] = [0xFF, 0xFE]
+        for unit in "Ümlaut.flac\r\n".utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        #expect(parse(bytes).entries == ["Ümlaut.flac"])
+    }
+
+    @Test func playlistDirectiveNamesTheList() {
+        let list = parse(Array("#EXTM3U\n#PLAYLIST:Road Trip\na.flac\n".utf8), "Lists/rt.m3u")
+        #expect(list.name == "Road Trip")
+    }
+
+    @Test func entryLimit() {
+        var limits = ScanLimits()
+        limits.maxPlaylistEntries = 2
+        let list = PlaylistParser.parse(Array("a\nb\nc\nd\n".utf8), relativePath: "l.m3u", limits: limits)
+        #expect(list.entries == ["a", "b"])
+        #expect(list.warnings == ["2 entries past the limit of 2 ignored"])
+    }
+}
+
+@Suite struct PlaylistResolverTests {
+    let resolver = PlaylistResolver(
+        mountPoint: "/media/kiosk/STICK",
+        files: ["Music/Artist/01 Song.flac", "Music/Artist/02 Other.flac", "top.flac"])
+
+    func resolve(_ entry: String, in folder: String = "Lists") -> PlaylistResolver.Resolution {
+        resolver.resolve(entry, playlistFolder: folder)
+    }
+
+    @Test func relativeToThePlaylistFolder() {
+        #expect(resolve("../Music/Artist/01 Song.flac") == .file("Music/Artist/01 Song.flac"))
+        #expect(resolve("Artist/./02 Other.flac", in: "Music") == .file("Music/Artist/02 Other.flac"))
+        #expect(resolve("top.flac", in: "") == .file("top.flac"))
+    }
+
+    @Test func absolutePaths() {
+        #expect(resolve("/media/kiosk/STICK/Music/Artist/01 Song.flac") == .file("Music/Artist/01 Song.flac"))
+        #expect(resolve("/Music/Artist/01 Song.flac") == .file("Music/Artist/01 Song.flac"))
+        // Written on another computer: the longest trailing part that exists on the volume.
+        #expect(resolve("/home/me/Music/Artist/01 Song.flac") == .file("Music/Artist/01 Song.flac"))
+        #expect(resolve("file:///home/me/Music/Artist/02%20Other.flac") == .file("Music/Artist/02 Other.flac"))
+        #expect(resolve("file://localhost/top.flac") == .file("top.flac"))
+    }
+
+    @Test func windowsPaths() {
+        #expect(resolve("E:\\Music\\Artist\\01 Song.flac") == .file("Music/Artist/01 Song.flac"))
+        #expect(resolve("..\\Music\\Artist\\02 Other.flac") == .file("Music/Artist/02 Other.flac"))
+        #expect(resolve("\\\\server\\share\\Music\\Artist\\01 Song.flac") == .file("Music/Artist/01 Song.flac"))
+        // Windows does not care about case; neither does a FAT stick.
+        #expect(resolve("e:\\MUSIC\\artist\\01 song.FLAC") == .file("Music/Artist/01 Song.flac"))
+    }
+
+    @Test func confinedToTheVolume() {
+        #expect(resolve("../../etc/passwd.flac") == .failed("points outside the volume"))
+        #expect(resolve("../../../top.flac", in: "a") == .failed("points outside the volume"))
+        #expect(resolve("/etc/passwd") == .failed("not a FLAC file"))
+    }
+
+    @Test func missingAndForeignEntries() {
+        #expect(resolve("../Music/Artist/03 Gone.flac") == .failed("not found"))
+        #expect(resolve("song.mp3") == .failed("not a FLAC file"))
+        #expect(resolve("http://radio.example/stream") == .failed("not a local file"))
+        #expect(resolve("/somewhere/else/nothing.flac") == .failed("not found on the volume"))
+    }
+}
+
+@Suite struct PlaylistCatalogTests {
+    @Test func playlistsKeepTheirOrderAndDropMissingOrUnplayableEntries() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.track("Music/b.flac", title: "B", album: "X", track: "2")
+        try library.track("Music/a.flac", title: "A", album: "X", track: "1")
+        try library.write("Music/broken.flac", text: "garbage")
+        try library.write(
+            "Lists/Mix.m3u8",
+            text:
+                "#EXTM3U\n../Music/b.flac\n../Music/missing.flac\n../Music/broken.flac\n../Music/a.flac\n../Music/b.flac\n"
+        )
+        try library.write("Lists/Gone.m3u", text: "../Music/nothing.flac\r\n")
+        try library.write("Lists/Empty.m3u", text: "#EXTM3U\n")
+        let catalog = try library.catalog()
+        #expect(catalog.names(.playlist) == ["Mix"])
+        let mix = try #require(catalog.named(.playlist, "Mix"))
+        #expect(catalog.tracks(of: mix).map(\.title) == ["B", "A", "B"])
+        #expect(mix.subtitle == "3 tracks")
+        let mixProblems = catalog.problems(for: "Lists/Mix.m3u8").map(\.reason)
+        #expect(
+            mixProblems == [
+                "entry 2 \"../Music/missing.flac\": not found; dropped",
+                "entry 3 \"../Music/broken.flac\": cannot be played (not a FLAC file (no fLaC marker)); dropped",
+            ])
+        #expect(
+            catalog.problems(for: "Lists/Gone.m3u").map(\.reason).last == "no playable entries; the playlist is hidden")
+        #expect(
+            catalog.problems(for: "Lists/Empty.m3u").map(\.reason) == ["no playable entries; the playlist is hidden"])
+    }
+
+    @Test func oversizedPlaylistIsRejected() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.track("a.flac", title: "A")
+        try library.write("big.m3u", text: String(repeating: "a.flac\n", count: 100))
+        var limits = ScanLimits()
+        limits.maxPlaylistBytes = 100
+        let catalog = try library.catalog(limits: limits)
+        #expect(catalog.names(.playlist).isEmpty)
+        #expect(catalog.problems(for: "big.m3u").first?.reason == "playlist of 700 bytes is over the 100-byte limit")
+    }
+}

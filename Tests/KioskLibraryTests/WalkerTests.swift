@@ -1,0 +1,167 @@
+import Glibc
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+@testable import KioskLibrary
+
+@Suite struct WalkerTests {
+    func walk(_ library: TestLibrary, limits: ScanLimits = ScanLimits()) -> WalkResult {
+        VolumeWalker(root: library.root, volume: library.volume, limits: limits).walk()
+    }
+
+    @Test func findsFLACPlaylistsAndCoversByExtensionAnyCase() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.flac("a/one.flac")
+        try library.flac("a/TWO.FLAC")
+        try library.write("a/three.mp3", text: "x")
+        try library.write("a/notes.txt", text: "x")
+        try library.write("list.M3U", text: "a/one.flac\n")
+        try library.write("b/list.m3u8", text: "")
+        try library.write("a/Folder.JPG", SyntheticLibrary.sampleJPEG)
+        try library.write("a/booklet.jpg", SyntheticLibrary.sampleJPEG)
+        try library.write("a/flac", text: "no extension")
+        let result = walk(library)
+        #expect(result.flacFiles.map(\.relativePath).sorted() == ["a/TWO.FLAC", "a/one.flac"])
+        #expect(result.playlists.map(\.relativePath).sorted() == ["b/list.m3u8", "list.M3U"])
+        #expect(result.coverFiles == ["a/Folder.JPG"])
+        #expect(result.warnings.isEmpty)
+        let one = try #require(result.flacFiles.first { $0.relativePath == "a/one.flac" })
+        let st = try Syscalls.fileStatus(library.root + "/a/one.flac")
+        #expect(one.size == Int64(st.st_size))
+        #expect(one.modificationTime == Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+    }
+
+    @Test func hiddenAndSystemFoldersAreSkipped() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.flac("Music/keep.flac")
+        try library.flac(".Trashes/501/deleted.flac")
+        try library.flac(".Spotlight-V100/x.flac")
+        try library.flac("System Volume Information/x.flac")
+        try library.flac("$RECYCLE.BIN/S-1-5/x.flac")
+        try library.flac("RECYCLER/x.flac")
+        try library.flac(".hidden/x.flac")
+        try library.write("Music/._keep.flac", [0, 5, 22, 7, 0, 2, 0, 0])  // AppleDouble
+        try library.write("Music/.DS_Store", [0])
+        let catalog = try library.catalog()
+        #expect(catalog.allTracks.map(\.relativePath) == ["Music/keep.flac"])
+        #expect(catalog.problems.isEmpty)
+    }
+
+    @Test func symlinkLoopIsNotFollowed() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.flac("Artist/Album/song.flac")
+        try library.symlink("Artist/Album/again", to: "..")
+        try library.symlink("Artist/top", to: library.root)
+        let result = walk(library)
+        #expect(result.flacFiles.map(\.relativePath) == ["Artist/Album/song.flac"])
+        #expect(
+            result.warnings.contains {
+                $0.relativePath == "Artist/Album/again" && $0.reason.contains("already scanned")
+            })
+        #expect(result.warnings.contains { $0.relativePath == "Artist/top" && $0.reason.contains("loop") })
+    }
+
+    @Test func symlinksOutOfTheVolumeAreNotFollowed() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let outside = try TestLibrary("kiosk-outside")
+        defer { outside.remove() }
+        try outside.flac("secret.flac")
+        try library.flac("in.flac")
+        try library.symlink("escape", to: outside.root)
+        try library.symlink("file.flac", to: outside.root + "/secret.flac")
+        try library.symlink("relative-escape", to: "../")
+        let result = walk(library)
+        #expect(result.flacFiles.map(\.relativePath) == ["in.flac"])
+        #expect(result.warnings.filter { $0.reason.contains("outside the volume") }.count == 3)
+    }
+
+    @Test func symlinksInsideTheVolumeAreFollowedOnce() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.flac("Real/song.flac")
+        try library.symlink("Alias/link.flac", to: "../Real/song.flac")  // same file: listed once
+        try library.flac("Other/x.flac")
+        try library.symlink("Shortcut", to: "Other")  // same folder twice: walked once
+        try library.symlink("dangling.flac", to: "nowhere.flac")
+        let result = walk(library)
+        #expect(result.flacFiles.map(\.relativePath).sorted() == ["Other/x.flac", "Real/song.flac"])
+        #expect(result.warnings.contains { $0.relativePath == "dangling.flac" && $0.reason.contains("missing") })
+    }
+
+    @Test func depthLimitWarns() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.flac("1/2/3/ok.flac")
+        try library.flac("1/2/3/4/5/deep.flac")
+        var limits = ScanLimits()
+        limits.maxDepth = 3
+        let result = walk(library, limits: limits)
+        #expect(result.flacFiles.map(\.relativePath) == ["1/2/3/ok.flac"])
+        #expect(result.warnings.map(\.relativePath) == ["1/2/3/4"])
+        #expect(result.warnings.first?.reason == "folder deeper than 3 levels; not scanned")
+    }
+
+    @Test func fileCountLimitWarnsAndStops() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        for i in 0..<5 { try library.flac("f\(i).flac") }
+        var limits = ScanLimits()
+        limits.maxFiles = 3
+        let result = walk(library, limits: limits)
+        #expect(result.flacFiles.count == 3)
+        #expect(result.warnings.map(\.reason) == ["more than 3 music files; the rest of the volume was not scanned"])
+    }
+
+    @Test func entryLimitWarns() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        for i in 0..<10 { try library.write("junk\(i).txt", text: "") }
+        try library.flac("z.flac")
+        var limits = ScanLimits()
+        limits.maxEntries = 5
+        let result = walk(library, limits: limits)
+        #expect(result.warnings.map(\.reason) == ["more than 5 folder entries; the rest of the volume was not scanned"])
+    }
+
+    @Test func pathLengthLimitWarns() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let long = String(repeating: "n", count: 60)
+        try library.flac("\(long)/\(long).flac")
+        try library.flac("short.flac")
+        var limits = ScanLimits()
+        limits.maxPathBytes = 100
+        let result = walk(library, limits: limits)
+        #expect(result.flacFiles.map(\.relativePath) == ["short.flac"])
+        #expect(result.warnings.first?.reason == "path longer than 100 bytes; skipped")
+    }
+
+    @Test func namesThatAreNotUTF8AreReported() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.flac("good.flac")
+        // "caf\xE9.flac": Latin-1, as an old tool may have written it.
+        var name = Array("\(library.root)/caf".utf8) + [0xE9] + Array(".flac".utf8) + [0]
+        let fd = name.withUnsafeMutableBufferPointer {
+            open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644)
+        }
+        #expect(fd >= 0)
+        close(fd)
+        let result = walk(library)
+        #expect(result.flacFiles.map(\.relativePath) == ["good.flac"])
+        #expect(result.warnings.count == 1)
+        #expect(result.warnings.first?.reason == "the name is not valid UTF-8; skipped")
+    }
+
+    @Test func unreadableVolumeIsAnError() throws {
+        let scanner = VolumeScanner()
+        #expect(throws: ScanError.self) {
+            try scanner.scan(volume: VolumeID(rawValue: "x"), mountPoint: "/nonexistent/kiosk", indexPath: nil)
+        }
+    }
+}

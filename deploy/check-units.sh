@@ -1,0 +1,140 @@
+#!/bin/bash
+# Checks the deployment files (CI: `bash deploy/check-units.sh`; needs root for the loop-mount and
+# udev parts, which are skipped with the reason otherwise):
+#   1. systemd-analyze verify: every unit, in a scratch root with the units installed and stub binaries
+#   2. systemd-analyze security --offline=yes: kiosk-player.service exposure <= 2.0
+#   3. udev rules: `udevadm verify` (systemd >= 254), else a parse check through `udevadm test`
+#   4. USB automount: deploy/tests/test-automount.sh
+#   5. board profiles: deploy/check-boards.py boards/ (to become `kiosk-player boards --check`), and,
+#      when a kiosk-player binary is built, `kiosk-player check-config deploy/config.json --board NAME`
+#      for every profile (the player's own loader, with the default config install.sh writes)
+#   6. the board checker's own tests: deploy/tests/test-check-boards.sh
+#   7. install.sh --dry-run on this machine, and install.sh --help / bad options
+# Prints "check-units: N passed, N failed" and exits 1 if any step failed.
+set -uo pipefail
+export LC_ALL=C SYSTEMD_LOG_COLOR=0
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+max_exposure=2.0
+work=$(mktemp -d /tmp/check-units.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+units=(kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service)
+
+result() {  # result NAME STATUS [DETAIL]
+    if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "check-units: ok    $1"
+    else failed=$((failed + 1)); echo "check-units: FAIL  $1"; [ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/    /'; fi
+}
+skipped() { echo "check-units: skip  $1 ($2)"; }
+
+echo "== 1. systemd-analyze verify"
+if ! command -v systemd-analyze >/dev/null; then
+    result "systemd-analyze is installed (package systemd)" 1
+else
+    scratch="$work/root"
+    mkdir -p "$scratch/usr/lib/systemd" "$scratch/etc/systemd/system" "$scratch/usr/bin" "$scratch/usr/lib/kiosk-player"
+    # The distribution's units (targets the units refer to), then ours, as install.sh places them.
+    cp -a /usr/lib/systemd/system "$scratch/usr/lib/systemd/"
+    for u in "${units[@]}"; do cp "$here/systemd/$u" "$scratch/usr/lib/systemd/system/"; done
+    printf '#!/bin/sh\nexit 0\n' >"$scratch/usr/bin/kiosk-player"
+    cp "$(command -v systemctl)" "$scratch/usr/bin/systemctl"
+    cp "$here/kiosk-automount" "$scratch/usr/lib/kiosk-player/"
+    chmod 0755 "$scratch/usr/bin/kiosk-player" "$scratch/usr/lib/kiosk-player/kiosk-automount"
+    for u in kiosk-player.service kiosk-automount@sda1.service kiosk-player-poweroff.path kiosk-player-poweroff.service; do
+        out=$(systemd-analyze verify --root="$scratch" "$u" 2>&1)
+        status=$?
+        # Any message (unknown key, bad value, missing binary) fails, not only a non-zero status.
+        [ -z "$out" ] || status=1
+        result "verify $u" "$status" "$out"
+    done
+    # The check must be able to fail: a unit with a typo is rejected.
+    sed 's/^ProtectHome=yes/ProtectHom=yes/' "$here/systemd/kiosk-player.service" >"$scratch/usr/lib/systemd/system/kiosk-player.service"
+    out=$(systemd-analyze verify --root="$scratch" kiosk-player.service 2>&1)
+    case "$out" in *"ProtectHom"*) result "verify rejects a misspelt key (self-test)" 0 ;;
+        *) result "verify rejects a misspelt key (self-test)" 1 "$out" ;; esac
+fi
+
+echo "== 2. systemd-analyze security --offline=yes"
+if command -v systemd-analyze >/dev/null && systemd-analyze security --help 2>/dev/null | grep -q -- '--offline'; then
+    for u in kiosk-player.service kiosk-automount@.service; do
+        cp "$here/systemd/$u" "$work/"
+        out=$(cd "$work" && systemd-analyze security --offline=yes --no-pager "$u" 2>&1)
+        score=$(printf '%s\n' "$out" | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+        echo "check-units: $u exposure $score"
+        if [ "$u" = kiosk-player.service ]; then
+            if [ -n "$score" ] && awk -v s="$score" -v m="$max_exposure" 'BEGIN { exit !(s <= m) }'; then
+                result "kiosk-player.service exposure $score <= $max_exposure" 0
+            else
+                result "kiosk-player.service exposure ${score:-unknown} <= $max_exposure" 1 "$(printf '%s\n' "$out" | grep -E '✗|Overall' )"
+            fi
+        fi
+    done
+    echo "check-units: (kiosk-automount@.service must mount in the host namespace, so it keeps CAP_SYS_ADMIN: not gated)"
+else
+    result "systemd-analyze security --offline is available (systemd >= 250)" 1
+fi
+
+echo "== 3. udev rules"
+if command -v udevadm >/dev/null && udevadm verify --help >/dev/null 2>&1; then
+    out=$(udevadm verify "$here"/udev/*.rules 2>&1)
+    result "udevadm verify" $? "$out"
+elif command -v udevadm >/dev/null && command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "check-units: udevadm $(udevadm --version) has no 'verify' (systemd >= 254); parsing the rules with 'udevadm test'"
+    rules="$work/rules"
+    mkdir -p "$rules"
+    cp "$here"/udev/*.rules "$rules/"
+    printf 'SUBSYSTEM=="gpio", FOO="x"\n' >"$rules/99-self-test-bad.rules"
+    device=$(ls -d /sys/class/block/* /sys/class/tty/* 2>/dev/null | head -n 1)
+    out=$(unshare -m sh -c "mount --bind '$rules' /etc/udev/rules.d && udevadm test --action=add '$device'" 2>&1)
+    # Lines "FILE:LINE message" are rule problems; groups that install.sh creates may be missing here.
+    problems=$(printf '%s\n' "$out" | grep -E 'kiosk-player-[a-z]+\.rules:[0-9]+ ' | grep -v -E "Unknown (group|user) '(gpio|spi|input|kiosk-player)'")
+    result "udev rules parse without errors" "$([ -z "$problems" ] && echo 0 || echo 1)" "$problems"
+    case "$out" in *"99-self-test-bad.rules:1 Invalid key"*) result "the parse check reports a bad rule (self-test)" 0 ;;
+        *) result "the parse check reports a bad rule (self-test)" 1 "$(printf '%s\n' "$out" | grep -i bad)" ;; esac
+else
+    skipped "udev rules" "no udevadm verify, and udevadm test needs root and unshare"
+fi
+
+echo "== 4. USB automount"
+bash "$here/tests/test-automount.sh"
+result "tests/test-automount.sh" $?
+
+echo "== 5. board profiles"
+python3 "$here/check-boards.py" "$repo/boards"
+result "boards/*.json validate" $?
+
+player=''
+for b in "${KIOSK_PLAYER:-}" "$repo/.build/debug/kiosk-player" "$repo/.build/release/kiosk-player"; do
+    if [ -n "$b" ] && [ -x "$b" ]; then player=$b; break; fi
+done
+if [ -n "$player" ]; then
+    for f in "$repo"/boards/*.json; do
+        name=$(basename "$f" .json)
+        out=$(KIOSK_BOARDS_DIR="$repo/boards" "$player" check-config "$here/config.json" --board "$name" 2>&1)
+        result "kiosk-player check-config deploy/config.json --board $name" $? "$out"
+    done
+else
+    skipped "kiosk-player check-config on each profile" "no built kiosk-player (swift build first, or KIOSK_PLAYER=path)"
+fi
+
+echo "== 6. board checker self-test"
+bash "$here/tests/test-check-boards.sh" >"$work/boards.log" 2>&1
+status=$?
+tail -n 1 "$work/boards.log"
+result "tests/test-check-boards.sh" "$status" "$(grep FAIL -A3 "$work/boards.log")"
+
+echo "== 7. install.sh"
+out=$(bash "$here/install.sh" --dry-run --no-deps --board pirate-audio 2>&1)
+status=$?
+printf '%s\n' "$out" | sed 's/^/    /'
+case "$out" in *"dry run: nothing was changed"*) ;; *) status=1 ;; esac
+result "install.sh --dry-run on this machine" "$status"
+bash "$here/install.sh" --frobnicate >/dev/null 2>&1
+[ $? = 2 ] && result "install.sh rejects an unknown option (exit 2)" 0 || result "install.sh rejects an unknown option (exit 2)" 1
+out=$(bash "$here/install.sh" --dry-run --board no-such-board 2>&1)
+case "$out" in *"no boards/no-such-board.json"*) result "install.sh names a missing board" 0 ;;
+    *) result "install.sh names a missing board" 1 "$out" ;; esac
+
+echo "check-units: $passed passed, $failed failed"
+[ "$failed" = 0 ]

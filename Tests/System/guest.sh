@@ -124,6 +124,9 @@ run_scenarios() {
         first_pcm=$(sed -n 's/^first_pcm_ms=//p' "$dir/figures" 2>/dev/null | tail -n 1)
         cpu=$(sed -n 's/^cpu_ms=//p' "$dir/figures" 2>/dev/null | tail -n 1)
         rss=$(sed -n 's/^max_rss_kb=//p' "$dir/figures" 2>/dev/null | tail -n 1)
+        local gaps
+        gaps=$(sed -n 's/^gap_frames=//p' "$dir/figures" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+        [ "$gaps" -gt 0 ] && note="${note:+$note; }underrun silence in checked windows: $((gaps * 1000 / 44100)) ms"
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$result" "$seconds" "${first_pcm:--}" "${cpu:--}" "${rss:--}" \
             "$(echo "$note" | tr '\t\n' '  ' | sed 's/[ ;]*$//')" >> "$out/results.tsv"
         echo "systest: ==== $name: $result ($seconds s) $note"

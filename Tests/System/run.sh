@@ -157,10 +157,18 @@ fi
 timeout_s=${SYSTEST_TIMEOUT:-540}
 say "booting ${kernel_image##*/} (${accel_args[1]}), ${#scenarios[@]} scenario(s), timeout $timeout_s s; output in $out"
 boot_start=$(date +%s.%N)
-timeout -k 5 "$timeout_s" "$qemu" "${accel_args[@]}" -m "${SYSTEST_MEMORY:-1536}" -smp "${SYSTEST_CPUS:-2}" \
-    "${common_args[@]}" -chardev "stdio,id=console,logfile=$out/console.log" -serial chardev:console \
-    -append "$cmdline" < /dev/null
-qemu_status=$?
+for attempt in 1 2; do
+    timeout -k 5 "$timeout_s" "$qemu" "${accel_args[@]}" -m "${SYSTEST_MEMORY:-1536}" -smp "${SYSTEST_CPUS:-2}" \
+        "${common_args[@]}" -chardev "stdio,id=console,logfile=$out/console.log" -serial chardev:console \
+        -append "$cmdline" < /dev/null
+    qemu_status=$?
+    # QEMU 7.2 once segfaulted while starting (status 139, no guest output): one retry for that
+    if [ "$attempt" = 1 ] && [ "$qemu_status" -gt 128 ] && [ "$qemu_status" != 137 ] && [ ! -s "$out/guest-times" ]; then
+        say "QEMU died with status $qemu_status before the guest started; retrying once"
+        continue
+    fi
+    break
+done
 vm_seconds=$(seconds_since "$boot_start")
 
 guest_failed=""

@@ -7,6 +7,7 @@
 # timeout: 60
 # shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
+SYSTEST_PCM_GAPS=0  # aplay's 0.5 s buffer: the frames must arrive unbroken too
 require_infra snd-aloop
 require_command aplay arecord flac
 

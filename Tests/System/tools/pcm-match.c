@@ -5,6 +5,10 @@
  *       where they occur in REFERENCE and checks all N frames bit-exactly. Prints
  *       "capture_frame=C reference_frame=R frames=N matches=M track_start=C-R" and exits 0; exits 1
  *       with the reason (all silence, capture too short, no match) otherwise.
+ *   --gaps (locate, find): all-zero frames are left out of both files before matching, so silence
+ *       inserted by an output underrun does not break the comparison; gap_frames= then counts
+ *       the silent frames inside the matched capture window. Every sounding frame must still be
+ *       there, bit-exact and in order.
  *   pcm-match find CAPTURE REFERENCE [--from F] [--ref-from R] [--frames N] [--frame-bytes B]
  *       The other direction: N frames of REFERENCE from its first sound at or after frame R are
  *       looked for in CAPTURE at or after frame F (e.g. "did track 2 start after the press?").
@@ -50,6 +54,43 @@ static Pcm map_pcm(const char *path, size_t frame_bytes) {
     return pcm;
 }
 
+/* With --gaps, all-zero frames are taken out of both files before matching (keeping a map back
+ * to frame numbers): silence an output underrun inserted then does not break the comparison,
+ * while every sounding frame must still be there, bit-exact and in order. */
+typedef struct {
+    Pcm pcm;
+    size_t *index; /* compacted frame → original frame */
+} Compacted;
+
+static int frame_silent(const uint8_t *frame, size_t frame_bytes);
+
+static Compacted compact(Pcm pcm, size_t fb) {
+    Compacted c = {{NULL, 0}, NULL};
+    uint8_t *data = malloc(pcm.frames * fb + 1);
+    c.index = malloc((pcm.frames + 1) * sizeof *c.index);
+    if (!data || !c.index) die("out of memory");
+    size_t n = 0;
+    for (size_t f = 0; f < pcm.frames; f++) {
+        if (frame_silent(pcm.data + f * fb, fb)) continue;
+        memcpy(data + n * fb, pcm.data + f * fb, fb);
+        c.index[n++] = f;
+    }
+    c.pcm.data = data;
+    c.pcm.frames = n;
+    return c;
+}
+
+/* the first compacted frame whose original number is at least `from` */
+static size_t compact_from(Compacted c, size_t from) {
+    size_t lo = 0, hi = c.pcm.frames;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c.index[mid] < from) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 static int frame_silent(const uint8_t *frame, size_t frame_bytes) {
     for (size_t i = 0; i < frame_bytes; i++)
         if (frame[i]) return 0;
@@ -68,11 +109,13 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     const char *files[2] = {NULL, NULL};
     int nfiles = 0;
+    int gaps = 0;
     long from = 0, ref_from = 0, before = -1, frames = 44100, frame_bytes = 4, seed = 1;
     double seconds = 0;
     int frames_given = 0;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) from = parse_long(argv[++i], "--from");
+        else if (strcmp(argv[i], "--gaps") == 0) gaps = 1;
         else if (strcmp(argv[i], "--before") == 0 && i + 1 < argc) before = parse_long(argv[++i], "--before");
         else if (strcmp(argv[i], "--ref-from") == 0 && i + 1 < argc) ref_from = parse_long(argv[++i], "--ref-from");
         else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
@@ -154,6 +197,15 @@ int main(int argc, char **argv) {
         if (nfiles != 2) die("usage: pcm-match locate|find CAPTURE REFERENCE [--from F] [--ref-from R] [--frames N]");
         Pcm cap = map_pcm(files[0], fb), ref = map_pcm(files[1], fb);
         int find = strcmp(cmd, "find") == 0;
+        Compacted ccap = {cap, NULL}, cref = {ref, NULL};
+        if (gaps) {
+            ccap = compact(cap, fb);
+            cref = compact(ref, fb);
+            from = (long)compact_from(ccap, (size_t)from);
+            ref_from = (long)compact_from(cref, (size_t)ref_from);
+        }
+        cap = ccap.pcm;
+        ref = cref.pcm;
         /* locate: a capture window is looked for in the reference; find: the other way round */
         Pcm needle_pcm = find ? ref : cap, hay = find ? cap : ref;
         long needle_from = find ? ref_from : from, hay_from = find ? from : 0;
@@ -170,7 +222,7 @@ int main(int argc, char **argv) {
         }
         const uint8_t *needle = needle_pcm.data + (size_t)start * fb;
         size_t probe = (size_t)(frames < 256 ? frames : 256) * fb;
-        long found = -1, matches = 0;
+        long found = -1, matches = 0, best_at = -1;
         size_t best_prefix = 0;
         for (size_t r = (size_t)hay_from; r + (size_t)frames <= hay.frames; r++) {
             const uint8_t *at = hay.data + r * fb;
@@ -178,21 +230,37 @@ int main(int argc, char **argv) {
             if (memcmp(at, needle, probe) != 0) continue;
             size_t same = 0;
             while (same < (size_t)frames && memcmp(at + same * fb, needle + same * fb, fb) == 0) same++;
-            if (same > best_prefix) best_prefix = same;
+            if (same > best_prefix) {
+                best_prefix = same;
+                best_at = (long)r;
+            }
             if (same == (size_t)frames) {
                 if (found < 0) found = (long)r;
                 matches++;
             }
         }
         if (found < 0) {
-            printf("no match: %ld frames of the %s from frame %ld are not in the %s (%zu frames, searched from %ld); "
-                   "longest bit-exact run %zu frames\n",
-                   frames, needle_name, start, hay_name, hay.frames, hay_from, best_prefix);
+            if (gaps && best_at >= 0) { /* report frame numbers, not compacted positions */
+                best_at = (long)(find ? ccap : cref).index[best_at];
+                start = (long)(find ? cref : ccap).index[start];
+                hay_from = hay_from < (long)hay.frames ? (long)(find ? ccap : cref).index[hay_from] : hay_from;
+            }
+            printf("no match: %ld frames of the %s from frame %ld are not in the %s (searched from frame %ld); "
+                   "longest bit-exact run %zu frames%s",
+                   frames, needle_name, start, hay_name, hay_from, best_prefix, best_at >= 0 ? ", at " : "\n");
+            if (best_at >= 0) printf("%s frame %ld\n", hay_name, best_at);
             return 1;
         }
         long capture_frame = find ? found : start, reference_frame = find ? start : found;
-        printf("capture_frame=%ld reference_frame=%ld frames=%ld matches=%ld track_start=%ld\n", capture_frame,
-               reference_frame, frames, matches, capture_frame - reference_frame);
+        long gap_frames = 0;
+        if (gaps) { /* back to frame numbers; silence inserted inside the window */
+            long last = (long)ccap.index[capture_frame + frames - 1];
+            capture_frame = (long)ccap.index[capture_frame];
+            reference_frame = (long)cref.index[reference_frame];
+            gap_frames = last - capture_frame + 1 - frames;
+        }
+        printf("capture_frame=%ld reference_frame=%ld frames=%ld matches=%ld track_start=%ld gap_frames=%ld\n",
+               capture_frame, reference_frame, frames, matches, capture_frame - reference_frame, gap_frames);
         return 0;
     }
     die("unknown command '%s'", cmd);

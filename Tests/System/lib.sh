@@ -536,6 +536,10 @@ wait_pcm() {
         "pcm_$how" "$@" > "$out" 2>&1 && { cat "$out"; return 0; }
         if [ "${EPOCHREALTIME/./}" -ge "$deadline" ]; then
             echo "after ${timeout} s: $(cat "$out")"
+            # what does play there, then? (the first sound after --from, looked up in the reference)
+            local from=0 i args=("$@")
+            for ((i = 1; i < ${#args[@]}; i++)); do [ "${args[i - 1]}" = --from ] && from=${args[i]}; done
+            echo "meanwhile: $(pcm-match locate "$CAPTURE_FILE" "$1" --gaps --from "$from" --frames 4410 2>&1)"
             return 1
         fi
         snooze 0.5
@@ -610,7 +614,10 @@ mounted() { awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self
 
 # player_config OUT.json MEDIA_ROOT STATE_DIR [EXTRA_JSON_MEMBERS] : the appliance's config for
 # the qemu-gpio-sim board (gpio-sim chip "kiosk-sim", /dev/fb0, hw:Loopback,0). Volume 100 so the
-# samples reach the loopback unchanged (bit-exact checks).
+# samples reach the loopback unchanged (bit-exact checks). Debounce 25 ms instead of 5: under TCG
+# each gpio-sim write costs the guest about a millisecond and a busy host stalls the emulator, so
+# a 1 ms bounce can arrive stretched past 5 ms (gpio_bounce logs when it does), which a 5 ms
+# debouncer rightly takes for a second press.
 player_config() {
     cat > "$1" << EOF
 {
@@ -619,7 +626,8 @@ player_config() {
   "stateDirectory": "$3",
   "volume": 100,
   "audio": { "device": "$SYSTEST_PLAYBACK_PCM", "fallbackDevices": [], "mixer": null },
-  "screen": { "device": "/dev/fb0", "rotation": 0 }${4:+,
+  "screen": { "device": "/dev/fb0", "rotation": 0 },
+  "inputs": { "debounceMs": 25 }${4:+,
   $4}
 }
 EOF

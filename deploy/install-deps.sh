@@ -27,10 +27,12 @@ runtime_packages=(
     'libpng16-16t64|libpng16-16' libfreetype6 libsqlite3-0
     fonts-dejavu-core fonts-vlgothic alsa-utils util-linux libstdc++6 libgcc-s1
 )
+# The QEMU system test (Tests/System). linux-headers and linux-source are not listed here: they
+# must match the installed linux-image exactly and are added below once the image is installed.
 system_test_packages=(
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
-    linux-source-6.1 linux-headers-amd64 gcc make bc xz-utils
-    dosfstools mtools fbset
+    gcc make bc xz-utils
+    dosfstools mtools e2fsprogs fbset
 )
 
 want=()
@@ -82,39 +84,68 @@ if [ "$mode" = runtime ] && ! known libc6; then
     fi
 fi
 
-missing=()
-for spec in "${want[@]}"; do
-    p=$(resolve "$spec")
-    if ! installed "$p"; then
-        missing+=("$p")
+# install_missing SPEC... : installs those not installed yet (SPEC: a name, "a|b" alternatives,
+# or "name=version" for an exact version).
+install_missing() {
+    local missing=() spec p
+    for spec in "$@"; do
+        if [[ "$spec" == *=* ]]; then
+            [ "$(in_root dpkg-query -W -f='${Status} ${Version}' "${spec%%=*}" 2>/dev/null)" = "install ok installed ${spec#*=}" ] ||
+                missing+=("$spec")
+            continue
+        fi
+        p=$(resolve "$spec")
+        if ! installed "$p"; then
+            missing+=("$p")
+        fi
+    done
+
+    if [ ${#missing[@]} -eq 0 ]; then
+        echo "install-deps: all $# packages for '$mode' are installed"
+        return 0
     fi
-done
 
-if [ ${#missing[@]} -eq 0 ]; then
-    echo "install-deps: all ${#want[@]} packages for '$mode' are installed"
-    exit 0
-fi
-
-echo "install-deps: installing ${#missing[@]} missing package(s)$([ "$root" = / ] || echo " into $root"): ${missing[*]}"
-if [ "$dry_run" = 1 ]; then
-    echo "install-deps: --dry-run, nothing installed"
-    exit 0
-fi
-
-sudo_cmd=()
-[ "$root" = / ] || sudo_cmd=(chroot "$root")
-if [ "$(id -u)" != 0 ]; then
-    [ "$root" = / ] || { echo "install-deps: --root needs root" >&2; exit 1; }
-    if command -v sudo >/dev/null 2>&1; then sudo_cmd=(sudo); else
-        echo "install-deps: not root and no sudo; install these packages: ${missing[*]}" >&2
-        exit 1
+    echo "install-deps: installing ${#missing[@]} missing package(s)$([ "$root" = / ] || echo " into $root"): ${missing[*]}"
+    if [ "$dry_run" = 1 ]; then
+        echo "install-deps: --dry-run, nothing installed"
+        return 0
     fi
+
+    local sudo_cmd=()
+    [ "$root" = / ] || sudo_cmd=(chroot "$root")
+    if [ "$(id -u)" != 0 ]; then
+        [ "$root" = / ] || { echo "install-deps: --root needs root" >&2; exit 1; }
+        if command -v sudo >/dev/null 2>&1; then sudo_cmd=(sudo); else
+            echo "install-deps: not root and no sudo; install these packages: ${missing[*]}" >&2
+            exit 1
+        fi
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    # A fresh machine may have no package lists yet.
+    if ! "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+        echo "install-deps: apt-get install failed; updating package lists and retrying"
+        "${sudo_cmd[@]}" apt-get update
+        "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+    fi
+    echo "install-deps: done"
+}
+
+install_missing "${want[@]}"
+
+# The system test builds gpio-sim out of tree for the kernel it boots: the one linux-image-amd64
+# depends on. Its headers must be that exact version (linux-headers-amd64 may point at a newer
+# one), and the source should be the same Debian version when the archive still has it.
+if [ "$mode" = system-test ] && [ "$dry_run" = 0 ]; then
+    kernel_package=$(in_root dpkg-query -W -f='${Depends}' linux-image-amd64 | sed -E 's/^(linux-image-[^ ,]+).*/\1/')
+    kernel_version=${kernel_package#linux-image-}
+    package_version=$(in_root dpkg-query -W -f='${Version}' "$kernel_package")
+    source_package=linux-source-${kernel_version%%.0-*}
+    extra=("linux-headers-$kernel_version")
+    if in_root apt-cache madison "$source_package" | awk -v v="$package_version" '$3 == v { found = 1 } END { exit !found }'; then
+        extra+=("$source_package=$package_version")
+    else
+        echo "install-deps: $source_package $package_version is not in the archive; using its newest version"
+        extra+=("$source_package")
+    fi
+    install_missing "${extra[@]}"
 fi
-export DEBIAN_FRONTEND=noninteractive
-# A fresh machine may have no package lists yet.
-if ! "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
-    echo "install-deps: apt-get install failed; updating package lists and retrying"
-    "${sudo_cmd[@]}" apt-get update
-    "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
-fi
-echo "install-deps: done"

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# The system test (`make system-test`): boots Debian's kernel under QEMU with the host root shared
+# read-only (9p + tmpfs overlay), loads snd-aloop, vfb, uinput and gpio-sim (built here out of tree),
+# runs Tests/System/scenarios/*.sh inside and prints a table of results and figures.
+#
+#   bash Tests/System/run.sh [PATTERN...]     only scenarios whose file name contains a PATTERN
+#                                             (or SYSTEST_ONLY="PATTERN ..."; a path runs that script)
+#
+# Environment:
+#   SYSTEST_ACCEL=auto|tcg|kvm   auto (default) probes KVM with a 20 s boot and falls back to TCG
+#   SYSTEST_STRICT=1             a missing piece of infrastructure (QEMU, kernel, a driver) fails the run
+#   SYSTEST_NO_SKIP=1            any skipped scenario fails the run
+#   SYSTEST_TIMEOUT=540          seconds for the whole guest run (QEMU is killed after that)
+#   SYSTEST_MEMORY=1536 SYSTEST_CPUS=2   guest size; SYSTEST_CPU=qemu64  TCG CPU model
+#   SYSTEST_FB_MODE=320x240M-32  the framebuffer mode the scenarios start with (240x240M-16 …)
+#   SYSTEST_PLAYER=.build/debug/kiosk-player   SYSTEST_OUT=.build/systest/out
+#   SYSTEST_CACHE, SYSTEST_KERNEL: see prepare.sh
+# Exit status: 0 when nothing failed, 1 otherwise.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+run_start=$(date +%s.%N)
+seconds_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+say() { echo "system-test: $*"; }
+
+patterns=("$@")
+# shellcheck disable=SC2206  # split on purpose
+[ ${#patterns[@]} -eq 0 ] && [ -n "${SYSTEST_ONLY:-}" ] && patterns=($SYSTEST_ONLY)
+out=${SYSTEST_OUT:-$repo/.build/systest/out}
+player=${SYSTEST_PLAYER:-$repo/.build/debug/kiosk-player}
+strict=${SYSTEST_STRICT:-0}
+no_skip=${SYSTEST_NO_SKIP:-0}
+
+# --- scenarios -------------------------------------------------------------------------------
+scenarios=()
+for p in "${patterns[@]}"; do
+    # a path to a script runs that script (handy while writing one)
+    if [ -f "$p" ]; then scenarios+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")"); fi
+done
+for file in "$here"/scenarios/*.sh; do
+    [ -f "$file" ] || continue
+    if [ ${#patterns[@]} -gt 0 ]; then
+        keep=0
+        for p in "${patterns[@]}"; do [[ "$(basename "$file")" == *"$p"* ]] && keep=1; done
+        [ "$keep" = 1 ] || continue
+    fi
+    scenarios+=("$file")
+done
+[ ${#scenarios[@]} -gt 0 ] || { say "no scenario matches: ${patterns[*]}"; exit 1; }
+
+rm -rf "$out"
+mkdir -p "$out"
+
+# print_table : the results as a Markdown table (paste-able into the README).
+print_table() {
+    echo
+    echo "| scenario | result | seconds | first PCM (ms) | player CPU (ms) | player max RSS (MB) | note |"
+    echo "|---|---|---|---|---|---|---|"
+    tail -n +2 "$out/results.tsv" | while IFS=$'\t' read -r name status seconds first cpu rss note; do
+        [ "$rss" != - ] && rss=$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')
+        echo "| $name | $status | $seconds | $first | $cpu | $rss | ${note//|/\\|} |"
+    done
+    echo
+}
+
+# skip_all REASON : every scenario SKIPs (the guest cannot boot) and the reason is printed.
+skip_all() {
+    say "cannot boot the guest: $1"
+    printf 'scenario\tstatus\tseconds\tfirst_pcm_ms\tcpu_ms\tmax_rss_kb\tnote\n' > "$out/results.tsv"
+    for file in "${scenarios[@]}"; do
+        printf '%s\tSKIP\t0\t-\t-\t-\t%s\n' "$(basename "$file" .sh)" "no guest: $1" >> "$out/results.tsv"
+    done
+    print_table
+    if [ "$strict" = 1 ] || [ "$no_skip" = 1 ]; then say "FAILED (SYSTEST_STRICT/SYSTEST_NO_SKIP: infrastructure missing)"; exit 1; fi
+    say "all scenarios skipped (set SYSTEST_STRICT=1 to make this an error)"
+    exit 0
+}
+
+# --- build what the guest needs (cached) ------------------------------------------------------
+testbench=${KIOSK_FLAC_TESTBENCH:-}
+for candidate in "$repo/../shared/flac-testbench/subset" "$repo/../../shared/flac-testbench/subset"; do
+    [ -z "$testbench" ] && [ -d "$candidate" ] && testbench=$(cd "$candidate" && pwd)
+done
+[ -n "$testbench" ] || say "no FLAC testbench (KIOSK_FLAC_TESTBENCH or ../shared/flac-testbench/subset): scenarios use generated FLAC files"
+
+export SYSTEST_TESTBENCH=$testbench
+t=$(date +%s.%N)
+declare -A art=()
+while IFS='=' read -r key value; do
+    [ -n "$key" ] && art[$key]=$value
+done < <(bash "$here/prepare.sh")
+prepare_seconds=$(seconds_since "$t")
+built=""
+for key in "${!art[@]}"; do [[ $key == BUILT_* ]] && built+=" ${key#BUILT_} ${art[$key]} s;"; done
+say "prepared in $prepare_seconds s (kernel ${art[KERNEL]:-none}, cache ${art[CACHE]:-none})${built:+; built:$built}"
+missing_report=""
+for key in "${!art[@]}"; do
+    if [[ $key == MISSING_* ]]; then
+        say "MISSING ${key#MISSING_}: ${art[$key]}"
+        missing_report+="${key#MISSING_}: ${art[$key]}; "
+    fi
+done
+
+qemu=$(command -v qemu-system-x86_64 || true)
+[ -n "$qemu" ] || skip_all "qemu-system-x86_64 not found (package qemu-system-x86; deploy/install-deps.sh --system-test)"
+[ -n "${art[KERNEL]:-}" ] || skip_all "${art[MISSING_kernel]:-no kernel}"
+[ -n "${art[INITRAMFS]:-}" ] || skip_all "${art[MISSING_initramfs]:-no initramfs}"
+kernel_image=${art[VMLINUX]:-${art[BZIMAGE]}}
+
+# --- guest environment (sourced by guest.sh; paths are the same inside the guest) ---------------
+{
+    echo "SYSTEST_REPO=$(printf %q "$repo")"
+    echo "SYSTEST_OUT=$(printf %q "$out")"
+    echo "SYSTEST_TOOLS=$(printf %q "${art[TOOLS]}")"
+    echo "SYSTEST_PLAYER=$(printf %q "$player")"
+    echo "SYSTEST_TESTBENCH=$(printf %q "$testbench")"
+    echo "SYSTEST_FIXTURES=$(printf %q "${art[FIXTURES]:-}")"
+    echo "SYSTEST_GPIO_SIM_KO=$(printf %q "${art[GPIO_SIM_KO]:-}")"
+    echo "SYSTEST_VFB_RGB_KO=$(printf %q "${art[VFB_RGB_KO]:-}")"
+    echo "SYSTEST_FB_MODE=$(printf %q "${SYSTEST_FB_MODE:-320x240M-32}")"
+    echo "SYSTEST_SCENARIOS=$(printf %q "${scenarios[*]}")"
+    for key in "${!art[@]}"; do
+        [[ $key == MISSING_* ]] && echo "SYSTEST_$key=$(printf %q "${art[$key]}")"
+    done
+} > "$out/guest.env"
+
+# --- accelerator ------------------------------------------------------------------------------
+common_args=(-M pc -nodefaults -no-user-config -display none -no-reboot
+    -kernel "$kernel_image" -initrd "${art[INITRAMFS]}"
+    -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
+    -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap")
+cmdline="console=ttyS0 quiet loglevel=3 panic=-1 fbcon=map:9 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
+
+accel=${SYSTEST_ACCEL:-auto}
+# qemu64 (no AVX): under TCG, flac and libm ran about 1.5× faster than with -cpu max
+accel_args=(-accel tcg -cpu "${SYSTEST_CPU:-qemu64}")
+if [ "$accel" != tcg ]; then
+    if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+        t=$(date +%s.%N)
+        probe=$(timeout 20 "$qemu" -accel kvm -cpu host -m 256 "${common_args[@]}" -serial stdio \
+            -append "console=ttyS0 quiet panic=-1 systest.probe=1" < /dev/null 2>&1)
+        if echo "$probe" | grep -q SYSTEST-PROBE-OK; then
+            accel_args=(-accel kvm -cpu host)
+            say "KVM works (probe boot $(seconds_since "$t") s)"
+        else
+            reason=$(echo "$probe" | grep -v '^\s*$' | tail -n 2 | tr '\n' ' ')
+            say "KVM probe failed (${reason:-no output within 20 s}); using TCG"
+            [ "$accel" = kvm ] && { say "SYSTEST_ACCEL=kvm but KVM does not work"; exit 1; }
+        fi
+    else
+        say "no usable /dev/kvm; using TCG"
+        [ "$accel" = kvm ] && { say "SYSTEST_ACCEL=kvm but /dev/kvm is not usable"; exit 1; }
+    fi
+fi
+
+# --- boot and run -----------------------------------------------------------------------------
+timeout_s=${SYSTEST_TIMEOUT:-540}
+say "booting ${kernel_image##*/} (${accel_args[1]}), ${#scenarios[@]} scenario(s), timeout $timeout_s s; output in $out"
+boot_start=$(date +%s.%N)
+for attempt in 1 2; do
+    timeout -k 5 "$timeout_s" "$qemu" "${accel_args[@]}" -m "${SYSTEST_MEMORY:-1536}" -smp "${SYSTEST_CPUS:-2}" \
+        "${common_args[@]}" -chardev "stdio,id=console,logfile=$out/console.log" -serial chardev:console \
+        -append "$cmdline" < /dev/null
+    qemu_status=$?
+    # QEMU 7.2 once segfaulted while starting (status 139, no guest output): one retry for that
+    if [ "$attempt" = 1 ] && [ "$qemu_status" -gt 128 ] && [ "$qemu_status" != 137 ] && [ ! -s "$out/guest-times" ]; then
+        say "QEMU died with status $qemu_status before the guest started; retrying once"
+        continue
+    fi
+    break
+done
+vm_seconds=$(seconds_since "$boot_start")
+
+guest_failed=""
+if [ ! -f "$out/done" ]; then
+    if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
+        guest_failed="the guest did not finish within $timeout_s s (SYSTEST_TIMEOUT)"
+    else
+        guest_failed="the guest stopped before finishing (QEMU status $qemu_status); see $out/console.log"
+    fi
+    say "$guest_failed"
+    grep -q SYSTEST-INIT-FAILED "$out/console.log" 2>/dev/null && grep 'systest-init:' "$out/console.log"
+    # scenarios that never reported: FAIL
+    [ -f "$out/results.tsv" ] || printf 'scenario\tstatus\tseconds\tfirst_pcm_ms\tcpu_ms\tmax_rss_kb\tnote\n' > "$out/results.tsv"
+    for file in "${scenarios[@]}"; do
+        name=$(basename "$file" .sh)
+        cut -f1 "$out/results.tsv" | grep -qx "$name" ||
+            printf '%s\tFAIL\t-\t-\t-\t-\t%s\n' "$name" "not run: $guest_failed" >> "$out/results.tsv"
+    done
+fi
+
+# --- report -----------------------------------------------------------------------------------
+echo
+say "infrastructure in the guest:"
+if [ -s "$out/infra.tsv" ]; then
+    while IFS=$'\t' read -r name state detail; do printf '  %-10s %-8s %s\n' "$name" "$state" "$detail"; done < "$out/infra.tsv"
+fi
+print_table
+boot_seconds=$(sed -n 's/^boot_seconds=//p' "$out/guest-times" 2>/dev/null)
+drivers_seconds=$(sed -n 's/^drivers_seconds=//p' "$out/guest-times" 2>/dev/null)
+say "times: prepare $prepare_seconds s, guest kernel boot ${boot_seconds:-?} s, drivers ${drivers_seconds:-?} s, VM total $vm_seconds s, whole run $(seconds_since "$run_start") s (${accel_args[1]})"
+
+failed=$(awk -F'\t' 'NR > 1 && $2 == "FAIL"' "$out/results.tsv" | wc -l)
+skipped=$(awk -F'\t' 'NR > 1 && $2 == "SKIP"' "$out/results.tsv" | wc -l)
+passed=$(awk -F'\t' 'NR > 1 && $2 == "PASS"' "$out/results.tsv" | wc -l)
+infra_missing=$(awk -F'\t' '$2 != "ok"' "$out/infra.tsv" 2>/dev/null | wc -l)
+say "$passed passed, $failed failed, $skipped skipped"
+status=0
+[ "$failed" -gt 0 ] && status=1
+[ -n "$guest_failed" ] && status=1
+if [ "$strict" = 1 ] && { [ "$infra_missing" -gt 0 ] || [ -n "$missing_report" ]; }; then
+    say "FAILED: SYSTEST_STRICT=1 and infrastructure is missing: $missing_report"
+    status=1
+fi
+if [ "$no_skip" = 1 ] && [ "$skipped" -gt 0 ]; then
+    say "FAILED: SYSTEST_NO_SKIP=1 and $skipped scenario(s) skipped"
+    status=1
+fi
+exit $status

@@ -1,0 +1,56 @@
+#!/bin/bash
+# Smoke: the gpio-sim chip (label "kiosk-sim", 16 named lines) moves like buttons and an encoder.
+# Found by its label; line names as in boards/qemu-gpio-sim.json; pulls read back with gpioget;
+# gpiomon sees a bouncy button press start with a falling edge and end with a rising one, and the
+# encoder's Gray sequence in order, both directions.
+# timeout: 60
+# shellcheck source=../lib.sh
+source "$SYSTEST_REPO/Tests/System/lib.sh"
+require_infra gpio-sim
+require_command gpiodetect gpioinfo gpioget gpiomon
+
+chip=$(gpio_chip)
+must "a chip labelled $SYSTEST_GPIO_LABEL is listed by gpiodetect" test -n "$chip"
+log "chip $chip: $(gpiodetect | grep "$SYSTEST_GPIO_LABEL")"
+check "line 0 is named btn-play-pause" sh -c "gpioinfo $chip | grep -E 'line +0: +\"btn-play-pause\"'"
+check "line 5 is named enc-a" sh -c "gpioinfo $chip | grep -E 'line +5: +\"enc-a\"'"
+
+gpio_pull "$LINE_STOP" down
+check "pull-down reads 0" test "$(gpioget "$chip" "$LINE_STOP")" = 0
+gpio_pull "$LINE_STOP" up
+check "pull-up reads 1" test "$(gpioget "$chip" "$LINE_STOP")" = 1
+
+# A press with bounce, seen through the character device (as the player's libgpiod will see it).
+gpio_pull "$LINE_PLAY" up
+spawn gpiomon gpiomon -b -B pull-up -F '%o %e %s.%n' "$chip" "$LINE_PLAY"
+monitor=$SPAWNED_PID
+snooze 0.5
+button_press "$LINE_PLAY" 150
+figure release_bounce_us "$BOUNCE_US"
+snooze 0.5
+kill -INT "$monitor"; wait "$monitor" 2>/dev/null
+events=$(grep -c '^0 ' "$SYSTEST_WORK/gpiomon.log")
+log "gpiomon saw $events edge(s) for one bouncy press (10 pull changes; under TCG close edges merge)"
+figure press_edges "$events"
+check "the press starts with a falling edge" test "$(grep '^0 ' "$SYSTEST_WORK/gpiomon.log" | head -n 1 | cut -d' ' -f2)" = 0
+check "the release ends with a rising edge" test "$(grep '^0 ' "$SYSTEST_WORK/gpiomon.log" | tail -n 1 | cut -d' ' -f2)" = 1
+check "the line rests high after release" test "$(gpio_value "$LINE_PLAY")" = 1
+
+# The encoder: one detent clockwise then one counter-clockwise, slowly (30 ms per transition).
+encoder_rest
+spawn encoder gpiomon -b -B pull-up -F '%o %e' "$chip" "$LINE_ENC_A" "$LINE_ENC_B"
+monitor=$SPAWNED_PID
+snooze 0.5
+encoder_turn 1 cw 30
+encoder_turn 1 ccw 30
+snooze 0.3
+kill -INT "$monitor"; wait "$monitor" 2>/dev/null
+sequence=$(grep -E '^[0-9]+ [01]$' "$SYSTEST_WORK/encoder.log" | tr '\n' ',')
+log "encoder edges (line edge): $sequence"
+check "clockwise: A falls, B falls, A rises, B rises; then counter-clockwise: B, A, B, A" \
+    test "$sequence" = "5 0,6 0,5 1,6 1,6 0,5 0,6 1,5 1,"
+
+# fast turn with bounce: the lines end at rest whatever the speed
+encoder_turn 5 cw 2 1
+check "after a fast bouncy turn both encoder lines rest high" test "$(gpio_value "$LINE_ENC_A")$(gpio_value "$LINE_ENC_B")" = 11
+finish

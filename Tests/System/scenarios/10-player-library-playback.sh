@@ -1,0 +1,124 @@
+#!/bin/bash
+# Player 1: boot with a library mounted, play, next, pause, stop.
+#
+# A FAT image holding two albums (Alpha: 3 tracks with a magenta cover.png, Beta: 2 tracks, no
+# cover) is loop-mounted read-only under the media root, then `kiosk-player run --config` starts
+# as systemd would start it (board qemu-gpio-sim: buttons on gpio-sim lines, /dev/fb0, hw:Loopback,0).
+#   1. within 30 s the screen shows the album list with the first album selected, pixel for pixel
+#      as `kiosk-player render browse` draws that state (with or without Alpha's cover.png as the
+#      thumbnail yet: scenario 12 checks that the thumbnail comes);
+#   2. play (line 0) → the capture holds Alpha track 1 from its first frame, bit-exact over 1 s;
+#      first_pcm_ms = player exec → that first frame captured;
+#   3. next (line 2) → Alpha track 2 starts from its beginning, bit-exact over 1 s;
+#   4. play-pause → silence within 1 s; 2 s later the capture is still silent; play-pause again →
+#      track 2 continues where it stopped (within 250 ms either way: the output buffer may be
+#      dropped or replayed);
+#   5. stop (line 1) → silence; play → track 2 again from its first frame (stop rewinds);
+#   5b. when the board profile maps the uinput keyboard "kiosk-systest-keys" (an "evdev" entry):
+#      KEY_NEXTSONG injected through uinput → Alpha track 3 from its start;
+#   6. SIGTERM → exit status 0 within 10 s. CPU time and peak RSS are read from /proc before.
+# timeout: 150
+# shellcheck source=../lib.sh
+source "$SYSTEST_REPO/Tests/System/lib.sh"
+require_infra snd-aloop fb gpio-sim loop
+require_command flac arecord
+require_player_run
+use_fixture two-albums  # fixtures.sh: Alpha 3 × 8 s (magenta cover), Beta 2 × 4 s (no cover)
+
+library=$FIXTURE/library
+ref1=$(track_reference "$(track_file "$library" "Artist A" Alpha 1)") || fail "decode Alpha 1"
+ref2=$(track_reference "$(track_file "$library" "Artist A" Alpha 2)") || fail "decode Alpha 2"
+ref3=$(track_reference "$(track_file "$library" "Artist A" Alpha 3)") || fail "decode Alpha 3"
+must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKLIB
+fbtool fill /dev/fb0 000000
+fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
+
+board_file=$(sed -n 's/.*"boardFile": *"\([^"]*\)".*/\1/p' "$SYSTEST_WORK/check-config.log")
+keys=0
+if grep -q kiosk-systest-keys "$board_file" 2>/dev/null; then
+    must "create the uinput keyboard before the player starts" uinput_start kiosk-systest-keys
+    keys=1
+fi
+
+must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
+player_start "$CONFIG"
+
+# 1. the first album on screen
+must "the player draws and the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/browse.raw" "$SYSTEST_WORK/black.raw"
+fb_screenshot 1-browse > /dev/null
+check "the player is running" player_alive
+browse='{"categoryLabel":"Albums","selectedIndex":0,"items":[{"title":"Alpha","subtitle":"Artist A · 3 tracks","artworkKey":"alpha"},{"title":"Beta","subtitle":"Artist B · 2 tracks"}]}'
+with_cover=$(render_expected browse-alpha-cover browse "$browse" --artwork "$FIXTURE/library/Artist A/Alpha/cover.png")
+without_cover=$(render_expected browse-alpha browse "${browse/,\"artworkKey\":\"alpha\"/}")
+screen_is_list() { fb_matches "$with_cover" || fb_matches "$without_cover"; }
+check "the album list with Alpha selected, as kiosk-player render draws it" wait_for 10 "the album list" screen_is_list
+
+# 2. play → track 1 from its start
+press_frame=$(capture_now)
+press_us=$(now_us)
+button_press "$LINE_PLAY"
+must "play: Alpha track 1 plays from its start, bit-exact for 1 s" \
+    wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100
+check "the first sound after play is track 1's first frame" test "$PCM_REFERENCE_FRAME" = "$(pcm-match first-sound "$ref1")"
+first_pcm_figure "$PCM_TRACK_START"
+figure press_to_pcm_ms $(( ($(capture_frame_us "$PCM_TRACK_START") - press_us) / 1000 ))
+fb_screenshot 2-playing > /dev/null
+wait_capture_frames $((PCM_TRACK_START + 2 * SYSTEST_RATE))
+
+# 3. next → track 2 from its start
+press_frame=$(capture_now)
+button_press "$LINE_NEXT"
+must "next: Alpha track 2 plays from its start, bit-exact for 1 s" \
+    wait_pcm 15 find "$ref2" --from "$press_frame" --frames 44100
+track2_start=$PCM_TRACK_START
+fb_screenshot 3-next > /dev/null
+wait_capture_frames $((track2_start + 3 * SYSTEST_RATE))
+
+# 4. pause → silence, the position holds; resume continues
+button_press "$LINE_PLAY"
+must "pause: silence within 1 s" wait_for 10 "silence after pause" \
+    pcm_silent_tail $((SYSTEST_RATE / 2))
+silent_from=$(capture_now)
+snooze 2
+wait_capture_frames $((silent_from + 2 * SYSTEST_RATE))
+check "paused: still silent 2 s later" pcm_silent "$silent_from" $((2 * SYSTEST_RATE))
+# the last frame played before the pause, as a frame of track 2
+last_sound=$(pcm-match last-sound "$CAPTURE_FILE" --before "$silent_from")
+paused_at=$((last_sound - track2_start))
+log "paused after capture frame $last_sound = track 2 frame $paused_at"
+fb_screenshot 4-paused > /dev/null
+resume_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "resume: track 2 plays again" wait_pcm 15 locate "$ref2" --from "$resume_frame" --frames 22050
+resumed_at=$PCM_REFERENCE_FRAME
+gap=$((resumed_at - paused_at - 1))  # 0 = seamless; < 0 = frames heard twice; > 0 = frames skipped
+figure pause_resume_gap_frames "$gap"
+check "resume continues where it paused (gap $gap frames, at most 250 ms either way)" \
+    test "${gap#-}" -le $((SYSTEST_RATE / 4))
+
+# 5. stop → silence; play → track start
+wait_capture_frames $((PCM_CAPTURE_FRAME + SYSTEST_RATE * 3 / 2))
+button_press "$LINE_STOP"
+must "stop: silence within 1 s" wait_for 10 "silence after stop" pcm_silent_tail $((SYSTEST_RATE / 2))
+fb_screenshot 5-stopped > /dev/null
+press_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "play after stop: track 2 again from its first frame" \
+    wait_pcm 15 find "$ref2" --from "$press_frame" --frames 44100
+check "it restarted at the track's first frame" test "$PCM_REFERENCE_FRAME" = "$(pcm-match first-sound "$ref2")"
+
+# 5b. a key through uinput
+if [ "$keys" = 1 ]; then
+    wait_capture_frames $((PCM_CAPTURE_FRAME + SYSTEST_RATE))
+    press_frame=$(capture_now)
+    key_tap KEY_NEXTSONG 80
+    check "KEY_NEXTSONG (uinput): Alpha track 3 from its start" \
+        wait_pcm 15 find "$ref3" --from "$press_frame" --frames 44100
+else
+    log "the board profile ($board_file) has no evdev entry for kiosk-systest-keys: no uinput step"
+fi
+
+# 6. clean exit
+check "SIGTERM: exits 0 within 10 s" player_stop
+check "arecord lost no frames" capture_stop
+finish

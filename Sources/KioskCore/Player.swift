@@ -1029,6 +1029,15 @@ public final class Player {
         // The overlay belongs to the now-playing screen; elsewhere it is dropped, so that it does not
         // pop up later when that screen returns.
         if case .nowPlaying = state {} else { volumeOverlay = nil }
+        // A browse list can appear without a move (nothing queued at start, a new catalog): its
+        // visible entries need their thumbnails then too.
+        if case .browse(let list) = state, list.items.contains(where: { $0.artworkKey != nil }), let catalog {
+            let signature = "\(category.rawValue)#\(selectedIndex)#\(ObjectIdentifier(catalog).hashValue)"
+            if signature != browseArtworkSignature {
+                browseArtworkSignature = signature
+                provideArtworkForBrowse()
+            }
+        }
         screen?.show(state)
         onStatus?(statusText())
         onChange?()
@@ -1058,6 +1067,9 @@ public final class Player {
         guard let track = currentTrack, let catalog, let screen else { return }
         screen.provideArtwork(key: artworkKey(for: track), loadArtwork: { catalog.artwork(for: track) })
     }
+
+    /// Category, selection and catalog of the browse list whose thumbnails were last requested.
+    private var browseArtworkSignature = ""
 
     private func provideArtworkForBrowse() {
         guard let catalog, let screen else { return }

@@ -1141,3 +1141,29 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(lines.last == "Stopped Alpha – Dawn")
     }
 }
+
+@Suite struct PlayerBrowseArtworkTests {
+    /// The browse list shown at start (nothing queued yet) loads its thumbnails without any press
+    /// (found by the QEMU system test: they appeared only once the selection moved).
+    @Test func browseListShownAtStartLoadsItsThumbnails() throws {
+        let dir = try TemporaryDirectory("kiosk-browse-art")
+        defer { dir.remove() }
+        for album in ["One", "Two"] {
+            try SyntheticLibrary.writeFLAC(
+                path: dir.file("music/Artist/\(album)/01 Song.flac"),
+                tags: [("TITLE", "Song"), ("ARTIST", "Artist"), ("ALBUM", album)], seconds: 0.5)
+            try SyntheticLibrary.writeFile(
+                path: dir.file("music/Artist/\(album)/cover.png"),
+                bytes: SyntheticLibrary.solidPNG(width: 64, height: 64, red: 200, green: 40, blue: 40))
+        }
+        let rig = try PlayerRig(volumes: [dir.file("music")], screen: true)
+        defer { rig.shutdown() }
+        guard case .browse(let list) = rig.player.screenState() else {
+            Issue.record("expected the browse list with nothing queued, got \(rig.player.screenState())")
+            return
+        }
+        #expect(list.items.count == 2)
+        let loaded = try rig.run(seconds: 10) { (rig.display?.cachedArtworkCount ?? 0) >= 2 }
+        #expect(loaded, "thumbnails of the visible entries are decoded without a press")
+    }
+}

@@ -12,6 +12,35 @@ public struct VolumeContents: Sendable {
     /// Folder (relative) → preferred cover file (relative).
     let covers: [String: String]
     public let problems: [LibraryProblem]
+    /// What the walk found when these contents were made, when they can stand for a later scan
+    /// that finds exactly the same (nil after transient read errors or index trouble, which a
+    /// later scan must retry).
+    let fingerprint: ScanFingerprint?
+
+    init(
+        volume: VolumeID, mountPoint: String, tracks: [Track], playlists: [ResolvedPlaylist], covers: [String: String],
+        problems: [LibraryProblem], fingerprint: ScanFingerprint? = nil
+    ) {
+        self.volume = volume
+        self.mountPoint = mountPoint
+        self.tracks = tracks
+        self.playlists = playlists
+        self.covers = covers
+        self.problems = problems
+        self.fingerprint = fingerprint
+    }
+}
+
+/// Everything a scan's result depends on besides the files' contents: the files found (with
+/// size and mtime), the covers, the walk's warnings, the limits and the index used. Two scans
+/// with equal fingerprints produce the same `VolumeContents`. Thread: any (a value).
+struct ScanFingerprint: Sendable, Equatable {
+    let flacFiles: [ScannedFile]
+    let playlists: [ScannedFile]
+    let coverFiles: [String]
+    let warnings: [LibraryProblem]
+    let limits: ScanLimits
+    let indexPath: String?
 }
 
 /// A playlist whose entries are relative paths of playable tracks, in list order.

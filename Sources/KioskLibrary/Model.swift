@@ -135,6 +135,11 @@ public struct Track: Sendable, Hashable {
             break
         }
         if clean {
+            guard let firstByte = value.utf8.first, let lastByte = value.utf8.last else { return value }
+            // Visible ASCII at both ends (the usual case): nothing to trim, no Character needed.
+            // (A Character is whitespace when its first scalar is; an ASCII scalar other than CR
+            // LF always starts a Character of its own.)
+            if firstByte > 0x20 && firstByte < 0x7F && lastByte > 0x20 && lastByte < 0x7F { return value }
             guard let first = value.first, let last = value.last else { return value }
             if !first.isWhitespace && !last.isWhitespace { return value }
         }

@@ -12,6 +12,9 @@ public struct ScanStatistics: Sendable, Hashable {
     public var filesRead = 0
     /// FLAC files taken from the index unopened (same size and mtime).
     public var filesUnchanged = 0
+    /// Whether nothing had changed since the `previous` contents given to the scan, which were
+    /// returned as they were (neither the index nor any file was read).
+    public var reusedPrevious = false
     /// Index rows dropped because their file is gone.
     public var filesRemoved = 0
     public var playlists = 0
@@ -71,11 +74,14 @@ public final class VolumeScanner {
     ///
     /// - Parameters:
     ///   - indexPath: the volume's SQLite index (created when missing); nil scans without one.
+    ///   - previous: the contents an earlier scan of this volume produced, if still in memory.
+    ///     When the walk finds exactly what that scan found (every path, size and mtime, with the
+    ///     same limits and index), they are returned as they are: nothing else is read.
     ///   - progress: called on this thread with the number of FLAC files examined so far.
     ///   - cancellation: checked between files; a cancelled scan throws.
     public func scan(
-        volume: VolumeID, mountPoint: String, indexPath: String?, cancellation: ScanCancellation? = nil,
-        progress: (Int) -> Void = { _ in }
+        volume: VolumeID, mountPoint: String, indexPath: String?, previous: VolumeContents? = nil,
+        cancellation: ScanCancellation? = nil, progress: (Int) -> Void = { _ in }
     ) throws -> (contents: VolumeContents, statistics: ScanStatistics) {
         let started = Syscalls.monotonicNanoseconds()
         var stats = ScanStatistics(volume: volume, mountPoint: mountPoint)
@@ -90,7 +96,22 @@ public final class VolumeScanner {
         stats.flacFiles = walk.flacFiles.count
         stats.playlists = walk.playlists.count
         stats.folders = walk.directories
+        if let previous,
+            let reused = Self.reuse(
+                previous, volume: volume, mountPoint: mountPoint, walk: walk, limits: limits, indexPath: indexPath)
+        {
+            stats.filesUnchanged = walk.flacFiles.count
+            stats.reusedPrevious = true
+            stats.tracks = reused.tracks.count
+            stats.problems = reused.problems.count
+            stats.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
+            if let indexPath { stats.indexBytes = VolumeIndex.sizeOnDisk(indexPath) }
+            progress(walk.flacFiles.count)
+            return (reused, stats)
+        }
         var problems = walk.warnings
+        // Contents stand for a later identical walk only when nothing here must be retried.
+        var reusable = true
 
         var index: VolumeIndex?
         var known: [String: IndexedFile] = [:]
@@ -106,8 +127,10 @@ public final class VolumeScanner {
                         reason: "the index \(indexPath) cannot be used (\(error)); scanned without it",
                         severity: .warning))
                 stats.indexPath = nil
+                reusable = false
             }
             if let reason = index?.resetReason {
+                reusable = false
                 problems.append(LibraryProblem(volume: volume, relativePath: "", reason: reason, severity: .warning))
             }
         }
@@ -139,6 +162,7 @@ public final class VolumeScanner {
                         reason: "the index cannot be written (\(error)); the rest of the scan is not remembered",
                         severity: .warning))
                 index = nil
+                reusable = false
             }
         }
         // Which files must be read: new, or changed since the index was written.
@@ -175,7 +199,7 @@ public final class VolumeScanner {
                     write { try $0.store(file, outcome) }
                 case .unplayable(let reason, let transient):
                     outcome = .unplayable(reason: reason)
-                    if !transient { write { try $0.store(file, outcome) } }
+                    if transient { reusable = false } else { write { try $0.store(file, outcome) } }
                 }
                 next += 1
             }
@@ -223,6 +247,7 @@ public final class VolumeScanner {
                 problems.append(
                     LibraryProblem(
                         volume: volume, relativePath: file.relativePath, reason: "cannot read: \(error.message)"))
+                reusable = false
                 continue
             }
             write { try $0.store(file, playlist: playlist) }
@@ -242,6 +267,7 @@ public final class VolumeScanner {
                     LibraryProblem(
                         volume: volume, relativePath: "", reason: "the index cannot be written (\(error))",
                         severity: .warning))
+                reusable = false
             }
             current.checkpoint()
         }
@@ -302,10 +328,33 @@ public final class VolumeScanner {
         stats.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
         if let indexPath { stats.indexBytes = VolumeIndex.sizeOnDisk(indexPath) }
         progress(walk.flacFiles.count)
+        let fingerprint =
+            reusable
+            ? ScanFingerprint(
+                flacFiles: walk.flacFiles, playlists: walk.playlists, coverFiles: walk.coverFiles,
+                warnings: walk.warnings, limits: limits, indexPath: stats.indexPath)
+            : nil
         let contents = VolumeContents(
             volume: volume, mountPoint: mountPoint, tracks: tracks, playlists: playlists,
-            covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: problems)
+            covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: problems, fingerprint: fingerprint)
         return (contents, stats)
+    }
+
+    /// `previous` when a scan that walked `walk` would produce exactly it: same volume, mount
+    /// point, limits and index (still on disk), and the same files with the same sizes and mtimes.
+    static func reuse(
+        _ previous: VolumeContents, volume: VolumeID, mountPoint: String, walk: WalkResult, limits: ScanLimits,
+        indexPath: String?
+    ) -> VolumeContents? {
+        guard let old = previous.fingerprint, previous.volume == volume, previous.mountPoint == mountPoint,
+            old.limits == limits, old.indexPath == indexPath, !walk.cancelled
+        else { return nil }
+        // Cheap checks first: counts, then every path, size and mtime.
+        guard old.flacFiles.count == walk.flacFiles.count, old.playlists == walk.playlists,
+            old.coverFiles == walk.coverFiles, old.warnings == walk.warnings, old.flacFiles == walk.flacFiles
+        else { return nil }
+        if let indexPath, !Syscalls.exists(indexPath) { return nil }
+        return previous
     }
 
     /// Reads `paths` on `readerThreads` threads (this one included); results in `paths` order.

@@ -83,26 +83,70 @@ struct VolumeWalker {
     /// The kind of a file by name (case-insensitive extension; covers by base name).
     static func classify(_ name: String) -> FileKind {
         var name = name
-        return name.withUTF8 { bytes in
-            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return .other }
-            let ext = bytes[(dot + 1)...]
-            func `is`(_ word: StaticString, _ part: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-                guard part.count == word.utf8CodeUnitCount else { return false }
-                for (i, b) in part.enumerated() where (b >= 0x41 && b <= 0x5A ? b + 0x20 : b) != word.utf8Start[i] {
-                    return false
-                }
-                return true
+        return name.withUTF8 { classify($0) }
+    }
+
+    /// The kind of a file by the bytes of its name (case-insensitive extension; covers by base name).
+    static func classify(_ bytes: UnsafeBufferPointer<UInt8>) -> FileKind {
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return .other }
+        let ext = bytes[(dot + 1)...]
+        func `is`(_ word: StaticString, _ part: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+            guard part.count == word.utf8CodeUnitCount else { return false }
+            var i = 0
+            for b in part {
+                if (b >= 0x41 && b <= 0x5A ? b + 0x20 : b) != word.utf8Start[i] { return false }
+                i += 1
             }
+            return true
+        }
+        switch ext.count {
+        case 4:
             if `is`("flac", ext) { return .flac }
-            if `is`("m3u", ext) || `is`("m3u8", ext) { return .playlist }
-            if `is`("jpg", ext) || `is`("jpeg", ext) || `is`("png", ext) {
-                let base = bytes[..<dot]
-                if `is`("cover", base) || `is`("folder", base) || `is`("front", base) || `is`("album", base) {
-                    return .cover
-                }
-            }
+            if `is`("m3u8", ext) { return .playlist }
+            if `is`("jpeg", ext) { break }
+            return .other
+        case 3:
+            if `is`("m3u", ext) { return .playlist }
+            if `is`("jpg", ext) || `is`("png", ext) { break }
+            return .other
+        default:
             return .other
         }
+        let base = bytes[..<dot]
+        if `is`("cover", base) || `is`("folder", base) || `is`("front", base) || `is`("album", base) {
+            return .cover
+        }
+        return .other
+    }
+
+    /// A directory entry kept for a closer look (after the cheap checks on its name).
+    private struct Listed {
+        let name: String
+        let nameIsValidUTF8: Bool
+        let kind: DirectoryEntry.Kind
+        let fileKind: FileKind
+        let status: FileMetadata?
+    }
+
+    /// Byte order of names (not Unicode order: cheap, and the same on every machine).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        if let result = a.utf8.withContiguousStorageIfAvailable({ x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let n = min(x.count, y.count)
+                let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
+                return c != 0 ? c < 0 : x.count < y.count
+            }
+        }), let result {
+            return result
+        }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    /// Whether a folder name is one of `systemFolders` (any case).
+    static func isSystemFolder(_ name: String) -> Bool {
+        // The longest is "System Volume Information" (25 bytes): longer names need no lowercasing.
+        guard name.utf8.count <= 25 else { return false }
+        return systemFolders.contains(name.lowercased())
     }
 
     private struct Pending {
@@ -138,6 +182,39 @@ struct VolumeWalker {
 
         func join(_ base: String, _ name: String) -> String { base.isEmpty ? name : base + "/" + name }
 
+        /// Keeps a music file, playlist or cover (`fileKind` is not `.other`). Returns false when
+        /// the walk must stop.
+        func collect(
+            _ relative: String, _ fileKind: FileKind, _ status: FileMetadata?, absolute: () -> String
+        ) -> Bool {
+            if relative.utf8.count > limits.maxPathBytes {
+                result.warnings.append(
+                    problem(
+                        String(relative.prefix(120)) + "…",
+                        "path longer than \(limits.maxPathBytes) bytes; skipped",
+                        .warning))
+                return true
+            }
+            if collected >= limits.maxFiles {
+                stopReason = "more than \(limits.maxFiles) music files; the rest of the volume was not scanned"
+                return false
+            }
+            guard let st = status ?? (try? Syscalls.linkStatus(absolute())).map(FileMetadata.init) else {
+                return true
+            }
+            if !seenFiles.insert(FileID(device: st.device, inode: st.inode)).inserted {
+                return true  // the same file reached again through a link
+            }
+            collected += 1
+            if fileKind == .cover {
+                result.coverFiles.append(relative)
+                return true
+            }
+            let file = ScannedFile(relativePath: relative, size: st.size, modificationTime: st.modificationTime)
+            if fileKind == .flac { result.flacFiles.append(file) } else { result.playlists.append(file) }
+            return true
+        }
+
         /// Handles one directory entry of kind `kind` (status known for links and unknown kinds).
         /// Returns false when the walk must stop.
         func visit(
@@ -168,31 +245,7 @@ struct VolumeWalker {
             case .regular:
                 let fileKind = Self.classify(name)
                 if fileKind == .other { return true }
-                if relative.utf8.count > limits.maxPathBytes {
-                    result.warnings.append(
-                        problem(
-                            String(relative.prefix(120)) + "…",
-                            "path longer than \(limits.maxPathBytes) bytes; skipped",
-                            .warning))
-                    return true
-                }
-                if collected >= limits.maxFiles {
-                    stopReason = "more than \(limits.maxFiles) music files; the rest of the volume was not scanned"
-                    return false
-                }
-                guard let st = status ?? (try? Syscalls.linkStatus(absolute)).map(FileMetadata.init) else {
-                    return true
-                }
-                if !seenFiles.insert(FileID(device: st.device, inode: st.inode)).inserted {
-                    return true  // the same file reached again through a link
-                }
-                collected += 1
-                if fileKind == .cover {
-                    result.coverFiles.append(relative)
-                    return true
-                }
-                let file = ScannedFile(relativePath: relative, size: st.size, modificationTime: st.modificationTime)
-                if fileKind == .flac { result.flacFiles.append(file) } else { result.playlists.append(file) }
+                return collect(relative, fileKind, status, absolute: { absolute })
             default:
                 break
             }
@@ -217,53 +270,75 @@ struct VolumeWalker {
                 continue
             }
             result.directories += 1
-            let listing: (entries: [DirectoryEntry], truncated: Bool)
+            // One pass over the folder: names that cannot matter (hidden entries, files that are
+            // not music, playlists or covers) are counted and dropped before any String is made.
+            var kept: [Listed] = []
+            var truncated = false
+            let budget = max(0, limits.maxEntries - result.entries)
+            var seen = 0
             do {
-                listing = try Syscalls.readDirectory(
-                    folder.absolute, limit: max(0, limits.maxEntries - result.entries),
-                    wantsMetadata: { name, kind in
-                        switch kind {
-                        case .directory, .unknown: return !name.hasPrefix(".")
-                        case .regular:
-                            let fileKind = Self.classify(name)
-                            return fileKind == .flac || fileKind == .playlist
-                        default: return false
-                        }
-                    })
+                try Syscalls.visitDirectory(folder.absolute) { entry in
+                    if seen >= budget {
+                        truncated = true
+                        return false
+                    }
+                    seen += 1
+                    if entry.name.first == UInt8(ascii: ".") { return true }
+                    var kind = entry.kind
+                    var status: FileMetadata?
+                    if kind == .unknown {
+                        guard let st = entry.status() else { return true }
+                        status = st
+                        kind = st.kind
+                    }
+                    var fileKind = FileKind.other
+                    if kind == .regular {
+                        fileKind = Self.classify(entry.name)
+                        if fileKind == .other { return true }
+                    }
+                    if (kind == .regular || kind == .directory) && status == nil { status = entry.status() }
+                    let (name, valid) = entry.nameString
+                    kept.append(
+                        Listed(name: name, nameIsValidUTF8: valid, kind: kind, fileKind: fileKind, status: status))
+                    return true
+                }
             } catch {
                 result.warnings.append(problem(folder.relative, "cannot read the folder: \(error.message)"))
                 continue
             }
-            result.entries += listing.entries.count
+            result.entries += seen
             // Sorted so the result (and what a limit cuts off) does not depend on directory order;
             // the subfolders pushed are then reversed so the first name is walked first.
+            if !zip(kept, kept.dropFirst()).allSatisfy({ Self.precedes($0.name, $1.name) }) {
+                kept.sort { Self.precedes($0.name, $1.name) }
+            }
             let stackBase = stack.count
-            for entry in listing.entries.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
+            for entry in kept {
                 let name = entry.name
-                if name.utf8.first == UInt8(ascii: ".") { continue }
-                var kind = entry.kind
-                let status = entry.metadata
-                if kind == .unknown {
-                    guard let status else { continue }
-                    kind = status.kind
-                }
-                // Most entries are files that are not music: decide on the name alone, cheaply.
-                if kind == .regular && Self.classify(name) == .other { continue }
-                if kind != .regular && VolumeWalker.systemFolders.contains(name.lowercased()) { continue }
+                let kind = entry.kind
+                if kind != .regular && VolumeWalker.isSystemFolder(name) { continue }
                 let relative = join(folder.relative, name)
                 if !entry.nameIsValidUTF8 {
                     result.warnings.append(problem(relative, "the name is not valid UTF-8; skipped"))
                     continue
                 }
-                let absolute = folder.absolute + "/" + name
                 if kind == .symbolicLink {
-                    links.append(Pending(absolute: absolute, relative: relative, depth: folder.depth))
+                    links.append(
+                        Pending(absolute: folder.absolute + "/" + name, relative: relative, depth: folder.depth))
                     continue
                 }
-                if !visit(name, relative, absolute, kind, status, depth: folder.depth) { break walking }
+                if kind == .regular {
+                    if !collect(relative, entry.fileKind, entry.status, absolute: { folder.absolute + "/" + name }) {
+                        break walking
+                    }
+                    continue
+                }
+                if !visit(name, relative, folder.absolute + "/" + name, kind, entry.status, depth: folder.depth) {
+                    break walking
+                }
             }
             stack[stackBase...].reverse()
-            if listing.truncated || result.entries >= limits.maxEntries {
+            if truncated || result.entries >= limits.maxEntries {
                 stopReason = "more than \(limits.maxEntries) folder entries; the rest of the volume was not scanned"
                 break
             }

@@ -89,7 +89,7 @@ public final class VolumeScanner {
         guard let status = try? Syscalls.fileStatus(mountPoint), status.st_mode & S_IFMT == S_IFDIR else {
             throw ScanError(message: "\(mountPoint): not a readable folder")
         }
-        let walker = VolumeWalker(root: mountPoint, volume: volume, limits: limits)
+        let walker = VolumeWalker(root: mountPoint, volume: volume, limits: limits, threads: readerThreads)
         let walk = walker.walk { cancellation?.isCancelled ?? false }
         if walk.cancelled { throw ScanError(message: "scan of \(mountPoint) cancelled") }
         stats.walkSeconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9

@@ -92,13 +92,15 @@ final class VolumeIndex {
 
     // MARK: - reading
 
-    func loadFiles() throws(SQLiteError) -> [String: IndexedFile] {
+    /// - Parameter expected: about how many rows there are (room is made for them at once).
+    func loadFiles(expected: Int = 0) throws(SQLiteError) -> [String: IndexedFile] {
         let s = try database.prepare(
             """
             SELECT path, size, mtime, problem, warnings, title, artist, album, albumartist, genre, date,
                    track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture FROM files
             """)
         var result: [String: IndexedFile] = [:]
+        result.reserveCapacity(expected)
         while try s.step() {
             guard let path = s.string(0) else { continue }
             let outcome: StoredOutcome
@@ -225,7 +227,7 @@ final class VolumeIndex {
     }
 
     private static func join(_ values: [String]) -> String? {
-        values.isEmpty ? nil : values.joined(separator: String(separator))
+        values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: String(separator))
     }
 
     private static func split(_ text: String?) -> [String] {

@@ -118,7 +118,7 @@ public final class VolumeScanner {
         var knownPlaylists: [String: IndexedPlaylist] = [:]
         if let indexPath {
             do {
-                (index, known, knownPlaylists) = try Self.openIndex(indexPath)
+                (index, known, knownPlaylists) = try Self.openIndex(indexPath, expected: walk.flacFiles.count)
             } catch {
                 // The index is a cache: without it the scan still works, only slower next time.
                 problems.append(
@@ -169,8 +169,9 @@ public final class VolumeScanner {
         var cached: [StoredOutcome?] = []
         cached.reserveCapacity(walk.flacFiles.count)
         var toRead: [String] = []
+        var readIndex: [Int] = []
         var matchedRows = 0
-        for file in walk.flacFiles {
+        for (i, file) in walk.flacFiles.enumerated() {
             if let old = known[file.relativePath] {
                 matchedRows += 1
                 if old.size == file.size && old.modificationTime == file.modificationTime {
@@ -180,32 +181,21 @@ public final class VolumeScanner {
             }
             cached.append(nil)
             toRead.append(mountPoint + "/" + file.relativePath)
+            readIndex.append(i)
         }
         stats.filesRead = toRead.count
         stats.filesUnchanged = walk.flacFiles.count - toRead.count
         let unchanged = stats.filesUnchanged
         progress(unchanged)
-        let fresh = try readFiles(toRead, cancellation: cancellation) { progress(unchanged + $0) }
 
-        var next = 0
-        for (i, file) in walk.flacFiles.enumerated() {
-            let outcome: StoredOutcome
-            if let old = cached[i] {
-                outcome = old
-            } else {
-                switch fresh[next] {
-                case .playable(let info, let warnings):
-                    outcome = .playable(info, warnings: warnings)
-                    write { try $0.store(file, outcome) }
-                case .unplayable(let reason, let transient):
-                    outcome = .unplayable(reason: reason)
-                    if transient { reusable = false } else { write { try $0.store(file, outcome) } }
-                }
-                next += 1
-            }
+        // Files are taken in walk order: those from the index at once, the others as their reads
+        // finish (the index is written meanwhile, while other threads go on reading).
+        var processed = 0
+        func take(_ file: ScannedFile, _ outcome: StoredOutcome) {
             switch outcome {
             case .playable(let info, let warnings):
-                tracks.append(Track(volume: volume, mountPoint: mountPoint, file: file, info: info))
+                tracks.append(
+                    Track(volume: volume, mountPoint: mountPoint, file: file, info: info, sameFolderAs: tracks.last))
                 for warning in warnings {
                     problems.append(
                         LibraryProblem(
@@ -215,6 +205,29 @@ public final class VolumeScanner {
                 problems.append(LibraryProblem(volume: volume, relativePath: file.relativePath, reason: reason))
             }
         }
+        func catchUp(to end: Int) {
+            while processed < end {
+                take(walk.flacFiles[processed], cached[processed]!)
+                processed += 1
+            }
+        }
+        try readFiles(toRead, cancellation: cancellation, progress: { progress(unchanged + $0) }) { k, fresh in
+            let i = readIndex[k]
+            catchUp(to: i)
+            let file = walk.flacFiles[i]
+            let outcome: StoredOutcome
+            switch fresh {
+            case .playable(let info, let warnings):
+                outcome = .playable(info, warnings: warnings)
+                write { try $0.store(file, outcome) }
+            case .unplayable(let reason, let transient):
+                outcome = .unplayable(reason: reason)
+                if transient { reusable = false } else { write { try $0.store(file, outcome) } }
+            }
+            take(file, outcome)
+            processed = i + 1
+        }
+        catchUp(to: walk.flacFiles.count)
         // Rows whose file is gone (there are some when not every row was matched by a file).
         let present =
             matchedRows < known.count || !walk.playlists.isEmpty ? Set(walk.flacFiles.map(\.relativePath)) : []
@@ -357,11 +370,14 @@ public final class VolumeScanner {
         return previous
     }
 
-    /// Reads `paths` on `readerThreads` threads (this one included); results in `paths` order.
+    /// Reads `paths` on `readerThreads` threads (this one included) and hands each outcome to
+    /// `deliver` on this thread, in `paths` order, as soon as it and every one before it are
+    /// read: this thread delivers what is ready and reads when nothing is.
     private func readFiles(
-        _ paths: [String], cancellation: ScanCancellation?, progress: (Int) -> Void
-    ) throws -> [FileReadOutcome] {
-        if paths.isEmpty { return [] }
+        _ paths: [String], cancellation: ScanCancellation?, progress: (Int) -> Void,
+        deliver: (Int, FileReadOutcome) -> Void
+    ) throws {
+        if paths.isEmpty { return }
         let work = ReadWork(paths: paths, cancellation: cancellation)
         var helpers: [KioskThread] = []
         // A helper thread pays off only with enough files to share.
@@ -378,22 +394,22 @@ public final class VolumeScanner {
             else { break }
             helpers.append(thread)
         }
-        work.run(reader, progressInterval: Self.progressInterval, progress: progress)
+        work.deliverInOrder(
+            reading: reader, progressInterval: Self.progressInterval, progress: progress, deliver: deliver)
         for thread in helpers { thread.join() }
         if cancellation?.isCancelled == true { throw ScanError(message: "scan cancelled") }
-        return work.results()
     }
 
     /// Nice value of scan threads: below the loop and the player, which stay at 0 (audio is
     /// real-time anyway).
     public static let niceness: Int32 = 10
 
-    private static func openIndex(_ path: String) throws(SQLiteError)
+    private static func openIndex(_ path: String, expected: Int) throws(SQLiteError)
         -> (VolumeIndex, [String: IndexedFile], [String: IndexedPlaylist])
     {
         do {
             let index = try VolumeIndex(path: path)
-            return (index, try index.loadFiles(), try index.loadPlaylists())
+            return (index, try index.loadFiles(expected: expected), try index.loadPlaylists())
         } catch let error where error.isCorruption {
             VolumeIndex.deleteFiles(path)
             let index = try VolumeIndex(path: path)
@@ -403,42 +419,90 @@ public final class VolumeScanner {
 }
 
 /// Files shared out to reader threads: each takes the next index from an atomic counter and
-/// writes only its own result slot; joining the threads publishes the results.
+/// writes only its own result slot, then marks it done under a lock, which publishes the result
+/// to the delivering thread.
 private final class ReadWork: @unchecked Sendable {
     let paths: [String]
     let cancellation: ScanCancellation?
     private let slots: UnsafeMutableBufferPointer<FileReadOutcome?>
     private let next = Atomic<Int>(0)
-    private let done = Atomic<Int>(0)
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let finished = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    // Guarded by `lock`.
+    private let done: UnsafeMutableBufferPointer<Bool>
+    private var doneCount = 0
+    private var waitingFor = -1
 
     init(paths: [String], cancellation: ScanCancellation?) {
         self.paths = paths
         self.cancellation = cancellation
         slots = .allocate(capacity: paths.count)
         slots.initialize(repeating: nil)
+        done = .allocate(capacity: paths.count)
+        done.initialize(repeating: false)
+        pthread_mutex_init(lock, nil)
+        pthread_cond_init(finished, nil)
     }
 
     deinit {
         slots.deinitialize()
         slots.deallocate()
+        done.deallocate()
+        pthread_cond_destroy(finished)
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+        finished.deallocate()
     }
 
-    func run(_ reader: FLACFileReader, progressInterval: Int = 0, progress: (Int) -> Void = { _ in }) {
+    private var isCancelled: Bool { cancellation?.isCancelled == true }
+
+    /// Reads the next unclaimed file, if any; false when every file is claimed.
+    private func readOne(_ reader: FLACFileReader) -> Bool {
+        let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        if i >= paths.count { return false }
+        slots[i] = reader.read(path: paths[i])
+        pthread_mutex_lock(lock)
+        done[i] = true
+        doneCount += 1
+        if i == waitingFor { pthread_cond_signal(finished) }
+        pthread_mutex_unlock(lock)
+        return true
+    }
+
+    /// A helper thread's body: read until every file is claimed or the scan is cancelled.
+    func run(_ reader: FLACFileReader) {
+        while !isCancelled && readOne(reader) {}
+    }
+
+    /// The scanning thread's body: hands out results in order, reading when none is ready.
+    func deliverInOrder(
+        reading reader: FLACFileReader, progressInterval: Int, progress: (Int) -> Void,
+        deliver: (Int, FileReadOutcome) -> Void
+    ) {
+        var delivered = 0
         var reported = 0
-        while cancellation?.isCancelled != true {
-            let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
-            if i >= paths.count { break }
-            slots[i] = reader.read(path: paths[i])
-            let finished = done.wrappingAdd(1, ordering: .relaxed).newValue
-            if progressInterval > 0 && finished - reported >= progressInterval {
-                reported = finished
-                progress(finished)
+        while delivered < paths.count && !isCancelled {
+            pthread_mutex_lock(lock)
+            let ready = done[delivered]
+            let count = doneCount
+            pthread_mutex_unlock(lock)
+            if count - reported >= progressInterval {
+                reported = count
+                progress(count)
             }
+            if ready {
+                deliver(delivered, slots[delivered]!)
+                slots[delivered] = nil
+                delivered += 1
+                continue
+            }
+            if readOne(reader) { continue }
+            // Every file is claimed and the next one is still being read by a helper.
+            pthread_mutex_lock(lock)
+            waitingFor = delivered
+            while !done[delivered] { pthread_cond_wait(finished, lock) }
+            waitingFor = -1
+            pthread_mutex_unlock(lock)
         }
-    }
-
-    /// Call after every reader has finished (joined).
-    func results() -> [FileReadOutcome] {
-        slots.map { $0 ?? .unplayable(reason: "not read", transient: true) }
     }
 }

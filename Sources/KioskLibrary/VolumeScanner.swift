@@ -211,7 +211,8 @@ public final class VolumeScanner {
                 processed += 1
             }
         }
-        try readFiles(toRead, cancellation: cancellation, progress: { progress(unchanged + $0) }) { k, fresh in
+        func reportProgress(_ read: Int) { progress(unchanged + read) }
+        try readFiles(toRead, cancellation: cancellation, progress: reportProgress) { k, fresh in
             let i = readIndex[k]
             catchUp(to: i)
             let file = walk.flacFiles[i]

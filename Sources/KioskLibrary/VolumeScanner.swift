@@ -90,7 +90,50 @@ public final class VolumeScanner {
             throw ScanError(message: "\(mountPoint): not a readable folder")
         }
         let walker = VolumeWalker(root: mountPoint, volume: volume, limits: limits, threads: readerThreads)
-        let walk = walker.walk { cancellation?.isCancelled ?? false }
+        let reads = ReadPool(mountPoint: mountPoint, limits: limits, cancellation: cancellation)
+        defer { reads.close() }
+        // Contents stand for a later identical walk only when nothing here must be retried.
+        var reusable = true
+        var indexProblems: [LibraryProblem] = []
+        var index: VolumeIndex?
+        var known: [String: IndexedFile] = [:]
+        var knownPlaylists: [String: IndexedPlaylist] = [:]
+        func openTheIndex(expected: Int) {
+            guard let indexPath else { return }
+            do {
+                (index, known, knownPlaylists) = try Self.openIndex(indexPath, expected: expected)
+            } catch {
+                // The index is a cache: without it the scan still works, only slower next time.
+                indexProblems.append(
+                    LibraryProblem(
+                        volume: volume, relativePath: "",
+                        reason: "the index \(indexPath) cannot be used (\(error)); scanned without it",
+                        severity: .warning))
+                stats.indexPath = nil
+                reusable = false
+            }
+            if let reason = index?.resetReason {
+                reusable = false
+                indexProblems.append(
+                    LibraryProblem(volume: volume, relativePath: "", reason: reason, severity: .warning))
+            }
+        }
+
+        let walk: WalkResult
+        if previous?.fingerprint != nil {
+            // Contents from before may stand for this scan: walk first, and read nothing more
+            // when nothing changed.
+            walk = walker.walk { cancellation?.isCancelled ?? false }
+        } else {
+            // Files are read while the walk goes on: the index first, to tell which need it.
+            openTheIndex(expected: 1024)
+            reads.startHelpers(readerThreads - 1)
+            let unchangedFiles = known
+            walk = walker.walk(isCancelled: { cancellation?.isCancelled ?? false }) { path, size, mtime in
+                if let old = unchangedFiles[path], old.size == size, old.modificationTime == mtime { return }
+                reads.submit(path)
+            }
+        }
         if walk.cancelled { throw ScanError(message: "scan of \(mountPoint) cancelled") }
         stats.walkSeconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
         stats.flacFiles = walk.flacFiles.count
@@ -109,31 +152,10 @@ public final class VolumeScanner {
             progress(walk.flacFiles.count)
             return (reused, stats)
         }
-        var problems = walk.warnings
-        // Contents stand for a later identical walk only when nothing here must be retried.
-        var reusable = true
-
-        var index: VolumeIndex?
-        var known: [String: IndexedFile] = [:]
-        var knownPlaylists: [String: IndexedPlaylist] = [:]
-        if let indexPath {
-            do {
-                (index, known, knownPlaylists) = try Self.openIndex(indexPath, expected: walk.flacFiles.count)
-            } catch {
-                // The index is a cache: without it the scan still works, only slower next time.
-                problems.append(
-                    LibraryProblem(
-                        volume: volume, relativePath: "",
-                        reason: "the index \(indexPath) cannot be used (\(error)); scanned without it",
-                        severity: .warning))
-                stats.indexPath = nil
-                reusable = false
-            }
-            if let reason = index?.resetReason {
-                reusable = false
-                problems.append(LibraryProblem(volume: volume, relativePath: "", reason: reason, severity: .warning))
-            }
+        if previous?.fingerprint != nil {
+            openTheIndex(expected: walk.flacFiles.count)
         }
+        var problems = walk.warnings + indexProblems
 
         // FLAC files: from the index when unchanged, else read.
         var tracks: [Track] = []
@@ -180,7 +202,7 @@ public final class VolumeScanner {
                 }
             }
             cached.append(nil)
-            toRead.append(mountPoint + "/" + file.relativePath)
+            toRead.append(file.relativePath)
             readIndex.append(i)
         }
         stats.filesRead = toRead.count
@@ -211,8 +233,11 @@ public final class VolumeScanner {
                 processed += 1
             }
         }
-        func reportProgress(_ read: Int) { progress(unchanged + read) }
-        try readFiles(toRead, cancellation: cancellation, progress: reportProgress) { k, fresh in
+        for path in toRead { reads.submit(path) }
+        if reads.helperCount == 0 { reads.startHelpers(min(readerThreads - 1, toRead.count / 32)) }
+        var reported = 0
+        for (k, path) in toRead.enumerated() {
+            guard let fresh = reads.outcome(for: path, reader: reader) else { break }
             let i = readIndex[k]
             catchUp(to: i)
             let file = walk.flacFiles[i]
@@ -227,7 +252,12 @@ public final class VolumeScanner {
             }
             take(file, outcome)
             processed = i + 1
+            if k + 1 - reported >= Self.progressInterval {
+                reported = k + 1
+                progress(unchanged + reported)
+            }
         }
+        if cancellation?.isCancelled == true { throw ScanError(message: "scan cancelled") }
         catchUp(to: walk.flacFiles.count)
         // Rows whose file is gone (there are some when not every row was matched by a file).
         let present =
@@ -371,36 +401,6 @@ public final class VolumeScanner {
         return previous
     }
 
-    /// Reads `paths` on `readerThreads` threads (this one included) and hands each outcome to
-    /// `deliver` on this thread, in `paths` order, as soon as it and every one before it are
-    /// read: this thread delivers what is ready and reads when nothing is.
-    private func readFiles(
-        _ paths: [String], cancellation: ScanCancellation?, progress: (Int) -> Void,
-        deliver: (Int, FileReadOutcome) -> Void
-    ) throws {
-        if paths.isEmpty { return }
-        let work = ReadWork(paths: paths, cancellation: cancellation)
-        var helpers: [KioskThread] = []
-        // A helper thread pays off only with enough files to share.
-        let wanted = min(readerThreads - 1, paths.count / 32)
-        for n in 0..<max(0, wanted) {
-            let limits = limits
-            guard
-                let thread = try? KioskThread(
-                    name: "kiosk-scan-\(n + 1)",
-                    {
-                        Syscalls.setThreadNiceness(VolumeScanner.niceness)
-                        work.run(FLACFileReader(limits: limits))
-                    })
-            else { break }
-            helpers.append(thread)
-        }
-        work.deliverInOrder(
-            reading: reader, progressInterval: Self.progressInterval, progress: progress, deliver: deliver)
-        for thread in helpers { thread.join() }
-        if cancellation?.isCancelled == true { throw ScanError(message: "scan cancelled") }
-    }
-
     /// Nice value of scan threads: below the loop and the player, which stay at 0 (audio is
     /// real-time anyway).
     public static let niceness: Int32 = 10
@@ -415,95 +415,6 @@ public final class VolumeScanner {
             VolumeIndex.deleteFiles(path)
             let index = try VolumeIndex(path: path)
             return (index, [:], [:])
-        }
-    }
-}
-
-/// Files shared out to reader threads: each takes the next index from an atomic counter and
-/// writes only its own result slot, then marks it done under a lock, which publishes the result
-/// to the delivering thread.
-private final class ReadWork: @unchecked Sendable {
-    let paths: [String]
-    let cancellation: ScanCancellation?
-    private let slots: UnsafeMutableBufferPointer<FileReadOutcome?>
-    private let next = Atomic<Int>(0)
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let finished = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    // Guarded by `lock`.
-    private let done: UnsafeMutableBufferPointer<Bool>
-    private var doneCount = 0
-    private var waitingFor = -1
-
-    init(paths: [String], cancellation: ScanCancellation?) {
-        self.paths = paths
-        self.cancellation = cancellation
-        slots = .allocate(capacity: paths.count)
-        slots.initialize(repeating: nil)
-        done = .allocate(capacity: paths.count)
-        done.initialize(repeating: false)
-        pthread_mutex_init(lock, nil)
-        pthread_cond_init(finished, nil)
-    }
-
-    deinit {
-        slots.deinitialize()
-        slots.deallocate()
-        done.deallocate()
-        pthread_cond_destroy(finished)
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
-        finished.deallocate()
-    }
-
-    private var isCancelled: Bool { cancellation?.isCancelled == true }
-
-    /// Reads the next unclaimed file, if any; false when every file is claimed.
-    private func readOne(_ reader: FLACFileReader) -> Bool {
-        let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        if i >= paths.count { return false }
-        slots[i] = reader.read(path: paths[i])
-        pthread_mutex_lock(lock)
-        done[i] = true
-        doneCount += 1
-        if i == waitingFor { pthread_cond_signal(finished) }
-        pthread_mutex_unlock(lock)
-        return true
-    }
-
-    /// A helper thread's body: read until every file is claimed or the scan is cancelled.
-    func run(_ reader: FLACFileReader) {
-        while !isCancelled && readOne(reader) {}
-    }
-
-    /// The scanning thread's body: hands out results in order, reading when none is ready.
-    func deliverInOrder(
-        reading reader: FLACFileReader, progressInterval: Int, progress: (Int) -> Void,
-        deliver: (Int, FileReadOutcome) -> Void
-    ) {
-        var delivered = 0
-        var reported = 0
-        while delivered < paths.count && !isCancelled {
-            pthread_mutex_lock(lock)
-            let ready = done[delivered]
-            let count = doneCount
-            pthread_mutex_unlock(lock)
-            if count - reported >= progressInterval {
-                reported = count
-                progress(count)
-            }
-            if ready {
-                deliver(delivered, slots[delivered]!)
-                slots[delivered] = nil
-                delivered += 1
-                continue
-            }
-            if readOne(reader) { continue }
-            // Every file is claimed and the next one is still being read by a helper.
-            pthread_mutex_lock(lock)
-            waitingFor = delivered
-            while !done[delivered] { pthread_cond_wait(finished, lock) }
-            waitingFor = -1
-            pthread_mutex_unlock(lock)
         }
     }
 }

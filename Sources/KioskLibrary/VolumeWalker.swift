@@ -234,7 +234,12 @@ struct VolumeWalker {
         let inode: UInt64
     }
 
-    func walk(isCancelled: () -> Bool = { false }) -> WalkResult {
+    /// Called from the listing threads with each FLAC file listed ahead of the walk (relative
+    /// path, size, mtime), before the walk itself gets there, so reading can start early. The walk
+    /// may still leave a file out (a limit, a duplicate): it is only a hint.
+    typealias ListedFLAC = @Sendable (_ relativePath: String, _ size: Int64, _ modificationTime: Int64) -> Void
+
+    func walk(isCancelled: () -> Bool = { false }, onListed: ListedFLAC? = nil) -> WalkResult {
         var result = WalkResult()
         let rootStatus: stat
         do {
@@ -258,7 +263,7 @@ struct VolumeWalker {
             threads > 1
             ? FolderPrefetch.run(
                 root: root, rootDevice: rootDevice, rootInode: UInt64(rootStatus.st_ino), limits: limits,
-                threads: threads, isCancelled: isCancelled) : nil
+                threads: threads, onListed: onListed, isCancelled: isCancelled) : nil
 
         /// Keeps a music file, playlist or cover (`fileKind` is not `.other`). Returns false when
         /// the walk must stop.
@@ -435,6 +440,7 @@ final class FolderPrefetch: @unchecked Sendable {
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let rootDevice: UInt64
     private let limits: ScanLimits
+    private let onListed: VolumeWalker.ListedFLAC?
     // Guarded by `lock` while the threads run.
     private var queue: [VolumeWalker.Pending]
     private var busy = 0
@@ -445,9 +451,12 @@ final class FolderPrefetch: @unchecked Sendable {
     private var folders: Set<VolumeWalker.FileID>
     private var listings: [String: VolumeWalker.FolderListing] = [:]
 
-    private init(root: String, rootDevice: UInt64, rootInode: UInt64, limits: ScanLimits) {
+    private init(
+        root: String, rootDevice: UInt64, rootInode: UInt64, limits: ScanLimits, onListed: VolumeWalker.ListedFLAC?
+    ) {
         self.rootDevice = rootDevice
         self.limits = limits
+        self.onListed = onListed
         queue = [VolumeWalker.Pending(absolute: root, relative: "", depth: 0)]
         folders = [VolumeWalker.FileID(device: rootDevice, inode: rootInode)]
         pthread_mutex_init(lock, nil)
@@ -465,9 +474,10 @@ final class FolderPrefetch: @unchecked Sendable {
     /// returns when all are done (or `isCancelled`, checked by this thread between folders).
     static func run(
         root: String, rootDevice: UInt64, rootInode: UInt64, limits: ScanLimits, threads: Int,
-        isCancelled: () -> Bool
+        onListed: VolumeWalker.ListedFLAC?, isCancelled: () -> Bool
     ) -> FolderPrefetch {
-        let prefetch = FolderPrefetch(root: root, rootDevice: rootDevice, rootInode: rootInode, limits: limits)
+        let prefetch = FolderPrefetch(
+            root: root, rootDevice: rootDevice, rootInode: rootInode, limits: limits, onListed: onListed)
         // The first folders alone: a volume of one or two folders needs no helper threads.
         for _ in 0..<4 where prefetch.queue.count == 1 { prefetch.work(isCancelled: isCancelled, once: true) }
         var helpers: [KioskThread] = []
@@ -501,6 +511,11 @@ final class FolderPrefetch: @unchecked Sendable {
                 cancelled
                 ? VolumeWalker.FolderListing()
                 : VolumeWalker.list(absolute: folder.absolute, relative: folder.relative, budget: limits.maxEntries)
+            if let onListed {
+                for entry in listing.entries where entry.fileKind == .flac && entry.nameIsValidUTF8 {
+                    if let st = entry.status { onListed(entry.relative, st.size, st.modificationTime) }
+                }
+            }
             var subfolders: [(VolumeWalker.Pending, VolumeWalker.FileID)] = []
             if folder.depth + 1 <= limits.maxDepth {
                 for entry in listing.entries where entry.kind == .directory && entry.nameIsValidUTF8 {

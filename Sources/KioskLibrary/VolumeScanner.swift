@@ -129,10 +129,11 @@ public final class VolumeScanner {
             openTheIndex(expected: 1024)
             reads.startHelpers(readerThreads - 1)
             let unchangedFiles = known
-            walk = walker.walk(isCancelled: { cancellation?.isCancelled ?? false }) { path, size, mtime in
+            let submit: VolumeWalker.ListedFLAC = { path, size, mtime in
                 if let old = unchangedFiles[path], old.size == size, old.modificationTime == mtime { return }
                 reads.submit(path)
             }
+            walk = walker.walk(isCancelled: { cancellation?.isCancelled ?? false }, onListed: submit)
         }
         if walk.cancelled { throw ScanError(message: "scan of \(mountPoint) cancelled") }
         stats.walkSeconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9

@@ -197,8 +197,32 @@ struct VolumeWalker {
         }
         if listing.error != nil { return listing }
         // Sorted by name (byte order, the same on every machine) so the result, and what a limit
-        // cuts off, does not depend on directory order.
-        listing.entries.sort { precedes($0.relative, $1.relative) }
+        // cuts off, does not depend on directory order. Compared by their first 8 bytes first.
+        let entries = listing.entries
+        let keys = entries.map { entry -> UInt64 in
+            var key: UInt64 = 0
+            var shift: UInt64 = 56
+            for byte in entry.relative.utf8.dropFirst(entry.nameStart).prefix(8) {
+                key |= UInt64(byte) << shift
+                shift &-= 8
+            }
+            return key
+        }
+        var order = Array(entries.indices)
+        var sorted = true
+        for i in order.dropFirst()
+        where keys[i - 1] > keys[i]
+            || (keys[i - 1] == keys[i] && !precedes(entries[i - 1].relative, entries[i].relative))
+        {
+            sorted = false
+            break
+        }
+        if !sorted {
+            order.sort { a, b in
+                keys[a] != keys[b] ? keys[a] < keys[b] : precedes(entries[a].relative, entries[b].relative)
+            }
+            listing.entries = order.map { entries[$0] }
+        }
         return listing
     }
 

@@ -34,8 +34,11 @@ public struct VolumeContents: Sendable {
 /// Everything a scan's result depends on besides the files' contents: the files found (with
 /// size and mtime), the covers, the walk's warnings, the limits and the index used. Two scans
 /// with equal fingerprints produce the same `VolumeContents`. Thread: any (a value).
-struct ScanFingerprint: Sendable, Equatable {
+struct ScanFingerprint: Sendable {
     let flacFiles: [ScannedFile]
+    /// What each of `flacFiles` turned out to be (as the index has it), so that a rescan that
+    /// finds a few files changed reads those and takes the others from here, not from the index.
+    let outcomes: [StoredOutcome]
     let playlists: [ScannedFile]
     let coverFiles: [String]
     let warnings: [LibraryProblem]

@@ -98,10 +98,11 @@ public final class VolumeScanner {
         var index: VolumeIndex?
         var known: [String: IndexedFile] = [:]
         var knownPlaylists: [String: IndexedPlaylist] = [:]
-        func openTheIndex(expected: Int) {
+        func openTheIndex(expected: Int, loadingFiles: Bool = true) {
             guard let indexPath else { return }
             do {
-                (index, known, knownPlaylists) = try Self.openIndex(indexPath, expected: expected)
+                (index, known, knownPlaylists) = try Self.openIndex(
+                    indexPath, expected: expected, loadingFiles: loadingFiles)
             } catch {
                 // The index is a cache: without it the scan still works, only slower next time.
                 indexProblems.append(
@@ -153,8 +154,22 @@ public final class VolumeScanner {
             progress(walk.flacFiles.count)
             return (reused, stats)
         }
-        if previous?.fingerprint != nil {
-            openTheIndex(expected: walk.flacFiles.count)
+        if let previous, let old = previous.fingerprint {
+            if Self.continues(previous, volume: volume, mountPoint: mountPoint, limits: limits, indexPath: indexPath) {
+                // Some files changed: the others are taken from the previous contents, which
+                // agree with the index (they were written together), so its rows are not loaded.
+                openTheIndex(expected: 0, loadingFiles: false)
+                // An index that had to be made anew holds none of them: every file is read.
+                if indexPath == nil || index.map({ !$0.isNew }) == true {
+                    known.reserveCapacity(old.flacFiles.count)
+                    for (file, outcome) in zip(old.flacFiles, old.outcomes) {
+                        known[file.relativePath] = IndexedFile(
+                            size: file.size, modificationTime: file.modificationTime, outcome: outcome)
+                    }
+                }
+            } else {
+                openTheIndex(expected: walk.flacFiles.count)
+            }
         }
         var problems = walk.warnings + indexProblems
 
@@ -214,7 +229,10 @@ public final class VolumeScanner {
         // Files are taken in walk order: those from the index at once, the others as their reads
         // finish (the index is written meanwhile, while other threads go on reading).
         var processed = 0
+        var outcomes: [StoredOutcome] = []
+        outcomes.reserveCapacity(walk.flacFiles.count)
         func take(_ file: ScannedFile, _ outcome: StoredOutcome) {
+            outcomes.append(outcome)
             switch outcome {
             case .playable(let info, let warnings):
                 tracks.append(
@@ -376,7 +394,7 @@ public final class VolumeScanner {
         let fingerprint =
             reusable
             ? ScanFingerprint(
-                flacFiles: walk.flacFiles, playlists: walk.playlists, coverFiles: walk.coverFiles,
+                flacFiles: walk.flacFiles, outcomes: outcomes, playlists: walk.playlists, coverFiles: walk.coverFiles,
                 warnings: walk.warnings, limits: limits, indexPath: stats.indexPath)
             : nil
         let contents = VolumeContents(
@@ -391,30 +409,44 @@ public final class VolumeScanner {
         _ previous: VolumeContents, volume: VolumeID, mountPoint: String, walk: WalkResult, limits: ScanLimits,
         indexPath: String?
     ) -> VolumeContents? {
-        guard let old = previous.fingerprint, previous.volume == volume, previous.mountPoint == mountPoint,
-            old.limits == limits, old.indexPath == indexPath, !walk.cancelled
+        guard let old = previous.fingerprint, !walk.cancelled,
+            continues(previous, volume: volume, mountPoint: mountPoint, limits: limits, indexPath: indexPath)
         else { return nil }
         // Cheap checks first: counts, then every path, size and mtime.
         guard old.flacFiles.count == walk.flacFiles.count, old.playlists == walk.playlists,
             old.coverFiles == walk.coverFiles, old.warnings == walk.warnings, old.flacFiles == walk.flacFiles
         else { return nil }
-        if let indexPath, !Syscalls.exists(indexPath) { return nil }
         return previous
+    }
+
+    /// Whether `previous` was made by a scan like this one (same volume, mount point, limits and
+    /// index, still on disk), so that what it says about a file still holds while the file's size
+    /// and mtime are the same.
+    static func continues(
+        _ previous: VolumeContents, volume: VolumeID, mountPoint: String, limits: ScanLimits, indexPath: String?
+    ) -> Bool {
+        guard let old = previous.fingerprint, previous.volume == volume, previous.mountPoint == mountPoint,
+            old.limits == limits, old.indexPath == indexPath
+        else { return false }
+        if let indexPath, !Syscalls.exists(indexPath) { return false }
+        return true
     }
 
     /// Nice value of scan threads: below the loop and the player, which stay at 0 (audio is
     /// real-time anyway).
     public static let niceness: Int32 = 10
 
-    private static func openIndex(_ path: String, expected: Int) throws(SQLiteError)
+    private static func openIndex(_ path: String, expected: Int, loadingFiles: Bool) throws(SQLiteError)
         -> (VolumeIndex, [String: IndexedFile], [String: IndexedPlaylist])
     {
         do {
             let index = try VolumeIndex(path: path)
-            return (index, try index.loadFiles(expected: expected), try index.loadPlaylists())
+            let files = loadingFiles ? try index.loadFiles(expected: expected) : [:]
+            return (index, files, try index.loadPlaylists())
         } catch let error where error.isCorruption {
             VolumeIndex.deleteFiles(path)
             let index = try VolumeIndex(path: path)
+            index.noteRebuilt(after: error)
             return (index, [:], [:])
         }
     }

@@ -95,6 +95,8 @@ import Testing
         let (afterTouch, touchStats) = try scan(second)
         #expect(!touchStats.reusedPrevious)
         #expect(touchStats.filesRead == 1)
+        #expect(afterTouch.tracks.map(\.relativePath) == first.tracks.map(\.relativePath))
+        #expect(afterTouch.problems == first.problems)
         try library.write("folder.png", SyntheticLibrary.sampleJPEG)
         let (afterCover, coverStats) = try scan(afterTouch)
         #expect(!coverStats.reusedPrevious)
@@ -102,7 +104,16 @@ import Testing
         try Syscalls.unlink(library.root + "/A/4.flac")
         let (afterRemoval, removalStats) = try scan(afterCover)
         #expect(!removalStats.reusedPrevious)
+        #expect(removalStats.filesRemoved == 1)
         #expect(afterRemoval.tracks.count == 3)
+        // What those scans took from the previous contents is what the index says.
+        let (checked, checkedStats) = try scan(nil)
+        #expect(checkedStats.filesRead == 0)
+        #expect(checkedStats.filesRemoved == 0)
+        #expect(checked.tracks == afterRemoval.tracks)
+        #expect(checked.problems == afterRemoval.problems)
+        #expect(checked.playlists == afterRemoval.playlists)
+        #expect(try VolumeIndex(path: index).loadFiles().count == 4)
         var limits = ScanLimits()
         limits.maxProblems = 100
         let other = try VolumeScanner(limits: limits).scan(
@@ -113,9 +124,15 @@ import Testing
 
         // A deleted index is rebuilt, not skipped.
         VolumeIndex.deleteFiles(index)
-        let (_, rebuiltStats) = try scan(afterRemoval)
+        let (rebuilt, rebuiltStats) = try scan(afterRemoval)
         #expect(!rebuiltStats.reusedPrevious)
         #expect(rebuiltStats.filesRead == 4)
+        // So is one of another schema version, even when only one file changed.
+        try SQLiteDatabase(path: index).execute("PRAGMA user_version = 999")
+        touch(library.root + "/A/3.flac", seconds: 2_000_000)
+        let (_, versionStats) = try scan(rebuilt)
+        #expect(versionStats.filesRead == 4)
+        #expect(try VolumeIndex(path: index).loadFiles().count == 4)
     }
 
     /// Contents from a scan whose index could not be used stand for nothing later: the next scan

@@ -3,9 +3,9 @@ import KioskSystem
 import Synchronization
 
 /// FLAC files to read (tags and first frame), shared out to reader threads: files are submitted
-/// from any thread (the walk's listing threads submit them as soon as they are listed, so reading
-/// overlaps the walk), and the scanning thread takes the outcomes in its own order, reading a file
-/// itself when nothing it needs is ready. A file is read once however often it is submitted.
+/// (from any thread), and the scanning thread takes the outcomes in its own order, writing the
+/// index meanwhile, and reads a file itself when nothing it needs is ready. A file is read once
+/// however often it is submitted.
 ///
 /// Thread: `submit` from any thread; `outcome(for:reader:)`, `startHelpers` and `close` from the
 /// scanning thread only.
@@ -52,9 +52,6 @@ final class ReadPool: @unchecked Sendable {
         defer { pthread_mutex_unlock(lock) }
         return readCount
     }
-
-    /// Helper threads started.
-    var helperCount: Int { helpers.count }
 
     /// Starts `count` helper threads (at the scan's nice value) that read submitted files.
     func startHelpers(_ count: Int) {

@@ -258,12 +258,7 @@ struct VolumeWalker {
         let inode: UInt64
     }
 
-    /// Called from the listing threads with each FLAC file listed ahead of the walk (relative
-    /// path, size, mtime), before the walk itself gets there, so reading can start early. The walk
-    /// may still leave a file out (a limit, a duplicate): it is only a hint.
-    typealias ListedFLAC = @Sendable (_ relativePath: String, _ size: Int64, _ modificationTime: Int64) -> Void
-
-    func walk(isCancelled: () -> Bool = { false }, onListed: ListedFLAC? = nil) -> WalkResult {
+    func walk(isCancelled: () -> Bool = { false }) -> WalkResult {
         var result = WalkResult()
         let rootStatus: stat
         do {
@@ -287,7 +282,7 @@ struct VolumeWalker {
             threads > 1
             ? FolderPrefetch.run(
                 root: root, rootDevice: rootDevice, rootInode: UInt64(rootStatus.st_ino), limits: limits,
-                threads: threads, onListed: onListed, isCancelled: isCancelled) : nil
+                threads: threads, isCancelled: isCancelled) : nil
 
         /// Keeps a music file, playlist or cover (`fileKind` is not `.other`). Returns false when
         /// the walk must stop.
@@ -464,7 +459,6 @@ final class FolderPrefetch: @unchecked Sendable {
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let rootDevice: UInt64
     private let limits: ScanLimits
-    private let onListed: VolumeWalker.ListedFLAC?
     // Guarded by `lock` while the threads run.
     private var queue: [VolumeWalker.Pending]
     private var busy = 0
@@ -475,12 +469,9 @@ final class FolderPrefetch: @unchecked Sendable {
     private var folders: Set<VolumeWalker.FileID>
     private var listings: [String: VolumeWalker.FolderListing] = [:]
 
-    private init(
-        root: String, rootDevice: UInt64, rootInode: UInt64, limits: ScanLimits, onListed: VolumeWalker.ListedFLAC?
-    ) {
+    private init(root: String, rootDevice: UInt64, rootInode: UInt64, limits: ScanLimits) {
         self.rootDevice = rootDevice
         self.limits = limits
-        self.onListed = onListed
         queue = [VolumeWalker.Pending(absolute: root, relative: "", depth: 0)]
         folders = [VolumeWalker.FileID(device: rootDevice, inode: rootInode)]
         pthread_mutex_init(lock, nil)
@@ -498,10 +489,9 @@ final class FolderPrefetch: @unchecked Sendable {
     /// returns when all are done (or `isCancelled`, checked by this thread between folders).
     static func run(
         root: String, rootDevice: UInt64, rootInode: UInt64, limits: ScanLimits, threads: Int,
-        onListed: VolumeWalker.ListedFLAC?, isCancelled: () -> Bool
+        isCancelled: () -> Bool
     ) -> FolderPrefetch {
-        let prefetch = FolderPrefetch(
-            root: root, rootDevice: rootDevice, rootInode: rootInode, limits: limits, onListed: onListed)
+        let prefetch = FolderPrefetch(root: root, rootDevice: rootDevice, rootInode: rootInode, limits: limits)
         // The first folders alone: a volume of one or two folders needs no helper threads.
         for _ in 0..<4 where prefetch.queue.count == 1 { prefetch.work(isCancelled: isCancelled, once: true) }
         var helpers: [KioskThread] = []
@@ -535,11 +525,6 @@ final class FolderPrefetch: @unchecked Sendable {
                 cancelled
                 ? VolumeWalker.FolderListing()
                 : VolumeWalker.list(absolute: folder.absolute, relative: folder.relative, budget: limits.maxEntries)
-            if let onListed {
-                for entry in listing.entries where entry.fileKind == .flac && entry.nameIsValidUTF8 {
-                    if let st = entry.status { onListed(entry.relative, st.size, st.modificationTime) }
-                }
-            }
             var subfolders: [(VolumeWalker.Pending, VolumeWalker.FileID)] = []
             if folder.depth + 1 <= limits.maxDepth {
                 for entry in listing.entries where entry.kind == .directory && entry.nameIsValidUTF8 {

@@ -12,6 +12,38 @@ public struct VolumeContents: Sendable {
     /// Folder (relative) → preferred cover file (relative).
     let covers: [String: String]
     public let problems: [LibraryProblem]
+    /// What the walk found when these contents were made, when they can stand for a later scan
+    /// that finds exactly the same (nil after transient read errors or index trouble, which a
+    /// later scan must retry).
+    let fingerprint: ScanFingerprint?
+
+    init(
+        volume: VolumeID, mountPoint: String, tracks: [Track], playlists: [ResolvedPlaylist], covers: [String: String],
+        problems: [LibraryProblem], fingerprint: ScanFingerprint? = nil
+    ) {
+        self.volume = volume
+        self.mountPoint = mountPoint
+        self.tracks = tracks
+        self.playlists = playlists
+        self.covers = covers
+        self.problems = problems
+        self.fingerprint = fingerprint
+    }
+}
+
+/// Everything a scan's result depends on besides the files' contents: the files found (with
+/// size and mtime), the covers, the walk's warnings, the limits and the index used. Two scans
+/// with equal fingerprints produce the same `VolumeContents`. Thread: any (a value).
+struct ScanFingerprint: Sendable {
+    let flacFiles: [ScannedFile]
+    /// What each of `flacFiles` turned out to be (as the index has it), so that a rescan that
+    /// finds a few files changed reads those and takes the others from here, not from the index.
+    let outcomes: [StoredOutcome]
+    let playlists: [ScannedFile]
+    let coverFiles: [String]
+    let warnings: [LibraryProblem]
+    let limits: ScanLimits
+    let indexPath: String?
 }
 
 /// A playlist whose entries are relative paths of playable tracks, in list order.
@@ -179,18 +211,34 @@ public final class Catalog: Sendable {
             return k
         }
         var folderHasCover: [String: Bool] = [:]
-        let keys = tracks.map { t in
-            let folderKey = t.volume.rawValue + "\u{1F}" + t.folder
-            let cover =
-                folderHasCover[folderKey]
-                ?? {
-                    let found = ArtworkLookup.coverFile(forFolder: t.folder, in: covers[t.volume] ?? [:]) != nil
-                    folderHasCover[folderKey] = found
-                    return found
-                }()
-            return TrackKeys(
-                album: match(t.album), albumArtist: match(t.albumArtist), artists: t.artistNames.map(match),
-                genres: t.genreNames.map(match), hasArt: t.hasEmbeddedPicture || cover)
+        // Tracks of one folder come together: the last answer is asked first.
+        var lastFolder: (volume: VolumeID, folder: String, cover: Bool)?
+        var keys: [TrackKeys] = []
+        keys.reserveCapacity(tracks.count)
+        for i in tracks.indices {
+            let volume = tracks[i].volume
+            let folder = tracks[i].folder
+            let cover: Bool
+            if let last = lastFolder, last.folder == folder, last.volume == volume {
+                cover = last.cover
+            } else {
+                let folderKey = volume.rawValue + "\u{1F}" + folder
+                if let known = folderHasCover[folderKey] {
+                    cover = known
+                } else {
+                    cover = ArtworkLookup.coverFile(forFolder: folder, in: covers[volume] ?? [:]) != nil
+                    folderHasCover[folderKey] = cover
+                }
+                lastFolder = (volume, folder, cover)
+            }
+            let artists = tracks[i].tags.artists
+            let genres = tracks[i].tags.genres
+            keys.append(
+                TrackKeys(
+                    album: match(tracks[i].album), albumArtist: match(tracks[i].albumArtist),
+                    artists: artists.isEmpty ? [match(tracks[i].artist)] : artists.map(match),
+                    genres: genres.isEmpty ? [match(tracks[i].genre)] : genres.map(match),
+                    hasArt: tracks[i].hasEmbeddedPicture || cover))
         }
         self.init(
             tracks: tracks, keys: keys, ranks: ranks, problems: problems, mountPoints: mountPoints, covers: covers,
@@ -212,16 +260,22 @@ public final class Catalog: Sendable {
         var members: [[Int32]] = []
 
         @discardableResult
-        mutating func add(_ key: String, _ name: String, _ track: Int) -> Int {
+        mutating func add(_ key: String, _ name: @autoclosure () -> String, _ track: Int) -> Int {
             if let group = index[key] {
                 members[group].append(Int32(track))
                 return group
             }
             index[key] = keys.count
             keys.append(key)
-            names.append(name)
+            names.append(name())
             members.append([Int32(track)])
             return keys.count - 1
+        }
+
+        /// Adds `track` to `group` (known to have its key).
+        mutating func add(to group: Int, _ track: Int) -> Int {
+            members[group].append(Int32(track))
+            return group
         }
 
         mutating func addGroup(_ key: String, _ name: String, _ tracks: [Int32]) {
@@ -266,27 +320,41 @@ public final class Catalog: Sendable {
         var artist = GroupTable()
         var genre = GroupTable()
         var folder = GroupTable()
-        for (i, track) in tracks.enumerated() {
+        // Tracks come in canonical order, so an album's tracks (and often a folder's) are
+        // neighbours: when a track's key equals the previous track's, no key is made or looked up.
+        var previousFolderGroup = 0
+        for i in tracks.indices {
             let k = keys[i]
-            keys[i].albumGroup = Int32(album.add(k.albumArtist + "\u{1F}" + k.album, track.album, i))
-            albumArtist.add(k.albumArtist, track.albumArtist, i)
+            let previous = i > 0 ? keys[i - 1] : nil
+            let sameAlbum = previous.map { $0.albumArtist == k.albumArtist && $0.album == k.album } ?? false
+            keys[i].albumGroup = Int32(
+                sameAlbum
+                    ? album.add(to: Int(keys[i - 1].albumGroup), i)
+                    : album.add(k.albumArtist + "\u{1F}" + k.album, tracks[i].album, i))
+            albumArtist.add(k.albumArtist, tracks[i].albumArtist, i)
             if k.artists.count == 1 {
-                artist.add(k.artists[0], track.artistNames[0], i)
+                artist.add(k.artists[0], tracks[i].artistNames[0], i)
             } else {
                 var seen: Set<String> = []
-                for (name, key) in zip(track.artistNames, k.artists) where seen.insert(key).inserted {
+                for (name, key) in zip(tracks[i].artistNames, k.artists) where seen.insert(key).inserted {
                     artist.add(key, name, i)
                 }
             }
             if k.genres.count == 1 {
-                genre.add(k.genres[0], track.genreNames[0], i)
+                genre.add(k.genres[0], tracks[i].genreNames[0], i)
             } else {
                 var seen: Set<String> = []
-                for (name, key) in zip(track.genreNames, k.genres) where seen.insert(key).inserted {
+                for (name, key) in zip(tracks[i].genreNames, k.genres) where seen.insert(key).inserted {
                     genre.add(key, name, i)
                 }
             }
-            folder.add(track.volume.rawValue + "\u{1F}" + track.folder, Catalog.folderName(track, mountPoints), i)
+            if i > 0 && tracks[i].folder == tracks[i - 1].folder && tracks[i].volume == tracks[i - 1].volume {
+                previousFolderGroup = folder.add(to: previousFolderGroup, i)
+            } else {
+                previousFolderGroup = folder.add(
+                    tracks[i].volume.rawValue + "\u{1F}" + tracks[i].folder, Catalog.folderName(tracks[i], mountPoints),
+                    i)
+            }
         }
         // Playlists refer to tracks by volume and relative path.
         var playlist = GroupTable()
@@ -423,9 +491,14 @@ public final class Catalog: Sendable {
     }
 
     private static func positions(of tracks: [Track]) -> [VolumeID: [String: Int32]] {
-        var positions: [VolumeID: [String: Int32]] = [:]
-        for (i, track) in tracks.enumerated() { positions[track.volume, default: [:]][track.relativePath] = Int32(i) }
-        return positions
+        var byVolume: [VolumeID: [Int32]] = [:]
+        for i in tracks.indices { byVolume[tracks[i].volume, default: []].append(Int32(i)) }
+        return byVolume.mapValues { members in
+            var positions: [String: Int32] = [:]
+            positions.reserveCapacity(members.count)
+            for i in members { positions[tracks[Int(i)].relativePath] = i }
+            return positions
+        }
     }
 
     // MARK: - ordering and naming
@@ -460,18 +533,16 @@ public final class Catalog: Sendable {
     private static func discTrackLess(
         _ a: Int, _ b: Int, _ tracks: [Track], _ ranks: Ranks, _ titles: LazySortKeys
     ) -> Bool {
-        let x = tracks[a]
-        let y = tracks[b]
-        let xd = x.discNumber ?? 1
-        let yd = y.discNumber ?? 1
+        let xd = tracks[a].discNumber ?? 1
+        let yd = tracks[b].discNumber ?? 1
         if xd != yd { return xd < yd }
-        let xt = x.trackNumber ?? Int.max
-        let yt = y.trackNumber ?? Int.max
+        let xt = tracks[a].trackNumber ?? Int.max
+        let yt = tracks[b].trackNumber ?? Int.max
         if xt != yt { return xt < yt }
         if titles.less(a, b) { return true }
         if titles.less(b, a) { return false }
-        if x.volume != y.volume { return x.volume < y.volume }
-        return x.relativePath < y.relativePath
+        if tracks[a].volume != tracks[b].volume { return tracks[a].volume < tracks[b].volume }
+        return tracks[a].relativePath < tracks[b].relativePath
     }
 
     private static func folderName(_ track: Track, _ mountPoints: [VolumeID: String]) -> String {

@@ -50,6 +50,9 @@ public final class Library {
     }
 
     private var present: [VolumeID: Present] = [:]
+    /// The contents of the volume that left last, kept so that its return (the same stick
+    /// unplugged and plugged in again) rescans without reading the index when nothing changed.
+    private var departed: VolumeContents?
     private var queue: [VolumeID] = []
     private var running: Job?
     private var nextJob = 1
@@ -64,8 +67,9 @@ public final class Library {
     private struct Outcome: Sendable {
         let contents: VolumeContents
         let statistics: ScanStatistics
-        /// The merged catalog built on the worker, and which (volume, generation) it holds.
-        let catalog: Catalog
+        /// The merged catalog built on the worker, and which (volume, generation) it holds; nil
+        /// when the scan returned the contents the loop's catalog holds already (nothing changed).
+        let catalog: Catalog?
         let included: [VolumeID: Int]
     }
 
@@ -176,6 +180,7 @@ public final class Library {
     private func volumeLeft(mountPoint: String) {
         guard let volume = present.values.first(where: { $0.mountPoint == mountPoint }) else { return }
         present[volume.id] = nil
+        departed = volume.contents
         queue.removeAll { $0 == volume.id }
         if running?.volume == volume.id { running?.cancellation.cancel() }
         Log.info("library: volume \(volume.id) at \(mountPoint) went away")
@@ -217,12 +222,17 @@ public final class Library {
             let indexPath = indexPath(for: id)
             let limits = limits
             let includedVolumes = included
+            // What an earlier scan produced: the catalog holds it already when the volume has
+            // contents; a volume that just came back may find its contents from before it left.
+            let previous = volume.contents ?? (departed?.volume == id ? departed : nil)
+            let inCatalog = volume.contents != nil
             do {
                 let thread = try KioskThread(name: "kiosk-scan") {
                     Syscalls.setThreadNiceness(VolumeScanner.niceness)
                     Library.runScan(
-                        job: number, id: id, mountPoint: mountPoint, indexPath: indexPath, others: others,
-                        limits: limits, included: includedVolumes, cancellation: cancellation, mailbox: mailbox)
+                        job: number, id: id, mountPoint: mountPoint, indexPath: indexPath, previous: previous,
+                        inCatalog: inCatalog, others: others, limits: limits, included: includedVolumes,
+                        cancellation: cancellation, mailbox: mailbox)
                 }
                 running = Job(
                     number: number, volume: id, generation: volume.generation, cancellation: cancellation,
@@ -234,17 +244,19 @@ public final class Library {
         }
     }
 
-    /// The worker's body: scan, build the merged catalog, send the result.
+    /// The worker's body: scan, build the merged catalog (unless nothing changed), send the result.
     private static func runScan(
-        job: Int, id: VolumeID, mountPoint: String, indexPath: String, others: [VolumeContents], limits: ScanLimits,
-        included: [VolumeID: Int], cancellation: ScanCancellation, mailbox: Mailbox<WorkerMessage>
+        job: Int, id: VolumeID, mountPoint: String, indexPath: String, previous: VolumeContents?, inCatalog: Bool,
+        others: [VolumeContents], limits: ScanLimits, included: [VolumeID: Int], cancellation: ScanCancellation,
+        mailbox: Mailbox<WorkerMessage>
     ) {
         let scanner = VolumeScanner(limits: limits)
         let contents: VolumeContents
         var statistics: ScanStatistics
         do {
             (contents, statistics) = try scanner.scan(
-                volume: id, mountPoint: mountPoint, indexPath: indexPath, cancellation: cancellation
+                volume: id, mountPoint: mountPoint, indexPath: indexPath, previous: previous,
+                cancellation: cancellation
             ) { tracks in
                 mailbox.send(.progress(job: job, volume: id, tracks: tracks))
             }
@@ -257,7 +269,8 @@ public final class Library {
             statistics = ScanStatistics(volume: id, mountPoint: mountPoint)
             statistics.problems = 1
         }
-        let catalog = Catalog(volumes: others + [contents], limits: limits)
+        let catalog =
+            statistics.reusedPrevious && inCatalog ? nil : Catalog(volumes: others + [contents], limits: limits)
         mailbox.send(
             .finished(
                 job: job,
@@ -282,23 +295,37 @@ public final class Library {
             job.thread.join()
             running = nil
             if !job.cancellation.isCancelled, var volume = present[job.volume], volume.generation == job.generation {
+                let unchanged = outcome.catalog == nil && volume.contents != nil
                 volume.contents = outcome.contents
                 volume.statistics = outcome.statistics
                 present[job.volume] = volume
+                if departed?.volume == job.volume { departed = nil }
                 // Drop what the worker included but is gone (or came back and is being rescanned).
                 let stale = Set(
                     outcome.included.compactMap { id, generation in
                         present[id]?.generation == generation && present[id]?.contents != nil ? nil : id
                     })
-                catalog = outcome.catalog.removing(volumes: stale)
+                let merged: Catalog
+                if let built = outcome.catalog {
+                    merged = built.removing(volumes: stale)
+                } else if unchanged {
+                    merged = catalog
+                } else {
+                    // Cannot happen (nil only when the volume had contents), but stay correct.
+                    merged = Catalog(
+                        volumes: present.values.compactMap(\.contents).sorted { $0.volume < $1.volume },
+                        limits: limits)
+                }
+                let changed = merged !== catalog
+                catalog = merged
                 let stats = outcome.statistics
                 Log.info(
-                    "library: scanned \(job.volume) in \(stats.seconds) s: \(stats.tracks) tracks, \(stats.filesRead) files read, \(stats.problems) problems"
+                    "library: scanned \(job.volume) in \(stats.seconds) s: \(stats.tracks) tracks, \(stats.filesRead) files read, \(stats.problems) problems\(stats.reusedPrevious ? " (nothing changed)" : "")"
                 )
                 onEvent(
                     .scanFinished(
                         job.volume, tracks: stats.tracks, problems: stats.problems, seconds: stats.seconds))
-                onEvent(.catalogChanged)
+                if changed { onEvent(.catalogChanged) }
             }
             startNext()
         }

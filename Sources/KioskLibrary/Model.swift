@@ -46,8 +46,10 @@ public struct Track: Sendable, Hashable {
     public let volume: VolumeID
     /// Path inside the volume, `/`-separated, no leading slash: `Artist/Album/01 Song.flac`.
     public let relativePath: String
+    /// Where the volume is mounted now.
+    public let mountPoint: String
     /// Absolute path under the volume's current mount point.
-    public let path: String
+    public var path: String { mountPoint == "/" ? "/" + relativePath : mountPoint + "/" + relativePath }
 
     /// TITLE, else the file name without `.flac`.
     public let title: String
@@ -79,7 +81,7 @@ public struct Track: Sendable, Hashable {
     public let modificationTime: Int64
 
     /// The folder part of `relativePath` ("" for the volume's top folder).
-    public var folder: String { Track.folder(of: relativePath) }
+    public let folder: String
     /// The file name part of `relativePath`.
     public var fileName: String {
         guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relativePath }
@@ -99,10 +101,28 @@ public struct Track: Sendable, Hashable {
         return String(relativePath[..<slash])
     }
 
-    init(volume: VolumeID, mountPoint: String, file: ScannedFile, info: TrackInfo) {
+    /// `folder` when it is the folder of `relativePath` (then no new String is made), else nil.
+    static func sharedFolder(_ folder: String, of relativePath: String) -> String? {
+        let path = relativePath.utf8
+        let count = folder.utf8.count
+        guard path.count > count else { return nil }
+        if count == 0 { return path.contains(UInt8(ascii: "/")) ? nil : folder }
+        guard path[path.index(path.startIndex, offsetBy: count)] == UInt8(ascii: "/"), path.starts(with: folder.utf8),
+            !path.dropFirst(count + 1).contains(UInt8(ascii: "/"))
+        else { return nil }
+        return folder
+    }
+
+    /// - Parameter sameFolderAs: a track made just before, whose folder string is shared when
+    ///   this one lies in the same folder (tracks of an album then share one allocation).
+    init(volume: VolumeID, mountPoint: String, file: ScannedFile, info: TrackInfo, sameFolderAs previous: Track? = nil)
+    {
         self.volume = volume
         relativePath = file.relativePath
-        path = mountPoint == "/" ? "/" + file.relativePath : mountPoint + "/" + file.relativePath
+        self.mountPoint = mountPoint
+        folder =
+            previous.flatMap { Track.sharedFolder($0.folder, of: file.relativePath) }
+            ?? Track.folder(of: file.relativePath)
         fileSize = file.size
         modificationTime = file.modificationTime
         tags = info.tags
@@ -135,6 +155,11 @@ public struct Track: Sendable, Hashable {
             break
         }
         if clean {
+            guard let firstByte = value.utf8.first, let lastByte = value.utf8.last else { return value }
+            // Visible ASCII at both ends (the usual case): nothing to trim, no Character needed.
+            // (A Character is whitespace when its first scalar is; an ASCII scalar other than CR
+            // LF always starts a Character of its own.)
+            if firstByte > 0x20 && firstByte < 0x7F && lastByte > 0x20 && lastByte < 0x7F { return value }
             guard let first = value.first, let last = value.last else { return value }
             if !first.isWhitespace && !last.isWhitespace { return value }
         }

@@ -83,10 +83,15 @@ final class SQLiteStatement {
     }
 
     func bind(_ index: Int32, _ value: String?) {
-        if let value {
-            sqlite3_bind_text(statement, index, value, -1, csqlite_transient())
-        } else {
+        guard var value else {
             sqlite3_bind_null(statement, index)
+            return
+        }
+        // The bytes with their length: no NUL-terminated copy, no strlen (SQLite copies them).
+        value.withUTF8 { bytes in
+            let empty: StaticString = ""
+            let start = UnsafeRawPointer(bytes.baseAddress ?? empty.utf8Start).assumingMemoryBound(to: CChar.self)
+            sqlite3_bind_text(statement, index, start, Int32(bytes.count), csqlite_transient())
         }
     }
 

@@ -42,18 +42,28 @@ final class VolumeIndex {
     /// Set when an existing database had to be thrown away.
     private(set) var resetReason: String?
 
+    /// Whether the tables were made when it was opened (a new file, or one of another schema
+    /// version): then it holds no rows yet.
+    private(set) var isNew = false
+
     init(path: String) throws(SQLiteError) {
         self.path = path
         do {
-            database = try VolumeIndex.open(path)
+            (database, isNew) = try VolumeIndex.open(path)
         } catch let error where error.isCorruption {
             VolumeIndex.deleteFiles(path)
             resetReason = "the index was damaged and was rebuilt (\(error.message))"
-            database = try VolumeIndex.open(path)
+            (database, isNew) = try VolumeIndex.open(path)
         }
     }
 
-    private static func open(_ path: String) throws(SQLiteError) -> SQLiteDatabase {
+    /// Records that the database was thrown away and made anew after `error`.
+    func noteRebuilt(after error: SQLiteError) {
+        resetReason = "the index was damaged and was rebuilt (\(error.message))"
+        isNew = true
+    }
+
+    private static func open(_ path: String) throws(SQLiteError) -> (SQLiteDatabase, created: Bool) {
         let db = try SQLiteDatabase(path: path)
         try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
         let version = try db.userVersion
@@ -75,7 +85,7 @@ final class VolumeIndex {
                 PRAGMA user_version = \(schemaVersion);
                 """)
         }
-        return db
+        return (db, version != schemaVersion)
     }
 
     /// Removes the database and its WAL side files.
@@ -92,13 +102,15 @@ final class VolumeIndex {
 
     // MARK: - reading
 
-    func loadFiles() throws(SQLiteError) -> [String: IndexedFile] {
+    /// - Parameter expected: about how many rows there are (room is made for them at once).
+    func loadFiles(expected: Int = 0) throws(SQLiteError) -> [String: IndexedFile] {
         let s = try database.prepare(
             """
             SELECT path, size, mtime, problem, warnings, title, artist, album, albumartist, genre, date,
                    track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture FROM files
             """)
         var result: [String: IndexedFile] = [:]
+        result.reserveCapacity(expected)
         while try s.step() {
             guard let path = s.string(0) else { continue }
             let outcome: StoredOutcome
@@ -225,7 +237,7 @@ final class VolumeIndex {
     }
 
     private static func join(_ values: [String]) -> String? {
-        values.isEmpty ? nil : values.joined(separator: String(separator))
+        values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: String(separator))
     }
 
     private static func split(_ text: String?) -> [String] {

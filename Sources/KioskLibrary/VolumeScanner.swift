@@ -12,6 +12,9 @@ public struct ScanStatistics: Sendable, Hashable {
     public var filesRead = 0
     /// FLAC files taken from the index unopened (same size and mtime).
     public var filesUnchanged = 0
+    /// Whether nothing had changed since the `previous` contents given to the scan, which were
+    /// returned as they were (neither the index nor any file was read).
+    public var reusedPrevious = false
     /// Index rows dropped because their file is gone.
     public var filesRemoved = 0
     public var playlists = 0
@@ -71,11 +74,14 @@ public final class VolumeScanner {
     ///
     /// - Parameters:
     ///   - indexPath: the volume's SQLite index (created when missing); nil scans without one.
+    ///   - previous: the contents an earlier scan of this volume produced, if still in memory.
+    ///     When the walk finds exactly what that scan found (every path, size and mtime, with the
+    ///     same limits and index), they are returned as they are: nothing else is read.
     ///   - progress: called on this thread with the number of FLAC files examined so far.
     ///   - cancellation: checked between files; a cancelled scan throws.
     public func scan(
-        volume: VolumeID, mountPoint: String, indexPath: String?, cancellation: ScanCancellation? = nil,
-        progress: (Int) -> Void = { _ in }
+        volume: VolumeID, mountPoint: String, indexPath: String?, previous: VolumeContents? = nil,
+        cancellation: ScanCancellation? = nil, progress: (Int) -> Void = { _ in }
     ) throws -> (contents: VolumeContents, statistics: ScanStatistics) {
         let started = Syscalls.monotonicNanoseconds()
         var stats = ScanStatistics(volume: volume, mountPoint: mountPoint)
@@ -83,34 +89,79 @@ public final class VolumeScanner {
         guard let status = try? Syscalls.fileStatus(mountPoint), status.st_mode & S_IFMT == S_IFDIR else {
             throw ScanError(message: "\(mountPoint): not a readable folder")
         }
-        let walker = VolumeWalker(root: mountPoint, volume: volume, limits: limits)
+        let walker = VolumeWalker(root: mountPoint, volume: volume, limits: limits, threads: readerThreads)
+        let reads = ReadPool(mountPoint: mountPoint, limits: limits, cancellation: cancellation)
+        defer { reads.close() }
+        // Contents stand for a later identical walk only when nothing here must be retried.
+        var reusable = true
+        var indexProblems: [LibraryProblem] = []
+        var index: VolumeIndex?
+        var known: [String: IndexedFile] = [:]
+        var knownPlaylists: [String: IndexedPlaylist] = [:]
+        func openTheIndex(expected: Int, loadingFiles: Bool = true) {
+            guard let indexPath else { return }
+            do {
+                (index, known, knownPlaylists) = try Self.openIndex(
+                    indexPath, expected: expected, loadingFiles: loadingFiles)
+            } catch {
+                // The index is a cache: without it the scan still works, only slower next time.
+                indexProblems.append(
+                    LibraryProblem(
+                        volume: volume, relativePath: "",
+                        reason: "the index \(indexPath) cannot be used (\(error)); scanned without it",
+                        severity: .warning))
+                stats.indexPath = nil
+                reusable = false
+            }
+            if let reason = index?.resetReason {
+                reusable = false
+                indexProblems.append(
+                    LibraryProblem(volume: volume, relativePath: "", reason: reason, severity: .warning))
+            }
+        }
+
+        // The walk comes first, then the reads. (Reading while the walk goes on, files handed to
+        // the readers as the listing threads find them, was measured: no gain with a warm cache,
+        // where decoding keeps both cores busy, and none beyond the noise with a cold one.)
         let walk = walker.walk { cancellation?.isCancelled ?? false }
         if walk.cancelled { throw ScanError(message: "scan of \(mountPoint) cancelled") }
         stats.walkSeconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
         stats.flacFiles = walk.flacFiles.count
         stats.playlists = walk.playlists.count
         stats.folders = walk.directories
-        var problems = walk.warnings
-
-        var index: VolumeIndex?
-        var known: [String: IndexedFile] = [:]
-        var knownPlaylists: [String: IndexedPlaylist] = [:]
-        if let indexPath {
-            do {
-                (index, known, knownPlaylists) = try Self.openIndex(indexPath)
-            } catch {
-                // The index is a cache: without it the scan still works, only slower next time.
-                problems.append(
-                    LibraryProblem(
-                        volume: volume, relativePath: "",
-                        reason: "the index \(indexPath) cannot be used (\(error)); scanned without it",
-                        severity: .warning))
-                stats.indexPath = nil
-            }
-            if let reason = index?.resetReason {
-                problems.append(LibraryProblem(volume: volume, relativePath: "", reason: reason, severity: .warning))
-            }
+        if let previous,
+            let reused = Self.reuse(
+                previous, volume: volume, mountPoint: mountPoint, walk: walk, limits: limits, indexPath: indexPath)
+        {
+            stats.filesUnchanged = walk.flacFiles.count
+            stats.reusedPrevious = true
+            stats.tracks = reused.tracks.count
+            stats.problems = reused.problems.count
+            stats.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
+            if let indexPath { stats.indexBytes = VolumeIndex.sizeOnDisk(indexPath) }
+            progress(walk.flacFiles.count)
+            return (reused, stats)
         }
+        if let previous, let old = previous.fingerprint {
+            if Self.continues(previous, volume: volume, mountPoint: mountPoint, limits: limits, indexPath: indexPath) {
+                // Some files changed: the others are taken from the previous contents, which
+                // agree with the index (they were written together), so its rows are not loaded.
+                openTheIndex(expected: 0, loadingFiles: false)
+                // An index that had to be made anew holds none of them: every file is read.
+                if indexPath == nil || index.map({ !$0.isNew }) == true {
+                    known.reserveCapacity(old.flacFiles.count)
+                    for (file, outcome) in zip(old.flacFiles, old.outcomes) {
+                        known[file.relativePath] = IndexedFile(
+                            size: file.size, modificationTime: file.modificationTime, outcome: outcome)
+                    }
+                }
+            } else {
+                openTheIndex(expected: walk.flacFiles.count)
+            }
+        } else {
+            openTheIndex(expected: walk.flacFiles.count)
+        }
+        var problems = walk.warnings + indexProblems
 
         // FLAC files: from the index when unchanged, else read.
         var tracks: [Track] = []
@@ -139,14 +190,16 @@ public final class VolumeScanner {
                         reason: "the index cannot be written (\(error)); the rest of the scan is not remembered",
                         severity: .warning))
                 index = nil
+                reusable = false
             }
         }
         // Which files must be read: new, or changed since the index was written.
         var cached: [StoredOutcome?] = []
         cached.reserveCapacity(walk.flacFiles.count)
         var toRead: [String] = []
+        var readIndex: [Int] = []
         var matchedRows = 0
-        for file in walk.flacFiles {
+        for (i, file) in walk.flacFiles.enumerated() {
             if let old = known[file.relativePath] {
                 matchedRows += 1
                 if old.size == file.size && old.modificationTime == file.modificationTime {
@@ -155,33 +208,25 @@ public final class VolumeScanner {
                 }
             }
             cached.append(nil)
-            toRead.append(mountPoint + "/" + file.relativePath)
+            toRead.append(file.relativePath)
+            readIndex.append(i)
         }
         stats.filesRead = toRead.count
         stats.filesUnchanged = walk.flacFiles.count - toRead.count
         let unchanged = stats.filesUnchanged
         progress(unchanged)
-        let fresh = try readFiles(toRead, cancellation: cancellation) { progress(unchanged + $0) }
 
-        var next = 0
-        for (i, file) in walk.flacFiles.enumerated() {
-            let outcome: StoredOutcome
-            if let old = cached[i] {
-                outcome = old
-            } else {
-                switch fresh[next] {
-                case .playable(let info, let warnings):
-                    outcome = .playable(info, warnings: warnings)
-                    write { try $0.store(file, outcome) }
-                case .unplayable(let reason, let transient):
-                    outcome = .unplayable(reason: reason)
-                    if !transient { write { try $0.store(file, outcome) } }
-                }
-                next += 1
-            }
+        // Files are taken in walk order: those from the index at once, the others as their reads
+        // finish (the index is written meanwhile, while other threads go on reading).
+        var processed = 0
+        var outcomes: [StoredOutcome] = []
+        outcomes.reserveCapacity(walk.flacFiles.count)
+        func take(_ file: ScannedFile, _ outcome: StoredOutcome) {
+            outcomes.append(outcome)
             switch outcome {
             case .playable(let info, let warnings):
-                tracks.append(Track(volume: volume, mountPoint: mountPoint, file: file, info: info))
+                tracks.append(
+                    Track(volume: volume, mountPoint: mountPoint, file: file, info: info, sameFolderAs: tracks.last))
                 for warning in warnings {
                     problems.append(
                         LibraryProblem(
@@ -191,6 +236,39 @@ public final class VolumeScanner {
                 problems.append(LibraryProblem(volume: volume, relativePath: file.relativePath, reason: reason))
             }
         }
+        func catchUp(to end: Int) {
+            while processed < end {
+                take(walk.flacFiles[processed], cached[processed]!)
+                processed += 1
+            }
+        }
+        for path in toRead { reads.submit(path) }
+        // A helper thread pays off only with enough files to share.
+        reads.startHelpers(min(readerThreads - 1, toRead.count / 32))
+        var reported = 0
+        for (k, path) in toRead.enumerated() {
+            guard let fresh = reads.outcome(for: path, reader: reader) else { break }
+            let i = readIndex[k]
+            catchUp(to: i)
+            let file = walk.flacFiles[i]
+            let outcome: StoredOutcome
+            switch fresh {
+            case .playable(let info, let warnings):
+                outcome = .playable(info, warnings: warnings)
+                write { try $0.store(file, outcome) }
+            case .unplayable(let reason, let transient):
+                outcome = .unplayable(reason: reason)
+                if transient { reusable = false } else { write { try $0.store(file, outcome) } }
+            }
+            take(file, outcome)
+            processed = i + 1
+            if k + 1 - reported >= Self.progressInterval {
+                reported = k + 1
+                progress(unchanged + reported)
+            }
+        }
+        if cancellation?.isCancelled == true { throw ScanError(message: "scan cancelled") }
+        catchUp(to: walk.flacFiles.count)
         // Rows whose file is gone (there are some when not every row was matched by a file).
         let present =
             matchedRows < known.count || !walk.playlists.isEmpty ? Set(walk.flacFiles.map(\.relativePath)) : []
@@ -223,6 +301,7 @@ public final class VolumeScanner {
                 problems.append(
                     LibraryProblem(
                         volume: volume, relativePath: file.relativePath, reason: "cannot read: \(error.message)"))
+                reusable = false
                 continue
             }
             write { try $0.store(file, playlist: playlist) }
@@ -242,6 +321,7 @@ public final class VolumeScanner {
                     LibraryProblem(
                         volume: volume, relativePath: "", reason: "the index cannot be written (\(error))",
                         severity: .warning))
+                reusable = false
             }
             current.checkpoint()
         }
@@ -302,94 +382,63 @@ public final class VolumeScanner {
         stats.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
         if let indexPath { stats.indexBytes = VolumeIndex.sizeOnDisk(indexPath) }
         progress(walk.flacFiles.count)
+        let fingerprint =
+            reusable
+            ? ScanFingerprint(
+                flacFiles: walk.flacFiles, outcomes: outcomes, playlists: walk.playlists, coverFiles: walk.coverFiles,
+                warnings: walk.warnings, limits: limits, indexPath: stats.indexPath)
+            : nil
         let contents = VolumeContents(
             volume: volume, mountPoint: mountPoint, tracks: tracks, playlists: playlists,
-            covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: problems)
+            covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: problems, fingerprint: fingerprint)
         return (contents, stats)
     }
 
-    /// Reads `paths` on `readerThreads` threads (this one included); results in `paths` order.
-    private func readFiles(
-        _ paths: [String], cancellation: ScanCancellation?, progress: (Int) -> Void
-    ) throws -> [FileReadOutcome] {
-        if paths.isEmpty { return [] }
-        let work = ReadWork(paths: paths, cancellation: cancellation)
-        var helpers: [KioskThread] = []
-        // A helper thread pays off only with enough files to share.
-        let wanted = min(readerThreads - 1, paths.count / 32)
-        for n in 0..<max(0, wanted) {
-            let limits = limits
-            guard
-                let thread = try? KioskThread(
-                    name: "kiosk-scan-\(n + 1)",
-                    {
-                        Syscalls.setThreadNiceness(VolumeScanner.niceness)
-                        work.run(FLACFileReader(limits: limits))
-                    })
-            else { break }
-            helpers.append(thread)
-        }
-        work.run(reader, progressInterval: Self.progressInterval, progress: progress)
-        for thread in helpers { thread.join() }
-        if cancellation?.isCancelled == true { throw ScanError(message: "scan cancelled") }
-        return work.results()
+    /// `previous` when a scan that walked `walk` would produce exactly it: same volume, mount
+    /// point, limits and index (still on disk), and the same files with the same sizes and mtimes.
+    static func reuse(
+        _ previous: VolumeContents, volume: VolumeID, mountPoint: String, walk: WalkResult, limits: ScanLimits,
+        indexPath: String?
+    ) -> VolumeContents? {
+        guard let old = previous.fingerprint, !walk.cancelled,
+            continues(previous, volume: volume, mountPoint: mountPoint, limits: limits, indexPath: indexPath)
+        else { return nil }
+        // Cheap checks first: counts, then every path, size and mtime.
+        guard old.flacFiles.count == walk.flacFiles.count, old.playlists == walk.playlists,
+            old.coverFiles == walk.coverFiles, old.warnings == walk.warnings, old.flacFiles == walk.flacFiles
+        else { return nil }
+        return previous
+    }
+
+    /// Whether `previous` was made by a scan like this one (same volume, mount point, limits and
+    /// index, still on disk), so that what it says about a file still holds while the file's size
+    /// and mtime are the same.
+    static func continues(
+        _ previous: VolumeContents, volume: VolumeID, mountPoint: String, limits: ScanLimits, indexPath: String?
+    ) -> Bool {
+        guard let old = previous.fingerprint, previous.volume == volume, previous.mountPoint == mountPoint,
+            old.limits == limits, old.indexPath == indexPath
+        else { return false }
+        if let indexPath, !Syscalls.exists(indexPath) { return false }
+        return true
     }
 
     /// Nice value of scan threads: below the loop and the player, which stay at 0 (audio is
     /// real-time anyway).
     public static let niceness: Int32 = 10
 
-    private static func openIndex(_ path: String) throws(SQLiteError)
+    private static func openIndex(_ path: String, expected: Int, loadingFiles: Bool) throws(SQLiteError)
         -> (VolumeIndex, [String: IndexedFile], [String: IndexedPlaylist])
     {
         do {
             let index = try VolumeIndex(path: path)
-            return (index, try index.loadFiles(), try index.loadPlaylists())
+            let files = loadingFiles ? try index.loadFiles(expected: expected) : [:]
+            return (index, files, try index.loadPlaylists())
         } catch let error where error.isCorruption {
             VolumeIndex.deleteFiles(path)
             let index = try VolumeIndex(path: path)
+            index.noteRebuilt(after: error)
             return (index, [:], [:])
         }
-    }
-}
-
-/// Files shared out to reader threads: each takes the next index from an atomic counter and
-/// writes only its own result slot; joining the threads publishes the results.
-private final class ReadWork: @unchecked Sendable {
-    let paths: [String]
-    let cancellation: ScanCancellation?
-    private let slots: UnsafeMutableBufferPointer<FileReadOutcome?>
-    private let next = Atomic<Int>(0)
-    private let done = Atomic<Int>(0)
-
-    init(paths: [String], cancellation: ScanCancellation?) {
-        self.paths = paths
-        self.cancellation = cancellation
-        slots = .allocate(capacity: paths.count)
-        slots.initialize(repeating: nil)
-    }
-
-    deinit {
-        slots.deinitialize()
-        slots.deallocate()
-    }
-
-    func run(_ reader: FLACFileReader, progressInterval: Int = 0, progress: (Int) -> Void = { _ in }) {
-        var reported = 0
-        while cancellation?.isCancelled != true {
-            let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
-            if i >= paths.count { break }
-            slots[i] = reader.read(path: paths[i])
-            let finished = done.wrappingAdd(1, ordering: .relaxed).newValue
-            if progressInterval > 0 && finished - reported >= progressInterval {
-                reported = finished
-                progress(finished)
-            }
-        }
-    }
-
-    /// Call after every reader has finished (joined).
-    func results() -> [FileReadOutcome] {
-        slots.map { $0 ?? .unplayable(reason: "not read", transient: true) }
     }
 }

@@ -70,6 +70,9 @@ struct VolumeWalker {
     let root: String
     let volume: VolumeID
     let limits: ScanLimits
+    /// Threads that list folders ahead of the walk (the calling thread is one of them): on a cold
+    /// cache their reads of folders and inodes overlap. 1 lists each folder when the walk gets there.
+    var threads = 1
 
     static let systemFolders: Set<String> = [
         "system volume information", "$recycle.bin", "recycler", "recycled", "lost+found",
@@ -83,35 +86,174 @@ struct VolumeWalker {
     /// The kind of a file by name (case-insensitive extension; covers by base name).
     static func classify(_ name: String) -> FileKind {
         var name = name
-        return name.withUTF8 { bytes in
-            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return .other }
-            let ext = bytes[(dot + 1)...]
-            func `is`(_ word: StaticString, _ part: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-                guard part.count == word.utf8CodeUnitCount else { return false }
-                for (i, b) in part.enumerated() where (b >= 0x41 && b <= 0x5A ? b + 0x20 : b) != word.utf8Start[i] {
-                    return false
-                }
-                return true
-            }
-            if `is`("flac", ext) { return .flac }
-            if `is`("m3u", ext) || `is`("m3u8", ext) { return .playlist }
-            if `is`("jpg", ext) || `is`("jpeg", ext) || `is`("png", ext) {
-                let base = bytes[..<dot]
-                if `is`("cover", base) || `is`("folder", base) || `is`("front", base) || `is`("album", base) {
-                    return .cover
-                }
-            }
-            return .other
-        }
+        return name.withUTF8 { classify($0) }
     }
 
-    private struct Pending {
+    /// The kind of a file by the bytes of its name (case-insensitive extension; covers by base name).
+    static func classify(_ bytes: UnsafeBufferPointer<UInt8>) -> FileKind {
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return .other }
+        let ext = bytes[(dot + 1)...]
+        func `is`(_ word: StaticString, _ part: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+            guard part.count == word.utf8CodeUnitCount else { return false }
+            var i = 0
+            for b in part {
+                if (b >= 0x41 && b <= 0x5A ? b + 0x20 : b) != word.utf8Start[i] { return false }
+                i += 1
+            }
+            return true
+        }
+        switch ext.count {
+        case 4:
+            if `is`("flac", ext) { return .flac }
+            if `is`("m3u8", ext) { return .playlist }
+            if `is`("jpeg", ext) { break }
+            return .other
+        case 3:
+            if `is`("m3u", ext) { return .playlist }
+            if `is`("jpg", ext) || `is`("png", ext) { break }
+            return .other
+        default:
+            return .other
+        }
+        let base = bytes[..<dot]
+        if `is`("cover", base) || `is`("folder", base) || `is`("front", base) || `is`("album", base) {
+            return .cover
+        }
+        return .other
+    }
+
+    /// A directory entry kept for a closer look (after the cheap checks on its name).
+    struct Listed: Sendable {
+        /// The folder's relative path, "/", and the name (the name alone in the top folder).
+        let relative: String
+        /// Where the name starts in `relative` (UTF-8 offset).
+        let nameStart: Int
+        let nameIsValidUTF8: Bool
+        let kind: DirectoryEntry.Kind
+        let fileKind: FileKind
+        let status: FileMetadata?
+
+        var name: String { String(relative.utf8.dropFirst(nameStart))! }
+    }
+
+    /// The entries of one folder that may matter, sorted by name; `seen` counts every entry
+    /// (for the entry limit). Thread: any (a value).
+    struct FolderListing: Sendable {
+        var entries: [Listed] = []
+        var seen = 0
+        var truncated = false
+        var error: Errno?
+    }
+
+    /// Lists a folder: names that cannot matter (hidden entries, files that are not music,
+    /// playlists or covers) are counted and dropped before any String is made; music files and
+    /// folders get their `lstat`. At most `budget` entries are looked at. Thread: any.
+    static func list(absolute: String, relative: String, budget: Int) -> FolderListing {
+        var listing = FolderListing()
+        var base = relative
+        base.withUTF8 { baseBytes in
+            do throws(Errno) {
+                try Syscalls.visitDirectory(absolute) { entry in
+                    if listing.seen >= budget {
+                        listing.truncated = true
+                        return false
+                    }
+                    listing.seen += 1
+                    if entry.name.first == UInt8(ascii: ".") { return true }
+                    var kind = entry.kind
+                    var status: FileMetadata?
+                    if kind == .unknown {
+                        guard let st = entry.status() else { return true }
+                        status = st
+                        kind = st.kind
+                    }
+                    var fileKind = FileKind.other
+                    if kind == .regular {
+                        fileKind = classify(entry.name)
+                        if fileKind == .other { return true }
+                    }
+                    if (kind == .regular || kind == .directory) && status == nil { status = entry.status() }
+                    let name = entry.name
+                    let valid = !name.contains(where: { $0 >= 0x80 }) || String(validating: name, as: UTF8.self) != nil
+                    // One allocation for the relative path; invalid bytes become U+FFFD.
+                    let prefix = baseBytes.isEmpty ? 0 : baseBytes.count + 1
+                    let joined = String(unsafeUninitializedCapacity: prefix + name.count) { out in
+                        if prefix > 0 {
+                            _ = out.initialize(from: baseBytes)
+                            out[baseBytes.count] = UInt8(ascii: "/")
+                        }
+                        _ = UnsafeMutableBufferPointer(rebasing: out[prefix...]).initialize(from: name)
+                        return prefix + name.count
+                    }
+                    listing.entries.append(
+                        Listed(
+                            relative: joined, nameStart: prefix, nameIsValidUTF8: valid, kind: kind,
+                            fileKind: fileKind, status: status))
+                    return true
+                }
+            } catch {
+                listing.error = error
+            }
+        }
+        if listing.error != nil { return listing }
+        // Sorted by name (byte order, the same on every machine) so the result, and what a limit
+        // cuts off, does not depend on directory order. Compared by their first 8 bytes first.
+        let entries = listing.entries
+        let keys = entries.map { entry -> UInt64 in
+            var key: UInt64 = 0
+            var shift: UInt64 = 56
+            for byte in entry.relative.utf8.dropFirst(entry.nameStart).prefix(8) {
+                key |= UInt64(byte) << shift
+                shift &-= 8
+            }
+            return key
+        }
+        var order = Array(entries.indices)
+        var sorted = true
+        for i in order.dropFirst()
+        where keys[i - 1] > keys[i]
+            || (keys[i - 1] == keys[i] && !precedes(entries[i - 1].relative, entries[i].relative))
+        {
+            sorted = false
+            break
+        }
+        if !sorted {
+            order.sort { a, b in
+                keys[a] != keys[b] ? keys[a] < keys[b] : precedes(entries[a].relative, entries[b].relative)
+            }
+            listing.entries = order.map { entries[$0] }
+        }
+        return listing
+    }
+
+    /// Byte order of UTF-8 strings (not Unicode order: cheap, and the same everywhere).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        if let result = a.utf8.withContiguousStorageIfAvailable({ x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let n = min(x.count, y.count)
+                let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
+                return c != 0 ? c < 0 : x.count < y.count
+            }
+        }), let result {
+            return result
+        }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    /// Whether a folder name is one of `systemFolders` (any case).
+    static func isSystemFolder(_ name: String) -> Bool {
+        // The longest is "System Volume Information" (25 bytes): longer names need no lowercasing.
+        guard name.utf8.count <= 25 else { return false }
+        return systemFolders.contains(name.lowercased())
+    }
+
+    struct Pending: Sendable {
         let absolute: String
         let relative: String
         let depth: Int
     }
 
-    private struct FileID: Hashable {
+    struct FileID: Hashable, Sendable {
         let device: UInt64
         let inode: UInt64
     }
@@ -135,8 +277,45 @@ struct VolumeWalker {
         var links: [Pending] = []
         var collected = 0
         var stopReason: String?
+        // Folders listed ahead by several threads, then taken by the walk below in its own order.
+        let prefetched =
+            threads > 1
+            ? FolderPrefetch.run(
+                root: root, rootDevice: rootDevice, rootInode: UInt64(rootStatus.st_ino), limits: limits,
+                threads: threads, isCancelled: isCancelled) : nil
 
-        func join(_ base: String, _ name: String) -> String { base.isEmpty ? name : base + "/" + name }
+        /// Keeps a music file, playlist or cover (`fileKind` is not `.other`). Returns false when
+        /// the walk must stop.
+        func collect(
+            _ relative: String, _ fileKind: FileKind, _ status: FileMetadata?, absolute: () -> String
+        ) -> Bool {
+            if relative.utf8.count > limits.maxPathBytes {
+                result.warnings.append(
+                    problem(
+                        String(relative.prefix(120)) + "…",
+                        "path longer than \(limits.maxPathBytes) bytes; skipped",
+                        .warning))
+                return true
+            }
+            if collected >= limits.maxFiles {
+                stopReason = "more than \(limits.maxFiles) music files; the rest of the volume was not scanned"
+                return false
+            }
+            guard let st = status ?? (try? Syscalls.linkStatus(absolute())).map(FileMetadata.init) else {
+                return true
+            }
+            if !seenFiles.insert(FileID(device: st.device, inode: st.inode)).inserted {
+                return true  // the same file reached again through a link
+            }
+            collected += 1
+            if fileKind == .cover {
+                result.coverFiles.append(relative)
+                return true
+            }
+            let file = ScannedFile(relativePath: relative, size: st.size, modificationTime: st.modificationTime)
+            if fileKind == .flac { result.flacFiles.append(file) } else { result.playlists.append(file) }
+            return true
+        }
 
         /// Handles one directory entry of kind `kind` (status known for links and unknown kinds).
         /// Returns false when the walk must stop.
@@ -168,31 +347,7 @@ struct VolumeWalker {
             case .regular:
                 let fileKind = Self.classify(name)
                 if fileKind == .other { return true }
-                if relative.utf8.count > limits.maxPathBytes {
-                    result.warnings.append(
-                        problem(
-                            String(relative.prefix(120)) + "…",
-                            "path longer than \(limits.maxPathBytes) bytes; skipped",
-                            .warning))
-                    return true
-                }
-                if collected >= limits.maxFiles {
-                    stopReason = "more than \(limits.maxFiles) music files; the rest of the volume was not scanned"
-                    return false
-                }
-                guard let st = status ?? (try? Syscalls.linkStatus(absolute)).map(FileMetadata.init) else {
-                    return true
-                }
-                if !seenFiles.insert(FileID(device: st.device, inode: st.inode)).inserted {
-                    return true  // the same file reached again through a link
-                }
-                collected += 1
-                if fileKind == .cover {
-                    result.coverFiles.append(relative)
-                    return true
-                }
-                let file = ScannedFile(relativePath: relative, size: st.size, modificationTime: st.modificationTime)
-                if fileKind == .flac { result.flacFiles.append(file) } else { result.playlists.append(file) }
+                return collect(relative, fileKind, status, absolute: { absolute })
             default:
                 break
             }
@@ -217,50 +372,36 @@ struct VolumeWalker {
                 continue
             }
             result.directories += 1
-            let listing: (entries: [DirectoryEntry], truncated: Bool)
-            do {
-                listing = try Syscalls.readDirectory(
-                    folder.absolute, limit: max(0, limits.maxEntries - result.entries),
-                    wantsMetadata: { name, kind in
-                        switch kind {
-                        case .directory, .unknown: return !name.hasPrefix(".")
-                        case .regular:
-                            let fileKind = Self.classify(name)
-                            return fileKind == .flac || fileKind == .playlist
-                        default: return false
-                        }
-                    })
-            } catch {
+            let budget = max(0, limits.maxEntries - result.entries)
+            let listing =
+                prefetched?.take(folder.absolute, budget: budget)
+                ?? Self.list(absolute: folder.absolute, relative: folder.relative, budget: budget)
+            if let error = listing.error {
                 result.warnings.append(problem(folder.relative, "cannot read the folder: \(error.message)"))
                 continue
             }
-            result.entries += listing.entries.count
-            // Sorted so the result (and what a limit cuts off) does not depend on directory order;
-            // the subfolders pushed are then reversed so the first name is walked first.
+            result.entries += listing.seen
             let stackBase = stack.count
-            for entry in listing.entries.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
-                let name = entry.name
-                if name.utf8.first == UInt8(ascii: ".") { continue }
-                var kind = entry.kind
-                let status = entry.metadata
-                if kind == .unknown {
-                    guard let status else { continue }
-                    kind = status.kind
-                }
-                // Most entries are files that are not music: decide on the name alone, cheaply.
-                if kind == .regular && Self.classify(name) == .other { continue }
-                if kind != .regular && VolumeWalker.systemFolders.contains(name.lowercased()) { continue }
-                let relative = join(folder.relative, name)
+            for entry in listing.entries {
+                let kind = entry.kind
+                if kind != .regular && VolumeWalker.isSystemFolder(entry.name) { continue }
+                let relative = entry.relative
                 if !entry.nameIsValidUTF8 {
                     result.warnings.append(problem(relative, "the name is not valid UTF-8; skipped"))
                     continue
                 }
-                let absolute = folder.absolute + "/" + name
+                if kind == .regular {
+                    if !collect(relative, entry.fileKind, entry.status, absolute: { root + "/" + relative }) {
+                        break walking
+                    }
+                    continue
+                }
+                let absolute = folder.absolute + "/" + entry.name
                 if kind == .symbolicLink {
                     links.append(Pending(absolute: absolute, relative: relative, depth: folder.depth))
                     continue
                 }
-                if !visit(name, relative, absolute, kind, status, depth: folder.depth) { break walking }
+                if !visit(entry.name, relative, absolute, kind, entry.status, depth: folder.depth) { break walking }
             }
             stack[stackBase...].reverse()
             if listing.truncated || result.entries >= limits.maxEntries {
@@ -302,5 +443,126 @@ struct VolumeWalker {
         -> LibraryProblem
     {
         LibraryProblem(volume: volume, relativePath: relative, reason: reason, severity: severity)
+    }
+}
+
+/// Lists a volume's folders ahead of the walk on several threads, so that on a cold cache (a
+/// stick just plugged in) the reads of folders and inodes overlap instead of waiting one after
+/// another. The walk then takes each listing in its own order, so the result is the same as a walk
+/// on one thread: same order, same cut-offs at limits, same handling of links (which are not
+/// followed here; the walk lists what they lead to itself). Folders are entered as the walk would
+/// (not hidden, not system folders, same file system, within the depth limit, each inode once);
+/// listing stops once `maxEntries` entries were seen in all. Thread: built and read by the walk's
+/// thread; the helper threads share it only inside `run`.
+final class FolderPrefetch: @unchecked Sendable {
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let rootDevice: UInt64
+    private let limits: ScanLimits
+    // Guarded by `lock` while the threads run.
+    private var queue: [VolumeWalker.Pending]
+    private var busy = 0
+    private var stopped = false
+    private var entries = 0
+    /// Music files, playlists and covers listed: past `maxFiles` the walk stops anyway.
+    private var files = 0
+    private var folders: Set<VolumeWalker.FileID>
+    private var listings: [String: VolumeWalker.FolderListing] = [:]
+
+    private init(root: String, rootDevice: UInt64, rootInode: UInt64, limits: ScanLimits) {
+        self.rootDevice = rootDevice
+        self.limits = limits
+        queue = [VolumeWalker.Pending(absolute: root, relative: "", depth: 0)]
+        folders = [VolumeWalker.FileID(device: rootDevice, inode: rootInode)]
+        pthread_mutex_init(lock, nil)
+        pthread_cond_init(changed, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(changed)
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+        changed.deallocate()
+    }
+
+    /// Lists every folder the walk will enter, on `threads` threads (this one included), and
+    /// returns when all are done (or `isCancelled`, checked by this thread between folders).
+    static func run(
+        root: String, rootDevice: UInt64, rootInode: UInt64, limits: ScanLimits, threads: Int,
+        isCancelled: () -> Bool
+    ) -> FolderPrefetch {
+        let prefetch = FolderPrefetch(root: root, rootDevice: rootDevice, rootInode: rootInode, limits: limits)
+        // The first folders alone: a volume of one or two folders needs no helper threads.
+        for _ in 0..<4 where prefetch.queue.count == 1 { prefetch.work(isCancelled: isCancelled, once: true) }
+        var helpers: [KioskThread] = []
+        for n in 0..<max(0, min(threads - 1, prefetch.queue.count - 1)) {
+            guard
+                let thread = try? KioskThread(
+                    name: "kiosk-walk-\(n + 1)",
+                    {
+                        Syscalls.setThreadNiceness(VolumeScanner.niceness)
+                        prefetch.work(isCancelled: { false })
+                    })
+            else { break }
+            helpers.append(thread)
+        }
+        prefetch.work(isCancelled: isCancelled)
+        for thread in helpers { thread.join() }
+        return prefetch
+    }
+
+    /// Takes folders from the queue until none is left and no thread can add more.
+    private func work(isCancelled: () -> Bool, once: Bool = false) {
+        pthread_mutex_lock(lock)
+        while true {
+            while queue.isEmpty && busy > 0 && !stopped { pthread_cond_wait(changed, lock) }
+            if stopped || queue.isEmpty { break }
+            let folder = queue.removeLast()
+            busy += 1
+            pthread_mutex_unlock(lock)
+            let cancelled = isCancelled()
+            let listing =
+                cancelled
+                ? VolumeWalker.FolderListing()
+                : VolumeWalker.list(absolute: folder.absolute, relative: folder.relative, budget: limits.maxEntries)
+            var subfolders: [(VolumeWalker.Pending, VolumeWalker.FileID)] = []
+            if folder.depth + 1 <= limits.maxDepth {
+                for entry in listing.entries where entry.kind == .directory && entry.nameIsValidUTF8 {
+                    guard let st = entry.status, st.device == rootDevice,
+                        !VolumeWalker.isSystemFolder(entry.name)
+                    else { continue }
+                    subfolders.append(
+                        (
+                            VolumeWalker.Pending(
+                                absolute: folder.absolute + "/" + entry.name, relative: entry.relative,
+                                depth: folder.depth + 1),
+                            VolumeWalker.FileID(device: st.device, inode: st.inode)
+                        ))
+                }
+            }
+            pthread_mutex_lock(lock)
+            busy -= 1
+            if cancelled {
+                stopped = true
+            } else {
+                listings[folder.absolute] = listing
+                entries += listing.seen
+                files += listing.entries.count - subfolders.count
+                if entries >= limits.maxEntries || files >= limits.maxFiles { stopped = true }
+                // Reversed, so the first subfolder is taken next (the walk's order: its folders'
+                // inodes tend to lie together on the disk).
+                for (pending, id) in subfolders.reversed() where folders.insert(id).inserted { queue.append(pending) }
+            }
+            pthread_cond_broadcast(changed)
+            if once { break }
+        }
+        pthread_mutex_unlock(lock)
+    }
+
+    /// The listing of `absolute` made ahead, unless it looked at more entries than the walk has
+    /// left (then the walk lists the folder again, to cut it off where a walk on one thread would).
+    func take(_ absolute: String, budget: Int) -> VolumeWalker.FolderListing? {
+        guard let listing = listings.removeValue(forKey: absolute), listing.seen <= budget else { return nil }
+        return listing
     }
 }

@@ -42,6 +42,33 @@ public struct FileMetadata: Sendable, Hashable {
     }
 }
 
+/// One directory entry as `readdir(3)` returns it, before any `String` is made.
+/// Valid only inside the `Syscalls.visitDirectory` callback that received it. Thread: that callback's.
+public struct RawDirectoryEntry: ~Copyable {
+    /// The name's bytes (no terminating NUL), possibly not UTF-8.
+    public let name: UnsafeBufferPointer<UInt8>
+    /// What `d_type` says (`unknown` on file systems that do not fill it in).
+    public let kind: DirectoryEntry.Kind
+    /// The inode number (`d_ino`).
+    public let inode: UInt64
+    let directory: Int32
+    let cName: UnsafePointer<CChar>
+
+    /// The name as a String, and whether its bytes were valid UTF-8 (invalid bytes are replaced
+    /// by U+FFFD otherwise).
+    public var nameString: (name: String, isValidUTF8: Bool) {
+        if let exact = String(validating: name, as: UTF8.self) { return (exact, true) }
+        return (String(decoding: name, as: UTF8.self), false)
+    }
+
+    /// `lstat` of the entry, relative to the open directory (cheaper than a `lstat` of the whole
+    /// path); nil when it fails. The corresponding C function is `fstatat(2)`.
+    public func status() -> FileMetadata? {
+        var st = stat()
+        return fstatat(directory, cName, &st, AT_SYMLINK_NOFOLLOW) == 0 ? FileMetadata(st) : nil
+    }
+}
+
 extension Syscalls {
     /// The entries of a directory except `.` and `..`, in the order the file system returns them.
     /// At most `limit` entries are returned; `truncated` says whether more were there.
@@ -91,6 +118,45 @@ extension Syscalls {
                 DirectoryEntry(
                     name: name, nameIsValidUTF8: valid, kind: kind, inode: UInt64(entry.pointee.d_ino),
                     metadata: metadata))
+        }
+    }
+
+    /// Calls `body` with every entry of a directory except `.` and `..`, in the order the file
+    /// system returns them, without making a `String` or an array: for walks over many thousand
+    /// entries of which most are skipped by name. `body` returns false to stop early.
+    /// The corresponding C functions are `opendir(3)`, `readdir(3)` and `closedir(3)`.
+    public static func visitDirectory(
+        _ path: String, _ body: (borrowing RawDirectoryEntry) -> Bool
+    ) throws(Errno) {
+        guard let dir = opendir(path) else { throw Errno.current.with("opendir \(path)") }
+        defer { closedir(dir) }
+        let fd = dirfd(dir)
+        while true {
+            errno = 0
+            guard let entry = readdir(dir) else {
+                if errno != 0 { throw Errno.current.with("readdir \(path)") }
+                return
+            }
+            let keepGoing = withUnsafePointer(to: &entry.pointee.d_name) { tuple -> Bool in
+                tuple.withMemoryRebound(to: CChar.self, capacity: 256) { cName -> Bool in
+                    let length = strlen(cName)
+                    let bytes = UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self)
+                    if bytes[0] == 0x2E && (length == 1 || (length == 2 && bytes[1] == 0x2E)) { return true }
+                    let kind: DirectoryEntry.Kind
+                    switch Int32(entry.pointee.d_type) {
+                    case Int32(DT_REG): kind = .regular
+                    case Int32(DT_DIR): kind = .directory
+                    case Int32(DT_LNK): kind = .symbolicLink
+                    case Int32(DT_UNKNOWN): kind = .unknown
+                    default: kind = .other
+                    }
+                    return body(
+                        RawDirectoryEntry(
+                            name: UnsafeBufferPointer(start: bytes, count: length), kind: kind,
+                            inode: UInt64(entry.pointee.d_ino), directory: fd, cName: cName))
+                }
+            }
+            if !keepGoing { return }
         }
     }
 

@@ -265,3 +265,19 @@ import Testing
         #expect(json["problems"]?.array?.first?["path"]?.string == "bad.flac")
     }
 }
+
+@Suite struct TrackFolderTests {
+    @Test func folderStringIsSharedOnlyWithinTheSameFolder() {
+        #expect(Track.sharedFolder("", of: "a.flac") == "")
+        #expect(Track.sharedFolder("", of: "x/a.flac") == nil)
+        #expect(Track.sharedFolder("A/B", of: "A/B/c.flac") == "A/B")
+        #expect(Track.sharedFolder("A/B", of: "A/B/C/d.flac") == nil)
+        #expect(Track.sharedFolder("A/B", of: "A/Bc/d.flac") == nil)
+        #expect(Track.sharedFolder("A/B", of: "A/C/d.flac") == nil)
+        #expect(Track.sharedFolder("A/B", of: "A/B") == nil)
+        #expect(Track.sharedFolder("Ä/B", of: "Ä/B/é.flac") == "Ä/B")
+        for path in ["a.flac", "x/a.flac", "A/B/c.flac", "A/B/C/d.flac"] {
+            #expect(Track.sharedFolder(Track.folder(of: path), of: path) == Track.folder(of: path))
+        }
+    }
+}

@@ -53,6 +53,108 @@ import Testing
         #expect(third.tracks(of: list).map(\.title) == ["Song 6", "Renamed"])
     }
 
+    /// A rescan given the previous contents returns them as they are when the walk finds the
+    /// same files, and scans normally (from the index) as soon as anything differs.
+    @Test func unchangedRescanReusesPreviousContents() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let state = try TemporaryDirectory("kiosk-state")
+        defer { state.remove() }
+        let index = state.file("index.sqlite")
+        for i in 1...4 { try library.track("A/\(i).flac", title: "Song \(i)", album: "A", track: "\(i)") }
+        try library.write("bad.flac", text: "junk")
+        try library.write("list.m3u", text: "A/1.flac\nA/9.flac\n")
+        try library.write("A/cover.jpg", SyntheticLibrary.sampleJPEG)
+        let scanner = VolumeScanner()
+        func scan(_ previous: VolumeContents?) throws -> (VolumeContents, ScanStatistics) {
+            try scanner.scan(volume: library.volume, mountPoint: library.root, indexPath: index, previous: previous)
+        }
+        let (first, firstStats) = try scan(nil)
+        #expect(!firstStats.reusedPrevious)
+        #expect(first.fingerprint != nil)
+
+        let (second, secondStats) = try scan(first)
+        #expect(secondStats.reusedPrevious)
+        #expect(secondStats.filesRead == 0)
+        #expect(secondStats.filesUnchanged == 5)
+        #expect(secondStats.tracks == 4)
+        #expect(second.tracks == first.tracks)
+        #expect(second.problems == first.problems)
+
+        // The same scan from the index alone gives the same contents.
+        let (fromIndex, fromIndexStats) = try scan(nil)
+        #expect(!fromIndexStats.reusedPrevious)
+        #expect(fromIndexStats.filesRead == 0)
+        #expect(fromIndex.tracks == first.tracks)
+        #expect(fromIndex.problems == first.problems)
+        #expect(fromIndex.playlists == first.playlists)
+        #expect(fromIndex.covers == first.covers)
+
+        // Any difference is a normal rescan: an mtime, a new cover, a removed file, other limits.
+        touch(library.root + "/A/2.flac", seconds: 1_000_000)
+        let (afterTouch, touchStats) = try scan(second)
+        #expect(!touchStats.reusedPrevious)
+        #expect(touchStats.filesRead == 1)
+        #expect(afterTouch.tracks.map(\.relativePath) == first.tracks.map(\.relativePath))
+        #expect(afterTouch.problems == first.problems)
+        try library.write("folder.png", SyntheticLibrary.sampleJPEG)
+        let (afterCover, coverStats) = try scan(afterTouch)
+        #expect(!coverStats.reusedPrevious)
+        #expect(coverStats.filesRead == 0)
+        try Syscalls.unlink(library.root + "/A/4.flac")
+        let (afterRemoval, removalStats) = try scan(afterCover)
+        #expect(!removalStats.reusedPrevious)
+        #expect(removalStats.filesRemoved == 1)
+        #expect(afterRemoval.tracks.count == 3)
+        // What those scans took from the previous contents is what the index says.
+        let (checked, checkedStats) = try scan(nil)
+        #expect(checkedStats.filesRead == 0)
+        #expect(checkedStats.filesRemoved == 0)
+        #expect(checked.tracks == afterRemoval.tracks)
+        #expect(checked.problems == afterRemoval.problems)
+        #expect(checked.playlists == afterRemoval.playlists)
+        #expect(try VolumeIndex(path: index).loadFiles().count == 4)
+        var limits = ScanLimits()
+        limits.maxProblems = 100
+        let other = try VolumeScanner(limits: limits).scan(
+            volume: library.volume, mountPoint: library.root, indexPath: index, previous: afterRemoval)
+        #expect(!other.statistics.reusedPrevious)
+        let (_, againStats) = try scan(afterRemoval)
+        #expect(againStats.reusedPrevious)
+
+        // A deleted index is rebuilt, not skipped.
+        VolumeIndex.deleteFiles(index)
+        let (rebuilt, rebuiltStats) = try scan(afterRemoval)
+        #expect(!rebuiltStats.reusedPrevious)
+        #expect(rebuiltStats.filesRead == 4)
+        // So is one of another schema version, even when only one file changed.
+        try SQLiteDatabase(path: index).execute("PRAGMA user_version = 999")
+        touch(library.root + "/A/3.flac", seconds: 2_000_000)
+        let (_, versionStats) = try scan(rebuilt)
+        #expect(versionStats.filesRead == 4)
+        #expect(try VolumeIndex(path: index).loadFiles().count == 4)
+    }
+
+    /// Contents from a scan whose index could not be used stand for nothing later: the next scan
+    /// must try again.
+    @Test func contentsAfterIndexTroubleAreNotReused() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let state = try TemporaryDirectory("kiosk-state")
+        defer { state.remove() }
+        try library.track("a.flac", title: "A")
+        let index = state.file("not-a-database")
+        try Syscalls.mkdirs(index)  // a folder where the database should be
+        let scanner = VolumeScanner()
+        let (first, _) = try scanner.scan(volume: library.volume, mountPoint: library.root, indexPath: index)
+        #expect(first.problems.contains { $0.reason.contains("cannot be used") })
+        #expect(first.fingerprint == nil)
+        let (_, stats) = try scanner.scan(
+            volume: library.volume, mountPoint: library.root, indexPath: index, previous: first)
+        #expect(!stats.reusedPrevious)
+        #expect(stats.filesRead == 1)
+    }
+
     @Test func indexRoundTripsEveryField() throws {
         let library = try TestLibrary()
         defer { library.remove() }

@@ -109,6 +109,47 @@ final class EventLog {
         library.stop()
     }
 
+    /// A rescan that finds nothing changed keeps the catalog (no `catalogChanged`); a volume
+    /// plugged in again finds its contents from before it left and reads nothing.
+    @Test func unchangedRescanKeepsTheCatalogAndAReturningVolumeReadsNothing() throws {
+        let music = try TestLibrary()
+        defer { music.remove() }
+        let state = try TemporaryDirectory("kiosk-state")
+        defer { state.remove() }
+        for i in 1...3 { try music.track("Album/\(i).flac", title: "T\(i)", album: "Album", track: "\(i)") }
+        let loop = try EventLoop()
+        let log = EventLog()
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { log.events.append($0) }
+        library.addVolume(path: music.root)
+        #expect(try loop.run(until: { log.finished == 1 }, timeoutNanoseconds: 30_000_000_000))
+        let first = library.catalog
+        #expect(first.trackCount == 3)
+
+        library.rescanAll()
+        #expect(try loop.run(until: { log.finished == 2 }, timeoutNanoseconds: 30_000_000_000))
+        #expect(library.volumes.first?.statistics?.reusedPrevious == true)
+        #expect(library.catalog === first)
+        #expect(log.count { $0 == .catalogChanged } == 1)
+
+        try music.track("Album/4.flac", title: "T4", album: "Album", track: "4")
+        library.rescanAll()
+        #expect(try loop.run(until: { log.finished == 3 }, timeoutNanoseconds: 30_000_000_000))
+        #expect(library.volumes.first?.statistics?.reusedPrevious == false)
+        #expect(library.volumes.first?.statistics?.filesRead == 1)
+        #expect(library.catalog.trackCount == 4)
+        #expect(log.count { $0 == .catalogChanged } == 2)
+
+        library.removeVolume(path: music.root)
+        #expect(library.catalog.trackCount == 0)
+        library.addVolume(path: music.root)
+        #expect(try loop.run(until: { log.finished == 4 }, timeoutNanoseconds: 30_000_000_000))
+        #expect(library.volumes.first?.statistics?.reusedPrevious == true)
+        #expect(library.volumes.first?.statistics?.filesRead == 0)
+        #expect(library.catalog.trackCount == 4)
+        #expect(log.events.last == .catalogChanged)
+        library.stop()
+    }
+
     @Test func twoVolumesMergeAndLeaveIndependently() throws {
         let a = try TestLibrary()
         defer { a.remove() }

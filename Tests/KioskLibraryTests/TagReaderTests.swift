@@ -57,6 +57,22 @@ import Testing
         #expect(FLACFileReader.numberAndTotal(" 7 / 10") == (7, 10))
         #expect(FLACFileReader.numberAndTotal("A1") == (nil, nil))
         #expect(FLACFileReader.numberAndTotal("123456") == (nil, nil))
+        #expect(FLACFileReader.numberAndTotal("/12") == (12, nil))
+        #expect(FLACFileReader.numberAndTotal("/3/12") == (3, 12))
+    }
+
+    /// The byte-level reading of ASCII track numbers agrees with the Character-level one.
+    @Test func trackNumberBytesAgreeWithCharacters() {
+        let samples = [
+            "", "/", "//", "///5", "3", "03", "0003", "00003", "9999", "10000", "3/", "3//12", "/3/12", "//3/12",
+            " 3", "  3 /  12", "3 / 12 ", "3a/12b", "a3/12", "3/a12", "-3", "+3", "3.0", "3/12/15", " / ", "1 2",
+            "4\t/5", "12/", "0/0", "1\u{301}/2", "１/２", "3/1\u{301}2", "٣/12",
+        ]
+        for text in samples {
+            let fast = FLACFileReader.numberAndTotal(text)
+            let reference = FLACFileReader.numberAndTotalOfCharacters(text)
+            #expect(fast == reference, "\(text.debugDescription)")
+        }
     }
 
     @Test func trackTotalFromItsOwnField() throws {
@@ -270,6 +286,42 @@ import Testing
         let comments = try #require(FLACLayout(bytes).first(4))
         try library.write("a.flac", Array(bytes[0..<(comments.offset + 100)]))
         #expect(unplayableReason(read(library, "a.flac")) != nil)
+    }
+
+    /// One reader (one libFLAC decoder, reset between files) gives each file the result a new
+    /// reader gives it, whatever the file before it was.
+    @Test func reusedReaderMatchesFreshReaders() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.flac("good-cd.flac", [("TITLE", "CD")], seconds: 0.2)
+        try library.flac("good-hires.flac", [("TITLE", "Hi")], seconds: 0.2, sampleRate: 96_000, bitsPerSample: 24)
+        try library.flac("good-mono.flac", seconds: 0.1, sampleRate: 8_000, channels: 1, bitsPerSample: 8)
+        var damaged = try library.read("good-cd.flac")
+        let start = FLACLayout(damaged).audioStart
+        for i in (start + 20)..<(start + 60) { damaged[i] ^= 0x5A }
+        try library.write("damaged.flac", damaged)
+        let original = try library.read("good-cd.flac")
+        try library.write("no-frames.flac", Array(original[0..<start]))
+        try library.write("garbage.flac", Array(original[0..<start]) + [UInt8](repeating: 0xFF, count: 5000))
+        try library.write("not-flac.flac", text: "not audio")
+        let names = [
+            "damaged.flac", "good-cd.flac", "garbage.flac", "good-hires.flac", "no-frames.flac", "good-mono.flac",
+            "not-flac.flac", "good-cd.flac", "damaged.flac", "damaged.flac", "good-hires.flac",
+        ]
+        func summary(_ outcome: FileReadOutcome) -> String {
+            switch outcome {
+            case .playable(let info, let warnings):
+                "playable \(info.sampleRate) \(info.channels) \(info.bitsPerSample) \(info.tags.titles) \(warnings)"
+            case .unplayable(let reason, let transient): "unplayable \(reason) \(transient)"
+            }
+        }
+        let shared = FLACFileReader()
+        for name in names {
+            let reused = summary(shared.read(path: library.root + "/" + name))
+            let fresh = summary(read(library, name))
+            #expect(reused == fresh, "\(name)")
+            #expect(reused.hasPrefix("playable") == name.hasPrefix("good"), "\(name): \(reused)")
+        }
     }
 
     @Test func unplayableFilesAreLeftOutWithReasons() throws {

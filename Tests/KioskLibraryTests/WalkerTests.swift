@@ -158,6 +158,51 @@ import Testing
         #expect(result.warnings.first?.reason == "the name is not valid UTF-8; skipped")
     }
 
+    /// Folders listed ahead on several threads give exactly the walk of one thread: same order,
+    /// same warnings, same cut-offs at every limit, links and loops handled the same.
+    static let walkLimits: [(Int, Int, Int)] = [
+        (2_000_000, 200_000, 24), (40, 200_000, 24), (2_000_000, 17, 24), (2_000_000, 200_000, 2), (7, 3, 1),
+    ]
+
+    @Test(arguments: walkLimits)
+    func threadsListingAheadDoNotChangeTheWalk(maxEntries: Int, maxFiles: Int, maxDepth: Int) throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        for artist in 0..<4 {
+            for album in 0..<3 {
+                let folder = "Artist \(artist)/Album \(album)"
+                for track in 0..<3 { try library.write("\(folder)/\(track).flac", text: "x") }
+                try library.write("\(folder)/notes.txt", text: "x")
+                if album == 1 { try library.write("\(folder)/cover.jpg", text: "x") }
+            }
+        }
+        try library.write("Artist 1/Album 0/Disc 2/deep/deeper/1.flac", text: "x")
+        try library.write(".hidden/x.flac", text: "x")
+        try library.write("System Volume Information/x.flac", text: "x")
+        try library.write("list.m3u", text: "")
+        try library.symlink("Artist 0/again", to: "..")
+        try library.symlink("Shortcut", to: "Artist 2")
+        try library.symlink("song.flac", to: "Artist 3/Album 2/1.flac")
+        var limits = ScanLimits()
+        limits.maxEntries = maxEntries
+        limits.maxFiles = maxFiles
+        limits.maxDepth = maxDepth
+        let one = VolumeWalker(root: library.root, volume: library.volume, limits: limits, threads: 1).walk()
+        for threads in [2, 4, 8] {
+            let many = VolumeWalker(root: library.root, volume: library.volume, limits: limits, threads: threads).walk()
+            #expect(many.flacFiles == one.flacFiles, "\(threads) threads")
+            #expect(many.playlists == one.playlists)
+            #expect(many.coverFiles == one.coverFiles)
+            #expect(many.warnings == one.warnings)
+            #expect(many.directories == one.directories)
+            #expect(many.entries == one.entries)
+        }
+        if maxEntries > 1000 && maxFiles > 1000 && maxDepth > 10 {
+            #expect(one.flacFiles.count == 37)
+            #expect(one.warnings.contains { $0.relativePath == "Artist 0/again" })
+        }
+    }
+
     @Test func unreadableVolumeIsAnError() throws {
         let scanner = VolumeScanner()
         #expect(throws: ScanError.self) {

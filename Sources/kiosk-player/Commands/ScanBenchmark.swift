@@ -26,27 +26,42 @@ extension BenchCommand {
 
         struct Phase {
             var stats: ScanStatistics
+            var contents: VolumeContents
             var wall: Double
             var cpu: Double
-            var catalogSeconds: Double
+            var catalogWall: Double
+            var catalogCPU: Double
             var catalog: Catalog
+            /// Scan and catalog: the music is browsable after this long.
+            var totalWall: Double { wall + catalogWall }
+            var totalCPU: Double { cpu + catalogCPU }
         }
-        func timedScan() throws -> Phase {
+        /// One scan as the `Library` runs it: with the contents and catalog of an earlier scan
+        /// (`previous`) the catalog is kept when the scan finds nothing changed.
+        func timedScan(previous: Phase? = nil) throws -> Phase {
             if cold { dropCaches() }
             let scanner = VolumeScanner(readerThreads: threads)
             let cpu0 = Syscalls.processCPUNanoseconds()
             let wall0 = Syscalls.monotonicNanoseconds()
-            let (contents, stats) = try scanner.scan(volume: volume, mountPoint: library, indexPath: indexPath)
+            let (contents, stats) = try scanner.scan(
+                volume: volume, mountPoint: library, indexPath: indexPath, previous: previous?.contents)
             let wall1 = Syscalls.monotonicNanoseconds()
             let cpu1 = Syscalls.processCPUNanoseconds()
-            let catalog = Catalog(volumes: [contents])
+            let catalog =
+                stats.reusedPrevious && previous != nil ? previous!.catalog : Catalog(volumes: [contents])
+            let wall2 = Syscalls.monotonicNanoseconds()
+            let cpu2 = Syscalls.processCPUNanoseconds()
             return Phase(
-                stats: stats, wall: Double(wall1 - wall0) / 1e9, cpu: Double(cpu1 - cpu0) / 1e9,
-                catalogSeconds: Double(Syscalls.monotonicNanoseconds() - wall1) / 1e9, catalog: catalog)
+                stats: stats, contents: contents, wall: Double(wall1 - wall0) / 1e9, cpu: Double(cpu1 - cpu0) / 1e9,
+                catalogWall: Double(wall2 - wall1) / 1e9, catalogCPU: Double(cpu2 - cpu1) / 1e9, catalog: catalog)
         }
 
         let full = try timedScan()
-        let unchanged = try timedScan()
+        // Nothing changed, the earlier scan's result in memory (a rescan of a present stick, or
+        // one plugged in again): what MPD's `update` does with its in-memory database.
+        let unchanged = try timedScan(previous: full)
+        // Nothing changed, nothing in memory (the player restarted): from the index.
+        let fromIndex = try timedScan()
         // Rewrite 1 % of the tracks with a new title (size and mtime change).
         let stamp = Syscalls.realtimeNanoseconds() / 1_000_000
         var rewritten = 0
@@ -57,21 +72,27 @@ extension BenchCommand {
             try SyntheticLibrary.write(track, under: library, compressionLevel: layout.compressionLevel)
             rewritten += 1
         }
-        let changed = try timedScan()
+        let changed = try timedScan(previous: fromIndex)
 
         func line(_ text: String) { printLine("bench scan: \(text)") }
         func s(_ seconds: Double) -> String { ScanCommand.seconds(seconds) }
+        func times(_ phase: Phase) -> String {
+            "\(s(phase.totalWall)) wall, \(s(phase.totalCPU)) CPU (scan \(s(phase.wall)) wall / \(s(phase.cpu)) CPU, catalog \(s(phase.catalogWall)) wall / \(s(phase.catalogCPU)) CPU)"
+        }
         line(
             "library \(library): \(full.stats.flacFiles) FLAC files, \(layout.albums) albums, \(full.stats.playlists) playlists; \(threads) reader thread(s); \(cold ? "cold page cache (dropped before each scan)" : "warm page cache")"
         )
         line(
-            "full scan: \(s(full.wall)) wall, \(s(full.cpu)) CPU (walk \(s(full.stats.walkSeconds))); \(full.stats.filesRead) files read, \(Int(Double(full.stats.filesRead) / max(full.wall, 1e-9))) files/s; catalog build \(s(full.catalogSeconds)); \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems"
+            "full scan: \(times(full)); walk \(s(full.stats.walkSeconds)); \(full.stats.filesRead) files read (each first frame decoded), \(Int(Double(full.stats.filesRead) / max(full.wall, 1e-9))) files/s; \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems"
         )
         line(
-            "no-change rescan: \(s(unchanged.wall)) wall (\(percent(unchanged.wall, of: full.wall)) of the full scan), \(s(unchanged.cpu)) CPU; \(unchanged.stats.filesRead) files read; catalog build \(s(unchanged.catalogSeconds))"
+            "no-change rescan: \(times(unchanged)); \(percent(unchanged.totalWall, of: full.totalWall)) of the full scan's wall, \(percent(unchanged.totalCPU, of: full.totalCPU)) of its CPU; \(unchanged.stats.filesRead) files read\(unchanged.stats.reusedPrevious ? ", nothing changed: previous contents and catalog kept" : "")"
         )
         line(
-            "rescan after 1 % changed (\(rewritten) files rewritten): \(s(changed.wall)) wall, \(s(changed.cpu)) CPU; \(changed.stats.filesRead) files read; catalog build \(s(changed.catalogSeconds))"
+            "no-change rescan, nothing in memory (after a restart; from the index): \(times(fromIndex)); \(percent(fromIndex.totalWall, of: full.totalWall)) of the full scan's wall; \(fromIndex.stats.filesRead) files read"
+        )
+        line(
+            "rescan after 1 % changed (\(rewritten) files rewritten): \(times(changed)); \(changed.stats.filesRead) files read"
         )
         line(
             "index \(mebibytes(changed.stats.indexBytes)) MiB; peak RSS \(mebibytes(Int64(Syscalls.peakResidentBytes()))) MiB"

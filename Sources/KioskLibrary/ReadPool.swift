@@ -1,0 +1,162 @@
+import Glibc
+import KioskSystem
+import Synchronization
+
+/// FLAC files to read (tags and first frame), shared out to reader threads: files are submitted
+/// (from any thread), and the scanning thread takes the outcomes in its own order, writing the
+/// index meanwhile, and reads a file itself when nothing it needs is ready. A file is read once
+/// however often it is submitted.
+///
+/// Thread: `submit` from any thread; `outcome(for:reader:)`, `startHelpers` and `close` from the
+/// scanning thread only.
+final class ReadPool: @unchecked Sendable {
+    private enum Entry {
+        case queued
+        case reading
+        case done(FileReadOutcome)
+    }
+
+    let mountPoint: String
+    let limits: ScanLimits
+    let cancellation: ScanCancellation?
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    // Guarded by `lock`.
+    private var queue: [String] = []
+    private var queueHead = 0
+    private var entries: [String: Entry] = [:]
+    private var closed = false
+    private var readCount = 0
+    private var helpers: [KioskThread] = []
+
+    init(mountPoint: String, limits: ScanLimits, cancellation: ScanCancellation?) {
+        self.mountPoint = mountPoint
+        self.limits = limits
+        self.cancellation = cancellation
+        pthread_mutex_init(lock, nil)
+        pthread_cond_init(changed, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(changed)
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+        changed.deallocate()
+    }
+
+    private var isCancelled: Bool { cancellation?.isCancelled == true }
+
+    /// Files read so far (for progress).
+    var filesRead: Int {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return readCount
+    }
+
+    /// Starts `count` helper threads (at the scan's nice value) that read submitted files.
+    func startHelpers(_ count: Int) {
+        for n in 0..<max(0, count) {
+            let limits = limits
+            guard
+                let thread = try? KioskThread(
+                    name: "kiosk-scan-\(n + 1)",
+                    { [self] in
+                        Syscalls.setThreadNiceness(VolumeScanner.niceness)
+                        help(FLACFileReader(limits: limits))
+                    })
+            else { break }
+            helpers.append(thread)
+        }
+    }
+
+    /// Asks for `relativePath` to be read (once).
+    func submit(_ relativePath: String) {
+        pthread_mutex_lock(lock)
+        if !closed && entries[relativePath] == nil {
+            entries[relativePath] = .queued
+            queue.append(relativePath)
+            pthread_cond_signal(changed)
+        }
+        pthread_mutex_unlock(lock)
+    }
+
+    /// Takes the next queued file off the queue and marks it being read. Call with `lock` held.
+    private func claimNext() -> String? {
+        while queueHead < queue.count {
+            let path = queue[queueHead]
+            queueHead += 1
+            if queueHead > 4096 && queueHead * 2 > queue.count {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            if case .queued? = entries[path] {
+                entries[path] = .reading
+                return path
+            }
+        }
+        return nil
+    }
+
+    /// Reads `path` (claimed by this thread) and publishes the outcome.
+    private func read(_ path: String, with reader: FLACFileReader) {
+        let outcome = reader.read(path: mountPoint == "/" ? "/" + path : mountPoint + "/" + path)
+        pthread_mutex_lock(lock)
+        entries[path] = .done(outcome)
+        readCount += 1
+        pthread_cond_broadcast(changed)
+        pthread_mutex_unlock(lock)
+    }
+
+    /// A helper's body: read queued files until the pool is closed.
+    private func help(_ reader: FLACFileReader) {
+        pthread_mutex_lock(lock)
+        while true {
+            while !closed && queueHead == queue.count { pthread_cond_wait(changed, lock) }
+            if closed || isCancelled { break }
+            guard let path = claimNext() else { continue }
+            pthread_mutex_unlock(lock)
+            read(path, with: reader)
+            pthread_mutex_lock(lock)
+        }
+        pthread_mutex_unlock(lock)
+    }
+
+    /// The outcome of `relativePath`: read by a helper, or by this thread now when nobody has
+    /// started on it. While a helper is still reading it, this thread reads other queued files.
+    /// Nil when the scan was cancelled meanwhile.
+    func outcome(for relativePath: String, reader: FLACFileReader) -> FileReadOutcome? {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        while !isCancelled {
+            switch entries[relativePath] {
+            case .done(let outcome)?:
+                entries[relativePath] = nil
+                return outcome
+            case nil, .queued?:
+                entries[relativePath] = .reading
+                pthread_mutex_unlock(lock)
+                read(relativePath, with: reader)
+                pthread_mutex_lock(lock)
+            case .reading?:
+                if let other = claimNext() {
+                    pthread_mutex_unlock(lock)
+                    read(other, with: reader)
+                    pthread_mutex_lock(lock)
+                } else {
+                    pthread_cond_wait(changed, lock)
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Stops the helpers (each finishes the file it is reading) and waits for them.
+    func close() {
+        pthread_mutex_lock(lock)
+        closed = true
+        pthread_cond_broadcast(changed)
+        pthread_mutex_unlock(lock)
+        for thread in helpers { thread.join() }
+        helpers.removeAll()
+    }
+}

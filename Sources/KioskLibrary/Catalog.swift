@@ -34,16 +34,76 @@ public struct VolumeContents: Sendable {
 /// Everything a scan's result depends on besides the files' contents: the files found (with
 /// size and mtime), the covers, the walk's warnings, the limits and the index used. Two scans
 /// with equal fingerprints produce the same `VolumeContents`. Thread: any (a value).
+///
+/// The FLAC files are not listed again: a playable file's path, size and mtime are its track's,
+/// so the fingerprint keeps only which track each file became (4 bytes a file) and the files
+/// left out.
 struct ScanFingerprint: Sendable {
-    let flacFiles: [ScannedFile]
-    /// What each of `flacFiles` turned out to be (as the index has it), so that a rescan that
-    /// finds a few files changed reads those and takes the others from here, not from the index.
-    let outcomes: [StoredOutcome]
+    /// For each FLAC file the walk found, in walk order: the index of its track in the contents'
+    /// `tracks` (≥ 0), or `-1 - k` for `unplayable[k]`.
+    let files: [Int32]
+    /// The FLAC files left out, with the reason (as the index has it).
+    let unplayable: [UnplayableFile]
+    /// What the reader ignored in playable files, by track index (few files have any).
+    let trackWarnings: [Int32: [String]]
     let playlists: [ScannedFile]
     let coverFiles: [String]
     let warnings: [LibraryProblem]
     let limits: ScanLimits
     let indexPath: String?
+
+    /// A FLAC file that is not a track, and why.
+    struct UnplayableFile: Sendable {
+        let file: ScannedFile
+        let reason: String
+    }
+
+    /// Whether the FLAC files of `walk` are exactly those this fingerprint was made from (same
+    /// paths in the same order, sizes and mtimes), `tracks` being the contents' tracks.
+    func sameFiles(as walk: [ScannedFile], tracks: [Track]) -> Bool {
+        guard walk.count == files.count else { return false }
+        for (file, entry) in zip(walk, files) {
+            if entry >= 0 {
+                let track = tracks[Int(entry)]
+                guard track.fileSize == file.size, track.modificationTime == file.modificationTime,
+                    track.relativePath == file.relativePath
+                else { return false }
+            } else if unplayable[Int(-1 - entry)].file != file {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// What the scan knew about each FLAC file, by path (to continue from it when a few changed).
+    func knownFiles(tracks: [Track]) -> [String: IndexedFile] {
+        var known: [String: IndexedFile] = [:]
+        known.reserveCapacity(files.count)
+        for entry in files {
+            if entry >= 0 {
+                let track = tracks[Int(entry)]
+                known[track.relativePath] = IndexedFile(
+                    size: track.fileSize, modificationTime: track.modificationTime,
+                    outcome: .known(track, warnings: trackWarnings[entry] ?? []))
+            } else {
+                let left = unplayable[Int(-1 - entry)]
+                known[left.file.relativePath] = IndexedFile(
+                    size: left.file.size, modificationTime: left.file.modificationTime,
+                    outcome: .unplayable(reason: left.reason))
+            }
+        }
+        return known
+    }
+
+    /// The same fingerprint for the tracks reordered: the track at `i` is now at `newIndex[i]`.
+    func reordered(_ newIndex: [Int32]) -> ScanFingerprint {
+        var warningsByNewIndex: [Int32: [String]] = [:]
+        for (old, list) in trackWarnings { warningsByNewIndex[newIndex[Int(old)]] = list }
+        return ScanFingerprint(
+            files: files.map { $0 >= 0 ? newIndex[Int($0)] : $0 }, unplayable: unplayable,
+            trackWarnings: warningsByNewIndex, playlists: playlists, coverFiles: coverFiles, warnings: warnings,
+            limits: limits, indexPath: indexPath)
+    }
 }
 
 /// A playlist whose entries are relative paths of playable tracks, in list order.
@@ -57,6 +117,10 @@ struct ResolvedPlaylist: Sendable, Hashable {
 /// predicates. Immutable: built on the scan worker (or derived on the loop by `removing`), handed
 /// to the loop, replaced as a whole when something changes.
 ///
+/// Compact, since it lives as long as the stick is in: per track it keeps the track (shared with
+/// the scan result when one volume is present, see `sharingTracks(with:)`), its grouping keys as
+/// numbers into one table of distinct names, and its place in a hash table of paths.
+///
 /// Thread: any (immutable). `artwork(for:)` reads files: call it off the loop thread.
 public final class Catalog: Sendable {
     /// All playable tracks in canonical order: album artist, album, disc, track, title.
@@ -64,9 +128,13 @@ public final class Catalog: Sendable {
     public let problems: [LibraryProblem]
     private let lists: [Category: CategoryList]
     private let keys: [TrackKeys]
+    /// The distinct grouping keys (case and accents folded) `keys` refer to.
+    private let keyNames: [String]
+    /// Keys of tracks with several artists or genres: a count, then that many key numbers.
+    private let multipleKeys: [Int32]
     private let mountPoints: [VolumeID: String]
-    /// Volume → relative path → index in `allTracks`.
-    private let positions: [VolumeID: [String: Int32]]
+    /// (volume, relative path) → index in `allTracks`.
+    private let paths: PathIndex
     private let covers: [VolumeID: [String: String]]
     private let limits: ScanLimits
 
@@ -78,17 +146,19 @@ public final class Catalog: Sendable {
         var positions: [String: Int] = [:]
     }
 
-    /// Grouping and matching keys of a track (case and accents folded), plus facts the
+    /// Grouping and matching keys of a track (numbers into `keyNames`), plus facts the
     /// collections need.
     private struct TrackKeys: Sendable {
-        let album: String
-        let albumArtist: String
-        let artists: [String]
-        let genres: [String]
-        /// An embedded picture or a cover file in its folder.
-        let hasArt: Bool
+        let album: Int32
+        let albumArtist: Int32
+        /// The artist key, or `-1 - offset` into `multipleKeys` when the track has several.
+        let artist: Int32
+        /// The genre key, or `-1 - offset` into `multipleKeys`.
+        let genre: Int32
         /// Which album collection it is in (to count albums in a subtitle).
         var albumGroup: Int32 = 0
+        /// An embedded picture or a cover file in its folder.
+        let hasArt: Bool
     }
 
     public var trackCount: Int { allTracks.count }
@@ -118,35 +188,65 @@ public final class Catalog: Sendable {
 
     /// The track at `relativePath` on `volume`, if it is in the catalog (e.g. to resume).
     public func track(volume: VolumeID, relativePath: String) -> Track? {
-        positions[volume]?[relativePath].map { allTracks[Int($0)] }
+        paths.find(volume: volume, relativePath: relativePath, in: allTracks).map { allTracks[$0] }
     }
 
     /// Tracks matching every predicate (an empty list matches all), in canonical order.
     public func query(_ predicates: [Predicate]) -> [Track] {
-        let prepared = predicates.map { ($0, TextFolding.matchKey($0.value)) }
+        /// A predicate on a grouping key is decided once per distinct key.
+        enum Prepared {
+            case keyed(Predicate.Field, [Bool])
+            case text(Predicate, String)
+        }
+        let prepared = predicates.map { predicate -> Prepared in
+            let value = TextFolding.matchKey(predicate.value)
+            switch predicate.field {
+            case .artist, .album, .albumArtist, .genre:
+                return .keyed(
+                    predicate.field,
+                    keyNames.map { predicate.comparison == .equalTo ? $0 == value : $0.contains(value) })
+            default:
+                return .text(predicate, value)
+            }
+        }
         var result: [Track] = []
         for (i, track) in allTracks.enumerated() {
             let k = keys[i]
-            let matchesAll = prepared.allSatisfy { predicate, value in
-                func test(_ candidate: String) -> Bool {
-                    predicate.comparison == .equalTo ? candidate == value : candidate.contains(value)
-                }
-                switch predicate.field {
-                case .artist: return k.artists.contains(where: test)
-                case .album: return test(k.album)
-                case .albumArtist: return test(k.albumArtist)
-                case .genre: return k.genres.contains(where: test)
-                case .title: return test(TextFolding.matchKey(track.title))
-                case .date: return test(TextFolding.matchKey(track.date ?? ""))
-                case .folder: return test(TextFolding.matchKey(track.folder))
-                case .volume:
-                    return predicate.comparison == .equalTo
-                        ? track.volume.rawValue == predicate.value : track.volume.rawValue.contains(predicate.value)
+            let matchesAll = prepared.allSatisfy { prepared in
+                switch prepared {
+                case .keyed(let field, let matching):
+                    switch field {
+                    case .album: return matching[Int(k.album)]
+                    case .albumArtist: return matching[Int(k.albumArtist)]
+                    case .artist: return anyKey(k.artist) { matching[Int($0)] }
+                    default: return anyKey(k.genre) { matching[Int($0)] }
+                    }
+                case .text(let predicate, let value):
+                    func test(_ candidate: String) -> Bool {
+                        predicate.comparison == .equalTo ? candidate == value : candidate.contains(value)
+                    }
+                    switch predicate.field {
+                    case .title: return test(TextFolding.matchKey(track.title))
+                    case .date: return test(TextFolding.matchKey(track.date ?? ""))
+                    case .folder: return test(TextFolding.matchKey(track.folder))
+                    default:
+                        return predicate.comparison == .equalTo
+                            ? track.volume.rawValue == predicate.value
+                            : track.volume.rawValue.contains(predicate.value)
+                    }
                 }
             }
             if matchesAll { result.append(track) }
         }
         return result
+    }
+
+    /// Whether `test` holds for the key `key` stands for, or for one of them when it stands for several.
+    private func anyKey(_ key: Int32, _ test: (Int32) -> Bool) -> Bool {
+        if key >= 0 { return test(key) }
+        let start = Int(-1 - key)
+        let count = Int(multipleKeys[start])
+        return multipleKeys[(start + 1)..<(start + 1 + count)].contains(where: test)
     }
 
     /// The cover art of `collection`: the representative track's embedded front cover (else its
@@ -171,6 +271,31 @@ public final class Catalog: Sendable {
             let name = ArtworkLookup.preferredCover(listing.entries.map(\.name))
         else { return nil }
         return .file(path: folder + "/" + name)
+    }
+
+    /// `contents` holding this catalog's track array when the catalog is made of exactly that
+    /// volume (the same tracks in canonical order), so the tracks are stored once; else `contents`.
+    public func sharingTracks(with contents: VolumeContents) -> VolumeContents {
+        guard mountPoints.count == 1, mountPoints[contents.volume] == contents.mountPoint,
+            allTracks.count == contents.tracks.count
+        else { return contents }
+        let same = allTracks.withUnsafeBufferPointer { a in
+            contents.tracks.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress }
+        }
+        if same { return contents }
+        var newIndex = [Int32](repeating: -1, count: allTracks.count)
+        var taken = [Bool](repeating: false, count: allTracks.count)
+        for (i, track) in contents.tracks.enumerated() {
+            guard let j = paths.find(volume: track.volume, relativePath: track.relativePath, in: allTracks),
+                !taken[j], allTracks[j] == track
+            else { return contents }
+            taken[j] = true
+            newIndex[i] = Int32(j)
+        }
+        return VolumeContents(
+            volume: contents.volume, mountPoint: contents.mountPoint, tracks: allTracks,
+            playlists: contents.playlists, covers: contents.covers, problems: contents.problems,
+            fingerprint: contents.fingerprint?.reordered(newIndex))
     }
 
     // MARK: - building
@@ -203,18 +328,36 @@ public final class Catalog: Sendable {
             ranks = Ranks(albumArtist: order.map { ranks.albumArtist[$0] }, album: order.map { ranks.album[$0] })
         }
 
-        var matchKeys: [String: String] = [:]
-        func match(_ s: String) -> String {
-            if let k = matchKeys[s] { return k }
-            let k = TextFolding.matchKey(s)
-            matchKeys[s] = k
+        // Display value → key number, key → key number.
+        var keyOfName: [String: Int32] = [:]
+        var numberOfKey: [String: Int32] = [:]
+        var keyNames: [String] = []
+        func key(_ name: String) -> Int32 {
+            if let k = keyOfName[name] { return k }
+            let folded = TextFolding.matchKey(name)
+            let k: Int32
+            if let known = numberOfKey[folded] {
+                k = known
+            } else {
+                k = Int32(keyNames.count)
+                keyNames.append(folded)
+                numberOfKey[folded] = k
+            }
+            keyOfName[name] = k
             return k
+        }
+        var multipleKeys: [Int32] = []
+        func keys(_ names: [String]) -> Int32 {
+            let start = Int32(multipleKeys.count)
+            multipleKeys.append(Int32(names.count))
+            for name in names { multipleKeys.append(key(name)) }
+            return -1 - start
         }
         var folderHasCover: [String: Bool] = [:]
         // Tracks of one folder come together: the last answer is asked first.
         var lastFolder: (volume: VolumeID, folder: String, cover: Bool)?
-        var keys: [TrackKeys] = []
-        keys.reserveCapacity(tracks.count)
+        var trackKeys: [TrackKeys] = []
+        trackKeys.reserveCapacity(tracks.count)
         for i in tracks.indices {
             let volume = tracks[i].volume
             let folder = tracks[i].folder
@@ -231,18 +374,16 @@ public final class Catalog: Sendable {
                 }
                 lastFolder = (volume, folder, cover)
             }
-            let artists = tracks[i].tags.artists
-            let genres = tracks[i].tags.genres
-            keys.append(
+            trackKeys.append(
                 TrackKeys(
-                    album: match(tracks[i].album), albumArtist: match(tracks[i].albumArtist),
-                    artists: artists.isEmpty ? [match(tracks[i].artist)] : artists.map(match),
-                    genres: genres.isEmpty ? [match(tracks[i].genre)] : genres.map(match),
+                    album: key(tracks[i].album), albumArtist: key(tracks[i].albumArtist),
+                    artist: tracks[i].multipleArtists.map(keys) ?? key(tracks[i].artist),
+                    genre: tracks[i].multipleGenres.map(keys) ?? key(tracks[i].genre),
                     hasArt: tracks[i].hasEmbeddedPicture || cover))
         }
         self.init(
-            tracks: tracks, keys: keys, ranks: ranks, problems: problems, mountPoints: mountPoints, covers: covers,
-            limits: limits, playlists: playlists)
+            tracks: tracks, keys: trackKeys, keyNames: keyNames, multipleKeys: multipleKeys, ranks: ranks,
+            problems: problems, mountPoints: mountPoints, covers: covers, limits: limits, playlists: playlists)
     }
 
     /// Per-track ranks, aligned with the tracks.
@@ -252,37 +393,47 @@ public final class Catalog: Sendable {
     }
 
     /// Groups of one category in first-seen order: key, display name (the first spelling seen)
-    /// and member track indices.
+    /// and member track indices. Finding a track's group is the caller's business.
     private struct GroupTable {
-        var index: [String: Int] = [:]
         var keys: [String] = []
         var names: [String] = []
         var members: [[Int32]] = []
 
-        @discardableResult
-        mutating func add(_ key: String, _ name: @autoclosure () -> String, _ track: Int) -> Int {
-            if let group = index[key] {
-                members[group].append(Int32(track))
-                return group
-            }
-            index[key] = keys.count
+        /// Starts a group with `track`; returns its number.
+        mutating func add(_ key: String, _ name: String, _ track: Int) -> Int {
             keys.append(key)
-            names.append(name())
+            names.append(name)
             members.append([Int32(track)])
             return keys.count - 1
         }
 
-        /// Adds `track` to `group` (known to have its key).
-        mutating func add(to group: Int, _ track: Int) -> Int {
+        /// Adds `track` to `group`.
+        mutating func add(to group: Int, _ track: Int) {
             members[group].append(Int32(track))
-            return group
         }
 
         mutating func addGroup(_ key: String, _ name: String, _ tracks: [Int32]) {
-            index[key] = keys.count
             keys.append(key)
             names.append(name)
             members.append(tracks)
+        }
+    }
+
+    /// Groups keyed by one key number each (artist, album artist, genre).
+    private struct KeyedGroups {
+        var table = GroupTable()
+        /// Key number → group, -1 for none yet.
+        var groupOfKey: [Int32]
+
+        init(keys: Int) { groupOfKey = [Int32](repeating: -1, count: keys) }
+
+        mutating func add(key: Int32, keyName: String, name: String, track: Int) {
+            let group = groupOfKey[Int(key)]
+            if group >= 0 {
+                table.add(to: Int(group), track)
+            } else {
+                groupOfKey[Int(key)] = Int32(table.add(keyName, name, track))
+            }
         }
     }
 
@@ -310,65 +461,83 @@ public final class Catalog: Sendable {
     }
 
     private convenience init(
-        tracks: [Track], keys: [TrackKeys], ranks: Ranks, problems: [LibraryProblem], mountPoints: [VolumeID: String],
-        covers: [VolumeID: [String: String]], limits: ScanLimits, playlists: [VolumeID: [ResolvedPlaylist]]
+        tracks: [Track], keys: [TrackKeys], keyNames: [String], multipleKeys: [Int32], ranks: Ranks,
+        problems: [LibraryProblem], mountPoints: [VolumeID: String], covers: [VolumeID: [String: String]],
+        limits: ScanLimits, playlists: [VolumeID: [ResolvedPlaylist]]
     ) {
         var keys = keys
-        var tables: [Category: GroupTable] = [:]
         var album = GroupTable()
-        var albumArtist = GroupTable()
-        var artist = GroupTable()
-        var genre = GroupTable()
+        var albumOfKeys: [Int64: Int] = [:]
+        var albumArtist = KeyedGroups(keys: keyNames.count)
+        var artist = KeyedGroups(keys: keyNames.count)
+        var genre = KeyedGroups(keys: keyNames.count)
         var folder = GroupTable()
+        var folderOfKey: [String: Int] = [:]
         // Tracks come in canonical order, so an album's tracks (and often a folder's) are
-        // neighbours: when a track's key equals the previous track's, no key is made or looked up.
+        // neighbours: when a track's key equals the previous track's, nothing is looked up.
         var previousFolderGroup = 0
+        /// Adds track `i` to the groups of `key` (one key, or several: each distinct one once).
+        func add(_ groups: inout KeyedGroups, key: Int32, names: @autoclosure () -> [String], _ i: Int) {
+            if key >= 0 {
+                groups.add(key: key, keyName: keyNames[Int(key)], name: names()[0], track: i)
+                return
+            }
+            let start = Int(-1 - key)
+            var seen: Set<Int32> = []
+            for (n, name) in names().enumerated() {
+                let k = multipleKeys[start + 1 + n]
+                if seen.insert(k).inserted { groups.add(key: k, keyName: keyNames[Int(k)], name: name, track: i) }
+            }
+        }
         for i in tracks.indices {
             let k = keys[i]
-            let previous = i > 0 ? keys[i - 1] : nil
-            let sameAlbum = previous.map { $0.albumArtist == k.albumArtist && $0.album == k.album } ?? false
-            keys[i].albumGroup = Int32(
-                sameAlbum
-                    ? album.add(to: Int(keys[i - 1].albumGroup), i)
-                    : album.add(k.albumArtist + "\u{1F}" + k.album, tracks[i].album, i))
-            albumArtist.add(k.albumArtist, tracks[i].albumArtist, i)
-            if k.artists.count == 1 {
-                artist.add(k.artists[0], tracks[i].artistNames[0], i)
+            if i > 0 && keys[i - 1].albumArtist == k.albumArtist && keys[i - 1].album == k.album {
+                album.add(to: Int(keys[i - 1].albumGroup), i)
+                keys[i].albumGroup = keys[i - 1].albumGroup
             } else {
-                var seen: Set<String> = []
-                for (name, key) in zip(tracks[i].artistNames, k.artists) where seen.insert(key).inserted {
-                    artist.add(key, name, i)
+                let both = Int64(k.albumArtist) << 32 | Int64(k.album)
+                if let group = albumOfKeys[both] {
+                    album.add(to: group, i)
+                    keys[i].albumGroup = Int32(group)
+                } else {
+                    let group = album.add(
+                        keyNames[Int(k.albumArtist)] + "\u{1F}" + keyNames[Int(k.album)], tracks[i].album, i)
+                    albumOfKeys[both] = group
+                    keys[i].albumGroup = Int32(group)
                 }
             }
-            if k.genres.count == 1 {
-                genre.add(k.genres[0], tracks[i].genreNames[0], i)
-            } else {
-                var seen: Set<String> = []
-                for (name, key) in zip(tracks[i].genreNames, k.genres) where seen.insert(key).inserted {
-                    genre.add(key, name, i)
-                }
-            }
+            albumArtist.add(
+                key: k.albumArtist, keyName: keyNames[Int(k.albumArtist)], name: tracks[i].albumArtist, track: i)
+            add(&artist, key: k.artist, names: tracks[i].artistNames, i)
+            add(&genre, key: k.genre, names: tracks[i].genreNames, i)
             if i > 0 && tracks[i].folder == tracks[i - 1].folder && tracks[i].volume == tracks[i - 1].volume {
-                previousFolderGroup = folder.add(to: previousFolderGroup, i)
+                folder.add(to: previousFolderGroup, i)
             } else {
-                previousFolderGroup = folder.add(
-                    tracks[i].volume.rawValue + "\u{1F}" + tracks[i].folder, Catalog.folderName(tracks[i], mountPoints),
-                    i)
+                let key = tracks[i].volume.rawValue + "\u{1F}" + tracks[i].folder
+                if let group = folderOfKey[key] {
+                    folder.add(to: group, i)
+                    previousFolderGroup = group
+                } else {
+                    previousFolderGroup = folder.add(key, Catalog.folderName(tracks[i], mountPoints), i)
+                    folderOfKey[key] = previousFolderGroup
+                }
             }
         }
         // Playlists refer to tracks by volume and relative path.
         var playlist = GroupTable()
-        let positionOfPath = Catalog.positions(of: tracks)
+        let paths = PathIndex(tracks)
         for volume in playlists.keys.sorted() {
             for list in playlists[volume] ?? [] {
-                let members = list.trackPaths.compactMap { positionOfPath[volume]?[$0] }
+                let members = list.trackPaths.compactMap {
+                    paths.find(volume: volume, relativePath: $0, in: tracks).map(Int32.init)
+                }
                 if members.isEmpty { continue }
                 playlist.addGroup(volume.rawValue + "\u{1F}" + list.relativePath, list.name, members)
             }
         }
-        tables = [
-            .album: album, .albumArtist: albumArtist, .artist: artist, .genre: genre, .folder: folder,
-            .playlist: playlist,
+        let tables: [Category: GroupTable] = [
+            .album: album, .albumArtist: albumArtist.table, .artist: artist.table, .genre: genre.table,
+            .folder: folder, .playlist: playlist,
         ]
         let titles = LazySortKeys(tracks.map(\.title))
         let fileNames = LazySortKeys(tracks.map(\.fileName))
@@ -423,6 +592,9 @@ public final class Catalog: Sendable {
                 return a.collection.key < b.collection.key
             }
             var list = CategoryList()
+            list.collections.reserveCapacity(entries.count)
+            list.members.reserveCapacity(entries.count)
+            list.positions.reserveCapacity(entries.count)
             for (position, entry) in entries.enumerated() {
                 list.collections.append(entry.collection)
                 list.members.append(entry.members)
@@ -431,8 +603,8 @@ public final class Catalog: Sendable {
             lists[category] = list
         }
         self.init(
-            allTracks: tracks, problems: problems, lists: lists, keys: keys, mountPoints: mountPoints, covers: covers,
-            limits: limits, positions: positionOfPath)
+            allTracks: tracks, problems: problems, lists: lists, keys: keys, keyNames: keyNames,
+            multipleKeys: multipleKeys, mountPoints: mountPoints, covers: covers, limits: limits, paths: paths)
     }
 
     /// This catalog without the tracks, playlists and problems of `removed` volumes; order is
@@ -456,10 +628,7 @@ public final class Catalog: Sendable {
                 if members.isEmpty { continue }
                 let updated =
                     members.count == old.members[position].count
-                    ? Collection(
-                        category: category, key: collection.key, name: collection.name,
-                        subtitle: collection.subtitle, representative: collection.representative,
-                        trackCount: collection.trackCount)
+                    ? collection
                     : Catalog.makeCollection(
                         category, key: collection.key, name: collection.name, members: members, tracks: tracks,
                         keys: keys)
@@ -471,34 +640,26 @@ public final class Catalog: Sendable {
         }
         return Catalog(
             allTracks: tracks, problems: problems.filter { !removed.contains($0.volume) }, lists: lists, keys: keys,
-            mountPoints: mountPoints.filter { !removed.contains($0.key) }, covers: covers, limits: limits,
-            positions: Catalog.positions(of: tracks))
+            keyNames: keyNames, multipleKeys: multipleKeys,
+            mountPoints: mountPoints.filter { !removed.contains($0.key) },
+            covers: covers, limits: limits, paths: PathIndex(tracks))
     }
 
     private init(
         allTracks: [Track], problems: [LibraryProblem], lists: [Category: CategoryList], keys: [TrackKeys],
-        mountPoints: [VolumeID: String], covers: [VolumeID: [String: String]], limits: ScanLimits,
-        positions: [VolumeID: [String: Int32]]
+        keyNames: [String], multipleKeys: [Int32], mountPoints: [VolumeID: String],
+        covers: [VolumeID: [String: String]], limits: ScanLimits, paths: PathIndex
     ) {
-        self.positions = positions
+        self.paths = paths
         self.allTracks = allTracks
         self.problems = problems
         self.lists = lists
         self.keys = keys
+        self.keyNames = keyNames
+        self.multipleKeys = multipleKeys
         self.mountPoints = mountPoints
         self.covers = covers
         self.limits = limits
-    }
-
-    private static func positions(of tracks: [Track]) -> [VolumeID: [String: Int32]] {
-        var byVolume: [VolumeID: [Int32]] = [:]
-        for i in tracks.indices { byVolume[tracks[i].volume, default: []].append(Int32(i)) }
-        return byVolume.mapValues { members in
-            var positions: [String: Int32] = [:]
-            positions.reserveCapacity(members.count)
-            for i in members { positions[tracks[Int(i)].relativePath] = i }
-            return positions
-        }
     }
 
     // MARK: - ordering and naming
@@ -583,5 +744,50 @@ public final class Catalog: Sendable {
         return Collection(
             category: category, key: key, name: name, subtitle: subtitle, representative: representative,
             trackCount: count)
+    }
+}
+
+/// Finds a track by volume and relative path: an open-addressing hash table of track indices
+/// (4 bytes a slot, at most two thirds full), the keys being the tracks' own strings, so no path
+/// is stored twice. Thread: any (a value).
+struct PathIndex: Sendable {
+    /// Track index + 1; 0 is an empty slot.
+    private let slots: [UInt32]
+
+    init(_ tracks: [Track]) {
+        var capacity = 16
+        while capacity < tracks.count + tracks.count / 2 { capacity <<= 1 }
+        var slots = [UInt32](repeating: 0, count: capacity)
+        let mask = capacity - 1
+        for (i, track) in tracks.enumerated() {
+            var slot = PathIndex.hash(track.volume, track.relativePath) & mask
+            while slots[slot] != 0 {
+                let other = tracks[Int(slots[slot]) - 1]
+                // The same file twice: the later one wins, as a dictionary would have it.
+                if other.relativePath == track.relativePath && other.volume == track.volume { break }
+                slot = (slot + 1) & mask
+            }
+            slots[slot] = UInt32(i + 1)
+        }
+        self.slots = slots
+    }
+
+    /// The index in `tracks` (those the index was made of) of the track at `relativePath` on `volume`.
+    func find(volume: VolumeID, relativePath: String, in tracks: [Track]) -> Int? {
+        let mask = slots.count - 1
+        var slot = PathIndex.hash(volume, relativePath) & mask
+        while slots[slot] != 0 {
+            let i = Int(slots[slot]) - 1
+            if tracks[i].relativePath == relativePath && tracks[i].volume == volume { return i }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    private static func hash(_ volume: VolumeID, _ relativePath: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(volume)
+        hasher.combine(relativePath)
+        return hasher.finalize()
     }
 }

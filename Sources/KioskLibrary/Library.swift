@@ -251,7 +251,7 @@ public final class Library {
         mailbox: Mailbox<WorkerMessage>
     ) {
         let scanner = VolumeScanner(limits: limits)
-        let contents: VolumeContents
+        var contents: VolumeContents
         var statistics: ScanStatistics
         do {
             (contents, statistics) = try scanner.scan(
@@ -271,6 +271,9 @@ public final class Library {
         }
         let catalog =
             statistics.reusedPrevious && inCatalog ? nil : Catalog(volumes: others + [contents], limits: limits)
+        // The catalog of this volume alone holds its tracks in canonical order: the contents kept
+        // for the next rescan take that array, so each track is stored once.
+        if let catalog { contents = catalog.sharingTracks(with: contents) }
         mailbox.send(
             .finished(
                 job: job,

@@ -42,14 +42,19 @@ public struct TrackTags: Sendable, Hashable {
 ///
 /// Only files whose STREAMINFO is sane and whose first frame decodes become tracks. Identity for
 /// resume: `(volume, relativePath)`. Thread: any (a value).
+///
+/// Kept small, since a library holds one per file (10 000 on a big stick): the volume and its
+/// mount point are one shared reference, numbers are stored in the fewest bytes that hold them,
+/// artist, album, album artist, genre and date strings are shared by the tracks that have the
+/// same value (`StringPool`), and the raw tags are kept only when they cannot be told from the
+/// display values (a field with several values): `tags` is rebuilt from the display values.
 public struct Track: Sendable, Hashable {
-    public let volume: VolumeID
+    /// The volume and where it is mounted, shared by all tracks of one scan.
+    private let place: TrackVolume
     /// Path inside the volume, `/`-separated, no leading slash: `Artist/Album/01 Song.flac`.
     public let relativePath: String
-    /// Where the volume is mounted now.
-    public let mountPoint: String
-    /// Absolute path under the volume's current mount point.
-    public var path: String { mountPoint == "/" ? "/" + relativePath : mountPoint + "/" + relativePath }
+    /// The folder part of `relativePath` ("" for the volume's top folder).
+    public let folder: String
 
     /// TITLE, else the file name without `.flac`.
     public let title: String
@@ -62,39 +67,100 @@ public struct Track: Sendable, Hashable {
     /// GENRE values joined, else "Unknown Genre".
     public let genre: String
     public let date: String?
-    public let trackNumber: Int?
-    public let trackTotal: Int?
-    public let discNumber: Int?
 
-    public let sampleRate: Int
-    public let channels: Int
-    public let bitsPerSample: Int
-    /// Samples per channel from STREAMINFO; nil when the encoder did not record it.
-    public let totalFrames: Int64?
-    public let durationSeconds: Double?
-    public let hasEmbeddedPicture: Bool
-
-    /// The tags as found in the file.
-    public let tags: TrackTags
     public let fileSize: Int64
     /// Modification time, nanoseconds since the epoch.
     public let modificationTime: Int64
+    /// `totalFrames`, or -1 for none.
+    private let frames: Int64
+    private let rate: UInt32
+    /// Track number, track total, disc number, disc total; `Track.noNumber` for none.
+    private let numbers: (Int32, Int32, Int32, Int32)
+    private let channelCount: UInt8
+    private let bits: UInt8
+    private let flags: Flags
+    /// The tags as read, when some field has several values (else nil: `tags` is rebuilt).
+    private let rawTags: RawTags?
 
-    /// The folder part of `relativePath` ("" for the volume's top folder).
-    public let folder: String
+    public var volume: VolumeID { place.id }
+    /// Where the volume is mounted now.
+    public var mountPoint: String { place.mountPoint }
+    /// Absolute path under the volume's current mount point.
+    public var path: String { mountPoint == "/" ? "/" + relativePath : mountPoint + "/" + relativePath }
+
+    public var trackNumber: Int? { Track.number(numbers.0) }
+    public var trackTotal: Int? { Track.number(numbers.1) }
+    public var discNumber: Int? { Track.number(numbers.2) }
+
+    public var sampleRate: Int { Int(rate) }
+    public var channels: Int { Int(channelCount) }
+    public var bitsPerSample: Int { Int(bits) }
+    /// Samples per channel from STREAMINFO; nil when the encoder did not record it.
+    public var totalFrames: Int64? { frames < 0 ? nil : frames }
+    public var durationSeconds: Double? { totalFrames.map { Double($0) / Double(max(1, sampleRate)) } }
+    public var hasEmbeddedPicture: Bool { flags.contains(.picture) }
+
+    /// The tags as found in the file.
+    public var tags: TrackTags {
+        if let rawTags { return rawTags.tags }
+        var tags = TrackTags()
+        if flags.contains(.titleTag) { tags.titles = [title] }
+        if flags.contains(.artistTag) { tags.artists = [artist] }
+        if flags.contains(.albumTag) { tags.albums = [album] }
+        if flags.contains(.albumArtistTag) { tags.albumArtists = [albumArtist] }
+        if flags.contains(.genreTag) { tags.genres = [genre] }
+        if let date { tags.dates = [date] }
+        tags.trackNumber = trackNumber
+        tags.trackTotal = trackTotal
+        tags.discNumber = discNumber
+        tags.discTotal = Track.number(numbers.3)
+        return tags
+    }
+
     /// The file name part of `relativePath`.
     public var fileName: String {
         guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relativePath }
         return String(relativePath[relativePath.utf8.index(after: slash)...])
     }
     /// The artists to file the track under in the artist category (at least one).
-    public var artistNames: [String] { tags.artists.isEmpty ? [artist] : tags.artists }
+    public var artistNames: [String] {
+        if let artists = rawTags?.tags.artists, !artists.isEmpty { return artists }
+        return [artist]
+    }
     /// The genres to file the track under (at least one).
-    public var genreNames: [String] { tags.genres.isEmpty ? [genre] : tags.genres }
+    public var genreNames: [String] {
+        if let genres = rawTags?.tags.genres, !genres.isEmpty { return genres }
+        return [genre]
+    }
+    /// The artists of `artistNames` when there are several (no array is made for one).
+    var multipleArtists: [String]? { rawTags.flatMap { $0.tags.artists.count > 1 ? $0.tags.artists : nil } }
+    /// The genres of `genreNames` when there are several.
+    var multipleGenres: [String]? { rawTags.flatMap { $0.tags.genres.count > 1 ? $0.tags.genres : nil } }
 
     public static let unknownArtist = "Unknown Artist"
     public static let unknownAlbum = "Unknown Album"
     public static let unknownGenre = "Unknown Genre"
+
+    /// Stands for a missing number in `numbers`.
+    private static let noNumber = Int32.min
+
+    private static func number(_ stored: Int32) -> Int? { stored == noNumber ? nil : Int(stored) }
+
+    private static func storedNumber(_ value: Int?) -> Int32 {
+        // The reader makes numbers of at most 4 digits; anything else (a damaged index) is none.
+        guard let value, value > Int(noNumber), value <= Int(Int32.max) else { return noNumber }
+        return Int32(value)
+    }
+
+    private struct Flags: OptionSet, Sendable, Hashable {
+        let rawValue: UInt8
+        static let picture = Flags(rawValue: 1)
+        static let titleTag = Flags(rawValue: 2)
+        static let artistTag = Flags(rawValue: 4)
+        static let albumTag = Flags(rawValue: 8)
+        static let albumArtistTag = Flags(rawValue: 16)
+        static let genreTag = Flags(rawValue: 32)
+    }
 
     static func folder(of relativePath: String) -> String {
         guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
@@ -113,38 +179,78 @@ public struct Track: Sendable, Hashable {
         return folder
     }
 
-    /// - Parameter sameFolderAs: a track made just before, whose folder string is shared when
-    ///   this one lies in the same folder (tracks of an album then share one allocation).
-    init(volume: VolumeID, mountPoint: String, file: ScannedFile, info: TrackInfo, sameFolderAs previous: Track? = nil)
-    {
-        self.volume = volume
+    /// - Parameters:
+    ///   - sameFolderAs: a track made just before, whose folder string is shared when this one
+    ///     lies in the same folder (tracks of an album then share one allocation).
+    ///   - strings: shares equal artist, album, genre and date strings between tracks.
+    init(
+        volume: TrackVolume, file: ScannedFile, info: TrackInfo, sameFolderAs previous: Track? = nil,
+        strings: inout StringPool
+    ) {
+        place = volume
         relativePath = file.relativePath
-        self.mountPoint = mountPoint
         folder =
             previous.flatMap { Track.sharedFolder($0.folder, of: file.relativePath) }
             ?? Track.folder(of: file.relativePath)
         fileSize = file.size
         modificationTime = file.modificationTime
-        tags = info.tags
+        let tags = info.tags
         // Values come cleaned (no control characters, trimmed, non-empty) from the reader.
         func joined(_ values: [String]) -> String? {
             values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: ", ")
         }
-        title = joined(info.tags.titles) ?? PlaylistParser.stem(file.relativePath)
-        artist = joined(info.tags.artists) ?? Track.unknownArtist
-        album = joined(info.tags.albums) ?? Track.unknownAlbum
-        albumArtist = joined(info.tags.albumArtists) ?? artist
-        genre = joined(info.tags.genres) ?? Track.unknownGenre
-        date = info.tags.dates.first
-        trackNumber = info.tags.trackNumber
-        trackTotal = info.tags.trackTotal
-        discNumber = info.tags.discNumber
-        sampleRate = info.sampleRate
-        channels = info.channels
-        bitsPerSample = info.bitsPerSample
-        totalFrames = info.totalFrames
-        durationSeconds = info.totalFrames.map { Double($0) / Double(max(1, info.sampleRate)) }
-        hasEmbeddedPicture = info.hasPicture
+        title = joined(tags.titles) ?? PlaylistParser.stem(file.relativePath)
+        let artist = strings.shared(joined(tags.artists) ?? Track.unknownArtist)
+        self.artist = artist
+        album = strings.shared(joined(tags.albums) ?? Track.unknownAlbum)
+        albumArtist = joined(tags.albumArtists).map { strings.shared($0) } ?? artist
+        genre = strings.shared(joined(tags.genres) ?? Track.unknownGenre)
+        date = tags.dates.first.map { strings.shared($0) }
+        numbers = (
+            Track.storedNumber(tags.trackNumber), Track.storedNumber(tags.trackTotal),
+            Track.storedNumber(tags.discNumber), Track.storedNumber(tags.discTotal)
+        )
+        rate = UInt32(clamping: info.sampleRate)
+        channelCount = UInt8(clamping: info.channels)
+        bits = UInt8(clamping: info.bitsPerSample)
+        frames = info.totalFrames.map { max(0, $0) } ?? -1
+        var flags: Flags = info.hasPicture ? [.picture] : []
+        if !tags.titles.isEmpty { flags.insert(.titleTag) }
+        if !tags.artists.isEmpty { flags.insert(.artistTag) }
+        if !tags.albums.isEmpty { flags.insert(.albumTag) }
+        if !tags.albumArtists.isEmpty { flags.insert(.albumArtistTag) }
+        if !tags.genres.isEmpty { flags.insert(.genreTag) }
+        self.flags = flags
+        let severalValues =
+            tags.titles.count > 1 || tags.artists.count > 1 || tags.albums.count > 1 || tags.albumArtists.count > 1
+            || tags.genres.count > 1 || tags.dates.count > 1
+        rawTags = severalValues ? RawTags(tags) : nil
+    }
+
+    /// What the reader found, as the index stores it.
+    var info: TrackInfo {
+        TrackInfo(
+            sampleRate: sampleRate, channels: channels, bitsPerSample: bitsPerSample, totalFrames: totalFrames,
+            tags: tags, hasPicture: hasEmbeddedPicture)
+    }
+
+    /// The volume and mount point reference of this track (for tracks made next to it).
+    var volumePlace: TrackVolume { place }
+
+    public static func == (a: Track, b: Track) -> Bool {
+        a.relativePath == b.relativePath && a.place == b.place && a.fileSize == b.fileSize
+            && a.modificationTime == b.modificationTime && a.title == b.title && a.artist == b.artist
+            && a.album == b.album && a.albumArtist == b.albumArtist && a.genre == b.genre && a.date == b.date
+            && a.folder == b.folder && a.frames == b.frames && a.rate == b.rate && a.numbers == b.numbers
+            && a.channelCount == b.channelCount && a.bits == b.bits && a.flags == b.flags && a.rawTags == b.rawTags
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(place.id)
+        hasher.combine(relativePath)
+        hasher.combine(fileSize)
+        hasher.combine(modificationTime)
+        hasher.combine(title)
     }
 
     /// Trims whitespace and turns control characters (which a display cannot show) into spaces.
@@ -172,6 +278,66 @@ public struct Track: Sendable, Hashable {
         while let last = text.last, last.isWhitespace { text.removeLast() }
         return String(text)
     }
+}
+
+/// A volume and its mount point, shared by the tracks of one scan. Thread: any (immutable).
+final class TrackVolume: Sendable, Hashable {
+    let id: VolumeID
+    let mountPoint: String
+
+    init(id: VolumeID, mountPoint: String) {
+        self.id = id
+        self.mountPoint = mountPoint
+    }
+
+    static func == (a: TrackVolume, b: TrackVolume) -> Bool {
+        a === b || (a.id == b.id && a.mountPoint == b.mountPoint)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(mountPoint)
+    }
+}
+
+/// The raw tags of a track whose display values cannot stand for them. Thread: any (immutable).
+final class RawTags: Sendable, Hashable {
+    let tags: TrackTags
+
+    init(_ tags: TrackTags) { self.tags = tags }
+
+    static func == (a: RawTags, b: RawTags) -> Bool { a === b || a.tags == b.tags }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(tags) }
+}
+
+/// Hands out one shared copy of equal strings (byte for byte: "é" composed and decomposed stay
+/// apart), so the tracks of an album or an artist share their strings instead of each holding a
+/// copy. Strings of up to 15 UTF-8 bytes are stored inside the String value and pass through.
+/// Thread: the one that owns the value.
+struct StringPool {
+    private var strings: Set<Key> = []
+
+    /// Equal when the bytes are equal (String's own == compares canonical equivalence).
+    private struct Key: Hashable {
+        let string: String
+
+        static func == (a: Key, b: Key) -> Bool { a.string.utf8.elementsEqual(b.string.utf8) }
+
+        func hash(into hasher: inout Hasher) {
+            var copy = string
+            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// `string`, or the pooled string with the same bytes.
+    mutating func shared(_ string: String) -> String {
+        if string.utf8.count <= 15 { return string }
+        let (_, member) = strings.insert(Key(string: string))
+        return member.string
+    }
+
+    var count: Int { strings.count }
 }
 
 /// The ways to browse the library. Thread: any.

@@ -12,6 +12,8 @@ struct IndexedFile: Sendable {
 /// A stored read result (transient failures are never stored).
 enum StoredOutcome: Sendable {
     case playable(TrackInfo, warnings: [String])
+    /// The track an earlier scan of the same volume made of the file (nothing to make again).
+    case known(Track, warnings: [String])
     case unplayable(reason: String)
 }
 
@@ -179,6 +181,9 @@ final class VolumeIndex {
         switch outcome {
         case .unplayable(let reason):
             s.bind(4, reason)
+        case .known(let track, let warnings):
+            try store(file, .playable(track.info, warnings: warnings))
+            return
         case .playable(let info, let warnings):
             s.bind(5, Self.join(warnings))
             s.bind(6, Self.join(info.tags.titles))

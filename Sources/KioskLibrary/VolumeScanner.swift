@@ -149,11 +149,7 @@ public final class VolumeScanner {
                 openTheIndex(expected: 0, loadingFiles: false)
                 // An index that had to be made anew holds none of them: every file is read.
                 if indexPath == nil || index.map({ !$0.isNew }) == true {
-                    known.reserveCapacity(old.flacFiles.count)
-                    for (file, outcome) in zip(old.flacFiles, old.outcomes) {
-                        known[file.relativePath] = IndexedFile(
-                            size: file.size, modificationTime: file.modificationTime, outcome: outcome)
-                    }
+                    known = old.knownFiles(tracks: previous.tracks)
                 }
             } else {
                 openTheIndex(expected: walk.flacFiles.count)
@@ -166,6 +162,11 @@ public final class VolumeScanner {
         // FLAC files: from the index when unchanged, else read.
         var tracks: [Track] = []
         tracks.reserveCapacity(walk.flacFiles.count)
+        // Tracks kept from the previous contents hold its volume reference: new ones share it.
+        let place =
+            previous.flatMap { $0.mountPoint == mountPoint && $0.volume == volume ? $0.tracks.first?.volumePlace : nil }
+            ?? TrackVolume(id: volume, mountPoint: mountPoint)
+        var strings = StringPool()
         var pendingWrites = 0
         var inTransaction = false
         func write(_ body: (VolumeIndex) throws -> Void) {
@@ -219,21 +220,34 @@ public final class VolumeScanner {
         // Files are taken in walk order: those from the index at once, the others as their reads
         // finish (the index is written meanwhile, while other threads go on reading).
         var processed = 0
-        var outcomes: [StoredOutcome] = []
-        outcomes.reserveCapacity(walk.flacFiles.count)
+        // The fingerprint: which track each file became, the files left out, readers' warnings.
+        var fileEntries: [Int32] = []
+        fileEntries.reserveCapacity(walk.flacFiles.count)
+        var unplayableFiles: [ScanFingerprint.UnplayableFile] = []
+        var trackWarnings: [Int32: [String]] = [:]
         func take(_ file: ScannedFile, _ outcome: StoredOutcome) {
-            outcomes.append(outcome)
+            let warnings: [String]
             switch outcome {
-            case .playable(let info, let warnings):
+            case .playable(let info, let readerWarnings):
                 tracks.append(
-                    Track(volume: volume, mountPoint: mountPoint, file: file, info: info, sameFolderAs: tracks.last))
-                for warning in warnings {
-                    problems.append(
-                        LibraryProblem(
-                            volume: volume, relativePath: file.relativePath, reason: warning, severity: .warning))
-                }
+                    Track(volume: place, file: file, info: info, sameFolderAs: tracks.last, strings: &strings))
+                warnings = readerWarnings
+            case .known(let track, let readerWarnings):
+                tracks.append(track)
+                warnings = readerWarnings
             case .unplayable(let reason):
                 problems.append(LibraryProblem(volume: volume, relativePath: file.relativePath, reason: reason))
+                fileEntries.append(Int32(-1 - unplayableFiles.count))
+                unplayableFiles.append(ScanFingerprint.UnplayableFile(file: file, reason: reason))
+                return
+            }
+            fileEntries.append(Int32(tracks.count - 1))
+            if warnings.isEmpty { return }
+            trackWarnings[Int32(tracks.count - 1)] = warnings
+            for warning in warnings {
+                problems.append(
+                    LibraryProblem(volume: volume, relativePath: file.relativePath, reason: warning, severity: .warning)
+                )
             }
         }
         func catchUp(to end: Int) {
@@ -385,8 +399,9 @@ public final class VolumeScanner {
         let fingerprint =
             reusable
             ? ScanFingerprint(
-                flacFiles: walk.flacFiles, outcomes: outcomes, playlists: walk.playlists, coverFiles: walk.coverFiles,
-                warnings: walk.warnings, limits: limits, indexPath: stats.indexPath)
+                files: fileEntries, unplayable: unplayableFiles, trackWarnings: trackWarnings,
+                playlists: walk.playlists, coverFiles: walk.coverFiles, warnings: walk.warnings, limits: limits,
+                indexPath: stats.indexPath)
             : nil
         let contents = VolumeContents(
             volume: volume, mountPoint: mountPoint, tracks: tracks, playlists: playlists,
@@ -404,8 +419,9 @@ public final class VolumeScanner {
             continues(previous, volume: volume, mountPoint: mountPoint, limits: limits, indexPath: indexPath)
         else { return nil }
         // Cheap checks first: counts, then every path, size and mtime.
-        guard old.flacFiles.count == walk.flacFiles.count, old.playlists == walk.playlists,
-            old.coverFiles == walk.coverFiles, old.warnings == walk.warnings, old.flacFiles == walk.flacFiles
+        guard old.files.count == walk.flacFiles.count, old.playlists == walk.playlists,
+            old.coverFiles == walk.coverFiles, old.warnings == walk.warnings,
+            old.sameFiles(as: walk.flacFiles, tracks: previous.tracks)
         else { return nil }
         return previous
     }

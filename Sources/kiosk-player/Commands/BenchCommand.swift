@@ -18,7 +18,7 @@ enum BenchCommand {
             Benchmark(
                 name: "spi", summary: "SPI panel bytes, transfers and bus time per frame and per update", run: spi),
             Benchmark(name: "mpd", summary: "MPD protocol server: command round trips, memory, idle CPU", run: mpd),
-        ] + audioBenchmarks + startupBenchmarks
+        ] + audioBenchmarks + startupBenchmarks + memoryBenchmarks
     }
 
     static var command: Command {

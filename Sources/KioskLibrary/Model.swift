@@ -1,3 +1,5 @@
+import Glibc
+
 /// Which volume (USB stick, or a plain directory added for a demo) a track lives on.
 ///
 /// The filesystem UUID when one is known (`/dev/disk/by-uuid`), so a stick keeps its identity
@@ -179,6 +181,28 @@ public struct Track: Sendable, Hashable {
         return folder
     }
 
+    /// The tag values a track is made of: each field's values joined with ", " (nil when the
+    /// file has none), the numbers, and the stream's facts. Thread: any (a value).
+    struct Values {
+        var title: String?
+        var artist: String?
+        var album: String?
+        var albumArtist: String?
+        var genre: String?
+        var date: String?
+        var trackNumber: Int?
+        var trackTotal: Int?
+        var discNumber: Int?
+        var discTotal: Int?
+        var sampleRate = 0
+        var channels = 0
+        var bitsPerSample = 0
+        var totalFrames: Int64?
+        var hasPicture = false
+    }
+
+    /// A track from what the reader found.
+    ///
     /// - Parameters:
     ///   - sameFolderAs: a track made just before, whose folder string is shared when this one
     ///     lies in the same folder (tracks of an album then share one allocation).
@@ -187,6 +211,29 @@ public struct Track: Sendable, Hashable {
         volume: TrackVolume, file: ScannedFile, info: TrackInfo, sameFolderAs previous: Track? = nil,
         strings: inout StringPool
     ) {
+        let tags = info.tags
+        // Values come cleaned (no control characters, trimmed, non-empty) from the reader.
+        func joined(_ values: [String]) -> String? {
+            values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: ", ")
+        }
+        func pooled(_ values: [String]) -> String? { joined(values).map { strings.shared($0) } }
+        let values = Values(
+            title: joined(tags.titles), artist: pooled(tags.artists), album: pooled(tags.albums),
+            albumArtist: pooled(tags.albumArtists), genre: pooled(tags.genres),
+            date: tags.dates.first.map { strings.shared($0) }, trackNumber: tags.trackNumber,
+            trackTotal: tags.trackTotal, discNumber: tags.discNumber, discTotal: tags.discTotal,
+            sampleRate: info.sampleRate, channels: info.channels, bitsPerSample: info.bitsPerSample,
+            totalFrames: info.totalFrames, hasPicture: info.hasPicture)
+        let severalValues =
+            tags.titles.count > 1 || tags.artists.count > 1 || tags.albums.count > 1 || tags.albumArtists.count > 1
+            || tags.genres.count > 1 || tags.dates.count > 1
+        self.init(
+            volume: volume, file: file, values: values, rawTags: severalValues ? tags : nil, sameFolderAs: previous)
+    }
+
+    /// A track from its values (strings already shared through a `StringPool`); `rawTags` when
+    /// some field has several values (`values` then hold them joined with ", ", the first date).
+    init(volume: TrackVolume, file: ScannedFile, values: Values, rawTags: TrackTags?, sameFolderAs previous: Track?) {
         place = volume
         relativePath = file.relativePath
         folder =
@@ -194,37 +241,28 @@ public struct Track: Sendable, Hashable {
             ?? Track.folder(of: file.relativePath)
         fileSize = file.size
         modificationTime = file.modificationTime
-        let tags = info.tags
-        // Values come cleaned (no control characters, trimmed, non-empty) from the reader.
-        func joined(_ values: [String]) -> String? {
-            values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: ", ")
-        }
-        title = joined(tags.titles) ?? PlaylistParser.stem(file.relativePath)
-        let artist = strings.shared(joined(tags.artists) ?? Track.unknownArtist)
-        self.artist = artist
-        album = strings.shared(joined(tags.albums) ?? Track.unknownAlbum)
-        albumArtist = joined(tags.albumArtists).map { strings.shared($0) } ?? artist
-        genre = strings.shared(joined(tags.genres) ?? Track.unknownGenre)
-        date = tags.dates.first.map { strings.shared($0) }
+        title = values.title ?? PlaylistParser.stem(file.relativePath)
+        artist = values.artist ?? Track.unknownArtist
+        album = values.album ?? Track.unknownAlbum
+        albumArtist = values.albumArtist ?? artist
+        genre = values.genre ?? Track.unknownGenre
+        date = values.date
         numbers = (
-            Track.storedNumber(tags.trackNumber), Track.storedNumber(tags.trackTotal),
-            Track.storedNumber(tags.discNumber), Track.storedNumber(tags.discTotal)
+            Track.storedNumber(values.trackNumber), Track.storedNumber(values.trackTotal),
+            Track.storedNumber(values.discNumber), Track.storedNumber(values.discTotal)
         )
-        rate = UInt32(clamping: info.sampleRate)
-        channelCount = UInt8(clamping: info.channels)
-        bits = UInt8(clamping: info.bitsPerSample)
-        frames = info.totalFrames.map { max(0, $0) } ?? -1
-        var flags: Flags = info.hasPicture ? [.picture] : []
-        if !tags.titles.isEmpty { flags.insert(.titleTag) }
-        if !tags.artists.isEmpty { flags.insert(.artistTag) }
-        if !tags.albums.isEmpty { flags.insert(.albumTag) }
-        if !tags.albumArtists.isEmpty { flags.insert(.albumArtistTag) }
-        if !tags.genres.isEmpty { flags.insert(.genreTag) }
+        rate = UInt32(clamping: values.sampleRate)
+        channelCount = UInt8(clamping: values.channels)
+        bits = UInt8(clamping: values.bitsPerSample)
+        frames = values.totalFrames.map { max(0, $0) } ?? -1
+        var flags: Flags = values.hasPicture ? [.picture] : []
+        if values.title != nil { flags.insert(.titleTag) }
+        if values.artist != nil { flags.insert(.artistTag) }
+        if values.album != nil { flags.insert(.albumTag) }
+        if values.albumArtist != nil { flags.insert(.albumArtistTag) }
+        if values.genre != nil { flags.insert(.genreTag) }
         self.flags = flags
-        let severalValues =
-            tags.titles.count > 1 || tags.artists.count > 1 || tags.albums.count > 1 || tags.albumArtists.count > 1
-            || tags.genres.count > 1 || tags.dates.count > 1
-        rawTags = severalValues ? RawTags(tags) : nil
+        self.rawTags = rawTags.map(RawTags.init)
     }
 
     /// What the reader found, as the index stores it.
@@ -314,30 +352,68 @@ final class RawTags: Sendable, Hashable {
 /// Hands out one shared copy of equal strings (byte for byte: "é" composed and decomposed stay
 /// apart), so the tracks of an album or an artist share their strings instead of each holding a
 /// copy. Strings of up to 15 UTF-8 bytes are stored inside the String value and pass through.
-/// Thread: the one that owns the value.
+/// `shared(bytes:)` makes no String at all for bytes it has seen. Thread: the one that owns the value.
 struct StringPool {
-    private var strings: Set<Key> = []
-
-    /// Equal when the bytes are equal (String's own == compares canonical equivalence).
-    private struct Key: Hashable {
-        let string: String
-
-        static func == (a: Key, b: Key) -> Bool { a.string.utf8.elementsEqual(b.string.utf8) }
-
-        func hash(into hasher: inout Hasher) {
-            var copy = string
-            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        }
-    }
+    /// Open addressing, at most half full; nil is an empty slot.
+    private var slots: [String?] = Array(repeating: nil, count: 64)
+    private(set) var count = 0
 
     /// `string`, or the pooled string with the same bytes.
     mutating func shared(_ string: String) -> String {
         if string.utf8.count <= 15 { return string }
-        let (_, member) = strings.insert(Key(string: string))
-        return member.string
+        var copy = string
+        return copy.withUTF8 { bytes in find(UnsafeRawBufferPointer(bytes)) } ?? insert(string)
     }
 
-    var count: Int { strings.count }
+    /// A string of `bytes` (UTF-8; invalid sequences are repaired and not pooled), the pooled one
+    /// when there is one.
+    mutating func shared(bytes: UnsafeRawBufferPointer) -> String {
+        if bytes.count <= 15 { return String(decoding: bytes, as: UTF8.self) }
+        if let found = find(bytes) { return found }
+        let string = String(decoding: bytes, as: UTF8.self)
+        return string.utf8.count == bytes.count && string.utf8.elementsEqual(bytes) ? insert(string) : string
+    }
+
+    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: bytes)
+        return hasher.finalize()
+    }
+
+    private func find(_ bytes: UnsafeRawBufferPointer) -> String? {
+        let mask = slots.count - 1
+        var slot = StringPool.hash(bytes) & mask
+        while let candidate = slots[slot] {
+            let same =
+                candidate.utf8.count == bytes.count
+                && (candidate.utf8.withContiguousStorageIfAvailable {
+                    memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                } ?? candidate.utf8.elementsEqual(bytes))
+            if same { return candidate }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    private mutating func insert(_ string: String) -> String {
+        if (count + 1) * 2 > slots.count {
+            let old = slots
+            slots = Array(repeating: nil, count: old.count * 2)
+            count = 0
+            for case let member? in old { place(member) }
+        }
+        place(string)
+        return string
+    }
+
+    private mutating func place(_ string: String) {
+        let mask = slots.count - 1
+        var copy = string
+        var slot = copy.withUTF8 { StringPool.hash(UnsafeRawBufferPointer($0)) } & mask
+        while slots[slot] != nil { slot = (slot + 1) & mask }
+        slots[slot] = string
+        count += 1
+    }
 }
 
 /// The ways to browse the library. Thread: any.

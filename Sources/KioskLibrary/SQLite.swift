@@ -128,6 +128,12 @@ final class SQLiteStatement {
 
     func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
 
+    /// The bytes of a text column (valid until the next step), nil for NULL.
+    func withText<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        guard let text = sqlite3_column_text(statement, column) else { return nil }
+        return body(UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column))))
+    }
+
     func string(_ column: Int32) -> String? {
         guard let text = sqlite3_column_text(statement, column) else { return nil }
         let count = Int(sqlite3_column_bytes(statement, column))

@@ -7,6 +7,14 @@ struct IndexedFile: Sendable {
     let size: Int64
     let modificationTime: Int64
     let outcome: StoredOutcome
+
+    /// Whether this is what `file` holds: same size and mtime, and a track made of it keeps the
+    /// path's very bytes (a name spelt with composed or decomposed accents is another file).
+    func stands(for file: ScannedFile) -> Bool {
+        guard size == file.size, modificationTime == file.modificationTime else { return false }
+        if case .known(let track, _) = outcome { return track.relativePath.utf8.elementsEqual(file.relativePath.utf8) }
+        return true
+    }
 }
 
 /// A stored read result (transient failures are never stored).
@@ -67,7 +75,10 @@ final class VolumeIndex {
 
     private static func open(_ path: String) throws(SQLiteError) -> (SQLiteDatabase, created: Bool) {
         let db = try SQLiteDatabase(path: path)
-        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
+        // A 256 KiB page cache (SQLite's default is 2 MB): rows are read and written in one pass,
+        // so a bigger cache gains nothing (measured: same scan times), and its pages, allocated
+        // while the tracks are made, would leave the scan's memory fragmented once freed.
+        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-256")
         let version = try db.userVersion
         if version != schemaVersion {
             try db.execute(
@@ -104,8 +115,14 @@ final class VolumeIndex {
 
     // MARK: - reading
 
+    /// The stored files by path. Playable ones come as tracks of `volume`, made straight from the
+    /// row's bytes: strings only for what the track keeps (path, title, and artist, album, genre
+    /// and date values `strings` has not seen), raw tag arrays only for fields with several values.
+    ///
     /// - Parameter expected: about how many rows there are (room is made for them at once).
-    func loadFiles(expected: Int = 0) throws(SQLiteError) -> [String: IndexedFile] {
+    func loadFiles(expected: Int = 0, volume: TrackVolume, strings: inout StringPool) throws(SQLiteError)
+        -> [String: IndexedFile]
+    {
         let s = try database.prepare(
             """
             SELECT path, size, mtime, problem, warnings, title, artist, album, albumartist, genre, date,
@@ -113,29 +130,61 @@ final class VolumeIndex {
             """)
         var result: [String: IndexedFile] = [:]
         result.reserveCapacity(expected)
+        var previous: Track?
         while try s.step() {
             guard let path = s.string(0) else { continue }
+            let file = ScannedFile(relativePath: path, size: s.int64(1), modificationTime: s.int64(2))
             let outcome: StoredOutcome
             if let problem = s.string(3) {
                 outcome = .unplayable(reason: problem)
             } else {
-                var tags = TrackTags()
-                tags.titles = Self.split(s.string(5))
-                tags.artists = Self.split(s.string(6))
-                tags.albums = Self.split(s.string(7))
-                tags.albumArtists = Self.split(s.string(8))
-                tags.genres = Self.split(s.string(9))
-                tags.dates = Self.split(s.string(10))
-                tags.trackNumber = s.optionalInt(11)
-                tags.trackTotal = s.optionalInt(12)
-                tags.discNumber = s.optionalInt(13)
-                tags.discTotal = s.optionalInt(14)
-                let info = TrackInfo(
-                    sampleRate: s.int(15), channels: s.int(16), bitsPerSample: s.int(17),
-                    totalFrames: s.isNull(18) ? nil : s.int64(18), tags: tags, hasPicture: s.int(19) != 0)
-                outcome = .playable(info, warnings: Self.split(s.string(4)))
+                let several = (5...10).contains { column in
+                    s.withText(Int32(column)) { $0.contains(UInt8(ascii: "\u{1F}")) } ?? false
+                }
+                var values = Track.Values(
+                    trackNumber: s.optionalInt(11), trackTotal: s.optionalInt(12), discNumber: s.optionalInt(13),
+                    discTotal: s.optionalInt(14), sampleRate: s.int(15), channels: s.int(16),
+                    bitsPerSample: s.int(17), totalFrames: s.isNull(18) ? nil : s.int64(18), hasPicture: s.int(19) != 0)
+                var rawTags: TrackTags?
+                if several {
+                    var tags = TrackTags()
+                    tags.titles = Self.split(s.string(5))
+                    tags.artists = Self.split(s.string(6))
+                    tags.albums = Self.split(s.string(7))
+                    tags.albumArtists = Self.split(s.string(8))
+                    tags.genres = Self.split(s.string(9))
+                    tags.dates = Self.split(s.string(10))
+                    tags.trackNumber = values.trackNumber
+                    tags.trackTotal = values.trackTotal
+                    tags.discNumber = values.discNumber
+                    tags.discTotal = values.discTotal
+                    func joined(_ values: [String]) -> String? {
+                        values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: ", ")
+                    }
+                    values.title = joined(tags.titles)
+                    values.artist = joined(tags.artists).map { strings.shared($0) }
+                    values.album = joined(tags.albums).map { strings.shared($0) }
+                    values.albumArtist = joined(tags.albumArtists).map { strings.shared($0) }
+                    values.genre = joined(tags.genres).map { strings.shared($0) }
+                    values.date = tags.dates.first.map { strings.shared($0) }
+                    rawTags = tags
+                } else {
+                    // One value a field (or none): the column is the value.
+                    func pooled(_ column: Int32) -> String? {
+                        s.withText(column) { $0.isEmpty ? nil : strings.shared(bytes: $0) } ?? nil
+                    }
+                    values.title = s.withText(5) { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) } ?? nil
+                    values.artist = pooled(6)
+                    values.album = pooled(7)
+                    values.albumArtist = pooled(8)
+                    values.genre = pooled(9)
+                    values.date = pooled(10)
+                }
+                let track = Track(volume: volume, file: file, values: values, rawTags: rawTags, sameFolderAs: previous)
+                previous = track
+                outcome = .known(track, warnings: Self.split(s.string(4)))
             }
-            result[path] = IndexedFile(size: s.int64(1), modificationTime: s.int64(2), outcome: outcome)
+            result[path] = IndexedFile(size: file.size, modificationTime: file.modificationTime, outcome: outcome)
         }
         return result
     }

@@ -98,11 +98,16 @@ public final class VolumeScanner {
         var index: VolumeIndex?
         var known: [String: IndexedFile] = [:]
         var knownPlaylists: [String: IndexedPlaylist] = [:]
+        // Tracks kept from the previous contents hold its volume reference: new ones share it.
+        let place =
+            previous.flatMap { $0.mountPoint == mountPoint && $0.volume == volume ? $0.tracks.first?.volumePlace : nil }
+            ?? TrackVolume(id: volume, mountPoint: mountPoint)
+        var strings = StringPool()
         func openTheIndex(expected: Int, loadingFiles: Bool = true) {
             guard let indexPath else { return }
             do {
                 (index, known, knownPlaylists) = try Self.openIndex(
-                    indexPath, expected: expected, loadingFiles: loadingFiles)
+                    indexPath, expected: expected, loadingFiles: loadingFiles, volume: place, strings: &strings)
             } catch {
                 // The index is a cache: without it the scan still works, only slower next time.
                 indexProblems.append(
@@ -162,11 +167,6 @@ public final class VolumeScanner {
         // FLAC files: from the index when unchanged, else read.
         var tracks: [Track] = []
         tracks.reserveCapacity(walk.flacFiles.count)
-        // Tracks kept from the previous contents hold its volume reference: new ones share it.
-        let place =
-            previous.flatMap { $0.mountPoint == mountPoint && $0.volume == volume ? $0.tracks.first?.volumePlace : nil }
-            ?? TrackVolume(id: volume, mountPoint: mountPoint)
-        var strings = StringPool()
         var pendingWrites = 0
         var inTransaction = false
         func write(_ body: (VolumeIndex) throws -> Void) {
@@ -203,7 +203,7 @@ public final class VolumeScanner {
         for (i, file) in walk.flacFiles.enumerated() {
             if let old = known[file.relativePath] {
                 matchedRows += 1
-                if old.size == file.size && old.modificationTime == file.modificationTime {
+                if old.stands(for: file) {
                     cached.append(old.outcome)
                     continue
                 }
@@ -443,12 +443,12 @@ public final class VolumeScanner {
     /// real-time anyway).
     public static let niceness: Int32 = 10
 
-    private static func openIndex(_ path: String, expected: Int, loadingFiles: Bool) throws(SQLiteError)
-        -> (VolumeIndex, [String: IndexedFile], [String: IndexedPlaylist])
-    {
+    private static func openIndex(
+        _ path: String, expected: Int, loadingFiles: Bool, volume: TrackVolume, strings: inout StringPool
+    ) throws(SQLiteError) -> (VolumeIndex, [String: IndexedFile], [String: IndexedPlaylist]) {
         do {
             let index = try VolumeIndex(path: path)
-            let files = loadingFiles ? try index.loadFiles(expected: expected) : [:]
+            let files = loadingFiles ? try index.loadFiles(expected: expected, volume: volume, strings: &strings) : [:]
             return (index, files, try index.loadPlaylists())
         } catch let error where error.isCorruption {
             VolumeIndex.deleteFiles(path)

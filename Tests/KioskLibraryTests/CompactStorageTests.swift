@@ -55,6 +55,14 @@ import Testing
             #expect(track.tags == info.tags, "\(track.relativePath)")
             #expect(track.info == info, "\(track.relativePath)")
         }
+        // Made from the index's rows, the tracks are the same.
+        let state = try TemporaryDirectory("kiosk-state")
+        defer { state.remove() }
+        let (fresh, _) = try library.scan(indexPath: state.file("i.sqlite"))
+        let (cached, cachedStats) = try library.scan(indexPath: state.file("i.sqlite"))
+        #expect(cachedStats.filesRead == 0)
+        #expect(cached.allTracks == fresh.allTracks)
+        #expect(cached.allTracks.map(\.tags) == catalog.allTracks.map(\.tags))
         let several = try #require(catalog.allTracks.first { $0.relativePath == "f3.flac" })
         #expect(several.artist == "First, Second")
         #expect(several.artistNames == ["First", "Second"])
@@ -64,6 +72,30 @@ import Testing
         let untagged = try #require(catalog.allTracks.first { $0.relativePath == "f0.flac" })
         #expect(untagged.tags.isEmpty)
         #expect(untagged.artist == Track.unknownArtist)
+    }
+
+    /// Two names that differ only in how an accent is encoded are two files, each track keeping
+    /// its own bytes, from the index as well.
+    @Test func composedAndDecomposedNamesStayApart() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let state = try TemporaryDirectory("kiosk-state")
+        defer { state.remove() }
+        // Same size and mtime: only the name's bytes tell them apart.
+        try library.track("Caf\u{E9}.flac", title: "Composed")
+        try library.track("Cafe\u{301}.flac", title: "Separate")
+        touch(library.root + "/Caf\u{E9}.flac", seconds: 1_000_000)
+        touch(library.root + "/Cafe\u{301}.flac", seconds: 1_000_000)
+        for _ in 0..<2 {
+            let (catalog, _) = try library.scan(indexPath: state.file("i.sqlite"))
+            #expect(catalog.trackCount == 2)
+            #expect(Set(catalog.allTracks.map { Array($0.relativePath.utf8) }).count == 2)
+            for track in catalog.allTracks {
+                let composed = Array(track.relativePath.utf8) == Array("Caf\u{E9}.flac".utf8)
+                #expect(track.title == (composed ? "Composed" : "Separate"))
+                #expect(Syscalls.exists(track.path))
+            }
+        }
     }
 
     @Test func equalStringsAreSharedByteForByte() {

@@ -142,8 +142,14 @@ public final class Catalog: Sendable {
     /// and key → position.
     private struct CategoryList: Sendable {
         var collections: [Collection] = []
-        var members: [[Int32]] = []
+        /// Collection i's members are `members[start[i]..<start[i + 1]]`.
+        var start: [Int32] = [0]
+        var members: [Int32] = []
         var positions: [String: Int] = [:]
+
+        func members(of position: Int) -> ArraySlice<Int32> {
+            members[Int(start[position])..<Int(start[position + 1])]
+        }
     }
 
     /// Grouping and matching keys of a track (numbers into `keyNames`), plus facts the
@@ -183,7 +189,7 @@ public final class Catalog: Sendable {
     /// The tracks of `collection` in play order (empty when the collection is not in this catalog).
     public func tracks(of collection: Collection) -> [Track] {
         guard let list = lists[collection.category], let position = list.positions[collection.key] else { return [] }
-        return list.members[position].map { allTracks[Int($0)] }
+        return list.members(of: position).map { allTracks[Int($0)] }
     }
 
     /// The track at `relativePath` on `volume`, if it is in the catalog (e.g. to resume).
@@ -392,49 +398,77 @@ public final class Catalog: Sendable {
         let album: [Int32]
     }
 
-    /// Groups of one category in first-seen order: key, display name (the first spelling seen)
-    /// and member track indices. Finding a track's group is the caller's business.
-    private struct GroupTable {
-        var keys: [String] = []
+    /// One category's groups while the catalog is built (temporary): each group's display name
+    /// (the first spelling seen), first track and key number (artist, album artist, genre), and
+    /// the (group, track) memberships in the order they were added.
+    private struct Grouping {
         var names: [String] = []
-        var members: [[Int32]] = []
+        var firstTracks: [Int32] = []
+        var keyNumbers: [Int32] = []
+        var groupOf: [Int32] = []
+        var trackOf: [Int32] = []
+
+        var count: Int { names.count }
 
         /// Starts a group with `track`; returns its number.
-        mutating func add(_ key: String, _ name: String, _ track: Int) -> Int {
-            keys.append(key)
+        mutating func newGroup(_ name: String, _ track: Int, key: Int32 = -1) -> Int32 {
             names.append(name)
-            members.append([Int32(track)])
-            return keys.count - 1
+            firstTracks.append(Int32(track))
+            keyNumbers.append(key)
+            add(Int32(names.count - 1), track)
+            return Int32(names.count - 1)
         }
 
-        /// Adds `track` to `group`.
-        mutating func add(to group: Int, _ track: Int) {
-            members[group].append(Int32(track))
+        mutating func add(_ group: Int32, _ track: Int) {
+            groupOf.append(group)
+            trackOf.append(Int32(track))
         }
 
-        mutating func addGroup(_ key: String, _ name: String, _ tracks: [Int32]) {
-            keys.append(key)
-            names.append(name)
-            members.append(tracks)
+        /// The members of each group in the order they were added: group g's are
+        /// `members[start[g]..<start[g + 1]]` (a stable counting sort).
+        func grouped() -> (members: [Int32], start: [Int32]) {
+            var start = [Int32](repeating: 0, count: count + 1)
+            for group in groupOf { start[Int(group) + 1] += 1 }
+            for g in 0..<count { start[g + 1] += start[g] }
+            var next = start
+            var members = [Int32](repeating: 0, count: groupOf.count)
+            for (group, track) in zip(groupOf, trackOf) {
+                members[Int(next[Int(group)])] = track
+                next[Int(group)] += 1
+            }
+            return (members, start)
         }
     }
 
     /// Groups keyed by one key number each (artist, album artist, genre).
-    private struct KeyedGroups {
-        var table = GroupTable()
+    private struct KeyedGrouping {
+        var grouping = Grouping()
         /// Key number → group, -1 for none yet.
         var groupOfKey: [Int32]
 
         init(keys: Int) { groupOfKey = [Int32](repeating: -1, count: keys) }
 
-        mutating func add(key: Int32, keyName: String, name: String, track: Int) {
+        mutating func add(key: Int32, name: String, track: Int) {
             let group = groupOfKey[Int(key)]
             if group >= 0 {
-                table.add(to: Int(group), track)
+                grouping.add(group, track)
             } else {
-                groupOfKey[Int(key)] = Int32(table.add(keyName, name, track))
+                groupOfKey[Int(key)] = grouping.newGroup(name, track, key: key)
             }
         }
+    }
+
+    /// One category laid out, before its collections are made: members sorted within each group,
+    /// the groups' display order, keys, and what the collections' subtitles need.
+    private struct CategoryPlan {
+        var members: [Int32]
+        var start: [Int32]
+        var names: [String]
+        var keys: [String]
+        var order: [Int32]
+        var representatives: [Int32]
+        /// Albums among a group's tracks (artist, album artist, genre), else 0.
+        var albumCounts: [Int32]
     }
 
     /// Sort keys of a list of names, each made the first time it is compared.
@@ -460,151 +494,224 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// Groups, sorts and lays out every category, then makes what the catalog keeps. The work
+    /// comes in two phases so that what is kept is allocated together at the end, after the
+    /// sorting and grouping scratch is gone: interleaved with it, the kept pieces would pin
+    /// partly used pages (measured: the catalog cost 2.5× its bytes in resident memory).
     private convenience init(
         tracks: [Track], keys: [TrackKeys], keyNames: [String], multipleKeys: [Int32], ranks: Ranks,
         problems: [LibraryProblem], mountPoints: [VolumeID: String], covers: [VolumeID: [String: String]],
         limits: ScanLimits, playlists: [VolumeID: [ResolvedPlaylist]]
     ) {
         var keys = keys
-        var album = GroupTable()
-        var albumOfKeys: [Int64: Int] = [:]
-        var albumArtist = KeyedGroups(keys: keyNames.count)
-        var artist = KeyedGroups(keys: keyNames.count)
-        var genre = KeyedGroups(keys: keyNames.count)
-        var folder = GroupTable()
-        var folderOfKey: [String: Int] = [:]
-        // Tracks come in canonical order, so an album's tracks (and often a folder's) are
-        // neighbours: when a track's key equals the previous track's, nothing is looked up.
-        var previousFolderGroup = 0
+        var plans: [(Category, CategoryPlan)] = []
+        do {
+            var groupings = Catalog.group(
+                tracks: tracks, keys: &keys, keyNames: keyNames, multipleKeys: multipleKeys, mountPoints: mountPoints)
+            // Playlists refer to tracks by volume and relative path.
+            let paths = PathIndex(tracks)
+            var playlist = Grouping()
+            var playlistKeys: [String] = []
+            for volume in playlists.keys.sorted() {
+                for list in playlists[volume] ?? [] {
+                    let members = list.trackPaths.compactMap {
+                        paths.find(volume: volume, relativePath: $0, in: tracks)
+                    }
+                    guard let first = members.first else { continue }
+                    let group = playlist.newGroup(list.name, first)
+                    for member in members.dropFirst() { playlist.add(group, member) }
+                    playlistKeys.append(volume.rawValue + "\u{1F}" + list.relativePath)
+                }
+            }
+            groupings[.playlist] = playlist
+            let titles = LazySortKeys(tracks.map(\.title))
+            let fileNames = LazySortKeys(tracks.map(\.fileName))
+            for category in Category.allCases {
+                guard let grouping = groupings[category] else { continue }
+                plans.append(
+                    (
+                        category,
+                        Catalog.plan(
+                            category, grouping, playlistKeys: playlistKeys, tracks: tracks, keys: keys,
+                            keyNames: keyNames, ranks: ranks, titles: titles, fileNames: fileNames)
+                    ))
+            }
+        }
+        // What the catalog keeps, made together.
+        var lists: [Category: CategoryList] = [:]
+        for (category, plan) in plans {
+            var list = CategoryList()
+            list.collections.reserveCapacity(plan.order.count)
+            list.start.reserveCapacity(plan.order.count + 1)
+            list.members.reserveCapacity(plan.members.count)
+            list.positions.reserveCapacity(plan.order.count)
+            for group in plan.order.map(Int.init) {
+                let members = plan.members[Int(plan.start[group])..<Int(plan.start[group + 1])]
+                list.members.append(contentsOf: members)
+                list.start.append(Int32(list.members.count))
+                list.positions[plan.keys[group]] = list.collections.count
+                list.collections.append(
+                    Catalog.collection(
+                        category, key: plan.keys[group], name: plan.names[group],
+                        representative: tracks[Int(plan.representatives[group])], trackCount: members.count,
+                        albums: Int(plan.albumCounts[group])))
+            }
+            lists[category] = list
+        }
+        plans = []
+        self.init(
+            allTracks: tracks, problems: problems, lists: lists, keys: keys, keyNames: keyNames,
+            multipleKeys: multipleKeys, mountPoints: mountPoints, covers: covers, limits: limits,
+            paths: PathIndex(tracks))
+    }
+
+    /// Each track into its album, album artist, artists, genres and folder (sets `albumGroup`).
+    private static func group(
+        tracks: [Track], keys: inout [TrackKeys], keyNames: [String], multipleKeys: [Int32],
+        mountPoints: [VolumeID: String]
+    ) -> [Category: Grouping] {
+        var album = Grouping()
+        var albumOfKeys: [Int64: Int32] = [:]
+        var albumArtist = KeyedGrouping(keys: keyNames.count)
+        var artist = KeyedGrouping(keys: keyNames.count)
+        var genre = KeyedGrouping(keys: keyNames.count)
+        var folder = Grouping()
+        var folderOfKey: [String: Int32] = [:]
         /// Adds track `i` to the groups of `key` (one key, or several: each distinct one once).
-        func add(_ groups: inout KeyedGroups, key: Int32, names: @autoclosure () -> [String], _ i: Int) {
+        func add(_ groups: inout KeyedGrouping, key: Int32, names: @autoclosure () -> [String], _ i: Int) {
             if key >= 0 {
-                groups.add(key: key, keyName: keyNames[Int(key)], name: names()[0], track: i)
+                groups.add(key: key, name: names()[0], track: i)
                 return
             }
             let start = Int(-1 - key)
             var seen: Set<Int32> = []
             for (n, name) in names().enumerated() {
                 let k = multipleKeys[start + 1 + n]
-                if seen.insert(k).inserted { groups.add(key: k, keyName: keyNames[Int(k)], name: name, track: i) }
+                if seen.insert(k).inserted { groups.add(key: k, name: name, track: i) }
             }
         }
+        // Tracks come in canonical order, so an album's tracks (and often a folder's) are
+        // neighbours: when a track's key equals the previous track's, nothing is looked up.
+        var previousFolderGroup: Int32 = 0
         for i in tracks.indices {
             let k = keys[i]
             if i > 0 && keys[i - 1].albumArtist == k.albumArtist && keys[i - 1].album == k.album {
-                album.add(to: Int(keys[i - 1].albumGroup), i)
+                album.add(keys[i - 1].albumGroup, i)
                 keys[i].albumGroup = keys[i - 1].albumGroup
             } else {
                 let both = Int64(k.albumArtist) << 32 | Int64(k.album)
                 if let group = albumOfKeys[both] {
-                    album.add(to: group, i)
-                    keys[i].albumGroup = Int32(group)
+                    album.add(group, i)
+                    keys[i].albumGroup = group
                 } else {
-                    let group = album.add(
-                        keyNames[Int(k.albumArtist)] + "\u{1F}" + keyNames[Int(k.album)], tracks[i].album, i)
+                    let group = album.newGroup(tracks[i].album, i)
                     albumOfKeys[both] = group
-                    keys[i].albumGroup = Int32(group)
+                    keys[i].albumGroup = group
                 }
             }
-            albumArtist.add(
-                key: k.albumArtist, keyName: keyNames[Int(k.albumArtist)], name: tracks[i].albumArtist, track: i)
+            albumArtist.add(key: k.albumArtist, name: tracks[i].albumArtist, track: i)
             add(&artist, key: k.artist, names: tracks[i].artistNames, i)
             add(&genre, key: k.genre, names: tracks[i].genreNames, i)
             if i > 0 && tracks[i].folder == tracks[i - 1].folder && tracks[i].volume == tracks[i - 1].volume {
-                folder.add(to: previousFolderGroup, i)
+                folder.add(previousFolderGroup, i)
             } else {
                 let key = tracks[i].volume.rawValue + "\u{1F}" + tracks[i].folder
                 if let group = folderOfKey[key] {
-                    folder.add(to: group, i)
+                    folder.add(group, i)
                     previousFolderGroup = group
                 } else {
-                    previousFolderGroup = folder.add(key, Catalog.folderName(tracks[i], mountPoints), i)
+                    previousFolderGroup = folder.newGroup(Catalog.folderName(tracks[i], mountPoints), i)
                     folderOfKey[key] = previousFolderGroup
                 }
             }
         }
-        // Playlists refer to tracks by volume and relative path.
-        var playlist = GroupTable()
-        let paths = PathIndex(tracks)
-        for volume in playlists.keys.sorted() {
-            for list in playlists[volume] ?? [] {
-                let members = list.trackPaths.compactMap {
-                    paths.find(volume: volume, relativePath: $0, in: tracks).map(Int32.init)
-                }
-                if members.isEmpty { continue }
-                playlist.addGroup(volume.rawValue + "\u{1F}" + list.relativePath, list.name, members)
-            }
-        }
-        let tables: [Category: GroupTable] = [
-            .album: album, .albumArtist: albumArtist.table, .artist: artist.table, .genre: genre.table,
-            .folder: folder, .playlist: playlist,
+        return [
+            .album: album, .albumArtist: albumArtist.grouping, .artist: artist.grouping, .genre: genre.grouping,
+            .folder: folder,
         ]
-        let titles = LazySortKeys(tracks.map(\.title))
-        let fileNames = LazySortKeys(tracks.map(\.fileName))
+    }
 
-        var lists: [Category: CategoryList] = [:]
-        for category in Category.allCases {
-            guard let table = tables[category] else { continue }
-            var entries: [(collection: Collection, members: [Int32], sortKey: SortKey, fallback: Bool)] = []
-            entries.reserveCapacity(table.keys.count)
-            for group in 0..<table.keys.count {
-                let key = table.keys[group]
-                let name = table.names[group]
-                var members = table.members[group]
-                switch category {
-                case .album:
-                    members.sort { Catalog.discTrackLess(Int($0), Int($1), tracks, ranks, titles) }
-                case .artist, .albumArtist:
-                    members.sort { Catalog.albumOrderLess(Int($0), Int($1), tracks, ranks, titles) }
-                case .genre:
-                    break  // canonical order already
-                case .folder:
-                    // A folder plays in file-name order, as a file manager lists it.
-                    members.sort { fileNames.less(Int($0), Int($1)) }
-                case .playlist:
-                    break  // list order
-                }
-                let collection = Catalog.makeCollection(
-                    category, key: key, name: name, members: members, tracks: tracks, keys: keys)
-                let sortKey: SortKey
-                switch category {
-                case .artist, .albumArtist: sortKey = SortKey(name, ignoringArticle: true)
-                case .folder: sortKey = SortKey(tracks[Int(members[0])].folder + "\u{1F}" + key)
-                default: sortKey = SortKey(name)
-                }
-                let fallback: Bool
-                switch category {
-                case .album: fallback = name == Track.unknownAlbum
-                case .artist, .albumArtist: fallback = name == Track.unknownArtist
-                case .genre: fallback = name == Track.unknownGenre
-                default: fallback = false
-                }
-                entries.append((collection, members, sortKey, fallback))
+    /// Sorts a category's members within each group and its groups for display.
+    private static func plan(
+        _ category: Category, _ grouping: Grouping, playlistKeys: [String], tracks: [Track], keys: [TrackKeys],
+        keyNames: [String], ranks: Ranks, titles: LazySortKeys, fileNames: LazySortKeys
+    ) -> CategoryPlan {
+        var (members, start) = grouping.grouped()
+        let count = grouping.count
+        for g in 0..<count {
+            let range = Int(start[g])..<Int(start[g + 1])
+            switch category {
+            case .album:
+                members[range].sort { Catalog.discTrackLess(Int($0), Int($1), tracks, ranks, titles) }
+            case .artist, .albumArtist:
+                members[range].sort { Catalog.albumOrderLess(Int($0), Int($1), tracks, ranks, titles) }
+            case .genre:
+                break  // canonical order already
+            case .folder:
+                // A folder plays in file-name order, as a file manager lists it.
+                members[range].sort { fileNames.less(Int($0), Int($1)) }
+            case .playlist:
+                break  // list order
             }
-            entries.sort { a, b in
-                if a.fallback != b.fallback { return !a.fallback }
-                if a.sortKey != b.sortKey { return a.sortKey < b.sortKey }
-                if category == .album {
-                    let x = ranks.albumArtist[Int(a.members[0])]
-                    let y = ranks.albumArtist[Int(b.members[0])]
-                    if x != y { return x < y }
-                }
-                return a.collection.key < b.collection.key
-            }
-            var list = CategoryList()
-            list.collections.reserveCapacity(entries.count)
-            list.members.reserveCapacity(entries.count)
-            list.positions.reserveCapacity(entries.count)
-            for (position, entry) in entries.enumerated() {
-                list.collections.append(entry.collection)
-                list.members.append(entry.members)
-                list.positions[entry.collection.key] = position
-            }
-            lists[category] = list
         }
-        self.init(
-            allTracks: tracks, problems: problems, lists: lists, keys: keys, keyNames: keyNames,
-            multipleKeys: multipleKeys, mountPoints: mountPoints, covers: covers, limits: limits, paths: paths)
+        func key(_ g: Int) -> String {
+            let first = Int(grouping.firstTracks[g])
+            switch category {
+            case .album:
+                return keyNames[Int(keys[first].albumArtist)] + "\u{1F}" + keyNames[Int(keys[first].album)]
+            case .artist, .albumArtist, .genre:
+                return keyNames[Int(grouping.keyNumbers[g])]
+            case .folder:
+                return tracks[first].volume.rawValue + "\u{1F}" + tracks[first].folder
+            case .playlist:
+                return playlistKeys[g]
+            }
+        }
+        let groupKeys = (0..<count).map(key)
+        var representatives = [Int32](repeating: 0, count: count)
+        var albumCounts = [Int32](repeating: 0, count: count)
+        for g in 0..<count {
+            let group = members[Int(start[g])..<Int(start[g + 1])]
+            // Embedded art first (it has precedence), then a cover file, then simply the first track.
+            representatives[g] =
+                group.first { tracks[Int($0)].hasEmbeddedPicture } ?? group.first { keys[Int($0)].hasArt }
+                ?? group.first!
+            switch category {
+            case .artist, .albumArtist, .genre:
+                albumCounts[g] = Int32(Set(group.map { keys[Int($0)].albumGroup }).count)
+            default:
+                break
+            }
+        }
+        let sortKeys = (0..<count).map { g -> SortKey in
+            switch category {
+            case .artist, .albumArtist: return SortKey(grouping.names[g], ignoringArticle: true)
+            case .folder: return SortKey(tracks[Int(members[Int(start[g])])].folder + "\u{1F}" + groupKeys[g])
+            default: return SortKey(grouping.names[g])
+            }
+        }
+        let fallbacks = grouping.names.map { name -> Bool in
+            switch category {
+            case .album: return name == Track.unknownAlbum
+            case .artist, .albumArtist: return name == Track.unknownArtist
+            case .genre: return name == Track.unknownGenre
+            default: return false
+            }
+        }
+        let order = (0..<Int32(count)).sorted { a, b in
+            let (x, y) = (Int(a), Int(b))
+            if fallbacks[x] != fallbacks[y] { return !fallbacks[x] }
+            if sortKeys[x] != sortKeys[y] { return sortKeys[x] < sortKeys[y] }
+            if category == .album {
+                let p = ranks.albumArtist[Int(members[Int(start[x])])]
+                let q = ranks.albumArtist[Int(members[Int(start[y])])]
+                if p != q { return p < q }
+            }
+            return groupKeys[x] < groupKeys[y]
+        }
+        return CategoryPlan(
+            members: members, start: start, names: grouping.names, keys: groupKeys, order: order,
+            representatives: representatives, albumCounts: albumCounts)
     }
 
     /// This catalog without the tracks, playlists and problems of `removed` volumes; order is
@@ -624,17 +731,24 @@ public final class Catalog: Sendable {
         for (category, old) in self.lists {
             var list = CategoryList()
             for (position, collection) in old.collections.enumerated() {
-                let members = old.members[position].compactMap { remap[Int($0)] >= 0 ? remap[Int($0)] : nil }
+                let members = old.members(of: position).compactMap { remap[Int($0)] >= 0 ? remap[Int($0)] : nil }
                 if members.isEmpty { continue }
-                let updated =
-                    members.count == old.members[position].count
-                    ? collection
-                    : Catalog.makeCollection(
-                        category, key: collection.key, name: collection.name, members: members, tracks: tracks,
-                        keys: keys)
+                let updated: Collection
+                if members.count == old.members(of: position).count {
+                    updated = collection
+                } else {
+                    let representative =
+                        members.first { tracks[Int($0)].hasEmbeddedPicture } ?? members.first { keys[Int($0)].hasArt }
+                        ?? members[0]
+                    let albums = Set(members.map { keys[Int($0)].albumGroup }).count
+                    updated = Catalog.collection(
+                        category, key: collection.key, name: collection.name,
+                        representative: tracks[Int(representative)], trackCount: members.count, albums: albums)
+                }
                 list.positions[collection.key] = list.collections.count
                 list.collections.append(updated)
-                list.members.append(members)
+                list.members.append(contentsOf: members)
+                list.start.append(Int32(list.members.count))
             }
             lists[category] = list
         }
@@ -718,22 +832,15 @@ public final class Catalog: Sendable {
         return last.isEmpty ? "/" : last
     }
 
-    private static func makeCollection(
-        _ category: Category, key: String, name: String, members: [Int32], tracks: [Track], keys: [TrackKeys]
+    private static func collection(
+        _ category: Category, key: String, name: String, representative: Track, trackCount count: Int, albums: Int
     ) -> Collection {
-        // Embedded art first (it has precedence), then a cover file, then simply the first track.
-        let representativeIndex =
-            members.first { tracks[Int($0)].hasEmbeddedPicture } ?? members.first { keys[Int($0)].hasArt }
-            ?? members[0]
-        let representative = tracks[Int(representativeIndex)]
-        let count = members.count
         let tracksText = count == 1 ? "1 track" : "\(count) tracks"
         let subtitle: String
         switch category {
         case .album:
             subtitle = "\(representative.albumArtist) · \(tracksText)"
         case .artist, .albumArtist, .genre:
-            let albums = Set(members.map { keys[Int($0)].albumGroup }).count
             subtitle = "\(albums == 1 ? "1 album" : "\(albums) albums") · \(tracksText)"
         case .playlist:
             subtitle = tracksText

@@ -70,7 +70,9 @@ extension BenchCommand {
         printLine("\(name): exec → first PCM frame written: \(summary(pcmTimes)) (goal ≤ 150 ms)")
         printLine("\(name): exec → first screen frame drawn: \(summary(frameTimes))")
 
-        // Memory: real-time playback ("none"), with the PNG screen and without a screen.
+        // Memory: with no stick, then real-time playback ("none"); with the PNG screen and without.
+        let noStick = try ["png", "none"].map { try bench.noStickRun(screen: $0) }
+        printLine("\(name): RSS with no stick: screen png \(noStick[0]) KiB, screen none \(noStick[1]) KiB")
         for screen in ["png", "none"] {
             try resume.save(directory: scratch + "/state")
             let memory = try bench.memoryRun(screen: screen)
@@ -215,7 +217,8 @@ private final class StartupRig {
         try AtomicFile.replace(config, with: json.serialized(pretty: true) + "\n")
     }
 
-    func spawn(verbose: Bool) throws -> StartupChild {
+    /// Starts `run` on the library, or (`withLibrary` false) with no stick at all.
+    func spawn(verbose: Bool, withLibrary: Bool = true) throws -> StartupChild {
         runNumber += 1
         let logPath = "\(scratch)/run\(runNumber).log"
         var actions = posix_spawn_file_actions_t()
@@ -231,7 +234,9 @@ private final class StartupRig {
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let arguments = [binary] + (verbose ? ["--verbose"] : []) + ["run", "--config", config, "--library", library]
+        let arguments =
+            [binary] + (verbose ? ["--verbose"] : []) + ["run", "--config", config]
+            + (withLibrary ? ["--library", library] : [])
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
@@ -325,6 +330,17 @@ private final class StartupRig {
         Syscalls.sleep(nanoseconds: 500_000_000)
         let after = child.memory
         return (playing, after.rss, after.peak)
+    }
+
+    /// RSS of a run with no stick (the "none" device), 1.5 s after the start.
+    func noStickRun(screen: String) throws -> Int {
+        try writeConfig(device: "none", screen: screen)
+        removeFrames()
+        let child = try spawn(verbose: false, withLibrary: false)
+        defer { child.stop() }
+        Syscalls.sleep(nanoseconds: 1_500_000_000)
+        guard child.isRunning else { throw ToolError("the run with no stick ended early: \(log(child))") }
+        return child.memory.rss
     }
 
     func removeFrames() {

@@ -1,0 +1,44 @@
+import KioskCore
+import KioskLibrary
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+/// The demo's library has what the demo is meant to show: albums, artists, genres, a playlist,
+/// embedded art, a cover file, a Japanese album, and a hi-res album (a format change).
+@Suite struct DemoLibraryTests {
+    @Test func demoLibraryHasEveryFeatureTheDemoShows() throws {
+        let dir = try TemporaryDirectory("kiosk-demo-lib")
+        defer { dir.remove() }
+        let music = try DemoLibrary.prepare(root: dir.path, seconds: 0.5)
+        let rig = try PlayerRig(volumes: [music])
+        defer { rig.shutdown() }
+        let catalog = rig.catalog
+        #expect(catalog.problems.filter { $0.severity == .excluded }.isEmpty, "\(catalog.problems)")
+        let albums = catalog.collections(in: .album).map(\.name)
+        #expect(Set(albums) == ["Northern Lights", "Coastline", "夜の歌", "Live at the Lighthouse"])
+        #expect(catalog.collections(in: .artist).count >= 3)
+        #expect(catalog.collections(in: .genre).count == 3)
+        let playlist = try #require(catalog.collections(in: .playlist).first)
+        #expect(catalog.tracks(of: playlist).count == 5)
+        let northern = try #require(catalog.collections(in: .album).first { $0.name == "Northern Lights" })
+        guard case .embedded(let bytes, "image/jpeg") = catalog.artwork(for: northern) else {
+            Issue.record("Northern Lights has its cover embedded")
+            return
+        }
+        #expect(bytes.starts(with: [0xFF, 0xD8]))
+        let coastline = try #require(catalog.collections(in: .album).first { $0.name == "Coastline" })
+        guard case .file(let path) = catalog.artwork(for: coastline) else {
+            Issue.record("Coastline has a cover.jpg")
+            return
+        }
+        #expect(path.hasSuffix("Coastline/cover.jpg"))
+        let japanese = try #require(catalog.collections(in: .album).first { $0.name == "夜の歌" })
+        #expect(catalog.artwork(for: japanese) == nil, "one album shows the placeholder")
+        #expect(catalog.tracks(of: japanese).map(\.title) == ["月の光", "さくら通り", "最後の電車"])
+        #expect(catalog.allTracks.contains { $0.sampleRate == 96_000 && $0.bitsPerSample == 24 })
+        // Made once: a second call reuses the files.
+        let again = try DemoLibrary.prepare(root: dir.path, seconds: 0.5)
+        #expect(again == music)
+    }
+}

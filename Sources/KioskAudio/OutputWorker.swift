@@ -210,8 +210,9 @@ final class OutputWorker: @unchecked Sendable {
             if recovered < 0 {
                 lose(code: Int32(clamping: recovered), message: nil)
             } else {
-                // Underrun or suspend: the device restarted empty; what it held was played.
-                settle(played: written)
+                // Underrun or suspend: the device restarted empty (delay 0), what it held was played;
+                // a write that timed out on a running stream: the device still holds its frames.
+                updatePosition()
             }
             return false
         }

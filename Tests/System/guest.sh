@@ -131,6 +131,9 @@ run_scenarios() {
         lost=$(sed -n 's/^stall_lost_frames=//p' "$dir/figures" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
         [ $((replayed + lost)) -gt 0 ] &&
             note="${note:+$note; }snd-aloop VM-stall artefacts excused: $((replayed * 1000 / 44100)) ms replayed, $((lost * 1000 / 44100)) ms lost"
+        local replaced
+        replaced=$(sed -n 's/^race_replaced_frames=//p' "$dir/figures" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+        [ "$replaced" -gt 0 ] && note="${note:+$note; }snd-aloop write race excused: $replaced frames replaced by silence"
         # timers 40 ms or more late while the scenario ran (stall-watch)
         stalls=$(awk -v a="${start/./}" -v b="${EPOCHREALTIME/./}" '{
                 split($2, s, "="); split($3, l, "=")

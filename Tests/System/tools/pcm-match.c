@@ -4,7 +4,7 @@
  *       Takes the capture from its first non-silent frame at or after frame F, finds where it is
  *       in REFERENCE and follows N reference frames (default 44100) through the capture, bit-exact
  *       and in order. Prints "capture_frame=C reference_frame=R frames=N matches=M track_start=C-R
- *       gap_frames=G replay_frames=P lost_frames=L" and exits 0; exits 1 with the reason (all
+ *       gap_frames=G replay_frames=P lost_frames=L replaced_frames=R" and exits 0; exits 1 with the reason (all
  *       silence, capture too short, not in the reference, where and how the frames broke off).
  *       matches: places the first 64 frames occur (2 = at least two).
  *   pcm-match find CAPTURE REFERENCE [--from F] [--ref-from R] [--frames N] [CHECK OPTIONS]
@@ -22,7 +22,11 @@
  *            the expected frame) and, where frames were put in the place of others (that replay,
  *            or silence), at most as many frames never coming (L: the ALSA core missed that lap,
  *            so the player's next frames went where the emulated DMA had already been, or the
- *            kernel's silence fill zeroed them). Nothing else is excused.
+ *            kernel's silence fill zeroed them). Anywhere, also snd-aloop's write race at the
+ *            edge of an underrun: up to two jiffies of frames (353 at 44.1 kHz) replaced in place
+ *            by silence (as many silent frames as frames missing, ±1); find then also accepts a
+ *            track whose first frames were so replaced (R: replaced_frames=). Nothing else is
+ *            excused.
  *   pcm-match trace CAPTURE REFERENCE [--from F] [--frames N] [--stalls FILE --epoch-us E]
  *       Follows the capture like locate (to the end unless --frames), printing every stretch:
  *       "match", "silence", "replay" (frames heard before), "lost" (frames that never came),
@@ -159,6 +163,7 @@ typedef struct {
 typedef struct {
     size_t c, r;                      /* where the walk ended */
     long matched, silence, replayed, lost; /* allowed */
+    long replaced;                    /* frames replaced in place by silence: snd-aloop's write race */
     long bad;                         /* frames of what was not allowed (keep_going) */
     int short_capture;                /* the capture ended before the window did */
     char failure[600];                /* the first thing not allowed; "" when none */
@@ -173,6 +178,18 @@ static void walk_fail(Walk *w, const WalkOptions *o, const char *fmt, ...) {
     va_end(ap);
     if (o->verbose) printf("NOT ALLOWED: %s\n", text);
     if (!w->failure[0]) snprintf(w->failure, sizeof w->failure, "%s", text);
+}
+
+/* snd-aloop copies the player's buffer to the capture in jiffy-sized steps (its timer, or a
+ * pointer query), under its own lock and before the ALSA core moves the hardware pointer: a player
+ * that writes just in time (its buffer all but empty) can write frames the copy has already taken
+ * as what was there — silence — while the core, updated after the write, sees no underrun. Those
+ * frames are then replaced in place by silence: as many silent frames as frames missing (±1), and
+ * never more than two jiffies' worth (HZ=250: 4 ms each). Seen only at the edge of an underrun. */
+static int aloop_race(long missing, long silence_here, long inserted_here, long rate) {
+    long most = rate / 125 + 1;
+    return missing > 0 && missing <= most && inserted_here == silence_here && silence_here >= missing - 1 &&
+           silence_here <= missing + 1;
 }
 
 /* the capture ended before the window did: not a fault of what was captured (wait for more) */
@@ -193,7 +210,7 @@ static void walk_short(Walk *w, const WalkOptions *o, size_t c, size_t missing) 
  * at most as many frames as were put in their place never come ("lost"). Anything else ends the
  * walk with the reason (or is counted and skipped, keep_going). */
 static Walk walk(Pcm cap, Pcm ref, size_t c, size_t r, size_t r_end, const WalkOptions *o, size_t fb) {
-    Walk w = {c, r, 0, 0, 0, 0, 0, 0, ""};
+    Walk w = {c, r, 0, 0, 0, 0, 0, 0, 0, ""};
     while (r < r_end) {
         if (c >= cap.frames) {
             walk_short(&w, o, c, r_end - r);
@@ -211,7 +228,7 @@ static Walk walk(Pcm cap, Pcm ref, size_t c, size_t r, size_t r_end, const WalkO
         }
         /* a break: consume what was inserted until the expected frame comes, or the capture goes on
          * further ahead in the reference (frames lost) */
-        long inserted_here = 0; /* silence and replays at this break */
+        long inserted_here = 0, silence_here = 0; /* silence and replays at this break */
         int stop = 0;
         for (;;) {
             if (c >= cap.frames) break;
@@ -227,6 +244,7 @@ static Walk walk(Pcm cap, Pcm ref, size_t c, size_t r, size_t r_end, const WalkO
                 } else {
                     w.silence += (long)(run - c);
                     inserted_here += (long)(run - c);
+                    silence_here += (long)(run - c);
                 }
                 c = run;
                 if (stop) break;
@@ -296,7 +314,11 @@ static Walk walk(Pcm cap, Pcm ref, size_t c, size_t r, size_t r_end, const WalkO
             if (o->verbose)
                 printf("lost reference %zu..%ld (%ld frames) before capture frame %zu%s\n", r, r2, missing, c,
                        stall ? ", during a recorded VM stall" : "");
-            if (stall && inserted_here > 0 && missing <= inserted_here + BLOCK) {
+            if (o->stalls && aloop_race(missing, silence_here, inserted_here, o->rate)) {
+                if (o->verbose) printf("  = replaced in place by silence: snd-aloop's write race\n");
+                w.replaced += missing;
+                w.silence -= missing; /* not inserted: in the place of those frames */
+            } else if (stall && inserted_here > 0 && missing <= inserted_here + BLOCK) {
                 w.lost += missing;
             } else {
                 walk_fail(&w, o, "reference frames %zu..%ld (%ld frames) are missing at capture frame %zu (%s)", r, r2,
@@ -440,7 +462,7 @@ int main(int argc, char **argv) {
         }
         int tracing = strcmp(cmd, "trace") == 0;
         WalkOptions options = {tracing || gaps, stalls_path ? &stalls : NULL, tracing, tracing, rate};
-        long c0, r0, matches;
+        long c0, r0, matches, pre_replaced = 0;
         if (strcmp(cmd, "find") == 0) {
             /* the reference from its first sound at or after R, looked for in the capture from F */
             long start = first_sound(ref, (size_t)ref_from, fb);
@@ -450,13 +472,28 @@ int main(int argc, char **argv) {
             }
             size_t k = ref.frames - (size_t)start < BLOCK ? ref.frames - (size_t)start : BLOCK;
             c0 = find_block(cap, (size_t)from, cap.frames, ref, (size_t)start, k, fb);
+            if (c0 < 0 && stalls_path) {
+                /* the track's first frames replaced in place by silence (snd-aloop's write race at the
+                 * underrun a start is): found a little later, with as many silent frames before it */
+                for (long skip = 1; c0 < 0 && skip <= rate / 125 + 1; skip++) {
+                    if ((size_t)(start + skip) + k > ref.frames) break;
+                    long at = find_block(cap, (size_t)from, cap.frames, ref, (size_t)(start + skip), k, fb);
+                    if (at < from + skip) continue;
+                    long q = at - skip;
+                    while (q < at && frame_silent(cap.data + (size_t)q * fb, fb)) q++;
+                    if (q == at) {
+                        pre_replaced = skip;
+                        c0 = at - skip;
+                    }
+                }
+            }
             if (c0 < 0) {
                 printf("no match: reference frames %ld..%ld are not in the capture (searched frames %ld..%zu)\n", start,
                        start + (long)k, from, cap.frames);
                 return 1;
             }
             r0 = start;
-            matches = count_matches(cap, (size_t)from, ref, (size_t)start, k, fb);
+            matches = count_matches(cap, (size_t)from, ref, (size_t)(start + pre_replaced), k, fb);
         } else {
             /* the capture from its first sound at or after F, looked up in the reference */
             long start = first_sound(cap, (size_t)from, fb);
@@ -486,11 +523,12 @@ int main(int argc, char **argv) {
             }
             r_end = (size_t)r0 + (size_t)frames;
         }
-        Walk w = walk(cap, ref, (size_t)c0, (size_t)r0, r_end, &options, fb);
+        if (pre_replaced && tracing) printf("replaced reference %ld..%ld by silence at the start\n", r0, r0 + pre_replaced);
+        Walk w = walk(cap, ref, (size_t)(c0 + pre_replaced), (size_t)(r0 + pre_replaced), r_end, &options, fb);
         if (tracing) {
             printf("trace: capture_frame=%ld reference_frame=%ld matched=%ld silence=%ld replayed=%ld lost=%ld "
-                   "not_allowed=%ld end_capture=%zu end_reference=%zu\n",
-                   c0, r0, w.matched, w.silence, w.replayed, w.lost, w.bad, w.c, w.r);
+                   "replaced=%ld not_allowed=%ld end_capture=%zu end_reference=%zu\n",
+                   c0, r0, w.matched, w.silence, w.replayed, w.lost, w.replaced, w.bad, w.c, w.r);
             return w.bad == 0 ? 0 : 1;
         }
         if (w.failure[0]) {
@@ -499,8 +537,8 @@ int main(int argc, char **argv) {
             return 1;
         }
         printf("capture_frame=%ld reference_frame=%ld frames=%ld matches=%ld track_start=%ld gap_frames=%ld "
-               "replay_frames=%ld lost_frames=%ld\n",
-               c0, r0, frames, matches, c0 - r0, w.silence, w.replayed, w.lost);
+               "replay_frames=%ld lost_frames=%ld replaced_frames=%ld\n",
+               c0, r0, frames, matches, c0 - r0, w.silence, w.replayed, w.lost, w.replaced + pre_replaced);
         return 0;
     }
     die("unknown command '%s'", cmd);

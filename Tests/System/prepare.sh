@@ -219,7 +219,7 @@ shopt -s nullglob
 for src in "$here"/tools/*.c; do
     name=$(basename "$src" .c)
     if stamp_ok "tools/$name" "$src" "$here/tools/common.h"; then continue; fi
-    libs=(-lm); grep -q '<png.h>' "$src" && libs+=(-lpng)
+    libs=(-lm); grep -q '<png.h>' "$src" && libs+=(-lpng); grep -q '<alsa/asoundlib.h>' "$src" && libs+=(-lasound -lpthread)
     if gcc -O2 -Wall -Wextra -Werror -o "$tools_dir/$name" "$src" "${libs[@]}" 2> "$tools_dir/$name.log"; then
         stamp_write "tools/$name" "$src" "$here/tools/common.h"; built=1
     else

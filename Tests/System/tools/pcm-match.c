@@ -22,7 +22,10 @@
  *            the expected frame) and, where frames were put in the place of others (that replay,
  *            or silence), at most as many frames never coming (L: the ALSA core missed that lap,
  *            so the player's next frames went where the emulated DMA had already been, or the
- *            kernel's silence fill zeroed them). Anywhere, also snd-aloop's write race at the
+ *            kernel's silence fill zeroed them). Anywhere: whole laps (exactly the last D frames
+ *            heard again, D = the player's buffer, 20–250 ms: the timer ran late by more than
+ *            the buffer, which the watch may not see: it measures hrtimers, snd-aloop uses a
+ *            jiffies timer that softirq deferral can hold back); and snd-aloop's write race at the
  *            edge of an underrun: up to two jiffies of frames (353 at 44.1 kHz) replaced in place
  *            by silence (as many silent frames as frames missing, ±1); find then also accepts a
  *            track whose first frames were so replaced (R: replaced_frames=). Nothing else is
@@ -124,9 +127,9 @@ static StallLog read_stalls(const char *path, long long epoch_us) {
     size_t capacity = 0;
     char line[256];
     while (fgets(line, sizeof line, f)) {
-        int cpu;
+        char source[32];
         long long start, late;
-        if (sscanf(line, "cpu=%d start_us=%lld late_us=%lld", &cpu, &start, &late) != 3) continue;
+        if (sscanf(line, "cpu=%31s start_us=%lld late_us=%lld", source, &start, &late) != 3) continue;
         if (log.count == capacity) {
             capacity = capacity ? capacity * 2 : 64;
             log.stalls = realloc(log.stalls, capacity * sizeof *log.stalls);
@@ -290,7 +293,11 @@ static Walk walk(Pcm cap, Pcm ref, size_t c, size_t r, size_t r_end, const WalkO
                 if (o->verbose)
                     printf("replay capture %zu..%zu = reference %ld..%ld (%zu frames, %ld before the expected frame %zu)%s\n",
                            c, c + m, r2, r2 + (long)m, m, distance, r, stall ? ", during a recorded VM stall" : "");
-                if (stall && distance <= o->rate / 4) {
+                /* a whole lap: the last buffer-full heard again, exactly (snd-aloop's timer ran late by
+                 * more than the player's buffer: its copy went round the ring once more) */
+                int lap = (long)m == distance && distance >= o->rate / 50 && distance <= o->rate / 4;
+                if (o->stalls && (lap || (stall && distance <= o->rate / 4))) {
+                    if (o->verbose && lap && !stall) printf("  = one whole lap of the ring: snd-aloop's timer ran late\n");
                     w.replayed += (long)m;
                     inserted_here += (long)m;
                 } else {

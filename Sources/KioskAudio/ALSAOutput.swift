@@ -13,8 +13,8 @@ import KioskSystem
 /// An underrun plays digital silence: the kernel zeroes what was played (silence threshold 0,
 /// silence size = boundary), so a device that runs dry plays zeros rather than going round its
 /// buffer again (stale frames from one buffer earlier, until the next period interrupt stops it).
-/// A write the kernel gives up on while the stream still runs (it waits about 100 ms for room, then
-/// returns EIO: "DMA or IRQ trouble?") is written again rather than taken for a lost device, for up
+/// A write the kernel gives up on while the stream still runs (it waits at least 100 ms for room,
+/// then returns EIO: "DMA or IRQ trouble?") is written again rather than taken for a lost device, for up
 /// to `stalledWriteLimitNanoseconds`: a stalled clock (a loaded machine, a virtual machine the host
 /// did not schedule) comes back, and closing the device would drop the frames it holds.
 ///
@@ -25,6 +25,9 @@ public final class ALSAOutput: AudioOutput {
     private var canPause = false
     /// When the first of the current run of timed-out writes happened (monotonic ns; 0: none).
     private var stalledSince: UInt64 = 0
+    /// Whether the last write failed with EIO after waiting (the kernel's timeout), rather than at
+    /// once (an I/O error of the device or plugin, e.g. the file plugin's).
+    private var lastWriteTimedOut = false
     /// How long writes may keep timing out on a running stream before the device counts as lost.
     public static let stalledWriteLimitNanoseconds: UInt64 = 2_000_000_000
 
@@ -157,8 +160,14 @@ public final class ALSAOutput: AudioOutput {
 
     public func write(_ frames: UnsafeRawPointer, count: Int) -> Int {
         guard let pcm else { return -Int(ENODEV) }
+        let start = Syscalls.monotonicNanoseconds()
         let result = snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count))
-        if result > 0 { stalledSince = 0 }
+        if result > 0 {
+            stalledSince = 0
+        } else if result == -Int(EIO) {
+            // The kernel waits at least 100 ms for room before it gives up.
+            lastWriteTimedOut = Syscalls.monotonicNanoseconds() &- start >= 50_000_000
+        }
         return result
     }
 
@@ -171,7 +180,7 @@ public final class ALSAOutput: AudioOutput {
 
     public func recover(_ error: Int) -> Int {
         guard let pcm else { return -Int(ENODEV) }
-        if error == -Int(EIO) {
+        if error == -Int(EIO) && lastWriteTimedOut {
             // The kernel timed out waiting for room. A stream that still runs (or has just found its
             // underrun) is not lost: write again, until the writes have been stuck for the limit.
             let state = snd_pcm_state(pcm)

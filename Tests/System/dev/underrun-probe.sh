@@ -5,7 +5,7 @@
 # host stalls the whole VM (vm_stall), then prints `pcm-match trace` for each capture (with the
 # stall log) and keeps the captures:
 #   bash Tests/System/run.sh Tests/System/dev/underrun-probe.sh
-# timeout: 300
+# timeout: 400
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra snd-aloop
 ref_flac=$SYSTEST_WORK/tone.flac
@@ -68,7 +68,7 @@ aplay_slow() { slow_feed | aplay -q -D "$SYSTEST_PLAYBACK_PCM" -f S16_LE -r 4410
 engine() { echo "$SYSTEST_PLAYER" play "$ref_flac" --device "$SYSTEST_PLAYBACK_PCM" "$@"; }
 aplay_cmd=(aplay -q -D "$SYSTEST_PLAYBACK_PCM" -f S16_LE -r 44100 -c 2 -t raw --buffer-time=60000 --period-time=15000 "$ref")
 aplay40=(aplay -q -D "$SYSTEST_PLAYBACK_PCM" -f S16_LE -r 44100 -c 2 -t raw --buffer-time=40000 --period-time=10000 "$ref")
-for p in ${SYSTEST_PROBES:-aplay-stopmany engine-stopmany aplay-stopmany engine-stopmany}; do
+for p in ${SYSTEST_PROBES:-engine-stop-60 aplay-stop engine-stopmany aplay-stopmany engine-host-150 aplay40-host-35 engine40-host-35}; do
     case $p in
         engine-stop-*) probe "$p" stop $(engine --buffer-ms "${p##*-}") ;;
         engine-host-*) probe "$p" "host:${p##*-}" $(engine) ;;

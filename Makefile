@@ -36,9 +36,10 @@ format:
 format-check:
 	$(SWIFT) format lint --strict -r $(SWIFT_SOURCES)
 
+# The guest runs the debug player and, for the kernel-device scenarios (90, 92), the test bundle.
 system-test: deps
 	bash deploy/install-deps.sh --system-test
-	$(SWIFT) build $(BUILD_FLAGS)
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	bash Tests/System/run.sh
 
 clean:

@@ -10,11 +10,26 @@ import KioskSystem
 /// as a last resort, also "converted"); the channel count must be accepted. The buffer is about
 /// `bufferMilliseconds` in at least 4 periods; playback starts when the buffer is full.
 ///
+/// An underrun plays digital silence: the kernel zeroes what was played (silence threshold 0,
+/// silence size = boundary), so a device that runs dry plays zeros rather than going round its
+/// buffer again (stale frames from one buffer earlier, until the next period interrupt stops it).
+/// A write the kernel gives up on while the stream still runs (it waits at least 100 ms for room,
+/// then returns EIO: "DMA or IRQ trouble?") is written again rather than taken for a lost device, for up
+/// to `stalledWriteLimitNanoseconds`: a stalled clock (a loaded machine, a virtual machine the host
+/// did not schedule) comes back, and closing the device would drop the frames it holds.
+///
 /// Thread: one thread at a time (the engine's output thread).
 public final class ALSAOutput: AudioOutput {
     public let name: String
     private var pcm: OpaquePointer?
     private var canPause = false
+    /// When the first of the current run of timed-out writes happened (monotonic ns; 0: none).
+    private var stalledSince: UInt64 = 0
+    /// Whether the last write failed with EIO after waiting (the kernel's timeout), rather than at
+    /// once (an I/O error of the device or plugin, e.g. the file plugin's).
+    private var lastWriteTimedOut = false
+    /// How long writes may keep timing out on a running stream before the device counts as lost.
+    public static let stalledWriteLimitNanoseconds: UInt64 = 2_000_000_000
 
     public init(device: String) {
         name = device
@@ -31,6 +46,7 @@ public final class ALSAOutput: AudioOutput {
     public func configure(_ format: PCMFormat, source: SampleEncoding, bufferMilliseconds: Int) throws(AudioOutputError)
         -> OutputConfiguration
     {
+        stalledSince = 0
         if let pcm {
             snd_pcm_drop(pcm)
             if snd_pcm_hw_free(pcm) < 0 { close() }
@@ -125,6 +141,12 @@ public final class ALSAOutput: AudioOutput {
         snd_pcm_sw_params_current(pcm, sw)
         snd_pcm_sw_params_set_start_threshold(pcm, sw, bufferFrames)
         snd_pcm_sw_params_set_avail_min(pcm, sw, max(1, periodFrames))
+        // An underrun plays zeros, not the buffer's previous lap: the kernel silences what was played.
+        var boundary: snd_pcm_uframes_t = 0
+        if snd_pcm_sw_params_get_boundary(sw, &boundary) == 0 {
+            snd_pcm_sw_params_set_silence_threshold(pcm, sw, 0)
+            snd_pcm_sw_params_set_silence_size(pcm, sw, boundary)
+        }
         rc = snd_pcm_sw_params(pcm, sw)
         if rc < 0 { throw alsaError(rc, "cannot apply software parameters") }
         rc = snd_pcm_prepare(pcm)
@@ -138,7 +160,15 @@ public final class ALSAOutput: AudioOutput {
 
     public func write(_ frames: UnsafeRawPointer, count: Int) -> Int {
         guard let pcm else { return -Int(ENODEV) }
-        return snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count))
+        let start = Syscalls.monotonicNanoseconds()
+        let result = snd_pcm_writei(pcm, frames, snd_pcm_uframes_t(count))
+        if result > 0 {
+            stalledSince = 0
+        } else if result == -Int(EIO) {
+            // The kernel waits at least 100 ms for room before it gives up.
+            lastWriteTimedOut = Syscalls.monotonicNanoseconds() &- start >= 50_000_000
+        }
+        return result
     }
 
     public func delay() -> Int {
@@ -150,6 +180,17 @@ public final class ALSAOutput: AudioOutput {
 
     public func recover(_ error: Int) -> Int {
         guard let pcm else { return -Int(ENODEV) }
+        if error == -Int(EIO) && lastWriteTimedOut {
+            // The kernel timed out waiting for room. A stream that still runs (or has just found its
+            // underrun) is not lost: write again, until the writes have been stuck for the limit.
+            let state = snd_pcm_state(pcm)
+            if state == SND_PCM_STATE_XRUN { return Int(snd_pcm_recover(pcm, -EPIPE, 1)) }
+            if state == SND_PCM_STATE_RUNNING || state == SND_PCM_STATE_PREPARED {
+                let now = Syscalls.monotonicNanoseconds()
+                if stalledSince == 0 { stalledSince = now }
+                if now &- stalledSince < Self.stalledWriteLimitNanoseconds { return 0 }
+            }
+        }
         // Silent: no message printed from the audio thread.
         return Int(snd_pcm_recover(pcm, Int32(clamping: error), 1))
     }
@@ -173,12 +214,14 @@ public final class ALSAOutput: AudioOutput {
     }
 
     public func drop() {
+        stalledSince = 0
         guard let pcm else { return }
         snd_pcm_drop(pcm)
         snd_pcm_prepare(pcm)
     }
 
     public func close() {
+        stalledSince = 0
         if let pcm {
             snd_pcm_close(pcm)
             self.pcm = nil

@@ -72,8 +72,9 @@ public protocol AudioOutput: AnyObject {
     func write(_ frames: UnsafeRawPointer, count: Int) -> Int
     /// Frames written that have not been played yet.
     func delay() -> Int
-    /// After a failed write: gets the device going again (underrun, suspend). 0 when writing may go
-    /// on; a negative code when the device is gone.
+    /// After a failed write: gets the device going again (underrun, suspend: it restarts empty; a
+    /// write that timed out on a running stream: it still holds what it held, `delay` says how
+    /// much). 0 when writing may go on; a negative code when the device is gone.
     func recover(_ error: Int) -> Int
     /// Pauses or resumes in place; false when the device cannot (the caller then drops).
     func pause(_ paused: Bool) -> Bool

@@ -136,6 +136,11 @@ final class OutputWorker: @unchecked Sendable {
             retryDevice()
             return
         }
+        // The published frames first, the markers after: the decoder queues a marker before it
+        // commits the frames behind it, so every marker among the frames seen here is visible below.
+        // (Peeking first and reading the ring after could take the first frames of a track whose
+        // marker came in between for frames of no track: on a start, "frames without a format".)
+        let published = ring.writePosition
         if let marker = shared.markers.peek(), marker.position <= ring.readPosition {
             skipping = false
             handle(marker)
@@ -145,7 +150,7 @@ final class OutputWorker: @unchecked Sendable {
             if let marker = shared.markers.peek() {
                 ring.discard(upTo: marker.position)
             } else {
-                ring.discardReadable()
+                ring.discard(upTo: published)
                 shared.decoderWake.signal()
                 shared.outputWake.wait(until: {
                     self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
@@ -153,7 +158,7 @@ final class OutputWorker: @unchecked Sendable {
             }
             return
         }
-        let limit = shared.markers.peek().map { $0.position - ring.readPosition } ?? Int.max
+        let limit = shared.markers.peek().map { $0.position - ring.readPosition } ?? (published &- ring.readPosition)
         let chunk = min(limit, configuration.map { max($0.periodFrames, 256) } ?? 4096)
         let regions = ring.readableRegions(limit: chunk)
         if regions.frames == 0 {
@@ -210,8 +215,9 @@ final class OutputWorker: @unchecked Sendable {
             if recovered < 0 {
                 lose(code: Int32(clamping: recovered), message: nil)
             } else {
-                // Underrun or suspend: the device restarted empty; what it held was played.
-                settle(played: written)
+                // Underrun or suspend: the device restarted empty (delay 0), what it held was played;
+                // a write that timed out on a running stream: the device still holds its frames.
+                updatePosition()
             }
             return false
         }
@@ -449,7 +455,9 @@ final class OutputWorker: @unchecked Sendable {
             return
         }
         if ringFormat == nil {
+            // Nothing to set the device up for yet: the next track's marker will.
             lost = false
+            shared.post(EventRecord(kind: .deviceBack, epoch: current?.epoch ?? 0), from: shared.outputEvents)
             return
         }
         setUpDevice()

@@ -697,7 +697,8 @@ public final class Player {
         let remaining = queue.filter { $0.volume != id }
         if currentGone {
             Log.notice("the volume of the current track went away (\(mountPoint)); playback stopped")
-            engine.stop()
+            // No engine.stop(): it would send the decoder to open the current track again, which is
+            // gone ("Cannot play …" over this message). The new queue below stops the engine.
             status = .stopped
             stopSaveTimer()
             showTransient(

@@ -812,6 +812,28 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(rig.player.status == .playing)
     }
 
+    /// A stick pulled out: its files are gone before the library notices. Stopping must not send
+    /// the engine to open the current track again (it cannot: "Cannot play …" would then replace
+    /// "USB stick removed" on the screen; found by the system test's scenario 12).
+    @Test func aYankedStickShowsItsMessageAndNoUnplayableFiles() throws {
+        let scratch = try TemporaryDirectory("kiosk-yank")
+        defer { scratch.remove() }
+        let stick = scratch.file("stick")
+        #expect(run("/bin/cp", ["-r", PlayerFixtures.main, stick]).status == 0)
+        let rig = try PlayerRig(volumes: [stick, PlayerFixtures.plain])
+        try rig.playFirst()
+        #expect(rename(stick, scratch.file("gone")) == 0)
+        let before = rig.audioEvents.count
+        rig.library.removeVolume(path: stick)
+        try rig.idle(500)
+        let errors = rig.audioEvents[before...].filter { if case .error = $0 { true } else { false } }
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(rig.player.status == .stopped)
+        #expect(
+            rig.player.screenState()
+                == .message(MessageState(title: "USB stick removed", detail: "Playback stopped", kind: .info)))
+    }
+
     @Test func removingAnotherStickKeepsPlayingAndDropsItsTracksFromTheQueue() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main, PlayerFixtures.plain])
         // A genre with tracks of both sticks would do; a folder-free way: play all of an artist, then

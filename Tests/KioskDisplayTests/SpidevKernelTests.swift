@@ -5,9 +5,10 @@ import KioskSystem
 import KioskTestSupport
 import Testing
 
-/// The real spidev path against a real kernel spidev device: the VM system test loads
-/// spi-record.ko (Tests/SPISystem/kmod), a virtual SPI controller with spidev bound that records
-/// every transfer with the level of the data/command line (a gpio-sim line) at that moment.
+/// The real spidev path against a real kernel spidev device: the VM system test
+/// (Tests/System/scenarios/92-spi-panel-spidev.sh) loads spi-record.ko (Tests/SPISystem/kmod), a
+/// virtual SPI controller with spidev bound that records every transfer with the level of the
+/// data/command line (a gpio-sim line) at that moment.
 /// The recording is decoded by the same panel simulator as the recording transport's.
 /// Skipped where there is no /proc/spi-record (this machine has no SPI controller).
 @Suite(.serialized) struct SpidevKernelTests {

@@ -5,7 +5,7 @@ import Testing
 
 /// Output lines (the SPI panel's data/command, reset and backlight) on a gpio-sim chip: the
 /// simulator's sysfs `value` shows what the line drives. Part of `GPIOSimTests`, which the VM
-/// system test runs (Tests/InputSystem/90-input-kernel-devices.sh).
+/// system test runs (Tests/System/scenarios/90-input-kernel-devices.sh).
 extension GPIOSimTests {
     func simulatedValue(_ chip: SimulatedChip, _ line: Int) throws -> String {
         let path = "\(chip.lineDirectory)/sim_gpio\(line)/value"

@@ -11,9 +11,10 @@ testbench=${2:-}
 # shellcheck source=media.sh
 source "$here/media.sh"
 
-# 10: two albums; Alpha 3 × 8 s with a magenta cover.png, Beta 2 × 4 s without a cover.
+# 10: two albums; Alpha 3 × 12 s with a magenta cover.png, Beta 2 × 4 s without a cover (12 s: on
+# a slow run, stop must still come while track 2 plays).
 fixture_two_albums() {
-    make_album "$1/library" "Artist A" Alpha 3 8 1 ff00ff &&
+    make_album "$1/library" "Artist A" Alpha 3 12 1 ff00ff &&
         make_album "$1/library" "Artist B" Beta 2 4 2 &&
         media_image vfat "$1/library" "$1/stick.img" KIOSKLIB
 }

@@ -183,6 +183,34 @@ else
     fi
 fi
 
+# --- spi-record.ko (Tests/SPISystem/kmod: a virtual SPI controller with spidev bound) for 92-spi-panel-spidev
+t=$(now)
+if ko=$(SPI_RECORD_CACHE=$cache/spi-record bash "$repo/Tests/SPISystem/build-kmod.sh" "$kernel" 2> "$cache/spi-record.log"); then
+    echo "SPI_RECORD_KO=$ko"
+    [ "$(elapsed "$t" | cut -d. -f1)" -ge 1 ] && echo "BUILT_spi_record=$(elapsed "$t")"
+else
+    echo "MISSING_spi_record=$(head -c 300 "$cache/spi-record.log" | tr '\n' ' ')"
+fi
+
+# --- the libgpiod v2 check program (Tests/gpiod-v2: kiosk_gpio.c linked with libgpiod 2 sources,
+# downloaded by pip) for 91-gpiod-v2, run against gpio-sim in the guest
+gpiod_inputs=("$repo/Tests/gpiod-v2/build-check.sh" "$repo/Tests/gpiod-v2/check.c" \
+    "$repo/Sources/CKioskShims/kiosk_gpio.c" "$repo/Sources/CKioskShims/include/kiosk_gpio.h")
+if stamp_ok gpiod-v2-check "${gpiod_inputs[@]}"; then
+    echo "GPIOD_V2_CHECK=$cache/gpiod-v2-check"
+else
+    t=$(now)
+    rm -f "$cache/gpiod-v2-check"
+    if GPIOD_V2_KEEP=$cache/gpiod-v2-check GPIOD_V2_CHIP=/nonexistent bash "$repo/Tests/gpiod-v2/build-check.sh" \
+        > "$cache/gpiod-v2-check.log" 2>&1 && [ -x "$cache/gpiod-v2-check" ]; then
+        stamp_write gpiod-v2-check "${gpiod_inputs[@]}"
+        echo "GPIOD_V2_CHECK=$cache/gpiod-v2-check"
+        echo "BUILT_gpiod_v2_check=$(elapsed "$t")"
+    else
+        echo "MISSING_gpiod_v2_check=Tests/gpiod-v2/build-check.sh failed: $(tail -n 3 "$cache/gpiod-v2-check.log" | tr '\n' ' ')"
+    fi
+fi
+
 # --- guest helper tools (C, no packages beyond gcc and libpng-dev)
 tools_dir=$cache/tools
 mkdir -p "$tools_dir"
@@ -191,7 +219,7 @@ shopt -s nullglob
 for src in "$here"/tools/*.c; do
     name=$(basename "$src" .c)
     if stamp_ok "tools/$name" "$src" "$here/tools/common.h"; then continue; fi
-    libs=(-lm); grep -q '<png.h>' "$src" && libs+=(-lpng)
+    libs=(-lm); grep -q '<png.h>' "$src" && libs+=(-lpng); grep -q '<alsa/asoundlib.h>' "$src" && libs+=(-lasound -lpthread)
     if gcc -O2 -Wall -Wextra -Werror -o "$tools_dir/$name" "$src" "${libs[@]}" 2> "$tools_dir/$name.log"; then
         stamp_write "tools/$name" "$src" "$here/tools/common.h"; built=1
     else

@@ -117,6 +117,8 @@ kernel_image=${art[VMLINUX]:-${art[BZIMAGE]}}
     echo "SYSTEST_FIXTURES=$(printf %q "${art[FIXTURES]:-}")"
     echo "SYSTEST_GPIO_SIM_KO=$(printf %q "${art[GPIO_SIM_KO]:-}")"
     echo "SYSTEST_VFB_RGB_KO=$(printf %q "${art[VFB_RGB_KO]:-}")"
+    echo "SYSTEST_SPI_RECORD_KO=$(printf %q "${art[SPI_RECORD_KO]:-}")"
+    echo "SYSTEST_GPIOD_V2_CHECK=$(printf %q "${art[GPIOD_V2_CHECK]:-}")"
     echo "SYSTEST_FB_MODE=$(printf %q "${SYSTEST_FB_MODE:-320x240M-32}")"
     echo "SYSTEST_SCENARIOS=$(printf %q "${scenarios[*]}")"
     for key in "${!art[@]}"; do
@@ -153,14 +155,37 @@ if [ "$accel" != tcg ]; then
     fi
 fi
 
+# --- VM stalls on request (lib.sh vm_stall): the host stops the emulator for a while, as a loaded
+# host does when it does not schedule QEMU. The guest writes "ID MS" to vm-stall-request; this
+# stops QEMU (SIGSTOP) for MS milliseconds and answers ID in vm-stall-done.
+stall_server() {
+    local fd request id ms pid
+    exec {fd}<> <(:)  # read -t on a pipe nobody writes to: a sleep without a fork
+    while kill -0 "$$" 2>/dev/null; do
+        if [ -s "$out/vm-stall-request" ] && pid=$(cat "$out/qemu.pid" 2>/dev/null) && [ -n "$pid" ]; then
+            request=$(cat "$out/vm-stall-request"); rm -f "$out/vm-stall-request"
+            id=${request% *} ms=${request#* }
+            if [[ $ms =~ ^[0-9]+$ ]] && [ "$ms" -le 5000 ]; then
+                kill -STOP "$pid" && read -r -t "$(awk -v m="$ms" 'BEGIN { printf "%.3f", m / 1000 }')" -u "$fd"
+                kill -CONT "$pid"
+            fi
+            echo "$id" > "$out/vm-stall-done"
+        fi
+        read -r -t 0.02 -u "$fd"
+    done
+}
+
 # --- boot and run -----------------------------------------------------------------------------
 timeout_s=${SYSTEST_TIMEOUT:-540}
 say "booting ${kernel_image##*/} (${accel_args[1]}), ${#scenarios[@]} scenario(s), timeout $timeout_s s; output in $out"
 boot_start=$(date +%s.%N)
+stall_server &
+stall_server_pid=$!
 for attempt in 1 2; do
+    rm -f "$out/qemu.pid"
     timeout -k 5 "$timeout_s" "$qemu" "${accel_args[@]}" -m "${SYSTEST_MEMORY:-1536}" -smp "${SYSTEST_CPUS:-2}" \
         "${common_args[@]}" -chardev "stdio,id=console,logfile=$out/console.log" -serial chardev:console \
-        -append "$cmdline" < /dev/null
+        -pidfile "$out/qemu.pid" -append "$cmdline" < /dev/null
     qemu_status=$?
     # QEMU 7.2 once segfaulted while starting (status 139, no guest output): one retry for that
     if [ "$attempt" = 1 ] && [ "$qemu_status" -gt 128 ] && [ "$qemu_status" != 137 ] && [ ! -s "$out/guest-times" ]; then
@@ -170,6 +195,8 @@ for attempt in 1 2; do
     break
 done
 vm_seconds=$(seconds_since "$boot_start")
+kill "$stall_server_pid" 2>/dev/null
+wait "$stall_server_pid" 2>/dev/null
 
 guest_failed=""
 if [ ! -f "$out/done" ]; then

@@ -41,7 +41,7 @@ tail_frames=$((SYSTEST_RATE / 20))
 must "the whole track but its last 50 ms is in the capture bit-exactly" \
     pcm_locate "$reference" --frames $((ref_frames - ref_first - tail_frames))
 whole=$(pcm-match locate "$CAPTURE_FILE" "$reference" --frames $((ref_frames - ref_first)))
-longest=$(echo "$whole" | sed -n 's/.*longest bit-exact run \([0-9]*\) frames.*/\1/p')
+longest=$(echo "$whole" | sed -n 's/.* \([0-9]*\) frames bit-exact, then .*/\1/p')
 figure tail_lost_frames $((ref_frames - ref_first - ${longest:-$((ref_frames - ref_first))}))
 check "the capture's first sound is the track's first sound" test "$PCM_REFERENCE_FRAME" = "$ref_first"
 check "nothing but silence before the track in the capture" pcm_silent 0 "$PCM_CAPTURE_FRAME"

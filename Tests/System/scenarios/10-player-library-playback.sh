@@ -23,7 +23,7 @@ source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra snd-aloop fb gpio-sim loop
 require_command flac arecord
 require_player_run
-use_fixture two-albums  # fixtures.sh: Alpha 3 × 8 s (magenta cover), Beta 2 × 4 s (no cover)
+use_fixture two-albums  # fixtures.sh: Alpha 3 × 12 s (magenta cover), Beta 2 × 4 s (no cover)
 
 library=$FIXTURE/library
 ref1=$(track_reference "$(track_file "$library" "Artist A" Alpha 1)") || fail "decode Alpha 1"
@@ -96,8 +96,9 @@ figure pause_resume_gap_frames "$gap"
 check "resume continues where it paused (gap $gap frames, at most 250 ms either way)" \
     test "${gap#-}" -le $((SYSTEST_RATE / 4))
 
-# 5. stop → silence; play → track start
-wait_capture_frames $((PCM_CAPTURE_FRAME + SYSTEST_RATE * 3 / 2))
+# 5. stop → silence; play → track start (stop while track 2 still plays: it is the current track)
+wait_capture_frames $((PCM_CAPTURE_FRAME + SYSTEST_RATE))
+check "track 2 still plays before stop" pcm_locate "$ref2" --from $(( $(capture_frames) - SYSTEST_RATE / 2 )) --frames 4410
 button_press "$LINE_STOP"
 must "stop: silence within 1 s" wait_for 10 "silence after stop" pcm_silent_tail $((SYSTEST_RATE / 2))
 fb_screenshot 5-stopped > /dev/null

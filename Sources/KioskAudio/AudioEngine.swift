@@ -148,10 +148,15 @@ public final class AudioEngine {
         guard name != deviceName else { return }
         deviceName = name
         let position = positionFrames
-        shared.deviceRequests.put(name)
-        shared.outputWake.signal()
         openMixer()
-        if !ended { issue(index: currentIndex, frame: position) }
+        if ended {
+            shared.deviceRequests.put(name)
+            shared.outputWake.signal()
+        } else {
+            // Through the decoder: it asks the output to drop the ring, then hands over the device,
+            // so frames decoded ahead for the old device never reach the new one.
+            issue(index: currentIndex, frame: position)
+        }
     }
 
     /// The device in use.
@@ -229,7 +234,8 @@ public final class AudioEngine {
         shared.targetEpoch.store(epoch, ordering: .releasing)
         recentQueues.append((epoch, tracks))
         if recentQueues.count > 8 { recentQueues.removeFirst() }
-        shared.targets.put(DecoderTarget(epoch: epoch, tracks: tracks, index: index, startFrame: frame))
+        shared.targets.put(
+            DecoderTarget(epoch: epoch, tracks: tracks, index: index, startFrame: frame, device: deviceName))
         shared.decoderWake.signal()
     }
 

@@ -141,6 +141,9 @@ struct DecoderTarget {
     var tracks: [TrackRequest]
     var index: Int
     var startFrame: Int64
+    /// The device the stream is for: the decoder hands it to the output after it asked for the
+    /// flush, so a switched device never gets frames decoded for the old one.
+    var device: String
 }
 
 /// A single-slot, latest-wins handoff of a value between two threads, lock-free (an atomic pointer

@@ -49,7 +49,7 @@ final class DecoderWorker: @unchecked Sendable {
     private func apply(_ target: DecoderTarget) {
         decoder.close()
         // The output drops what it has; afterwards the ring is empty and may change shape.
-        guard reset(drain: false) else { return }
+        guard reset(drain: false, device: target.device) else { return }
         tracks = target.tracks
         index = target.index
         startFrame = target.startFrame
@@ -61,7 +61,9 @@ final class DecoderWorker: @unchecked Sendable {
     /// Asks the output to empty the ring, by playing it out (`drain`, in band) or dropping it, and
     /// waits for the acknowledgement. False when interrupted (shutdown, or a new target while
     /// draining: the caller returns to the main loop, which applies it).
-    private func reset(drain: Bool) -> Bool {
+    /// A `device` is handed to the output after the flush request (the output takes a device before
+    /// it looks for a flush, so when it sees this device it also sees the flush).
+    private func reset(drain: Bool, device: String? = nil) -> Bool {
         resetSequence += 1
         let sequence = resetSequence
         if drain {
@@ -70,6 +72,7 @@ final class DecoderWorker: @unchecked Sendable {
             guard push(marker) else { return false }
         } else {
             shared.flushRequest.store(sequence, ordering: .releasing)
+            if let device { shared.deviceRequests.put(device) }
         }
         shared.outputWake.signal()
         while shared.resetAck.load(ordering: .acquiring) < sequence {

@@ -111,7 +111,7 @@ final class OutputWorker: @unchecked Sendable {
     }
 
     private func step() {
-        if let name = shared.deviceRequests.take() {
+        if let name = shared.deviceRequests.take(), name != deviceName || output == nil {
             output?.close()
             deviceName = name
             output = makeOutput(name)

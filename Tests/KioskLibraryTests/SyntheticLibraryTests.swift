@@ -38,48 +38,6 @@ import Testing
         #expect(cover.hasSuffix("Album 0002/cover.jpg"))
     }
 
-    @Test func demoLibraryCoversEveryFeature() throws {
-        let dir = try TemporaryDirectory("kiosk-demo")
-        defer { dir.remove() }
-        let summary = try SyntheticLibrary.writeDemoLibrary(at: dir.path, secondsPerTrack: 0.05)
-        #expect(summary.tracks == 23)
-        let (contents, _) = try VolumeScanner().scan(
-            volume: VolumeID(rawValue: "d"), mountPoint: dir.path, indexPath: nil)
-        let catalog = Catalog(volumes: [contents])
-        #expect(catalog.trackCount == 23)
-        #expect(catalog.problems.isEmpty, "\(catalog.problems)")
-        #expect(
-            catalog.names(.album) == [
-                "Chansons d'été", "Greatest Hits", "Hi-Res Signals", "Lanterns", "Summer Mix", "Symphony No. 2",
-            ])
-        #expect(
-            catalog.names(.artist) == [
-                "Émilie Durand", "Granite", "The Night Owls", "Orchestra of Nowhere", "Pulse Unit",
-            ])
-        #expect(catalog.names(.albumArtist).last == "Various Artists")
-        #expect(catalog.names(.genre) == ["Classical", "Electronic", "Jazz", "Pop", "Rock"])
-        let favourites = try #require(catalog.named(.playlist, "Favourites"))
-        #expect(catalog.tracks(of: favourites).map(\.title) == ["Blue Hour", "Landslide", "Vélo", "Nyquist"])
-        let symphony = try #require(catalog.named(.album, "Symphony No. 2"))
-        #expect(
-            catalog.tracks(of: symphony).map(\.title) == ["I. Allegro", "II. Adagio", "III. Scherzo", "IV. Finale"])
-        func art(_ album: String) throws -> Artwork? {
-            catalog.artwork(for: try #require(catalog.named(.album, album)))
-        }
-        guard case .embedded(_, "image/png")? = try art("Lanterns") else {
-            Issue.record("Lanterns should have embedded art")
-            return
-        }
-        #expect(try art("Chansons d'été") == .file(path: dir.path + "/Émilie Durand/Chansons d'été/cover.jpg"))
-        #expect(try art("Greatest Hits") == .file(path: dir.path + "/Granite/Greatest Hits/folder.png"))
-        #expect(try art("Symphony No. 2") == .file(path: dir.path + "/Orchestra of Nowhere/Symphony No. 2/cover.png"))
-        #expect(try art("Hi-Res Signals") == nil)
-        let hiRes = try #require(catalog.query([.album("Hi-Res Signals")]).first)
-        #expect(hiRes.sampleRate == 96_000 && hiRes.bitsPerSample == 24)
-        let mix = try #require(catalog.named(.album, "Summer Mix"))
-        #expect(catalog.tracks(of: mix).map(\.artist) == ["The Night Owls", "Granite", "Émilie Durand", "Pulse Unit"])
-    }
-
     @Test(.enabled(if: which("flac") != nil, "the flac command is not installed"))
     func generatedFilesPassTheReferenceDecoder() throws {
         let dir = try TemporaryDirectory("kiosk-synthetic")

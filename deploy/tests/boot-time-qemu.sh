@@ -38,7 +38,7 @@ command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"
 [ -x "$cache/usr/bin/systemctl" ] || skip "no cached tree: run deploy/tests/test-install-debootstrap.sh --suite $suite first"
 
 work=$(mktemp -d /tmp/kiosk-boot-time.XXXXXX)
-trap 'umount -l "$work/tree" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'umount -l "$work/tree" 2>/dev/null || true; rm -rf "$work"' EXIT
 if [ -z "$binary" ]; then
     gcc -O2 -static -o "$work/notify-stub" "$repo/deploy/tests/notify-stub.c"
     binary="$work/notify-stub"
@@ -83,6 +83,8 @@ for u in kiosk-player.service kiosk-reference.service; do
     echo "RESULT $u $(systemctl is-active "$u") start @$((start / 1000)) ms, READY after $(((ready - start) / 1000)) ms"
 done
 systemctl --failed --no-legend
+echo "-- kiosk-player.service journal (first lines)"
+journalctl -b -u kiosk-player.service -o short-monotonic --no-pager | head -n 25
 echo "MEASURE-END"
 systemctl poweroff
 SCRIPT
@@ -123,5 +125,5 @@ UNIT
     grep -q MEASURE-END "$work/$name.serial" || { echo "(no figures; last console lines:)"; tail -n 30 "$work/$name.serial"; }
 }
 for i in $(seq 1 "$boots"); do boot "$i"; done
-echo "== summary (start-to-READY of the same stand-in, hardened unit vs reference, per boot)"
+echo "== summary (start-to-READY of the same program, hardened unit vs reference, per boot)"
 grep -ah '^RESULT' "$work"/*.serial | tr -d '\r' | sed 's/^RESULT /  /'

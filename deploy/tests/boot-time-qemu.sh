@@ -1,7 +1,10 @@
 #!/bin/bash
 # Boot-time cost of kiosk-player.service, measured by booting a Debian tree with systemd under QEMU:
 #
-#   deploy/tests/boot-time-qemu.sh [--suite bookworm] [--binary FILE] [--accel tcg|kvm]
+#   deploy/tests/boot-time-qemu.sh [--suite bookworm] [--binary FILE] [--accel tcg|kvm] [--boots N] [--check]
+#
+# --check (CI): a missing piece is an error instead of a skip, and the run fails unless every boot
+# printed its figures with kiosk-player.service active (it reached READY under its sandbox).
 #
 # The tree is the cached debootstrap of test-install-debootstrap.sh with install.sh run into it.
 # Without --binary the player is a stand-in (tests/notify-stub.c: READY=1 from the main process,
@@ -18,12 +21,14 @@ suite=bookworm
 binary=''
 accel=tcg
 boots=2
+check=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --suite) suite=$2; shift ;;
         --binary) binary=$2; shift ;;
         --accel) accel=$2; shift ;;
         --boots) boots=$2; shift ;;
+        --check) check=1 ;;
         *) echo "boot-time: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -31,7 +36,10 @@ done
 cache=/var/cache/kiosk-player/$suite-minbase
 kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
 initrd=${kernel/vmlinuz/initrd.img}
-skip() { echo "boot-time: skipped: $*"; exit 0; }
+skip() {
+    if [ "$check" = 1 ]; then echo "boot-time: FAILED (--check): $*" >&2; exit 1; fi
+    echo "boot-time: skipped: $*"; exit 0
+}
 [ "$(id -u)" = 0 ] || skip "needs root"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"
 [ -n "$kernel" ] && [ -f "$initrd" ] || skip "no /boot/vmlinuz-* with its initrd (apt-get install linux-image-amd64)"
@@ -127,3 +135,12 @@ UNIT
 for i in $(seq 1 "$boots"); do boot "$i"; done
 echo "== summary (start-to-READY of the same program, hardened unit vs reference, per boot)"
 grep -ah '^RESULT' "$work"/*.serial | tr -d '\r' | sed 's/^RESULT /  /'
+if [ "$check" = 1 ]; then
+    active=$(grep -ah '^RESULT kiosk-player.service active ' "$work"/*.serial | grep -c 'READY after' || true)
+    if [ "$active" != "$boots" ]; then
+        echo "boot-time: FAILED: kiosk-player.service reached READY in $active of $boots boot(s)" >&2
+        for f in "$work"/*.serial; do echo "-- $f (last lines)"; tail -n 40 "$f"; done
+        exit 1
+    fi
+    echo "boot-time: kiosk-player.service reached READY under its sandbox in every boot"
+fi

@@ -113,6 +113,21 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     public var description: String { message }
 
+    /// The error for a line request that just failed: `errno` now, and for EBUSY the line's
+    /// current consumer as the kernel reports it.
+    static func requestFailed(chip: GPIOChip, line: Int, use: String) -> InputError {
+        let error = Errno.current
+        var consumer: String?
+        if error.rawValue == EBUSY {
+            var used: Int32 = 0
+            var buffer = [CChar](repeating: 0, count: 64)
+            if kiosk_gpio_line_user(chip.path, UInt32(line), &used, &buffer, buffer.count) == 0 {
+                consumer = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            }
+        }
+        return request(error, chip: chip, line: line, use: use, consumer: consumer)
+    }
+
     /// The message for a failed line request (`errno` from the request).
     public static func request(
         _ errno: Errno, chip: GPIOChip, line: Int, use: String, consumer: String? = nil
@@ -171,16 +186,7 @@ final class GPIOLine {
             let handle = kiosk_gpio_line_request(
                 chip.path, UInt32(offset), biasValue, activeLow ? 1 : 0, "kiosk-player")
         else {
-            let error = Errno.current
-            var consumer: String?
-            if error.rawValue == EBUSY {
-                var used: Int32 = 0
-                var buffer = [CChar](repeating: 0, count: 64)
-                if kiosk_gpio_line_user(chip.path, UInt32(offset), &used, &buffer, buffer.count) == 0 {
-                    consumer = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-                }
-            }
-            throw InputError.request(error, chip: chip, line: offset, use: use, consumer: consumer)
+            throw InputError.requestFailed(chip: chip, line: offset, use: use)
         }
         self.handle = handle
     }
@@ -240,16 +246,7 @@ public final class GPIOOutputLine: @unchecked Sendable {
             let handle = kiosk_gpio_output_request(
                 chip.path, UInt32(offset), activeLow ? 1 : 0, active ? 1 : 0, "kiosk-player")
         else {
-            let error = Errno.current
-            var consumer: String?
-            if error.rawValue == EBUSY {
-                var used: Int32 = 0
-                var buffer = [CChar](repeating: 0, count: 64)
-                if kiosk_gpio_line_user(chip.path, UInt32(offset), &used, &buffer, buffer.count) == 0 {
-                    consumer = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-                }
-            }
-            throw InputError.request(error, chip: chip, line: offset, use: use, consumer: consumer)
+            throw InputError.requestFailed(chip: chip, line: offset, use: use)
         }
         self.handle = handle
         isActive = active

@@ -18,7 +18,8 @@ loops=()
 cleanup() {
     local d l
     for d in "$work"/media/*; do mountpoint -q "$d" 2>/dev/null && umount -l "$d"; done
-    for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+    # (image runs in $(...), a subshell: it lists its loop devices in a file, not in an array)
+    for l in "${loops[@]}" $(cat "$work/loops" 2>/dev/null); do losetup -d "$l" 2>/dev/null; done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -92,7 +93,7 @@ image() {
         exfat) mkfs.exfat -L "$3" "$img" >/dev/null ;;
     esac || return 1
     dev=$(losetup -f --show "$img") || return 1
-    loops+=("$dev")
+    echo "$dev" >>"$work/loops"
     printf '%s\n' "$dev"
 }
 mcopy_file() {

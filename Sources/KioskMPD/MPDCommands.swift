@@ -45,7 +45,8 @@ extension MPDServer {
         "password": CommandSpec(1, 1, open: true), "pause": CommandSpec(0, 1), "ping": CommandSpec(0, 0, open: true),
         "play": CommandSpec(0, 1), "playid": CommandSpec(0, 1), "playlistid": CommandSpec(0, 1),
         "playlistinfo": CommandSpec(0, 1), "plchanges": CommandSpec(1, 2), "plchangesposid": CommandSpec(1, 2),
-        "previous": CommandSpec(0, 0), "readpicture": CommandSpec(2, 2), "repeat": CommandSpec(1, 1),
+        "previous": CommandSpec(0, 0), "random": CommandSpec(1, 1), "consume": CommandSpec(1, 1),
+        "single": CommandSpec(1, 1), "readpicture": CommandSpec(2, 2), "repeat": CommandSpec(1, 1),
         "rescan": CommandSpec(0, 1), "search": CommandSpec(1, -1), "searchadd": CommandSpec(1, -1),
         "seek": CommandSpec(2, 2), "seekcur": CommandSpec(1, 1), "seekid": CommandSpec(2, 2),
         "setvol": CommandSpec(1, 1), "stats": CommandSpec(0, 0), "status": CommandSpec(0, 0),
@@ -145,6 +146,12 @@ extension MPDServer {
         case "repeat":
             player.remoteSetRepeat(try MPDArgument.bool(a[0]))
             return changed()
+        case "random", "consume", "single":
+            // Off is this player's only mode: clients that switch it off (or read it back) work;
+            // switching it on gets a clear refusal rather than "unknown command".
+            let on = a[0] == "oneshot" && command == "single" ? true : try MPDArgument.bool(a[0])
+            if on { throw .argument("\(command) mode is not supported by this player") }
+            return .done
         // Volume.
         case "setvol":
             guard let value = MPDArgument.parseInt(a[0]) else { throw .argument("Integer expected: \(a[0])") }

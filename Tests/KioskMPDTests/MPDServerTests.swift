@@ -132,6 +132,25 @@ import Testing
         #expect(h.player.volume != 5)
     }
 
+    @Test func randomSingleAndConsumeCanBeSwitchedOffButNotOn() throws {
+        let h = try Harness()
+        let path = h.socketPath
+        let (off, on, oneshot, status) = try h.client {
+            let c = try TestClient(unix: path)
+            try c.send("command_list_begin\nrandom 0\nsingle 0\nconsume 0\ncommand_list_end\n")
+            let off = try c.response()
+            try c.send("random 1\n")
+            let on = try c.response()
+            try c.send("single oneshot\n")
+            let oneshot = try c.response()
+            return (off, on, oneshot, try c.pairs("status"))
+        }
+        #expect(off == ["OK"])
+        #expect(on == ["ACK [2@0] {random} random mode is not supported by this player"])
+        #expect(oneshot == ["ACK [2@0] {single} single mode is not supported by this player"])
+        #expect(status["random"] == "0" && status["single"] == "0" && status["consume"] == "0")
+    }
+
     @Test func lsinfoShowsVolumesFoldersSongsAndPlaylists() throws {
         let h = try Harness()
         let path = h.socketPath

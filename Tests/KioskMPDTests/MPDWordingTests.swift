@@ -27,6 +27,8 @@ import Testing
         ("seekcur abc", "ACK [2@0] {seekcur} Float expected: abc"),
         ("pause 2", "ACK [2@0] {pause} Boolean (0/1) expected: 2"),
         ("repeat 2", "ACK [2@0] {repeat} Boolean (0/1) expected: 2"),
+        ("random 2", "ACK [2@0] {random} Boolean (0/1) expected: 2"),
+        ("consume x", "ACK [2@0] {consume} Boolean (0/1) expected: x"),
         ("next", "ACK [55@0] {next} Not playing"),
         ("plchanges abc", "ACK [2@0] {plchanges} Integer expected: abc"),
         ("lsinfo ../", "ACK [50@0] {lsinfo} No such directory"),

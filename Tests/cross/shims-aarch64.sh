@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Compiles the C parts of the package for aarch64 (the Raspberry Pi's 64-bit OS) with Debian's cross
+# compiler: every Sources/CKioskShims/*.c to an object (-Wall -Wextra -Werror), which also checks
+# its _Static_asserts (the spidev transfer layout) on that ABI, and every systemLibrary shim.h
+# (ALSA, libFLAC, libgpiod, libjpeg-turbo, libpng, FreeType, SQLite headers). The Swift code cannot
+# be compiled for aarch64 here: the toolchain has no aarch64 standard library (that needs the
+# Static Linux / cross SDK, see the README).
+#
+#   Tests/cross/shims-aarch64.sh        installs gcc-aarch64-linux-gnu when missing (apt-get, root)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cc=aarch64-linux-gnu-gcc
+if ! command -v "$cc" >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "cross-aarch64: installing gcc-aarch64-linux-gnu"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc-aarch64-linux-gnu >/dev/null
+    else
+        echo "cross-aarch64: $cc missing (apt-get install gcc-aarch64-linux-gnu)" >&2
+        exit 1
+    fi
+fi
+work=$(mktemp -d /tmp/cross-aarch64.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+# The libraries' headers are architecture-independent in Debian; the cross sysroot's own glibc and
+# kernel headers come first, /usr/include only after them.
+includes=(-I"$repo/Sources/CKioskShims/include")
+for pc in alsa flac libgpiod libturbojpeg libpng freetype2 sqlite3; do
+    # shellcheck disable=SC2207
+    includes+=($(pkg-config --cflags-only-I "$pc"))
+done
+includes+=(-idirafter /usr/include)
+passed=0
+failed=0
+check() {
+    local what=$1
+    shift
+    if out=$("$@" 2>&1); then
+        passed=$((passed + 1))
+        echo "  ok    $what"
+    else
+        failed=$((failed + 1))
+        echo "  FAIL  $what"
+        printf '%s\n' "$out" | head -n 20 | sed 's/^/        /'
+    fi
+}
+echo "cross-aarch64: $($cc --version | head -n 1)"
+for f in "$repo"/Sources/CKioskShims/*.c; do
+    check "CKioskShims/$(basename "$f")" "$cc" -std=gnu11 -O2 -Wall -Wextra -Werror "${includes[@]}" \
+        -c "$f" -o "$work/$(basename "$f" .c).o"
+done
+for shim in "$repo"/Sources/C*/shim.h; do
+    name=$(basename "$(dirname "$shim")")
+    printf '#include "%s"\n' "$shim" >"$work/$name.c"
+    check "$name/shim.h" "$cc" -std=gnu11 -fsyntax-only -Wall -Werror "${includes[@]}" "$work/$name.c"
+done
+if [ "$passed" -gt 0 ]; then
+    file "$work"/kiosk_spi.o | grep -q 'ARM aarch64' && echo "  (objects are ELF aarch64)"
+fi
+echo "cross-aarch64: $passed passed, $failed failed"
+[ "$failed" = 0 ]

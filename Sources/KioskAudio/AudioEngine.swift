@@ -82,6 +82,18 @@ public final class AudioEngine {
         issue(index: index, frame: startFrame)
     }
 
+    /// Adds `more` at the end of the queue without disturbing playback: the current track and
+    /// what was decoded ahead go on, and the new tracks follow (gaplessly when the format allows;
+    /// after the old queue has played out when the decoder had already reached its end).
+    public func append(_ more: [TrackRequest]) {
+        guard !more.isEmpty else { return }
+        tracks += more
+        if let i = recentQueues.lastIndex(where: { $0.epoch == epoch }) { recentQueues[i].tracks = tracks }
+        if ended { return }  // the next play() starts the queue again, with these tracks
+        shared.extensions.put(QueueExtension(epoch: epoch, tracks: tracks))
+        shared.decoderWake.signal()
+    }
+
     /// Starts or resumes playback.
     public func play() {
         if ended {
@@ -281,6 +293,11 @@ public final class AudioEngine {
             onEvent(.trackFinished(id: record.trackID))
         case .queueFinished:
             guard current else { return }
+            if record.index >= 0 && record.index < tracks.count {
+                // Appended after the decoder had reached the end of the queue it knew: go on.
+                issue(index: record.index, frame: 0)
+                return
+            }
             ended = true
             state = .stopped
             setPlaying(false)

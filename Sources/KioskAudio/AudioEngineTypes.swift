@@ -146,6 +146,12 @@ struct DecoderTarget {
     var device: String
 }
 
+/// Loop → decoder: the queue of epoch `epoch`, longer at its end (`AudioEngine.append`).
+struct QueueExtension {
+    var epoch: UInt64
+    var tracks: [TrackRequest]
+}
+
 /// A single-slot, latest-wins handoff of a value between two threads, lock-free (an atomic pointer
 /// exchange). The taker owns what it takes.
 final class Handoff<Value>: @unchecked Sendable {
@@ -198,6 +204,7 @@ final class EngineShared: @unchecked Sendable {
     let outputWake = EventCount()
     let targets = Handoff<DecoderTarget>()
     let deviceRequests = Handoff<String>()
+    let extensions = Handoff<QueueExtension>()
     /// The text of the last device failure (set before the deviceLost event is queued).
     let deviceErrors = Handoff<String>()
     /// The text of the last format the device refused (set before that track's error event).

@@ -34,9 +34,15 @@ final class DecoderWorker: @unchecked Sendable {
                 apply(target)
                 continue
             }
+            if let extended = shared.extensions.take() {
+                extend(extended)
+                continue
+            }
             switch state {
             case .idle:
-                shared.decoderWake.wait(until: { !self.shared.targets.isEmpty || self.shared.isShuttingDown })
+                shared.decoderWake.wait(until: {
+                    !self.shared.targets.isEmpty || !self.shared.extensions.isEmpty || self.shared.isShuttingDown
+                })
             case .open:
                 openNext()
             case .decoding:
@@ -56,6 +62,15 @@ final class DecoderWorker: @unchecked Sendable {
         epoch = target.epoch
         segment = nil
         state = .open
+    }
+
+    /// Takes a longer queue for the current epoch: decoding goes on into the new tracks. When the
+    /// end of the old queue is already on its way to the output, nothing changes here: its marker
+    /// says how many tracks this queue had, and the loop goes on from there when it arrives.
+    private func extend(_ extended: QueueExtension) {
+        // A newer target carries the whole queue.
+        guard extended.epoch == epoch, state != .idle else { return }
+        tracks = extended.tracks
     }
 
     /// Asks the output to empty the ring, by playing it out (`drain`, in band) or dropping it, and
@@ -103,6 +118,10 @@ final class DecoderWorker: @unchecked Sendable {
         record.trackID = id
         record.index = index
         record.failure = failure
+        post(record)
+    }
+
+    private func post(_ record: EventRecord) {
         // The loop drains this queue; a full queue means it is busy: wait a little, then drop.
         var tries = 0
         while !shared.post(record, from: shared.decoderEvents) && tries < 100 && !shared.isShuttingDown {
@@ -129,7 +148,9 @@ final class DecoderWorker: @unchecked Sendable {
 
     private func openNext() {
         guard index >= 0 && index < tracks.count else {
-            if push(Marker(kind: .queueEnd, position: ring.writePosition, epoch: epoch)) { state = .idle }
+            var end = Marker(kind: .queueEnd, position: ring.writePosition, epoch: epoch)
+            end.index = tracks.count
+            if push(end) { state = .idle }
             return
         }
         let track = tracks[index]

@@ -286,7 +286,9 @@ final class OutputWorker: @unchecked Sendable {
             shared.playingEpoch.store(marker.epoch, ordering: .relaxed)
             shared.playingValid.store(false, ordering: .releasing)
             shared.playingIndex.store(-1, ordering: .relaxed)
-            shared.post(EventRecord(kind: .queueFinished, epoch: marker.epoch), from: shared.outputEvents)
+            var record = EventRecord(kind: .queueFinished, epoch: marker.epoch)
+            record.index = marker.index  // the length of the queue that ended
+            shared.post(record, from: shared.outputEvents)
         case .segmentEnd:
             break
         }

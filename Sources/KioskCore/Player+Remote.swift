@@ -131,6 +131,7 @@ extension Player {
     public func remoteInsert(_ tracks: [Track], at position: Int? = nil) -> Int {
         let at = min(max(0, position ?? queue.count), queue.count)
         guard !tracks.isEmpty else { return at }
+        if at == queue.count && !queue.isEmpty && status != .stopped && appendToEngineQueue(tracks) { return at }
         let wasEmpty = queue.isEmpty
         var edited = queue
         edited.insert(contentsOf: tracks, at: at)

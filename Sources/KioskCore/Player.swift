@@ -505,6 +505,21 @@ public final class Player {
     }
 
     /// The queue as the engine gets it: ids `idBase + index`.
+    /// Appends to the queue the engine is playing without disturbing it (no restart of the current
+    /// track, no gap). False when the engine holds a provisional queue: the caller replaces it.
+    func appendToEngineQueue(_ tracks: [Track]) -> Bool {
+        guard !engineQueueIsProvisional, provisional == nil else { return false }
+        pendingResume = nil
+        let first = queue.count
+        queue.append(contentsOf: tracks)
+        queueCollection = nil
+        engine.append(
+            tracks.enumerated().map { TrackRequest(id: idBase + UInt64(first + $0.offset), path: $0.element.path) })
+        saveSoon()
+        refreshScreen()
+        return true
+    }
+
     private func requests() -> [TrackRequest] {
         queue.enumerated().map { TrackRequest(id: idBase + UInt64($0.offset), path: $0.element.path) }
     }

@@ -93,6 +93,47 @@ struct AudioEngineTests {
         #expect(order == ["start 1", "end 1", "start 2", "end 2", "done"])
     }
 
+    /// Tracks appended to the queue (an MPD client's `add` while playing) follow the current one
+    /// without a gap and without restarting it: while the decoder is still inside the queue, and
+    /// after it had already queued the queue's end for the output.
+    @Test(arguments: [false, true])
+    func appendedTracksFollowWithoutRestartingTheCurrentOne(decoderAtTheEnd: Bool) throws {
+        let dir = try TemporaryDirectory("kiosk-append")
+        defer { dir.remove() }
+        // The ring holds 768 000 bytes (0.5 s of the largest format), 192 000 CD frames: a 9 s first
+        // track keeps the decoder inside it; a 0.1 s one lets it reach the end of the queue (and
+        // queue that end for the output) while the engine waits.
+        let firstFrames = decoderAtTheEnd ? 4410 : 400_000 + 1234
+        let signal = Fixtures.signal(frames: firstFrames + 30_000 + 20_000, channels: 2, bits: 16, seed: 5)
+        let cuts = [0, firstFrames, firstFrames + 30_000, signal.count / 2]
+        for i in 0..<3 {
+            try Fixtures.encode(Array(signal[(cuts[i] * 2)..<(cuts[i + 1] * 2)]), format: cd, to: dir.file("\(i).flac"))
+        }
+        let run = try EngineRun(settings: EngineRun.settings(device: filePCM(dir.file("out.raw"))))
+        defer { run.shutdown() }
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("0.flac"))], startAt: 0, startFrame: 0)
+        try run.idle(0.3)  // the decoder fills the ring (and, for the short track, queues the end)
+        run.engine.append([TrackRequest(id: 2, path: dir.file("1.flac"))])
+        run.engine.play()
+        #expect(try run.run { run.started().contains(2) })
+        run.engine.append([TrackRequest(id: 3, path: dir.file("2.flac"))])
+        #expect(try run.run { run.finished })
+        try run.idle(0.2)
+        run.shutdown()
+        let output = try Syscalls.readFile(dir.file("out.raw"))
+        #expect(output.count == signal.count * 2)
+        #expect(Fixtures.firstDifference(output, Fixtures.bytes(signal, width: 2)) == nil, "every frame once, in order")
+        let order = run.events.compactMap { event -> String? in
+            switch event {
+            case .trackStarted(let id, _, _): "start \(id)"
+            case .trackFinished(let id): "end \(id)"
+            case .queueFinished: "done"
+            default: nil
+            }
+        }
+        #expect(order == ["start 1", "end 1", "start 2", "end 2", "start 3", "end 3", "done"])
+    }
+
     /// A resumed start (`startFrame`, as after a restart) plays from exactly that frame: the output
     /// equals `flac -d --skip=N` byte for byte, for frames inside, at and just after a FLAC block.
     @Test(arguments: [1, 4095, 4096, 4097, 12345, 529_200])

@@ -32,6 +32,28 @@ import Testing
         #expect(h.player.currentTrack?.title == "Green Curtain")
     }
 
+    /// `add` while the last entry plays its final second: the engine already reached the end of
+    /// the queue it knew, and still goes on into the appended entries instead of stopping.
+    @Test func entriesAppendedWhileTheLastOnePlaysFollowIt() throws {
+        let h = try Harness()
+        let album = tracks(h, "Aurora Quartet/Northern Lights")
+        h.player.remoteInsert(album)
+        #expect(h.player.remotePlay(at: album.count - 1))
+        let last = try #require(album.last)
+        #expect(h.player.remoteSeek(toSeconds: max(0, (last.durationSeconds ?? 1) - 0.8)))
+        try h.spin(milliseconds: 200)
+        let more = tracks(h, "The Field Recorders")
+        h.player.remoteInsert(more)
+        #expect(h.player.queue.count == album.count + more.count)
+        #expect(h.player.currentTrack?.title == last.title, "the playing entry goes on")
+        #expect(h.player.status == .playing)
+        let advanced = try h.loop.run(
+            until: { h.player.queueIndex == album.count }, timeoutNanoseconds: 10_000_000_000)
+        #expect(advanced)
+        #expect(h.player.status == .playing)
+        #expect(h.player.currentTrack?.title == more.first?.title)
+    }
+
     @Test func deletingTheCurrentEntryGoesOnWithTheNext() throws {
         let h = try Harness()
         h.player.remoteInsert(tracks(h, "Aurora Quartet/Northern Lights"))

@@ -104,19 +104,18 @@ struct AudioEngineTests {
         // track keeps the decoder inside it; a 0.1 s one lets it reach the end of the queue (and
         // queue that end for the output) while the engine waits.
         let firstFrames = decoderAtTheEnd ? 4410 : 400_000 + 1234
-        let signal = Fixtures.signal(frames: firstFrames + 30_000 + 20_000, channels: 2, bits: 16, seed: 5)
-        let cuts = [0, firstFrames, firstFrames + 30_000, signal.count / 2]
-        for i in 0..<3 {
+        let signal = Fixtures.signal(frames: firstFrames + 30_000, channels: 2, bits: 16, seed: 5)
+        let cuts = [0, firstFrames, signal.count / 2]
+        for i in 0..<2 {
             try Fixtures.encode(Array(signal[(cuts[i] * 2)..<(cuts[i + 1] * 2)]), format: cd, to: dir.file("\(i).flac"))
         }
         let run = try EngineRun(settings: EngineRun.settings(device: filePCM(dir.file("out.raw"))))
         defer { run.shutdown() }
         run.engine.setQueue([TrackRequest(id: 1, path: dir.file("0.flac"))], startAt: 0, startFrame: 0)
         try run.idle(0.3)  // the decoder fills the ring (and, for the short track, queues the end)
+        // (Appended before play: the file PCM is not paced, so "while playing" would race the end.)
         run.engine.append([TrackRequest(id: 2, path: dir.file("1.flac"))])
         run.engine.play()
-        #expect(try run.run { run.started().contains(2) })
-        run.engine.append([TrackRequest(id: 3, path: dir.file("2.flac"))])
         #expect(try run.run { run.finished })
         try run.idle(0.2)
         run.shutdown()
@@ -131,7 +130,7 @@ struct AudioEngineTests {
             default: nil
             }
         }
-        #expect(order == ["start 1", "end 1", "start 2", "end 2", "start 3", "end 3", "done"])
+        #expect(order == ["start 1", "end 1", "start 2", "end 2", "done"])
     }
 
     /// A resumed start (`startFrame`, as after a restart) plays from exactly that frame: the output

@@ -111,7 +111,7 @@ final class OutputWorker: @unchecked Sendable {
     }
 
     private func step() {
-        if let name = shared.deviceRequests.take(), name != deviceName || output == nil {
+        if let name = shared.deviceRequests.take(), name != deviceName {
             output?.close()
             deviceName = name
             output = makeOutput(name)

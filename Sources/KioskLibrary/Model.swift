@@ -64,8 +64,10 @@ public struct Track: Sendable, Hashable {
     public let artist: String
     /// ALBUM, else "Unknown Album".
     public let album: String
-    /// ALBUMARTIST values joined, else the artist (display) value.
-    public let albumArtist: String
+    /// ALBUMARTIST values joined; without the tag, decided per album folder when the volume's
+    /// contents are made (`Track.withAlbumArtists`): the tracks' common first artist, else
+    /// "Various Artists". (A lone track: its first artist.)
+    public internal(set) var albumArtist: String
     /// GENRE values joined, else "Unknown Genre".
     public let genre: String
     public let date: String?
@@ -124,6 +126,43 @@ public struct Track: Sendable, Hashable {
         guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relativePath }
         return String(relativePath[relativePath.utf8.index(after: slash)...])
     }
+    /// What stands for "album artist" on a compilation tagged without ALBUMARTIST.
+    public static let variousArtists = "Various Artists"
+
+    /// `tracks` with the album artist of every track that has no ALBUMARTIST tag decided from its
+    /// album: the tracks of one folder with the same ALBUM (and no ALBUMARTIST) share an album
+    /// artist, their common first ARTIST value, or "Various Artists" when those differ. So a guest
+    /// artist on one track (ARTIST=Band, ARTIST=Guest) does not split the album off, and a
+    /// compilation tagged without ALBUMARTIST stays one album instead of one per track. Albums
+    /// spread over disc folders (CD1, CD2) meet again in the catalog when their artist agrees.
+    /// Returns `tracks` itself (no copy) when nothing changes.
+    static func withAlbumArtists(_ tracks: [Track]) -> [Track] {
+        struct AlbumFolder: Hashable {
+            let folder: String
+            let album: String
+        }
+        var common: [AlbumFolder: String?] = [:]  // nil: the first artists differ
+        for track in tracks where !track.flags.contains(.albumArtistTag) {
+            let key = AlbumFolder(folder: track.folder, album: track.album)
+            let first = track.firstArtist
+            if let seen = common[key] {
+                if let seen, seen != first { common[key] = .some(nil) }
+            } else {
+                common[key] = .some(first)
+            }
+        }
+        var result = tracks
+        for i in result.indices where !result[i].flags.contains(.albumArtistTag) {
+            let key = AlbumFolder(folder: result[i].folder, album: result[i].album)
+            let artist = (common[key] ?? nil) ?? Track.variousArtists
+            if result[i].albumArtist != artist { result[i].albumArtist = artist }
+        }
+        return result
+    }
+
+    /// The first ARTIST value (the display fallback when there is none).
+    var firstArtist: String { rawTags?.tags.artists.first ?? artist }
+
     /// The artists to file the track under in the artist category (at least one).
     public var artistNames: [String] {
         if let artists = rawTags?.tags.artists, !artists.isEmpty { return artists }

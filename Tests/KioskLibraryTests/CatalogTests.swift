@@ -94,6 +94,49 @@ import Testing
         #expect(queen.trackCount == 2)
     }
 
+    /// Without ALBUMARTIST the album artist is decided per album folder: a guest artist on one
+    /// track does not split the album, a compilation stays one album ("Various Artists"), disc
+    /// folders meet again, and same-named albums of two artists in their own folders stay apart.
+    @Test func albumsWithoutAlbumArtistStayWhole() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        for (n, title) in ["Polar Night", "Green Curtain", "Solar Wind"].enumerated() {
+            var tags: [(String, String)] = [
+                ("TITLE", title), ("ARTIST", "Aurora Quartet"), ("ALBUM", "Northern Lights"),
+            ]
+            if n == 1 { tags.append(("ARTIST", "Guest Trumpet")) }
+            tags.append(("TRACKNUMBER", "\(n + 1)"))
+            try library.flac("Aurora/Northern Lights/0\(n + 1).flac", tags)
+        }
+        for (n, artist) in ["Granite", "The Night Owls", "Pulse Unit"].enumerated() {
+            try library.track(
+                "Mixes/Summer Mix/0\(n + 1).flac", title: "Song \(n + 1)", artist: artist, album: "Summer Mix",
+                track: "\(n + 1)")
+        }
+        try library.track("Live/CD1/01.flac", title: "Opening", artist: "Granite", album: "Live", track: "1", disc: "1")
+        try library.track("Live/CD2/01.flac", title: "Encore", artist: "Granite", album: "Live", track: "1", disc: "2")
+        try library.track("Queen/Hits/01.flac", title: "One", artist: "Queen", album: "Greatest Hits")
+        try library.track("ABBA/Hits/01.flac", title: "Waterloo", artist: "ABBA", album: "Greatest Hits")
+        let catalog = try library.catalog()
+        #expect(catalog.names(.album) == ["Greatest Hits", "Greatest Hits", "Live", "Northern Lights", "Summer Mix"])
+        let lights = try #require(catalog.named(.album, "Northern Lights"))
+        #expect(catalog.tracks(of: lights).map(\.title) == ["Polar Night", "Green Curtain", "Solar Wind"])
+        #expect(lights.representative.albumArtist == "Aurora Quartet")
+        let guest = try #require(catalog.track(volume: library.volume, relativePath: "Aurora/Northern Lights/02.flac"))
+        #expect(guest.artist == "Aurora Quartet, Guest Trumpet")
+        #expect(guest.tags.albumArtists.isEmpty, "a derived album artist is not a tag")
+        #expect(catalog.named(.artist, "Guest Trumpet") != nil, "the guest is still an artist")
+        let mix = try #require(catalog.named(.album, "Summer Mix"))
+        #expect(catalog.tracks(of: mix).map(\.artist) == ["Granite", "The Night Owls", "Pulse Unit"])
+        #expect(mix.representative.albumArtist == Track.variousArtists)
+        let live = try #require(catalog.named(.album, "Live"))
+        #expect(catalog.tracks(of: live).map(\.title) == ["Opening", "Encore"])
+        #expect(
+            Set(catalog.collections(in: .album).filter { $0.name == "Greatest Hits" }.map(\.representative.albumArtist))
+                == ["Queen", "ABBA"])
+        #expect(catalog.names(.albumArtist) == ["ABBA", "Aurora Quartet", "Granite", "Queen", "Various Artists"])
+    }
+
     @Test func fallbacksForMissingTags() throws {
         let library = try makeLibrary()
         defer { library.remove() }

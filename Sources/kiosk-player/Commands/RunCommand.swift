@@ -82,7 +82,7 @@ enum RunCommand {
             help: """
                 Usage: kiosk-player demo [--dir DIR] [--device PCM] [--screen TYPE] [--png FILE] [--script FILE]
 
-                Generates a small demo library (FLAC files made by the player's own encoder: albums,
+                Generates a small demo library (FLAC files written with libFLAC's encoder: albums,
                 artists, genres, a playlist, cover art embedded and as cover.jpg, a Japanese album) under
                 DIR (default /tmp/kiosk-player-demo-UID), then runs the player on it with the keyboard as
                 buttons and the terminal as the screen (a PNG file when stdout is not a terminal).

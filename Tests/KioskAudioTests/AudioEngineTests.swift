@@ -21,6 +21,18 @@ private func playToFile(_ paths: [String], out: String, volume: Int? = nil) thro
     return run
 }
 
+/// The track starts and ends and the queue's end, in the order the engine reported them.
+private func trackOrder(_ run: EngineRun) -> [String] {
+    run.events.compactMap { event -> String? in
+        switch event {
+        case .trackStarted(let id, _, _): "start \(id)"
+        case .trackFinished(let id): "end \(id)"
+        case .queueFinished: "done"
+        default: nil
+        }
+    }
+}
+
 @Suite(.serialized) struct AudioEngineBitPerfectTests {
     /// Every file of the FLAC decoder testbench, through ALSAOutput into ALSA's file plugin, equals
     /// `flac -d` byte for byte in the container the engine negotiated.
@@ -82,14 +94,7 @@ struct AudioEngineTests {
         let output = try Syscalls.readFile(dir.file("out.raw"))
         #expect(Fixtures.firstDifference(output, Fixtures.bytes(signal, width: 2)) == nil)
         #expect(run.deviceFormats == ["S16_LE 44100 Hz 2 ch"], "one device set-up for both tracks")
-        let order = run.events.compactMap { event -> String? in
-            switch event {
-            case .trackStarted(let id, _, _): "start \(id)"
-            case .trackFinished(let id): "end \(id)"
-            case .queueFinished: "done"
-            default: nil
-            }
-        }
+        let order = trackOrder(run)
         #expect(order == ["start 1", "end 1", "start 2", "end 2", "done"])
     }
 
@@ -122,14 +127,7 @@ struct AudioEngineTests {
         let output = try Syscalls.readFile(dir.file("out.raw"))
         #expect(output.count == signal.count * 2)
         #expect(Fixtures.firstDifference(output, Fixtures.bytes(signal, width: 2)) == nil, "every frame once, in order")
-        let order = run.events.compactMap { event -> String? in
-            switch event {
-            case .trackStarted(let id, _, _): "start \(id)"
-            case .trackFinished(let id): "end \(id)"
-            case .queueFinished: "done"
-            default: nil
-            }
-        }
+        let order = trackOrder(run)
         #expect(order == ["start 1", "end 1", "start 2", "end 2", "done"])
     }
 

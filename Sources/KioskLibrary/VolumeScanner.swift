@@ -53,13 +53,12 @@ public final class VolumeScanner {
     public let readerThreads: Int
     private let reader: FLACFileReader
 
-    /// Four readers, or one per CPU when there are more (at most 8): reading a file is half
-    /// waiting for the disk and half decoding, so a few more readers than cores keep both busy
-    /// (measured on a cold page cache: 2 readers 1.5–2.2 s, 4 readers 1.3–1.4 s for 10 000 files
-    /// on 2 cores).
-    public static var defaultReaderThreads: Int {
-        max(4, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-    }
+    /// Eight readers: reading a file is half waiting for the disk and half decoding, so more
+    /// readers than cores keep both busy on a cold page cache, the case of a stick just plugged
+    /// in (10 000 files on 2 cores, `bench scan --cold`: 2 readers 1.5–2.2 s, 4 readers
+    /// 0.82–1.0 s, 8 readers 0.64–0.67 s, 16 readers 0.59 s); with a warm cache 4 and 8 are the
+    /// same (0.39–0.40 s).
+    public static var defaultReaderThreads: Int { 8 }
 
     public init(limits: ScanLimits = ScanLimits(), readerThreads: Int = VolumeScanner.defaultReaderThreads) {
         self.limits = limits

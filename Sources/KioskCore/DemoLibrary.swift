@@ -103,10 +103,7 @@ public enum DemoLibrary {
 
     @discardableResult
     static func run(_ program: String, _ arguments: [String]) -> Int32 {
-        var pid: pid_t = 0
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        guard posix_spawn(&pid, program, nil, nil, argv, environ) == 0 else { return -1 }
+        guard let pid = try? Syscalls.spawn(program, arguments: arguments) else { return -1 }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return status

@@ -18,36 +18,13 @@ final class PlayerProcess {
 
     init(_ arguments: [String], logPath: String) throws {
         self.logPath = logPath
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Event loops of other tests block signals on their threads; the child starts with none blocked.
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = [TestPaths.playerBinary] + arguments
         var environment = currentEnvironment()
         environment["JOURNAL_STREAM"] = nil
         environment["NOTIFY_SOCKET"] = nil
-        let envStrings = environment.map { "\($0.key)=\($0.value)" }
-        var cArgv: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        var cEnv: [UnsafeMutablePointer<CChar>?] = envStrings.map { strdup($0) } + [nil]
-        defer {
-            for p in cArgv { free(p) }
-            for p in cEnv { free(p) }
-        }
-        var child: pid_t = 0
         startedNs = Syscalls.monotonicNanoseconds()
-        let rc = posix_spawn(&child, argv[0], &actions, &attributes, &cArgv, &cEnv)
-        guard rc == 0 else { throw Errno(rawValue: rc).with("spawn \(argv[0])") }
-        pid = child
+        pid = try Syscalls.spawn(
+            TestPaths.playerBinary, arguments: arguments, environment: environment, stdin: .null(writing: false),
+            stdout: .file(logPath, flags: O_WRONLY | O_CREAT | O_APPEND), stderr: .duplicate(1))
     }
 
     deinit { finish() }

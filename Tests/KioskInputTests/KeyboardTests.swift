@@ -102,34 +102,17 @@ func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
 /// With `ownGroup`, the child leads a process group of its own (so ^Z can stop it: a stop signal
 /// is ignored in an orphaned group).
 func spawnOnTerminal(_ terminal: PseudoTerminal, _ arguments: [String], ownGroup: Bool = false) throws -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, terminal.slavePath, O_RDWR, 0)
-    posix_spawn_file_actions_adddup2(&actions, 0, 1)
-    posix_spawn_file_actions_adddup2(&actions, 0, 2)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
-    posix_spawnattr_setpgroup(&attributes, 0)
     // No core file, no Swift backtrace: the test only looks at the terminal afterwards.
     let script = "ulimit -c 0; exec \"$0\" \"$@\""
-    let argv = ["/bin/sh", "-c", script, TestPaths.playerBinary] + arguments
-    let env = ["SWIFT_BACKTRACE=enable=no", "PATH=/usr/bin:/bin", "TERM=xterm"]
-    var pid: pid_t = 0
-    let cArgv = argv.map { strdup($0) } + [nil]
-    let cEnv = env.map { strdup($0) } + [nil]
-    defer {
-        for p in cArgv { free(p) }
-        for p in cEnv { free(p) }
+    do throws(Errno) {
+        return try Syscalls.spawn(
+            "/bin/sh", arguments: ["-c", script, TestPaths.playerBinary] + arguments,
+            environment: ["SWIFT_BACKTRACE": "enable=no", "PATH": "/usr/bin:/bin", "TERM": "xterm"],
+            stdin: .file(terminal.slavePath, flags: O_RDWR), stdout: .duplicate(0), stderr: .duplicate(0),
+            ownProcessGroup: ownGroup)
+    } catch {
+        throw Errno(rawValue: error.rawValue, context: "spawn kiosk-player")
     }
-    let rc = posix_spawn(&pid, "/bin/sh", &actions, &attributes, cArgv, cEnv)
-    if rc != 0 { throw Errno(rawValue: rc, context: "spawn kiosk-player") }
-    return pid
 }
 
 /// Whether this machine can make pseudo-terminals (a chroot or container without /dev/pts cannot).

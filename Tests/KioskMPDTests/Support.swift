@@ -297,33 +297,17 @@ final class BackgroundProcess {
     init(_ executable: String, _ arguments: [String], log: String, environment: [String: String]? = nil) throws {
         logPath = log
         let (readEnd, writeEnd) = try Syscalls.pipe()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, readEnd, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var env = environment ?? currentEnvironment()
         env["JOURNAL_STREAM"] = nil
-        let argv = [executable] + arguments
-        let envStrings = env.map { "\($0.key)=\($0.value)" }
-        var child: pid_t = 0
-        let rc = withCStringArray(argv) { cArgv in
-            withCStringArray(envStrings) { cEnv in posix_spawn(&child, executable, &actions, &attributes, cArgv, cEnv) }
-        }
-        Syscalls.closeIgnoringErrors(readEnd)
-        guard rc == 0 else {
+        defer { Syscalls.closeIgnoringErrors(readEnd) }
+        do {
+            pid = try Syscalls.spawn(
+                executable, arguments: arguments, environment: env, stdin: .duplicate(readEnd),
+                stdout: .file(log, flags: O_WRONLY | O_CREAT | O_TRUNC), stderr: .duplicate(1))
+        } catch {
             Syscalls.closeIgnoringErrors(writeEnd)
-            throw Errno(rawValue: rc, context: "spawn \(executable)")
+            throw error
         }
-        pid = child
         stdinFD = writeEnd
     }
 
@@ -374,13 +358,6 @@ final class BackgroundProcess {
         waitpid(pid, &status, 0)
         exitStatus = status
     }
-}
-
-func withCStringArray<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { for p in pointers { free(p) } }
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }
 
 /// Waits (sleeping) until `condition` holds or `seconds` pass; returns whether it held.

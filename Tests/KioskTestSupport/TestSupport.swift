@@ -52,37 +52,21 @@ public func run(
     let errPath = scratch + "/err"
     let inPath = scratch + "/in"
     _ = try? AtomicFile.replace(inPath, with: Array((stdin ?? "").utf8))
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    // The test process may block signals (EventLoop does); the child must start with none blocked.
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-
     var env = environment ?? currentEnvironment()
     if environment == nil { env["JOURNAL_STREAM"] = nil }
     // posix_spawn_file_actions_addchdir_np is hidden from Swift: coreutils' env changes directory.
     let (program, argv) =
-        workingDirectory.map { ("/usr/bin/env", ["/usr/bin/env", "-C", $0, executable] + arguments) }
-        ?? (executable, [executable] + arguments)
-    let envStrings = env.map { "\($0.key)=\($0.value)" }
-    var pid: pid_t = 0
-    let rc = withCStrings(argv) { cArgv in
-        withCStrings(envStrings) { cEnv in
-            posix_spawn(&pid, program, &actions, &attributes, cArgv, cEnv)
-        }
-    }
-    if rc != 0 {
+        workingDirectory.map { ("/usr/bin/env", ["-C", $0, executable] + arguments) } ?? (executable, arguments)
+    let pid: pid_t
+    do throws(Errno) {
+        pid = try Syscalls.spawn(
+            program, arguments: argv, environment: env, stdin: .file(inPath, flags: O_RDONLY),
+            stdout: .file(outPath, flags: O_WRONLY | O_CREAT | O_TRUNC),
+            stderr: .file(errPath, flags: O_WRONLY | O_CREAT | O_TRUNC))
+    } catch {
         return ProcessResult(
-            status: 127, stdout: [], stderr: Array("spawn \(executable): \(Errno(rawValue: rc))".utf8), timedOut: false)
+            status: 127, stdout: [], stderr: Array("spawn \(executable): \(Errno(rawValue: error.rawValue))".utf8),
+            timedOut: false)
     }
     var status: Int32 = 0
     var timedOut = false
@@ -127,13 +111,6 @@ public func currentEnvironment() -> [String: String] {
         pointer += 1
     }
     return result
-}
-
-func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { for p in pointers { free(p) } }
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }
 
 /// The full path of a program on PATH, or nil.

@@ -227,24 +227,13 @@ extension BenchCommand {
     }
 
     private static func spawnAndWait(_ program: String, _ arguments: [String]) throws -> (status: Int32, cost: Cost) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) }
-        argv.append(nil)
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, program, &actions, &attributes, argv, environ)
-        if rc != 0 { throw ToolError("cannot run \(program): \(Errno(rawValue: rc))") }
+        let pid: pid_t
+        do throws(Errno) {
+            pid = try Syscalls.spawn(
+                program, arguments: arguments, stdout: .null(writing: true), stderr: .null(writing: true))
+        } catch {
+            throw ToolError("cannot run \(program): \(Errno(rawValue: error.rawValue))")
+        }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {

@@ -221,28 +221,17 @@ private final class StartupRig {
     func spawn(verbose: Bool, withLibrary: Bool = true) throws -> StartupChild {
         runNumber += 1
         let logPath = "\(scratch)/run\(runNumber).log"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let arguments =
-            [binary] + (verbose ? ["--verbose"] : []) + ["run", "--config", config]
-            + (withLibrary ? ["--library", library] : [])
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
+            (verbose ? ["--verbose"] : []) + ["run", "--config", config] + (withLibrary ? ["--library", library] : [])
+        let pid: pid_t
         let spawned = Syscalls.monotonicNanoseconds()
-        let rc = posix_spawn(&pid, binary, &actions, &attributes, &argv, environ)
-        if rc != 0 { throw ToolError("cannot run \(binary): \(Errno(rawValue: rc))") }
+        do throws(Errno) {
+            pid = try Syscalls.spawn(
+                binary, arguments: arguments, stdin: .null(writing: false),
+                stdout: .file(logPath, flags: O_WRONLY | O_CREAT | O_TRUNC), stderr: .duplicate(1))
+        } catch {
+            throw ToolError("cannot run \(binary): \(Errno(rawValue: error.rawValue))")
+        }
         return StartupChild(pid: pid, logPath: logPath, spawnedNs: spawned)
     }
 

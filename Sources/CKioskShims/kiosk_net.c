@@ -37,24 +37,30 @@ int kiosk_net_listen_unix(const char *path, int backlog, mode_t mode) {
     return fd;
 }
 
-int kiosk_net_listen_tcp(const char *address, uint16_t port, int backlog) {
-    struct sockaddr_storage storage;
-    socklen_t size;
-    memset(&storage, 0, sizeof storage);
-    struct sockaddr_in *in4 = (struct sockaddr_in *)&storage;
-    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&storage;
+/* A numeric IPv4 or IPv6 address and a port; EINVAL for anything else (no name lookups). */
+static int fill_inet(struct sockaddr_storage *storage, socklen_t *size, const char *address, uint16_t port) {
+    memset(storage, 0, sizeof *storage);
+    struct sockaddr_in *in4 = (struct sockaddr_in *)storage;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)storage;
     if (inet_pton(AF_INET, address, &in4->sin_addr) == 1) {
         in4->sin_family = AF_INET;
         in4->sin_port = htons(port);
-        size = sizeof *in4;
+        *size = sizeof *in4;
     } else if (inet_pton(AF_INET6, address, &in6->sin6_addr) == 1) {
         in6->sin6_family = AF_INET6;
         in6->sin6_port = htons(port);
-        size = sizeof *in6;
+        *size = sizeof *in6;
     } else {
         errno = EINVAL;
         return -1;
     }
+    return 0;
+}
+
+int kiosk_net_listen_tcp(const char *address, uint16_t port, int backlog) {
+    struct sockaddr_storage storage;
+    socklen_t size;
+    if (fill_inet(&storage, &size, address, port) != 0) return -1;
     int fd = socket(storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
     int one = 1;
@@ -123,21 +129,7 @@ int kiosk_net_connect_unix(const char *path) {
 int kiosk_net_connect_tcp(const char *address, uint16_t port) {
     struct sockaddr_storage storage;
     socklen_t size;
-    memset(&storage, 0, sizeof storage);
-    struct sockaddr_in *in4 = (struct sockaddr_in *)&storage;
-    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&storage;
-    if (inet_pton(AF_INET, address, &in4->sin_addr) == 1) {
-        in4->sin_family = AF_INET;
-        in4->sin_port = htons(port);
-        size = sizeof *in4;
-    } else if (inet_pton(AF_INET6, address, &in6->sin6_addr) == 1) {
-        in6->sin6_family = AF_INET6;
-        in6->sin6_port = htons(port);
-        size = sizeof *in6;
-    } else {
-        errno = EINVAL;
-        return -1;
-    }
+    if (fill_inet(&storage, &size, address, port) != 0) return -1;
     int fd = socket(storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
     if (connect(fd, (struct sockaddr *)&storage, size) != 0) {

@@ -6,6 +6,17 @@ public struct DirectoryEntry: Sendable, Hashable {
     /// the caller then asks `lstat`.
     public enum Kind: Sendable, Hashable {
         case regular, directory, symbolicLink, other, unknown
+
+        /// The kind a `dirent`'s `d_type` says (`DT_UNKNOWN` where the file system does not tell).
+        init(direntType: UInt8) {
+            switch Int32(direntType) {
+            case Int32(DT_REG): self = .regular
+            case Int32(DT_DIR): self = .directory
+            case Int32(DT_LNK): self = .symbolicLink
+            case Int32(DT_UNKNOWN): self = .unknown
+            default: self = .other
+            }
+        }
     }
 
     /// The name; invalid UTF-8 bytes are replaced by U+FFFD (see `nameIsValidUTF8`).
@@ -96,14 +107,7 @@ extension Syscalls {
             }
             if name == "." || name == ".." { continue }
             if entries.count >= limit { return (entries, true) }
-            let kind: DirectoryEntry.Kind
-            switch Int32(entry.pointee.d_type) {
-            case Int32(DT_REG): kind = .regular
-            case Int32(DT_DIR): kind = .directory
-            case Int32(DT_LNK): kind = .symbolicLink
-            case Int32(DT_UNKNOWN): kind = .unknown
-            default: kind = .other
-            }
+            let kind = DirectoryEntry.Kind(direntType: entry.pointee.d_type)
             var metadata: FileMetadata?
             if wantsMetadata(name, kind) {
                 var st = stat()
@@ -142,14 +146,7 @@ extension Syscalls {
                     let length = strlen(cName)
                     let bytes = UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self)
                     if bytes[0] == 0x2E && (length == 1 || (length == 2 && bytes[1] == 0x2E)) { return true }
-                    let kind: DirectoryEntry.Kind
-                    switch Int32(entry.pointee.d_type) {
-                    case Int32(DT_REG): kind = .regular
-                    case Int32(DT_DIR): kind = .directory
-                    case Int32(DT_LNK): kind = .symbolicLink
-                    case Int32(DT_UNKNOWN): kind = .unknown
-                    default: kind = .other
-                    }
+                    let kind = DirectoryEntry.Kind(direntType: entry.pointee.d_type)
                     return body(
                         RawDirectoryEntry(
                             name: UnsafeBufferPointer(start: bytes, count: length), kind: kind,

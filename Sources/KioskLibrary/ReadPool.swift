@@ -19,8 +19,7 @@ final class ReadPool: @unchecked Sendable {
     let mountPoint: String
     let limits: ScanLimits
     let cancellation: ScanCancellation?
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let lock = ConditionLock()
     // Guarded by `lock`.
     private var queue: [String] = []
     private var queueHead = 0
@@ -33,23 +32,14 @@ final class ReadPool: @unchecked Sendable {
         self.mountPoint = mountPoint
         self.limits = limits
         self.cancellation = cancellation
-        pthread_mutex_init(lock, nil)
-        pthread_cond_init(changed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(changed)
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
-        changed.deallocate()
     }
 
     private var isCancelled: Bool { cancellation?.isCancelled == true }
 
     /// Files read so far (for progress).
     var filesRead: Int {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
+        lock.lock()
+        defer { lock.unlock() }
         return readCount
     }
 
@@ -71,13 +61,13 @@ final class ReadPool: @unchecked Sendable {
 
     /// Asks for `relativePath` to be read (once).
     func submit(_ relativePath: String) {
-        pthread_mutex_lock(lock)
+        lock.lock()
         if !closed && entries[relativePath] == nil {
             entries[relativePath] = .queued
             queue.append(relativePath)
-            pthread_cond_signal(changed)
+            lock.signal()
         }
-        pthread_mutex_unlock(lock)
+        lock.unlock()
     }
 
     /// Takes the next queued file off the queue and marks it being read. Call with `lock` held.
@@ -100,33 +90,33 @@ final class ReadPool: @unchecked Sendable {
     /// Reads `path` (claimed by this thread) and publishes the outcome.
     private func read(_ path: String, with reader: FLACFileReader) {
         let outcome = reader.read(path: mountPoint == "/" ? "/" + path : mountPoint + "/" + path)
-        pthread_mutex_lock(lock)
+        lock.lock()
         entries[path] = .done(outcome)
         readCount += 1
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(lock)
+        lock.broadcast()
+        lock.unlock()
     }
 
     /// A helper's body: read queued files until the pool is closed.
     private func help(_ reader: FLACFileReader) {
-        pthread_mutex_lock(lock)
+        lock.lock()
         while true {
-            while !closed && queueHead == queue.count { pthread_cond_wait(changed, lock) }
+            while !closed && queueHead == queue.count { lock.wait() }
             if closed || isCancelled { break }
             guard let path = claimNext() else { continue }
-            pthread_mutex_unlock(lock)
+            lock.unlock()
             read(path, with: reader)
-            pthread_mutex_lock(lock)
+            lock.lock()
         }
-        pthread_mutex_unlock(lock)
+        lock.unlock()
     }
 
     /// The outcome of `relativePath`: read by a helper, or by this thread now when nobody has
     /// started on it. While a helper is still reading it, this thread reads other queued files.
     /// Nil when the scan was cancelled meanwhile.
     func outcome(for relativePath: String, reader: FLACFileReader) -> FileReadOutcome? {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
+        lock.lock()
+        defer { lock.unlock() }
         while !isCancelled {
             switch entries[relativePath] {
             case .done(let outcome)?:
@@ -134,16 +124,16 @@ final class ReadPool: @unchecked Sendable {
                 return outcome
             case nil, .queued?:
                 entries[relativePath] = .reading
-                pthread_mutex_unlock(lock)
+                lock.unlock()
                 read(relativePath, with: reader)
-                pthread_mutex_lock(lock)
+                lock.lock()
             case .reading?:
                 if let other = claimNext() {
-                    pthread_mutex_unlock(lock)
+                    lock.unlock()
                     read(other, with: reader)
-                    pthread_mutex_lock(lock)
+                    lock.lock()
                 } else {
-                    pthread_cond_wait(changed, lock)
+                    lock.wait()
                 }
             }
         }
@@ -152,10 +142,10 @@ final class ReadPool: @unchecked Sendable {
 
     /// Stops the helpers (each finishes the file it is reading) and waits for them.
     func close() {
-        pthread_mutex_lock(lock)
+        lock.lock()
         closed = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(lock)
+        lock.broadcast()
+        lock.unlock()
         for thread in helpers { thread.join() }
         helpers.removeAll()
     }

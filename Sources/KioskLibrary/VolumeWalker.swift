@@ -455,8 +455,7 @@ struct VolumeWalker {
 /// listing stops once `maxEntries` entries were seen in all. Thread: built and read by the walk's
 /// thread; the helper threads share it only inside `run`.
 final class FolderPrefetch: @unchecked Sendable {
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let lock = ConditionLock()
     private let rootDevice: UInt64
     private let limits: ScanLimits
     // Guarded by `lock` while the threads run.
@@ -474,15 +473,6 @@ final class FolderPrefetch: @unchecked Sendable {
         self.limits = limits
         queue = [VolumeWalker.Pending(absolute: root, relative: "", depth: 0)]
         folders = [VolumeWalker.FileID(device: rootDevice, inode: rootInode)]
-        pthread_mutex_init(lock, nil)
-        pthread_cond_init(changed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(changed)
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
-        changed.deallocate()
     }
 
     /// Lists every folder the walk will enter, on `threads` threads (this one included), and
@@ -513,13 +503,13 @@ final class FolderPrefetch: @unchecked Sendable {
 
     /// Takes folders from the queue until none is left and no thread can add more.
     private func work(isCancelled: () -> Bool, once: Bool = false) {
-        pthread_mutex_lock(lock)
+        lock.lock()
         while true {
-            while queue.isEmpty && busy > 0 && !stopped { pthread_cond_wait(changed, lock) }
+            while queue.isEmpty && busy > 0 && !stopped { lock.wait() }
             if stopped || queue.isEmpty { break }
             let folder = queue.removeLast()
             busy += 1
-            pthread_mutex_unlock(lock)
+            lock.unlock()
             let cancelled = isCancelled()
             let listing =
                 cancelled
@@ -540,7 +530,7 @@ final class FolderPrefetch: @unchecked Sendable {
                         ))
                 }
             }
-            pthread_mutex_lock(lock)
+            lock.lock()
             busy -= 1
             if cancelled {
                 stopped = true
@@ -553,10 +543,10 @@ final class FolderPrefetch: @unchecked Sendable {
                 // inodes tend to lie together on the disk).
                 for (pending, id) in subfolders.reversed() where folders.insert(id).inserted { queue.append(pending) }
             }
-            pthread_cond_broadcast(changed)
+            lock.broadcast()
             if once { break }
         }
-        pthread_mutex_unlock(lock)
+        lock.unlock()
     }
 
     /// The listing of `absolute` made ahead, unless it looked at more entries than the walk has

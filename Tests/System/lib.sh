@@ -805,3 +805,23 @@ player_log_has() { grep -Eq "$1" "$SYSTEST_WORK/player.log"; }
 first_pcm_figure() {
     figure first_pcm_ms $(( ($(capture_frame_us "$1") - PLAYER_START_US) / 1000 ))
 }
+
+# resume_fixture_play : with `use_fixture resume`: its FAT stick mounted, the player started on
+# it with the capture running, play pressed once the screen settled, and Delta 1 heard from its
+# start. Sets library, ref1 (Delta 1's reference PCM), press_frame and track_start.
+resume_fixture_play() {
+    library=$FIXTURE/library
+    ref1=$(track_reference "$(track_file "$library" "Artist D" Delta 1)") || fail "decode Delta 1"
+    must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKRES
+    fbtool fill /dev/fb0 000000
+    fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
+
+    must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
+    player_start "$CONFIG"
+    must "the player draws and the screen settles within 30 s" \
+        fb_settle 30 "$SYSTEST_WORK/browse.raw" "$SYSTEST_WORK/black.raw"
+    press_frame=$(capture_now)
+    button_press "$LINE_PLAY"
+    must "play: Delta 1 plays from its start" wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100
+    track_start=$PCM_TRACK_START
+}

@@ -15,19 +15,7 @@ require_command flac arecord
 require_player_run
 use_fixture resume  # fixtures.sh: Delta: 60 s + 5 s
 
-library=$FIXTURE/library
-ref1=$(track_reference "$(track_file "$library" "Artist D" Delta 1)") || fail "decode Delta 1"
-must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKRES
-fbtool fill /dev/fb0 000000
-fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
-
-must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
-player_start "$CONFIG"
-must "the player draws and the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/browse.raw" "$SYSTEST_WORK/black.raw"
-press_frame=$(capture_now)
-button_press "$LINE_PLAY"
-must "play: Delta 1 plays from its start" wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100
-track_start=$PCM_TRACK_START
+resume_fixture_play
 wait_capture_frames $((track_start + 12 * SYSTEST_RATE)) 60
 
 # 1. kill, then take the last frame heard as the position in the track

@@ -23,7 +23,7 @@ public struct VolumeContents: Sendable {
     ) {
         self.volume = volume
         self.mountPoint = mountPoint
-        self.tracks = Track.withAlbumArtists(tracks)
+        self.tracks = tracks
         self.playlists = playlists
         self.covers = covers
         self.problems = problems

@@ -64,8 +64,8 @@ public struct Track: Sendable, Hashable {
     public let artist: String
     /// ALBUM, else "Unknown Album".
     public let album: String
-    /// ALBUMARTIST values joined; without the tag, decided per album folder when the volume's
-    /// contents are made (`Track.withAlbumArtists`): the tracks' common first artist, else
+    /// ALBUMARTIST values joined; without the tag, decided per album folder when a scan makes the
+    /// volume's contents (`Track.withAlbumArtists`): the tracks' common first artist, else
     /// "Various Artists". (A lone track: its first artist.)
     public internal(set) var albumArtist: String
     /// GENRE values joined, else "Unknown Genre".
@@ -141,20 +141,21 @@ public struct Track: Sendable, Hashable {
             let folder: String
             let album: String
         }
-        var common: [AlbumFolder: String?] = [:]  // nil: the first artists differ
+        var firstArtist: [AlbumFolder: String] = [:]
+        var mixed: Set<AlbumFolder> = []  // albums whose tracks' first artists differ
         for track in tracks where !track.flags.contains(.albumArtistTag) {
             let key = AlbumFolder(folder: track.folder, album: track.album)
             let first = track.firstArtist
-            if let seen = common[key] {
-                if let seen, seen != first { common[key] = .some(nil) }
+            if let seen = firstArtist[key] {
+                if seen != first { mixed.insert(key) }
             } else {
-                common[key] = .some(first)
+                firstArtist[key] = first
             }
         }
         var result = tracks
         for i in result.indices where !result[i].flags.contains(.albumArtistTag) {
             let key = AlbumFolder(folder: result[i].folder, album: result[i].album)
-            let artist = (common[key] ?? nil) ?? Track.variousArtists
+            let artist = mixed.contains(key) ? Track.variousArtists : firstArtist[key] ?? result[i].firstArtist
             if result[i].albumArtist != artist { result[i].albumArtist = artist }
         }
         return result

@@ -403,7 +403,7 @@ public final class VolumeScanner {
                 indexPath: stats.indexPath)
             : nil
         let contents = VolumeContents(
-            volume: volume, mountPoint: mountPoint, tracks: tracks, playlists: playlists,
+            volume: volume, mountPoint: mountPoint, tracks: Track.withAlbumArtists(tracks), playlists: playlists,
             covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: problems, fingerprint: fingerprint)
         return (contents, stats)
     }

@@ -513,15 +513,17 @@ public final class Player {
         let first = queue.count
         queue.append(contentsOf: tracks)
         queueCollection = nil
-        engine.append(
-            tracks.enumerated().map { TrackRequest(id: idBase + UInt64(first + $0.offset), path: $0.element.path) })
+        engine.append((first..<queue.count).map(request))
         saveSoon()
         refreshScreen()
         return true
     }
 
-    private func requests() -> [TrackRequest] {
-        queue.enumerated().map { TrackRequest(id: idBase + UInt64($0.offset), path: $0.element.path) }
+    private func requests() -> [TrackRequest] { queue.indices.map(request) }
+
+    /// Queue entry `index` for the engine: its id (`idBase` + index) and path.
+    private func request(_ index: Int) -> TrackRequest {
+        TrackRequest(id: idBase + UInt64(index), path: queue[index].path)
     }
 
     /// Hands the queue to the engine, positioned at `index`/`frame`, and plays (`.playing`) or

@@ -118,10 +118,6 @@ final class DecoderWorker: @unchecked Sendable {
         record.trackID = id
         record.index = index
         record.failure = failure
-        post(record)
-    }
-
-    private func post(_ record: EventRecord) {
         // The loop drains this queue; a full queue means it is busy: wait a little, then drop.
         var tries = 0
         while !shared.post(record, from: shared.decoderEvents) && tries < 100 && !shared.isShuttingDown {

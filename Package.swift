@@ -1,9 +1,11 @@
-// swift-tools-version: 6.2
+// swift-tools-version: 6.0
 // KioskPlayer: a FLAC player appliance for single-board computers. See README.md and ../shared/DESIGN.md.
 import PackageDescription
 
+// Tools version 6.0: Debian trixie's swiftlang (6.0.3, what a Raspberry Pi owner can apt install) reads
+// this manifest too, so warnings-as-errors is the compiler flag (`treatAllWarnings` needs tools 6.2).
 let strict: [SwiftSetting] = [
-    .treatAllWarnings(as: .error),
+    .unsafeFlags(["-warnings-as-errors"]),
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
@@ -22,7 +24,9 @@ let package = Package(
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
-        .target(name: "CKioskShims", dependencies: ["CGPIOD", "CPNG"]),
+        .target(
+            name: "CKioskShims", dependencies: ["CALSA", "CGPIOD", "CPNG"],
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
         .target(name: "KioskAudio", dependencies: ["KioskSystem", "CALSA", "CFLAC"], swiftSettings: strict),

@@ -46,7 +46,45 @@ public struct ResolvedConfig: Sendable {
         let c = config
         func strings(_ list: [String]) -> JSONValue { .array(list.map { .string($0) }) }
         func optional(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
-        return .object([
+        // One annotated list per section: Swift 6.0's type checker gives up on a single nested literal.
+        let audio: [(String, JSONValue)] = [
+            ("device", .string(audioDevice)),
+            ("fallbackDevices", strings(Array(audioDevices.dropFirst()))),
+            ("mixer", optional(mixer)),
+            ("bufferMs", .number(Double(c.audio.bufferMs))),
+            ("ringSeconds", .number(c.audio.ringSeconds)),
+            ("realtimePriority", .number(Double(c.audio.realtimePriority))),
+        ]
+        let screen: [(String, JSONValue)] = [
+            ("type", .string(c.screen.type ?? board.screen.type.rawValue)),
+            ("device", optional(c.screen.device ?? board.screen.device)),
+            ("fbName", optional(c.screen.fbName ?? board.screen.fbName)),
+            ("rotation", .number(Double(c.screen.rotation ?? board.screen.rotation))),
+            ("theme", .string(c.screen.theme)),
+            ("pngDirectory", optional(c.screen.pngDirectory)),
+            ("width", .number(Double(c.screen.width))),
+            ("height", .number(Double(c.screen.height))),
+            ("idleOffSeconds", .number(Double(c.screen.idleOffSeconds))),
+            ("maxFramesPerSecond", .number(Double(c.screen.maxFramesPerSecond))),
+        ]
+        let inputs: [(String, JSONValue)] = [
+            ("gpioChip", strings(board.gpioChips)),
+            ("debounceMs", .number(Double(c.inputs.debounceMs))),
+            ("longPressMs", .number(Double(c.inputs.longPressMs))),
+            ("repeatDelayMs", .number(Double(c.inputs.repeatDelayMs))),
+            ("repeatMs", .number(Double(c.inputs.repeatMs))),
+            ("chordMs", .number(Double(c.inputs.chordMs))),
+            ("keyboard", c.inputs.keyboard.map { JSONValue.bool($0) } ?? JSONValue.null),
+            ("script", optional(c.inputs.script)),
+            ("keymap", c.inputs.keymap),
+        ]
+        let mpd: [(String, JSONValue)] = [
+            ("socket", optional(c.mpd.socket)),
+            ("listen", optional(c.mpd.listen)),
+            ("password", c.mpd.password == nil ? JSONValue.null : JSONValue.string("(set)")),
+            ("maxClients", .number(Double(c.mpd.maxClients))),
+        ]
+        let members: [(String, JSONValue)] = [
             ("configFile", .string(c.file.isEmpty ? "(built-in defaults)" : c.file)),
             ("board", .string(board.name)),
             ("boardFile", .string(board.file)),
@@ -55,55 +93,11 @@ public struct ResolvedConfig: Sendable {
             ("stateDirectory", .string(c.stateDirectory)),
             ("volume", .number(Double(c.volume))),
             ("repeat", .bool(c.repeatQueue)),
-            (
-                "audio",
-                .object([
-                    ("device", .string(audioDevice)),
-                    ("fallbackDevices", strings(Array(audioDevices.dropFirst()))),
-                    ("mixer", optional(mixer)),
-                    ("bufferMs", .number(Double(c.audio.bufferMs))),
-                    ("ringSeconds", .number(c.audio.ringSeconds)),
-                    ("realtimePriority", .number(Double(c.audio.realtimePriority))),
-                ])
-            ),
-            (
-                "screen",
-                .object([
-                    ("type", .string(c.screen.type ?? board.screen.type.rawValue)),
-                    ("device", optional(c.screen.device ?? board.screen.device)),
-                    ("fbName", optional(c.screen.fbName ?? board.screen.fbName)),
-                    ("rotation", .number(Double(c.screen.rotation ?? board.screen.rotation))),
-                    ("theme", .string(c.screen.theme)),
-                    ("pngDirectory", optional(c.screen.pngDirectory)),
-                    ("width", .number(Double(c.screen.width))),
-                    ("height", .number(Double(c.screen.height))),
-                    ("idleOffSeconds", .number(Double(c.screen.idleOffSeconds))),
-                    ("maxFramesPerSecond", .number(Double(c.screen.maxFramesPerSecond))),
-                ])
-            ),
-            (
-                "inputs",
-                .object([
-                    ("gpioChip", strings(board.gpioChips)),
-                    ("debounceMs", .number(Double(c.inputs.debounceMs))),
-                    ("longPressMs", .number(Double(c.inputs.longPressMs))),
-                    ("repeatDelayMs", .number(Double(c.inputs.repeatDelayMs))),
-                    ("repeatMs", .number(Double(c.inputs.repeatMs))),
-                    ("chordMs", .number(Double(c.inputs.chordMs))),
-                    ("keyboard", c.inputs.keyboard.map { .bool($0) } ?? .null),
-                    ("script", optional(c.inputs.script)),
-                    ("keymap", c.inputs.keymap),
-                ])
-            ),
-            (
-                "mpd",
-                .object([
-                    ("socket", optional(c.mpd.socket)),
-                    ("listen", optional(c.mpd.listen)),
-                    ("password", c.mpd.password == nil ? .null : .string("(set)")),
-                    ("maxClients", .number(Double(c.mpd.maxClients))),
-                ])
-            ),
-        ])
+            ("audio", .object(audio)),
+            ("screen", .object(screen)),
+            ("inputs", .object(inputs)),
+            ("mpd", .object(mpd)),
+        ]
+        return .object(members)
     }
 }

@@ -19,9 +19,9 @@ enum ArtworkLookup {
             else { return nil }
             return base * coverExtensions.count + ext
         }
-        return names.compactMap { name in rank(name).map { (name, $0) } }.min {
-            $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0)
-        }?.0
+        let ranked: [(name: String, rank: Int)] = names.compactMap { name in rank(name).map { (name, $0) } }
+        let best = ranked.min { a, b in a.rank != b.rank ? a.rank < b.rank : a.name < b.name }
+        return best?.name
     }
 
     /// Groups cover file paths (relative to the volume) by folder, keeping the preferred one.

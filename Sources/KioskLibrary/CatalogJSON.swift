@@ -41,8 +41,12 @@ extension Catalog {
     }
 
     static func json(_ track: Track) -> JSONValue {
+        // Typed helpers and an annotated list: Swift 6.0's type checker gives up on the literal otherwise.
         func optional(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
-        return .object([
+        func optional(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        func optional(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
+        let duration: Double? = track.durationSeconds.map { ($0 * 1000).rounded() / 1000 }
+        let members: [(String, JSONValue)] = [
             ("volume", .string(track.volume.rawValue)),
             ("path", .string(track.relativePath)),
             ("title", .string(track.title)),
@@ -50,16 +54,17 @@ extension Catalog {
             ("album", .string(track.album)),
             ("albumArtist", .string(track.albumArtist)),
             ("genre", .string(track.genre)),
-            ("date", track.date.map { .string($0) } ?? .null),
+            ("date", optional(track.date)),
             ("trackNumber", optional(track.trackNumber)),
             ("trackTotal", optional(track.trackTotal)),
             ("discNumber", optional(track.discNumber)),
             ("sampleRate", .number(Double(track.sampleRate))),
             ("channels", .number(Double(track.channels))),
             ("bitsPerSample", .number(Double(track.bitsPerSample))),
-            ("totalFrames", track.totalFrames.map { .number(Double($0)) } ?? .null),
-            ("durationSeconds", track.durationSeconds.map { .number(($0 * 1000).rounded() / 1000) } ?? .null),
+            ("totalFrames", optional(track.totalFrames.map { Double($0) })),
+            ("durationSeconds", optional(duration)),
             ("embeddedPicture", .bool(track.hasEmbeddedPicture)),
-        ])
+        ]
+        return .object(members)
     }
 }

@@ -78,6 +78,8 @@ public final class EventLoop {
     public static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGCHLD]
 
     private let epollFD: Int32
+    /// Where `epoll_wait` writes a batch: allocated once, so a loop turn allocates nothing.
+    private let readyEvents = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 32)
     private let timerFD: Int32
     private let signalFD: Int32
     /// Shared with other threads to post work and wake the loop.
@@ -114,6 +116,7 @@ public final class EventLoop {
     }
 
     deinit {
+        readyEvents.deallocate()
         Syscalls.closeIgnoringErrors(epollFD)
         Syscalls.closeIgnoringErrors(timerFD)
         Syscalls.closeIgnoringErrors(signalFD)
@@ -318,19 +321,18 @@ public final class EventLoop {
         stopRequested = true
     }
 
-    /// Waits once for events (at most `timeoutMilliseconds`, -1 = no limit) and dispatches them.
+    /// Waits once for events (at most `timeoutMilliseconds`, -1 = no limit) and dispatches them. Not
+    /// re-entrant (one batch buffer): a handler must not run the loop.
     public func runOnce(timeoutMilliseconds: Int32) throws(Errno) {
-        let capacity = 32
-        try withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: capacity) { (events) throws(Errno) in
-            let count = try Syscalls.epollWait(epollFD, events, timeoutMs: timeoutMilliseconds)
-            for i in 0..<count {
-                let id = SourceID(packed: events[i].data.u64)
-                guard Int(id.slot) < sources.count else { continue }
-                let source = sources[Int(id.slot)]
-                // Stale: the source was removed (and maybe its slot reused) after this batch was read.
-                guard source.generation == id.generation, let handler = source.handler else { continue }
-                handler(IOEvents(rawValue: events[i].events))
-            }
+        let events = readyEvents
+        let count = try Syscalls.epollWait(epollFD, events, timeoutMs: timeoutMilliseconds)
+        for i in 0..<count {
+            let id = SourceID(packed: events[i].data.u64)
+            guard Int(id.slot) < sources.count else { continue }
+            let source = sources[Int(id.slot)]
+            // Stale: the source was removed (and maybe its slot reused) after this batch was read.
+            guard source.generation == id.generation, let handler = source.handler else { continue }
+            handler(IOEvents(rawValue: events[i].events))
         }
     }
 }

@@ -167,7 +167,11 @@ public enum Syscalls {
     public static func epollWait(_ epfd: Int32, _ events: UnsafeMutableBufferPointer<epoll_event>, timeoutMs: Int32)
         throws(Errno) -> Int
     {
-        let n = epoll_wait(epfd, events.baseAddress, Int32(events.count), timeoutMs)
+        // glibc 2.41 (trixie) declares the events pointer non-null; an empty buffer has none to give.
+        guard let base = events.baseAddress, !events.isEmpty else {
+            throw Errno(rawValue: EINVAL, context: "epoll_wait with no room for events")
+        }
+        let n = epoll_wait(epfd, base, Int32(events.count), timeoutMs)
         if n >= 0 { return Int(n) }
         let e = errno
         if e == EINTR { return 0 }

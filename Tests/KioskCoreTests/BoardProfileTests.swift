@@ -13,7 +13,7 @@ import Testing
     @Test(arguments: [
         (
             #"{"name": "test", "buttons": [{"name": "A", "line": 5, "press": "paly"}]}"#,
-            "boards/test.json: buttons[0].press: unknown action \"paly\"; actions are: \(Action.names)"
+            "boards/test.json: buttons[0].press: unknown action \"paly\"; actions are: " + Action.names
         ),
         (
             #"{"name": "test", "reservedLines": [{"line": 18, "use": "I2S BCLK"}], "buttons": [{"name": "A", "line": 18, "press": "stop"}]}"#,

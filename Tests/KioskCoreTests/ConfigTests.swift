@@ -130,7 +130,8 @@ import Testing
     @Test func aMissingDefaultFileMeansTheDefaults() throws {
         // No $CONFIGURATION_DIRECTORY and no /etc/kiosk-player/config.json on a build machine.
         guard Syscalls.environment("CONFIGURATION_DIRECTORY") == nil, !Syscalls.exists(Config.defaultPath) else {
-            try Test.cancel("a config file is installed on this machine")
+            try skipTest("a config file is installed on this machine")
+            return
         }
         let config = try Config.load(path: nil)
         #expect(config.file == "" && config.volume == 70)

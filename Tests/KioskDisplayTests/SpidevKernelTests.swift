@@ -59,7 +59,7 @@ import Testing
         let numbers = try readText("/sys/class/spidev/\(name)/dev").split(separator: ":").compactMap { UInt32($0) }
         try #require(numbers.count == 2)
         let path = dir.file(name)
-        #expect(mknod(path, S_IFCHR | 0o600, deviceNumber(major: numbers[0], minor: numbers[1])) == 0)
+        #expect(mknod(path, S_IFCHR | 0o600, makeDeviceNumber(major: UInt64(numbers[0]), minor: UInt64(numbers[1]))) == 0)
         return path
     }
 
@@ -173,9 +173,3 @@ private func readText(_ path: String) throws -> String {
         String.init) ?? ""
 }
 
-/// glibc's makedev(): the 64-bit dev_t of a major and minor number.
-private func deviceNumber(major: UInt32, minor: UInt32) -> dev_t {
-    let ma = UInt64(major)
-    let mi = UInt64(minor)
-    return dev_t((ma & 0xFFFF_F000) << 32 | (ma & 0xFFF) << 8 | (mi & 0xFFFF_FF00) << 12 | (mi & 0xFF))
-}

@@ -5,12 +5,12 @@ import KioskSystem
 import KioskTestSupport
 import Testing
 
-/// A device number from major and minor (glibc's makedev, a macro Swift cannot call).
+/// The device number of a "major:minor" text (sysfs `dev` files).
 private func deviceNumber(_ text: String) -> dev_t? {
     let parts = text.split(separator: ":").compactMap { UInt64($0) }
     guard parts.count == 2 else { return nil }
     let (major, minor) = (parts[0], parts[1])
-    return dev_t((minor & 0xff) | ((major & 0xfff) << 8) | ((minor & ~0xff) << 12) | ((major & ~0xfff) << 32))
+    return makeDeviceNumber(major: major, minor: minor)
 }
 
 /// Makes the evdev node of `device` in `directory` (the machine may have no udev or devtmpfs).

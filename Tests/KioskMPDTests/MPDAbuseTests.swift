@@ -39,7 +39,8 @@ import Testing
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         guard limit.rlim_max >= 1500 else {
-            try Test.cancel("the open-file limit (\(limit.rlim_max)) is too low for 1000 connections")
+            try skipTest("the open-file limit (\(limit.rlim_max)) is too low for 1000 connections")
+            return
         }
         if limit.rlim_cur < 1500 {
             limit.rlim_cur = min(limit.rlim_max, 4096)

@@ -5,6 +5,7 @@
 #include "kiosk_sys.h"
 #include "kiosk_gpio.h"
 #include "kiosk_audio.h"
+#include "kiosk_alsa.h"
 #include "kiosk_evdev.h"
 #include "kiosk_keyboard.h"
 #include "kiosk_fb.h"

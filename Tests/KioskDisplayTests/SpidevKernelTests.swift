@@ -59,7 +59,8 @@ import Testing
         let numbers = try readText("/sys/class/spidev/\(name)/dev").split(separator: ":").compactMap { UInt32($0) }
         try #require(numbers.count == 2)
         let path = dir.file(name)
-        #expect(mknod(path, S_IFCHR | 0o600, makeDeviceNumber(major: UInt64(numbers[0]), minor: UInt64(numbers[1]))) == 0)
+        #expect(
+            mknod(path, S_IFCHR | 0o600, makeDeviceNumber(major: UInt64(numbers[0]), minor: UInt64(numbers[1]))) == 0)
         return path
     }
 
@@ -172,4 +173,3 @@ private func readText(_ path: String) throws -> String {
     String(decoding: try Syscalls.readFile(path, limit: 4096), as: UTF8.self).split(separator: "\n").first.map(
         String.init) ?? ""
 }
-

@@ -40,7 +40,9 @@ if [ "$arch" != "$(dpkg --print-architecture)" ]; then
     bash "$here/binfmt.sh" "$arch" >&2 || die "cannot run $arch programs here (see above)"
 fi
 
-recipe_hash() { { cat "$0"; echo "$kind $suite $arch $base_include ${swift_packages[*]}"; } | sha256sum | cut -c1-12; }
+# Bump when the way a tree is made changes in a way the lists above do not show.
+recipe_version=1
+recipe_hash() { echo "$recipe_version $kind $suite $arch $base_include ${swift_packages[*]}" | sha256sum | cut -c1-12; }
 tree=$root_dir/$kind-$suite-$arch-$(recipe_hash)
 mkdir -p "$root_dir"
 
@@ -97,9 +99,29 @@ if [ ! -e "$tree/.kiosk-tree-complete" ]; then
     mv "$tree.tmp" "$tree"
 fi
 
+# install_missing TREE PACKAGE...: apt-get install those not installed yet.
+install_missing() {
+    local t=$1 p missing=()
+    shift
+    for p in "$@"; do
+        chroot "$t" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -gt 0 ] || return 0
+    say "installing into $t: ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive chroot "$t" apt-get install -y -q "${missing[@]}" >&2 || {
+        chroot "$t" apt-get update -q >&2
+        DEBIAN_FRONTEND=noninteractive chroot "$t" apt-get install -y -q "${missing[@]}" >&2
+    }
+}
+
 if [ "$kind" = build ]; then
-    # Idempotent: installs only what is missing (a package added to install-deps.sh since the tree was made).
+    # Idempotent: installs only what is missing (a package added to install-deps.sh since the tree was
+    # made), and what packaging needs: debhelper in the tree of the package's architecture (it runs
+    # dpkg-shlibdeps against that tree's libraries), lintian in the amd64 one.
     with_mounts "$tree" bash "$repo/deploy/install-deps.sh" --root "$tree" >&2 ||
         die "install-deps.sh into $tree failed"
+    packaging=(debhelper dpkg-dev)
+    [ "$arch" != amd64 ] || packaging+=(lintian)
+    with_mounts "$tree" install_missing "$tree" "${packaging[@]}" || die "installing ${packaging[*]} into $tree failed"
 fi
 echo "$tree"

@@ -26,7 +26,11 @@ let package = Package(
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
         .target(
             name: "CKioskShims", dependencies: ["CALSA", "CGPIOD", "CPNG"],
-            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
+            cSettings: [
+                .unsafeFlags(["-Wall", "-Wextra", "-Werror"]),
+                // Checked libc calls in release builds (needs optimisation), as Debian builds C.
+                .define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release)),
+            ]),
 
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
         .target(name: "KioskAudio", dependencies: ["KioskSystem", "CALSA", "CFLAC"], swiftSettings: strict),

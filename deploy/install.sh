@@ -65,6 +65,7 @@ sysusers=/usr/lib/sysusers.d/kiosk-player.conf
 modules_load=/usr/lib/modules-load.d/kiosk-player.conf
 share=/usr/share/kiosk-player
 doc=/usr/share/doc/kiosk-player
+man_page=/usr/share/man/man1/kiosk-player.1
 confdir=/etc/kiosk-player
 statedir=/var/lib/kiosk-player
 dropin_dir=/etc/systemd/system/kiosk-player.service.d
@@ -177,7 +178,7 @@ if [ "$uninstall" = 1 ]; then
     fi
     for u in "${units[@]}"; do remove "$unitdir/$u"; done
     for r in "${rules[@]}"; do remove "$rulesdir/$r"; done
-    remove "$mpd_dropin" "$bin" "$libexec" "$share" "$doc" "$sysusers" "$modules_load"
+    remove "$mpd_dropin" "$bin" "$libexec" "$share" "$doc" "$man_page" "$sysusers" "$modules_load"
     if [ -d "$(t $dropin_dir)" ] && [ -z "$(ls -A "$(t $dropin_dir)")" ]; then run rmdir "$(t $dropin_dir)"; fi
     if [ "$purge" = 1 ]; then
         remove "$confdir" "$statedir"
@@ -294,6 +295,7 @@ if [ -d "$(t $share/boards)" ]; then
 fi
 put "$repo/README.md" "$doc/README.md" 0644 || true
 put "$repo/boards/README.md" "$doc/boards.md" 0644 || true
+put "$deploy/debian/kiosk-player.1" "$man_page" 0644 || true
 
 # 6. MPD over TCP needs the network: a drop-in opens AF_INET/AF_INET6 only when "mpd.listen" is set.
 listen_set=0

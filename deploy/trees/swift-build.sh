@@ -52,9 +52,8 @@ else
 fi
 
 echo "swift-build: Debian $suite swiftlang → $arch$([ "$static" = 0 ] || echo ', static Swift runtime') in $scratch"
-KIOSK_TREE_BINDS=$binds bash "$here/run-in.sh" "$host_tree" env "${env_vars[@]}" \
-    swift build --scratch-path "$scratch" "${flags[@]}" "$@"
-triple=$([ "$arch" = arm64 ] && echo aarch64-unknown-linux-gnu || echo x86_64-unknown-linux-gnu)
-config=debug
-for a in "$@"; do [ "$a" = release ] && config=release; done
-echo "$repo/$scratch/$triple/$config"
+in_host_tree() { KIOSK_TREE_BINDS=$binds bash "$here/run-in.sh" "$host_tree" env "${env_vars[@]}" "$@"; }
+# The build's own output goes to stderr: stdout's last line is the products directory.
+in_host_tree swift build --scratch-path "$scratch" "${flags[@]}" "$@" >&2
+bin_path=$(in_host_tree swift build --scratch-path "$scratch" "${flags[@]}" "$@" --show-bin-path | tail -n 1)
+echo "$repo${bin_path#/src}"

@@ -120,7 +120,7 @@ if [ "$kind" = build ]; then
     # dpkg-shlibdeps against that tree's libraries), lintian in the amd64 one.
     with_mounts "$tree" bash "$repo/deploy/install-deps.sh" --root "$tree" >&2 ||
         die "install-deps.sh into $tree failed"
-    packaging=(debhelper dpkg-dev)
+    packaging=(build-essential debhelper dpkg-dev)
     [ "$arch" != amd64 ] || packaging+=(lintian)
     with_mounts "$tree" install_missing "$tree" "${packaging[@]}" || die "installing ${packaging[*]} into $tree failed"
 fi

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds the Debian package: .build/deb/kiosk-player_<version>_<arch>.deb, for Debian trixie and
+# Raspberry Pi OS trixie (`make deb ARCH=amd64|arm64`).
+#
+#   deploy/debian/build-deb.sh ARCH [--binary FILE] [--no-lintian]
+#
+# 1. The release binary with Debian's swiftlang and the static Swift runtime (deploy/trees/swift-build.sh:
+#    cross-compiled for arm64), unless --binary names one.
+# 2. A staging source tree under .build/deb/stage-ARCH: this directory as debian/, a changelog for the
+#    version from `git describe`, and the files deploy/install.sh installs.
+# 3. dpkg-buildpackage -b inside the build tree of ARCH (emulated for arm64), so dpkg-shlibdeps
+#    computes Depends from that architecture's own libraries and debhelper writes the maintainer scripts.
+# 4. lintian (trixie's) on the result, with the overrides in kiosk-player.lintian-overrides.
+# Needs root (the trees are chroots). Prints the .deb's path on the last line.
+set -euo pipefail
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+trees=$repo/deploy/trees
+arch=${1:?usage: build-deb.sh amd64|arm64 [--binary FILE] [--no-lintian]}
+shift
+binary=''
+lintian=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --binary) binary=$2; shift ;;
+        --no-lintian) lintian=0 ;;
+        *) echo "build-deb: unknown option '$1'" >&2; exit 2 ;;
+    esac
+    shift
+done
+case "$arch" in amd64 | arm64) ;; *) echo "build-deb: unknown architecture '$arch' (amd64 or arm64)" >&2; exit 2 ;; esac
+[ "$(id -u)" = 0 ] || { echo "build-deb: needs root (the build trees are chroots); try: sudo make deb ARCH=$arch" >&2; exit 1; }
+suite=${KIOSK_SUITE:-trixie}
+
+version=$(bash "$here/version.sh")
+echo "build-deb: kiosk-player $version for $suite $arch"
+
+if [ -z "$binary" ]; then
+    start=$(date +%s)
+    # Full RELRO and immediate binding, as dpkg-buildflags gives every Debian binary. lld: GNU ld
+    # places Swift's read-only metadata sections in the writable segment and then makes no RELRO.
+    products=$(bash "$trees/swift-build.sh" "$arch" --static -c release --product kiosk-player \
+        -Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now | tail -n 1)
+    binary=$products/kiosk-player
+    echo "build-deb: release binary built in $(($(date +%s) - start)) s: $binary"
+fi
+[ -x "$binary" ] || { echo "build-deb: no binary at $binary" >&2; exit 1; }
+
+out=$repo/.build/deb
+stage_root=$out/stage-$arch
+stage=$stage_root/kiosk-player-$version
+rm -rf "$stage_root"
+mkdir -p "$stage/debian" "$stage/prebuilt" "$stage/modules-load.d" "$stage/config" "$stage/boards"
+cp -a "$here/control" "$here/rules" "$here/copyright" "$here/source" "$here"/kiosk-player.* "$stage/debian/"
+cp "$repo/deploy/sysusers-kiosk-player.conf" "$stage/debian/kiosk-player.sysusers"
+install -m 0755 "$binary" "$stage/prebuilt/kiosk-player"
+cp -a "$repo/deploy/systemd" "$repo/deploy/udev" "$stage/"
+cp "$repo/deploy/modules-load-kiosk-player.conf" "$stage/modules-load.d/kiosk-player.conf"
+cp "$repo/deploy/kiosk-automount" "$stage/"
+cp "$repo"/boards/*.json "$stage/boards/"
+cp "$repo/deploy/config.json" "$stage/config/config.json"
+cp "$repo/README.md" "$stage/README.md"
+cp "$repo/boards/README.md" "$stage/boards.md"
+bash "$here/changelog.sh" "$version" "$suite" >"$stage/debian/changelog"
+
+build_tree=$(bash "$trees/tree.sh" build "$arch" "$suite")
+host_tree=$(bash "$trees/tree.sh" build amd64 "$suite")
+start=$(date +%s)
+rel=${stage#"$repo"/}
+bash "$trees/run-in.sh" "$build_tree" bash -c "cd '/src/$rel' && dpkg-buildpackage -b -us -uc --no-sign" \
+    >"$stage_root/dpkg-buildpackage.log" 2>&1 || {
+    tail -n 40 "$stage_root/dpkg-buildpackage.log" >&2
+    echo "build-deb: dpkg-buildpackage failed (log: $stage_root/dpkg-buildpackage.log)" >&2
+    exit 1
+}
+echo "build-deb: dpkg-buildpackage took $(($(date +%s) - start)) s"
+deb=$out/kiosk-player_${version}_$arch.deb
+mv "$stage_root/kiosk-player_${version}_$arch.deb" "$deb"
+
+if [ "$lintian" = 1 ]; then
+    rel_deb=${deb#"$repo"/}
+    # --fail-on warning: an unexplained warning fails the build; overrides say why each is fine.
+    if ! bash "$trees/run-in.sh" "$host_tree" lintian --fail-on error,warning --display-info "/src/$rel_deb"; then
+        echo "build-deb: lintian found problems in $deb" >&2
+        exit 1
+    fi
+    echo "build-deb: lintian clean"
+fi
+echo "build-deb: $(du -k "$deb" | cut -f1) KiB, installed $(dpkg-deb -f "$deb" Installed-Size) KiB"
+echo "$deb"

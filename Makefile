@@ -4,8 +4,11 @@ BUILD_FLAGS ?=
 RELEASE_BIN = .build/release/kiosk-player
 DEBUG_BIN = .build/debug/kiosk-player
 SWIFT_SOURCES = Sources Tests Package.swift
+# Another architecture for test, deb and system-test: amd64 or arm64, built with Debian trixie's
+# swiftlang in cached trees (deploy/trees). Empty: this machine with the Swift on PATH.
+ARCH ?=
 
-.PHONY: all deps build release test demo bench format format-check system-test clean
+.PHONY: all deps build release test demo bench format format-check system-test deb clean
 
 all: build
 
@@ -19,9 +22,19 @@ release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 
 # Warnings are errors (Package.swift sets treatAllWarnings for every Swift target).
+ifeq ($(ARCH),)
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+else
+# The suite built for ARCH (cross) and run under qemu-user in that architecture's tree.
+test:
+	bash deploy/trees/test-arch.sh $(ARCH)
+endif
+
+# .build/deb/kiosk-player_<version>_<arch>.deb for Debian / Raspberry Pi OS trixie (default: arm64).
+deb:
+	bash deploy/debian/build-deb.sh $(or $(ARCH),arm64)
 
 # The player on a generated demo library: keyboard as buttons, terminal (or PNG) as screen.
 demo: build

@@ -42,12 +42,14 @@ else
         printf '{\n  "version": 1,\n  "target": "aarch64-unknown-linux-gnu",\n  "sdk": "/arm64",\n'
         printf '  "toolchain-bin-dir": "/usr/libexec/swift/bin",\n'
         printf '  "extra-cc-flags": ["--sysroot=/arm64"],\n  "extra-cpp-flags": ["--sysroot=/arm64"],\n'
-        printf '  "extra-swiftc-flags": ["-sdk", "/arm64", "-resource-dir", "%s", "-use-ld=lld"' "$resource"
+        printf '  "extra-swiftc-flags": ["-target", "aarch64-unknown-linux-gnu", "-sdk", "/arm64", "-resource-dir", "%s", "-use-ld=lld"' "$resource"
         printf ', "%s"' "${runtime[@]}"
         printf ']\n}\n'
     } >"$destination"
     flags+=(--destination "/src/$scratch.destination.json")
+    # SwiftPM reads .pc files itself: PKG_CONFIG_PATH comes before its built-in (host) search paths.
     env_vars=(PKG_CONFIG_SYSROOT_DIR=/arm64
+        PKG_CONFIG_PATH=/arm64/usr/lib/aarch64-linux-gnu/pkgconfig:/arm64/usr/share/pkgconfig
         PKG_CONFIG_LIBDIR=/arm64/usr/lib/aarch64-linux-gnu/pkgconfig:/arm64/usr/share/pkgconfig)
 fi
 

@@ -29,11 +29,13 @@ test: deps
 else
 # The suite built for ARCH (cross) and run under qemu-user in that architecture's tree.
 test:
+	bash deploy/install-deps.sh --cross
 	bash deploy/trees/test-arch.sh $(ARCH)
 endif
 
 # .build/deb/kiosk-player_<version>_<arch>.deb for Debian / Raspberry Pi OS trixie (default: arm64).
 deb:
+	bash deploy/install-deps.sh --cross
 	bash deploy/debian/build-deb.sh $(or $(ARCH),arm64)
 
 # The player on a generated demo library: keyboard as buttons, terminal (or PNG) as screen.

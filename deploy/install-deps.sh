@@ -5,6 +5,8 @@
 #   deploy/install-deps.sh                 build + test + demo packages
 #   deploy/install-deps.sh --system-test   also what the QEMU system test needs
 #   deploy/install-deps.sh --runtime       only what the player needs at run time (on the device)
+#   deploy/install-deps.sh --cross         what the Debian trees need on this machine (make deb, make
+#                                          test ARCH=arm64): debootstrap, qemu-user-static, binfmt-support
 #   deploy/install-deps.sh --dry-run ...   print what would be installed
 #   deploy/install-deps.sh --root DIR ...   install into the Debian tree DIR (chroot), e.g. a debootstrap
 #
@@ -27,6 +29,8 @@ runtime_packages=(
     'libpng16-16t64|libpng16-16' libfreetype6 libsqlite3-0
     fonts-dejavu-core fonts-vlgothic alsa-utils util-linux libstdc++6 libgcc-s1
 )
+# The cached trixie trees of deploy/trees (Debian's swiftlang; arm64 through qemu-user).
+cross_packages=(debootstrap qemu-user-static binfmt-support)
 # The QEMU system test (Tests/System). linux-headers and linux-source are not listed here: they
 # must match the installed linux-image exactly and are added below once the image is installed.
 system_test_packages=(
@@ -43,10 +47,11 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --system-test) mode=system-test ;;
         --runtime) mode=runtime ;;
+        --cross) mode=cross ;;
         --dry-run) dry_run=1 ;;
         --root) [ $# -ge 2 ] || { echo "install-deps: --root needs a directory" >&2; exit 2; }
             root=$2; shift ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) echo "install-deps: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -60,6 +65,7 @@ in_root() { if [ "$root" = / ]; then "$@"; else chroot "$root" "$@"; fi; }
 case "$mode" in
     build) want=("${build_packages[@]}") ;;
     runtime) want=("${runtime_packages[@]}") ;;
+    cross) want=("${cross_packages[@]}") ;;
     system-test) want=("${build_packages[@]}" "${system_test_packages[@]}") ;;
 esac
 

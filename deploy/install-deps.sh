@@ -8,6 +8,7 @@
 #   deploy/install-deps.sh --cross         what the Debian trees need on this machine (make deb, make
 #                                          test ARCH=arm64): debootstrap, qemu-user-static, binfmt-support
 #   deploy/install-deps.sh --dry-run ...   print what would be installed
+#   deploy/install-deps.sh --list ...      print the mode's package names for that system, one a line
 #   deploy/install-deps.sh --root DIR ...   install into the Debian tree DIR (chroot), e.g. a debootstrap
 #
 # "a|b" names alternatives across releases: the first one apt knows is used (Debian 13 "trixie" and
@@ -41,6 +42,7 @@ system_test_packages=(
 
 want=()
 dry_run=0
+list=0
 mode=build
 root=/
 while [ $# -gt 0 ]; do
@@ -49,9 +51,10 @@ while [ $# -gt 0 ]; do
         --runtime) mode=runtime ;;
         --cross) mode=cross ;;
         --dry-run) dry_run=1 ;;
+        --list) list=1 ;;
         --root) [ $# -ge 2 ] || { echo "install-deps: --root needs a directory" >&2; exit 2; }
             root=$2; shift ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
         *) echo "install-deps: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -135,6 +138,11 @@ install_missing() {
     fi
     echo "install-deps: done"
 }
+
+if [ "$list" = 1 ]; then
+    for spec in "${want[@]}"; do resolve "$spec"; done
+    exit 0
+fi
 
 install_missing "${want[@]}"
 

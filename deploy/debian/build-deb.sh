@@ -8,8 +8,9 @@
 #    cross-compiled for arm64), unless --binary names one.
 # 2. A staging source tree under .build/deb/stage-ARCH: this directory as debian/, a changelog for the
 #    version from `git describe`, and the files deploy/install.sh installs.
-# 3. dpkg-buildpackage -b inside the build tree of ARCH (emulated for arm64), so dpkg-shlibdeps
-#    computes Depends from that architecture's own libraries and debhelper writes the maintainer scripts.
+# 3. dpkg-buildpackage -b in the amd64 build tree (a cross build for arm64, with that architecture's
+#    runtime libraries installed there through multiarch), so dpkg-shlibdeps computes Depends from the
+#    target's own libraries and debhelper writes the maintainer scripts.
 # 4. lintian (trixie's) on the result, with the overrides in kiosk-player.lintian-overrides.
 # Needs root (the trees are chroots). Prints the .deb's path on the last line.
 set -euo pipefail
@@ -64,11 +65,34 @@ cp "$repo/README.md" "$stage/README.md"
 cp "$repo/boards/README.md" "$stage/boards.md"
 bash "$here/changelog.sh" "$version" "$suite" >"$stage/debian/changelog"
 
-build_tree=$(bash "$trees/tree.sh" build "$arch" "$suite")
 host_tree=$(bash "$trees/tree.sh" build amd64 "$suite")
+buildpackage=(dpkg-buildpackage -b -us -uc --no-sign)
+if [ "$arch" != amd64 ]; then
+    # A cross dpkg-buildpackage in the amd64 tree (dh under qemu-user takes minutes): dpkg-shlibdeps
+    # reads the arm64 libraries' shlibs and symbols from multiarch packages installed there, and
+    # dh_strip uses the cross binutils. Nothing is compiled by dh, so the cross gcc is not needed (-d).
+    foreign=(libc6 libstdc++6 libgcc-s1)
+    for spec in $(bash "$repo/deploy/install-deps.sh" --runtime --list --root "$host_tree"); do
+        case "$spec" in fonts-* | alsa-utils | util-linux) ;; *) foreign+=("$spec") ;; esac
+    done
+    wanted=(binutils-aarch64-linux-gnu "${foreign[@]/%/:$arch}")
+    if ! chroot "$host_tree" dpkg --print-foreign-architectures | grep -qx "$arch"; then
+        chroot "$host_tree" dpkg --add-architecture "$arch"
+        chroot "$host_tree" apt-get update -q >/dev/null
+    fi
+    missing=()
+    for p in "${wanted[@]}"; do
+        chroot "$host_tree" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "build-deb: installing into the amd64 tree for a cross package: ${missing[*]}"
+        bash "$trees/run-in.sh" "$host_tree" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
+    fi
+    buildpackage+=(-a "$arch" -d)
+fi
 start=$(date +%s)
 rel=${stage#"$repo"/}
-bash "$trees/run-in.sh" "$build_tree" bash -c "cd '/src/$rel' && dpkg-buildpackage -b -us -uc --no-sign" \
+bash "$trees/run-in.sh" "$host_tree" bash -c "cd '/src/$rel' && ${buildpackage[*]}" \
     >"$stage_root/dpkg-buildpackage.log" 2>&1 || {
     tail -n 40 "$stage_root/dpkg-buildpackage.log" >&2
     echo "build-deb: dpkg-buildpackage failed (log: $stage_root/dpkg-buildpackage.log)" >&2

@@ -91,7 +91,8 @@ wait_path() { local i; for ((i = 0; i < 100; i++)); do [ -e "$1" ] && return 0; 
 scenario_timeout() {
     local t
     t=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)
-    echo "${t:-120}"
+    # SYSTEST_TIMEOUT_SCALE (run.sh): an emulated foreign CPU (arm64 under TCG) is several times slower
+    echo $(( ${t:-120} * ${SYSTEST_TIMEOUT_SCALE:-1} ))
 }
 
 run_scenarios() {

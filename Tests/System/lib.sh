@@ -349,7 +349,12 @@ fb_load() {
         insmod "$SYSTEST_VFB_RGB_KO" vfb_enable=1 videomemorysize="$size" mode_option="$mode" || return 1
     else
         [ "$kind" = rgb ] && echo "(vfb-rgb.ko not built: ${SYSTEST_MISSING_vfb_rgb:-unknown}; stock vfb) "
-        modprobe vfb vfb_enable=1 videomemorysize="$size" mode_option="$mode" || return 1
+        if [ -n "${SYSTEST_VFB_KO:-}" ]; then
+            # a kernel without vfb (Debian arm64): the stock driver built by prepare.sh
+            insmod "$SYSTEST_VFB_KO" vfb_enable=1 videomemorysize="$size" mode_option="$mode" || return 1
+        else
+            modprobe vfb vfb_enable=1 videomemorysize="$size" mode_option="$mode" || return 1
+        fi
     fi
     local i
     for ((i = 0; i < 100; i++)); do [ -e /dev/fb0 ] && break; snooze 0.05; done

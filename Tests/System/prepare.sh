@@ -13,7 +13,113 @@ log() { echo "prepare: $*" >&2; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
+# SYSTEST_ARCH=arm64: the guest is Debian trixie arm64 (kernel linux-image-arm64, root the cached arm64
+# build tree of deploy/trees, through target-root.sh); what runs in the guest is built in that tree
+# (emulated through binfmt) and cached under $SYSTEST_CACHE/<kernel>. Empty: the host's own kernel and root.
+arch=${SYSTEST_ARCH:-}
+case "$arch" in
+    '') ;;
+    arm64) ;;
+    *) echo "MISSING_kernel=SYSTEST_ARCH=$arch is not supported (empty for this machine, or arm64)"; exit 0 ;;
+esac
+
+if [ -n "${SYSTEST_CACHE:-}" ]; then cache_root=$SYSTEST_CACHE
+elif mkdir -p /var/cache/kiosk-systest 2>/dev/null && [ -w /var/cache/kiosk-systest ]; then cache_root=/var/cache/kiosk-systest
+else cache_root=$repo/.build/systest/cache; fi
+
+# stamp_ok NAME INPUT... : true when $cache/NAME exists and was built from these exact inputs
+# (files by content; other words as they are, e.g. "recipe=2": bump it when a recipe changes).
+inputs_hash() { local i; for i in "$@"; do if [ -f "$i" ]; then cat "$i"; else echo "$i"; fi; done | sha256sum | cut -c1-16; }
+stamp_ok() { local name=$1; shift; [ -e "$cache/$name" ] && [ "$(cat "$cache/$name.stamp" 2>/dev/null)" = "$(inputs_hash "$@")" ]; }
+stamp_write() { local name=$1; shift; inputs_hash "$@" > "$cache/$name.stamp"; }
+
+# in_target CMD... : runs CMD where the guest's programs are built: here (x86), or chrooted in the
+# arm64 guest root (target-root.sh) with the repository and the cache at their own paths.
+in_target() {
+    if [ -z "$arch" ]; then "$@"; return; fi
+    SYSTEST_ROOT_BINDS="$repo $cache_root" bash "$here/target-root.sh" --chroot /tmp/kiosk-systest-root \
+        "$cache/root" "$tree" -- "$@"
+}
+modprobe_root=()
+
+if [ "$arch" = arm64 ]; then
+    # --- arm64: Debian's arm64 kernel, extracted (with its headers, kbuild, source and an arm64
+    # static busybox) into $cache/root, which target-root.sh lays over the arm64 build tree
+    if ! tree=$(bash "$repo/deploy/trees/tree.sh" build arm64 2> "$cache_root/tree-arm64.log"); then
+        echo "MISSING_kernel=no arm64 build tree (deploy/trees/tree.sh build arm64): $(tail -n 3 "$cache_root/tree-arm64.log" | tr '\n' ' ')"
+        exit 0
+    fi
+    echo "TREE=$tree"
+    kernel=${SYSTEST_KERNEL:-}
+    if [ -z "$kernel" ]; then
+        # the version linux-image-arm64 depends on, from the tree's package lists (no emulated apt)
+        kernel=$(cat "$tree"/var/lib/apt/lists/*_binary-arm64_Packages 2>/dev/null |
+            awk '/^Package: / { p = $2 } p == "linux-image-arm64" && /^Depends: / { sub(/^Depends: linux-image-/, ""); sub(/[ ,].*/, ""); print; exit }')
+    fi
+    [ -n "$kernel" ] || { echo "MISSING_kernel=cannot tell the version of linux-image-arm64 from $tree's package lists"; exit 0; }
+    cache=$cache_root/$kernel
+    mkdir -p "$cache"
+    base=${kernel%-arm64}                                # 6.12.117+deb13
+    source_version=$(echo "$kernel" | cut -d. -f1,2)      # 6.12
+    debs=("linux-image-$kernel" "linux-headers-$kernel" "linux-headers-$base-common" "linux-kbuild-$base"
+        "linux-source-$source_version" busybox-static)
+    # download PACKAGE... : apt-get download into $cache/debs, in the tree (its sources and keys); the
+    # lists are refreshed only when they are stale
+    download() {
+        in_target sh -c "cd '$cache/debs' && apt-get download -q $*" ||
+            { in_target apt-get update -q && in_target sh -c "cd '$cache/debs' && apt-get download -q $*"; }
+    }
+    if ! stamp_ok root "recipe=1" "${debs[@]}" || [ ! -f "$cache/root/boot/vmlinuz-$kernel" ]; then
+        t=$(now)
+        log "downloading and extracting ${debs[*]} (arm64, once per kernel version)"
+        rm -rf "$cache/root" "$cache/debs"
+        mkdir -p "$cache/debs" "$cache/root"
+        if download "${debs[@]}" > "$cache/download.log" 2>&1; then
+            for deb in "$cache"/debs/*.deb; do dpkg-deb -x "$deb" "$cache/root"; done
+            ln -sfn usr/lib "$cache/root/lib"
+            ln -sfn usr/bin "$cache/root/bin"
+            depmod -b "$cache/root" "$kernel"
+            rm -rf "$cache/debs"
+        fi
+        if [ -f "$cache/root/boot/vmlinuz-$kernel" ] && [ -f "$cache/root/lib/modules/$kernel/modules.dep" ]; then
+            stamp_write root "recipe=1" "${debs[@]}"
+            log "arm64 kernel $kernel extracted in $(elapsed "$t") s"
+            echo "BUILT_kernel_arm64=$(elapsed "$t")"
+        else
+            echo "MISSING_kernel=downloading/extracting the arm64 kernel $kernel failed: $(grep -m 3 -E '^E:|rror' "$cache/download.log" | tr '\n' ' ')"
+            exit 0
+        fi
+    fi
+    # Laid over the tree the same way, with what they need that the tree lacks (apt resolves it):
+    # pahole (BTF of the out-of-tree modules: the headers carry vmlinux, so kbuild runs it) and the
+    # guest's programs of deploy/install-deps.sh --system-test that the build tree does not have
+    # (fbset for 04, mkfs.ext4 for 05).
+    tool_debs=(pahole fbset e2fsprogs)
+    if ! stamp_ok root-tools "recipe=2" "${tool_debs[@]}" || [ ! -x "$cache/root/usr/bin/pahole" ]; then
+        rm -rf "$cache/debs"; mkdir -p "$cache/debs/partial"
+        if in_target apt-get install -y -q --download-only -o Dir::Cache::archives="$cache/debs" \
+            -o Debug::NoLocking=1 "${tool_debs[@]}" > "$cache/download-tools.log" 2>&1; then
+            for deb in "$cache"/debs/*.deb; do dpkg-deb -x "$deb" "$cache/root"; done
+            stamp_write root-tools "recipe=2" "${tool_debs[@]}"
+        else
+            log "could not download ${tool_debs[*]}: $(grep -m 2 '^E:' "$cache/download-tools.log" | tr '\n' ' ')"
+        fi
+        rm -rf "$cache/debs"
+    fi
+    echo "KERNEL=$kernel"
+    echo "CACHE=$cache"
+    # an uncompressed arm64 Image: QEMU loads it directly
+    echo "IMAGE=$cache/root/boot/vmlinuz-$kernel"
+    modprobe_root=(-d "$cache/root")
+    modules_dir=$cache/root/lib/modules/$kernel
+    busybox=$cache/root/usr/bin/busybox
+    source_tarball=$cache/root/usr/src/linux-source-$source_version.tar.xz
+    headers=$modules_dir/build
+    headers_in_target=/lib/modules/$kernel/build
+fi
+
 # --- which kernel -----------------------------------------------------------------------------
+if [ -z "$arch" ]; then
 kernel=${SYSTEST_KERNEL:-}
 if [ -z "$kernel" ] && dpkg-query -W -f='${Status}' linux-image-amd64 2>/dev/null | grep -q 'ok installed'; then
     kernel=$(dpkg-query -W -f='${Depends}' linux-image-amd64 | sed -E 's/^linux-image-([^ ,]+).*/\1/')
@@ -28,18 +134,9 @@ if [ -z "$kernel" ] || [ ! -f "/boot/vmlinuz-$kernel" ] || [ ! -d "/lib/modules/
 fi
 echo "KERNEL=$kernel"
 
-if [ -n "${SYSTEST_CACHE:-}" ]; then cache_root=$SYSTEST_CACHE
-elif mkdir -p /var/cache/kiosk-systest 2>/dev/null && [ -w /var/cache/kiosk-systest ]; then cache_root=/var/cache/kiosk-systest
-else cache_root=$repo/.build/systest/cache; fi
 cache=$cache_root/$kernel
 mkdir -p "$cache"
 echo "CACHE=$cache"
-
-# stamp_ok NAME INPUT... : true when $cache/NAME exists and was built from these exact inputs
-# (files by content; other words as they are, e.g. "recipe=2": bump it when a recipe changes).
-inputs_hash() { local i; for i in "$@"; do if [ -f "$i" ]; then cat "$i"; else echo "$i"; fi; done | sha256sum | cut -c1-16; }
-stamp_ok() { local name=$1; shift; [ -e "$cache/$name" ] && [ "$(cat "$cache/$name.stamp" 2>/dev/null)" = "$(inputs_hash "$@")" ]; }
-stamp_write() { local name=$1; shift; inputs_hash "$@" > "$cache/$name.stamp"; }
 
 # --- vmlinux: the uncompressed kernel, booted through QEMU's PVH entry (no firmware, no decompression)
 vmlinux_inputs=("/boot/vmlinuz-$kernel" "recipe=1")
@@ -71,15 +168,17 @@ else
     fi
 fi
 echo "BZIMAGE=/boot/vmlinuz-$kernel"
+modules_dir=/lib/modules/$kernel
+busybox=$(command -v busybox || true)
+fi  # x86 kernel
 
 # --- initramfs: busybox + the modules that mount the host root (9p over virtio-pci, overlayfs)
-initramfs_inputs=("$here/initramfs-init" "recipe=2" "/lib/modules/$kernel/modules.dep")
+initramfs_inputs=("$here/initramfs-init" "recipe=2" "$modules_dir/modules.dep")
 # required to mount the host root; then the test drivers, loaded from RAM before the switch (under
 # TCG every process started from the 9p root costs 0.1–0.5 s, so one modprobe each would add up)
 initramfs_modules=(virtio_pci 9pnet_virtio 9p overlay)
 early_modules=(configfs snd-aloop uinput evdev loop vfat nls_cp437 nls_iso8859-1 ext4)
-busybox=$(command -v busybox || true)
-if [ -z "$busybox" ] || ldd "$busybox" >/dev/null 2>&1; then
+if [ -z "$busybox" ] || { [ -z "$arch" ] && ldd "$busybox" >/dev/null 2>&1; }; then
     echo "MISSING_initramfs=no static busybox (package busybox-static)"
 elif stamp_ok initramfs.cpio.gz "${initramfs_inputs[@]}" "$busybox"; then
     echo "INITRAMFS=$cache/initramfs.cpio.gz"
@@ -94,7 +193,7 @@ else
     : > "$work/modules.order"
     ok=1
     for module in "${initramfs_modules[@]}" "${early_modules[@]}"; do
-        if ! deps=$(modprobe -S "$kernel" --show-depends "$module" 2>&1); then
+        if ! deps=$(modprobe "${modprobe_root[@]}" -S "$kernel" --show-depends "$module" 2>&1); then
             if [[ " ${initramfs_modules[*]} " == *" $module "* ]]; then
                 echo "MISSING_initramfs=module $module not found for $kernel: $deps"; ok=0; break
             fi
@@ -125,18 +224,30 @@ else
 fi
 
 # --- out-of-tree modules from Debian's kernel source: gpio-sim (+ irq_sim), vfb with real-panel layouts
-source_tarball=$(ls -1 /usr/src/linux-source-"${kernel%%.0-*}".tar.* 2>/dev/null | head -n 1)
-headers=/lib/modules/$kernel/build
+if [ -z "$arch" ]; then
+    source_tarball=$(ls -1 /usr/src/linux-source-"${kernel%%.0-*}".tar.* 2>/dev/null | head -n 1)
+    headers=/lib/modules/$kernel/build
+    headers_in_target=$headers
+fi
 module_inputs=("recipe=1" "$here/kmod/Kbuild" "$headers/Module.symvers")
+# Debian's arm64 kernel has no vfb at all: the stock one is built here too (04-smoke-framebuffer
+# checks both layouts)
+stock_vfb=0
+if [ -n "$arch" ] && ! grep -q '/vfb\.ko' "$modules_dir/modules.dep" 2>/dev/null; then
+    stock_vfb=1
+    module_inputs+=("stock-vfb")
+fi
 if [ -z "$source_tarball" ]; then
     echo "MISSING_gpio_sim=no kernel source /usr/src/linux-source-${kernel%%.0-*}.tar.xz (package linux-source-${kernel%%.0-*})"
     echo "MISSING_vfb_rgb=no kernel source (package linux-source-${kernel%%.0-*})"
 elif [ ! -f "$headers/Makefile" ]; then
     echo "MISSING_gpio_sim=no kernel headers at $headers (package linux-headers-$kernel)"
     echo "MISSING_vfb_rgb=no kernel headers at $headers (package linux-headers-$kernel)"
-elif stamp_ok gpio-sim.ko "${module_inputs[@]}" "$source_tarball" && [ -f "$cache/vfb-rgb.ko" ]; then
+elif stamp_ok gpio-sim.ko "${module_inputs[@]}" "$source_tarball" && [ -f "$cache/vfb-rgb.ko" ] &&
+    { [ "$stock_vfb" = 0 ] || [ -f "$cache/vfb.ko" ]; }; then
     echo "GPIO_SIM_KO=$cache/gpio-sim.ko"
     echo "VFB_RGB_KO=$cache/vfb-rgb.ko"
+    [ "$stock_vfb" = 1 ] && echo "VFB_KO=$cache/vfb.ko"
 else
     t=$(now)
     work=$cache/kmod-build
@@ -163,8 +274,14 @@ else
             "$work/drivers/video/fbdev/vfb.c" > "$work/vfb-rgb.c"
         [ "$(grep -c 'red.offset = 11;\|red.offset = 16;' "$work/vfb-rgb.c")" = 2 ] || log "vfb.c: the layout change did not apply"
     fi
-    make -C "$headers" M="$work" modules > "$work/build.log" 2>&1
-    for module in gpio-sim vfb-rgb; do
+    built_modules=(gpio-sim vfb-rgb)
+    if [ "$stock_vfb" = 1 ]; then
+        cp "$work/drivers/video/fbdev/vfb.c" "$work/vfb.c" 2>/dev/null
+        echo "obj-m += vfb.o" >> "$work/Kbuild"
+        built_modules+=(vfb)
+    fi
+    in_target make -C "$headers_in_target" M="$work" modules > "$work/build.log" 2>&1
+    for module in "${built_modules[@]}"; do
         key=MISSING_${module//-/_}
         if [ -f "$work/$module.ko" ]; then
             cp "$work/$module.ko" "$cache/$module.ko"
@@ -185,7 +302,7 @@ fi
 
 # --- spi-record.ko (Tests/SPISystem/kmod: a virtual SPI controller with spidev bound) for 92-spi-panel-spidev
 t=$(now)
-if ko=$(SPI_RECORD_CACHE=$cache/spi-record bash "$repo/Tests/SPISystem/build-kmod.sh" "$kernel" 2> "$cache/spi-record.log"); then
+if ko=$(in_target env SPI_RECORD_CACHE="$cache/spi-record" bash "$repo/Tests/SPISystem/build-kmod.sh" "$kernel" 2> "$cache/spi-record.log"); then
     echo "SPI_RECORD_KO=$ko"
     [ "$(elapsed "$t" | cut -d. -f1)" -ge 1 ] && echo "BUILT_spi_record=$(elapsed "$t")"
 else
@@ -201,7 +318,15 @@ if stamp_ok gpiod-v2-check "${gpiod_inputs[@]}"; then
 else
     t=$(now)
     rm -f "$cache/gpiod-v2-check"
-    if GPIOD_V2_KEEP=$cache/gpiod-v2-check GPIOD_V2_CHIP=/nonexistent bash "$repo/Tests/gpiod-v2/build-check.sh" \
+    # arm64: the gpiod sdist is downloaded here (this machine's pip and certificates), built in the tree
+    gpiod_source=()
+    if [ -n "$arch" ]; then
+        rm -rf "$cache/gpiod-sdist"
+        python3 -m pip download --quiet --no-binary :all: --no-deps --dest "$cache/gpiod-sdist" 'gpiod==2.*' \
+            > "$cache/gpiod-v2-check.log" 2>&1
+        gpiod_source=("$(ls "$cache"/gpiod-sdist/gpiod-*.tar.gz 2>/dev/null | head -n 1)")
+    fi
+    if in_target env GPIOD_V2_KEEP="$cache/gpiod-v2-check" GPIOD_V2_CHIP=/nonexistent bash "$repo/Tests/gpiod-v2/build-check.sh" "${gpiod_source[@]}" \
         > "$cache/gpiod-v2-check.log" 2>&1 && [ -x "$cache/gpiod-v2-check" ]; then
         stamp_write gpiod-v2-check "${gpiod_inputs[@]}"
         echo "GPIOD_V2_CHECK=$cache/gpiod-v2-check"
@@ -212,22 +337,37 @@ else
 fi
 
 # --- guest helper tools (C, no packages beyond gcc and libpng-dev)
-tools_dir=$cache/tools
-mkdir -p "$tools_dir"
-t=$(now); built=0
+# build_tools DIR RUNNER... : compiles tools/*.c into DIR ($cache/NAME.stamp relative to it), with
+# gcc run through RUNNER (nothing: here; in_target: in the guest's tree).
+build_tools() {
+    local dir=$1 src name libs rel
+    shift
+    mkdir -p "$dir"
+    t=$(now); built=0
+    for src in "$here"/tools/*.c; do
+        name=$(basename "$src" .c)
+        rel=${dir#"$cache"/}/$name
+        if stamp_ok "$rel" "$src" "$here/tools/common.h"; then continue; fi
+        libs=(-lm); grep -q '<png.h>' "$src" && libs+=(-lpng); grep -q '<alsa/asoundlib.h>' "$src" && libs+=(-lasound -lpthread)
+        if "$@" gcc -O2 -Wall -Wextra -Werror -o "$dir/$name" "$src" "${libs[@]}" 2> "$dir/$name.log"; then
+            stamp_write "$rel" "$src" "$here/tools/common.h"; built=1
+        else
+            echo "MISSING_tool_${name//-/_}=gcc failed: $(head -c 300 "$dir/$name.log" | tr '\n' ' ')"
+        fi
+    done
+    return 0
+}
 shopt -s nullglob
-for src in "$here"/tools/*.c; do
-    name=$(basename "$src" .c)
-    if stamp_ok "tools/$name" "$src" "$here/tools/common.h"; then continue; fi
-    libs=(-lm); grep -q '<png.h>' "$src" && libs+=(-lpng); grep -q '<alsa/asoundlib.h>' "$src" && libs+=(-lasound -lpthread)
-    if gcc -O2 -Wall -Wextra -Werror -o "$tools_dir/$name" "$src" "${libs[@]}" 2> "$tools_dir/$name.log"; then
-        stamp_write "tools/$name" "$src" "$here/tools/common.h"; built=1
-    else
-        echo "MISSING_tool_${name//-/_}=gcc failed: $(head -c 300 "$tools_dir/$name.log" | tr '\n' ' ')"
-    fi
-done
+tools_dir=$cache/tools
+build_tools "$tools_dir" in_target
 [ "$built" = 1 ] && echo "BUILT_tools=$(elapsed "$t")"
 echo "TOOLS=$tools_dir"
+# the fixtures are made here, with tools for this machine
+host_tools_dir=$tools_dir
+if [ -n "$arch" ]; then
+    host_tools_dir=$cache/host-tools
+    build_tools "$host_tools_dir" | sed 's/^MISSING_tool_/MISSING_host_tool_/'
+fi
 
 # --- media for the player scenarios (fixtures.sh), built here at native speed, cached
 fixture_key=$(inputs_hash "$here/fixtures.sh" "$here/media.sh" "$here/tools/pcm-match.c" "$here/tools/fbtool.c" "$here/tools/common.h" \
@@ -238,7 +378,7 @@ if [ -f "$fixtures/complete" ]; then
 else
     t=$(now)
     mkdir -p "$fixtures"
-    if PATH=$tools_dir:$PATH bash "$here/fixtures.sh" "$fixtures" "${SYSTEST_TESTBENCH:-}" 2> "$fixtures/errors.log"; then
+    if PATH=$host_tools_dir:$PATH bash "$here/fixtures.sh" "$fixtures" "${SYSTEST_TESTBENCH:-}" 2> "$fixtures/errors.log"; then
         touch "$fixtures/complete"
         echo "BUILT_fixtures=$(elapsed "$t")"
     else

@@ -15,6 +15,11 @@
 #   SYSTEST_FB_MODE=320x240M-32  the framebuffer mode the scenarios start with (240x240M-16 …)
 #   SYSTEST_PLAYER=.build/debug/kiosk-player   SYSTEST_OUT=.build/systest/out
 #   SYSTEST_CACHE, SYSTEST_KERNEL: see prepare.sh
+#   SYSTEST_ARCH=arm64           the guest is Debian trixie arm64 under qemu-system-aarch64 (TCG, -M virt,
+#                                SYSTEST_CPU=cortex-a72): Debian's linux-image-arm64, the arm64 build tree of
+#                                deploy/trees as its root (target-root.sh), the player and test bundle of
+#                                `deploy/trees/swift-build.sh arm64 --build-tests` (`make system-test ARCH=arm64`)
+#   SYSTEST_TIMEOUT_SCALE=N      multiplies each scenario's "# timeout:" (default 1; arm64: 3)
 # Exit status: 0 when nothing failed, 1 otherwise.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +32,13 @@ patterns=("$@")
 # shellcheck disable=SC2206  # split on purpose
 [ ${#patterns[@]} -eq 0 ] && [ -n "${SYSTEST_ONLY:-}" ] && patterns=($SYSTEST_ONLY)
 out=${SYSTEST_OUT:-$repo/.build/systest/out}
-player=${SYSTEST_PLAYER:-$repo/.build/debug/kiosk-player}
+arch=${SYSTEST_ARCH:-}
+case "$arch" in
+    '') player=${SYSTEST_PLAYER:-$repo/.build/debug/kiosk-player} ;;
+    arm64) player=${SYSTEST_PLAYER:-$repo/.build/debian-trixie-arm64/aarch64-unknown-linux-gnu/debug/kiosk-player} ;;
+    *) say "SYSTEST_ARCH=$arch is not supported (empty: this machine's own kernel and root; arm64)"; exit 2 ;;
+esac
+export SYSTEST_ARCH=$arch
 strict=${SYSTEST_STRICT:-0}
 no_skip=${SYSTEST_NO_SKIP:-0}
 
@@ -101,11 +112,16 @@ for key in "${!art[@]}"; do
     fi
 done
 
-qemu=$(command -v qemu-system-x86_64 || true)
-[ -n "$qemu" ] || skip_all "qemu-system-x86_64 not found (package qemu-system-x86; deploy/install-deps.sh --system-test)"
+if [ "$arch" = arm64 ]; then
+    qemu=$(command -v qemu-system-aarch64 || true)
+    [ -n "$qemu" ] || skip_all "qemu-system-aarch64 not found (package qemu-system-arm)"
+else
+    qemu=$(command -v qemu-system-x86_64 || true)
+    [ -n "$qemu" ] || skip_all "qemu-system-x86_64 not found (package qemu-system-x86; deploy/install-deps.sh --system-test)"
+fi
 [ -n "${art[KERNEL]:-}" ] || skip_all "${art[MISSING_kernel]:-no kernel}"
 [ -n "${art[INITRAMFS]:-}" ] || skip_all "${art[MISSING_initramfs]:-no initramfs}"
-kernel_image=${art[VMLINUX]:-${art[BZIMAGE]}}
+if [ "$arch" = arm64 ]; then kernel_image=${art[IMAGE]}; else kernel_image=${art[VMLINUX]:-${art[BZIMAGE]}}; fi
 
 # --- guest environment (sourced by guest.sh; paths are the same inside the guest) ---------------
 {
@@ -117,6 +133,9 @@ kernel_image=${art[VMLINUX]:-${art[BZIMAGE]}}
     echo "SYSTEST_FIXTURES=$(printf %q "${art[FIXTURES]:-}")"
     echo "SYSTEST_GPIO_SIM_KO=$(printf %q "${art[GPIO_SIM_KO]:-}")"
     echo "SYSTEST_VFB_RGB_KO=$(printf %q "${art[VFB_RGB_KO]:-}")"
+    echo "SYSTEST_VFB_KO=$(printf %q "${art[VFB_KO]:-}")"
+    echo "SYSTEST_ARCH=$(printf %q "$arch")"
+    echo "SYSTEST_TIMEOUT_SCALE=$(printf %q "${SYSTEST_TIMEOUT_SCALE:-$([ "$arch" = arm64 ] && echo 3 || echo 1)}")"
     echo "SYSTEST_SPI_RECORD_KO=$(printf %q "${art[SPI_RECORD_KO]:-}")"
     echo "SYSTEST_GPIOD_V2_CHECK=$(printf %q "${art[GPIOD_V2_CHECK]:-}")"
     echo "SYSTEST_FB_MODE=$(printf %q "${SYSTEST_FB_MODE:-320x240M-32}")"
@@ -127,16 +146,40 @@ kernel_image=${art[VMLINUX]:-${art[BZIMAGE]}}
 } > "$out/guest.env"
 
 # --- accelerator ------------------------------------------------------------------------------
+# the guest's root: the host's own (x86), or the arm64 tree with the kernel laid over it and the
+# repository, the cache and the testbench bound at their own paths (target-root.sh, which runs QEMU
+# in a private mount namespace; nothing is mounted on the host)
+guest_root=/
+in_guest_root=()
+if [ "$arch" = arm64 ]; then
+    guest_root=/tmp/kiosk-systest-root
+    cache_root=$(dirname "${art[CACHE]}")
+    in_guest_root=(env SYSTEST_ROOT_BINDS="$repo $cache_root $testbench"
+        bash "$here/target-root.sh" "$guest_root" "${art[CACHE]}/root" "${art[TREE]}" --)
+fi
+if [ "$arch" = arm64 ]; then
+    common_args=(-M virt -nodefaults -no-user-config -display none -no-reboot
+        -kernel "$kernel_image" -initrd "${art[INITRAMFS]}"
+        -virtfs "local,path=$guest_root,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
+        -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap")
+    cmdline="console=ttyAMA0 quiet loglevel=3 panic=-1 fbcon=map:9 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
+else
 common_args=(-M pc -nodefaults -no-user-config -display none -no-reboot
     -kernel "$kernel_image" -initrd "${art[INITRAMFS]}"
     -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
     -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap")
 cmdline="console=ttyS0 quiet loglevel=3 panic=-1 fbcon=map:9 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
+fi
 
 accel=${SYSTEST_ACCEL:-auto}
 # qemu64 (no AVX): under TCG, flac and libm ran about 1.5× faster than with -cpu max
 accel_args=(-accel tcg -cpu "${SYSTEST_CPU:-qemu64}")
-if [ "$accel" != tcg ]; then
+if [ "$arch" = arm64 ]; then
+    # no KVM for an aarch64 guest on this x86 host: TCG only. cortex-a72 is a Raspberry Pi 4's core
+    # (-cpu max adds pointer authentication and SVE, which TCG emulates slowly)
+    accel_args=(-accel tcg -cpu "${SYSTEST_CPU:-cortex-a72}")
+    [ "$accel" = kvm ] && { say "SYSTEST_ACCEL=kvm: an aarch64 guest cannot use KVM on this host"; exit 1; }
+elif [ "$accel" != tcg ]; then
     if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
         t=$(date +%s.%N)
         probe=$(timeout 20 "$qemu" -accel kvm -cpu host -m 256 "${common_args[@]}" -serial stdio \
@@ -176,14 +219,14 @@ stall_server() {
 }
 
 # --- boot and run -----------------------------------------------------------------------------
-timeout_s=${SYSTEST_TIMEOUT:-540}
+timeout_s=${SYSTEST_TIMEOUT:-$([ "$arch" = arm64 ] && echo 2400 || echo 540)}
 say "booting ${kernel_image##*/} (${accel_args[1]}), ${#scenarios[@]} scenario(s), timeout $timeout_s s; output in $out"
 boot_start=$(date +%s.%N)
 stall_server &
 stall_server_pid=$!
 for attempt in 1 2; do
     rm -f "$out/qemu.pid"
-    timeout -k 5 "$timeout_s" "$qemu" "${accel_args[@]}" -m "${SYSTEST_MEMORY:-1536}" -smp "${SYSTEST_CPUS:-2}" \
+    "${in_guest_root[@]}" timeout -k 5 "$timeout_s" "$qemu" "${accel_args[@]}" -m "${SYSTEST_MEMORY:-1536}" -smp "${SYSTEST_CPUS:-2}" \
         "${common_args[@]}" -chardev "stdio,id=console,logfile=$out/console.log" -serial chardev:console \
         -pidfile "$out/qemu.pid" -append "$cmdline" < /dev/null
     qemu_status=$?

@@ -13,7 +13,7 @@ private let alpha = PlayerFixtures.mainAlbums[0]
 private let beta = PlayerFixtures.mainAlbums[1]
 
 /// Stopped, playing and paused on the now-playing screen: the transport actions.
-@Suite struct PlayerTransportTests {
+@Suite(Emulation.wallClockPaced) struct PlayerTransportTests {
     @Test func playPauseWhenStoppedPlaysTheCurrentTrackFromItsStart() throws {
         let rig = try PlayerRig(
             volumes: [PlayerFixtures.main],
@@ -648,7 +648,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 }
 
 /// Resume state: when it is saved, and what a restart restores.
-@Suite struct PlayerResumeTests {
+@Suite(Emulation.wallClockPaced) struct PlayerResumeTests {
     @Test func savedOnTrackChangePauseStopVolumeAndCategory() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()
@@ -904,7 +904,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 }
 
 /// Output devices.
-@Suite struct PlayerOutputTests {
+@Suite(Emulation.wallClockPaced) struct PlayerOutputTests {
     @Test func switchingBetweenWorkingDevicesLosesNothing() throws {
         let scratch = try TemporaryDirectory("kiosk-output")
         defer { scratch.remove() }
@@ -971,7 +971,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 }
 
 /// A restart plays the saved track as soon as its stick is there, before the stick's scan ends.
-@Suite struct PlayerFastResumeTests {
+@Suite(Emulation.wallClockPaced) struct PlayerFastResumeTests {
     func savedWithScreenFields(
         _ volume: String, _ album: PlayerFixtures.Album, _ number: Int, seconds: Double, playing: Bool = true
     ) -> ResumeState {

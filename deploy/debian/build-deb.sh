@@ -100,6 +100,7 @@ bash "$trees/run-in.sh" "$host_tree" bash -c "cd '/src/$rel' && ${buildpackage[*
 }
 echo "build-deb: dpkg-buildpackage took $(($(date +%s) - start)) s"
 deb=$out/kiosk-player_${version}_$arch.deb
+rm -f "$out"/kiosk-player_*_"$arch".deb  # one package per architecture: the one just made
 mv "$stage_root/kiosk-player_${version}_$arch.deb" "$deb"
 
 if [ "$lintian" = 1 ]; then

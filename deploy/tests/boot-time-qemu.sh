@@ -2,6 +2,14 @@
 # Boot-time cost of kiosk-player.service, measured by booting a Debian tree with systemd under QEMU:
 #
 #   deploy/tests/boot-time-qemu.sh [--suite bookworm] [--binary FILE] [--accel tcg|kvm] [--boots N] [--check]
+#   deploy/tests/boot-time-qemu.sh --arch arm64 [--deb FILE] [--boots N] [--check]
+#
+# --arch arm64: the installed .deb (default: the newest .build/deb/kiosk-player_*_arm64.deb, `make deb`)
+# in a Debian trixie arm64 system: `apt-get install ./kiosk-player_…_arm64.deb` into an overlay of the
+# cached `deploy/trees/tree.sh base arm64`, "board" set to qemu-gpio-sim in its config, booted with
+# Debian's linux-image-arm64 (extracted by `SYSTEST_ARCH=arm64 Tests/System/prepare.sh --kernel-only`
+# into the system test's cache) under qemu-system-aarch64 -M virt (TCG, cortex-a72; the initrd is a
+# busybox one made here: virtio_blk + ext4, then systemd). The same figures and --check as for x86.
 #
 # --check (CI): a missing piece is an error instead of a skip, and the run fails unless every boot
 # printed its figures with kiosk-player.service active (it reached READY under its sandbox).
@@ -19,12 +27,16 @@ export LC_ALL=C
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 suite=bookworm
 binary=''
+arch=amd64
+deb=''
 accel=tcg
 boots=2
 check=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --suite) suite=$2; shift ;;
+        --arch) arch=$2; shift ;;
+        --deb) deb=$2; shift ;;
         --binary) binary=$2; shift ;;
         --accel) accel=$2; shift ;;
         --boots) boots=$2; shift ;;
@@ -33,34 +45,113 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-cache=/var/cache/kiosk-player/$suite-minbase
-kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
-initrd=${kernel/vmlinuz/initrd.img}
 skip() {
     if [ "$check" = 1 ]; then echo "boot-time: FAILED (--check): $*" >&2; exit 1; fi
     echo "boot-time: skipped: $*"; exit 0
 }
 [ "$(id -u)" = 0 ] || skip "needs root"
+console=ttyS0
+case "$arch" in
+amd64)
+cache=/var/cache/kiosk-player/$suite-minbase
+kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
+initrd=${kernel/vmlinuz/initrd.img}
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"
 [ -n "$kernel" ] && [ -f "$initrd" ] || skip "no /boot/vmlinuz-* with its initrd (apt-get install linux-image-amd64)"
 [ -x "$cache/usr/bin/systemctl" ] || skip "no cached tree: run deploy/tests/test-install-debootstrap.sh --suite $suite first"
+;;
+arm64)
+console=ttyAMA0
+command -v qemu-system-aarch64 >/dev/null || skip "qemu-system-aarch64 missing (apt-get install qemu-system-arm)"
+[ -n "$deb" ] || deb=$(ls -t "$repo"/.build/deb/kiosk-player_*_arm64.deb 2>/dev/null | head -n 1)
+[ -f "$deb" ] || skip "no arm64 .deb (make deb ARCH=arm64, or --deb FILE)"
+cache=$(bash "$repo/deploy/trees/tree.sh" base arm64) || skip "no trixie arm64 base tree (deploy/trees/tree.sh base arm64 failed)"
+declare -A kart=()
+while IFS='=' read -r key value; do [ -n "$key" ] && kart[$key]=$value; done \
+    < <(SYSTEST_ARCH=arm64 bash "$repo/Tests/System/prepare.sh" --kernel-only)
+[ -n "${kart[IMAGE]:-}" ] || skip "no arm64 kernel: ${kart[MISSING_kernel]:-Tests/System/prepare.sh --kernel-only failed}"
+kernel=${kart[IMAGE]}
+;;
+*) echo "boot-time: unknown --arch '$arch' (amd64 or arm64)" >&2; exit 2 ;;
+esac
 
 work=$(mktemp -d /tmp/kiosk-boot-time.XXXXXX)
-trap 'umount -l "$work/tree" 2>/dev/null || true; rm -rf "$work"' EXIT
-if [ -z "$binary" ]; then
+trap 'umount -R -l "$work/tree" 2>/dev/null || true; rm -rf "$work"' EXIT
+if [ "$arch" = arm64 ]; then
+    # initrd: an arm64 static busybox loads virtio_blk and ext4 (modules of this kernel) and hands the
+    # ext4 root on /dev/vda to systemd
+    mkdir -p "$work/initrd"/{bin,dev,proc,sys,newroot,modules}
+    cp "${kart[KERNEL_ROOT]}/usr/bin/busybox" "$work/initrd/bin/busybox"
+    ln -s busybox "$work/initrd/bin/sh"
+    : >"$work/initrd/modules.order"
+    for module in virtio_blk ext4; do
+        modprobe -d "${kart[KERNEL_ROOT]}" -S "${kart[KERNEL]}" --show-depends "$module" | while read -r verb path _; do
+            [ "$verb" = insmod ] || continue
+            name=$(basename "$path" .xz)
+            grep -qx "$name" "$work/initrd/modules.order" && continue
+            xz -dc "$path" >"$work/initrd/modules/$name"
+            echo "$name" >>"$work/initrd/modules.order"
+        done
+    done
+    cat >"$work/initrd/init" <<'INIT'
+#!/bin/sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
+for m in $(cat /modules.order); do insmod "/modules/$m"; done
+for i in $(seq 1 50); do [ -b /dev/vda ] && break; sleep 0.1; done
+mount -t ext4 -o rw /dev/vda /newroot || { echo "initrd: cannot mount /dev/vda"; poweroff -f; }
+umount /proc /sys; mount --move /dev /newroot/dev
+exec switch_root /newroot /sbin/init
+INIT
+    chmod 0755 "$work/initrd/init"
+    (cd "$work/initrd" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$work/initrd.gz"
+    initrd=$work/initrd.gz
+fi
+if [ -z "$binary" ] && [ "$arch" = amd64 ]; then
     gcc -O2 -static -o "$work/notify-stub" "$repo/deploy/tests/notify-stub.c"
     binary="$work/notify-stub"
 fi
+
+# install_player TREE NAME : the player into the mounted tree (install.sh, or apt-get install of the .deb).
+install_player() {
+    local tree=$1 name=$2
+    if [ "$arch" = amd64 ]; then
+        mount -t proc proc "$tree/proc"
+        bash "$repo/deploy/install.sh" --root "$tree" --binary "$binary" --board qemu-gpio-sim >"$work/install-$name.log" 2>&1 ||
+            { umount "$tree/proc"; umount "$tree"; cat "$work/install-$name.log"; exit 1; }
+        umount "$tree/proc"
+        return
+    fi
+    mount -t proc proc "$tree/proc"
+    mount --rbind /dev "$tree/dev" && mount --make-rslave "$tree/dev"
+    mount -t tmpfs tmpfs "$tree/tmp"
+    cp /etc/resolv.conf "$tree/etc/resolv.conf"
+    cp "$deb" "$tree/tmp/"
+    local start rc=0
+    start=$(date +%s)
+    if [ -z "$(find "$tree/var/lib/apt/lists" -name '*_Packages*' -mmin -1440 2>/dev/null | head -n 1)" ]; then
+        chroot "$tree" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin apt-get update -q >"$work/install-$name.log" 2>&1
+    fi
+    DEBIAN_FRONTEND=noninteractive chroot "$tree" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q "/tmp/$(basename "$deb")" >>"$work/install-$name.log" 2>&1 || rc=$?
+    umount -R -l "$tree/tmp" "$tree/dev" "$tree/proc" 2>/dev/null || true
+    if [ "$rc" != 0 ]; then
+        echo "boot-time: apt-get install ./$(basename "$deb") failed:"; tail -n 20 "$work/install-$name.log"; exit 1
+    fi
+    echo "== boot $name: apt-get install ./$(basename "$deb") in $(($(date +%s) - start)) s (arm64, qemu-user)"
+    # the default config's "auto" reads the board from the device tree: QEMU's virt machine is none
+    # of the profiles; the test board (as install.sh --board qemu-gpio-sim does on x86)
+    sed -i 's/"board": *"auto"/"board": "qemu-gpio-sim"/' "$tree/etc/kiosk-player/config.json"
+    grep -q '"board": "qemu-gpio-sim"' "$tree/etc/kiosk-player/config.json" ||
+        { echo "boot-time: could not set the board in /etc/kiosk-player/config.json"; exit 1; }
+}
 
 # boot NAME: one boot; prints the figures.
 boot() {
     local name=$1 tree="$work/tree"
     mkdir -p "$tree" "$work/upper-$name" "$work/ovl-$name"
     mount -t overlay overlay -o "lowerdir=$cache,upperdir=$work/upper-$name,workdir=$work/ovl-$name" "$tree"
-    mount -t proc proc "$tree/proc"
-    bash "$repo/deploy/install.sh" --root "$tree" --binary "$binary" --board qemu-gpio-sim >"$work/install-$name.log" 2>&1 ||
-        { umount "$tree/proc"; umount "$tree"; cat "$work/install-$name.log"; exit 1; }
-    umount "$tree/proc"
+    install_player "$tree" "$name"
     cat >"$tree/etc/systemd/system/kiosk-reference.service" <<'UNIT'
 [Unit]
 Description=Reference for the boot-time measurement: kiosk-player.service without its sandbox
@@ -114,7 +205,9 @@ WantedBy=timers.target
 UNIT
     systemctl --root="$tree" enable boot-measure.timer >/dev/null 2>&1
     # No login prompts on the console while measuring.
-    systemctl --root="$tree" mask serial-getty@ttyS0.service getty@tty1.service >/dev/null 2>&1 || true
+    systemctl --root="$tree" mask "serial-getty@$console.service" getty@tty1.service >/dev/null 2>&1 || true
+    [ "$console" = ttyS0 ] || sed -i "s|/dev/ttyS0|/dev/$console|g" "$tree/usr/local/sbin/boot-measure" \
+        "$tree/etc/systemd/system/boot-measure.service"
     echo "kiosk-boot-test" >"$tree/etc/hostname"
     truncate -s 2G "$work/$name.img"
     mkfs.ext4 -q -d "$tree" "$work/$name.img"
@@ -123,10 +216,19 @@ UNIT
     [ "$accel" = kvm ] && accel_args=(-accel kvm -cpu host)
     local start end
     start=$(date +%s)
+    if [ "$arch" = arm64 ]; then
+        # TCG only (an aarch64 guest on an x86 host); cortex-a72 is a Raspberry Pi 4's core
+        timeout 1500 qemu-system-aarch64 -M virt -accel tcg -cpu cortex-a72 -m 1024 -smp 2 -nographic -no-reboot \
+            -kernel "$kernel" -initrd "$initrd" \
+            -append "root=/dev/vda rw console=ttyAMA0 quiet systemd.show_status=0 net.ifnames=0" \
+            -drive "file=$work/$name.img,if=none,id=root,format=raw" -device virtio-blk-pci,drive=root \
+            -nic none >"$work/$name.serial" 2>&1 || true
+    else
     timeout 900 qemu-system-x86_64 "${accel_args[@]}" -m 1024 -smp 2 -nographic -no-reboot \
         -kernel "$kernel" -initrd "$initrd" \
         -append "root=/dev/vda rw console=ttyS0 quiet systemd.show_status=0 net.ifnames=0" \
         -drive "file=$work/$name.img,if=virtio,format=raw" -nic none >"$work/$name.serial" 2>&1 || true
+    fi
     end=$(date +%s)
     echo "== boot $name ($accel; $((end - start)) s wall clock for the whole QEMU run)"
     sed -n '/MEASURE-BEGIN/,/MEASURE-END/p' "$work/$name.serial" | grep -v MEASURE | tr -d '\r'

@@ -21,6 +21,6 @@ binds=''
 [ ! -d "$repo/../shared" ] || binds="$(cd "$repo/../shared" && pwd):/shared"
 rc=0
 KIOSK_TREE_BINDS=$binds bash "$here/run-in.sh" "$tree" \
-    swift test --skip-build --scratch-path ".build/debian-$suite-$arch" "$@" || rc=$?
+    env KIOSK_TEST_EMULATION=qemu-user swift test --skip-build --scratch-path ".build/debian-$suite-$arch" "$@" || rc=$?
 echo "test-arch: $arch suite ran in $(($(date +%s) - built)) s under qemu-user (exit $rc)"
 exit $rc

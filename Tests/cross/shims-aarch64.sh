@@ -2,9 +2,9 @@
 # Compiles the C parts of the package for aarch64 (the Raspberry Pi's 64-bit OS) with Debian's cross
 # compiler: every Sources/CKioskShims/*.c to an object (-Wall -Wextra -Werror), which also checks
 # its _Static_asserts (the spidev transfer layout) on that ABI, and every systemLibrary shim.h
-# (ALSA, libFLAC, libgpiod, libjpeg-turbo, libpng, FreeType, SQLite headers). The Swift code cannot
-# be compiled for aarch64 here: the toolchain has no aarch64 standard library (that needs the
-# Static Linux / cross SDK, see the README).
+# (ALSA, libFLAC, libgpiod, libjpeg-turbo, libpng, FreeType, SQLite headers), with bookworm's cross
+# gcc. The whole package (Swift included) is compiled for aarch64 by Debian trixie's swiftlang in
+# deploy/trees (make test ARCH=arm64, make deb ARCH=arm64).
 #
 #   Tests/cross/shims-aarch64.sh        installs gcc-aarch64-linux-gnu when missing (apt-get, root)
 set -euo pipefail

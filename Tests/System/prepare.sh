@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Host side of the system test: builds what the QEMU guest needs, cached per kernel version.
 #   Tests/System/prepare.sh            print KEY=VALUE lines describing the artefacts (run.sh reads them)
+#   SYSTEST_ARCH=arm64 Tests/System/prepare.sh --kernel-only    only the arm64 kernel (KERNEL_ROOT, IMAGE)
 # Environment: SYSTEST_KERNEL (e.g. 6.1.0-57-amd64; default: the one linux-image-amd64 depends on,
 # else the newest /boot/vmlinuz-*), SYSTEST_CACHE (default /var/cache/kiosk-systest when writable,
 # else .build/systest/cache). Every piece that cannot be built is reported as MISSING_<piece>=reason
@@ -116,6 +117,8 @@ if [ "$arch" = arm64 ]; then
     source_tarball=$cache/root/usr/src/linux-source-$source_version.tar.xz
     headers=$modules_dir/build
     headers_in_target=/lib/modules/$kernel/build
+    # deploy/tests/boot-time-qemu.sh --arch arm64 needs only the kernel
+    [ "${1:-}" = --kernel-only ] && { echo "KERNEL_ROOT=$cache/root"; exit 0; }
 fi
 
 # --- which kernel -----------------------------------------------------------------------------
@@ -180,6 +183,8 @@ initramfs_modules=(virtio_pci 9pnet_virtio 9p overlay)
 early_modules=(configfs snd-aloop uinput evdev loop vfat nls_cp437 nls_iso8859-1 ext4)
 if [ -z "$busybox" ] || { [ -z "$arch" ] && ldd "$busybox" >/dev/null 2>&1; }; then
     echo "MISSING_initramfs=no static busybox (package busybox-static)"
+elif ! command -v cpio > /dev/null; then
+    echo "MISSING_initramfs=no cpio (package cpio)"
 elif stamp_ok initramfs.cpio.gz "${initramfs_inputs[@]}" "$busybox"; then
     echo "INITRAMFS=$cache/initramfs.cpio.gz"
 else

@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/spi/spi.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <linux/vmalloc.h>
 
 /* Exported by gpiolib, declared only in its private drivers/gpio/gpiolib.h. */
@@ -55,6 +56,25 @@ struct record_header {
 	u8 zero;
 };
 
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+/* 6.7 replaced gpiochip_find() with reference-counted gpio_device lookups (trixie's 6.12). */
+static u8 read_dc(void)
+{
+	struct gpio_device *gdev;
+	struct gpio_desc *desc;
+	int value;
+
+	if (!dc_label || !dc_label[0])
+		return 0xff;
+	gdev = gpio_device_find_by_label(dc_label);
+	if (!gdev)
+		return 0xff;
+	desc = gpio_device_get_desc(gdev, dc_offset);
+	value = IS_ERR(desc) ? -1 : gpiod_get_raw_value_cansleep(desc);
+	gpio_device_put(gdev);
+	return value < 0 ? 0xff : (u8)value;
+}
+#else
 static int match_label(struct gpio_chip *chip, void *data)
 {
 	return chip->label && strcmp(chip->label, data) == 0;
@@ -77,6 +97,7 @@ static u8 read_dc(void)
 	value = gpiod_get_raw_value_cansleep(desc);
 	return value < 0 ? 0xff : (u8)value;
 }
+#endif
 
 static int record_transfer_one(struct spi_controller *ctlr, struct spi_device *spi,
 			       struct spi_transfer *t)

@@ -61,6 +61,7 @@ else
 # ARCH=arm64: Debian trixie arm64 under qemu-system-aarch64 (TCG), the player and test bundle
 # cross-built with Debian's swiftlang (Tests/System/README.md). SYSTEST_ONLY picks scenarios.
 system-test:
+	bash deploy/install-deps.sh --system-test-arm64
 	bash deploy/trees/swift-build.sh $(ARCH) --build-tests
 	SYSTEST_ARCH=$(ARCH) bash Tests/System/run.sh
 endif

@@ -7,6 +7,7 @@
 #   deploy/install-deps.sh --runtime       only what the player needs at run time (on the device)
 #   deploy/install-deps.sh --cross         what the Debian trees need on this machine (make deb, make
 #                                          test ARCH=arm64): debootstrap, qemu-user-static, binfmt-support
+#   deploy/install-deps.sh --system-test-arm64   those and what `make system-test ARCH=arm64` runs here
 #   deploy/install-deps.sh --dry-run ...   print what would be installed
 #   deploy/install-deps.sh --list ...      print the mode's package names for that system, one a line
 #   deploy/install-deps.sh --root DIR ...   install into the Debian tree DIR (chroot), e.g. a debootstrap
@@ -32,6 +33,8 @@ runtime_packages=(
 )
 # The cached trixie trees of deploy/trees (Debian's swiftlang; arm64 through qemu-user).
 cross_packages=(debootstrap qemu-user-static binfmt-support)
+# The arm64 system test: the kernel, its modules and the guest's tools come from the arm64 tree.
+system_test_arm64_packages=("${cross_packages[@]}" qemu-system-arm cpio kmod xz-utils)
 # The QEMU system test (Tests/System). linux-headers and linux-source are not listed here: they
 # must match the installed linux-image exactly and are added below once the image is installed.
 system_test_packages=(
@@ -50,11 +53,12 @@ while [ $# -gt 0 ]; do
         --system-test) mode=system-test ;;
         --runtime) mode=runtime ;;
         --cross) mode=cross ;;
+        --system-test-arm64) mode=system-test-arm64 ;;
         --dry-run) dry_run=1 ;;
         --list) list=1 ;;
         --root) [ $# -ge 2 ] || { echo "install-deps: --root needs a directory" >&2; exit 2; }
             root=$2; shift ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         *) echo "install-deps: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -69,6 +73,7 @@ case "$mode" in
     build) want=("${build_packages[@]}") ;;
     runtime) want=("${runtime_packages[@]}") ;;
     cross) want=("${cross_packages[@]}") ;;
+    system-test-arm64) want=("${system_test_arm64_packages[@]}") ;;
     system-test) want=("${build_packages[@]}" "${system_test_packages[@]}") ;;
 esac
 

@@ -11,7 +11,7 @@ require_command gpiodetect gpioinfo gpioget gpiomon
 
 # The guest's gpiod tools: libgpiod 1.6 (Debian 12, the x86 guest) or 2.x (trixie, the arm64 guest,
 # as on Raspberry Pi OS trixie), whose options differ; edges are logged as "OFFSET 0|1" either way.
-if gpiodetect --version 2>/dev/null | grep -q 'v2\.'; then
+if gpiodetect --version 2>/dev/null | head -n 1 | grep -q ' v2\.'; then  # not "LGPLv2.1" of v1's licence line
     log "gpiod tools: $(gpiodetect --version | head -n 1) (v2 options)"
     tool_info() { gpioinfo -c "$1"; }
     tool_get() { gpioget -c "$1" --numeric "$2"; }

@@ -17,4 +17,12 @@ public enum Emulation {
         Comment(
             rawValue: "races real-time playback on the wall clock, and this CPU is emulated (\(name ?? "")): "
                 + "runs natively and in the aarch64 system test"))
+
+    /// For CPU-bound stress tests (a 10 MB request line, 1000 connections at once): a debug build
+    /// under qemu-user spends more than 20 minutes on them, longer than the rest of the suite. They
+    /// test the server's bounds, which do not depend on the CPU; they run natively.
+    public static let cpuBoundStress: ConditionTrait = .disabled(
+        if: name != nil,
+        Comment(
+            rawValue: "CPU-bound stress, over 20 min on this emulated CPU (\(name ?? "")): runs natively"))
 }

@@ -28,9 +28,10 @@ test: deps
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
 else
 # The suite built for ARCH (cross) and run under qemu-user in that architecture's tree.
+# TEST_ARGS: more `swift test` arguments (--filter, --skip).
 test:
 	bash deploy/install-deps.sh --cross
-	bash deploy/trees/test-arch.sh $(ARCH)
+	bash deploy/trees/test-arch.sh $(ARCH) $(TEST_ARGS)
 endif
 
 # .build/deb/kiosk-player_<version>_<arch>.deb for Debian / Raspberry Pi OS trixie (default: arm64).

@@ -120,12 +120,14 @@ install_missing() {
 
 if [ "$kind" = build ]; then
     # Idempotent: installs only what is missing (a package added to install-deps.sh since the tree was
-    # made), and what packaging needs: debhelper in the tree of the package's architecture (it runs
-    # dpkg-shlibdeps against that tree's libraries), lintian in the amd64 one.
+    # made), and in the amd64 tree what packaging needs (every .deb is made there, arm64 as a cross
+    # build: deploy/debian/build-deb.sh).
     with_mounts "$tree" bash "$repo/deploy/install-deps.sh" --root "$tree" >&2 ||
         die "install-deps.sh into $tree failed"
-    packaging=(build-essential debhelper dpkg-dev)
-    [ "$arch" != amd64 ] || packaging+=(lintian)
-    with_mounts "$tree" install_missing "$tree" "${packaging[@]}" || die "installing ${packaging[*]} into $tree failed"
+    if [ "$arch" = amd64 ]; then
+        packaging=(build-essential debhelper dpkg-dev lintian)
+        with_mounts "$tree" install_missing "$tree" "${packaging[@]}" ||
+            die "installing ${packaging[*]} into $tree failed"
+    fi
 fi
 echo "$tree"

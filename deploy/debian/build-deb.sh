@@ -71,7 +71,8 @@ if [ "$arch" != amd64 ]; then
     # A cross dpkg-buildpackage in the amd64 tree (dh under qemu-user takes minutes): dpkg-shlibdeps
     # reads the arm64 libraries' shlibs and symbols from multiarch packages installed there, and
     # dh_strip uses the cross binutils. Nothing is compiled by dh, so the cross gcc is not needed (-d).
-    foreign=(libc6 libstdc++6 libgcc-s1)
+    # libc6, and the runtime list (which has libstdc++6 and libgcc-s1) without what is not a library.
+    foreign=(libc6)
     for spec in $(bash "$repo/deploy/install-deps.sh" --runtime --list --root "$host_tree"); do
         case "$spec" in fonts-* | alsa-utils | util-linux) ;; *) foreign+=("$spec") ;; esac
     done

@@ -53,7 +53,6 @@ echo "test-deb: $(basename "$deb") into a fresh $arch trixie tree (overlay on $b
 
 # 1. apt installs it with every dependency from the archive.
 cp "$deb" "$tree/tmp/"
-start=$(date +%s)
 # The base tree carries package lists from when it was made (apt-get update takes 4 min under
 # qemu-user); they are refreshed only when they are missing or apt cannot fetch what they name.
 : >"$work/apt.log"

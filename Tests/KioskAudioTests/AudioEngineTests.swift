@@ -42,8 +42,14 @@ private func trackOrder(_ run: EngineRun) -> [String] {
             try skipTest("FLAC testbench not found (../shared/flac-testbench/subset or KIOSK_FLAC_TESTBENCH)")
             return
         }
-        let files = listDirectory(bench).filter { $0.hasSuffix(".flac") }
-        #expect(!files.isEmpty)
+        let all = listDirectory(bench).filter { $0.hasSuffix(".flac") }
+        #expect(!all.isEmpty)
+        let files = Emulation.name == nil ? all : try smallestOfEachFormat(all, in: bench)
+        if files.count < all.count {
+            print(
+                "emulated CPU (\(Emulation.name ?? "")): \(files.count) of \(all.count) testbench files, the smallest of each format (the .deb test plays all of them)"
+            )
+        }
         let dir = try TemporaryDirectory("kiosk-bitperfect")
         defer { dir.remove() }
         var checked = 0
@@ -80,6 +86,22 @@ private func trackOrder(_ run: EngineRun) -> [String] {
         }
         #expect(checked == files.count)
     }
+}
+
+/// The smallest file of each sample rate, channel count and bit depth: what the engine's conversion
+/// and the device set-up depend on. Under emulation a debug build takes 20 min for the whole testbench.
+private func smallestOfEachFormat(_ names: [String], in bench: String) throws -> [String] {
+    var smallest: [PCMFormat: (name: String, size: Int)] = [:]
+    let decoder = FLACDecoder()
+    defer { decoder.close() }
+    for name in names {
+        let path = bench + "/" + name
+        try decoder.open(path: path)
+        guard let format = decoder.format else { continue }
+        let size = Int(try Syscalls.fileStatus(path).st_size)
+        if size < smallest[format]?.size ?? .max { smallest[format] = (name, size) }
+    }
+    return smallest.values.map(\.name).sorted()
 }
 
 @Suite(.serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))

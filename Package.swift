@@ -59,9 +59,10 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools.
+        // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools,
+        // the virtual clock and the fake engine.
         .target(
-            name: "KioskTestSupport", dependencies: ["KioskSystem"], path: "Tests/KioskTestSupport",
+            name: "KioskTestSupport", dependencies: ["KioskSystem", "KioskAudio"], path: "Tests/KioskTestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "KioskSystemTests", dependencies: ["KioskSystem", "KioskTestSupport"], swiftSettings: strict),

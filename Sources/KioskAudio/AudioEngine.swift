@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// Thread: create, command and shut down on the loop thread. `currentTrackID` and `positionFrames`
 /// may be read from any thread.
-public final class AudioEngine {
+public final class AudioEngine: PlaybackEngine {
     private enum State { case stopped, playing, paused }
 
     private let loop: EventLoop

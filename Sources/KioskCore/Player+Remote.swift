@@ -66,13 +66,11 @@ extension Player {
     @discardableResult
     public func remoteNext() -> Bool {
         guard status != .stopped, !queue.isEmpty else { return false }
-        if queueIndex + 1 < queue.count {
-            startQueue(at: queueIndex + 1, frame: 0, status: .playing)
-        } else if repeatQueue {
-            startQueue(at: 0, frame: 0, status: .playing)
-        } else {
-            // The end of the queue: stopped at the start of the first entry.
-            startQueue(at: 0, frame: 0, status: .stopped)
+        switch playQueue.afterCurrent {
+        case .entry(let index): startQueue(at: index, frame: 0, status: .playing)
+        case .wrapped: startQueue(at: 0, frame: 0, status: .playing)
+        // The end of the queue: stopped at the start of the first entry.
+        case .end, .restart: startQueue(at: 0, frame: 0, status: .stopped)
         }
         refreshScreen()
         return true
@@ -83,8 +81,7 @@ extension Player {
     @discardableResult
     public func remotePrevious() -> Bool {
         guard status != .stopped, !queue.isEmpty else { return false }
-        let index = queueIndex > 0 ? queueIndex - 1 : (repeatQueue ? queue.count - 1 : 0)
-        startQueue(at: index, frame: 0, status: .playing)
+        startQueue(at: playQueue.remotePrevious, frame: 0, status: .playing)
         refreshScreen()
         return true
     }
@@ -102,7 +99,7 @@ extension Player {
         if target == queueIndex && status != .stopped {
             engine.seek(toFrame: frame)
             positionFrames = frame
-            saveSoon()
+            recorder.saveSoon()
         } else if index != nil {
             startQueue(at: target, frame: frame, status: .playing)
         } else {
@@ -120,8 +117,8 @@ extension Player {
     /// Turns repeat (start again after the last entry) on or off.
     public func remoteSetRepeat(_ on: Bool) {
         guard on != repeatQueue else { return }
-        repeatQueue = on
-        saveSoon()
+        playQueue.repeats = on
+        recorder.saveSoon()
         refreshScreen()
     }
 
@@ -192,10 +189,8 @@ extension Player {
         takeOver()
         // Stops the engine on an empty queue (also a restored track still playing on its own).
         dropProvisional()
-        queue = []
-        queueIndex = 0
-        queueCollection = nil
-        saveSoon()
+        playQueue.clear()
+        recorder.saveSoon()
         refreshScreen()
     }
 
@@ -220,8 +215,7 @@ extension Player {
         takeOver()
         let wasStatus = status
         let frame = currentKept && wasStatus != .stopped ? livePositionFrames : 0
-        queue = edited
-        queueCollection = nil
+        playQueue.replace(with: edited, collection: nil)
         // Playing goes on playing, paused stays paused (at the start of the next entry when the
         // current one went), stopped stays stopped.
         startQueue(at: current, frame: frame, status: wasStatus)

@@ -36,9 +36,11 @@ public struct SourceID: Hashable, Sendable {
     }
 }
 
-/// A timer registered with `EventLoop.schedule`.
+/// A timer registered with a `Scheduler` (`EventLoop.schedule`, or a virtual clock in tests).
 public struct TimerID: Hashable, Sendable {
-    let raw: UInt64
+    public let raw: UInt64
+    /// A scheduler's own number for the timer.
+    public init(raw: UInt64) { self.raw = raw }
 }
 
 /// A signal as read from the loop's signalfd.
@@ -61,7 +63,7 @@ public struct SignalEvent: Sendable {
 /// - signals: a signalfd; `init` blocks SIGINT, SIGTERM, SIGHUP and SIGCHLD in the calling
 ///   thread, so create the loop before starting other threads (they inherit the mask).
 /// - wake-ups: an eventfd plus a handoff queue of closures (`LoopHandle.post`).
-public final class EventLoop {
+public final class EventLoop: Scheduler {
     private struct Source {
         var fd: Int32
         var generation: UInt32
@@ -121,6 +123,9 @@ public final class EventLoop {
         Syscalls.closeIgnoringErrors(timerFD)
         Syscalls.closeIgnoringErrors(signalFD)
     }
+
+    /// CLOCK_MONOTONIC now: the clock the loop's timers run on.
+    public var nowNanoseconds: UInt64 { Syscalls.monotonicNanoseconds() }
 
     /// Whether the caller is on the loop thread.
     public var inLoopThread: Bool { pthread_equal(pthread_self(), loopThread) != 0 }

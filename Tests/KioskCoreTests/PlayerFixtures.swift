@@ -103,13 +103,20 @@ enum PlayerFixtures {
     }
 }
 
-/// A real player on a real event loop: AudioEngine (the "none" clock sink unless told otherwise),
-/// Library over fixture volumes, optionally a Display on a PNG surface. Tests drive it with
-/// `press` and run the loop until a condition holds.
+/// A player on fixture volumes, driven by `press` and waited on with `run`/`idle`.
+///
+/// By default the engine is a `FakeEngine` and the player's timers a `VirtualClock`: no audio
+/// threads, and time jumps from one timer to the next, so a test of a 6 s track takes
+/// milliseconds and cannot race. `realEngine: true` gives the real `AudioEngine` (the "none"
+/// clock sink unless told otherwise) on the loop's real timers, for the few tests of what only
+/// the real engine does (devices that fail to write, the samples in a file). The library is the
+/// real one in both cases (scans on its threads, events through the real loop).
 final class PlayerRig {
     let state: TemporaryDirectory
     let loop: EventLoop
-    private(set) var engine: AudioEngine!
+    /// The player's timers when the engine is the fake one.
+    let clock: VirtualClock?
+    private(set) var engine: (any PlaybackEngine)!
     private(set) var library: Library!
     private(set) var player: Player!
     private(set) var display: Display?
@@ -118,18 +125,23 @@ final class PlayerRig {
     private(set) var libraryEvents: [LibraryEvent] = []
     private var isShutDown = false
 
+    /// The fake engine (nil with `realEngine`).
+    var fake: FakeEngine? { engine as? FakeEngine }
+
     /// - Parameters:
     ///   - volumes: fixture folders added as volumes (scanned before `init` returns).
     ///   - devices: the output devices, the first in use.
     ///   - resume: a saved state to restore.
     ///   - screen: draw on a PNG surface in the state directory.
+    ///   - realEngine: the real AudioEngine on real time instead of the fake on virtual time.
     init(
         volumes: [String], devices: [String] = ["none"], resume: ResumeState? = nil, screen: Bool = false,
-        configure: (inout Config) -> Void = { _ in }
+        realEngine: Bool = false, configure: (inout Config) -> Void = { _ in }
     ) throws {
         _ = try PlayerFixtures.prepare()
         state = try TemporaryDirectory("kiosk-player-rig")
         loop = try EventLoop()
+        clock = realEngine ? nil : VirtualClock()
         var config = Config()
         config.stateDirectory = state.path
         config.mediaRoots = []
@@ -139,17 +151,30 @@ final class PlayerRig {
             display = try Display(
                 loop: loop, surface: PNGSurface(path: state.file("screen.png"), width: 320, height: 240), fonts: fonts)
         }
-        let settings = AudioSettings(device: devices[0], bufferMs: 40, ringSeconds: 0.5, realtimePriority: nil)
-        engine = try AudioEngine(loop: loop, settings: settings) { [unowned self] event in
+        let deliver: (AudioEvent) -> Void = { [unowned self] event in
             self.audioEvents.append(event)
             self.player?.handle(event)
+        }
+        let scheduler: any Scheduler
+        let opens: (String) -> Bool
+        if let clock {
+            let fake = FakeEngine(clock: clock, device: devices[0], onEvent: deliver)
+            engine = fake
+            scheduler = clock
+            opens = { [unowned fake] device in fake.isAvailable(device) }
+        } else {
+            let settings = AudioSettings(device: devices[0], bufferMs: 40, ringSeconds: 0.5, realtimePriority: nil)
+            engine = try AudioEngine(loop: loop, settings: settings, onEvent: deliver)
+            scheduler = loop
+            opens = OutputSupervisor.alsaOpens
         }
         library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { [unowned self] event in
             self.libraryEvents.append(event)
             self.player?.handle(event, catalog: self.library.catalog)
         }
         player = Player(
-            loop: loop, engine: engine, screen: display, config: config, outputDevices: devices, resume: resume)
+            loop: scheduler, engine: engine, screen: display, config: config, outputDevices: devices, resume: resume,
+            deviceOpens: opens)
         for volume in volumes { library.addVolume(path: volume) }
         if !volumes.isEmpty {
             let scanned = try run(seconds: 20) { self.library.isIdle && self.player.catalog?.trackCount ?? 0 > 0 }
@@ -168,21 +193,52 @@ final class PlayerRig {
         state.remove()
     }
 
-    /// Runs the loop until `condition` holds (true) or `seconds` pass (false).
+    /// Runs until `condition` holds (true) or `seconds` pass (false): of virtual time with the fake
+    /// engine (jumping from timer to timer; the real loop is served in between, and waited on while
+    /// the library works), of real time with the real one.
     @discardableResult
     func run(seconds: Double = 10, until condition: () -> Bool) throws -> Bool {
-        try loop.run(until: condition, timeoutNanoseconds: UInt64(seconds * 1e9))
+        guard let clock else { return try loop.run(until: condition, timeoutNanoseconds: UInt64(seconds * 1e9)) }
+        let deadline = clock.nowNanoseconds + UInt64(seconds * 1e9)
+        while true {
+            try serveLoop()
+            clock.runDue()
+            if condition() { return true }
+            if !library.isIdle {
+                // A scan on the library's threads: wait for it in real time, a little.
+                try loop.runOnce(timeoutMilliseconds: 2)
+                continue
+            }
+            guard clock.nowNanoseconds < deadline else { return false }
+            // The display paces its frames on the real loop: give it a moment at each step.
+            if display != nil { try loop.runOnce(timeoutMilliseconds: 1) }
+            clock.advance(to: min(deadline, clock.nextDeadline ?? deadline))
+        }
     }
 
-    /// Runs the loop for `milliseconds` (timers, engine events).
+    /// Lets `milliseconds` pass (timers, engine events).
     func idle(_ milliseconds: Int) throws {
-        try loop.run(forNanoseconds: UInt64(milliseconds) * 1_000_000)
+        guard let clock else {
+            try loop.run(forNanoseconds: UInt64(milliseconds) * 1_000_000)
+            return
+        }
+        let deadline = clock.nowNanoseconds + UInt64(milliseconds) * 1_000_000
+        _ = try run(seconds: Double(milliseconds) / 1000) { false }
+        clock.advance(to: deadline)
+        try serveLoop()
     }
 
-    /// One action, as an input would deliver it, then the loop runs briefly so its effects settle.
+    /// Dispatches what the real loop has ready (library events), without waiting.
+    private func serveLoop() throws {
+        try loop.runOnce(timeoutMilliseconds: 0)
+    }
+
+    /// The player's clock now, in nanoseconds.
+    var nowNs: UInt64 { clock?.nowNanoseconds ?? Syscalls.monotonicNanoseconds() }
+
+    /// One action, as an input would deliver it, then 20 ms pass so its effects settle.
     func press(_ action: Action, steps: Int = 1) throws {
-        player.handle(
-            ActionEvent(action: action, steps: steps, source: "test", timestampNs: Syscalls.monotonicNanoseconds()))
+        player.handle(ActionEvent(action: action, steps: steps, source: "test", timestampNs: nowNs))
         try idle(20)
     }
 
@@ -219,7 +275,7 @@ final class PlayerRig {
         if player.category != category { throw RigError("category \(category) not reachable") }
     }
 
-    /// Waits until the player reports `frames` or more of the current track.
+    /// Waits until the player reports `seconds` or more of the current track.
     func waitForPosition(seconds: Double) throws {
         let reached = try run(seconds: seconds + 10) { self.player.positionSeconds >= seconds }
         if !reached { throw RigError("position \(seconds) s not reached (at \(player.positionSeconds) s)") }

@@ -909,7 +909,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
         let scratch = try TemporaryDirectory("kiosk-output")
         defer { scratch.remove() }
         let file = "file:'\(scratch.file("out.raw"))',raw"
-        let rig = try PlayerRig(volumes: [PlayerFixtures.main], devices: ["none", file])
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], devices: ["none", file], realEngine: true)
         try rig.playFirst()
         try rig.waitForPosition(seconds: 0.3)
         try rig.press(.menu)
@@ -949,7 +949,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
         let scratch = try TemporaryDirectory("kiosk-fallback")
         defer { scratch.remove() }
         let preferred = "file:'\(scratch.file("later/out.raw"))',raw"
-        let rig = try PlayerRig(volumes: [PlayerFixtures.main], devices: [preferred, "none"])
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], devices: [preferred, "none"], realEngine: true)
         rig.player.fallbackDelayMilliseconds = 200
         rig.player.returnProbeMilliseconds = 200
         try rig.selectCategory(.album)

@@ -1,0 +1,152 @@
+import KioskDisplay
+import KioskLibrary
+
+/// What the screen shows, worked out from a snapshot of the player: a pure function of its
+/// inputs, so each screen can be tested without a player, an engine or a loop.
+///
+/// Thread: any (a value).
+struct PlayerView {
+    var shuttingDown = false
+    /// A message shown for a few seconds over everything ("USB stick removed").
+    var transient: MessageState?
+    var mode = PlayerMode.nowPlaying
+    var helpEntries: [HelpEntry] = []
+    var helpPageCount = 1
+    var menuEntries: [String] = []
+    var category = KioskLibrary.Category.album
+    var collections: [Collection] = []
+    var selectedIndex = 0
+    var queue = PlayQueue()
+    /// The saved track playing before its stick's catalog came (the queue is still empty).
+    var restored: ResumeState?
+    /// No volume is present.
+    var noVolumes = true
+    var trackCount = 0
+    /// Tracks found so far by the scans running, nil when none runs.
+    var scanningFound: Int?
+    var status = PlaybackStatus.stopped
+    var positionSeconds = 0.0
+    var volumeOverlay: Int?
+    var statusLine: String?
+
+    /// The screen now.
+    var screen: ScreenState {
+        if shuttingDown {
+            return .message(MessageState(title: "Shutting down", detail: "Safe to unplug in a moment", kind: .info))
+        }
+        if let transient { return .message(transient) }
+        switch mode {
+        case .help(let page):
+            return .help(HelpState(title: "Buttons", entries: helpEntries, page: min(page, helpPageCount - 1)))
+        case .menu(let selected):
+            return .browse(
+                BrowseState(
+                    categoryLabel: "Menu",
+                    items: menuEntries.map { BrowseItem(title: $0, subtitle: nil, artworkKey: nil) },
+                    selectedIndex: selected))
+        case .browse:
+            if !collections.isEmpty { return .browse(browseList) }
+        case .nowPlaying:
+            break
+        }
+        if queue.isEmpty && restored == nil {
+            if let message = libraryMessage { return .message(message) }
+            // Nothing queued yet: the browse list, so that the first press has a target.
+            if mode == .nowPlaying, !collections.isEmpty { return .browse(browseList) }
+        }
+        return .nowPlaying(nowPlaying)
+    }
+
+    private var browseList: BrowseState {
+        BrowseState(
+            categoryLabel: Self.label(category),
+            items: collections.map {
+                BrowseItem(title: $0.name, subtitle: $0.subtitle, artworkKey: Self.artworkKey(for: $0))
+            },
+            selectedIndex: selectedIndex)
+    }
+
+    /// What to say instead of a track when there is nothing to play.
+    var libraryMessage: MessageState? {
+        if noVolumes && trackCount == 0 {
+            return MessageState(title: "Insert a USB stick with FLAC files", detail: nil, kind: .info)
+        }
+        guard trackCount == 0 else { return nil }
+        if let found = scanningFound {
+            return MessageState(title: "Scanning…", detail: "\(found) tracks", kind: .progress)
+        }
+        return MessageState(title: "No playable FLAC files", detail: "on the USB stick", kind: .info)
+    }
+
+    var nowPlaying: NowPlayingState {
+        let track = queue.current
+        if track == nil, let restored {
+            return NowPlayingState(
+                title: restored.title ?? restored.relativePath?.split(separator: "/").last.map(String.init),
+                artist: restored.artist, album: restored.album, elapsedSeconds: positionSeconds,
+                totalSeconds: restored.durationSeconds, playback: playback,
+                categoryLabel: Self.singular(
+                    restored.collection.flatMap { KioskLibrary.Category(rawValue: $0.category) } ?? category),
+                queuePosition: restored.queueCount > 0 ? restored.queueIndex + 1 : 0, queueCount: restored.queueCount,
+                artworkKey: nil, volumeOverlay: volumeOverlay, statusLine: statusLine)
+        }
+        return NowPlayingState(
+            title: track?.title, artist: track?.artist, album: track?.album,
+            elapsedSeconds: positionSeconds, totalSeconds: track?.durationSeconds,
+            playback: playback,
+            categoryLabel: queue.collection.map { Self.singular($0.category) } ?? Self.singular(category),
+            queuePosition: queue.isEmpty ? 0 : queue.index + 1, queueCount: queue.count,
+            artworkKey: track.map { Self.artworkKey(for: $0) },
+            volumeOverlay: volumeOverlay,
+            statusLine: statusLine)
+    }
+
+    /// The one-line status for systemd (`STATUS=`).
+    var statusText: String {
+        if queue.isEmpty && restored == nil, let message = libraryMessage { return message.title }
+        let shown = nowPlaying
+        guard let title = shown.title else { return "Idle" }
+        let what = shown.artist.map { "\($0) – \(title)" } ?? title
+        switch status {
+        case .playing: return "Playing \(what)"
+        case .paused: return "Paused \(what)"
+        case .stopped: return "Stopped \(what)"
+        }
+    }
+
+    private var playback: PlaybackState {
+        switch status {
+        case .playing: .playing
+        case .paused: .paused
+        case .stopped: .stopped
+        }
+    }
+
+    static func label(_ category: KioskLibrary.Category) -> String {
+        switch category {
+        case .album: "Albums"
+        case .artist: "Artists"
+        case .albumArtist: "Album artists"
+        case .genre: "Genres"
+        case .playlist: "Playlists"
+        case .folder: "Folders"
+        }
+    }
+
+    static func singular(_ category: KioskLibrary.Category) -> String {
+        switch category {
+        case .album: "Album"
+        case .artist: "Artist"
+        case .albumArtist: "Album artist"
+        case .genre: "Genre"
+        case .playlist: "Playlist"
+        case .folder: "Folder"
+        }
+    }
+
+    static func artworkKey(for collection: Collection) -> String {
+        "\(collection.representative.volume.rawValue)/\(collection.representative.relativePath)"
+    }
+
+    static func artworkKey(for track: Track) -> String { "\(track.volume.rawValue)/\(track.relativePath)" }
+}

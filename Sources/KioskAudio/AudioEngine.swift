@@ -15,7 +15,8 @@ import Synchronization
 /// `seek`, `next`, `previous` keep playing or holding as before. After `queueFinished` the engine is
 /// stopped past the end; `play` then starts again from the first track.
 ///
-/// Thread: create, command and shut down on the loop thread. `currentTrackID` and `positionFrames`
+/// Thread: create, command and shut down on the loop thread. `playbackPosition` (and `currentTrackID`,
+/// `positionFrames`)
 /// may be read from any thread.
 public final class AudioEngine: PlaybackEngine {
     private enum State { case stopped, playing, paused }
@@ -191,20 +192,18 @@ public final class AudioEngine: PlaybackEngine {
 
     // MARK: - state readable from any thread
 
-    /// The track the device plays (or is positioned at), nil when none (queue finished or empty).
-    public var currentTrackID: UInt64? {
-        if shared.playingEpoch.load(ordering: .acquiring) == shared.targetEpoch.load(ordering: .acquiring) {
-            return shared.playingValid.load(ordering: .relaxed) ? shared.playingID.load(ordering: .relaxed) : nil
+    /// Where the device is, read as one value: a gapless change never pairs the new track with
+    /// the old track's frames. While a new target (queue, seek, skip) is not playing yet: the
+    /// target.
+    public var playbackPosition: PlaybackPosition {
+        let playing = shared.playingPosition.read()
+        if playing.epoch == shared.targetEpoch.load(ordering: .acquiring) {
+            return PlaybackPosition(
+                trackID: playing.valid ? playing.trackID : nil, frames: playing.valid ? playing.frames : 0)
         }
-        return shared.targetValid.load(ordering: .relaxed) ? shared.targetID.load(ordering: .relaxed) : nil
-    }
-
-    /// Frames of the current track played (frames handed to the device minus its delay).
-    public var positionFrames: Int64 {
-        if shared.playingEpoch.load(ordering: .acquiring) == shared.targetEpoch.load(ordering: .acquiring) {
-            return shared.playingValid.load(ordering: .relaxed) ? shared.playingFrames.load(ordering: .relaxed) : 0
-        }
-        return shared.targetFrame.load(ordering: .relaxed)
+        return PlaybackPosition(
+            trackID: shared.targetValid.load(ordering: .relaxed) ? shared.targetID.load(ordering: .relaxed) : nil,
+            frames: shared.targetFrame.load(ordering: .relaxed))
     }
 
     /// What the audio threads did in their steady state (see `SteadyStateCounts`). Final after `shutdown`.
@@ -224,9 +223,8 @@ public final class AudioEngine: PlaybackEngine {
 
     /// Index in the queue of the current track.
     private var currentIndex: Int {
-        if shared.playingEpoch.load(ordering: .acquiring) == epoch, shared.playingValid.load(ordering: .relaxed) {
-            return shared.playingIndex.load(ordering: .relaxed)
-        }
+        let playing = shared.playingPosition.read()
+        if playing.epoch == epoch, playing.valid { return playing.index }
         return shared.targetIndex.load(ordering: .relaxed)
     }
 

@@ -222,12 +222,8 @@ final class EngineShared: @unchecked Sendable {
     let volumeGain = Atomic<Int32>(SampleConverter.unity)
     let shutdown = Atomic<Bool>(false)
 
-    // What the device plays (output thread writes).
-    let playingEpoch = Atomic<UInt64>(0)
-    let playingValid = Atomic<Bool>(false)
-    let playingID = Atomic<UInt64>(0)
-    let playingIndex = Atomic<Int>(-1)
-    let playingFrames = Atomic<Int64>(0)
+    // What the device plays (output thread writes), read whole.
+    let playingPosition = PlayingPosition()
     // What the loop asked for last (loop thread writes).
     let targetEpoch = Atomic<UInt64>(0)
     let targetValid = Atomic<Bool>(false)

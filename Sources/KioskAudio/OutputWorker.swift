@@ -240,7 +240,7 @@ final class OutputWorker: @unchecked Sendable {
         }
         guard let current else { return }
         let frames = current.startFrame + Int64(played - currentStartDevice)
-        shared.playingFrames.store(frames, ordering: .relaxed)
+        shared.playingPosition.setFrames(frames)
         if played >= nextPositionReport {
             nextPositionReport = played + max(1, current.format.sampleRate / 4)
             var record = EventRecord(kind: .position, epoch: current.epoch)
@@ -283,9 +283,9 @@ final class OutputWorker: @unchecked Sendable {
         case .queueEnd:
             if let current { post(.trackFinished, current) }
             current = nil
-            shared.playingEpoch.store(marker.epoch, ordering: .relaxed)
-            shared.playingValid.store(false, ordering: .releasing)
-            shared.playingIndex.store(-1, ordering: .relaxed)
+            var ended = PlayingSnapshot()
+            ended.epoch = marker.epoch
+            shared.playingPosition.publish(ended)
             var record = EventRecord(kind: .queueFinished, epoch: marker.epoch)
             record.index = marker.index  // the length of the queue that ended
             shared.post(record, from: shared.outputEvents)
@@ -295,11 +295,13 @@ final class OutputWorker: @unchecked Sendable {
     }
 
     private func publish(_ marker: Marker) {
-        shared.playingID.store(marker.trackID, ordering: .relaxed)
-        shared.playingIndex.store(marker.index, ordering: .relaxed)
-        shared.playingFrames.store(marker.startFrame, ordering: .relaxed)
-        shared.playingValid.store(true, ordering: .relaxed)
-        shared.playingEpoch.store(marker.epoch, ordering: .releasing)
+        var value = PlayingSnapshot()
+        value.epoch = marker.epoch
+        value.valid = true
+        value.trackID = marker.trackID
+        value.index = marker.index
+        value.frames = marker.startFrame
+        shared.playingPosition.publish(value)
     }
 
     private func post(_ kind: EventRecord.Kind, _ marker: Marker) {

@@ -35,10 +35,27 @@ public protocol PlaybackEngine: AnyObject {
     func setDevice(_ name: String)
     /// The device in use.
     var device: String { get }
-    /// The track the device plays (or is positioned at), nil when none.
-    var currentTrackID: UInt64? { get }
-    /// Frames of the current track played.
-    var positionFrames: Int64 { get }
+    /// Which track the device plays (or is positioned at; nil when none) and the frames of it
+    /// played, as one consistent pair.
+    var playbackPosition: PlaybackPosition { get }
     /// Stops for good (threads joined, device closed). Calling it twice does nothing.
     func shutdown()
+}
+
+extension PlaybackEngine {
+    /// The track the device plays (or is positioned at), nil when none.
+    public var currentTrackID: UInt64? { playbackPosition.trackID }
+    /// Frames of the current track played (of whichever track is current when read: use
+    /// `playbackPosition` to know which).
+    public var positionFrames: Int64 { playbackPosition.frames }
+}
+
+/// A track and the frames of it played, read together. Thread: a value; any.
+public struct PlaybackPosition: Equatable, Sendable {
+    public var trackID: UInt64?
+    public var frames: Int64
+    public init(trackID: UInt64?, frames: Int64) {
+        self.trackID = trackID
+        self.frames = frames
+    }
 }

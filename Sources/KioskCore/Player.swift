@@ -381,7 +381,8 @@ public final class Player {
         case .trackStarted(let id, let format, _):
             if id == Self.provisionalID, queue.isEmpty, provisional != nil {
                 sampleRate = format.sampleRate
-                positionFrames = engine.currentTrackID == id ? max(0, engine.positionFrames) : positionFrames
+                let now = engine.playbackPosition
+                positionFrames = now.trackID == id ? max(0, now.frames) : positionFrames
                 Log.debug(
                     "track started: \(provisional?.relativePath ?? "?") (restored) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
                 )
@@ -391,7 +392,8 @@ public final class Player {
             playQueue.index = index
             sampleRate = format.sampleRate
             // A track may start mid-way (a restored position, a seek): the engine knows where.
-            positionFrames = engine.currentTrackID == id ? max(0, engine.positionFrames) : 0
+            let now = engine.playbackPosition
+            positionFrames = now.trackID == id ? max(0, now.frames) : 0
             let track = queue[index]
             Log.debug(
                 "track started: \(track.relativePath) (\(index + 1)/\(queue.count)) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
@@ -556,8 +558,10 @@ public final class Player {
     var livePositionFrames: Int64 {
         let current: UInt64? =
             queue.isEmpty ? (provisional != nil ? Self.provisionalID : nil) : playQueue.engineID(ofEntry: queueIndex)
-        guard status == .playing, let current, engine.currentTrackID == current else { return positionFrames }
-        return max(0, engine.positionFrames)
+        // One read: the frames belong to the track it names (a gapless change cannot mix them).
+        let now = engine.playbackPosition
+        guard status == .playing, let current, now.trackID == current else { return positionFrames }
+        return max(0, now.frames)
     }
 
     public func saveNow() { recorder.saveNow() }

@@ -112,7 +112,7 @@ public final class FakeEngine: PlaybackEngine {
     public func setDevice(_ name: String) {
         guard name != device else { return }
         commands.append("setDevice \(name)")
-        let position = positionFrames
+        let position = frames
         device = name
         deviceDown = false
         deviceFormat = nil
@@ -122,11 +122,12 @@ public final class FakeEngine: PlaybackEngine {
         }
     }
 
-    public var currentTrackID: UInt64? {
-        ended || !tracks.indices.contains(index) ? nil : tracks[index].id
+    public var playbackPosition: PlaybackPosition {
+        PlaybackPosition(trackID: ended || !tracks.indices.contains(index) ? nil : tracks[index].id, frames: frames)
     }
 
-    public var positionFrames: Int64 {
+    /// Frames of the current track played, now.
+    private var frames: Int64 {
         guard !ended else { return 0 }
         guard state == .playing, !deviceDown, let opened else { return anchorFrame }
         let elapsed = Int64((clock.nowNanoseconds - anchorNs) / 1000) * Int64(opened.format.sampleRate) / 1_000_000
@@ -241,7 +242,7 @@ public final class FakeEngine: PlaybackEngine {
     /// Moves the anchor to now (before a pause or a loss).
     private func settle() {
         guard state == .playing, !deviceDown, opened != nil else { return }
-        anchorFrame = positionFrames
+        anchorFrame = frames
         anchorNs = clock.nowNanoseconds
     }
 
@@ -254,7 +255,7 @@ public final class FakeEngine: PlaybackEngine {
         stopTicking()
         guard let opened else { return }
         let rate = Int64(opened.format.sampleRate)
-        let toEnd = max(0, opened.totalFrames - positionFrames)
+        let toEnd = max(0, opened.totalFrames - frames)
         let msToEnd = Int((toEnd * 1000 + rate - 1) / rate)
         let delay = min(positionIntervalMilliseconds, msToEnd)
         let myEpoch = epoch
@@ -267,9 +268,9 @@ public final class FakeEngine: PlaybackEngine {
 
     private func ticked() {
         guard state == .playing, let opened else { return }
-        let frames = positionFrames
-        if frames < opened.totalFrames {
-            post(.position(id: tracks[index].id, frames: frames, sampleRate: opened.format.sampleRate))
+        let now = frames
+        if now < opened.totalFrames {
+            post(.position(id: tracks[index].id, frames: now, sampleRate: opened.format.sampleRate))
             scheduleTick()
             return
         }

@@ -63,7 +63,9 @@ final class MPDConnection {
     var output: [UInt8] = []
     var outputStart = 0
 
-    var authenticated: Bool
+    /// What the client may do: everything without a password, nothing (but the commands open to
+    /// anyone) until `password` names it.
+    var permissions: MPDPermission
     /// A command list being collected (`command_list_begin` … `command_list_end`).
     var collecting: Batch?
     var collectingBytes = 0
@@ -86,11 +88,11 @@ final class MPDConnection {
     var continuationScheduled = false
     var watchedEvents: IOEvents = []
 
-    init(number: Int, fd: Int32, peer: String, authenticated: Bool) {
+    init(number: Int, fd: Int32, peer: String, permissions: MPDPermission) {
         self.number = number
         self.fd = fd
         self.peer = peer
-        self.authenticated = authenticated
+        self.permissions = permissions
         lastActivityNs = Syscalls.monotonicNanoseconds()
     }
 

@@ -164,7 +164,8 @@ public final class MPDServer {
                 continue
             }
             let connection = MPDConnection(
-                number: nextNumber, fd: fd, peer: Syscalls.peerName(fd), authenticated: settings.password == nil)
+                number: nextNumber, fd: fd, peer: Syscalls.peerName(fd),
+                permissions: settings.password == nil ? .all : .anyone)
             nextNumber += 1
             do throws(Errno) {
                 connection.source = try loop.addSource(fd: fd, events: .readable) { [unowned self] events in
@@ -483,9 +484,9 @@ public final class MPDServer {
             connection.running = MPDConnection.Batch(mode: .single, lines: [line])
             return
         }
-        guard connection.authenticated else {
-            connection.write(
-                MPDError(.permission, "you don't have permission for \"idle\"").ackLine(index: 0, command: "idle"))
+        // Permission and counts from the table's row, as for any command.
+        if let refusal = MPDCommands.lookup("idle")?.refusal(arguments, granted: connection.permissions) {
+            connection.write(refusal.ackLine(index: 0, command: "idle"))
             return
         }
         var subscriptions: MPDIdle = []

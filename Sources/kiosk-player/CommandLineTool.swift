@@ -1,14 +1,144 @@
 import Glibc
 import KioskSystem
 
-/// One subcommand of `kiosk-player`.
+/// One subcommand of `kiosk-player` (or of one of them: `bench idle`), as data: what it is, the
+/// options it takes, what runs it. Its arguments are parsed from `options` before `run` is called,
+/// and its `--help` is made from the same declaration.
 struct Command {
     let name: String
     /// One line for the command list.
     let summary: String
-    /// The full `--help` text (usage line first).
+    /// The usage lines, after `kiosk-player NAME` (positionals and the options that matter most);
+    /// a line starting with a space continues the line before.
+    let synopsis: [String]
+    /// What the command does: paragraphs for `--help`, between the usage and the options.
+    let description: String
+    let options: [CommandOption]
+    /// Commands under this one (`bench WHAT`), chosen by the first argument.
+    let subcommands: [Command]
+    let run: (ParsedArguments) throws -> Int32
+
+    init(
+        name: String, summary: String, synopsis: [String] = ["[OPTIONS]"], description: String,
+        options: [CommandOption] = [], subcommands: [Command] = [], run: @escaping (ParsedArguments) throws -> Int32
+    ) {
+        self.name = name
+        self.summary = summary
+        self.synopsis = synopsis
+        self.description = description
+        self.options = options
+        self.subcommands = subcommands
+        self.run = run
+    }
+
+    /// The `--help` text of this command, called `path` on the command line (`bench idle`).
+    func help(path: String) -> String {
+        var text = ""
+        for (i, line) in synopsis.enumerated() {
+            // A line that starts with a space continues the one before it.
+            let form = line.hasPrefix(" ") ? line : "kiosk-player \(path) \(line)".trimmingTrailingSpaces()
+            text += (i == 0 ? "Usage: " : "       ") + form + "\n"
+        }
+        text += "\n" + description
+        if !description.hasSuffix("\n") { text += "\n" }
+        if !subcommands.isEmpty {
+            let width = (subcommands.map(\.name.count).max() ?? 0) + 2
+            for command in subcommands { text += "  " + command.name.padding(to: width) + command.summary + "\n" }
+        }
+        if !options.isEmpty {
+            text += "\nOptions:\n" + CommandOption.describe(options)
+        }
+        return text + "\n"
+    }
+}
+
+/// One option of a command: its name, the placeholder of its value, its help, how its value is
+/// parsed. `--name value` and `--name=value` both work; flags take no value.
+struct CommandOption {
+    enum Value {
+        /// No value: present or not.
+        case flag
+        /// Any text.
+        case text
+        /// A decimal integer in the range, or one of `words` verbatim.
+        case integer(ClosedRange<Int>, words: [String])
+        /// One of these words.
+        case choice([String])
+    }
+
+    let name: String
+    /// What the value is called in the help (`FILE`); empty for a flag.
+    let placeholder: String
+    /// One line, or several separated by newlines (shown aligned under the first).
     let help: String
-    let run: ([String]) throws -> Int32
+    let value: Value
+
+    static func flag(_ name: String, _ help: String) -> CommandOption {
+        CommandOption(name: name, placeholder: "", help: help, value: .flag)
+    }
+
+    static func text(_ name: String, _ placeholder: String, _ help: String) -> CommandOption {
+        CommandOption(name: name, placeholder: placeholder, help: help, value: .text)
+    }
+
+    static func integer(
+        _ name: String, _ placeholder: String, _ range: ClosedRange<Int>, or words: [String] = [], _ help: String
+    ) -> CommandOption {
+        CommandOption(name: name, placeholder: placeholder, help: help, value: .integer(range, words: words))
+    }
+
+    static func choice(_ name: String, _ placeholder: String, _ choices: [String], _ help: String) -> CommandOption {
+        CommandOption(name: name, placeholder: placeholder, help: help, value: .choice(choices))
+    }
+
+    var takesValue: Bool {
+        if case .flag = value { return false }
+        return true
+    }
+
+    /// Checks a value against the declaration; the message names the option and what it expects.
+    func check(_ text: String, command: String) throws(UsageError) {
+        switch value {
+        case .flag, .text:
+            return
+        case .integer(let range, let words):
+            if words.contains(text) { return }
+            guard let number = Int(text), range.contains(number) else {
+                let alternatives = words.isEmpty ? "" : " or " + words.joined(separator: ", ")
+                throw UsageError(
+                    command: command,
+                    message:
+                        "option '\(name)' must be an integer \(range.lowerBound)…\(range.upperBound)\(alternatives), not '\(text)'"
+                )
+            }
+        case .choice(let choices):
+            guard choices.contains(text) else {
+                throw UsageError(
+                    command: command,
+                    message: "\(name) must be one of \(choices.joined(separator: ", ")), not '\(text)'")
+            }
+        }
+    }
+
+    /// The options' lines for `--help`: `  --name PLACEHOLDER  help`, the help in one column.
+    static func describe(_ options: [CommandOption]) -> String {
+        func label(_ option: CommandOption) -> String {
+            option.placeholder.isEmpty ? option.name : option.name + " " + option.placeholder
+        }
+        let width = min(24, (options.map { label($0).count }.max() ?? 0) + 2)
+        let indent = String(repeating: " ", count: width + 2)
+        var text = ""
+        for option in options {
+            let lines = option.help.split(separator: "\n", omittingEmptySubsequences: false)
+            let first = label(option)
+            text += "  " + first
+            // A label wider than the column gets its help on the next line.
+            text += first.count + 2 > width ? "\n" + indent : String(repeating: " ", count: width - first.count)
+            text += (lines.first.map(String.init) ?? "") + "\n"
+            for line in lines.dropFirst() { text += indent + line + "\n" }
+        }
+        return text
+    }
 }
 
 /// A mistake on the command line: printed with a hint, exit status 2.
@@ -71,7 +201,7 @@ enum CommandLineTool {
         }
         if name == "help" {
             if args.count > 1, let command = commands.first(where: { $0.name == args[1] }) {
-                writeOut(command.help)
+                writeOut(command.help(path: command.name))
             } else {
                 writeOut(usage)
             }
@@ -81,13 +211,8 @@ enum CommandLineTool {
             writeErr("kiosk-player: unknown command '\(name)'\nRun 'kiosk-player --help' for the commands.\n")
             return 2
         }
-        let rest = Array(args.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
-            writeOut(command.help)
-            return 0
-        }
         do {
-            return try command.run(rest)
+            return try invoke(command, path: name, Array(args.dropFirst()))
         } catch let error as UsageError {
             writeErr(
                 "kiosk-player \(error.command): \(error.message)\nRun 'kiosk-player \(error.command) --help' for usage.\n"
@@ -97,6 +222,19 @@ enum CommandLineTool {
             writeErr("kiosk-player \(name): \(error)\n")
             return 1
         }
+    }
+
+    /// Runs `command` (or the subcommand its first argument names) on `arguments`, parsed from
+    /// its declared options; `--help` anywhere prints its help instead.
+    static func invoke(_ command: Command, path: String, _ arguments: [String]) throws -> Int32 {
+        if let first = arguments.first, let sub = command.subcommands.first(where: { $0.name == first }) {
+            return try invoke(sub, path: path + " " + sub.name, Array(arguments.dropFirst()))
+        }
+        if arguments.contains("--help") || arguments.contains("-h") {
+            writeOut(command.help(path: path))
+            return 0
+        }
+        return try command.run(try ParsedArguments(arguments, command: path, options: command.options))
     }
 
     static func writeOut(_ text: String) {
@@ -110,18 +248,21 @@ enum CommandLineTool {
     }
 }
 
-/// Command-line options of one subcommand, parsed from its arguments.
-///
-/// `--name value` and `--name=value` both work; flags take no value; everything else is
-/// positional; `--` ends the options.
+/// A command's arguments, parsed once from its declared options (values already checked
+/// against them); everything else is positional; `--` ends the options.
 struct ParsedArguments {
-    var positionals: [String] = []
-    var values: [String: [String]] = [:]
-    var flags: Set<String> = []
+    /// The command as the user named it (`bench idle`), for messages.
+    let command: String
+    private(set) var positionals: [String] = []
+    private var values: [String: [String]] = [:]
+    private var flags: Set<String> = []
+    private let declared: [String: CommandOption]
 
-    init(_ arguments: [String], command: String, options: Set<String> = [], flags allowedFlags: Set<String> = [])
-        throws(UsageError)
-    {
+    init(_ arguments: [String], command: String, options: [CommandOption]) throws(UsageError) {
+        self.command = command
+        var declared: [String: CommandOption] = [:]
+        for option in options { declared[option.name] = option }
+        self.declared = declared
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {
@@ -141,41 +282,62 @@ struct ParsedArguments {
                 name = String(arg[..<eq])
                 inlineValue = String(arg[arg.index(after: eq)...])
             }
-            if allowedFlags.contains(name) {
-                if inlineValue != nil { throw UsageError(command: command, message: "option '\(name)' takes no value") }
-                flags.insert(name)
-            } else if options.contains(name) {
-                if let v = inlineValue {
-                    values[name, default: []].append(v)
-                } else {
-                    guard index < arguments.count else {
-                        throw UsageError(command: command, message: "option '\(name)' needs a value")
-                    }
-                    values[name, default: []].append(arguments[index])
-                    index += 1
-                }
-            } else {
+            guard let option = declared[name] else {
                 throw UsageError(command: command, message: "unknown option '\(name)'")
             }
+            guard option.takesValue else {
+                if inlineValue != nil { throw UsageError(command: command, message: "option '\(name)' takes no value") }
+                flags.insert(name)
+                continue
+            }
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard index < arguments.count else {
+                    throw UsageError(command: command, message: "option '\(name)' needs a value")
+                }
+                value = arguments[index]
+                index += 1
+            }
+            try option.check(value, command: command)
+            values[name, default: []].append(value)
         }
     }
 
-    func value(_ name: String) -> String? { values[name]?.last }
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
-
-    func int(_ name: String, command: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text = value(name) else { return nil }
-        guard let v = Int(text), range.contains(v) else {
-            throw UsageError(
-                command: command,
-                message: "option '\(name)' must be an integer \(range.lowerBound)…\(range.upperBound), not '\(text)'")
-        }
-        return v
+    /// The last value given for option `name`.
+    func value(_ name: String) -> String? {
+        assert(declared[name] != nil, "\(name) is not declared by \(command)")
+        return values[name]?.last
     }
+
+    /// Every value given for option `name`, in order.
+    func all(_ name: String) -> [String] {
+        assert(declared[name] != nil, "\(name) is not declared by \(command)")
+        return values[name] ?? []
+    }
+
+    func has(_ flag: String) -> Bool {
+        assert(declared[flag] != nil, "\(flag) is not declared by \(command)")
+        return flags.contains(flag)
+    }
+
+    /// The value of integer option `name` (checked against its range when parsed); nil when not
+    /// given or given as one of its words.
+    func int(_ name: String) -> Int? { value(name).flatMap { Int($0) } }
+
+    /// A mistake in these arguments, for the command's own checks.
+    func usageError(_ message: String) -> UsageError { UsageError(command: command, message: message) }
 }
 
 extension String {
     func padding(to width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+
+    func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
     }
 }

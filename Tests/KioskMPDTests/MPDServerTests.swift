@@ -398,6 +398,30 @@ import Testing
         #expect(answers[4] == ["volume: \(h.player.volume)", "OK"])
     }
 
+    @Test func commandsAndNotcommandsSplitTheCommandsByPermission() throws {
+        let h = try Harness { $0.password = "s3cret" }
+        let path = h.socketPath
+        let answers = try h.client {
+            let c = try TestClient(unix: path)
+            return [
+                try c.command("commands"), try c.command("notcommands"), try c.command("password s3cret"),
+                try c.command("commands"), try c.command("notcommands"),
+            ]
+        }
+        func names(_ lines: [String]) -> [String] {
+            lines.filter { $0.hasPrefix("command: ") }.map { String($0.dropFirst("command: ".count)) }
+        }
+        let open = names(answers[0])
+        let closed = names(answers[1])
+        #expect(open == ["binarylimit", "close", "commands", "notcommands", "password", "ping", "tagtypes"])
+        #expect(closed.contains("status") && closed.contains("idle") && closed.contains("add"))
+        #expect(closed == closed.sorted())
+        // With the password: every command, in order, then noidle; nothing left out.
+        #expect(names(answers[3]) == (open + closed).sorted() + ["noidle"])
+        #expect(names(answers[4]).isEmpty)
+        #expect(answers[4] == ["OK"])
+    }
+
     @Test func tcpServesTheSameProtocol() throws {
         let h = try Harness(tcp: true)
         let port = try #require(h.server.tcpPort)

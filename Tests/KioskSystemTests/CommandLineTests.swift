@@ -44,4 +44,25 @@ import Testing
         #expect(result.status == 2)
         #expect(result.errors.contains("option '--seconds' must be an integer 1…600, not 'many'"))
     }
+
+    @Test func aBenchmarkHasHelpFromItsDeclaredOptions() {
+        let result = run(binary, ["bench", "idle", "--help"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("Usage: kiosk-player bench idle"))
+        #expect(result.output.contains("--seconds N"))
+    }
+
+    @Test func optionValuesAreCheckedAsDeclared() {
+        let screen = run(binary, ["run", "--screen", "hologram"])
+        #expect(screen.status == 2)
+        #expect(
+            screen.errors.contains(
+                "--screen must be one of auto, framebuffer, spi, png, terminal, none, not 'hologram'"))
+        let flagValue = run(binary, ["scan", "--json=yes", "x"])
+        #expect(flagValue.status == 2)
+        #expect(flagValue.errors.contains("option '--json' takes no value"))
+        let missing = run(binary, ["play", "a.flac", "--device"])
+        #expect(missing.status == 2)
+        #expect(missing.errors.contains("option '--device' needs a value"))
+    }
 }

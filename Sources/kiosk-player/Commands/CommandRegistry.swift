@@ -1,4 +1,6 @@
-/// Every subcommand, in the order `kiosk-player --help` lists them. One file per command.
+/// Every subcommand, in the order `kiosk-player --help` lists them. One file per command; each
+/// declares its options as data (`CommandOption`), from which its arguments are parsed and its
+/// `--help` is made. The benchmarks (`bench`) live in ../Benchmarks, apart from the run path.
 enum CommandRegistry {
     static var all: [Command] {
         [

@@ -7,20 +7,17 @@ enum ConfigCommands {
         Command(
             name: "check-config",
             summary: "validate a config file and its board profile; print the resolved config",
-            help: """
-                Usage: kiosk-player check-config [FILE] [--board NAME]
-
+            synopsis: ["[FILE] [--board NAME]"],
+            description: """
                 Reads FILE (default \(Config.defaultPath); built-in defaults when it does not exist),
                 loads the board profile it names (or --board), validates both and prints the fully
                 resolved configuration as JSON. Exit status 1 with a message naming the file and the
                 key path on the first error.
 
                 """,
-            run: { args in
-                let parsed = try ParsedArguments(args, command: "check-config", options: ["--board"])
-                guard parsed.positionals.count <= 1 else {
-                    throw UsageError(command: "check-config", message: "expected at most one FILE")
-                }
+            options: [.text("--board", "NAME", "board profile (overrides the config's \"board\")")],
+            run: { parsed in
+                guard parsed.positionals.count <= 1 else { throw parsed.usageError("expected at most one FILE") }
                 let config = try Config.load(path: parsed.positionals.first)
                 let board = try BoardProfile.load(
                     name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
@@ -35,16 +32,18 @@ enum ConfigCommands {
         Command(
             name: "boards",
             summary: "list the board profiles (--check validates every one)",
-            help: """
-                Usage: kiosk-player boards [--check] [--dir DIR]
-
+            synopsis: ["[--check] [--dir DIR]"],
+            description: """
                 Lists the board profiles found in DIR, $KIOSK_BOARDS_DIR, /etc/kiosk-player/boards,
                 /usr/share/kiosk-player/boards and the source checkout's boards/ (earlier wins).
                 With --check, validates each and exits 1 if any is invalid.
 
                 """,
-            run: { args in
-                let parsed = try ParsedArguments(args, command: "boards", options: ["--dir"], flags: ["--check"])
+            options: [
+                .flag("--check", "validate every profile; exit status 1 if any is invalid"),
+                .text("--dir", "DIR", "look here first"),
+            ],
+            run: { parsed in
                 let found = BoardProfile.available(extraDirectory: parsed.value("--dir"))
                 if found.isEmpty {
                     printLine("no board profiles found")

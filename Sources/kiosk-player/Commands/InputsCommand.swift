@@ -9,38 +9,34 @@ enum InputsCommand {
         Command(
             name: "inputs",
             summary: "list a board's inputs and print gestures and actions live",
-            help: """
-                Usage: kiosk-player inputs [--profile FILE | --board NAME] [OPTIONS]
-
+            synopsis: ["[--profile FILE | --board NAME] [OPTIONS]"],
+            description: """
                 Lists the inputs of a board profile (GPIO buttons, encoders, chords, evdev devices, the
                 keyboard map), then opens them and prints each press, release, long press, repeat, chord,
                 encoder detent and the action it maps to, until Ctrl-C. Problems (no GPIO chip, a busy
                 line, a missing device) are printed and the other inputs keep working.
 
-                Options:
-                  --profile FILE   board profile JSON (boards/README.md describes it)
-                  --board NAME     boards/NAME.json here or in /usr/share/kiosk-player/boards
-                  --keyboard       also read keys from this terminal (default when stdin is a terminal)
-                  --no-keyboard    do not read the terminal
-                  --no-gpio        do not open GPIO lines
-                  --no-evdev       do not open evdev devices
-                  --script FILE    replay an event script (JSON lines) and exit when it is done
-                  --edges          also print every raw GPIO edge with its kernel timestamp
-                  --seconds N      stop after N seconds
-                  --list           only list the inputs
-
                 """,
+            options: [
+                .text("--profile", "FILE", "board profile JSON (boards/README.md describes it)"),
+                .text("--board", "NAME", "boards/NAME.json here or in /usr/share/kiosk-player/boards"),
+                .flag("--keyboard", "also read keys from this terminal (default when stdin is a terminal)"),
+                .flag("--no-keyboard", "do not read the terminal"),
+                .flag("--no-gpio", "do not open GPIO lines"),
+                .flag("--no-evdev", "do not open evdev devices"),
+                .text("--script", "FILE", "replay an event script (JSON lines) and exit when it is done"),
+                .flag("--edges", "also print every raw GPIO edge with its kernel timestamp"),
+                .integer("--seconds", "N", 1...86_400, "stop after N seconds"),
+                .flag("--list", "only list the inputs"),
+            ],
             run: run)
     }
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments(
-            args, command: "inputs", options: ["--profile", "--board", "--script", "--seconds"],
-            flags: ["--keyboard", "--no-keyboard", "--no-gpio", "--no-evdev", "--edges", "--list"])
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
         if let extra = parsed.positionals.first {
-            throw UsageError(command: "inputs", message: "unexpected argument '\(extra)'")
+            throw parsed.usageError("unexpected argument '\(extra)'")
         }
-        let seconds = try parsed.int("--seconds", command: "inputs", range: 1...86_400)
+        let seconds = parsed.int("--seconds")
         let settings = InputSettings()
         let (profile, origin) = try loadProfile(parsed, settings: settings)
 

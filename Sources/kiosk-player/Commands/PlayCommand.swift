@@ -8,42 +8,40 @@ enum PlayCommand {
         Command(
             name: "play",
             summary: "play FLAC files through the audio engine",
-            help: """
-                Usage: kiosk-player play FILE... [--device PCM] [--volume PERCENT] [--buffer-ms N]
-                                         [--realtime PRIORITY|off] [--progress]
-
+            synopsis: [
+                "FILE... [--device PCM] [--volume PERCENT] [--buffer-ms N]",
+                "                  [--realtime PRIORITY|off] [--progress]",
+            ],
+            description: """
                 Plays the files back to back (gapless when their formats match) and prints a line
                 when each starts. Files that cannot be played are reported and skipped; the exit
                 status is then 1. The device is any ALSA PCM name (default: "default"), or "none"
                 for silent playback in real time.
 
-                  --device PCM        ALSA PCM, e.g. hw:1,0, plughw:CARD=DAC, file:'out.raw',raw, none
-                  --volume PERCENT    0…100 (software volume; 100 = bit-perfect), default 100
-                  --buffer-ms N       device buffer, 40…100 ms, default 60
-                  --realtime P|off    SCHED_FIFO priority of the output thread, default 70
-                  --progress          also print the position about every second
-
                 """,
+            options: [
+                .text("--device", "PCM", "ALSA PCM, e.g. hw:1,0, plughw:CARD=DAC, file:'out.raw',raw, none"),
+                .integer("--volume", "PERCENT", 0...100, "0…100 (software volume; 100 = bit-perfect), default 100"),
+                .integer("--buffer-ms", "N", 40...100, "device buffer, 40…100 ms, default 60"),
+                .integer(
+                    "--realtime", "P|off", 1...99, or: ["off"], "SCHED_FIFO priority of the output thread, default 70"),
+                .flag("--progress", "also print the position about every second"),
+            ],
             run: run)
     }
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments(
-            arguments, command: "play", options: ["--device", "--volume", "--buffer-ms", "--realtime"],
-            flags: ["--progress"])
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
         guard !parsed.positionals.isEmpty else {
-            throw UsageError(command: "play", message: "which files? give one or more FLAC files")
+            throw parsed.usageError("which files? give one or more FLAC files")
         }
         var settings = AudioSettings()
         settings.device = parsed.value("--device") ?? "default"
-        settings.bufferMs = try parsed.int("--buffer-ms", command: "play", range: 40...100) ?? 60
-        let volume = try parsed.int("--volume", command: "play", range: 0...100) ?? 100
-        if let realtime = parsed.value("--realtime") {
-            if realtime == "off" {
-                settings.realtimePriority = nil
-            } else {
-                settings.realtimePriority = Int32(try parsed.int("--realtime", command: "play", range: 1...99) ?? 70)
-            }
+        settings.bufferMs = parsed.int("--buffer-ms") ?? 60
+        let volume = parsed.int("--volume") ?? 100
+        if parsed.value("--realtime") == "off" {
+            settings.realtimePriority = nil
+        } else if let priority = parsed.int("--realtime") {
+            settings.realtimePriority = Int32(priority)
         }
         let files = parsed.positionals
         let tracks = files.enumerated().map { TrackRequest(id: UInt64($0.offset + 1), path: $0.element) }

@@ -10,34 +10,40 @@ enum RenderCommand {
         Command(
             name: name,
             summary: "draw a screen to a PNG file",
-            help: """
-                Usage: kiosk-player render SCREEN --size WxH --out FILE.png [OPTIONS]
-                       kiosk-player render SCREEN --framebuffer DEVICE [--out FILE.png] [OPTIONS]
-
+            synopsis: [
+                "SCREEN --size WxH --out FILE.png [OPTIONS]",
+                "SCREEN --framebuffer DEVICE [--out FILE.png] [OPTIONS]",
+            ],
+            description: """
                 Draws one screen exactly as the player would show it and writes it as a PNG,
                 or shows it on a framebuffer (the size is then the framebuffer's).
                 SCREEN is one of: \(ScreenState.screenNames.joined(separator: ", ")).
 
-                Options:
-                  --size WxH         screen size in pixels, e.g. 240x240, 320x240, 480x320
-                  --out FILE.png     where to write the picture
-                  --framebuffer DEV  also show it on this framebuffer (/dev/fb0), or on the one whose
-                                     /sys/class/graphics/fbN/name is NAME when given as name:NAME
-                  --rotation DEG     framebuffer rotation: 0, 90, 180 or 270 (default 0)
-                  --state JSON       the screen's state as a JSON object, or @FILE to read it from a file;
-                                     keys are the state's property names (title, artist, elapsedSeconds,
-                                     items[].title …). Without it a sample state is drawn.
-                  --artwork FILE     a JPEG or PNG to show as the artwork of every artworkKey
-                  --theme NAME       dark (default) or light
-
                 """,
+            options: [
+                .text("--size", "WxH", "screen size in pixels, e.g. 240x240, 320x240, 480x320"),
+                .text("--out", "FILE.png", "where to write the picture"),
+                .text(
+                    "--framebuffer", "DEV",
+                    """
+                    also show it on this framebuffer (/dev/fb0), or on the one whose
+                    /sys/class/graphics/fbN/name is NAME when given as name:NAME
+                    """),
+                .integer("--rotation", "DEG", 0...270, "framebuffer rotation: 0, 90, 180 or 270 (default 0)"),
+                .text(
+                    "--state", "JSON",
+                    """
+                    the screen's state as a JSON object, or @FILE to read it from a file;
+                    keys are the state's property names (title, artist, elapsedSeconds,
+                    items[].title …). Without it a sample state is drawn.
+                    """),
+                .text("--artwork", "FILE", "a JPEG or PNG to show as the artwork of every artworkKey"),
+                .text("--theme", "NAME", "dark (default) or light"),
+            ],
             run: run)
     }
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments(
-            args, command: name,
-            options: ["--size", "--out", "--state", "--artwork", "--theme", "--framebuffer", "--rotation"])
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
         guard parsed.positionals.count == 1, let screen = parsed.positionals.first else {
             throw UsageError(
                 command: name,
@@ -49,7 +55,7 @@ enum RenderCommand {
                 message: "unknown screen '\(screen)'; one of: \(ScreenState.screenNames.joined(separator: ", "))")
         }
         let out = parsed.value("--out")
-        let rotation = try parsed.int("--rotation", command: name, range: 0...270) ?? 0
+        let rotation = parsed.int("--rotation") ?? 0
         guard [0, 90, 180, 270].contains(rotation) else {
             throw UsageError(command: name, message: "--rotation must be 0, 90, 180 or 270, not \(rotation)")
         }

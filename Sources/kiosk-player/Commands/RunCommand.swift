@@ -6,42 +6,41 @@ import KioskSystem
 
 /// `kiosk-player run` (the appliance, as systemd starts it) and `kiosk-player demo`.
 enum RunCommand {
+    static let screenTypes = ["auto", "framebuffer", "spi", "png", "terminal", "none"]
+
     static var run: Command {
         Command(
             name: "run",
             summary: "the appliance: play from USB sticks, buttons in, screen out (systemd runs this)",
-            help: """
-                Usage: kiosk-player run [--config FILE] [--board NAME] [OPTIONS]
-
+            synopsis: ["[--config FILE] [--board NAME] [OPTIONS]"],
+            description: """
                 Runs the player until SIGTERM/SIGINT: watches the media roots for USB sticks, reads the
                 board's buttons and encoders, draws on its screen, plays through ALSA, and saves its state
                 so that a power cut loses at most 5 s; after a restart the saved track plays again as soon
                 as its stick is mounted. Config errors (file, key path, what was expected) exit with 1.
 
-                Options:
-                  --config FILE          config file (default \(Config.defaultPath); defaults when missing)
-                  --board NAME           board profile (overrides the config's "board")
-                  --screen TYPE          auto | framebuffer | spi | png | terminal | none
-                  --png FILE             with --screen png: the file each frame is written to (without it:
-                                         one file per frame in screen.pngDirectory, else STATE/screen.png)
-                  --library DIR          also play the FLAC files under DIR (a folder, not a mount)
-                  --script FILE          replay a JSON-lines event script as input
-                  --exit-after-script MS stop MS milliseconds after the script ends
-                  --keyboard, --no-keyboard  use the terminal as buttons (default: when it is one)
-                  --mpd-socket PATH      serve the MPD protocol on this Unix socket (overrides mpd.socket)
-                  --mpd-listen HOST:PORT serve the MPD protocol over TCP (overrides mpd.listen)
-
                 """,
-            run: { args in
-                let parsed = try ParsedArguments(
-                    args, command: "run",
-                    options: [
-                        "--config", "--board", "--screen", "--png", "--library", "--script", "--exit-after-script",
-                        "--mpd-socket", "--mpd-listen",
-                    ],
-                    flags: ["--keyboard", "--no-keyboard"])
+            options: [
+                .text("--config", "FILE", "config file (default \(Config.defaultPath); defaults when missing)"),
+                .text("--board", "NAME", "board profile (overrides the config's \"board\")"),
+                .choice("--screen", "TYPE", screenTypes, screenTypes.joined(separator: " | ")),
+                .text(
+                    "--png", "FILE",
+                    """
+                    with --screen png: the file each frame is written to (without it:
+                    one file per frame in screen.pngDirectory, else STATE/screen.png)
+                    """),
+                .text("--library", "DIR", "also play the FLAC files under DIR (a folder, not a mount); repeatable"),
+                .text("--script", "FILE", "replay a JSON-lines event script as input"),
+                .integer("--exit-after-script", "MS", 0...3_600_000, "stop MS milliseconds after the script ends"),
+                .flag("--keyboard", "use the terminal as buttons (default: when it is one)"),
+                .flag("--no-keyboard", "do not use the terminal as buttons"),
+                .text("--mpd-socket", "PATH", "serve the MPD protocol on this Unix socket (overrides mpd.socket)"),
+                .text("--mpd-listen", "HOST:PORT", "serve the MPD protocol over TCP (overrides mpd.listen)"),
+            ],
+            run: { parsed in
                 guard parsed.positionals.isEmpty else {
-                    throw UsageError(command: "run", message: "unexpected argument '\(parsed.positionals[0])'")
+                    throw parsed.usageError("unexpected argument '\(parsed.positionals[0])'")
                 }
                 var config = try Config.load(path: parsed.value("--config"))
                 if let socket = parsed.value("--mpd-socket") { config.mpd.socket = socket }
@@ -50,11 +49,11 @@ enum RunCommand {
                 let board = try BoardProfile.load(
                     name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
                 var options = ApplianceOptions()
-                options.screenType = try screenType(parsed, command: "run")
+                options.screenType = parsed.value("--screen")
                 options.pngPath = parsed.value("--png")
-                options.extraVolumes = parsed.values["--library"] ?? []
+                options.extraVolumes = parsed.all("--library")
                 options.script = parsed.value("--script")
-                options.exitAfterScriptMs = try parsed.int("--exit-after-script", command: "run", range: 0...3_600_000)
+                options.exitAfterScriptMs = parsed.int("--exit-after-script")
                 if parsed.has("--keyboard") { options.keyboard = true }
                 if parsed.has("--no-keyboard") { options.keyboard = false }
                 options.services = [MPDService.make]
@@ -65,23 +64,12 @@ enum RunCommand {
             })
     }
 
-    static func screenType(_ parsed: ParsedArguments, command: String) throws(UsageError) -> String? {
-        guard let type = parsed.value("--screen") else { return nil }
-        let types = ["auto", "framebuffer", "spi", "png", "terminal", "none"]
-        guard types.contains(type) else {
-            throw UsageError(
-                command: command, message: "--screen must be one of \(types.joined(separator: ", ")), not '\(type)'")
-        }
-        return type
-    }
-
     static var demo: Command {
         Command(
             name: "demo",
             summary: "the player on a generated demo library, the keyboard as buttons, the terminal as screen",
-            help: """
-                Usage: kiosk-player demo [--dir DIR] [--device PCM] [--screen TYPE] [--png FILE] [--script FILE]
-
+            synopsis: ["[--dir DIR] [--device PCM] [--screen TYPE] [--png FILE] [--script FILE]"],
+            description: """
                 Generates a small demo library (FLAC files written with libFLAC's encoder: albums,
                 artists, genres, a playlist, cover art embedded and as cover.jpg, a Japanese album) under
                 DIR (default /tmp/kiosk-player-demo-UID), then runs the player on it with the keyboard as
@@ -89,21 +77,19 @@ enum RunCommand {
                 Audio goes to the default ALSA device when it opens, otherwise to a silent real-time sink.
                 MPD clients connect to DIR/mpd.socket (e.g. mpc -h DIR/mpd.socket status).
 
-                Options:
-                  --dir DIR              where the demo library and state live
-                  --device PCM           ALSA device (or "none")
-                  --screen TYPE          terminal | png | none (default: terminal when stdout is one)
-                  --png FILE             with --screen png: the file frames go to (default DIR/screen.png)
-                  --script FILE          replay a JSON-lines event script instead of typing
-                  --exit-after-script MS stop MS milliseconds after the script ends
-
                 """,
-            run: { args in
-                let parsed = try ParsedArguments(
-                    args, command: "demo",
-                    options: ["--dir", "--device", "--screen", "--png", "--script", "--exit-after-script"])
+            options: [
+                .text("--dir", "DIR", "where the demo library and state live"),
+                .text("--device", "PCM", "ALSA device (or \"none\")"),
+                .choice(
+                    "--screen", "TYPE", screenTypes, "terminal | png | none (default: terminal when stdout is one)"),
+                .text("--png", "FILE", "with --screen png: the file frames go to (default DIR/screen.png)"),
+                .text("--script", "FILE", "replay a JSON-lines event script instead of typing"),
+                .integer("--exit-after-script", "MS", 0...3_600_000, "stop MS milliseconds after the script ends"),
+            ],
+            run: { parsed in
                 guard parsed.positionals.isEmpty else {
-                    throw UsageError(command: "demo", message: "unexpected argument '\(parsed.positionals[0])'")
+                    throw parsed.usageError("unexpected argument '\(parsed.positionals[0])'")
                 }
                 let root = parsed.value("--dir") ?? "/tmp/kiosk-player-demo-\(getuid())"
                 printLine("Preparing the demo library in \(root) …")
@@ -131,11 +117,11 @@ enum RunCommand {
                     file: "(demo)")
                 var options = ApplianceOptions()
                 let interactive = isatty(0) != 0 && isatty(1) != 0
-                options.screenType = try screenType(parsed, command: "demo") ?? (interactive ? "terminal" : "png")
+                options.screenType = parsed.value("--screen") ?? (interactive ? "terminal" : "png")
                 options.pngPath = parsed.value("--png") ?? root + "/screen.png"
                 options.extraVolumes = [music]
                 options.script = parsed.value("--script")
-                options.exitAfterScriptMs = try parsed.int("--exit-after-script", command: "demo", range: 0...3_600_000)
+                options.exitAfterScriptMs = parsed.int("--exit-after-script")
                 options.keyboard = isatty(0) != 0
                 options.printKeymap = true
                 options.shutdownQuits = true

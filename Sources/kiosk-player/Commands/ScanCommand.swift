@@ -9,26 +9,33 @@ enum ScanCommand {
         Command(
             name: "scan",
             summary: "scan a folder, print the catalog summary and problems",
-            help: """
-                Usage: kiosk-player scan DIR [--json] [--state-dir DIR]
-
+            synopsis: ["DIR [--json] [--state-dir DIR]"],
+            description: """
                 Scans DIR like a USB stick: FLAC files (tags, playability), playlists (.m3u, .m3u8)
                 and cover images. Prints the number of collections per category, every file left
                 out or read with a caveat (file: reason), and the time taken.
 
-                  --json           print the whole catalog as JSON instead (tracks, categories
-                                   with their tracks in play order, problems, statistics)
-                  --state-dir DIR  keep the index in DIR/library/ (a second scan then reads only
-                                   files that changed); without it every file is read
-
                 """,
+            options: [
+                .flag(
+                    "--json",
+                    """
+                    print the whole catalog as JSON instead (tracks, categories
+                    with their tracks in play order, problems, statistics)
+                    """),
+                .text(
+                    "--state-dir", "DIR",
+                    """
+                    keep the index in DIR/library/ (a second scan then reads only
+                    files that changed); without it every file is read
+                    """),
+            ],
             run: run)
     }
 
-    static func run(_ args: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments(args, command: "scan", options: ["--state-dir"], flags: ["--json"])
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
         guard parsed.positionals.count == 1 else {
-            throw UsageError(command: "scan", message: parsed.positionals.isEmpty ? "which folder?" : "one folder only")
+            throw parsed.usageError(parsed.positionals.isEmpty ? "which folder?" : "one folder only")
         }
         let folder = parsed.positionals[0]
         guard let status = try? Syscalls.fileStatus(folder), status.st_mode & S_IFMT == S_IFDIR else {

@@ -4,9 +4,8 @@ import KioskSystem
 extension BenchCommand {
     /// `bench gestures`: CPU time per input edge through the gesture engine and through the whole
     /// InputManager path (decoder, acceleration, keymap, action), with recorded-style timestamps.
-    static func gestures(_ args: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments(args, command: "bench gestures", options: ["--edges"])
-        let edges = try parsed.int("--edges", command: "bench gestures", range: 1000...100_000_000) ?? 1_000_000
+    static func gestures(_ parsed: ParsedArguments) throws -> Int32 {
+        let edges = parsed.int("--edges") ?? 1_000_000
         let ms: UInt64 = 1_000_000
         var t: UInt64 = 1_000_000 * ms
 

@@ -10,10 +10,6 @@ import Synchronization
 /// has handed out (glibc's mallinfo2), and the anonymous resident memory (RssAnon) they cost
 /// after `malloc_trim`, which includes what fragmentation keeps.
 extension BenchCommand {
-    static var memoryBenchmarks: [Benchmark] {
-        [Benchmark(name: "memory", summary: "bytes the library holds: scan result and catalog", run: libraryMemory)]
-    }
-
     /// What one scan left behind, handed from the scan thread.
     private final class Result: Sendable {
         let value = Mutex<
@@ -21,9 +17,8 @@ extension BenchCommand {
         >(nil)
     }
 
-    static func libraryMemory(_ args: [String]) throws -> Int32 {
+    static func libraryMemory(_ parsed: ParsedArguments) throws -> Int32 {
         let name = "bench memory"
-        let parsed = try ParsedArguments(args, command: name, options: ["--library"])
         let library = parsed.value("--library") ?? "/var/tmp/kiosk-player-bench-library-10000"
         if parsed.value("--library") == nil { try ensureStartupLibrary(library) }
         var template = Array("/tmp/kiosk-bench-memory-XXXXXX".utf8CString)

@@ -11,10 +11,9 @@ extension BenchCommand {
     /// round trip of common commands from a client on the Unix socket (each one is also the time
     /// the loop was busy with it), the bytes and time of a full `listallinfo`, the memory of 8
     /// connected clients, and the CPU used while they wait in `idle`.
-    static func mpd(_ args: [String]) throws -> Int32 {
+    static func mpd(_ parsed: ParsedArguments) throws -> Int32 {
         let name = "bench mpd"
-        let parsed = try ParsedArguments(args, command: name, options: ["--tracks", "--library"])
-        let trackCount = try parsed.int("--tracks", command: name, range: 100...100_000) ?? 10_000
+        let trackCount = parsed.int("--tracks") ?? 10_000
         var layout = SyntheticLibrary.Layout()
         layout.albums = max(1, trackCount / layout.tracksPerAlbum)
         layout.compressionLevel = 0

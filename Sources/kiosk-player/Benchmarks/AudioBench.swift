@@ -4,13 +4,6 @@ import KioskSystem
 
 /// `bench decode` and `bench play`: decoding and playback cost, side by side with `flac -d`.
 extension BenchCommand {
-    static var audioBenchmarks: [Benchmark] {
-        [
-            Benchmark(name: "decode", summary: "FLAC decode CPU and RSS vs 'flac -d' (FILE)", run: decode),
-            Benchmark(name: "play", summary: "engine playback CPU, RSS, steady-state allocations (FILE...)", run: play),
-        ]
-    }
-
     /// What one measured run cost.
     struct Cost {
         var cpuNanoseconds: UInt64
@@ -19,13 +12,12 @@ extension BenchCommand {
 
     /// Decodes `FILE` in-process repeatedly (at least `--seconds` of audio) and runs
     /// `flac -d -c FILE > /dev/null` as often, then prints CPU per minute of audio, RSS and the ratio.
-    static func decode(_ args: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments(args, command: "bench decode", options: ["--seconds"])
+    static func decode(_ parsed: ParsedArguments) throws -> Int32 {
         guard parsed.positionals.count == 1 else {
             throw UsageError(command: "bench decode", message: "give one FLAC file: bench decode FILE [--seconds N]")
         }
         let file = parsed.positionals[0]
-        let minimumSeconds = try parsed.int("--seconds", command: "bench decode", range: 1...3600) ?? 60
+        let minimumSeconds = parsed.int("--seconds") ?? 60
         let decoder = FLACDecoder()
         do throws(FLACError) {
             try decoder.open(path: file)
@@ -82,15 +74,13 @@ extension BenchCommand {
     /// Plays FILE... through the engine (default device "null": ALSA, not paced) at least
     /// `--seconds` of audio, and prints CPU per minute of audio, peak RSS, RSS while playing and the
     /// steady-state allocation/lock counts (when Benchmarks/kiosk_alloc_counter.c is preloaded).
-    static func play(_ args: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments(
-            args, command: "bench play", options: ["--seconds", "--device"], flags: ["--no-compare"])
+    static func play(_ parsed: ParsedArguments) throws -> Int32 {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(
                 command: "bench play", message: "give FLAC files: bench play FILE... [--device PCM] [--seconds N]")
         }
         let files = parsed.positionals
-        let minimumSeconds = try parsed.int("--seconds", command: "bench play", range: 1...3600) ?? 60
+        let minimumSeconds = parsed.int("--seconds") ?? 60
         var settings = AudioSettings()
         settings.device = parsed.value("--device") ?? "null"
         settings.realtimePriority = nil

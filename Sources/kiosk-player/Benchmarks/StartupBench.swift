@@ -14,14 +14,9 @@ import KioskSystem
 ///   the first frame file renamed into place (complete).
 /// RSS comes from /proc/PID/status (VmRSS, VmHWM) of a run on the real-time "none" device.
 extension BenchCommand {
-    static var startupBenchmarks: [Benchmark] {
-        [Benchmark(name: "startup", summary: "exec → first PCM frame and first frame drawn; RSS", run: startup)]
-    }
-
-    static func startup(_ args: [String]) throws -> Int32 {
+    static func startup(_ parsed: ParsedArguments) throws -> Int32 {
         let name = "bench startup"
-        let parsed = try ParsedArguments(args, command: name, options: ["--library", "--runs"])
-        let runs = try parsed.int("--runs", command: name, range: 1...50) ?? 5
+        let runs = parsed.int("--runs") ?? 5
         let library = parsed.value("--library") ?? "/var/tmp/kiosk-player-bench-library-10000"
         if parsed.value("--library") == nil { try ensureStartupLibrary(library) }
         guard let track = firstTrack(in: library) else { throw ToolError("\(library): no FLAC file found") }

@@ -4,9 +4,8 @@ import KioskSystem
 
 /// `kiosk-player bench render`: the display's costs per frame and per cover.
 extension BenchCommand {
-    static func render(_ args: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments(args, command: "bench render", options: ["--iterations"])
-        let iterations = try parsed.int("--iterations", command: "bench render", range: 1...100_000) ?? 300
+    static func render(_ parsed: ParsedArguments) throws -> Int32 {
+        let iterations = parsed.int("--iterations") ?? 300
         let fonts = try FontSet.load()
         let size = Size(width: 320, height: 240)
         let renderer = ScreenRenderer(fonts: fonts)

@@ -6,12 +6,9 @@ extension BenchCommand {
     /// `bench scan`: generates a synthetic library once (cached under /var/tmp), then times a full
     /// scan into a fresh index, a rescan with nothing changed, and a rescan after 1 % of the files
     /// were rewritten; prints the index size and the peak RSS.
-    static func scanLibrary(_ args: [String]) throws -> Int32 {
-        let name = "bench scan"
-        let parsed = try ParsedArguments(
-            args, command: name, options: ["--library", "--tracks", "--threads"], flags: ["--cold"])
-        let trackCount = try parsed.int("--tracks", command: name, range: 20...200_000) ?? 10_000
-        let threads = try parsed.int("--threads", command: name, range: 1...16) ?? VolumeScanner.defaultReaderThreads
+    static func scanLibrary(_ parsed: ParsedArguments) throws -> Int32 {
+        let trackCount = parsed.int("--tracks") ?? 10_000
+        let threads = parsed.int("--threads") ?? VolumeScanner.defaultReaderThreads
         let cold = parsed.has("--cold")
         if cold && getuid() != 0 { throw ToolError("--cold drops the page cache and needs root") }
         var layout = SyntheticLibrary.Layout()

@@ -9,9 +9,8 @@ import KioskSystem
 /// plus the CPU time of converting (event-loop thread) and sending (worker thread, here into a
 /// recording transport, so the real bus and driver time is not in it).
 extension BenchCommand {
-    static func spi(_ args: [String]) throws -> Int32 {
-        let parsed = try ParsedArguments(args, command: "bench spi", options: ["--iterations", "--board"])
-        let iterations = try parsed.int("--iterations", command: "bench spi", range: 1...10_000) ?? 100
+    static func spi(_ parsed: ParsedArguments) throws -> Int32 {
+        let iterations = parsed.int("--iterations") ?? 100
         let boards = parsed.value("--board").map { [$0] } ?? ["pirate-audio", "waveshare-144", "pitft28"]
         let fonts = try FontSet.load()
         let renderer = ScreenRenderer(fonts: fonts)

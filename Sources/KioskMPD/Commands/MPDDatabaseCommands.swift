@@ -1,0 +1,285 @@
+import KioskLibrary
+
+/// The music database: the catalog of the mounted sticks and folders, as MPD's directories and
+/// songs (MPD's src/command/DatabaseCommands.cxx and FileCommands.cxx). Thread: loop thread.
+enum MPDDatabaseCommands {
+    static func lsinfo(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let c = r.connection
+        let uri = r.optional(0) ?? ""
+        let db = s.database
+        if uri.hasPrefix("/") && uri != "/" || uri.contains("://") { throw .noExist("No such file") }
+        switch db.locate(uri) {
+        case .song(let index):
+            MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: c.tagMask, to: &c.output)
+            return .done
+        case .root:
+            return directoryListing(c, db, "")
+        case .directory(let path):
+            return directoryListing(c, db, path)
+        case nil:
+            throw .noExist("No such directory")
+        }
+    }
+
+    private static func directoryListing(_ c: MPDConnection, _ db: MPDDatabase, _ path: String) -> MPDOutcome {
+        guard let node = db.directories[path] else { return .done }
+        for sub in node.subdirectories { c.write("directory: \(path.isEmpty ? sub : path + "/" + sub)\n") }
+        let tags = c.tagMask
+        let tracks = node.tracks
+        let playlists = node.playlists
+        return .stream(
+            ItemProducer(count: tracks.count + playlists.count) { i, out in
+                if i < tracks.count {
+                    let index = tracks[i]
+                    MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: tags, to: &out)
+                } else {
+                    let playlist = db.playlists[playlists[i - tracks.count]]
+                    MPDFormat.pair("playlist", playlist.uri, to: &out)
+                    MPDFormat.pair(
+                        "Last-Modified", MPDTime.iso8601(nanoseconds: playlist.modificationTime), to: &out)
+                }
+            })
+    }
+
+    static func listAll(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        try listAll(s, r.connection, r.optional(0) ?? "", info: false)
+    }
+
+    static func listAllInfo(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        try listAll(s, r.connection, r.optional(0) ?? "", info: true)
+    }
+
+    /// Everything under `uri`, depth first; songs with their tags when `info`.
+    private static func listAll(_ s: MPDServer, _ c: MPDConnection, _ uri: String, info: Bool) throws(MPDError)
+        -> MPDOutcome
+    {
+        let db = s.database
+        var root = ""
+        switch db.locate(uri) {
+        case .song(let index):
+            if info {
+                MPDFormat.song(
+                    db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: c.tagMask, to: &c.output)
+            } else {
+                c.write("file: \(db.uri(ofTrackAt: index))\n")
+            }
+            return .done
+        case .directory(let path): root = path
+        case .root: root = ""
+        case nil: throw .noExist("No such directory")
+        }
+        // Depth first: a directory line, then its subdirectories, then its songs.
+        var entries: [(directory: String?, track: Int?)] = []
+        func walk(_ path: String) {
+            guard let node = db.directories[path] else { return }
+            if !path.isEmpty { entries.append((path, nil)) }
+            for sub in node.subdirectories { walk(path.isEmpty ? sub : path + "/" + sub) }
+            for track in node.tracks { entries.append((nil, track)) }
+        }
+        walk(root)
+        let tags = c.tagMask
+        return .stream(
+            ItemProducer(count: entries.count) { i, out in
+                if let directory = entries[i].directory {
+                    MPDFormat.pair("directory", directory, to: &out)
+                } else if let index = entries[i].track {
+                    if info {
+                        MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: tags, to: &out)
+                    } else {
+                        MPDFormat.pair("file", db.uri(ofTrackAt: index), to: &out)
+                    }
+                }
+            })
+    }
+
+    /// Splits `sort TAG` and `window START:END` off the end of find/search arguments.
+    private static func findOptions(_ a: [String]) throws(MPDError) -> (
+        filter: ArraySlice<String>, sort: (tag: MPDTag?, descending: Bool)?, window: (Int, Int?)?
+    ) {
+        var rest = a[...]
+        var sort: (MPDTag?, Bool)?
+        var window: (Int, Int?)?
+        while rest.count >= 3 {
+            let name = rest[rest.endIndex - 2]
+            let value = rest[rest.endIndex - 1]
+            if name == "window" {
+                let range = try MPDArgument.range(value)
+                window = (range.start, range.end)
+            } else if name == "sort" {
+                let descending = value.hasPrefix("-")
+                let tagName = descending ? String(value.dropFirst()) : value
+                guard MPDTag.knownNames.contains(tagName.lowercased()) || tagName == "Last-Modified" else {
+                    throw .argument("Unknown sort tag")
+                }
+                sort = (MPDTag(name: tagName), descending)
+            } else {
+                break
+            }
+            rest = rest.dropLast(2)
+        }
+        return (rest, sort, window)
+    }
+
+    /// The catalog's tracks that match (indices into `allTracks`, in canonical order).
+    private static func matching(_ filter: MPDFilter, _ db: MPDDatabase) -> [Int] {
+        var result: [Int] = []
+        for (i, track) in db.catalog.allTracks.enumerated() where filter.matches(track, uri: db.uri(ofTrackAt: i)) {
+            result.append(i)
+        }
+        return result
+    }
+
+    static func find(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        try find(s, r.connection, r.arguments, foldCase: false, addToQueue: false)
+    }
+
+    static func search(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        try find(s, r.connection, r.arguments, foldCase: true, addToQueue: false)
+    }
+
+    static func findAdd(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        try find(s, r.connection, r.arguments, foldCase: false, addToQueue: true)
+    }
+
+    static func searchAdd(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        try find(s, r.connection, r.arguments, foldCase: true, addToQueue: true)
+    }
+
+    /// The songs a filter matches (case folded for search), sorted and windowed; listed or queued.
+    private static func find(
+        _ s: MPDServer, _ c: MPDConnection, _ a: [String], foldCase: Bool, addToQueue: Bool
+    ) throws(MPDError) -> MPDOutcome {
+        let options = try findOptions(a)
+        let filter = try MPDFilter.parse(options.filter, foldCase: foldCase)
+        let db = s.database
+        var found = matching(filter, db)
+        if let sort = options.sort {
+            let tracks = db.catalog.allTracks
+            func key(_ i: Int) -> String { sort.tag.flatMap { $0.values(of: tracks[i]).first } ?? "" }
+            found.sort { sort.descending ? key($0) > key($1) : key($0) < key($1) }
+        }
+        if let (start, end) = options.window {
+            let upper = min(end ?? found.count, found.count)
+            found = start < upper ? Array(found[start..<upper]) : []
+        }
+        if addToQueue {
+            s.player.remoteInsert(found.map { db.catalog.allTracks[$0] })
+            return s.changed()
+        }
+        let tags = c.tagMask
+        return .stream(
+            ItemProducer(count: found.count) { i, out in
+                let index = found[i]
+                MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: tags, to: &out)
+            })
+    }
+
+    /// `list TYPE [FILTER] [group GROUPTYPE ...]`.
+    static func list(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let a = r.arguments
+        let typeName = a[0]
+        let isFile = typeName.lowercased() == "file"
+        guard isFile || MPDTag.knownNames.contains(typeName.lowercased()) else {
+            throw .argument("Unknown tag type: \(typeName)")
+        }
+        var rest = a.dropFirst()
+        var groups: [String] = []
+        while rest.count >= 2 && rest[rest.endIndex - 2] == "group" {
+            let name = rest[rest.endIndex - 1]
+            guard MPDTag.knownNames.contains(name.lowercased()) else { throw .argument("Unknown tag type: \(name)") }
+            groups.insert(name, at: 0)
+            rest = rest.dropLast(2)
+        }
+        var filter: MPDFilter?
+        if rest.count == 1 && !(rest.first?.hasPrefix("(") ?? false) {
+            // The old "list album ARTIST".
+            guard typeName.lowercased() == "album" else {
+                throw .argument("should be \"Album\" for 3 arguments")
+            }
+            filter = .tag(
+                .tag(.artist), .init(rest[rest.startIndex], foldCase: false, substring: false, negated: false))
+        } else if !rest.isEmpty {
+            filter = try MPDFilter.parse(rest, foldCase: false)
+        }
+        let db = s.database
+        let tracks = filter.map { matching($0, db) } ?? Array(db.catalog.allTracks.indices)
+        func values(_ name: String, _ index: Int) -> [String] {
+            if name.lowercased() == "file" { return [db.uri(ofTrackAt: index)] }
+            let found = MPDTag(name: name)?.values(of: db.catalog.allTracks[index]) ?? []
+            // A song without the tag counts as an empty value, as in MPD.
+            return found.isEmpty ? [""] : found
+        }
+        let typeLabel = isFile ? "file" : MPDTag.canonicalName(typeName)
+        // Grouping: each combination of group values, then the type's values in it.
+        var lines: [String] = []
+        func emit(_ subset: [Int], level: Int) {
+            if level == groups.count {
+                var seen = Set<String>()
+                for index in subset { for value in values(typeName, index) { seen.insert(value) } }
+                for value in seen.sorted() where !(isFile && value.isEmpty) { lines.append("\(typeLabel): \(value)") }
+                return
+            }
+            var byValue: [String: [Int]] = [:]
+            for index in subset {
+                for value in values(groups[level], index) { byValue[value, default: []].append(index) }
+            }
+            let label = MPDTag.canonicalName(groups[level])
+            for value in byValue.keys.sorted() {
+                lines.append("\(label): \(value)")
+                emit(byValue[value]!, level: level + 1)
+            }
+        }
+        emit(tracks, level: 0)
+        return .stream(
+            ItemProducer(count: lines.count) { i, out in
+                out.append(contentsOf: lines[i].utf8)
+                out.append(0x0A)
+            })
+    }
+
+    static func count(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let c = r.connection
+        let a = r.arguments
+        var rest = a[...]
+        var group: String?
+        if rest.count >= 2 && rest[rest.endIndex - 2] == "group" {
+            let name = rest[rest.endIndex - 1]
+            guard MPDTag.knownNames.contains(name.lowercased()) else { throw .argument("Unknown tag type: \(name)") }
+            group = name
+            rest = rest.dropLast(2)
+        }
+        let db = s.database
+        let found =
+            rest.isEmpty
+            ? Array(db.catalog.allTracks.indices) : matching(try MPDFilter.parse(rest, foldCase: false), db)
+        func seconds(_ list: [Int]) -> Int {
+            Int(list.reduce(0.0) { $0 + (db.catalog.allTracks[$1].durationSeconds ?? 0) }.rounded())
+        }
+        guard let group else {
+            c.write("songs: \(found.count)\nplaytime: \(seconds(found))\n")
+            return .done
+        }
+        var byValue: [String: [Int]] = [:]
+        for index in found {
+            let values = MPDTag(name: group)?.values(of: db.catalog.allTracks[index]) ?? []
+            for value in values.isEmpty ? [""] : values { byValue[value, default: []].append(index) }
+        }
+        for value in byValue.keys.sorted() {
+            let list = byValue[value]!
+            c.write("\(MPDTag.canonicalName(group)): \(value)\nsongs: \(list.count)\nplaytime: \(seconds(list))\n")
+        }
+        return .done
+    }
+
+    /// `update`/`rescan [URI]`: the whole library is scanned again (scans are incremental anyway).
+    static func update(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        if let path = r.optional(0), !path.isEmpty, s.database.locate(path) == nil {
+            throw .argument("Malformed path")
+        }
+        s.library?.rescanAll()
+        // Seen as scanning now, so that its end is an "update" change (mpc update --wait).
+        s.noteChanges()
+        r.connection.write("updating_db: 1\n")
+        return .done
+    }
+}

@@ -1,0 +1,81 @@
+import KioskLibrary
+import KioskSystem
+
+/// What the player is doing: status, current song, statistics (MPD's src/command/PlayerCommands.cxx
+/// and OtherCommands.cxx). Thread: loop thread.
+enum MPDStatusCommands {
+    static func status(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let player = s.player
+        let state = s.state
+        let queue = player.queue
+        var out: [UInt8] = []
+        MPDFormat.pair("volume", "\(player.volume)", to: &out)
+        MPDFormat.pair("repeat", player.repeatQueue ? "1" : "0", to: &out)
+        for name in ["random", "single", "consume"] { MPDFormat.pair(name, "0", to: &out) }
+        MPDFormat.pair("partition", "default", to: &out)
+        MPDFormat.pair("playlist", "\(state.playlistVersion)", to: &out)
+        MPDFormat.pair("playlistlength", "\(queue.count)", to: &out)
+        MPDFormat.pair("mixrampdb", "0", to: &out)
+        let stateName: String =
+            switch player.status {
+            case .playing: "play"
+            case .paused: "pause"
+            case .stopped: "stop"
+            }
+        MPDFormat.pair("state", stateName, to: &out)
+        if queue.indices.contains(player.queueIndex) {
+            let index = player.queueIndex
+            let track = queue[index]
+            MPDFormat.pair("song", "\(index)", to: &out)
+            if index < state.ids.count { MPDFormat.pair("songid", "\(state.ids[index])", to: &out) }
+            if player.status != .stopped {
+                let elapsed = player.enginePositionSeconds
+                let duration = track.durationSeconds ?? 0
+                MPDFormat.pair("time", "\(Int(elapsed.rounded())):\(Int(duration.rounded()))", to: &out)
+                MPDFormat.pair("elapsed", MPDFormat.fixed3(elapsed), to: &out)
+                if duration > 0 {
+                    MPDFormat.pair("bitrate", "\(Int(Double(track.fileSize) * 8 / duration / 1000))", to: &out)
+                }
+                if track.durationSeconds != nil { MPDFormat.pair("duration", MPDFormat.fixed3(duration), to: &out) }
+                MPDFormat.pair("audio", "\(track.sampleRate):\(track.bitsPerSample):\(track.channels)", to: &out)
+            }
+            let next = index + 1 < queue.count ? index + 1 : (player.repeatQueue ? 0 : nil)
+            if let next, next < state.ids.count {
+                MPDFormat.pair("nextsong", "\(next)", to: &out)
+                MPDFormat.pair("nextsongid", "\(state.ids[next])", to: &out)
+            }
+        }
+        if state.scanning { MPDFormat.pair("updating_db", "1", to: &out) }
+        r.connection.output.append(contentsOf: out)
+        return .done
+    }
+
+    static func currentSong(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let queue = s.player.queue
+        let index = s.player.queueIndex
+        guard queue.indices.contains(index) else { return .done }
+        let ids = s.state.ids
+        MPDFormat.song(
+            queue[index], uri: s.uri(of: queue[index]), tags: r.connection.tagMask,
+            queue: (index, index < ids.count ? ids[index] : 0), to: &r.connection.output)
+        return .done
+    }
+
+    static func stats(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let c = r.connection
+        let db = s.database
+        let summary = db.summary
+        c.write("uptime: \((Syscalls.monotonicNanoseconds() - s.startedAtNs) / 1_000_000_000)\n")
+        c.write("playtime: \(s.state.playedNs / 1_000_000_000)\n")
+        c.write("artists: \(summary.artists)\nalbums: \(summary.albums)\nsongs: \(db.catalog.trackCount)\n")
+        c.write("db_playtime: \(summary.seconds)\ndb_update: \(s.state.databaseUpdated)\n")
+        return .done
+    }
+}
+
+extension MPDServer {
+    /// The URI of a queue entry (its volume may have left the catalog since).
+    func uri(of track: Track) -> String {
+        database.uri(of: track) ?? track.volume.rawValue + "/" + track.relativePath
+    }
+}

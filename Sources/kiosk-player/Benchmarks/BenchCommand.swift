@@ -1,0 +1,133 @@
+import Glibc
+import KioskSystem
+
+/// `kiosk-player bench WHAT`: prints performance figures. Each benchmark is one entry of `benchmarks`.
+enum BenchCommand {
+    /// The benchmarks, each with its options (all of them optional: defaults give the figures
+    /// the README quotes).
+    static var benchmarks: [Command] {
+        let library = CommandOption.text(
+            "--library", "DIR", "the synthetic library (default: generated once under /var/tmp)")
+        let benchmarks: [Command] = [
+            Command(
+                name: "idle", summary: "CPU time of the event loop while nothing happens",
+                description: "Runs an event loop set up like the player's and prints the CPU time it used.\n",
+                options: [.integer("--seconds", "N", 1...600, "how long to idle (default 5)")], run: idle),
+            Command(
+                name: "scan", summary: "library scan of a synthetic 10 000-track library",
+                description: """
+                    Times a full scan of a synthetic library into a fresh index, a rescan with nothing
+                    changed and a rescan after 1 % of the files were rewritten; prints the index size and RSS.
+
+                    """,
+                options: [
+                    library, .integer("--tracks", "N", 20...200_000, "tracks in the library (default 10 000)"),
+                    .integer("--threads", "N", 1...16, "reader threads (default: the scanner's)"),
+                    .flag("--cold", "drop the page cache before each scan (needs root)"),
+                ],
+                run: scanLibrary),
+            Command(
+                name: "render", summary: "screen redraw, framebuffer copy and artwork decode times",
+                description: "Draws the screens at 320x240 and prints the time per frame and per cover.\n",
+                options: [.integer("--iterations", "N", 1...100_000, "frames per figure (default 300)")], run: render),
+            Command(
+                name: "gestures", summary: "CPU time per input edge (gestures, encoder, keymap)",
+                description: "Feeds recorded-style edges through the gesture engine and the whole input path.\n",
+                options: [.integer("--edges", "N", 1000...100_000_000, "edges to feed (default 1 000 000)")],
+                run: gestures),
+            Command(
+                name: "spi", summary: "SPI panel bytes, transfers and bus time per frame and per update",
+                description: "What the SPI panels of the board profiles cost per full frame and per update.\n",
+                options: [
+                    .integer("--iterations", "N", 1...10_000, "seconds of playing to average over (default 100)"),
+                    .text("--board", "NAME", "only this board profile"),
+                ],
+                run: spi),
+            Command(
+                name: "mpd", summary: "MPD protocol server: command round trips, memory, idle CPU",
+                description: """
+                    The MPD server on a synthetic library: round trips of common commands, a full
+                    listallinfo, the memory of 8 connected clients and the CPU they use in idle.
+
+                    """,
+                options: [library, .integer("--tracks", "N", 100...100_000, "tracks in the library (default 10 000)")],
+                run: mpd),
+            Command(
+                name: "decode", summary: "FLAC decode CPU and RSS vs 'flac -d' (FILE)", synopsis: ["FILE [OPTIONS]"],
+                description: "Decodes FILE in-process and with 'flac -d'; prints CPU per minute of audio and RSS.\n",
+                options: [.integer("--seconds", "N", 1...3600, "at least this much audio (default 60)")], run: decode),
+            Command(
+                name: "play", summary: "engine playback CPU, RSS, steady-state allocations (FILE...)",
+                synopsis: ["FILE... [OPTIONS]"],
+                description: """
+                    Plays the files through the engine; prints CPU per minute of audio, RSS and the
+                    steady-state allocation and lock counts.
+
+                    """,
+                options: [
+                    .integer("--seconds", "N", 1...3600, "at least this much audio (default 60)"),
+                    .text("--device", "PCM", "ALSA device (default \"null\": not paced)"),
+                    .flag("--no-compare", "do not compare with 'flac -d'"),
+                ],
+                run: play),
+            Command(
+                name: "startup", summary: "exec → first PCM frame and first frame drawn; RSS",
+                description: "Starts 'kiosk-player run' as systemd does and times the first sound and frame.\n",
+                options: [
+                    .text("--library", "DIR", "the library (default: a 10 000-track one under /var/tmp)"),
+                    .integer("--runs", "N", 1...50, "starts to time (default 5)"),
+                ],
+                run: startup),
+            Command(
+                name: "memory", summary: "bytes the library holds: scan result and catalog",
+                description: "What the library holds in memory for a 10 000-track stick after a start.\n",
+                options: [.text("--library", "DIR", "the library (default: a 10 000-track one under /var/tmp)")],
+                run: libraryMemory),
+        ]
+        return benchmarks
+    }
+
+    static var command: Command {
+        Command(
+            name: "bench",
+            summary: "print performance figures",
+            synopsis: ["WHAT [OPTIONS]"],
+            description: "Benchmarks (each prints its figures; run 'kiosk-player bench WHAT --help'):\n",
+            subcommands: benchmarks,
+            run: { parsed in
+                let names = benchmarks.map(\.name).joined(separator: ", ")
+                guard let what = parsed.positionals.first else {
+                    throw parsed.usageError("which benchmark? one of: \(names)")
+                }
+                throw parsed.usageError("unknown benchmark '\(what)'; one of: \(names)")
+            })
+    }
+
+    /// Runs an event loop set up like the player's (signals, a wake eventfd, a long timer) for
+    /// `--seconds` and prints the CPU time the process used meanwhile.
+    static func idle(_ parsed: ParsedArguments) throws -> Int32 {
+        let seconds = parsed.int("--seconds") ?? 5
+        let loop = try EventLoop()
+        loop.onSignal(SIGINT) { _ in loop.stop() }
+        loop.onSignal(SIGTERM) { _ in loop.stop() }
+        // A far-off timer, as the player has (resume-state save, watchdog): it must not cause wake-ups.
+        loop.schedule(afterMilliseconds: 3_600_000) {}
+        let cpuBefore = Syscalls.processCPUNanoseconds()
+        let wallBefore = Syscalls.monotonicNanoseconds()
+        try loop.run(forNanoseconds: UInt64(seconds) * 1_000_000_000)
+        let cpu = Syscalls.processCPUNanoseconds() - cpuBefore
+        let wall = Syscalls.monotonicNanoseconds() - wallBefore
+        printLine(
+            "bench idle: event loop idle for \(formatMilliseconds(wall)) wall, \(formatMilliseconds(cpu)) CPU (goal < 10 ms per 5 s)"
+        )
+        return 0
+    }
+}
+
+/// "12.345 ms" from nanoseconds.
+func formatMilliseconds(_ nanoseconds: UInt64) -> String {
+    let micro = nanoseconds / 1000
+    let ms = micro / 1000
+    let frac = micro % 1000
+    return "\(ms).\(String(repeating: "0", count: 3 - String(frac).count))\(frac) ms"
+}

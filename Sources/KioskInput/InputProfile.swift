@@ -223,8 +223,8 @@ public struct InputProfile: Sendable {
             guard let line = try item.int("line", range: 0...4095) else { throw item.error("line", "required") }
             try lines.use(line, "button \(name)", item, "line")
             var button = ButtonConfig(name: name, line: line, binding: try binding(item))
-            if let bias = try item.choice("bias", GPIOBias.allCases.map(\.rawValue)) {
-                button.bias = GPIOBias(rawValue: bias)!
+            if let bias = try item.choice("bias", GPIOBias.self) {
+                button.bias = bias
             }
             if let activeLow = try item.bool("activeLow") { button.activeLow = activeLow }
             button.debounceMs = try item.int("debounceMs", range: 0...100)
@@ -250,8 +250,8 @@ public struct InputProfile: Sendable {
             }
             var encoder = EncoderConfig(
                 name: name, a: a, b: b, clockwise: clockwise, counterClockwise: counterClockwise)
-            if let bias = try item.choice("bias", GPIOBias.allCases.map(\.rawValue)) {
-                encoder.bias = GPIOBias(rawValue: bias)!
+            if let bias = try item.choice("bias", GPIOBias.self) {
+                encoder.bias = bias
             }
             if let steps = item.raw("stepsPerDetent") {
                 guard let n = steps.int, [1, 2, 4].contains(n) else {

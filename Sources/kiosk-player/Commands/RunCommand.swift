@@ -65,12 +65,11 @@ enum RunCommand {
             })
     }
 
-    static func screenType(_ parsed: ParsedArguments, command: String) throws(UsageError) -> String? {
-        guard let type = parsed.value("--screen") else { return nil }
-        let types = ["auto", "framebuffer", "spi", "png", "terminal", "none"]
-        guard types.contains(type) else {
-            throw UsageError(
-                command: command, message: "--screen must be one of \(types.joined(separator: ", ")), not '\(type)'")
+    static func screenType(_ parsed: ParsedArguments, command: String) throws(UsageError) -> ScreenType? {
+        guard let name = parsed.value("--screen") else { return nil }
+        guard let type = ScreenType(rawValue: name) else {
+            let types = ScreenType.allCases.map(\.rawValue).joined(separator: ", ")
+            throw UsageError(command: command, message: "--screen must be one of \(types), not '\(name)'")
         }
         return type
     }
@@ -111,16 +110,16 @@ enum RunCommand {
                 var config = Config()
                 config.stateDirectory = root + "/state"
                 config.mediaRoots = []
-                let device: String
+                let device: AudioDevice
                 if let chosen = parsed.value("--device") {
-                    device = chosen
+                    device = AudioDevice(name: chosen)
                 } else if let problem = ALSAOutput.probe(device: "default") {
                     printLine(
                         "Note: no sound card (the default ALSA device: \(problem)); audio goes to a silent real-time sink."
                     )
-                    device = "none"
+                    device = .silent
                 } else {
-                    device = "default"
+                    device = ResolvedConfig.defaultDevice
                 }
                 config.audio.device = device
                 config.audio.realtimePriority = 0
@@ -131,7 +130,7 @@ enum RunCommand {
                     file: "(demo)")
                 var options = ApplianceOptions()
                 let interactive = isatty(0) != 0 && isatty(1) != 0
-                options.screenType = try screenType(parsed, command: "demo") ?? (interactive ? "terminal" : "png")
+                options.screenType = try screenType(parsed, command: "demo") ?? (interactive ? .terminal : .png)
                 options.pngPath = parsed.value("--png") ?? root + "/screen.png"
                 options.extraVolumes = [music]
                 options.script = parsed.value("--script")
@@ -140,7 +139,7 @@ enum RunCommand {
                 options.printKeymap = true
                 options.shutdownQuits = true
                 options.services = [MPDService.make]
-                if options.screenType == "png" { printLine("Screen frames go to \(options.pngPath!)") }
+                if options.screenType == .png { printLine("Screen frames go to \(options.pngPath!)") }
                 printLine("MPD clients: mpc -h \(root)/mpd.socket status")
                 let appliance = try Appliance(resolved: ResolvedConfig(config: config, board: board), options: options)
                 return try appliance.run()

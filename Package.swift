@@ -33,50 +33,69 @@ let package = Package(
             ]),
 
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
-        .target(name: "KioskAudio", dependencies: ["KioskSystem", "CALSA", "CFLAC"], swiftSettings: strict),
+        // The buses boards wire things to: GPIO lines (libgpiod) and spidev.
+        .target(name: "KioskHardware", dependencies: ["KioskSystem", "CKioskShims"], swiftSettings: strict),
+        .target(
+            name: "KioskAudio", dependencies: ["KioskSystem", "CKioskShims", "CALSA", "CFLAC"], swiftSettings: strict),
         .target(
             name: "KioskLibrary", dependencies: ["KioskSystem", "CFLAC", "CSQLite"], swiftSettings: strict),
-        .target(name: "KioskInput", dependencies: ["KioskSystem", "CKioskShims", "CGPIOD"], swiftSettings: strict),
+        .target(
+            name: "KioskInput", dependencies: ["KioskSystem", "KioskHardware", "CKioskShims"], swiftSettings: strict),
         .target(
             name: "KioskDisplay",
-            // KioskInput: the SPI panel drives its data/command, reset and backlight lines through
-            // the same libgpiod layer as the buttons (GPIOChip, GPIOOutputLine).
-            dependencies: ["KioskSystem", "KioskInput", "CKioskShims", "CFreeType", "CJPEG", "CPNG"],
+            dependencies: ["KioskSystem", "KioskHardware", "CKioskShims", "CFreeType", "CJPEG"],
             swiftSettings: strict),
         .target(
             name: "KioskCore",
-            dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay"],
+            dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "CKioskShims"],
             swiftSettings: strict),
         // Remote control over the MPD protocol (a server on the player's event loop).
         .target(
-            name: "KioskMPD",
-            dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "KioskDisplay"],
-            swiftSettings: strict),
+            name: "KioskMPD", dependencies: ["KioskCore", "KioskSystem", "KioskLibrary"], swiftSettings: strict),
         .executableTarget(
             name: "kiosk-player",
             dependencies: [
-                "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
+                "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
+                "KioskSystem", "CKioskShims",
             ],
             swiftSettings: strict),
 
         // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools,
-        // the virtual clock and the fake engine.
+        // the virtual clock and the fake engine. Each test target lists what it imports.
         .target(
             name: "KioskTestSupport", dependencies: ["KioskSystem", "KioskAudio"], path: "Tests/KioskTestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "KioskSystemTests", dependencies: ["KioskSystem", "KioskTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "KioskLibraryTests", dependencies: ["KioskLibrary", "KioskTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KioskInputTests", dependencies: ["KioskInput", "KioskTestSupport"], swiftSettings: strict),
+            name: "KioskHardwareTests",
+            dependencies: ["KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims"],
+            swiftSettings: strict),
         .testTarget(
-            name: "KioskDisplayTests", dependencies: ["KioskDisplay", "KioskTestSupport"], swiftSettings: strict),
+            name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskSystem", "KioskTestSupport"],
+            swiftSettings: strict),
         .testTarget(
-            name: "KioskCoreTests", dependencies: ["KioskCore", "KioskTestSupport"], swiftSettings: strict),
+            name: "KioskLibraryTests", dependencies: ["KioskLibrary", "KioskSystem", "KioskTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "KioskInputTests", dependencies: ["KioskInput", "KioskSystem", "KioskTestSupport", "CKioskShims"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "KioskDisplayTests",
+            dependencies: ["KioskDisplay", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "KioskCoreTests",
+            dependencies: [
+                "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
+                "KioskTestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "KioskMPDTests",
-            dependencies: ["KioskMPD", "KioskCore", "KioskLibrary", "KioskInput", "KioskSystem", "KioskTestSupport"],
+            dependencies: [
+                "KioskMPD", "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskSystem", "KioskTestSupport",
+            ],
             swiftSettings: strict),
     ]
 )

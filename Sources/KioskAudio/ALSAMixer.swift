@@ -21,7 +21,7 @@ public final class ALSAMixer {
     /// The control device for a PCM name: "hw:1,0" → "hw:1", "plughw:CARD=x,DEV=0" → "hw:CARD=x",
     /// a name without a card ("default", "none", a defined PCM) → itself ("default" for "none").
     public static func controlDevice(forPCM pcm: String) -> String {
-        guard let colon = pcm.firstIndex(of: ":") else { return pcm == "none" ? "default" : pcm }
+        guard let colon = pcm.firstIndex(of: ":") else { return AudioDevice(name: pcm) == .silent ? "default" : pcm }
         let arguments = pcm[pcm.index(after: colon)...]
         let card = arguments.split(separator: ",").first.map(String.init) ?? ""
         return card.isEmpty ? "default" : "hw:\(card)"

@@ -88,5 +88,8 @@ public protocol AudioOutput: AnyObject {
 
 /// Makes the output for a device name: "none" is the clock-paced sink, anything else an ALSA PCM.
 public func makeAudioOutput(device: String) -> any AudioOutput {
-    device == ClockOutput.deviceName ? ClockOutput() : ALSAOutput(device: device)
+    switch AudioDevice(name: device) {
+    case .silent: ClockOutput()
+    case .alsa(let pcm): ALSAOutput(device: pcm)
+    }
 }

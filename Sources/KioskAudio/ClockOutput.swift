@@ -13,7 +13,7 @@ import KioskSystem
 /// Thread: one thread at a time (the engine's output thread).
 public final class ClockOutput: AudioOutput {
     /// The device name that selects this output.
-    public static let deviceName = "none"
+    public static let deviceName = AudioDevice.silentName
 
     public let name = ClockOutput.deviceName
     /// Encodings this sink pretends to accept.

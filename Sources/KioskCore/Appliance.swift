@@ -8,8 +8,8 @@ import KioskSystem
 
 /// How `run` and `demo` differ from the plain appliance.
 public struct ApplianceOptions: Sendable {
-    /// Overrides the screen type: "png", "terminal", "none", "framebuffer", "spi", "auto".
-    public var screenType: String?
+    /// Overrides the screen type of the config and the board.
+    public var screenType: ScreenType?
     /// For "png": the file each frame is written to.
     public var pngPath: String?
     /// Plain directories scanned like mounted volumes (the demo library).
@@ -87,9 +87,10 @@ public final class Appliance {
 
         // Events reach the player through this box: the player is made after the engine.
         let sink = EventSink()
+        // The engine and the player name devices by their config names (their String API).
+        let outputDevices = resolved.audioDevices.map(\.name)
         let audioSettings = AudioSettings(
-            device: resume?.outputDevice.flatMap { resolved.audioDevices.contains($0) ? $0 : nil }
-                ?? resolved.audioDevice,
+            device: resume?.outputDevice.flatMap { outputDevices.contains($0) ? $0 : nil } ?? resolved.audioDevice.name,
             bufferMs: config.audio.bufferMs, ringSeconds: config.audio.ringSeconds, mixer: resolved.mixer,
             realtimePriority: config.audio.realtimePriority > 0 ? Int32(config.audio.realtimePriority) : nil)
         // No probe of the device here: opening it costs milliseconds before the first sound, and
@@ -104,7 +105,7 @@ public final class Appliance {
             }
         }
         player = Player(
-            loop: loop, engine: engine, screen: display, config: config, outputDevices: resolved.audioDevices,
+            loop: loop, engine: engine, screen: display, config: config, outputDevices: outputDevices,
             resume: resume)
         sink.player = player
         player.onStatus = { [notify] status in notify.status(status) }
@@ -158,12 +159,12 @@ public final class Appliance {
         if let device = config.screen.device { profile.device = device }
         if let name = config.screen.fbName { profile.fbName = name }
         if let rotation = config.screen.rotation { profile.rotation = rotation }
-        let type = options.screenType ?? config.screen.type ?? profile.type.rawValue
+        let type = options.screenType ?? config.screen.type ?? ScreenType(profile.type)
         let surface: (any Surface)?
         switch type {
-        case "none":
+        case .none:
             surface = nil
-        case "png":
+        case .png:
             let (width, height) = (config.screen.width, config.screen.height)
             if options.pngPath == nil, let directory = config.screen.pngDirectory {
                 surface = FrameFilesSurface(directory: directory, width: width, height: height)
@@ -171,11 +172,11 @@ public final class Appliance {
                 let path = options.pngPath ?? "\(config.stateDirectory)/screen.png"
                 surface = PNGSurface(path: path, width: width, height: height)
             }
-        case "terminal":
+        case .terminal:
             surface = TerminalSurface()
-        case "spi":
+        case .spi:
             surface = openPanel(profile, required: true)
-        case "auto" where profile.spiPanel != nil:
+        case .auto where profile.spiPanel != nil:
             // The framebuffer found by its sysfs name (a kernel driver for the panel, or HDMI),
             // else the panel over spidev, else none.
             if let name = profile.fbName, let device = FramebufferSurface.find(name: name) {
@@ -188,12 +189,12 @@ public final class Appliance {
             } else {
                 surface = openPanel(profile, required: false)
             }
-        default:
-            // "framebuffer" or "auto": the named framebuffer, else (auto) no screen.
+        case .framebuffer, .auto:
+            // The named framebuffer, else (auto) no screen.
             do {
                 surface = try FramebufferSurface.open(profile: profile)
             } catch {
-                if type == "framebuffer" {
+                if type == .framebuffer {
                     Log.error("screen: \(error); running without a screen")
                 } else {
                     Log.notice("screen: \(error); running without a screen (the player still plays)")

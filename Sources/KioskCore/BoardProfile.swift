@@ -1,4 +1,5 @@
 import Glibc
+import KioskAudio
 import KioskDisplay
 import KioskInput
 import KioskSystem
@@ -14,8 +15,8 @@ public struct BoardProfile: Sendable {
     }
 
     public struct Audio: Sendable, Equatable {
-        public var device: String?
-        public var fallbackDevices: [String] = []
+        public var device: AudioDevice?
+        public var fallbackDevices: [AudioDevice] = []
         public var mixer: String?
     }
 
@@ -78,14 +79,9 @@ public struct BoardProfile: Sendable {
     public static func available(extraDirectory: String?) -> [(name: String, file: String)] {
         var found: [String: String] = [:]
         for dir in searchDirectories(extra: extraDirectory).reversed() {
-            guard let d = opendir(dir) else { continue }
-            defer { closedir(d) }
-            while let entry = readdir(d) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-                }
-                guard name.hasSuffix(".json") else { continue }
-                found[String(name.dropLast(5))] = "\(dir)/\(name)"
+            guard let listing = try? Syscalls.readDirectory(dir) else { continue }
+            for entry in listing.entries where entry.name.hasSuffix(".json") {
+                found[String(entry.name.dropLast(5))] = "\(dir)/\(entry.name)"
             }
         }
         return found.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
@@ -137,8 +133,9 @@ public struct BoardProfile: Sendable {
             profile.reservedLines.append(ReservedLine(line: number, use: use))
         }
         if let a = try r.object("audio") {
-            profile.audio.device = try a.string("device")
-            profile.audio.fallbackDevices = try a.strings("fallbackDevices", maxCount: 16) ?? []
+            profile.audio.device = try a.string("device").map(AudioDevice.init(name:))
+            profile.audio.fallbackDevices =
+                try a.strings("fallbackDevices", maxCount: 16)?.map(AudioDevice.init(name:)) ?? []
             profile.audio.mixer = try a.string("mixer")
             try a.finish()
         }

@@ -1,4 +1,5 @@
 import Glibc
+import KioskAudio
 import KioskSystem
 
 /// The player's configuration: one JSON file (`/etc/kiosk-player/config.json`, or `--config`).
@@ -12,9 +13,10 @@ public struct Config: Sendable {
     public static let defaultMediaRoots = ["/media/kiosk", "/media", "/mnt", "/run/media"]
 
     public struct Audio: Sendable, Equatable {
-        /// ALSA PCM name, or "none" (a clock-paced silent sink). nil = the board's device, else "default".
-        public var device: String?
-        public var fallbackDevices: [String]?
+        /// An ALSA PCM, or `.silent` ("none": a clock-paced silent sink). nil = the board's device,
+        /// else "default".
+        public var device: AudioDevice?
+        public var fallbackDevices: [AudioDevice]?
         public var mixer: String?
         public var bufferMs = 60
         public var ringSeconds = 2.0
@@ -23,8 +25,8 @@ public struct Config: Sendable {
     }
 
     public struct Screen: Sendable, Equatable {
-        /// Overrides of the board's screen: "framebuffer" | "spi" | "none" | "auto" | "png" | "terminal".
-        public var type: String?
+        /// Overrides the board's screen type.
+        public var type: ScreenType?
         public var device: String?
         public var fbName: String?
         public var rotation: Int?
@@ -112,8 +114,8 @@ public struct Config: Sendable {
         c.volume = try r.int("volume", range: 0...100) ?? c.volume
         c.repeatQueue = try r.bool("repeat") ?? c.repeatQueue
         if let a = try r.object("audio") {
-            c.audio.device = try a.string("device")
-            c.audio.fallbackDevices = try a.strings("fallbackDevices", maxCount: 16)
+            c.audio.device = try a.string("device").map(AudioDevice.init(name:))
+            c.audio.fallbackDevices = try a.strings("fallbackDevices", maxCount: 16)?.map(AudioDevice.init(name:))
             c.audio.mixer = try a.string("mixer")
             c.audio.bufferMs = try a.int("bufferMs", range: 10...500) ?? c.audio.bufferMs
             c.audio.ringSeconds = try a.double("ringSeconds", range: 0.25...30) ?? c.audio.ringSeconds
@@ -121,7 +123,7 @@ public struct Config: Sendable {
             try a.finish()
         }
         if let s = try r.object("screen") {
-            c.screen.type = try s.choice("type", ["auto", "framebuffer", "spi", "none", "png", "terminal"])
+            c.screen.type = try s.choice("type", ScreenType.self)
             c.screen.device = try s.string("device")
             c.screen.fbName = try s.string("fbName")
             if let rotation = try s.int("rotation", range: 0...270) {

@@ -1,3 +1,4 @@
+import KioskAudio
 import KioskInput
 import KioskSystem
 
@@ -13,12 +14,16 @@ public struct ResolvedConfig: Sendable {
     }
 
     /// The audio device to open first.
-    public var audioDevice: String { config.audio.device ?? board.audio.device ?? "default" }
+    public var audioDevice: AudioDevice { config.audio.device ?? board.audio.device ?? Self.defaultDevice }
+
+    /// ALSA's default PCM: the last fallback.
+    public static let defaultDevice = AudioDevice.alsa(pcm: "default")
 
     /// The configured device, then the fallbacks (config, else board), then "default"; no duplicates.
-    public var audioDevices: [String] {
+    public var audioDevices: [AudioDevice] {
         var list = [audioDevice]
-        for d in (config.audio.fallbackDevices ?? board.audio.fallbackDevices) + ["default"] where !list.contains(d) {
+        for d in (config.audio.fallbackDevices ?? board.audio.fallbackDevices) + [Self.defaultDevice]
+        where !list.contains(d) {
             list.append(d)
         }
         return list
@@ -48,15 +53,15 @@ public struct ResolvedConfig: Sendable {
         func optional(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
         // One annotated list per section: Swift 6.0's type checker gives up on a single nested literal.
         let audio: [(String, JSONValue)] = [
-            ("device", .string(audioDevice)),
-            ("fallbackDevices", strings(Array(audioDevices.dropFirst()))),
+            ("device", .string(audioDevice.name)),
+            ("fallbackDevices", strings(audioDevices.dropFirst().map(\.name))),
             ("mixer", optional(mixer)),
             ("bufferMs", .number(Double(c.audio.bufferMs))),
             ("ringSeconds", .number(c.audio.ringSeconds)),
             ("realtimePriority", .number(Double(c.audio.realtimePriority))),
         ]
         let screen: [(String, JSONValue)] = [
-            ("type", .string(c.screen.type ?? board.screen.type.rawValue)),
+            ("type", .string((c.screen.type ?? ScreenType(board.screen.type)).rawValue)),
             ("device", optional(c.screen.device ?? board.screen.device)),
             ("fbName", optional(c.screen.fbName ?? board.screen.fbName)),
             ("rotation", .number(Double(c.screen.rotation ?? board.screen.rotation))),

@@ -233,13 +233,10 @@ public final class FramebufferSurface: Surface {
     /// Finds the framebuffer whose /sys/class/graphics/fbN/name is `name` (e.g. "vc4drmfb",
     /// "fb_st7789v"): its /dev/fbN path, or nil.
     public static func find(name: String, sysfs: String = "/sys/class/graphics", devices: String = "/dev") -> String? {
-        guard let dir = opendir(sysfs) else { return nil }
-        defer { closedir(dir) }
+        guard let listing = try? Syscalls.readDirectory(sysfs) else { return nil }
         var matches: [String] = []
-        while let entry = readdir(dir) {
-            let entryName = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
+        for entry in listing.entries {
+            let entryName = entry.name
             guard entryName.hasPrefix("fb"), Int(entryName.dropFirst(2)) != nil else { continue }
             guard let bytes = try? Syscalls.readFile("\(sysfs)/\(entryName)/name", limit: 4096) else { continue }
             if String(decoding: bytes, as: UTF8.self).trimmingSpaces == name { matches.append(entryName) }

@@ -34,8 +34,7 @@ public struct ScreenProfile: Sendable, Equatable {
     /// Reads the "screen" object of a profile; unknown keys and bad values are errors naming
     /// their key path (`screen.rotation: expected one of …`).
     public init(_ reader: JSONReader) throws(ConfigError) {
-        let typeName = try reader.choice("type", Kind.allCases.map(\.rawValue)) ?? "auto"
-        type = Kind(rawValue: typeName) ?? .auto
+        type = try reader.choice("type", Kind.self) ?? .auto
         fbName = try reader.string("fbName")
         device = try reader.string("device") ?? "/dev/fb0"
         if let device, !device.hasPrefix("/") {

@@ -1,5 +1,6 @@
 import CKioskShims
 import Glibc
+import KioskHardware
 import KioskSystem
 
 /// Runs the inputs of a board on the event loop: GPIO buttons and encoders (libgpiod), evdev
@@ -39,7 +40,7 @@ public final class InputManager {
     }
 
     private struct GPIORequest {
-        let line: GPIOLine
+        let line: GPIOInputLine
         var source: SourceID?
     }
 
@@ -175,10 +176,12 @@ public final class InputManager {
         armTimer()
     }
 
-    private func request(_ chip: GPIOChip, _ offset: Int, _ bias: Bias, _ activeLow: Bool, _ use: String) -> GPIOLine? {
-        let line: GPIOLine
-        do throws(InputError) {
-            line = try GPIOLine(chip: chip, offset: offset, bias: bias, activeLow: activeLow, use: use)
+    private func request(_ chip: GPIOChip, _ offset: Int, _ bias: GPIOBias, _ activeLow: Bool, _ use: String)
+        -> GPIOInputLine?
+    {
+        let line: GPIOInputLine
+        do throws(HardwareError) {
+            line = try GPIOInputLine(chip: chip, offset: offset, bias: bias, activeLow: activeLow, use: use)
         } catch {
             problem("GPIO: \(error.message)")
             return nil
@@ -193,7 +196,7 @@ public final class InputManager {
         return line
     }
 
-    private func release(_ line: GPIOLine) {
+    private func release(_ line: GPIOInputLine) {
         guard let index = gpioRequests.firstIndex(where: { $0.line === line }) else { return }
         if let source = gpioRequests[index].source { loop.removeSource(source) }
         gpioRequests.remove(at: index)
@@ -203,8 +206,8 @@ public final class InputManager {
     /// encoder have separate fds under libgpiod v1; their edges must interleave by time).
     private func drainGPIO() {
         guard !gpioRequests.isEmpty else { return }
-        var edges: [(timestampNs: UInt64, offset: Int, active: Bool)] = []
-        var failed: [GPIOLine] = []
+        var edges: [GPIOInputLine.Edge] = []
+        var failed: [GPIOInputLine] = []
         for request in gpioRequests {
             do throws(Errno) {
                 try request.line.readEdges(into: &edges)

@@ -1,13 +1,6 @@
 import CKioskShims
+import KioskHardware
 import KioskSystem
-
-/// Pull resistor of a GPIO line.
-public enum Bias: String, Sendable, CaseIterable {
-    case pullUp = "pull-up"
-    case pullDown = "pull-down"
-    case disable
-    case asIs = "as-is"
-}
 
 /// The actions of one button or key: a short press, a long press, a hold-repeat (a button has
 /// `longPress` or `hold`, not both).
@@ -39,14 +32,14 @@ public struct ButtonBinding: Sendable, Equatable {
 public struct ButtonConfig: Sendable, Equatable {
     public var name: String
     public var line: Int
-    public var bias: Bias = .pullUp
+    public var bias: GPIOBias = .pullUp
     public var activeLow = true
     /// nil: `InputSettings.debounceMs`.
     public var debounceMs: Int?
     public var binding: ButtonBinding
 
     public init(
-        name: String, line: Int, bias: Bias = .pullUp, activeLow: Bool = true, debounceMs: Int? = nil,
+        name: String, line: Int, bias: GPIOBias = .pullUp, activeLow: Bool = true, debounceMs: Int? = nil,
         binding: ButtonBinding
     ) {
         self.name = name
@@ -63,7 +56,7 @@ public struct EncoderConfig: Sendable, Equatable {
     public var name: String
     public var a: Int
     public var b: Int
-    public var bias: Bias = .pullUp
+    public var bias: GPIOBias = .pullUp
     /// 1, 2 or 4 Gray-code states per detent.
     public var stepsPerDetent = 4
     public var reverse = false
@@ -73,7 +66,7 @@ public struct EncoderConfig: Sendable, Equatable {
     public var counterClockwise: Action
 
     public init(
-        name: String, a: Int, b: Int, bias: Bias = .pullUp, stepsPerDetent: Int = 4, reverse: Bool = false,
+        name: String, a: Int, b: Int, bias: GPIOBias = .pullUp, stepsPerDetent: Int = 4, reverse: Bool = false,
         acceleration: EncoderAcceleration.Curve? = .standard, clockwise: Action, counterClockwise: Action
     ) {
         self.name = name
@@ -230,7 +223,9 @@ public struct InputProfile: Sendable {
             guard let line = try item.int("line", range: 0...4095) else { throw item.error("line", "required") }
             try lines.use(line, "button \(name)", item, "line")
             var button = ButtonConfig(name: name, line: line, binding: try binding(item))
-            if let bias = try item.choice("bias", Bias.allCases.map(\.rawValue)) { button.bias = Bias(rawValue: bias)! }
+            if let bias = try item.choice("bias", GPIOBias.self) {
+                button.bias = bias
+            }
             if let activeLow = try item.bool("activeLow") { button.activeLow = activeLow }
             button.debounceMs = try item.int("debounceMs", range: 0...100)
             try item.finish()
@@ -255,8 +250,8 @@ public struct InputProfile: Sendable {
             }
             var encoder = EncoderConfig(
                 name: name, a: a, b: b, clockwise: clockwise, counterClockwise: counterClockwise)
-            if let bias = try item.choice("bias", Bias.allCases.map(\.rawValue)) {
-                encoder.bias = Bias(rawValue: bias)!
+            if let bias = try item.choice("bias", GPIOBias.self) {
+                encoder.bias = bias
             }
             if let steps = item.raw("stepsPerDetent") {
                 guard let n = steps.int, [1, 2, 4].contains(n) else {

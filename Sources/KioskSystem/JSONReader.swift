@@ -124,6 +124,15 @@ public final class JSONReader {
         return s
     }
 
+    /// A string that must be the raw value of one of `type`'s cases (listed in the error, in
+    /// declaration order): an enum parsed once, where the value is read.
+    public func choice<Choice: RawRepresentable & CaseIterable>(
+        _ key: String, _ type: Choice.Type
+    ) throws(ConfigError) -> Choice? where Choice.RawValue == String {
+        guard let name = try choice(key, type.allCases.map(\.rawValue)) else { return nil }
+        return Choice(rawValue: name)
+    }
+
     public func object(_ key: String) throws(ConfigError) -> JSONReader? {
         guard let v = raw(key) else { return nil }
         return try JSONReader(v, file: file, path: pathOf(key))

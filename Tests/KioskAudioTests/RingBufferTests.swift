@@ -147,6 +147,15 @@ import Testing
         }
     }
 
+    @Test func deviceNamesSelectTheSilentSinkOrAnALSAPCM() {
+        #expect(AudioDevice(name: "none") == .silent)
+        #expect(AudioDevice(name: "hw:CARD=DAC") == .alsa(pcm: "hw:CARD=DAC"))
+        #expect(AudioDevice.silent.name == ClockOutput.deviceName)
+        for name in ["none", "default", "plughw:1,0"] { #expect(AudioDevice(name: name).name == name) }
+        #expect(makeAudioOutput(device: "none") is ClockOutput)
+        #expect(makeAudioOutput(device: "null") is ALSAOutput)
+    }
+
     @Test func mixerUsesTheControlDeviceOfThePCMsCard() {
         #expect(ALSAMixer.controlDevice(forPCM: "hw:1,0") == "hw:1")
         #expect(ALSAMixer.controlDevice(forPCM: "plughw:CARD=sndrpihifiberry,DEV=0") == "hw:CARD=sndrpihifiberry")

@@ -1,3 +1,4 @@
+import KioskAudio
 import KioskCore
 import KioskInput
 import KioskSystem
@@ -108,13 +109,13 @@ import Testing
             #"{"name": "test", "audio": {"device": "hw:CARD=DAC", "fallbackDevices": ["hw:CARD=HAT"], "mixer": "Digital"}}"#
         )
         let plain = ResolvedConfig(config: Config(), board: board)
-        #expect(plain.audioDevices == ["hw:CARD=DAC", "hw:CARD=HAT", "default"])
+        #expect(plain.audioDevices.map(\.name) == ["hw:CARD=DAC", "hw:CARD=HAT", "default"])
         #expect(plain.mixer == "Digital")
         var config = Config()
-        config.audio.device = "hw:CARD=USB"
-        config.audio.fallbackDevices = ["default", "none"]
+        config.audio.device = .alsa(pcm: "hw:CARD=USB")
+        config.audio.fallbackDevices = [.alsa(pcm: "default"), .silent]
         let overridden = ResolvedConfig(config: config, board: board)
-        #expect(overridden.audioDevices == ["hw:CARD=USB", "default", "none"])
+        #expect(overridden.audioDevices == [.alsa(pcm: "hw:CARD=USB"), .alsa(pcm: "default"), .silent])
     }
 
     @Test func theResolvedScreenIsTheBoardsUnlessTheConfigSaysOtherwise() throws {
@@ -125,7 +126,7 @@ import Testing
         #expect(plain["screen"]?["fbName"]?.string == "vc4drmfb")
         #expect(plain["screen"]?["rotation"]?.int == 180)
         var config = Config()
-        config.screen.type = "png"
+        config.screen.type = .png
         config.screen.rotation = 90
         let overridden = ResolvedConfig(config: config, board: board).json()
         #expect(overridden["screen"]?["type"]?.string == "png")

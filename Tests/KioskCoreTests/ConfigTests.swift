@@ -1,3 +1,4 @@
+import KioskAudio
 import KioskCore
 import KioskSystem
 import KioskTestSupport
@@ -35,12 +36,23 @@ import Testing
             """#)
         #expect(c.board == "pirate-audio")
         #expect(c.repeatQueue)
-        #expect(c.audio.device == "hw:0")
+        #expect(c.audio.device == .alsa(pcm: "hw:0"))
+        #expect(c.audio.fallbackDevices == [.alsa(pcm: "default")])
+        #expect(c.screen.type == .png)
         #expect(c.audio.realtimePriority == 0)
         #expect(c.screen.rotation == 90)
         #expect(c.inputs.script == "/tmp/events.jsonl")
         #expect(c.inputs.keymap["A"]?["press"]?.string == "stop")
         #expect(c.mpd.listen == "127.0.0.1:6600")
+    }
+
+    @Test func noneIsTheSilentDeviceAndEveryScreenTypeIsKnown() throws {
+        let c = try parse(#"{"audio": {"device": "none", "fallbackDevices": ["hw:1,0", "none"]}}"#)
+        #expect(c.audio.device == .silent)
+        #expect(c.audio.fallbackDevices == [.alsa(pcm: "hw:1,0"), .silent])
+        for type in ScreenType.allCases {
+            #expect(try parse(#"{"screen": {"type": "\#(type.rawValue)"}}"#).screen.type == type)
+        }
     }
 
     /// Each kind of error, with its exact message.

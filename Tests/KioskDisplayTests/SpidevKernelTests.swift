@@ -1,6 +1,7 @@
 import CKioskShims
 import Glibc
 import KioskDisplay
+import KioskHardware
 import KioskSystem
 import KioskTestSupport
 import Testing
@@ -22,33 +23,6 @@ import Testing
         }
         if !Syscalls.exists(configfs) { return "no gpio-sim (\(configfs)) for the data/command line" }
         return nil
-    }
-
-    /// A gpio-sim chip for the panel's control lines, removed at the end.
-    final class SimChip {
-        let directory: String
-        let label: String
-        let lines: String
-
-        init() throws {
-            label = "kiosk-spi-\(getpid())"
-            directory = "\(SpidevKernelTests.configfs)/\(label)"
-            try Syscalls.mkdir(directory)
-            try Syscalls.mkdir("\(directory)/bank0")
-            try writeText("\(directory)/bank0/num_lines", "8")
-            try writeText("\(directory)/bank0/label", label)
-            try writeText("\(directory)/live", "1")
-            lines =
-                "/sys/devices/platform/\(try readText("\(directory)/dev_name"))/\(try readText("\(directory)/bank0/chip_name"))"
-        }
-
-        func value(_ line: Int) throws -> String { try readText("\(lines)/sim_gpio\(line)/value") }
-
-        deinit {
-            try? writeText("\(directory)/live", "0")
-            _ = rmdir("\(directory)/bank0")
-            _ = rmdir(directory)
-        }
     }
 
     /// The spidev node of the spi-record controller (made with mknod when there is no devtmpfs/udev).
@@ -91,7 +65,7 @@ import Testing
     func pirateAudioFrameThroughTheKernelsSpidev() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        let chip = try SimChip()
+        let chip = try SimulatedChip(lines: 8)
         try writeText("/sys/module/spi_record/parameters/dc_label", chip.label)
         try writeText("/sys/module/spi_record/parameters/dc_offset", "2")
         try writeText(Self.proc, "clear")
@@ -103,7 +77,7 @@ import Testing
         panel.backlight = 3
         let transport = try SpidevTransport.open(panel, gpioChips: [])
         #expect(transport.speedHz == 80_000_000)
-        #expect(transport.maxTransferBytes == spidevBufferSize())
+        #expect(transport.maxTransferBytes == SpidevDevice.bufferSize())
         let surface = try SPIPanelSurface(panel: panel, transport: transport)
         let canvas = noiseCanvas(width: 240, height: 240, seed: 5)
         try surface.present(canvas, damage: [canvas.bounds])
@@ -155,7 +129,7 @@ import Testing
         var speed: UInt32 = 0
         #expect(kiosk_spi_read_configuration(fd, &mode, &bits, &speed) == 0)
         #expect(mode == 0 && bits == 8 && speed == 1_000_000)
-        let size = spidevBufferSize()
+        let size = SpidevDevice.bufferSize()
         var bytes = [UInt8](repeating: 0x55, count: size + 1)
         #expect(kiosk_spi_write(fd, &bytes, UInt32(size), 1_000_000) == Int32(size))
         errno = 0

@@ -258,37 +258,6 @@ let encoderProfile = """
         #expect(h.actions.map(\.action) == [.playPause])
     }
 
-    @Test func somethingThatIsNotAChipIsNamed() throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
-        try dir.write("gpiochip0", "not a chip")
-        guard case .failure(let error) = GPIOChip.find(["pinctrl-bcm2711", "gpiochip0"], in: dir.path) else {
-            Issue.record("a regular file was taken for a GPIO chip")
-            return
-        }
-        #expect(
-            error.message
-                == "no GPIO chip found (pinctrl-bcm2711: no chip with this label; gpiochip0: \(dir.path)/gpiochip0 is not a GPIO chip); chips here: \(dir.path)/gpiochip0 is not a GPIO chip"
-        )
-    }
-
-    @Test func lineRequestErrorsNameChipLineAndUse() {
-        let chip = GPIOChip(path: "/dev/gpiochip0", name: "gpiochip0", label: "pinctrl-bcm2711", lineCount: 58)
-        #expect(
-            InputError.request(Errno(rawValue: EBUSY), chip: chip, line: 5, use: "button A", consumer: "gpio-keys")
-                .message
-                == "line 5 (button A) on /dev/gpiochip0 gpiochip0 [pinctrl-bcm2711] is busy: already in use by \"gpio-keys\" (a device-tree overlay or another program holds it)"
-        )
-        #expect(
-            InputError.request(Errno(rawValue: EACCES), chip: chip, line: 5, use: "button A").message
-                == "line 5 (button A) on /dev/gpiochip0 gpiochip0 [pinctrl-bcm2711]: permission denied (the user needs the gpio group, or root)"
-        )
-        #expect(
-            InputError.request(Errno(rawValue: EINVAL), chip: chip, line: 60, use: "encoder k A").message
-                == "line 60 (encoder k A) on /dev/gpiochip0 gpiochip0 [pinctrl-bcm2711] does not exist: the chip has 58 lines (0…57)"
-        )
-    }
-
     @Test func missingEvdevDeviceIsReportedOnceAndRetried() throws {
         let h = try ManagerHarness(#"{"evdev": [{"device": "gpio-keys", "keys": {"KEY_OK": "select"}}]}"#)
         let dir = try TemporaryDirectory()

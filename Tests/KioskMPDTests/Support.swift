@@ -94,7 +94,7 @@ final class Harness {
         var config = Config()
         config.stateDirectory = directory.file("state")
         config.mediaRoots = []
-        config.audio.device = "none"
+        config.audio.device = .silent
         library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: []) { event in
             box.deliver(event)
         }

@@ -57,7 +57,7 @@ import Testing
         #expect(screen.status == 2)
         #expect(
             screen.errors.contains(
-                "--screen must be one of auto, framebuffer, spi, png, terminal, none, not 'hologram'"))
+                "--screen must be one of auto, framebuffer, spi, none, png, terminal, not 'hologram'"))
         let flagValue = run(binary, ["scan", "--json=yes", "x"])
         #expect(flagValue.status == 2)
         #expect(flagValue.errors.contains("option '--json' takes no value"))

@@ -157,16 +157,8 @@ public enum TestPaths {
 
 /// Lists the names in a directory (not recursive), sorted.
 public func listDirectory(_ path: String) -> [String] {
-    guard let dir = opendir(path) else { return [] }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-        let name = withUnsafePointer(to: entry.pointee.d_name) {
-            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names.sorted()
+    guard let listing = try? Syscalls.readDirectory(path) else { return [] }
+    return listing.entries.map(\.name).sorted()
 }
 
 /// Collects log messages (all levels) while alive; for asserting that an error was reported.

@@ -1,6 +1,7 @@
 import Glibc
 import KioskCore
 import KioskDisplay
+import KioskHardware
 import KioskSystem
 
 /// `kiosk-player bench spi`: what the SPI panels of the board profiles cost per frame: bytes,
@@ -29,7 +30,7 @@ extension BenchCommand {
         board: String, panel: SPIPanelDescription, renderer: ScreenRenderer, iterations: Int
     ) throws {
         let transport = RecordingSPITransport(
-            maxTransferBytes: spidevBufferSize(), hasReset: panel.reset != nil, keepEvents: false)
+            maxTransferBytes: SpidevDevice.bufferSize(), hasReset: panel.reset != nil, keepEvents: false)
         let surface = try SPIPanelSurface(panel: panel, transport: transport, maxFramesPerSecond: 1000)
         defer { surface.restore() }
         let size = Size(width: surface.width, height: surface.height)

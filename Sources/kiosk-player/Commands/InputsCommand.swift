@@ -1,4 +1,5 @@
 import Glibc
+import KioskHardware
 import KioskInput
 import KioskSystem
 

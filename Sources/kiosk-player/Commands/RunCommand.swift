@@ -6,7 +6,12 @@ import KioskSystem
 
 /// `kiosk-player run` (the appliance, as systemd starts it) and `kiosk-player demo`.
 enum RunCommand {
-    static let screenTypes = ["auto", "framebuffer", "spi", "png", "terminal", "none"]
+    static let screenTypes = ScreenType.allCases.map(\.rawValue)
+
+    /// The --screen choice (the parser has checked it is one of `screenTypes`).
+    static func screenType(_ parsed: ParsedArguments) -> ScreenType? {
+        parsed.value("--screen").flatMap(ScreenType.init(rawValue:))
+    }
 
     static var run: Command {
         Command(
@@ -49,7 +54,7 @@ enum RunCommand {
                 let board = try BoardProfile.load(
                     name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
                 var options = ApplianceOptions()
-                options.screenType = parsed.value("--screen")
+                options.screenType = screenType(parsed)
                 options.pngPath = parsed.value("--png")
                 options.extraVolumes = parsed.all("--library")
                 options.script = parsed.value("--script")
@@ -97,16 +102,16 @@ enum RunCommand {
                 var config = Config()
                 config.stateDirectory = root + "/state"
                 config.mediaRoots = []
-                let device: String
+                let device: AudioDevice
                 if let chosen = parsed.value("--device") {
-                    device = chosen
+                    device = AudioDevice(name: chosen)
                 } else if let problem = ALSAOutput.probe(device: "default") {
                     printLine(
                         "Note: no sound card (the default ALSA device: \(problem)); audio goes to a silent real-time sink."
                     )
-                    device = "none"
+                    device = .silent
                 } else {
-                    device = "default"
+                    device = ResolvedConfig.defaultDevice
                 }
                 config.audio.device = device
                 config.audio.realtimePriority = 0
@@ -117,7 +122,7 @@ enum RunCommand {
                     file: "(demo)")
                 var options = ApplianceOptions()
                 let interactive = isatty(0) != 0 && isatty(1) != 0
-                options.screenType = parsed.value("--screen") ?? (interactive ? "terminal" : "png")
+                options.screenType = screenType(parsed) ?? (interactive ? .terminal : .png)
                 options.pngPath = parsed.value("--png") ?? root + "/screen.png"
                 options.extraVolumes = [music]
                 options.script = parsed.value("--script")
@@ -126,7 +131,7 @@ enum RunCommand {
                 options.printKeymap = true
                 options.shutdownQuits = true
                 options.services = [MPDService.make]
-                if options.screenType == "png" { printLine("Screen frames go to \(options.pngPath!)") }
+                if options.screenType == .png { printLine("Screen frames go to \(options.pngPath!)") }
                 printLine("MPD clients: mpc -h \(root)/mpd.socket status")
                 let appliance = try Appliance(resolved: ResolvedConfig(config: config, board: board), options: options)
                 return try appliance.run()

@@ -1,4 +1,3 @@
-import KioskDisplay
 import KioskSystem
 
 /// A screen for tests, demos and machines without one: every presented frame is written as its own

@@ -29,6 +29,8 @@ public enum Log {
     private static let observers = Mutex<[Int: @Sendable (Level, String) -> Void]>([:])
     private static let nextObserver = Atomic<Int>(0)
     private static let journal: Bool = Syscalls.environment("JOURNAL_STREAM") != nil || isatty(2) == 0
+    /// Set by `redirect(toFile:)`: plain prefixes, whatever stderr is now.
+    private static let toFile = Atomic<Bool>(false)
 
     /// Whether debug messages are printed (`--verbose`).
     public static var verbose: Bool {
@@ -56,9 +58,19 @@ public enum Log {
         observers.withLock { list in for observer in list.values { observer(level, message) } }
         if level == .debug && !verbose { return }
         if quiet && level > .error { return }
-        let line = journal ? "<\(level.rawValue)>\(message)\n" : "kiosk-player: \(level.word): \(message)\n"
+        let prefixed = journal && !toFile.load(ordering: .relaxed)
+        let line = prefixed ? "<\(level.rawValue)>\(message)\n" : "kiosk-player: \(level.word): \(message)\n"
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { raw in _ = Glibc.write(2, raw.baseAddress, raw.count) }
+    }
+
+    /// Sends the log (all of stderr) to the end of the file at `path` from now on: for the demo,
+    /// whose picture is the terminal, where log lines would be drawn over it.
+    public static func redirect(toFile path: String) throws(Errno) {
+        let fd = try Syscalls.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode: 0o644)
+        defer { Syscalls.closeIgnoringErrors(fd) }
+        toFile.store(true, ordering: .relaxed)
+        if dup2(fd, 2) < 0 { throw Errno.current.with("dup2 \(path)") }
     }
 
     /// Calls `observer` with every message until the returned token is passed to `removeObserver`.

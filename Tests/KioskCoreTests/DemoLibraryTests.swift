@@ -42,3 +42,26 @@ import Testing
         #expect(again == music)
     }
 }
+
+/// The terminal demo: the picture is the terminal, so the log goes to a file beside the library.
+@Suite struct DemoTerminalTests {
+    @Test func logLinesGoToDemoLogNotOverThePicture() throws {
+        let dir = try TemporaryDirectory("kiosk-demo-term")
+        defer { dir.remove() }
+        try AtomicFile.replace(
+            dir.file("script.jsonl"),
+            with: Array(#"{"t": 0, "key": "down"}"#.utf8 + [10] + #"{"t": 50, "key": "up"}"#.utf8))
+        let result = run(
+            TestPaths.playerBinary,
+            [
+                "demo", "--dir", dir.path, "--screen", "terminal", "--device", "none", "--script",
+                dir.file("script.jsonl"), "--exit-after-script", "300",
+            ], timeoutSeconds: 60)
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("Log: \(dir.path)/demo.log"))
+        #expect(!result.output.contains("kiosk-player: info:"), "no log line in the picture")
+        #expect(!result.errors.contains("kiosk-player: info:"))
+        let log = String(decoding: try Syscalls.readFile(dir.file("demo.log")), as: UTF8.self)
+        #expect(log.contains("kiosk-player: info: kiosk-player running"), "\(log.prefix(400))")
+    }
+}

@@ -132,6 +132,16 @@ enum RunCommand {
                 options.shutdownQuits = true
                 options.services = [MPDService.make]
                 if options.screenType == .png { printLine("Screen frames go to \(options.pngPath!)") }
+                if options.screenType == .terminal {
+                    // The terminal is the picture: log lines there would be drawn over it.
+                    let logPath = root + "/demo.log"
+                    printLine("Log: \(logPath)")
+                    do throws(Errno) {
+                        try Log.redirect(toFile: logPath)
+                    } catch {
+                        printLine("cannot write the log to \(logPath): \(error); it goes to the terminal")
+                    }
+                }
                 printLine("MPD clients: mpc -h \(root)/mpd.socket status")
                 let appliance = try Appliance(resolved: ResolvedConfig(config: config, board: board), options: options)
                 return try appliance.run()

@@ -47,8 +47,8 @@ public final class AudioEngine: PlaybackEngine {
         self.onEvent = onEvent
         deviceName = settings.device
         mixerControl = settings.mixer
-        let eventFD = try Syscalls.eventfdCreate()
-        shared = EngineShared(settings: settings, eventFD: eventFD)
+        shared = EngineShared(settings: settings, eventFD: FileDescriptor(owning: try Syscalls.eventfdCreate()))
+        let eventFD = shared.eventFD
         decoderWorker = DecoderWorker(shared: shared)
         let outputWorker = OutputWorker(shared: shared)
         do {
@@ -186,7 +186,6 @@ public final class AudioEngine: PlaybackEngine {
         outputThread?.join()
         if let source { loop.removeSource(source) }
         source = nil
-        Syscalls.closeIgnoringErrors(shared.eventFD)
         mixer = nil
     }
 

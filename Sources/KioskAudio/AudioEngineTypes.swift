@@ -199,7 +199,10 @@ final class EngineShared: @unchecked Sendable {
     let markers = SPSCQueue<Marker>(capacity: 256)
     let decoderEvents = SPSCQueue<EventRecord>(capacity: 256)
     let outputEvents = SPSCQueue<EventRecord>(capacity: 1024)
-    let eventFD: Int32
+    /// The eventfd the loop watches for events; owned here, so it stays open while an audio thread
+    /// may still signal it and closes with the last reference.
+    private let eventDescriptor: FileDescriptor
+    var eventFD: Int32 { eventDescriptor.rawValue }
     let decoderWake = EventCount()
     let outputWake = EventCount()
     let targets = Handoff<DecoderTarget>()
@@ -240,9 +243,9 @@ final class EngineShared: @unchecked Sendable {
     let outputAllocations = Atomic<UInt64>(0)
     let outputLocks = Atomic<UInt64>(0)
 
-    init(settings: AudioSettings, eventFD: Int32) {
+    init(settings: AudioSettings, eventFD: consuming FileDescriptor) {
         self.settings = settings
-        self.eventFD = eventFD
+        eventDescriptor = eventFD
         bufferMs = max(40, min(100, settings.bufferMs))
         let seconds = max(0.25, min(30, settings.ringSeconds))
         ring = RingBuffer(byteCapacity: Int(seconds * 192_000 * 8))

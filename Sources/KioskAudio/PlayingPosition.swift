@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// What the device plays, as one consistent value: the queue generation (epoch), the track (valid,
@@ -52,7 +53,11 @@ final class PlayingPosition: Sendable {
 
     /// The value as one piece.
     func read() -> PlayingSnapshot {
+        var attempts = 0
         while true {
+            attempts += 1
+            // The writer was descheduled in the middle of a write: let it finish.
+            if attempts % 64 == 0 { sched_yield() }
             let before = sequence.load(ordering: .acquiring)
             if before & 1 == 1 { continue }  // a write is under way: a few stores, retry
             var value = PlayingSnapshot()

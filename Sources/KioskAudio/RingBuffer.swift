@@ -201,37 +201,3 @@ public final class SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable {
     /// Either side: elements queued now.
     public var count: Int { tail.load(ordering: .acquiring) &- head.load(ordering: .acquiring) }
 }
-
-/// A wake-up channel between threads: an event count over a futex word (see kiosk_audio.h).
-/// `signal` is cheap when nobody waits; neither side allocates or locks.
-///
-/// Thread: any number of signallers and waiters.
-final class EventCount: @unchecked Sendable {
-    private let word: UnsafeMutablePointer<UInt32>
-
-    init() {
-        word = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
-        word.initialize(to: 0)
-    }
-
-    deinit { word.deallocate() }
-
-    /// Announces a wait; re-check the condition after this, then `wait(key)`.
-    func prepare() -> UInt32 { kiosk_evc_prepare(word) }
-
-    /// Sleeps until signalled after `prepare`, or `timeoutNanoseconds` (negative: no limit).
-    func wait(_ key: UInt32, timeoutNanoseconds: Int64 = -1) { kiosk_evc_wait(word, key, timeoutNanoseconds) }
-
-    /// Wakes the waiters, if any.
-    func signal() { kiosk_evc_signal(word) }
-
-    /// Waits until `condition()` holds, or the timeout passes (then returns false).
-    @discardableResult
-    func wait(until condition: () -> Bool, timeoutNanoseconds: Int64 = -1) -> Bool {
-        if condition() { return true }
-        let key = prepare()
-        if condition() { return true }
-        wait(key, timeoutNanoseconds: timeoutNanoseconds)
-        return condition()
-    }
-}

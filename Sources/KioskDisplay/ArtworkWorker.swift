@@ -29,7 +29,7 @@ final class ArtworkWorker: Sendable {
     }
 
     private let jobs = Mutex<(queue: [Job], stopping: Bool)>(([], false))
-    nonisolated(unsafe) private let semaphore: UnsafeMutablePointer<sem_t>
+    private let wake = EventCount()
     private let thread = Mutex<KioskThread?>(nil)
     private let limits: ImageLimits
     private let deliver: Mailbox<ArtworkResult>
@@ -39,15 +39,8 @@ final class ArtworkWorker: Sendable {
     init(limits: ImageLimits, deliver: Mailbox<ArtworkResult>) throws(Errno) {
         self.limits = limits
         self.deliver = deliver
-        semaphore = .allocate(capacity: 1)
-        sem_init(semaphore, 0, 0)
         let started = try KioskThread(name: "kiosk-artwork") { [self] in self.work(deliver) }
         thread.withLock { $0 = started }
-    }
-
-    deinit {
-        sem_destroy(semaphore)
-        semaphore.deallocate()
     }
 
     func request(_ job: Job) {
@@ -58,7 +51,7 @@ final class ArtworkWorker: Sendable {
         if let dropped {
             deliver.send(ArtworkResult(key: dropped.key, size: dropped.size, image: nil, problem: nil, dropped: true))
         }
-        sem_post(semaphore)
+        wake.signal()
     }
 
     /// Stops after the job in progress and waits for the thread. Safe to call twice.
@@ -68,7 +61,7 @@ final class ArtworkWorker: Sendable {
             return state.stopping
         }
         if alreadyStopping { return }
-        sem_post(semaphore)
+        wake.signal()
         let running = thread.withLock { t in
             defer { t = nil }
             return t
@@ -78,7 +71,7 @@ final class ArtworkWorker: Sendable {
 
     private func work(_ deliver: Mailbox<ArtworkResult>) {
         while true {
-            while sem_wait(semaphore) != 0 && errno == EINTR {}
+            wake.wait(until: { jobs.withLock { $0.stopping || !$0.queue.isEmpty } })
             let next: Job? = jobs.withLock { state in
                 if state.stopping { return nil }
                 return state.queue.popLast()

@@ -143,7 +143,7 @@ public final class FramebufferSurface: Surface {
     public let layout: FramebufferLayout
     public let rotation: Int
     public let device: String
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let memory: UnsafeMutableRawPointer
     private let mappedLength: Int
     private var console: ConsoleGraphicsMode?
@@ -155,18 +155,17 @@ public final class FramebufferSurface: Surface {
     public static func open(device: String, rotation: Int = 0, console: String? = "/dev/tty0") throws(FramebufferError)
         -> FramebufferSurface
     {
-        let fd: Int32
-        do { fd = try Syscalls.open(device, O_RDWR) } catch {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(device, O_RDWR) } catch {
             throw FramebufferError("cannot open the framebuffer: \(error)")
         }
         var raw = kiosk_fb_layout()
-        if kiosk_fb_read_layout(fd, &raw) != 0 {
+        if kiosk_fb_read_layout(fd.rawValue, &raw) != 0 {
             let error = Errno.current.with("FBIOGET_VSCREENINFO/FSCREENINFO on \(device)")
-            Syscalls.closeIgnoringErrors(fd)
             throw FramebufferError("\(error) (is it a framebuffer device?)")
         }
         let layout = FramebufferLayout(raw)
-        if kiosk_fb_blank(fd, 0) != 0 {
+        if kiosk_fb_blank(fd.rawValue, 0) != 0 {
             Log.debug("\(device): FBIOBLANK unblank: \(Errno.current) (ignored)")
         }
         let mode = console.flatMap { ConsoleGraphicsMode.enter(tty: $0) }
@@ -174,15 +173,14 @@ public final class FramebufferSurface: Surface {
             return try FramebufferSurface(fd: fd, layout: layout, rotation: rotation, device: device, console: mode)
         } catch {
             mode?.restore()
-            Syscalls.closeIgnoringErrors(fd)
             throw error
         }
     }
 
     /// A surface over an mmap-able descriptor (a framebuffer, or a file in tests) whose layout is
-    /// already known. Takes ownership of `fd`.
+    /// already known. Takes ownership of `fd` (closed on failure too).
     public init(
-        fd: Int32, layout: FramebufferLayout, rotation: Int = 0, device: String = "framebuffer",
+        fd: consuming FileDescriptor, layout: FramebufferLayout, rotation: Int = 0, device: String = "framebuffer",
         console: ConsoleGraphicsMode? = nil
     ) throws(FramebufferError) {
         guard [0, 90, 180, 270].contains(rotation) else {
@@ -191,7 +189,7 @@ public final class FramebufferSurface: Surface {
         try layout.validate(device: device)
         let length = layout.memoryLength > 0 ? layout.memoryLength : layout.neededBytes
         do {
-            memory = try Syscalls.mapShared(fd, length: length, "mmap \(device) (\(length) bytes)")
+            memory = try Syscalls.mapShared(fd.rawValue, length: length, "mmap \(device) (\(length) bytes)")
         } catch {
             throw FramebufferError("\(error)")
         }
@@ -212,7 +210,6 @@ public final class FramebufferSurface: Surface {
     deinit {
         restore()
         Syscalls.unmap(memory, length: mappedLength)
-        Syscalls.closeIgnoringErrors(fd)
     }
 
     public func restore() {
@@ -225,7 +222,7 @@ public final class FramebufferSurface: Surface {
     /// HDMI signal) or unblanks it. `restore` unblanks, for the console.
     public func setAwake(_ awake: Bool) {
         blanked = !awake
-        if kiosk_fb_blank(fd, awake ? 0 : 1) != 0 {
+        if kiosk_fb_blank(fd.rawValue, awake ? 0 : 1) != 0 {
             Log.debug("\(device): FBIOBLANK \(awake ? "unblank" : "powerdown"): \(Errno.current) (ignored)")
         }
     }
@@ -387,35 +384,33 @@ public final class FramebufferSurface: Surface {
 /// cursor stop drawing into the framebuffer; `restore()` switches back to text mode.
 /// Thread: the display's thread.
 public final class ConsoleGraphicsMode {
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let wasGraphics: Bool
     private var restored = false
 
     /// Switches `tty` to graphics mode; nil (with a logged reason) when that is not possible.
     public static func enter(tty: String) -> ConsoleGraphicsMode? {
-        let fd: Int32
-        do { fd = try Syscalls.open(tty, O_RDWR | O_NOCTTY) } catch {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(tty, O_RDWR | O_NOCTTY) } catch {
             Log.info("console \(tty) not switched to graphics mode: \(error)")
             return nil
         }
         var graphics: Int32 = 0
-        if kiosk_console_get_graphics(fd, &graphics) != 0 {
+        if kiosk_console_get_graphics(fd.rawValue, &graphics) != 0 {
             Log.info("console \(tty) not switched to graphics mode: KDGETMODE: \(Errno.current)")
-            Syscalls.closeIgnoringErrors(fd)
             return nil
         }
         // Hide the text cursor too, in case a console driver keeps drawing in graphics mode.
-        _ = try? Syscalls.writeAll(fd, Array("\u{1B}[?25l".utf8))
-        if kiosk_console_set_graphics(fd, 1) != 0 {
+        _ = try? fd.writeAll(Array("\u{1B}[?25l".utf8))
+        if kiosk_console_set_graphics(fd.rawValue, 1) != 0 {
             Log.info("console \(tty) not switched to graphics mode: KDSETMODE: \(Errno.current)")
-            _ = try? Syscalls.writeAll(fd, Array("\u{1B}[?25h".utf8))
-            Syscalls.closeIgnoringErrors(fd)
+            _ = try? fd.writeAll(Array("\u{1B}[?25h".utf8))
             return nil
         }
         return ConsoleGraphicsMode(fd: fd, wasGraphics: graphics != 0)
     }
 
-    private init(fd: Int32, wasGraphics: Bool) {
+    private init(fd: consuming FileDescriptor, wasGraphics: Bool) {
         self.fd = fd
         self.wasGraphics = wasGraphics
     }
@@ -424,9 +419,8 @@ public final class ConsoleGraphicsMode {
     public func restore() {
         guard !restored else { return }
         restored = true
-        if !wasGraphics { _ = kiosk_console_set_graphics(fd, 0) }
-        _ = try? Syscalls.writeAll(fd, Array("\u{1B}[?25h".utf8))
-        Syscalls.closeIgnoringErrors(fd)
+        if !wasGraphics { _ = kiosk_console_set_graphics(fd.rawValue, 0) }
+        _ = try? fd.writeAll(Array("\u{1B}[?25h".utf8))
     }
 
     deinit { restore() }

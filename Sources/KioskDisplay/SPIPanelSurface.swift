@@ -259,7 +259,10 @@ final class SPIPanelWorker: Sendable {
     nonisolated(unsafe) let pending: UnsafeMutablePointer<UInt16>
     /// Pixels being sent (worker thread only).
     nonisolated(unsafe) private let sendBuffer: UnsafeMutablePointer<UInt16>
-    nonisolated(unsafe) private let semaphore: UnsafeMutablePointer<sem_t>
+    private let wakeUp = EventCount()
+    /// Wake-ups asked for so far: the worker runs once for any number of them since its last run
+    /// (and after a failed frame waits for the next one, as it did when this was a semaphore).
+    private let wakeRequests = Atomic<UInt64>(0)
     private let thread = Mutex<KioskThread?>(nil)
     private let transport: any SPIPanelTransport
     private let panel: SPIPanelDescription
@@ -280,21 +283,20 @@ final class SPIPanelWorker: Sendable {
         pending.initialize(repeating: 0, count: count)
         sendBuffer = .allocate(capacity: count)
         sendBuffer.initialize(repeating: 0, count: count)
-        semaphore = .allocate(capacity: 1)
-        sem_init(semaphore, 0, 0)
         let started = try KioskThread(name: "kiosk-spi-panel") { [self] in self.run() }
         thread.withLock { $0 = started }
         wake()  // initialise the panel now
     }
 
     deinit {
-        sem_destroy(semaphore)
-        semaphore.deallocate()
         pending.deallocate()
         sendBuffer.deallocate()
     }
 
-    func wake() { sem_post(semaphore) }
+    func wake() {
+        wakeRequests.add(1, ordering: .releasing)
+        wakeUp.signal()
+    }
 
     /// The worker has finished with every request made so far (sent, or failed and waiting for
     /// the next change).
@@ -351,8 +353,10 @@ final class SPIPanelWorker: Sendable {
         var sentFrame = false
         var nextFrameAt: UInt64 = 0
         var windows: [(rect: Rect, offset: Int)] = []
+        var handledRequests: UInt64 = 0
         while true {
-            while sem_wait(semaphore) != 0 && errno == EINTR {}
+            wakeUp.wait(until: { wakeRequests.load(ordering: .acquiring) != handledRequests })
+            handledRequests = wakeRequests.load(ordering: .acquiring)
             let hasWork = state.withLock { s in
                 let work = s.stopping || !initialized || !s.dirty.isEmpty || s.wantAwake != panelAwake
                 if !work { s.handled = s.requested }

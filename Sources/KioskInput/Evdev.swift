@@ -11,29 +11,24 @@ final class EvdevDevice {
     let name: String
     /// Whether event timestamps are on CLOCK_MONOTONIC (else the reader uses the time of reading).
     let monotonic: Bool
-    let fd: Int32
+    private let descriptor: FileDescriptor
+    var fd: Int32 { descriptor.rawValue }
 
-    private init(fd: Int32, path: String, name: String, monotonic: Bool) {
-        self.fd = fd
+    private init(fd: consuming FileDescriptor, path: String, name: String, monotonic: Bool) {
+        descriptor = fd
         self.path = path
         self.name = name
         self.monotonic = monotonic
     }
 
-    deinit {
-        Syscalls.closeIgnoringErrors(fd)
-    }
-
     static func open(path: String) throws(Errno) -> EvdevDevice {
-        let fd = try Syscalls.open(path, O_RDONLY | O_NONBLOCK)
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_NONBLOCK)
         var buffer = [CChar](repeating: 0, count: 256)
-        guard kiosk_evdev_name(fd, &buffer, buffer.count) == 0 else {
-            let error = Errno.current
-            Syscalls.closeIgnoringErrors(fd)
-            throw error.with("\(path) is not an input device")
+        guard kiosk_evdev_name(fd.rawValue, &buffer, buffer.count) == 0 else {
+            throw Errno.current.with("\(path) is not an input device")
         }
         let name = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        let monotonic = kiosk_evdev_use_monotonic_clock(fd) == 0
+        let monotonic = kiosk_evdev_use_monotonic_clock(fd.rawValue) == 0
         return EvdevDevice(fd: fd, path: path, name: name, monotonic: monotonic)
     }
 

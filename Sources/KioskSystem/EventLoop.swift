@@ -2,55 +2,6 @@ import CKioskShims
 import Glibc
 import Synchronization
 
-/// Readiness conditions of a file descriptor (a subset of epoll's event bits).
-public struct IOEvents: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-
-    public static let readable = IOEvents(rawValue: EPOLLIN.rawValue)
-    public static let writable = IOEvents(rawValue: EPOLLOUT.rawValue)
-    /// Exceptional condition: how /proc/self/mountinfo reports a change.
-    public static let priority = IOEvents(rawValue: EPOLLPRI.rawValue)
-    /// Reported whether asked for or not.
-    public static let hangup = IOEvents(rawValue: EPOLLHUP.rawValue)
-    /// Reported whether asked for or not.
-    public static let error = IOEvents(rawValue: EPOLLERR.rawValue)
-}
-
-/// A registered file-descriptor source: a slot in the loop's table plus the slot's generation.
-///
-/// The pair travels in `epoll_data`, so an event still queued for a source that was removed
-/// (and whose slot or fd number was reused) is recognised as stale and dropped.
-public struct SourceID: Hashable, Sendable {
-    let slot: UInt32
-    let generation: UInt32
-
-    var packed: UInt64 { UInt64(generation) << 32 | UInt64(slot) }
-    init(slot: UInt32, generation: UInt32) {
-        self.slot = slot
-        self.generation = generation
-    }
-    init(packed: UInt64) {
-        slot = UInt32(truncatingIfNeeded: packed)
-        generation = UInt32(truncatingIfNeeded: packed >> 32)
-    }
-}
-
-/// A timer registered with a `Scheduler` (`EventLoop.schedule`, or a virtual clock in tests).
-public struct TimerID: Hashable, Sendable {
-    public let raw: UInt64
-    /// A scheduler's own number for the timer.
-    public init(raw: UInt64) { self.raw = raw }
-}
-
-/// A signal as read from the loop's signalfd.
-public struct SignalEvent: Sendable {
-    public let signal: Int32
-    public let senderPID: Int32
-    /// For SIGCHLD: the child's exit status or signal.
-    public let status: Int32
-}
-
 /// The single-threaded epoll event loop that owns all of the player's state.
 ///
 /// One thread runs the loop (`run()`); that thread alone may register sources, schedule or
@@ -79,11 +30,14 @@ public final class EventLoop: Scheduler {
     /// Signals the loop takes over from their default actions.
     public static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGCHLD]
 
-    private let epollFD: Int32
+    private let epoll: FileDescriptor
     /// Where `epoll_wait` writes a batch: allocated once, so a loop turn allocates nothing.
     private let readyEvents = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 32)
-    private let timerFD: Int32
-    private let signalFD: Int32
+    private let timer: FileDescriptor
+    private let signals: FileDescriptor
+    private var epollFD: Int32 { epoll.rawValue }
+    private var timerFD: Int32 { timer.rawValue }
+    private var signalFD: Int32 { signals.rawValue }
     /// Shared with other threads to post work and wake the loop.
     public let handle: LoopHandle
 
@@ -104,9 +58,9 @@ public final class EventLoop: Scheduler {
     /// Creates the loop on the calling thread, which becomes the loop thread.
     public init() throws(Errno) {
         Syscalls.blockSignals(EventLoop.handledSignals)
-        epollFD = try Syscalls.epollCreate()
-        timerFD = try Syscalls.timerfdCreate()
-        signalFD = try Syscalls.signalfdCreate(EventLoop.handledSignals)
+        epoll = FileDescriptor(owning: try Syscalls.epollCreate())
+        timer = FileDescriptor(owning: try Syscalls.timerfdCreate())
+        signals = FileDescriptor(owning: try Syscalls.signalfdCreate(EventLoop.handledSignals))
         handle = try LoopHandle()
         loopThread = pthread_self()
         timerSource = try addSource(fd: timerFD, events: .readable) { [unowned self] _ in self.fireTimers() }
@@ -119,9 +73,6 @@ public final class EventLoop: Scheduler {
 
     deinit {
         readyEvents.deallocate()
-        Syscalls.closeIgnoringErrors(epollFD)
-        Syscalls.closeIgnoringErrors(timerFD)
-        Syscalls.closeIgnoringErrors(signalFD)
     }
 
     /// CLOCK_MONOTONIC now: the clock the loop's timers run on.
@@ -129,6 +80,14 @@ public final class EventLoop: Scheduler {
 
     /// Whether the caller is on the loop thread.
     public var inLoopThread: Bool { pthread_equal(pthread_self(), loopThread) != 0 }
+
+    /// Stops a debug build at once when loop state is touched from another thread (a data race
+    /// that would otherwise corrupt the source table or the timer heap now and then). Nothing in
+    /// a release build.
+    @inline(__always)
+    private func assertLoopThread(_ what: StaticString) {
+        assert(inLoopThread, "EventLoop.\(what) called off the loop thread: use handle.post or a Mailbox")
+    }
 
     // MARK: - fd sources
 
@@ -138,6 +97,7 @@ public final class EventLoop: Scheduler {
     public func addSource(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void) throws(Errno)
         -> SourceID
     {
+        assertLoopThread("addSource")
         let slot: UInt32
         let generation: UInt32
         if let free = freeSlots.popLast() {
@@ -162,12 +122,14 @@ public final class EventLoop: Scheduler {
 
     /// Changes the events watched for `id`.
     public func modifySource(_ id: SourceID, events: IOEvents) throws(Errno) {
+        assertLoopThread("modifySource")
         guard let fd = liveFD(id) else { return }
         try Syscalls.epollControl(epollFD, EPOLL_CTL_MOD, fd, events: events.rawValue, data: id.packed)
     }
 
     /// Stops watching; events already read for this source are dropped. Safe to call twice.
     public func removeSource(_ id: SourceID) {
+        assertLoopThread("removeSource")
         guard let fd = liveFD(id) else { return }
         // The fd may already be closed (epoll then dropped it itself): ignore errors.
         try? Syscalls.epollControl(epollFD, EPOLL_CTL_DEL, fd, events: 0, data: 0)
@@ -214,6 +176,7 @@ public final class EventLoop: Scheduler {
     )
         -> TimerID
     {
+        assertLoopThread("schedule")
         let id = nextTimerID
         nextTimerID += 1
         timers[id] = Timer(deadline: deadline, interval: interval.map { max($0, 1) }, body: body)
@@ -224,6 +187,7 @@ public final class EventLoop: Scheduler {
 
     /// Cancels a timer; it will not run again. Cancelling a fired one-shot timer does nothing.
     public func cancel(_ timer: TimerID) {
+        assertLoopThread("cancel")
         timers[timer.raw] = nil
     }
 
@@ -271,6 +235,7 @@ public final class EventLoop: Scheduler {
 
     /// Runs `handler` on the loop thread when `signal` (one of `handledSignals`) is delivered.
     public func onSignal(_ signal: Int32, _ handler: @escaping (SignalEvent) -> Void) {
+        assertLoopThread("onSignal")
         precondition(EventLoop.handledSignals.contains(signal), "signal \(signal) is not routed to the loop")
         signalHandlers[signal] = handler
     }
@@ -329,6 +294,7 @@ public final class EventLoop: Scheduler {
     /// Waits once for events (at most `timeoutMilliseconds`, -1 = no limit) and dispatches them. Not
     /// re-entrant (one batch buffer): a handler must not run the loop.
     public func runOnce(timeoutMilliseconds: Int32) throws(Errno) {
+        assertLoopThread("runOnce")
         let events = readyEvents
         let count = try Syscalls.epollWait(epollFD, events, timeoutMs: timeoutMilliseconds)
         for i in 0..<count {
@@ -339,126 +305,5 @@ public final class EventLoop: Scheduler {
             guard source.generation == id.generation, let handler = source.handler else { continue }
             handler(IOEvents(rawValue: events[i].events))
         }
-    }
-}
-
-/// The part of an `EventLoop` other threads may use: post closures to run on the loop thread.
-///
-/// Thread: any. `post` takes a lock and allocates, so audio threads must not call it; they use
-/// their own preallocated queue plus an eventfd registered as a source.
-public final class LoopHandle: Sendable {
-    let eventFD: Int32
-    private let pending = Mutex<[@Sendable () -> Void]>([])
-
-    init() throws(Errno) {
-        eventFD = try Syscalls.eventfdCreate()
-    }
-
-    deinit {
-        Syscalls.closeIgnoringErrors(eventFD)
-    }
-
-    /// Queues `body` to run on the loop thread and wakes the loop.
-    public func post(_ body: @escaping @Sendable () -> Void) {
-        pending.withLock { $0.append(body) }
-        Syscalls.eventfdSignal(eventFD)
-    }
-
-    /// Wakes the loop without work (it re-checks its conditions).
-    public func wake() {
-        Syscalls.eventfdSignal(eventFD)
-    }
-
-    func drain() {
-        let work = pending.withLock { queue -> [@Sendable () -> Void] in
-            let taken = queue
-            queue.removeAll(keepingCapacity: true)
-            return taken
-        }
-        for body in work { body() }
-    }
-}
-
-/// A typed channel from any thread to a handler on the loop thread.
-///
-/// Unlike `LoopHandle.post`, the handler is not `@Sendable`: it lives on the loop and may touch
-/// loop state; only the messages cross threads.
-public final class Mailbox<Message: Sendable>: Sendable {
-    private final class Queue: Sendable {
-        let messages = Mutex<[Message]>([])
-    }
-    private let queue: Queue
-    private let handle: LoopHandle
-    private let deliver: @Sendable () -> Void
-
-    /// Creates a mailbox whose messages are passed to `handler` on `loop`'s thread, in order.
-    public init(loop: EventLoop, handler: @escaping (Message) -> Void) {
-        let queue = Queue()
-        let box = UncheckedBox(handler)
-        self.queue = queue
-        handle = loop.handle
-        deliver = {
-            let messages = queue.messages.withLock { q -> [Message] in
-                let taken = q
-                q.removeAll(keepingCapacity: true)
-                return taken
-            }
-            for message in messages { box.value(message) }
-        }
-    }
-
-    /// Sends `message` to the loop thread. Thread: any (not audio threads: it locks).
-    public func send(_ message: Message) {
-        queue.messages.withLock { $0.append(message) }
-        handle.post(deliver)
-    }
-}
-
-/// Carries a non-Sendable value across an isolation boundary where the code guarantees it is
-/// only used on one thread (here: a handler created on the loop thread and called only there).
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
-
-/// A binary min-heap of (deadline, id), ordered by deadline then id (the order timers were made).
-struct DeadlineHeap {
-    private var items: [(deadline: UInt64, id: UInt64)] = []
-
-    var top: (deadline: UInt64, id: UInt64)? { items.first }
-    var count: Int { items.count }
-
-    private static func less(_ a: (deadline: UInt64, id: UInt64), _ b: (deadline: UInt64, id: UInt64)) -> Bool {
-        a.deadline != b.deadline ? a.deadline < b.deadline : a.id < b.id
-    }
-
-    mutating func push(deadline: UInt64, id: UInt64) {
-        items.append((deadline, id))
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            if !Self.less(items[child], items[parent]) { break }
-            items.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    @discardableResult
-    mutating func pop() -> (deadline: UInt64, id: UInt64)? {
-        guard !items.isEmpty else { return nil }
-        items.swapAt(0, items.count - 1)
-        let result = items.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < items.count && Self.less(items[left], items[smallest]) { smallest = left }
-            if right < items.count && Self.less(items[right], items[smallest]) { smallest = right }
-            if smallest == parent { break }
-            items.swapAt(parent, smallest)
-            parent = smallest
-        }
-        return result
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 /// `~Copyable` so that a leak or a double close cannot compile. Pass `borrowing` to use it,
 /// `consuming func release()` to hand the raw number to code that takes ownership.
 /// Thread: may move between threads; a borrow must not outlive the owner.
-public struct FileDescriptor: ~Copyable {
+public struct FileDescriptor: ~Copyable, Sendable {
     /// The raw descriptor number; valid while this value lives.
     public let rawValue: Int32
 

@@ -26,7 +26,7 @@ struct DisplayTests {
             loop = try EventLoop()
             layout = FramebufferLayout.xrgb8888(width: width, height: height)
             try dir.write("fb", [UInt8](repeating: 0, count: layout.memoryLength))
-            surface = try FramebufferSurface(fd: try Syscalls.open(dir.file("fb"), O_RDWR), layout: layout)
+            surface = try FramebufferSurface(fd: try FileDescriptor.open(dir.file("fb"), O_RDWR), layout: layout)
             display = try Display(loop: loop, surface: surface, fonts: try TestFonts.load())
         }
 

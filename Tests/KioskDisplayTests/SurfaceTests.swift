@@ -31,7 +31,7 @@ struct FramebufferSurfaceTests {
         // 240×240 with 512-byte lines (padding after 480 bytes), as some drivers report.
         let layout = FramebufferLayout.rgb565(width: 240, height: 240, lineLength: 512)
         let (path, fd) = try backingFile(dir, layout)
-        let surface = try FramebufferSurface(fd: fd, layout: layout)
+        let surface = try FramebufferSurface(fd: FileDescriptor(owning: fd), layout: layout)
         #expect(surface.width == 240 && surface.height == 240)
         let canvas = Canvas(width: 240, height: 240)
         canvas.fill(Rect(x: 0, y: 0, width: 120, height: 120), Color(rgb: 0xFF0000))  // full levels stay exact
@@ -65,7 +65,7 @@ struct FramebufferSurfaceTests {
         defer { dir.remove() }
         let layout = FramebufferLayout.xrgb8888(width: 64, height: 48)
         let (path, fd) = try backingFile(dir, layout)
-        let surface = try FramebufferSurface(fd: fd, layout: layout)
+        let surface = try FramebufferSurface(fd: FileDescriptor(owning: fd), layout: layout)
         let canvas = Canvas(width: 64, height: 48)
         try surface.present(canvas, damage: [])  // the first frame is always copied whole
         #expect(pixel32(try Syscalls.readFile(path), layout, x: 63, y: 47) & 0xFF_FFFF == 0)
@@ -85,7 +85,7 @@ struct FramebufferSurfaceTests {
             width: 8, height: 8, bitsPerPixel: 32, red: .init(offset: 0, length: 8), green: .init(offset: 8, length: 8),
             blue: .init(offset: 16, length: 8))
         let (path, fd) = try backingFile(dir, xbgr)
-        let surface = try FramebufferSurface(fd: fd, layout: xbgr)
+        let surface = try FramebufferSurface(fd: FileDescriptor(owning: fd), layout: xbgr)
         try surface.present(canvas, damage: [canvas.bounds])
         #expect(pixel32(try Syscalls.readFile(path), xbgr, x: 3, y: 3) & 0xFF_FFFF == 0x332211)
 
@@ -95,7 +95,7 @@ struct FramebufferSurfaceTests {
         let dir2 = try TemporaryDirectory()
         defer { dir2.remove() }
         let (path2, fd2) = try backingFile(dir2, rgb24)
-        let surface24 = try FramebufferSurface(fd: fd2, layout: rgb24)
+        let surface24 = try FramebufferSurface(fd: FileDescriptor(owning: fd2), layout: rgb24)
         try surface24.present(canvas, damage: [canvas.bounds])
         let bytes = try Syscalls.readFile(path2)
         let i = 3 * rgb24.lineLength + 3 * 3
@@ -108,7 +108,7 @@ struct FramebufferSurfaceTests {
         defer { dir.remove() }
         let layout = FramebufferLayout.xrgb8888(width: 32, height: 24)
         let (path, fd) = try backingFile(dir, layout)
-        let surface = try FramebufferSurface(fd: fd, layout: layout, rotation: rotation)
+        let surface = try FramebufferSurface(fd: FileDescriptor(owning: fd), layout: layout, rotation: rotation)
         let swapped = rotation == 90 || rotation == 270
         #expect(surface.width == (swapped ? 24 : 32) && surface.height == (swapped ? 32 : 24))
         let canvas = Canvas(width: surface.width, height: surface.height)
@@ -136,7 +136,7 @@ struct FramebufferSurfaceTests {
         layout.yOffset = 16
         layout.memoryLength = layout.lineLength * 32
         let (path, fd) = try backingFile(dir, layout)
-        let surface = try FramebufferSurface(fd: fd, layout: layout)
+        let surface = try FramebufferSurface(fd: FileDescriptor(owning: fd), layout: layout)
         try surface.present(Canvas(width: 16, height: 16, color: Color(rgb: 0xFFFFFF)), damage: [])
         let bytes = try Syscalls.readFile(path)
         #expect(bytes[0..<(16 * 32)].allSatisfy { $0 == 0xAB }, "the hidden first page is untouched")
@@ -201,7 +201,7 @@ struct FramebufferSurfaceTests {
         }
         #expect(throws: FramebufferError.self) { try FramebufferSurface.open(device: "/dev/fb-missing", console: nil) }
         #expect(throws: FramebufferError.self) {
-            try FramebufferSurface(fd: -1, layout: .rgb565(width: 4, height: 4), rotation: 45)
+            try FramebufferSurface(fd: FileDescriptor(owning: -1), layout: .rgb565(width: 4, height: 4), rotation: 45)
         }
     }
 
@@ -357,7 +357,7 @@ struct DitheringTests {
         // One 4×4 block per gray value 0…255 (64 blocks across, 4 down).
         let layout = FramebufferLayout.rgb565(width: 256, height: 16)
         try dir.write("fb", [UInt8](repeating: 0, count: layout.memoryLength))
-        let surface = try FramebufferSurface(fd: try Syscalls.open(dir.file("fb"), O_RDWR), layout: layout)
+        let surface = try FramebufferSurface(fd: try FileDescriptor.open(dir.file("fb"), O_RDWR), layout: layout)
         let canvas = Canvas(width: 256, height: 16)
         for v in 0..<256 {
             let c = Color(red: UInt8(v), green: UInt8(v), blue: UInt8(v))

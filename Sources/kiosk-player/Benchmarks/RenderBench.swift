@@ -54,7 +54,7 @@ extension BenchCommand {
         func surface(_ name: String, _ layout: FramebufferLayout) throws -> FramebufferSurface {
             let path = "\(dir)/\(name)"
             try AtomicFile.replace(path, with: [UInt8](repeating: 0, count: layout.memoryLength))
-            return try FramebufferSurface(fd: try Syscalls.open(path, O_RDWR), layout: layout, device: path)
+            return try FramebufferSurface(fd: try FileDescriptor.open(path, O_RDWR), layout: layout, device: path)
         }
         let quiet = Log.quiet
         Log.quiet = true

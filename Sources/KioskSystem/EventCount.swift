@@ -1,0 +1,39 @@
+import CKioskShims
+
+/// The one way a thread sleeps until another has work for it: an event count over a futex word
+/// (see kiosk_audio.h). `signal` is cheap when nobody waits; neither side allocates or locks, so
+/// the audio threads use it as well as the workers (artwork, SPI panel). The pattern: `prepare`,
+/// check the condition, `wait(key)` if it does not hold (a signal after `prepare` is not lost);
+/// or `wait(until:)`. State shared under a lock with waiting (the scan's pools) uses
+/// `ConditionLock` instead.
+///
+/// Thread: any number of signallers and waiters.
+public final class EventCount: @unchecked Sendable {
+    private let word: UnsafeMutablePointer<UInt32>
+
+    public init() {
+        word = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
+        word.initialize(to: 0)
+    }
+
+    deinit { word.deallocate() }
+
+    /// Announces a wait; re-check the condition after this, then `wait(key)`.
+    public func prepare() -> UInt32 { kiosk_evc_prepare(word) }
+
+    /// Sleeps until signalled after `prepare`, or `timeoutNanoseconds` (negative: no limit).
+    public func wait(_ key: UInt32, timeoutNanoseconds: Int64 = -1) { kiosk_evc_wait(word, key, timeoutNanoseconds) }
+
+    /// Wakes the waiters, if any.
+    public func signal() { kiosk_evc_signal(word) }
+
+    /// Waits until `condition()` holds, or the timeout passes (then returns false).
+    @discardableResult
+    public func wait(until condition: () -> Bool, timeoutNanoseconds: Int64 = -1) -> Bool {
+        if condition() { return true }
+        let key = prepare()
+        if condition() { return true }
+        wait(key, timeoutNanoseconds: timeoutNanoseconds)
+        return condition()
+    }
+}

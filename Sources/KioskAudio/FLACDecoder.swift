@@ -100,7 +100,9 @@ public final class FLACDecoder {
     public static let junkLimit: Int64 = 16 << 20
 
     private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>
-    private var fd: Int32 = -1
+    /// The open file; `.invalid` between files.
+    private var file = FileDescriptor.invalid
+    private var fd: Int32 { file.rawValue }
     private var initialized = false
 
     /// The file that is open ("" when none).
@@ -152,10 +154,7 @@ public final class FLACDecoder {
             FLAC__stream_decoder_finish(decoder)
             initialized = false
         }
-        if fd >= 0 {
-            Syscalls.closeIgnoringErrors(fd)
-            fd = -1
-        }
+        file = .invalid
         path = ""
         format = nil
         totalFrames = nil
@@ -176,7 +175,7 @@ public final class FLACDecoder {
         } catch {
             throw .cannotOpen(errno: error.rawValue)
         }
-        fd = opened
+        file = FileDescriptor(owning: opened)
         self.path = path
         var st = stat()
         if fstat(fd, &st) != 0 { throw fail(.cannotOpen(errno: errno)) }

@@ -105,13 +105,7 @@ public struct BoardProfile: Sendable {
 
     /// Parses one profile file.
     public static func load(file: String) throws(ConfigError) -> BoardProfile {
-        let bytes: [UInt8]
-        do {
-            bytes = try Syscalls.readFile(file, limit: 1 << 20)
-        } catch {
-            throw ConfigError(file: file, path: "", message: "cannot read: \(error.message)")
-        }
-        return try parse(bytes, file: file)
+        return try parse(try ConfigError.contents(of: file), file: file)
     }
 
     public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> BoardProfile {

@@ -181,12 +181,6 @@ public struct Config: Sendable {
             if explicit { throw ConfigError(file: file, path: "", message: "no such file") }
             return Config()
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try Syscalls.readFile(file, limit: 1 << 20)
-        } catch {
-            throw ConfigError(file: file, path: "", message: "cannot read: \(error.message)")
-        }
-        return try parse(bytes, file: file)
+        return try parse(try ConfigError.contents(of: file), file: file)
     }
 }

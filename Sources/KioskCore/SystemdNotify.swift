@@ -10,7 +10,8 @@ import KioskSystem
 /// (not under systemd) every call does nothing. Thread: loop thread.
 public final class SystemdNotify {
     private let socketPath: String?
-    private let fd: Int32
+    private let socketFD: FileDescriptor
+    private var fd: Int32 { socketFD.rawValue }
     /// Half of `$WATCHDOG_USEC` (systemd's recommendation), when the watchdog is on.
     public let watchdogIntervalNanoseconds: UInt64?
     private var lastStatus = ""
@@ -19,10 +20,11 @@ public final class SystemdNotify {
         let path = environment("NOTIFY_SOCKET")
         if let path, path.hasPrefix("/") || path.hasPrefix("@") {
             socketPath = path
-            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            socketFD = FileDescriptor(
+                owning: socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0))
         } else {
             socketPath = nil
-            fd = -1
+            socketFD = .invalid
         }
         if let usec = environment("WATCHDOG_USEC").flatMap({ UInt64($0) }), usec > 0,
             environment("WATCHDOG_PID").map({ Int32($0) == getpid() }) ?? true
@@ -31,10 +33,6 @@ public final class SystemdNotify {
         } else {
             watchdogIntervalNanoseconds = nil
         }
-    }
-
-    deinit {
-        if fd >= 0 { Syscalls.closeIgnoringErrors(fd) }
     }
 
     /// Whether the process runs under systemd with a notification socket.

@@ -83,7 +83,9 @@ public final class MountWatcher {
     public let mediaRoots: [String]
     private let path: String
     private let onChange: (_ added: [MountedVolume], _ removed: [MountedVolume]) -> Void
-    private var fd: Int32 = -1
+    /// The open mount table; `.invalid` when not watching.
+    private var table = FileDescriptor.invalid
+    private var fd: Int32 { table.rawValue }
     private var source: SourceID?
     /// The volumes mounted under the media roots now, by mount point.
     public private(set) var volumes: [String: MountedVolume] = [:]
@@ -101,13 +103,12 @@ public final class MountWatcher {
 
     deinit {
         if let source { loop.removeSource(source) }
-        if fd >= 0 { Syscalls.closeIgnoringErrors(fd) }
     }
 
     /// Opens the mount table, reports what is mounted now as added, and starts watching.
     public func start() throws(Errno) {
         guard fd < 0 else { return }
-        fd = try Syscalls.open(path, O_RDONLY)
+        table = try FileDescriptor.open(path, O_RDONLY)
         source = try loop.addSource(fd: fd, events: [.priority]) { [unowned self] _ in self.refresh() }
         refresh()
     }
@@ -115,8 +116,7 @@ public final class MountWatcher {
     public func stop() {
         if let source { loop.removeSource(source) }
         source = nil
-        if fd >= 0 { Syscalls.closeIgnoringErrors(fd) }
-        fd = -1
+        table = .invalid
     }
 
     /// Re-reads the mount table and reports differences.

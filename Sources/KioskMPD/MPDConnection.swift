@@ -52,7 +52,9 @@ final class MPDConnection {
     }
 
     let number: Int
-    let fd: Int32
+    /// The client's socket; `.invalid` once closed (closing it is setting that).
+    var socket: FileDescriptor
+    var fd: Int32 { socket.rawValue }
     let peer: String
     var source: SourceID?
 
@@ -88,9 +90,9 @@ final class MPDConnection {
     var continuationScheduled = false
     var watchedEvents: IOEvents = []
 
-    init(number: Int, fd: Int32, peer: String, permissions: MPDPermission) {
+    init(number: Int, fd: consuming FileDescriptor, peer: String, permissions: MPDPermission) {
         self.number = number
-        self.fd = fd
+        socket = fd
         self.peer = peer
         self.permissions = permissions
         lastActivityNs = Syscalls.monotonicNanoseconds()

@@ -36,7 +36,19 @@ public final class MPDServer {
     let library: Library?
     public private(set) var statistics = Statistics()
 
-    private var listeners: [(fd: Int32, source: SourceID, name: String)] = []
+    private var listeners: [Listener] = []
+
+    /// A listening socket and its source; the socket closes with it.
+    private final class Listener {
+        let socket: FileDescriptor
+        let source: SourceID
+        let name: String
+        init(socket: consuming FileDescriptor, source: SourceID, name: String) {
+            self.socket = socket
+            self.source = source
+            self.name = name
+        }
+    }
     private var connections: [Int: MPDConnection] = [:]
     private var nextNumber = 1
     private var sweepTimer: TimerID?
@@ -76,7 +88,7 @@ public final class MPDServer {
             do throws(Errno) {
                 let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? ""
                 if !slash.isEmpty { try Syscalls.mkdirs(slash) }
-                let fd = try Syscalls.listenUnix(path: path, backlog: 64, mode: 0o660)
+                let fd = FileDescriptor(owning: try Syscalls.listenUnix(path: path, backlog: 64, mode: 0o660))
                 try addListener(fd, name: path)
             } catch {
                 failures.append(error)
@@ -86,8 +98,8 @@ public final class MPDServer {
             let addresses = host == "*" ? ["0.0.0.0", "::"] : [host]
             for address in addresses {
                 do throws(Errno) {
-                    let fd = try Syscalls.listenTCP(address: address, port: port, backlog: 64)
-                    let bound = (try? Syscalls.localPort(fd)) ?? port
+                    let fd = FileDescriptor(owning: try Syscalls.listenTCP(address: address, port: port, backlog: 64))
+                    let bound = (try? Syscalls.localPort(fd.rawValue)) ?? port
                     tcpPort = bound
                     try addListener(fd, name: address.contains(":") ? "[\(address)]:\(bound)" : "\(address):\(bound)")
                 } catch {
@@ -118,10 +130,7 @@ public final class MPDServer {
         started = false
         player.onChange = nil
         for connection in Array(connections.values) { close(connection, reason: nil) }
-        for listener in listeners {
-            loop.removeSource(listener.source)
-            Syscalls.closeIgnoringErrors(listener.fd)
-        }
+        for listener in listeners { loop.removeSource(listener.source) }
         listeners.removeAll()
         if let path = settings.socketPath { try? Syscalls.unlink(path) }
         if let timer = sweepTimer { loop.cancel(timer) }
@@ -129,14 +138,11 @@ public final class MPDServer {
         artwork.stop()
     }
 
-    private func addListener(_ fd: Int32, name: String) throws(Errno) {
-        do throws(Errno) {
-            let source = try loop.addSource(fd: fd, events: .readable) { [unowned self] _ in self.acceptAll(fd) }
-            listeners.append((fd, source, name))
-        } catch {
-            Syscalls.closeIgnoringErrors(fd)
-            throw error
-        }
+    /// Watches the listening socket `fd` (closed if that fails).
+    private func addListener(_ fd: consuming FileDescriptor, name: String) throws(Errno) {
+        let raw = fd.rawValue
+        let source = try loop.addSource(fd: raw, events: .readable) { [unowned self] _ in self.acceptAll(raw) }
+        listeners.append(Listener(socket: fd, source: source, name: name))
     }
 
     // MARK: - connections
@@ -152,9 +158,9 @@ public final class MPDServer {
                 Log.warning("mpd: \(error)")
                 return
             }
-            guard let fd = accepted else { return }
+            guard let raw = accepted else { return }
+            let fd = FileDescriptor(owning: raw)
             if connections.count >= settings.maxClients {
-                Syscalls.closeIgnoringErrors(fd)
                 statistics.refused += 1
                 let now = Syscalls.monotonicNanoseconds()
                 if now - lastRefusalLog > 10_000_000_000 {
@@ -164,16 +170,16 @@ public final class MPDServer {
                 continue
             }
             let connection = MPDConnection(
-                number: nextNumber, fd: fd, peer: Syscalls.peerName(fd),
+                number: nextNumber, fd: fd, peer: Syscalls.peerName(raw),
                 permissions: settings.password == nil ? .all : .anyone)
             nextNumber += 1
             do throws(Errno) {
-                connection.source = try loop.addSource(fd: fd, events: .readable) { [unowned self] events in
+                connection.source = try loop.addSource(fd: raw, events: .readable) { [unowned self] events in
                     self.ready(connection, events)
                 }
             } catch {
                 Log.warning("mpd: cannot watch a client: \(error)")
-                Syscalls.closeIgnoringErrors(fd)
+                connection.socket = .invalid
                 continue
             }
             connection.watchedEvents = .readable
@@ -440,7 +446,7 @@ public final class MPDServer {
         connection.closed = true
         if let source = connection.source { loop.removeSource(source) }
         connection.source = nil
-        Syscalls.closeIgnoringErrors(connection.fd)
+        connection.socket = .invalid
         connections[connection.number] = nil
         connection.producer = nil
         connection.input = []

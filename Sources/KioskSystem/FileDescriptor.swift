@@ -14,8 +14,14 @@ public struct FileDescriptor: ~Copyable, Sendable {
         self.rawValue = rawValue
     }
 
+    /// No descriptor (-1): for an owner that has none open yet, or no longer. Closing it does nothing.
+    public static var invalid: FileDescriptor { FileDescriptor(owning: -1) }
+
+    /// Whether it names an open descriptor (not `invalid`).
+    public var isValid: Bool { rawValue >= 0 }
+
     deinit {
-        Syscalls.closeIgnoringErrors(rawValue)
+        if rawValue >= 0 { Syscalls.closeIgnoringErrors(rawValue) }
     }
 
     /// Gives up ownership without closing.

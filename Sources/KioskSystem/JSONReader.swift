@@ -19,6 +19,15 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
         if !path.isEmpty { text += "\(path): " }
         return text + message
     }
+
+    /// The bytes of a config file (at most 1 MiB), or the error that names it.
+    public static func contents(of file: String) throws(ConfigError) -> [UInt8] {
+        do {
+            return try Syscalls.readFile(file, limit: 1 << 20)
+        } catch {
+            throw ConfigError(file: file, path: "", message: "cannot read: \(error.message)")
+        }
+    }
 }
 
 /// Reads one JSON object of a config file with exact errors: each accessor names the key path and

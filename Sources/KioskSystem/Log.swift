@@ -67,10 +67,9 @@ public enum Log {
     /// Sends the log (all of stderr) to the end of the file at `path` from now on: for the demo,
     /// whose picture is the terminal, where log lines would be drawn over it.
     public static func redirect(toFile path: String) throws(Errno) {
-        let fd = try Syscalls.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode: 0o644)
-        defer { Syscalls.closeIgnoringErrors(fd) }
+        let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_APPEND, mode: 0o644)
         toFile.store(true, ordering: .relaxed)
-        if dup2(fd, 2) < 0 { throw Errno.current.with("dup2 \(path)") }
+        if dup2(file.rawValue, 2) < 0 { throw Errno.current.with("dup2 \(path)") }
     }
 
     /// Calls `observer` with every message until the returned token is passed to `removeObserver`.

@@ -8,7 +8,7 @@
 #   deploy/install.sh --uninstall [--purge] [--root DIR] [--dry-run]
 #
 #   --binary FILE   install this kiosk-player binary (else: build with `swift build -c release
-#                   --static-swift-stdlib` when a Swift toolchain is on PATH, else keep the installed one)
+#                   --static-swift-stdlib --product kiosk-player` when a Swift toolchain is on PATH, else keep the installed one)
 #   --board NAME    board profile (boards/NAME.json) for a new config (default "auto": from the device
 #                   tree model); changes "board" in an existing one
 #   --root DIR      install into the Debian tree DIR (a chroot / debootstrap / SD card's root): nothing
@@ -227,9 +227,9 @@ fi
 
 # 2. The binary: given, built, or already there.
 if [ -z "$binary" ] && command -v swift >/dev/null 2>&1 && [ -f "$repo/Package.swift" ]; then
-    step "building the release binary (swift build -c release --static-swift-stdlib)"
+    step "building the release binary (swift build -c release --static-swift-stdlib --product kiosk-player)"
     if [ "$dry_run" = 1 ]; then show bash "$deploy/install-deps.sh" --dry-run; else run bash "$deploy/install-deps.sh"; fi
-    run swift build --package-path "$repo" -c release --static-swift-stdlib
+    run swift build --package-path "$repo" -c release --static-swift-stdlib --product kiosk-player
     binary="$repo/.build/release/kiosk-player"
 fi
 if [ -n "$binary" ]; then

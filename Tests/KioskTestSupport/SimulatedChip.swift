@@ -1,5 +1,6 @@
 import Glibc
 import KioskSystem
+import Synchronization
 
 /// A gpio-sim chip made through configfs for one test, removed afterwards (KioskHardwareTests
 /// drives its output lines, KioskInputTests its inputs).
@@ -7,6 +8,8 @@ import KioskSystem
 /// Thread: the test's.
 public final class SimulatedChip {
     public static let configfs = "/sys/kernel/config/gpio-sim"
+    /// Chips made by this process so far: suites run in parallel, so each chip needs its own name.
+    private static let made = Atomic<Int>(0)
     public let directory: String
     /// The chip's label, which `GPIOChip.find` finds it by.
     public let label: String
@@ -25,7 +28,8 @@ public final class SimulatedChip {
     }
 
     public init(lines: Int) throws {
-        label = "kiosk-test-\(getpid())"
+        // Unique per chip, not only per process: two suites' chips of one name collide in configfs.
+        label = "kiosk-test-\(getpid())-\(Self.made.wrappingAdd(1, ordering: .relaxed).newValue)"
         directory = "\(Self.configfs)/\(label)"
         try Syscalls.mkdir(directory)
         try Syscalls.mkdir("\(directory)/bank0")

@@ -138,12 +138,6 @@ import Testing
     }
 }
 
-private func writeText(_ path: String, _ text: String) throws {
-    let fd = try FileDescriptor.open(path, O_WRONLY)
-    try fd.writeAll(Array(text.utf8))
-}
+private func writeText(_ path: String, _ text: String) throws { try writeSysfsText(path, text) }
 
-private func readText(_ path: String) throws -> String {
-    String(decoding: try Syscalls.readFile(path, limit: 4096), as: UTF8.self).split(separator: "\n").first.map(
-        String.init) ?? ""
-}
+private func readText(_ path: String) throws -> String { try readSysfsText(path) }

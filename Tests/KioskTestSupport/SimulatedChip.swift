@@ -52,18 +52,24 @@ public final class SimulatedChip {
         try write("\(lineDirectory)/sim_gpio\(line)/pull", up ? "pull-up" : "pull-down")
     }
 
-    private func write(_ path: String, _ text: String) throws {
-        let fd = try FileDescriptor.open(path, O_WRONLY)
-        try fd.writeAll(Array(text.utf8))
-    }
+    private func write(_ path: String, _ text: String) throws { try writeSysfsText(path, text) }
 
-    private func read(_ path: String) throws -> String {
-        String(decoding: try Syscalls.readFile(path, limit: 4096), as: UTF8.self).split(separator: "\n").first.map(
-            String.init) ?? ""
-    }
+    private func read(_ path: String) throws -> String { try readSysfsText(path) }
 
     /// The level a line drives, as the simulator sees it ("0" or "1").
     public func value(_ line: Int) throws -> String {
         try read("\(lineDirectory)/sim_gpio\(line)/value")
     }
+}
+
+/// Writes `text` to a sysfs or configfs attribute (one write, no newline added).
+public func writeSysfsText(_ path: String, _ text: String) throws {
+    let fd = try FileDescriptor.open(path, O_WRONLY)
+    try fd.writeAll(Array(text.utf8))
+}
+
+/// The first line of a sysfs or configfs attribute.
+public func readSysfsText(_ path: String) throws -> String {
+    String(decoding: try Syscalls.readFile(path, limit: 4096), as: UTF8.self).split(separator: "\n").first.map(
+        String.init) ?? ""
 }

@@ -22,6 +22,10 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
+        .systemLibrary(name: "CTagLib", pkgConfig: "taglib", providers: [.apt(["libtag1-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
         .target(
@@ -31,14 +35,21 @@ let package = Package(
                 // Checked libc calls in release builds (needs optimisation), as Debian builds C.
                 .define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release)),
             ]),
+        // TagLib (C++) behind a small C interface: tags and pictures of every format but FLAC.
+        .target(
+            name: "CKioskTags", dependencies: ["CTagLib"],
+            cxxSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
         // The buses boards wire things to: GPIO lines (libgpiod) and spidev.
         .target(name: "KioskHardware", dependencies: ["KioskSystem", "CKioskShims"], swiftSettings: strict),
         .target(
-            name: "KioskAudio", dependencies: ["KioskSystem", "CKioskShims", "CALSA", "CFLAC"], swiftSettings: strict),
+            name: "KioskAudio",
+            dependencies: ["KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile"],
+            swiftSettings: strict),
         .target(
-            name: "KioskLibrary", dependencies: ["KioskSystem", "CFLAC", "CSQLite"], swiftSettings: strict),
+            name: "KioskLibrary", dependencies: ["KioskSystem", "KioskAudio", "CFLAC", "CSQLite", "CKioskTags"],
+            swiftSettings: strict),
         .target(
             name: "KioskInput", dependencies: ["KioskSystem", "KioskHardware", "CKioskShims"], swiftSettings: strict),
         .target(

@@ -131,7 +131,7 @@ struct EventRecord: BitwiseCopyable {
     var encoding = SampleEncoding.s16
     var deviceRate = 0
     var exact = true
-    var failure: FLACError? = nil
+    var failure: DecodeError? = nil
     var code: Int32 = 0
 }
 

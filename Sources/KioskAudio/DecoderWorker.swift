@@ -8,7 +8,9 @@ final class DecoderWorker: @unchecked Sendable {
     private enum State { case idle, open, decoding }
 
     private let shared: EngineShared
-    private let decoder = FLACDecoder()
+    private let decoders = DecoderSet()
+    /// The current file's decoder (the last one used between files).
+    private var decoder: any AudioDecoder
     private var state = State.idle
     private var tracks: [TrackRequest] = []
     private var epoch: UInt64 = 0
@@ -24,6 +26,7 @@ final class DecoderWorker: @unchecked Sendable {
 
     init(shared: EngineShared) {
         self.shared = shared
+        decoder = decoders.decoder(for: .flac)!
     }
 
     private var ring: RingBuffer { shared.ring }
@@ -113,7 +116,7 @@ final class DecoderWorker: @unchecked Sendable {
         return true
     }
 
-    private func postError(_ failure: FLACError, index: Int, id: UInt64) {
+    private func postError(_ failure: DecodeError, index: Int, id: UInt64) {
         var record = EventRecord(kind: .error, epoch: epoch)
         record.trackID = id
         record.index = index
@@ -150,8 +153,8 @@ final class DecoderWorker: @unchecked Sendable {
             return
         }
         let track = tracks[index]
-        do throws(FLACError) {
-            try decoder.open(path: track.path)
+        do throws(DecodeError) {
+            decoder = try decoders.open(path: track.path)
             if startFrame > 0 {
                 if let total = decoder.totalFrames, startFrame >= total {
                     // Resuming past the end (the file changed): go on with the next track.
@@ -163,7 +166,7 @@ final class DecoderWorker: @unchecked Sendable {
                 try decoder.seek(toFrame: startFrame)
             }
         } catch {
-            decoder.close()
+            decoders.closeAll()
             postError(error, index: index, id: track.id)
             index += 1
             startFrame = 0

@@ -2,83 +2,6 @@
 import Glibc
 import KioskSystem
 
-/// Why a FLAC file cannot be (fully) played. A plain value (no strings), so the decoder thread can
-/// pass it through a preallocated queue; `description` builds the text on the thread that prints it.
-public enum FLACError: Error, Equatable, Sendable, BitwiseCopyable, CustomStringConvertible {
-    /// open(2) failed with this errno.
-    case cannotOpen(errno: Int32)
-    /// A directory, device or other non-regular file.
-    case notARegularFile
-    /// Zero bytes long.
-    case emptyFile
-    /// No FLAC stream found (not a FLAC file, or nothing decodable in it).
-    case notFLAC
-    /// A format KioskAudio cannot play (bits, channels or rate out of range).
-    case unsupportedFormat(sampleRate: Int, channels: Int, bitsPerSample: Int)
-    /// libFLAC reported damaged data after audio had started (`status`: FLAC__StreamDecoderErrorStatus).
-    case corrupt(status: UInt32, atFrame: Int64)
-    /// The stream ended before STREAMINFO's total number of frames.
-    case truncated(decodedFrames: Int64, expectedFrames: Int64)
-    /// Seeking to the frame failed.
-    case seekFailed(frame: Int64)
-    /// read(2) failed with this errno.
-    case readFailed(errno: Int32)
-    /// libFLAC stopped in this FLAC__StreamDecoderState (e.g. out of memory).
-    case decoderFailed(state: UInt32)
-
-    public var description: String {
-        switch self {
-        case .cannotOpen(let e): "cannot open: \(Errno(rawValue: e).message)"
-        case .notARegularFile: "not a regular file"
-        case .emptyFile: "empty file"
-        case .notFLAC: "not a FLAC file (no FLAC audio found)"
-        case .unsupportedFormat(let rate, let channels, let bits):
-            "unsupported format: \(rate) Hz, \(channels) channels, \(bits) bits per sample"
-        case .corrupt(let status, let frame):
-            "corrupt FLAC data near frame \(frame): \(FLACError.statusText(status))"
-        case .truncated(let decoded, let expected):
-            "file ends early (truncated): \(decoded) of \(expected) frames"
-        case .seekFailed(let frame): "cannot seek to frame \(frame)"
-        case .readFailed(let e): "read error: \(Errno(rawValue: e).message)"
-        case .decoderFailed(let state): "decoder failed (\(FLACError.stateText(state)))"
-        }
-    }
-
-    static func statusText(_ status: UInt32) -> String {
-        switch FLAC__StreamDecoderErrorStatus(status) {
-        case FLAC__STREAM_DECODER_ERROR_STATUS_LOST_SYNC: "lost sync"
-        case FLAC__STREAM_DECODER_ERROR_STATUS_BAD_HEADER: "bad frame header"
-        case FLAC__STREAM_DECODER_ERROR_STATUS_FRAME_CRC_MISMATCH: "frame CRC mismatch"
-        case FLAC__STREAM_DECODER_ERROR_STATUS_UNPARSEABLE_STREAM: "unparseable stream"
-        case FLAC__STREAM_DECODER_ERROR_STATUS_BAD_METADATA: "bad metadata"
-        default: "error \(status)"
-        }
-    }
-
-    static func stateText(_ state: UInt32) -> String {
-        switch FLAC__StreamDecoderState(state) {
-        case FLAC__STREAM_DECODER_MEMORY_ALLOCATION_ERROR: "out of memory"
-        case FLAC__STREAM_DECODER_SEEK_ERROR: "seek error"
-        case FLAC__STREAM_DECODER_ABORTED: "aborted"
-        case FLAC__STREAM_DECODER_OGG_ERROR: "Ogg error"
-        default: "state \(state)"
-        }
-    }
-}
-
-/// What one `FLACDecoder.decode(into:)` call produced.
-public enum DecodeStep: Equatable, Sendable {
-    /// This many frames were written to the front of the target regions.
-    case frames(Int)
-    /// The stream changes format here: nothing was written; `format` is now the new format and the
-    /// next call delivers frames in it (reconfigure the destination first).
-    case formatChange(PCMFormat)
-    /// No more audio.
-    case endOfStream
-    /// The stream cannot be decoded further.
-    case failed(FLACError)
-}
-
 /// A FLAC decoder over libFLAC's stream decoder, reading a file through its own descriptor.
 ///
 /// `open(path:)` reads the metadata (or, for a stream that starts at a frame, the first frame) and
@@ -93,7 +16,7 @@ public enum DecodeStep: Equatable, Sendable {
 ///
 /// Thread: one thread at a time (the engine's decoder thread). `decode` does not allocate (libFLAC
 /// sizes its own buffers on the first frame after open or seek, and when a larger block arrives).
-public final class FLACDecoder {
+public final class FLACDecoder: AudioDecoder {
     /// The largest block FLAC allows, in frames.
     public static let maxBlockFrames = 65535
     /// Bytes of junk scanned before giving up on finding a FLAC stream.
@@ -128,7 +51,7 @@ public final class FLACDecoder {
     // State the callbacks share with decode().
     fileprivate var target: RingBuffer.Regions?
     fileprivate var targetWritten = 0
-    fileprivate var failure: FLACError?
+    fileprivate var failure: DecodeError?
     fileprivate var pendingError: UInt32?
     fileprivate var sawGoodFrame = false
     fileprivate var skipNextWrite = false
@@ -167,7 +90,7 @@ public final class FLACDecoder {
     }
 
     /// Opens `path` and reads up to the first audio: sets `format`, `totalFrames`, `maxBlockSize`.
-    public func open(path: String) throws(FLACError) {
+    public func open(path: String) throws(DecodeError) {
         close()
         let opened: Int32
         do throws(Errno) {
@@ -230,11 +153,11 @@ public final class FLACDecoder {
         }
     }
 
-    private func unsupported(_ f: PCMFormat) -> FLACError {
+    private func unsupported(_ f: PCMFormat) -> DecodeError {
         .unsupportedFormat(sampleRate: f.sampleRate, channels: f.channels, bitsPerSample: f.bitsPerSample)
     }
 
-    private func fail(_ error: FLACError) -> FLACError {
+    private func fail(_ error: DecodeError) -> DecodeError {
         let keptPath = path
         close()
         path = keptPath
@@ -242,7 +165,7 @@ public final class FLACDecoder {
     }
 
     /// Moves to frame `frame` (0-based, per channel); the next `decode` starts there.
-    public func seek(toFrame frame: Int64) throws(FLACError) {
+    public func seek(toFrame frame: Int64) throws(DecodeError) {
         guard initialized else { throw .seekFailed(frame: frame) }
         if let total = totalFrames, frame >= total { throw .seekFailed(frame: frame) }
         resetSpill()

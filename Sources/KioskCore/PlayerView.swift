@@ -69,13 +69,13 @@ struct PlayerView {
     /// What to say instead of a track when there is nothing to play.
     var libraryMessage: MessageState? {
         if noVolumes && trackCount == 0 {
-            return MessageState(title: "Insert a USB stick with FLAC files", detail: nil, kind: .info)
+            return MessageState(title: "Insert a USB stick with music", detail: nil, kind: .info)
         }
         guard trackCount == 0 else { return nil }
         if let found = scanningFound {
             return MessageState(title: "Scanning…", detail: "\(found) tracks", kind: .progress)
         }
-        return MessageState(title: "No playable FLAC files", detail: "on the USB stick", kind: .info)
+        return MessageState(title: "No playable music files", detail: "on the USB stick", kind: .info)
     }
 
     var nowPlaying: NowPlayingState {

@@ -118,7 +118,7 @@ public enum SampleScreens {
         ], page: 0)
 
     public static let insertStick = MessageState(
-        title: "Insert a USB stick with FLAC files", detail: "Music starts as soon as it is found.", kind: .info)
+        title: "Insert a USB stick with music", detail: "Music starts as soon as it is found.", kind: .info)
 
     public static let scanning = MessageState(
         title: "Scanning…", detail: "\(DisplayFormat.grouped(1234)) tracks found", kind: .progress)

@@ -150,7 +150,7 @@ public final class Catalog: Sendable {
 
     /// The cover art of one track (embedded picture, else a cover file in its folder).
     public func artwork(for track: Track) -> Artwork? {
-        if track.hasEmbeddedPicture, let picture = FLACFileReader(limits: limits).embeddedPicture(path: track.path) {
+        if track.hasEmbeddedPicture, let picture = MusicFileReader(limits: limits).embeddedPicture(path: track.path) {
             return .embedded(bytes: picture.bytes, mimeType: picture.mimeType)
         }
         guard let mountPoint = mountPoints[track.volume],

@@ -1,3 +1,5 @@
+import KioskAudio
+
 /// A parsed `.m3u`/`.m3u8` playlist: its name and its entries as written (not yet resolved).
 struct PlaylistFile: Sendable, Hashable {
     let relativePath: String
@@ -144,12 +146,12 @@ struct PlaylistResolver {
             for start in 0..<components.count {
                 if let found = lookup(components[start...].joined(separator: "/")) { return .file(found) }
             }
-            return .failed(Self.isFLAC(path) ? "not found on the volume" : "not a FLAC file")
+            return .failed(Self.isMusic(path) ? "not found on the volume" : "not a music file")
         }
         let joined = playlistFolder.isEmpty ? path : playlistFolder + "/" + path
         guard let rel = Self.normalize(joined) else { return .failed("points outside the volume") }
         if let found = lookup(rel) { return .file(found) }
-        return .failed(Self.isFLAC(path) ? "not found" : "not a FLAC file")
+        return .failed(Self.isMusic(path) ? "not found" : "not a music file")
     }
 
     private func lookup(_ relative: String) -> String? {
@@ -158,7 +160,11 @@ struct PlaylistResolver {
         return caseless.map[relative.lowercased()]
     }
 
-    static func isFLAC(_ path: String) -> Bool { path.lowercased().hasSuffix(".flac") }
+    /// Whether the name ends in a suffix music files have (what a missing entry was meant to be).
+    static func isMusic(_ path: String) -> Bool {
+        guard let dot = path.lastIndex(of: ".") else { return false }
+        return AudioFileFormat.musicSuffixes.contains(path[path.index(after: dot)...].lowercased())
+    }
 
     /// `a/./b/../c` → `a/c`; nil when `..` climbs above the top.
     static func normalize(_ path: String) -> String? {

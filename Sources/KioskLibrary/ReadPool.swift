@@ -52,7 +52,7 @@ final class ReadPool: @unchecked Sendable {
                     name: "kiosk-scan-\(n + 1)",
                     { [self] in
                         Syscalls.setThreadNiceness(VolumeScanner.niceness)
-                        help(FLACFileReader(limits: limits))
+                        help(MusicFileReader(limits: limits))
                     })
             else { break }
             helpers.append(thread)
@@ -88,7 +88,7 @@ final class ReadPool: @unchecked Sendable {
     }
 
     /// Reads `path` (claimed by this thread) and publishes the outcome.
-    private func read(_ path: String, with reader: FLACFileReader) {
+    private func read(_ path: String, with reader: MusicFileReader) {
         let outcome = reader.read(path: mountPoint == "/" ? "/" + path : mountPoint + "/" + path)
         lock.lock()
         entries[path] = .done(outcome)
@@ -98,7 +98,7 @@ final class ReadPool: @unchecked Sendable {
     }
 
     /// A helper's body: read queued files until the pool is closed.
-    private func help(_ reader: FLACFileReader) {
+    private func help(_ reader: MusicFileReader) {
         lock.lock()
         while true {
             while !closed && queueHead == queue.count { lock.wait() }
@@ -114,7 +114,7 @@ final class ReadPool: @unchecked Sendable {
     /// The outcome of `relativePath`: read by a helper, or by this thread now when nobody has
     /// started on it. While a helper is still reading it, this thread reads other queued files.
     /// Nil when the scan was cancelled meanwhile.
-    func outcome(for relativePath: String, reader: FLACFileReader) -> FileReadOutcome? {
+    func outcome(for relativePath: String, reader: MusicFileReader) -> FileReadOutcome? {
         lock.lock()
         defer { lock.unlock() }
         while !isCancelled {

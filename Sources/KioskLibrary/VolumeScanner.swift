@@ -7,7 +7,7 @@ public struct ScanStatistics: Sendable, Hashable {
     public var volume: VolumeID
     public var mountPoint: String
     /// FLAC files found by the walk.
-    public var flacFiles = 0
+    public var musicFiles = 0
     /// FLAC files opened and read (new or changed since the index was written).
     public var filesRead = 0
     /// FLAC files taken from the index unopened (same size and mtime).
@@ -51,7 +51,7 @@ public final class VolumeScanner {
     public let limits: ScanLimits
     /// Threads that read files at once (the calling thread is one of them).
     public let readerThreads: Int
-    private let reader: FLACFileReader
+    private let reader: MusicFileReader
 
     /// Eight readers: reading a file is half waiting for the disk and half decoding, so more
     /// readers than cores keep both busy on a cold page cache, the case of a stick just plugged
@@ -63,7 +63,7 @@ public final class VolumeScanner {
     public init(limits: ScanLimits = ScanLimits(), readerThreads: Int = VolumeScanner.defaultReaderThreads) {
         self.limits = limits
         self.readerThreads = max(1, readerThreads)
-        reader = FLACFileReader(limits: limits)
+        reader = MusicFileReader(limits: limits)
     }
 
     /// How often progress is reported (files examined).
@@ -130,20 +130,20 @@ public final class VolumeScanner {
         let walk = walker.walk { cancellation?.isCancelled ?? false }
         if walk.cancelled { throw ScanError(message: "scan of \(mountPoint) cancelled") }
         stats.walkSeconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
-        stats.flacFiles = walk.flacFiles.count
+        stats.musicFiles = walk.musicFiles.count
         stats.playlists = walk.playlists.count
         stats.folders = walk.directories
         if let previous,
             let reused = Self.reuse(
                 previous, volume: volume, mountPoint: mountPoint, walk: walk, limits: limits, indexPath: indexPath)
         {
-            stats.filesUnchanged = walk.flacFiles.count
+            stats.filesUnchanged = walk.musicFiles.count
             stats.reusedPrevious = true
             stats.tracks = reused.tracks.count
             stats.problems = reused.problems.count
             stats.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
             if let indexPath { stats.indexBytes = VolumeIndex.sizeOnDisk(indexPath) }
-            progress(walk.flacFiles.count)
+            progress(walk.musicFiles.count)
             return (reused, stats)
         }
         if let previous, let old = previous.fingerprint {
@@ -156,16 +156,16 @@ public final class VolumeScanner {
                     known = old.knownFiles(tracks: previous.tracks)
                 }
             } else {
-                openTheIndex(expected: walk.flacFiles.count)
+                openTheIndex(expected: walk.musicFiles.count)
             }
         } else {
-            openTheIndex(expected: walk.flacFiles.count)
+            openTheIndex(expected: walk.musicFiles.count)
         }
         var problems = walk.warnings + indexProblems
 
         // FLAC files: from the index when unchanged, else read.
         var tracks: [Track] = []
-        tracks.reserveCapacity(walk.flacFiles.count)
+        tracks.reserveCapacity(walk.musicFiles.count)
         var pendingWrites = 0
         var inTransaction = false
         func write(_ body: (VolumeIndex) throws -> Void) {
@@ -195,11 +195,11 @@ public final class VolumeScanner {
         }
         // Which files must be read: new, or changed since the index was written.
         var cached: [StoredOutcome?] = []
-        cached.reserveCapacity(walk.flacFiles.count)
+        cached.reserveCapacity(walk.musicFiles.count)
         var toRead: [String] = []
         var readIndex: [Int] = []
         var matchedRows = 0
-        for (i, file) in walk.flacFiles.enumerated() {
+        for (i, file) in walk.musicFiles.enumerated() {
             if let old = known[file.relativePath] {
                 matchedRows += 1
                 if old.stands(for: file) {
@@ -212,7 +212,7 @@ public final class VolumeScanner {
             readIndex.append(i)
         }
         stats.filesRead = toRead.count
-        stats.filesUnchanged = walk.flacFiles.count - toRead.count
+        stats.filesUnchanged = walk.musicFiles.count - toRead.count
         let unchanged = stats.filesUnchanged
         progress(unchanged)
 
@@ -221,7 +221,7 @@ public final class VolumeScanner {
         var processed = 0
         // The fingerprint: which track each file became, the files left out, readers' warnings.
         var fileEntries: [Int32] = []
-        fileEntries.reserveCapacity(walk.flacFiles.count)
+        fileEntries.reserveCapacity(walk.musicFiles.count)
         var unplayableFiles: [ScanFingerprint.UnplayableFile] = []
         var trackWarnings: [Int32: [String]] = [:]
         func take(_ file: ScannedFile, _ outcome: StoredOutcome) {
@@ -251,7 +251,7 @@ public final class VolumeScanner {
         }
         func catchUp(to end: Int) {
             while processed < end {
-                take(walk.flacFiles[processed], cached[processed]!)
+                take(walk.musicFiles[processed], cached[processed]!)
                 processed += 1
             }
         }
@@ -263,7 +263,7 @@ public final class VolumeScanner {
             guard let fresh = reads.outcome(for: path, reader: reader) else { break }
             let i = readIndex[k]
             catchUp(to: i)
-            let file = walk.flacFiles[i]
+            let file = walk.musicFiles[i]
             let outcome: StoredOutcome
             switch fresh {
             case .playable(let info, let warnings):
@@ -281,10 +281,10 @@ public final class VolumeScanner {
             }
         }
         if cancellation?.isCancelled == true { throw ScanError(message: "scan cancelled") }
-        catchUp(to: walk.flacFiles.count)
+        catchUp(to: walk.musicFiles.count)
         // Rows whose file is gone (there are some when not every row was matched by a file).
         let present =
-            matchedRows < known.count || !walk.playlists.isEmpty ? Set(walk.flacFiles.map(\.relativePath)) : []
+            matchedRows < known.count || !walk.playlists.isEmpty ? Set(walk.musicFiles.map(\.relativePath)) : []
         for path in known.keys where matchedRows < known.count && !present.contains(path) {
             write { try $0.deleteFile(path) }
             stats.filesRemoved += 1
@@ -394,7 +394,7 @@ public final class VolumeScanner {
         stats.problems = problems.count
         stats.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
         if let indexPath { stats.indexBytes = VolumeIndex.sizeOnDisk(indexPath) }
-        progress(walk.flacFiles.count)
+        progress(walk.musicFiles.count)
         let fingerprint =
             reusable
             ? ScanFingerprint(
@@ -418,9 +418,9 @@ public final class VolumeScanner {
             continues(previous, volume: volume, mountPoint: mountPoint, limits: limits, indexPath: indexPath)
         else { return nil }
         // Cheap checks first: counts, then every path, size and mtime.
-        guard old.files.count == walk.flacFiles.count, old.playlists == walk.playlists,
+        guard old.files.count == walk.musicFiles.count, old.playlists == walk.playlists,
             old.coverFiles == walk.coverFiles, old.warnings == walk.warnings,
-            old.sameFiles(as: walk.flacFiles, tracks: previous.tracks)
+            old.sameFiles(as: walk.musicFiles, tracks: previous.tracks)
         else { return nil }
         return previous
     }

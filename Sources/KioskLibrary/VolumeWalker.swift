@@ -7,7 +7,7 @@ import KioskSystem
 public struct ScanLimits: Sendable, Hashable {
     /// Folders deeper than this below the volume's top are not entered.
     public var maxDepth = 24
-    /// FLAC files, playlists and cover images collected; the walk stops at this many.
+    /// music files, playlists and cover images collected; the walk stops at this many.
     public var maxFiles = 200_000
     /// Directory entries looked at in total (including files that are not music).
     public var maxEntries = 2_000_000
@@ -45,7 +45,7 @@ struct ScannedFile: Sendable, Hashable {
 
 /// What a walk over a volume found.
 struct WalkResult: Sendable {
-    var flacFiles: [ScannedFile] = []
+    var musicFiles: [ScannedFile] = []
     var playlists: [ScannedFile] = []
     /// Cover image files (relative paths), e.g. `Artist/Album/cover.jpg`.
     var coverFiles: [String] = []
@@ -55,7 +55,7 @@ struct WalkResult: Sendable {
     var cancelled = false
 }
 
-/// Walks one volume's folders and collects FLAC files, playlists and cover images.
+/// Walks one volume's folders and collects music files, playlists and cover images.
 ///
 /// - Regular files only; a symbolic link is followed only when its target lies inside the volume
 ///   and (for a folder) was not walked yet, so links out of the volume and loops are not followed.
@@ -80,7 +80,7 @@ struct VolumeWalker {
     ]
 
     enum FileKind {
-        case flac, playlist, cover, other
+        case music, playlist, cover, other
     }
 
     /// The kind of a file by name (case-insensitive extension; covers by base name).
@@ -104,11 +104,19 @@ struct VolumeWalker {
         }
         switch ext.count {
         case 4:
-            if `is`("flac", ext) { return .flac }
+            if `is`("flac", ext) || `is`("opus", ext) || `is`("aiff", ext) || `is`("aifc", ext) || `is`("wave", ext) {
+                return .music
+            }
             if `is`("m3u8", ext) { return .playlist }
             if `is`("jpeg", ext) { break }
             return .other
         case 3:
+            // AudioFileFormat.musicSuffixes; the content decides the format when the file is read.
+            if `is`("mp3", ext) || `is`("mp2", ext) || `is`("ogg", ext) || `is`("oga", ext) || `is`("wav", ext)
+                || `is`("aif", ext) || `is`("m4a", ext) || `is`("m4b", ext) || `is`("mp4", ext) || `is`("m4p", ext)
+            {
+                return .music
+            }
             if `is`("m3u", ext) { return .playlist }
             if `is`("jpg", ext) || `is`("png", ext) { break }
             return .other
@@ -313,7 +321,7 @@ struct VolumeWalker {
                 return true
             }
             let file = ScannedFile(relativePath: relative, size: st.size, modificationTime: st.modificationTime)
-            if fileKind == .flac { result.flacFiles.append(file) } else { result.playlists.append(file) }
+            if fileKind == .music { result.musicFiles.append(file) } else { result.playlists.append(file) }
             return true
         }
 

@@ -5,7 +5,7 @@ import KioskTestSupport
 import Testing
 
 /// Decodes the whole stream into left-justified 32-bit samples, with the formats met on the way.
-private func decodeAll(_ decoder: FLACDecoder) -> (samples: [Int32], formats: [PCMFormat], end: DecodeStep) {
+func decodeAll(_ decoder: any AudioDecoder) -> (samples: [Int32], formats: [PCMFormat], end: DecodeStep) {
     var samples: [Int32] = []
     var formats: [PCMFormat] = decoder.format.map { [$0] } ?? []
     let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -64,7 +64,7 @@ struct FLACDecoderTests {
         #expect(decoder.position == 12345)
         let result = decodeAll(decoder)
         #expect(result.samples == leftJustified(Array(samples[(12345 * 2)...]), bits: 24))
-        #expect(throws: FLACError.seekFailed(frame: 30000)) { try decoder.seek(toFrame: 30000) }
+        #expect(throws: DecodeError.seekFailed(frame: 30000)) { try decoder.seek(toFrame: 30000) }
     }
 
     @Test func streamStartingAtAFrameHeaderPlays() throws {
@@ -127,9 +127,9 @@ struct FLACDecoderTests {
         try dir.write("corrupt.flac", corrupt)
         try Syscalls.mkdir(dir.file("folder.flac"))
 
-        func failure(_ name: String) -> FLACError? {
+        func failure(_ name: String) -> DecodeError? {
             let decoder = FLACDecoder()
-            do throws(FLACError) {
+            do throws(DecodeError) {
                 try decoder.open(path: dir.file(name))
             } catch {
                 return error

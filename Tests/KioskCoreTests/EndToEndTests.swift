@@ -102,7 +102,7 @@ struct EndToEndTests {
         #expect(!player.log.contains("<3>"), "errors logged: \(player.log)")
 
         // The frames, in order, must contain these screens (a few more in between: seconds ticking).
-        let insert = ScreenState.message(MessageState(title: "Insert a USB stick with FLAC files", kind: .info))
+        let insert = ScreenState.message(MessageState(title: "Insert a USB stick with music", kind: .info))
         let catalog = try fixtureCatalog(PlayerFixtures.main)
         let albums = browseScreen(catalog, .album, label: "Albums")
         let artists = browseScreen(catalog, .artist, label: "Artists")

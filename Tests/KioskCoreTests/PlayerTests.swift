@@ -763,7 +763,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
         let rig = try PlayerRig(volumes: [])
         #expect(
             rig.player.screenState()
-                == .message(MessageState(title: "Insert a USB stick with FLAC files", detail: nil, kind: .info)))
+                == .message(MessageState(title: "Insert a USB stick with music", detail: nil, kind: .info)))
         // Every action is harmless.
         for action in Action.allCases where action != .shutdown {
             try rig.press(action)
@@ -786,7 +786,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
             Issue.record("not a message")
             return
         }
-        #expect(message.title == "No playable FLAC files")
+        #expect(message.title == "No playable music files")
     }
 
     @Test func removingTheStickOfTheCurrentTrackStopsWithAMessage() throws {
@@ -1184,7 +1184,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
         var lines: [String] = []
         rig.player.onStatus = { lines.append($0) }
         rig.player.refreshScreen()
-        #expect(lines.last == "Insert a USB stick with FLAC files")
+        #expect(lines.last == "Insert a USB stick with music")
         rig.library.addVolume(path: PlayerFixtures.main)
         #expect(try rig.run { rig.library.isIdle && rig.player.catalog?.trackCount == 5 })
         try rig.press(.select)

@@ -246,7 +246,7 @@ import Testing
         let (contents, stats) = try scanner.scan(volume: VolumeID(rawValue: "bench"), mountPoint: root, indexPath: nil)
         let catalog = Catalog(volumes: [contents])
         let names = listDirectory(root).filter { $0.lowercased().hasSuffix(".flac") }
-        #expect(stats.flacFiles == names.count)
+        #expect(stats.musicFiles == names.count)
         let excluded = catalog.problems.filter { $0.severity == .excluded }
         // Every file is either a track or named in the report with a reason.
         for name in names {

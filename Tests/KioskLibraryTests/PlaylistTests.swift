@@ -86,12 +86,13 @@ import Testing
     @Test func confinedToTheVolume() {
         #expect(resolve("../../etc/passwd.flac") == .failed("points outside the volume"))
         #expect(resolve("../../../top.flac", in: "a") == .failed("points outside the volume"))
-        #expect(resolve("/etc/passwd") == .failed("not a FLAC file"))
+        #expect(resolve("/etc/passwd") == .failed("not a music file"))
     }
 
     @Test func missingAndForeignEntries() {
         #expect(resolve("../Music/Artist/03 Gone.flac") == .failed("not found"))
-        #expect(resolve("song.mp3") == .failed("not a FLAC file"))
+        #expect(resolve("song.mp3") == .failed("not found"))
+        #expect(resolve("notes.txt") == .failed("not a music file"))
         #expect(resolve("http://radio.example/stream") == .failed("not a local file"))
         #expect(resolve("/somewhere/else/nothing.flac") == .failed("not found on the volume"))
     }
@@ -120,7 +121,7 @@ import Testing
         #expect(
             mixProblems == [
                 "entry 2 \"../Music/missing.flac\": not found; dropped",
-                "entry 3 \"../Music/broken.flac\": cannot be played (not a FLAC file (no fLaC marker)); dropped",
+                "entry 3 \"../Music/broken.flac\": cannot be played (not a music file (the content is no format KioskPlayer plays)); dropped",
             ])
         #expect(
             catalog.problems(for: "Lists/Gone.m3u").map(\.reason).last == "no playable entries; the playlist is hidden")

@@ -52,13 +52,13 @@ import Testing
     }
 
     @Test func trackNumberForms() {
-        #expect(FLACFileReader.numberAndTotal("7") == (7, nil))
-        #expect(FLACFileReader.numberAndTotal("07/10") == (7, 10))
-        #expect(FLACFileReader.numberAndTotal(" 7 / 10") == (7, 10))
-        #expect(FLACFileReader.numberAndTotal("A1") == (nil, nil))
-        #expect(FLACFileReader.numberAndTotal("123456") == (nil, nil))
-        #expect(FLACFileReader.numberAndTotal("/12") == (12, nil))
-        #expect(FLACFileReader.numberAndTotal("/3/12") == (3, 12))
+        #expect(TagFields.numberAndTotal("7") == (7, nil))
+        #expect(TagFields.numberAndTotal("07/10") == (7, 10))
+        #expect(TagFields.numberAndTotal(" 7 / 10") == (7, 10))
+        #expect(TagFields.numberAndTotal("A1") == (nil, nil))
+        #expect(TagFields.numberAndTotal("123456") == (nil, nil))
+        #expect(TagFields.numberAndTotal("/12") == (12, nil))
+        #expect(TagFields.numberAndTotal("/3/12") == (3, 12))
     }
 
     /// The byte-level reading of ASCII track numbers agrees with the Character-level one.
@@ -69,8 +69,8 @@ import Testing
             "4\t/5", "12/", "0/0", "1\u{301}/2", "１/２", "3/1\u{301}2", "٣/12",
         ]
         for text in samples {
-            let fast = FLACFileReader.numberAndTotal(text)
-            let reference = FLACFileReader.numberAndTotalOfCharacters(text)
+            let fast = TagFields.numberAndTotal(text)
+            let reference = TagFields.numberAndTotalOfCharacters(text)
             #expect(fast == reference, "\(text.debugDescription)")
         }
     }
@@ -93,7 +93,7 @@ import Testing
         try library.flac("a.flac", tags)
         let (info, _) = try playable(read(library, "a.flac"))
         #expect(info.tags.artists == ["Same"])
-        #expect(info.tags.genres.count == FLACFileReader.maxValuesPerField)
+        #expect(info.tags.genres.count == TagFields.maxValuesPerField)
     }
 
     @Test func controlCharactersAndPaddingAreCleaned() throws {
@@ -332,7 +332,9 @@ import Testing
         try library.write("Bad/02.FLAC", [0x66, 0x4C, 0x61, 0x43])
         let catalog = try library.catalog()
         #expect(catalog.trackCount == 1)
-        #expect(catalog.problems(for: "Bad/01.flac").first?.reason == "not a FLAC file (no fLaC marker)")
+        #expect(
+            catalog.problems(for: "Bad/01.flac").first?.reason
+                == "not a music file (the content is no format KioskPlayer plays)")
         #expect(catalog.problems(for: "Bad/02.FLAC").count == 1)
         // The folder whose files are all unplayable is not shown.
         #expect(catalog.names(.folder) == ["Good"])

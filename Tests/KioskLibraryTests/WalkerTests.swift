@@ -10,7 +10,7 @@ import Testing
         VolumeWalker(root: library.root, volume: library.volume, limits: limits).walk()
     }
 
-    @Test func findsFLACPlaylistsAndCoversByExtensionAnyCase() throws {
+    @Test func findsMusicFilesPlaylistsAndCoversByExtensionAnyCase() throws {
         let library = try TestLibrary()
         defer { library.remove() }
         try library.flac("a/one.flac")
@@ -23,11 +23,11 @@ import Testing
         try library.write("a/booklet.jpg", SyntheticLibrary.sampleJPEG)
         try library.write("a/flac", text: "no extension")
         let result = walk(library)
-        #expect(result.flacFiles.map(\.relativePath).sorted() == ["a/TWO.FLAC", "a/one.flac"])
+        #expect(result.musicFiles.map(\.relativePath).sorted() == ["a/TWO.FLAC", "a/one.flac", "a/three.mp3"])
         #expect(result.playlists.map(\.relativePath).sorted() == ["b/list.m3u8", "list.M3U"])
         #expect(result.coverFiles == ["a/Folder.JPG"])
         #expect(result.warnings.isEmpty)
-        let one = try #require(result.flacFiles.first { $0.relativePath == "a/one.flac" })
+        let one = try #require(result.musicFiles.first { $0.relativePath == "a/one.flac" })
         let st = try Syscalls.fileStatus(library.root + "/a/one.flac")
         #expect(one.size == Int64(st.st_size))
         #expect(one.modificationTime == Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
@@ -57,7 +57,7 @@ import Testing
         try library.symlink("Artist/Album/again", to: "..")
         try library.symlink("Artist/top", to: library.root)
         let result = walk(library)
-        #expect(result.flacFiles.map(\.relativePath) == ["Artist/Album/song.flac"])
+        #expect(result.musicFiles.map(\.relativePath) == ["Artist/Album/song.flac"])
         #expect(
             result.warnings.contains {
                 $0.relativePath == "Artist/Album/again" && $0.reason.contains("already scanned")
@@ -76,7 +76,7 @@ import Testing
         try library.symlink("file.flac", to: outside.root + "/secret.flac")
         try library.symlink("relative-escape", to: "../")
         let result = walk(library)
-        #expect(result.flacFiles.map(\.relativePath) == ["in.flac"])
+        #expect(result.musicFiles.map(\.relativePath) == ["in.flac"])
         #expect(result.warnings.filter { $0.reason.contains("outside the volume") }.count == 3)
     }
 
@@ -89,7 +89,7 @@ import Testing
         try library.symlink("Shortcut", to: "Other")  // same folder twice: walked once
         try library.symlink("dangling.flac", to: "nowhere.flac")
         let result = walk(library)
-        #expect(result.flacFiles.map(\.relativePath).sorted() == ["Other/x.flac", "Real/song.flac"])
+        #expect(result.musicFiles.map(\.relativePath).sorted() == ["Other/x.flac", "Real/song.flac"])
         #expect(result.warnings.contains { $0.relativePath == "dangling.flac" && $0.reason.contains("missing") })
     }
 
@@ -101,7 +101,7 @@ import Testing
         var limits = ScanLimits()
         limits.maxDepth = 3
         let result = walk(library, limits: limits)
-        #expect(result.flacFiles.map(\.relativePath) == ["1/2/3/ok.flac"])
+        #expect(result.musicFiles.map(\.relativePath) == ["1/2/3/ok.flac"])
         #expect(result.warnings.map(\.relativePath) == ["1/2/3/4"])
         #expect(result.warnings.first?.reason == "folder deeper than 3 levels; not scanned")
     }
@@ -113,7 +113,7 @@ import Testing
         var limits = ScanLimits()
         limits.maxFiles = 3
         let result = walk(library, limits: limits)
-        #expect(result.flacFiles.count == 3)
+        #expect(result.musicFiles.count == 3)
         #expect(result.warnings.map(\.reason) == ["more than 3 music files; the rest of the volume was not scanned"])
     }
 
@@ -137,7 +137,7 @@ import Testing
         var limits = ScanLimits()
         limits.maxPathBytes = 100
         let result = walk(library, limits: limits)
-        #expect(result.flacFiles.map(\.relativePath) == ["short.flac"])
+        #expect(result.musicFiles.map(\.relativePath) == ["short.flac"])
         #expect(result.warnings.first?.reason == "path longer than 100 bytes; skipped")
     }
 
@@ -153,7 +153,7 @@ import Testing
         #expect(fd >= 0)
         close(fd)
         let result = walk(library)
-        #expect(result.flacFiles.map(\.relativePath) == ["good.flac"])
+        #expect(result.musicFiles.map(\.relativePath) == ["good.flac"])
         #expect(result.warnings.count == 1)
         #expect(result.warnings.first?.reason == "the name is not valid UTF-8; skipped")
     }
@@ -190,7 +190,7 @@ import Testing
         let one = VolumeWalker(root: library.root, volume: library.volume, limits: limits, threads: 1).walk()
         for threads in [2, 4, 8] {
             let many = VolumeWalker(root: library.root, volume: library.volume, limits: limits, threads: threads).walk()
-            #expect(many.flacFiles == one.flacFiles, "\(threads) threads")
+            #expect(many.musicFiles == one.musicFiles, "\(threads) threads")
             #expect(many.playlists == one.playlists)
             #expect(many.coverFiles == one.coverFiles)
             #expect(many.warnings == one.warnings)
@@ -198,7 +198,7 @@ import Testing
             #expect(many.entries == one.entries)
         }
         if maxEntries > 1000 && maxFiles > 1000 && maxDepth > 10 {
-            #expect(one.flacFiles.count == 37)
+            #expect(one.musicFiles.count == 37)
             #expect(one.warnings.contains { $0.relativePath == "Artist 0/again" })
         }
     }

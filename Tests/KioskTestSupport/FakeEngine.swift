@@ -3,7 +3,7 @@ import KioskSystem
 
 /// A `PlaybackEngine` that plays in virtual time: no threads, no device, no sleeps. It keeps the
 /// engine's contract (see `PlaybackEngine`) with the real files' formats and lengths: each track is
-/// opened with the real `FLACDecoder` (STREAMINFO only), so a missing or broken file fails with the
+/// opened with the real decoders (`DecoderSet`: headers only), so a missing or broken file fails with the
 /// engine's own message. Time passes only when the test moves its `VirtualClock`; events arrive
 /// through the clock too (due at once, delivered on the next `advance`), in the order the real
 /// engine sends them. Devices come and go by `disconnect`/`reconnect`; one that does not open
@@ -25,6 +25,7 @@ public final class FakeEngine: PlaybackEngine {
     public var positionIntervalMilliseconds = 250
 
     private let clock: VirtualClock
+    private let decoders = DecoderSet()
     private var tracks: [TrackRequest] = []
     private var state = State.stopped
     private var index = 0
@@ -204,10 +205,9 @@ public final class FakeEngine: PlaybackEngine {
     private func openCurrent() -> Bool {
         while tracks.indices.contains(index) {
             let track = tracks[index]
-            let decoder = FLACDecoder()
-            defer { decoder.close() }
-            do throws(FLACError) {
-                try decoder.open(path: track.path)
+            defer { decoders.closeAll() }
+            do throws(DecodeError) {
+                let decoder = try decoders.open(path: track.path)
                 let format = decoder.format!
                 let total = decoder.totalFrames ?? 0
                 if anchorFrame >= total && anchorFrame > 0 {

@@ -19,7 +19,7 @@ extension BenchCommand {
         let file = parsed.positionals[0]
         let minimumSeconds = parsed.int("--seconds") ?? 60
         let decoder = FLACDecoder()
-        do throws(FLACError) {
+        do throws(DecodeError) {
             try decoder.open(path: file)
         } catch {
             throw ToolError("\(file): \(error)")
@@ -35,7 +35,7 @@ extension BenchCommand {
 
         let cpuBefore = kiosk_thread_cpu_ns_value()
         for _ in 0..<repeats {
-            do throws(FLACError) {
+            do throws(DecodeError) {
                 try decoder.open(path: file)
             } catch {
                 throw ToolError("\(file): \(error)")
@@ -91,7 +91,7 @@ extension BenchCommand {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 65536 * 32, alignment: 16)
         defer { buffer.deallocate() }
         for file in files {
-            do throws(FLACError) {
+            do throws(DecodeError) {
                 try decoder.open(path: file)
             } catch {
                 throw ToolError("\(file): \(error)")

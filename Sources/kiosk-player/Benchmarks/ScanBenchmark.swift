@@ -77,7 +77,7 @@ extension BenchCommand {
             "\(s(phase.totalWall)) wall, \(s(phase.totalCPU)) CPU (scan \(s(phase.wall)) wall / \(s(phase.cpu)) CPU, catalog \(s(phase.catalogWall)) wall / \(s(phase.catalogCPU)) CPU)"
         }
         line(
-            "library \(library): \(full.stats.flacFiles) FLAC files, \(layout.albums) albums, \(full.stats.playlists) playlists; \(threads) reader thread(s); \(cold ? "cold page cache (dropped before each scan)" : "warm page cache")"
+            "library \(library): \(full.stats.musicFiles) music files, \(layout.albums) albums, \(full.stats.playlists) playlists; \(threads) reader thread(s); \(cold ? "cold page cache (dropped before each scan)" : "warm page cache")"
         )
         line(
             "full scan: \(times(full)); walk \(s(full.stats.walkSeconds)); \(full.stats.filesRead) files read (each first frame decoded), \(Int(Double(full.stats.filesRead) / max(full.wall, 1e-9))) files/s; \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems"

@@ -7,7 +7,7 @@ enum PlayCommand {
     static var command: Command {
         Command(
             name: "play",
-            summary: "play FLAC files through the audio engine",
+            summary: "play music files (FLAC, MP3, Ogg Vorbis, Opus, WAV, AIFF) through the audio engine",
             synopsis: [
                 "FILE... [--device PCM] [--volume PERCENT] [--buffer-ms N]",
                 "                  [--realtime PRIORITY|off] [--progress]",
@@ -32,7 +32,7 @@ enum PlayCommand {
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
         guard !parsed.positionals.isEmpty else {
-            throw parsed.usageError("which files? give one or more FLAC files")
+            throw parsed.usageError("which files? give one or more music files")
         }
         var settings = AudioSettings()
         settings.device = parsed.value("--device") ?? "default"

@@ -35,7 +35,7 @@ enum RunCommand {
                     with --screen png: the file each frame is written to (without it:
                     one file per frame in screen.pngDirectory, else STATE/screen.png)
                     """),
-                .text("--library", "DIR", "also play the FLAC files under DIR (a folder, not a mount); repeatable"),
+                .text("--library", "DIR", "also play the music files under DIR (a folder, not a mount); repeatable"),
                 .text("--script", "FILE", "replay a JSON-lines event script as input"),
                 .integer("--exit-after-script", "MS", 0...3_600_000, "stop MS milliseconds after the script ends"),
                 .flag("--keyboard", "use the terminal as buttons (default: when it is one)"),

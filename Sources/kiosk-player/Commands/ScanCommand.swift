@@ -64,7 +64,7 @@ enum ScanCommand {
             "Scanned \(root) in \(seconds(stats.seconds + buildSeconds)) (walk \(seconds(stats.walkSeconds)), catalog \(seconds(buildSeconds)))"
         )
         printLine(
-            "FLAC files: \(stats.flacFiles) (\(stats.filesRead) read, \(stats.filesUnchanged) unchanged from the index), playlists: \(stats.playlists), folders: \(stats.folders)"
+            "music files: \(stats.musicFiles) (\(stats.filesRead) read, \(stats.filesUnchanged) unchanged from the index), playlists: \(stats.playlists), folders: \(stats.folders)"
         )
         printLine("Tracks: \(catalog.trackCount)")
         for category in Category.allCases {
@@ -86,7 +86,7 @@ enum ScanCommand {
 
     static func statisticsJSON(_ stats: ScanStatistics, buildSeconds: Double) -> JSONValue {
         .object([
-            ("flacFiles", .number(Double(stats.flacFiles))),
+            ("musicFiles", .number(Double(stats.musicFiles))),
             ("filesRead", .number(Double(stats.filesRead))),
             ("filesUnchanged", .number(Double(stats.filesUnchanged))),
             ("playlists", .number(Double(stats.playlists))),

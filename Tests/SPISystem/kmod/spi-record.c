@@ -193,12 +193,25 @@ static int __init spi_record_init(void)
 		ret = -ENOMEM;
 		goto unregister_controller;
 	}
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	/* 6.3 made chip_select an array (several chip selects per device). */
+	spi_set_chipselect(spi, 0, 0);
+#else
 	spi->chip_select = 0;
+#endif
 	spi->max_speed_hz = 125000000;
 	spi->mode = SPI_MODE_0;
 	spi->bits_per_word = 8;
 	strscpy(spi->modalias, "spidev", sizeof(spi->modalias));
+#ifdef KIOSK_DEVICE_DRIVER_OVERRIDE
+	ret = device_set_driver_override(&spi->dev, "spidev");
+	if (ret) {
+		spi_dev_put(spi);
+		goto unregister_controller;
+	}
+#else
 	spi->driver_override = kstrdup("spidev", GFP_KERNEL);
+#endif
 	ret = spi_add_device(spi);
 	if (ret) {
 		spi_dev_put(spi);

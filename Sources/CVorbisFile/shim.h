@@ -1,0 +1,4 @@
+#pragma once
+// The header's static stdio callback sets are unused here (the decoder reads through its own descriptor).
+#define OV_EXCLUDE_STATIC_CALLBACKS
+#include <vorbis/vorbisfile.h>

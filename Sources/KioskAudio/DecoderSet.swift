@@ -1,0 +1,130 @@
+@preconcurrency import CMPG123
+@preconcurrency import COpusFile
+@preconcurrency import CVorbisFile
+import Glibc
+import KioskSystem
+
+/// One decoder per format, made when first needed and reused, and the choice between them by the
+/// file's content (its first bytes after any ID3v2 tag), never by its name.
+///
+/// Thread: one thread at a time (the engine's decoder thread, or one scan worker each).
+public final class DecoderSet {
+    private var flac: FLACDecoder?
+    private var mp3: MP3Decoder?
+    private var vorbis: VorbisDecoder?
+    private var opus: OpusDecoder?
+    private var pcm: PCMFileDecoder?
+    private var head = [UInt8](repeating: 0, count: AudioFileFormat.sniffBytes)
+
+    public init() {}
+
+    /// The format of the file at `path`, by content. Throws what makes it unreadable.
+    public func identify(path: String) throws(DecodeError) -> AudioFileFormat {
+        let fd: FileDescriptor
+        do throws(Errno) {
+            fd = try FileDescriptor.open(path, O_RDONLY)
+        } catch {
+            throw .cannotOpen(errno: error.rawValue)
+        }
+        var st = stat()
+        if fstat(fd.rawValue, &st) != 0 { throw .cannotOpen(errno: errno) }
+        if (st.st_mode & S_IFMT) != S_IFREG { throw .notARegularFile }
+        if st.st_size == 0 { throw .emptyFile }
+        var offset: Int64 = 0
+        var n = try read(fd.rawValue, at: 0)
+        let tag = AudioFileFormat.id3v2Length(head.prefix(n))
+        if tag > 0 {
+            offset = Int64(tag)
+            n = try read(fd.rawValue, at: offset)
+            // A tag that claims the whole file, or more: MP3's sync search starts after it anyway.
+            if n == 0 { return .mp3 }
+        }
+        if let format = AudioFileFormat.sniff(head.prefix(n)) { return format }
+        // After an ID3v2 tag, padding or junk may come before the first frame: mpg123 resyncs.
+        if tag > 0 { return .mp3 }
+        throw .unrecognized
+    }
+
+    private func read(_ fd: Int32, at offset: Int64) throws(DecodeError) -> Int {
+        let count = head.count
+        while true {
+            let n = head.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, count, off_t(offset)) }
+            if n >= 0 { return n }
+            if errno != EINTR { throw .readFailed(errno: errno) }
+        }
+    }
+
+    /// The decoder for `format`, or nil when this build has none.
+    public func decoder(for format: AudioFileFormat) -> (any AudioDecoder)? {
+        switch format {
+        case .flac:
+            if flac == nil { flac = FLACDecoder() }
+            return flac
+        case .mp3:
+            if mp3 == nil { mp3 = MP3Decoder() }
+            return mp3
+        case .oggVorbis:
+            if vorbis == nil { vorbis = VorbisDecoder() }
+            return vorbis
+        case .opus:
+            if opus == nil { opus = OpusDecoder() }
+            return opus
+        case .wav, .aiff:
+            if pcm == nil { pcm = PCMFileDecoder() }
+            return pcm
+        case .mp4, .oggFLAC:
+            return nil
+        }
+    }
+
+    /// Identifies `path` and opens it with its format's decoder.
+    public func open(path: String) throws(DecodeError) -> any AudioDecoder {
+        let format = try identify(path: path)
+        guard let decoder = decoder(for: format) else { throw .notSupported(format) }
+        try decoder.open(path: path)
+        return decoder
+    }
+
+    /// Closes whichever decoder has a file open.
+    public func closeAll() {
+        flac?.close()
+        mp3?.close()
+        vorbis?.close()
+        opus?.close()
+        pcm?.close()
+    }
+}
+
+extension AudioFileFormat {
+    /// The text of error `code` of this format's library.
+    func libraryErrorText(_ code: Int32) -> String {
+        switch self {
+        case .mp3:
+            return String(cString: mpg123_plain_strerror(code))
+        case .oggVorbis:
+            switch code {
+            case OV_EREAD: return "read error"
+            case OV_EFAULT: return "internal error"
+            case OV_EBADHEADER: return "bad Vorbis header"
+            case OV_EBADLINK: return "damaged link in the stream"
+            case OV_ENOTVORBIS: return "not Vorbis data"
+            case OV_EVERSION: return "unsupported Vorbis version"
+            default: return "vorbisfile error \(code)"
+            }
+        case .opus:
+            switch code {
+            case OP_EREAD: return "read error"
+            case OP_EFAULT: return "internal error"
+            case OP_EBADHEADER: return "bad Opus header"
+            case OP_EBADLINK: return "damaged link in the stream"
+            case OP_EBADPACKET: return "damaged packet"
+            case OP_ENOTFORMAT: return "not Opus data"
+            case OP_EVERSION: return "unsupported Opus version"
+            case OP_EBADTIMESTAMP: return "bad timestamp"
+            default: return "opusfile error \(code)"
+            }
+        default:
+            return "error \(code)"
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Glibc
+import KioskSystem
+
+/// The open file a library-driven decoder (vorbisfile, opusfile) reads through callbacks: a
+/// descriptor with read, seek and tell that retry EINTR and remember the first read error, so the
+/// decoder can name it instead of the library's generic "read failed".
+///
+/// Thread: that of its decoder.
+final class SourceFile {
+    private(set) var file = FileDescriptor.invalid
+    /// errno of the first failed read since `open`, else 0.
+    private(set) var readErrno: Int32 = 0
+    /// The file's size when opened.
+    private(set) var size: Int64 = 0
+
+    var fd: Int32 { file.rawValue }
+    var isOpen: Bool { file.isValid }
+
+    /// Opens `path` read-only and checks it is a non-empty regular file.
+    func open(_ path: String) throws(DecodeError) {
+        close()
+        let opened: Int32
+        do throws(Errno) {
+            opened = try Syscalls.open(path, O_RDONLY)
+        } catch {
+            throw .cannotOpen(errno: error.rawValue)
+        }
+        file = FileDescriptor(owning: opened)
+        var st = stat()
+        if fstat(opened, &st) != 0 {
+            let e = errno
+            close()
+            throw .cannotOpen(errno: e)
+        }
+        if (st.st_mode & S_IFMT) != S_IFREG {
+            close()
+            throw .notARegularFile
+        }
+        if st.st_size == 0 {
+            close()
+            throw .emptyFile
+        }
+        size = Int64(st.st_size)
+        readErrno = 0
+        _ = posix_fadvise(opened, 0, 0, POSIX_FADV_SEQUENTIAL)
+    }
+
+    func close() {
+        file = .invalid
+        size = 0
+    }
+
+    /// Reads up to `count` bytes; 0 at the end, -1 on an error (kept in `readErrno`).
+    func read(_ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        while true {
+            let n = Glibc.read(fd, buffer, count)
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            if readErrno == 0 { readErrno = errno }
+            return -1
+        }
+    }
+
+    /// Reads up to `count` bytes at `offset`, without moving the file position.
+    func pread(_ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64) -> Int {
+        while true {
+            let n = Glibc.pread(fd, buffer, count, off_t(offset))
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            if readErrno == 0 { readErrno = errno }
+            return -1
+        }
+    }
+
+    /// lseek(2): the new offset, or -1.
+    func seek(_ offset: Int64, whence: Int32) -> Int64 {
+        Int64(lseek(fd, off_t(offset), whence))
+    }
+
+    func tell() -> Int64 { Int64(lseek(fd, 0, SEEK_CUR)) }
+}

@@ -1,0 +1,156 @@
+import CKioskTags
+import Glibc
+import KioskAudio
+import KioskSystem
+
+/// Reads any music file for the library: its format by content (KioskAudio's `DecoderSet`), then
+/// FLAC through `FLACFileReader` (libFLAC's metadata API), every other format through TagLib
+/// (tags, embedded pictures) and the format's own decoder (format, exact length, and whether the
+/// first block decodes: a track is listed only when it will play).
+///
+/// Bounded as the FLAC reader is: an ID3v2 tag longer than `maxCommentBlockBytes` is not handed
+/// to TagLib (it would load it whole), values are cut at `maxValueBytes`, at most `maxComments`
+/// values are used, and a picture over `maxPictureBytes` is left out.
+///
+/// Thread: one thread at a time (its decoders and FLAC reader are reused across files).
+final class MusicFileReader {
+    let limits: ScanLimits
+    private let flac: FLACFileReader
+    private let decoders = DecoderSet()
+    private let scratch: UnsafeMutableRawPointer
+    private static let scratchFrames = 8192
+    private static let scratchBytes = MusicFileReader.scratchFrames * 8 * 4
+
+    init(limits: ScanLimits = ScanLimits()) {
+        self.limits = limits
+        flac = FLACFileReader(limits: limits)
+        scratch = UnsafeMutableRawPointer.allocate(byteCount: MusicFileReader.scratchBytes, alignment: 16)
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Reads `path`: tags, stream format, and whether the first block decodes.
+    func read(path: String) -> FileReadOutcome {
+        let format: AudioFileFormat
+        do throws(DecodeError) {
+            format = try decoders.identify(path: path)
+        } catch {
+            return .unplayable(reason: error.description, transient: error.isTransient)
+        }
+        if format == .flac { return flac.read(path: path) }
+        guard let decoder = decoders.decoder(for: format) else {
+            return .unplayable(reason: DecodeError.notSupported(format).description, transient: false)
+        }
+        defer { decoder.close() }
+        do throws(DecodeError) {
+            try decoder.open(path: path)
+        } catch {
+            return .unplayable(reason: error.description, transient: error.isTransient)
+        }
+        guard let stream = decoder.format else {
+            return .unplayable(reason: DecodeError.badHeader(format, .noStream).description, transient: false)
+        }
+        let frames = min(decoder.maxBlockSize, MusicFileReader.scratchFrames)
+        switch decoder.decode(into: RingBuffer.Regions(scratch, frames: frames)) {
+        case .frames, .formatChange:
+            break
+        case .endOfStream:
+            return .unplayable(reason: DecodeError.badHeader(format, .noAudioData).description, transient: false)
+        case .failed(let error):
+            return .unplayable(reason: error.description, transient: error.isTransient)
+        }
+        var warnings: [String] = []
+        let (tags, pictureBytes) = readTags(path: path, format: format, warnings: &warnings)
+        let info = TrackInfo(
+            sampleRate: stream.sampleRate, channels: stream.channels, bitsPerSample: stream.bitsPerSample,
+            totalFrames: decoder.totalFrames, tags: tags, hasPicture: pictureBytes > 0)
+        return .playable(info, warnings: warnings)
+    }
+
+    /// The embedded front cover (else first picture) of `path`, within the picture limit.
+    func embeddedPicture(path: String) -> (bytes: [UInt8], mimeType: String)? {
+        guard let format = try? decoders.identify(path: path) else { return nil }
+        if format == .flac { return flac.embeddedPicture(path: path) }
+        guard tagSizeIsBounded(path: path, warnings: nil) else { return nil }
+        var data: UnsafeMutablePointer<UInt8>?
+        var mime = [CChar](repeating: 0, count: 128)
+        let size = kiosk_tags_picture(path, Int32(format.rawValue), limits.maxPictureBytes, &data, &mime, mime.count)
+        guard size > 0, let data else { return nil }
+        defer { free(data) }
+        let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+        let type = String(decoding: mime.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (bytes, type.isEmpty || type == "-->" ? ArtworkLookup.sniffMIMEType(bytes) : type)
+    }
+
+    /// Whether the file's leading ID3v2 tag (if any) is small enough to be read whole.
+    private func tagSizeIsBounded(path: String, warnings: UnsafeMutablePointer<[String]>?) -> Bool {
+        guard let file = try? FileDescriptor.open(path, O_RDONLY) else { return false }
+        var head = [UInt8](repeating: 0, count: 10)
+        let n = head.withUnsafeMutableBytes { (try? Syscalls.pread(file.rawValue, $0, offset: 0)) ?? -1 }
+        guard n == 10 else { return true }
+        let length = AudioFileFormat.id3v2Length(head)
+        if length > limits.maxCommentBlockBytes {
+            warnings?.pointee.append(
+                "ID3v2 tag of \(length) bytes is over the \(limits.maxCommentBlockBytes)-byte limit; tags ignored")
+            return false
+        }
+        return true
+    }
+
+    /// The tags TagLib finds, and the size of the picture it would use (0: none usable).
+    private func readTags(path: String, format: AudioFileFormat, warnings: inout [String]) -> (TrackTags, Int) {
+        let bounded = withUnsafeMutablePointer(to: &warnings) { tagSizeIsBounded(path: path, warnings: $0) }
+        guard bounded else { return (TrackTags(), 0) }
+        let collector = TagCollector(limits: limits)
+        var pictureBytes = 0
+        let status = kiosk_tags_read(
+            path, Int32(format.rawValue),
+            { context, key, value in
+                guard let context, let key, let value else { return }
+                Unmanaged<TagCollector>.fromOpaque(context).takeUnretainedValue().add(key, value)
+            }, Unmanaged.passUnretained(collector).toOpaque(), &pictureBytes)
+        if status != 0 { warnings.append("the \(format.name) tags cannot be read; file names are used") }
+        if collector.dropped > 0 {
+            warnings.append("\(collector.seen) tag values; only the first \(limits.maxComments) were used")
+        }
+        if pictureBytes > limits.maxPictureBytes {
+            warnings.append(
+                "picture of \(pictureBytes) bytes is over the \(limits.maxPictureBytes)-byte limit; ignored")
+            pictureBytes = 0
+        }
+        return (collector.tags, pictureBytes)
+    }
+}
+
+/// Gathers TagLib's properties into `TrackTags` (through `TagFields`, as FLAC's comments are).
+///
+/// Thread: that of the reader that made it.
+private final class TagCollector {
+    let limits: ScanLimits
+    var tags = TrackTags()
+    var seen = 0
+    var dropped = 0
+
+    init(limits: ScanLimits) { self.limits = limits }
+
+    func add(_ key: UnsafePointer<CChar>, _ value: UnsafePointer<CChar>) {
+        seen += 1
+        guard seen <= limits.maxComments else {
+            dropped += 1
+            return
+        }
+        let keyLength = strlen(key)
+        let field = key.withMemoryRebound(to: UInt8.self, capacity: keyLength) {
+            TagFields.field(named: UnsafeBufferPointer(start: $0, count: keyLength)[...])
+        }
+        guard let field else { return }
+        let valueLength = strlen(value)
+        let text = value.withMemoryRebound(to: UInt8.self, capacity: valueLength) {
+            let bytes = UnsafeBufferPointer(start: $0, count: valueLength)
+            var cut = String(decoding: bytes.prefix(limits.maxValueBytes), as: UTF8.self)
+            if valueLength > limits.maxValueBytes, cut.last == "\u{FFFD}" { cut.removeLast() }
+            return cut
+        }
+        TagFields.add(field, text, to: &tags)
+    }
+}

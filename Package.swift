@@ -62,7 +62,8 @@ let package = Package(
             swiftSettings: strict),
         // Remote control over the MPD protocol (a server on the player's event loop).
         .target(
-            name: "KioskMPD", dependencies: ["KioskCore", "KioskSystem", "KioskLibrary"], swiftSettings: strict),
+            name: "KioskMPD", dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio"],
+            swiftSettings: strict),
         .executableTarget(
             name: "kiosk-player",
             dependencies: [

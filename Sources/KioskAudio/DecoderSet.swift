@@ -80,9 +80,24 @@ public final class DecoderSet {
     /// Identifies `path` and opens it with its format's decoder.
     public func open(path: String) throws(DecodeError) -> any AudioDecoder {
         let format = try identify(path: path)
+        if format == .mp4 { try checkMP4(path: path) }
         guard let decoder = decoder(for: format) else { throw .notSupported(format) }
         try decoder.open(path: path)
         return decoder
+    }
+
+    /// Throws `.drmProtected` for a FairPlay (or otherwise encrypted) MP4, and what makes any other
+    /// MP4 unreadable; returns for plain audio.
+    public func checkMP4(path: String) throws(DecodeError) {
+        let fd: FileDescriptor
+        do throws(Errno) {
+            fd = try FileDescriptor.open(path, O_RDONLY)
+        } catch {
+            throw .cannotOpen(errno: error.rawValue)
+        }
+        var st = stat()
+        if fstat(fd.rawValue, &st) != 0 { throw .cannotOpen(errno: errno) }
+        if try MP4Probe.probe(fd: fd.rawValue, size: Int64(st.st_size)) == .drmProtected { throw .drmProtected }
     }
 
     /// Closes whichever decoder has a file open.

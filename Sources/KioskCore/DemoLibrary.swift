@@ -5,9 +5,11 @@ import KioskSystem
 
 /// The demo's music: a few albums, artists, genres and a playlist, written as real FLAC files by
 /// the project's own encoder (`SyntheticLibrary`, libFLAC), with one album's cover embedded, one
-/// as cover.jpg, and one Japanese album. Made once per version under a temp directory.
+/// as cover.jpg, and one Japanese album; and one album of MP3, Opus and Ogg Vorbis tracks made from
+/// those with Debian's encoders (lame, opusenc, oggenc; left out, with a log line, where missing).
+/// Made once per version under a temp directory.
 public enum DemoLibrary {
-    static let version = "1"
+    static let version = "2"
 
     struct Album {
         let artist: String
@@ -18,6 +20,8 @@ public enum DemoLibrary {
         let art: Art
         let sampleRate: Int
         let bits: Int
+        /// The file type of each track ("flac" unless told: "mp3", "opus", "ogg").
+        var formats: [String] = []
         enum Art { case embedded, coverFile, none }
     }
 
@@ -36,6 +40,10 @@ public enum DemoLibrary {
             artist: "Aurora Quartet", album: "Live at the Lighthouse", genre: "Jazz", date: "2022",
             titles: ["Opening", "Blue Hour (a rather long title that will not fit on a small screen)"],
             art: .coverFile, sampleRate: 96_000, bits: 24),
+        Album(
+            artist: "Kiosk Radio", album: "Everyday Formats", genre: "Pop", date: "2026",
+            titles: ["Morning MP3", "Evening Opus", "Night Vorbis"], art: .embedded, sampleRate: 48_000, bits: 16,
+            formats: ["mp3", "opus", "ogg"]),
     ]
 
     /// Creates (or reuses) the demo library under `root`; returns the music folder.
@@ -53,7 +61,8 @@ public enum DemoLibrary {
             let cover = try coverArt(index: a, size: 600)
             for (t, title) in album.titles.enumerated() {
                 let number = t + 1
-                let name = "\(number < 10 ? "0" : "")\(number) \(title.prefix(40)).flac"
+                let format = t < album.formats.count ? album.formats[t] : "flac"
+                let name = "\(number < 10 ? "0" : "")\(number) \(title.prefix(40)).\(format)"
                 let path = "\(music)/\(folder)/\(name)"
                 var tags: [(name: String, value: String)] = [
                     ("TITLE", title), ("ARTIST", album.artist), ("ALBUM", album.album), ("GENRE", album.genre),
@@ -63,9 +72,17 @@ public enum DemoLibrary {
                 let picture =
                     album.art == .embedded
                     ? EmbeddedPicture(bytes: cover, mimeType: "image/jpeg", type: 3, width: 600, height: 600) : nil
+                let flacPath = format == "flac" ? path : "\(root)/convert.flac"
                 try SyntheticLibrary.writeFLAC(
-                    path: path, tags: tags, picture: picture, seconds: seconds, sampleRate: album.sampleRate,
+                    path: flacPath, tags: tags, picture: picture, seconds: seconds, sampleRate: album.sampleRate,
                     channels: 2, bitsPerSample: album.bits, toneHz: 220 * Double(a + 1) + 55 * Double(t))
+                if format != "flac" {
+                    try Syscalls.mkdirs("\(music)/\(folder)")
+                    guard convert(flacPath, to: path, format: format, tags: tags, cover: cover, scratch: root) else {
+                        Log.info("demo: no \(format) encoder here; \(name) is left out")
+                        continue
+                    }
+                }
                 if t == 0 || (a == 2 && t == 1) {
                     playlist.append("#EXTINF:\(Int(seconds)),\(album.artist) - \(title)")
                     playlist.append("\(folder)/\(name)")
@@ -99,6 +116,49 @@ public enum DemoLibrary {
             }
         }
         return try ImageEncoder.jpeg(pixels, width: size, height: size, quality: 85)
+    }
+
+    /// Re-encodes a FLAC as `format` with Debian's encoder, tags and cover included; false when
+    /// the encoder is missing or fails.
+    static func convert(
+        _ flac: String, to path: String, format: String, tags: [(name: String, value: String)], cover: [UInt8],
+        scratch: String
+    ) -> Bool {
+        let wav = "\(scratch)/convert.wav"
+        let jpeg = "\(scratch)/convert.jpg"
+        defer {
+            unlink(wav)
+            unlink(jpeg)
+            unlink(flac)
+        }
+        guard run("/usr/bin/flac", ["-d", "-s", "-f", "-o", wav, flac]) == 0 else { return false }
+        func tag(_ name: String) -> String { tags.first { $0.name == name }?.value ?? "" }
+        switch format {
+        case "mp3":
+            guard (try? SyntheticLibrary.writeFile(path: jpeg, bytes: cover)) != nil else { return false }
+            return run(
+                "/usr/bin/lame",
+                [
+                    "--quiet", "-V2", "--tt", tag("TITLE"), "--ta", tag("ARTIST"), "--tl", tag("ALBUM"), "--tg",
+                    tag("GENRE"), "--ty", tag("DATE"), "--tn", tag("TRACKNUMBER"), "--ti", jpeg, wav, path,
+                ]) == 0
+        case "opus":
+            guard (try? SyntheticLibrary.writeFile(path: jpeg, bytes: cover)) != nil else { return false }
+            return run(
+                "/usr/bin/opusenc",
+                [
+                    "--quiet", "--title", tag("TITLE"), "--artist", tag("ARTIST"), "--album", tag("ALBUM"), "--genre",
+                    tag("GENRE"), "--date", tag("DATE"), "--comment", "TRACKNUMBER=\(tag("TRACKNUMBER"))", "--picture",
+                    jpeg, wav, path,
+                ]) == 0
+        default:
+            return run(
+                "/usr/bin/oggenc",
+                [
+                    "-Q", "-t", tag("TITLE"), "-a", tag("ARTIST"), "-l", tag("ALBUM"), "-G", tag("GENRE"), "-d",
+                    tag("DATE"), "-N", tag("TRACKNUMBER"), "-o", path, wav,
+                ]) == 0
+        }
     }
 
     @discardableResult

@@ -550,6 +550,7 @@ public final class Player {
         view.restored = provisional
         view.noVolumes = volumesPresent.isEmpty
         view.trackCount = catalog?.trackCount ?? 0
+        if view.trackCount == 0, let catalog { view.leftOut = PlayerView.LeftOut(catalog.problems) }
         view.scanningFound = scanning.isEmpty ? nil : scanning.values.reduce(0, +)
         view.status = status
         view.positionSeconds = positionSeconds

@@ -1,3 +1,4 @@
+import KioskAudio
 import KioskDisplay
 import KioskLibrary
 
@@ -22,6 +23,8 @@ struct PlayerView {
     /// No volume is present.
     var noVolumes = true
     var trackCount = 0
+    /// What the scan left out, when there is no track to say why.
+    var leftOut = LeftOut()
     /// Tracks found so far by the scans running, nil when none runs.
     var scanningFound: Int?
     var status = PlaybackStatus.stopped
@@ -75,7 +78,37 @@ struct PlayerView {
         if let found = scanningFound {
             return MessageState(title: "Scanning…", detail: "\(found) tracks", kind: .progress)
         }
-        return MessageState(title: "No playable music files", detail: "on the USB stick", kind: .info)
+        return MessageState(
+            title: "No playable music files", detail: leftOut.summary ?? "on the USB stick", kind: .info)
+    }
+
+    /// Files the scan left out, counted by why: DRM-protected ones are named as such (like the
+    /// seeds' filter of protected items), the rest are "cannot be played" (`scan` lists them).
+    struct LeftOut: Equatable {
+        var drmProtected = 0
+        var unplayable = 0
+
+        init() {}
+
+        init(_ problems: [LibraryProblem]) {
+            let drm = DecodeError.drmProtected.description
+            for problem in problems where problem.severity == .excluded && !problem.relativePath.isEmpty {
+                if problem.reason == drm { drmProtected += 1 } else { unplayable += 1 }
+            }
+        }
+
+        /// "12 files are DRM-protected", "1 file cannot be played", "2 files are DRM-protected, 1 cannot
+        /// be played"; nil when nothing was left out.
+        var summary: String? {
+            func files(_ n: Int) -> String { n == 1 ? "1 file" : "\(n) files" }
+            switch (drmProtected, unplayable) {
+            case (0, 0): return nil
+            case (0, let bad): return "\(files(bad)) cannot be played"
+            case (let drm, 0): return "\(files(drm)) \(drm == 1 ? "is" : "are") DRM-protected"
+            case (let drm, let bad):
+                return "\(files(drm)) \(drm == 1 ? "is" : "are") DRM-protected, \(bad) cannot be played"
+            }
+        }
     }
 
     var nowPlaying: NowPlayingState {

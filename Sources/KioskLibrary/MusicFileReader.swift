@@ -38,6 +38,13 @@ final class MusicFileReader {
             return .unplayable(reason: error.description, transient: error.isTransient)
         }
         if format == .flac { return flac.read(path: path) }
+        if format == .mp4 {
+            do throws(DecodeError) {
+                try decoders.checkMP4(path: path)
+            } catch {
+                return .unplayable(reason: error.description, transient: error.isTransient)
+            }
+        }
         guard let decoder = decoders.decoder(for: format) else {
             return .unplayable(reason: DecodeError.notSupported(format).description, transient: false)
         }

@@ -371,11 +371,78 @@ struct GaplessLossyTests {
         #expect(AudioFileFormat.id3v2Length([0x49, 0x44, 0x33, 4, 0, 0x10, 0, 0, 0, 5]) == 10 + 5 + 10)
         #expect(AudioFileFormat.id3v2Length([0x49, 0x44, 0x33, 4, 0, 0, 0x80, 0, 0, 5]) == 0)
     }
+}
 
-    @Test("an MP4 file is named as a format this version cannot play")
-    func mp4NotSupported() throws {
+/// MP4 files built box by box: FairPlay and encrypted sample entries are named as DRM-protected,
+/// damaged box structures end the walk with a reason.
+@Suite struct MP4ProbeTests {
+    private func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+        let size = body.count + 8
+        return [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+            + Array(type.utf8) + body
+    }
+
+    /// ftyp, then moov/trak/mdia/minf/stbl/stsd holding `entry`.
+    private func file(entry: [UInt8], brand: String = "M4A ") -> [UInt8] {
+        let stsd = box("stsd", [0, 0, 0, 0, 0, 0, 0, 1] + entry)
+        let moov = box("moov", box("trak", box("mdia", box("minf", box("stbl", stsd)))))
+        return box("ftyp", Array(brand.utf8) + [0, 0, 0, 0] + Array("M4A mp42isom".utf8)) + moov
+            + box("mdat", [1, 2, 3])
+    }
+
+    private func audioEntry(_ type: String, children: [UInt8] = []) -> [UInt8] {
+        box(type, [UInt8](repeating: 0, count: 28) + children)
+    }
+
+    private func open(_ bytes: [UInt8], _ name: String = "a.m4a") throws -> DecodeError? {
         let dir = try TemporaryDirectory()
-        try dir.write("a.m4a", Array("\0\0\0\u{20}ftypM4A \0\0\0\0M4A mp42isom\0\0\0\0".utf8))
-        #expect(throws: DecodeError.notSupported(.mp4)) { try DecoderSet().open(path: dir.file("a.m4a")) }
+        try dir.write(name, bytes)
+        do throws(DecodeError) {
+            _ = try DecoderSet().open(path: dir.file(name))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("a FairPlay sample entry ('drms') is DRM-protected, whatever the file is called")
+    func fairPlay() throws {
+        #expect(try open(file(entry: audioEntry("drms")), "song.m4p") == .drmProtected)
+        #expect(try open(file(entry: audioEntry("drms")), "song.m4a") == .drmProtected)
+        #expect(DecodeError.drmProtected.description == "DRM-protected (FairPlay): cannot be played")
+    }
+
+    @Test("an encrypted entry ('enca') and an AAC entry with protection info ('sinf') are DRM-protected")
+    func encrypted() throws {
+        #expect(try open(file(entry: audioEntry("enca"))) == .drmProtected)
+        #expect(
+            try open(file(entry: audioEntry("mp4a", children: box("sinf", box("frma", Array("mp4a".utf8))))))
+                == .drmProtected)
+    }
+
+    @Test("plain AAC is found as audio: named as a format this version cannot play yet")
+    func plainAAC() throws {
+        #expect(try open(file(entry: audioEntry("mp4a", children: box("esds", [0, 0, 0, 0])))) == .notSupported(.mp4))
+    }
+
+    @Test("a box claiming more than its parent holds, a box shorter than its header and a box flood end the walk")
+    func damagedBoxes() throws {
+        var overrun = file(entry: audioEntry("mp4a"))
+        let moov = (0..<overrun.count - 4).first { Array(overrun[$0..<$0 + 4]) == Array("moov".utf8) }! - 4
+        overrun[moov] = 0x7F
+        #expect(try open(overrun) == .badHeader(.mp4, .chunkOverrun))
+        var tiny = file(entry: audioEntry("mp4a"))
+        tiny.replaceSubrange(moov..<moov + 4, with: [0, 0, 0, 4])
+        #expect(try open(tiny) == .badHeader(.mp4, .chunkOverrun))
+        // Thousands of empty boxes inside moov: bounded, not walked forever.
+        let flood =
+            box("ftyp", Array("M4A ".utf8) + [0, 0, 0, 0]) + box("moov", (0..<5000).flatMap { _ in box("free", []) })
+        #expect(try open(flood) == .badHeader(.mp4, .chunkOverrun))
+    }
+
+    @Test("an MP4 without an audio track says so")
+    func noAudio() throws {
+        let bytes = box("ftyp", Array("isom".utf8) + [0, 0, 0, 0]) + box("moov", box("mvhd", [0, 0, 0, 0]))
+        #expect(try open(bytes, "video.mp4") == .badHeader(.mp4, .noStream))
     }
 }

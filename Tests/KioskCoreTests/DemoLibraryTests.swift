@@ -16,11 +16,21 @@ import Testing
         let catalog = rig.catalog
         #expect(catalog.problems.filter { $0.severity == .excluded }.isEmpty, "\(catalog.problems)")
         let albums = catalog.collections(in: .album).map(\.name)
-        #expect(Set(albums) == ["Northern Lights", "Coastline", "夜の歌", "Live at the Lighthouse"])
+        #expect(
+            Set(albums) == ["Northern Lights", "Coastline", "夜の歌", "Live at the Lighthouse", "Everyday Formats"])
         #expect(catalog.collections(in: .artist).count >= 3)
-        #expect(catalog.collections(in: .genre).count == 3)
+        #expect(catalog.collections(in: .genre).count == 4)
+        // One album of the formats most sticks hold, each track with its tags (and the MP3 its cover).
+        let everyday = try #require(catalog.collections(in: .album).first { $0.name == "Everyday Formats" })
+        #expect(catalog.tracks(of: everyday).map(\.title) == ["Morning MP3", "Evening Opus", "Night Vorbis"])
+        #expect(catalog.tracks(of: everyday).map { $0.path.split(separator: ".").last! } == ["mp3", "opus", "ogg"])
+        guard case .embedded = catalog.artwork(for: everyday) else {
+            Issue.record("Everyday Formats has the MP3's embedded cover")
+            return
+        }
         let playlist = try #require(catalog.collections(in: .playlist).first)
-        #expect(catalog.tracks(of: playlist).count == 5)
+        #expect(
+            catalog.tracks(of: playlist).count == 6, "an entry of each album and a second Japanese one (the MP3 too)")
         let northern = try #require(catalog.collections(in: .album).first { $0.name == "Northern Lights" })
         guard case .embedded(let bytes, "image/jpeg") = catalog.artwork(for: northern) else {
             Issue.record("Northern Lights has its cover embedded")

@@ -789,6 +789,38 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(message.title == "No playable music files")
     }
 
+    @Test("a stick of DRM-protected and broken files says how many of each it left out")
+    func aStickOfProtectedFilesNamesThem() throws {
+        let stick = try TemporaryDirectory("kiosk-drm-stick")
+        defer { stick.remove() }
+        // Two iTunes Store purchases (FairPlay 'drms' sample entries) and a file that is no music.
+        func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let n = body.count + 8
+            return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + Array(type.utf8)
+                + body
+        }
+        let entry = box("drms", [UInt8](repeating: 0, count: 28))
+        let moov = box(
+            "moov", box("trak", box("mdia", box("minf", box("stbl", box("stsd", [0, 0, 0, 0, 0, 0, 0, 1] + entry))))))
+        let m4p = box("ftyp", Array("M4P ".utf8) + [0, 0, 0, 0]) + moov
+        try stick.write("Bought/01 Song.m4p", m4p)
+        try stick.write("Bought/02 Song.m4a", m4p)
+        try stick.write("Other/broken.mp3", "not an mp3")
+        let rig = try PlayerRig(volumes: [])
+        rig.library.addVolume(path: stick.path)
+        #expect(
+            try rig.run {
+                rig.library.isIdle && rig.libraryEvents.contains { if case .scanFinished = $0 { true } else { false } }
+            })
+        guard case .message(let message) = rig.player.screenState() else {
+            Issue.record("not a message")
+            return
+        }
+        #expect(message.title == "No playable music files")
+        #expect(message.detail == "2 files are DRM-protected, 1 cannot be played")
+        #expect(rig.catalog.problems.filter { $0.reason == "DRM-protected (FairPlay): cannot be played" }.count == 2)
+    }
+
     @Test func removingTheStickOfTheCurrentTrackStopsWithAMessage() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main, PlayerFixtures.plain])
         try rig.playFirst()

@@ -398,6 +398,18 @@ import Testing
         #expect(answers[4] == ["volume: \(h.player.volume)", "OK"])
     }
 
+    @Test("decoders lists every format's plugin with its suffixes and MIME types")
+    func decodersListEveryFormat() throws {
+        let h = try Harness()
+        let path = h.socketPath
+        let lines = try h.client { try TestClient(unix: path).command("decoders") }
+        let plugins = lines.filter { $0.hasPrefix("plugin: ") }
+        #expect(plugins == ["plugin: flac", "plugin: mpg123", "plugin: vorbis", "plugin: opus", "plugin: pcm"])
+        for suffix in ["flac", "mp3", "ogg", "opus", "wav", "aiff"] { #expect(lines.contains("suffix: \(suffix)")) }
+        #expect(lines.contains("mime_type: audio/mpeg"))
+        #expect(lines.last == "OK")
+    }
+
     @Test func commandsAndNotcommandsSplitTheCommandsByPermission() throws {
         let h = try Harness { $0.password = "s3cret" }
         let path = h.socketPath

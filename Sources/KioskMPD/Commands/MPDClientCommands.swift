@@ -1,3 +1,5 @@
+import KioskAudio
+
 /// The connection's own commands: ping, close, password, commands, tag types, binary limit,
 /// decoders (MPD's src/command/ClientCommands.cxx and OtherCommands.cxx). Thread: loop thread.
 enum MPDClientCommands {
@@ -78,8 +80,24 @@ enum MPDClientCommands {
 
     static func urlHandlers(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome { .done }
 
+    /// The decoders this build has, under the names MPD gives its plugins for those libraries.
+    static let plugins: [(name: String, formats: [AudioFileFormat])] = [
+        ("flac", [.flac]), ("mpg123", [.mp3]), ("vorbis", [.oggVorbis]), ("opus", [.opus]),
+        ("pcm", [.wav, .aiff]),
+    ]
+
     static func decoders(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        r.connection.write("plugin: flac\nsuffix: flac\nmime_type: audio/flac\nmime_type: audio/x-flac\n")
+        for (name, formats) in plugins {
+            var seen = Set<String>()
+            var text = "plugin: \(name)\n"
+            for suffix in formats.flatMap(\.suffixes) where seen.insert("s" + suffix).inserted {
+                text += "suffix: \(suffix)\n"
+            }
+            for mime in formats.flatMap(\.mimeTypes) where seen.insert("m" + mime).inserted {
+                text += "mime_type: \(mime)\n"
+            }
+            r.connection.write(text)
+        }
         return .done
     }
 }

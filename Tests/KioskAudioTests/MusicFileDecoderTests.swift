@@ -126,7 +126,8 @@ struct WAVAndAIFFDecoderTests {
         var i = 12
         while i + 8 <= bytes.count {
             if String(decoding: bytes[i..<i + 4], as: UTF8.self) == id { return i }
-            let size = Int(bytes[i + 4]) | Int(bytes[i + 5]) << 8 | Int(bytes[i + 6]) << 16 | Int(bytes[i + 7]) << 24
+            var size = 0
+            for k in (4..<8).reversed() { size = size << 8 | Int(bytes[i + k]) }
             i += 8 + size + (size & 1)
         }
         return nil

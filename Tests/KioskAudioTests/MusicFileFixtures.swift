@@ -104,8 +104,8 @@ enum MusicFiles {
         try tool(opusdec, ["--quiet", "--rate", "48000", "--float", path, out])
         let bytes = try Syscalls.readFile(out, limit: 1 << 28)
         return stride(from: 0, to: bytes.count - 3, by: 4).map { i in
-            let bits =
-                UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24
+            var bits: UInt32 = 0
+            for k in (0..<4).reversed() { bits = bits << 8 | UInt32(bytes[i + k]) }
             let scaled = (Float(bitPattern: bits) * 8_388_608).rounded()
             return Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
         }

@@ -62,15 +62,23 @@ enum MusicTagFixtures {
     }
 
     static func frame(_ id: String, _ body: [UInt8], version: Int) -> [UInt8] {
-        if version == 2 { return Array(id.utf8) + Array(be32(body.count).suffix(3)) + body }
-        let size = version == 4 ? syncsafe(body.count) : be32(body.count)
-        return Array(id.utf8) + size + [0, 0] + body
+        var frame = Array(id.utf8)
+        if version == 2 {
+            frame += be32(body.count).suffix(3)
+        } else {
+            frame += version == 4 ? syncsafe(body.count) : be32(body.count)
+            frame += [0, 0]
+        }
+        return frame + body
     }
 
     /// An attached picture (APIC, or PIC in v2.2) of `type` (3: front cover).
     static func pictureFrame(_ bytes: [UInt8], version: Int, type: UInt8 = 3) -> [UInt8] {
-        if version == 2 { return frame("PIC", [0] + Array("JPG".utf8) + [type, 0] + bytes, version: 2) }
-        return frame("APIC", [0] + Array("image/jpeg".utf8) + [0, type, 0] + bytes, version: version)
+        var body: [UInt8] = [0]
+        body += Array((version == 2 ? "JPG" : "image/jpeg\u{0}").utf8)
+        body += [type, 0]
+        body += bytes
+        return frame(version == 2 ? "PIC" : "APIC", body, version: version)
     }
 
     /// A whole ID3v2 tag; `unsynchronise` applies the scheme to the whole body (v2.3 style).
@@ -84,7 +92,10 @@ enum MusicTagFixtures {
             }
             body = out
         }
-        return Array("ID3".utf8) + [UInt8(version), 0, unsynchronise ? 0x80 : 0] + syncsafe(body.count) + body
+        var tag = Array("ID3".utf8)
+        tag += [UInt8(version), 0, unsynchronise ? 0x80 : 0]
+        tag += syncsafe(body.count)
+        return tag + body
     }
 
     /// An ID3v1.1 tag (128 bytes, Latin-1, with a track number).
@@ -94,8 +105,15 @@ enum MusicTagFixtures {
             let bytes = encoded(text, .latin1).prefix(length)
             return Array(bytes) + [UInt8](repeating: 0, count: length - bytes.count)
         }
-        return Array("TAG".utf8) + field(title, 30) + field(artist, 30) + field(album, 30) + field(year, 4)
-            + field("", 28) + [0, track, genre]
+        // One term a statement: Swift 6.0's type checker gives up on a long chain of `+`.
+        var tag = Array("TAG".utf8)
+        tag += field(title, 30)
+        tag += field(artist, 30)
+        tag += field(album, 30)
+        tag += field(year, 4)
+        tag += field("", 28)
+        tag += [0, track, genre]
+        return tag
     }
 
     /// An APEv2 tag with a footer (no header), as it sits at the end of an MP3.
@@ -103,12 +121,18 @@ enum MusicTagFixtures {
         var body: [UInt8] = []
         for (key, value) in items {
             let v = Array(value.utf8)
-            body += le32(v.count) + le32(0) + Array(key.utf8) + [0] + v
+            body += le32(v.count)
+            body += le32(0)
+            body += Array(key.utf8) + [0]
+            body += v
         }
-        let size = body.count + 32
-        let footer =
-            Array("APETAGEX".utf8) + le32(2000) + le32(size) + le32(items.count) + le32(0)
-            + [UInt8](repeating: 0, count: 8)
+        // One term a statement: Swift 6.0's type checker gives up on a long chain of `+`.
+        var footer = Array("APETAGEX".utf8)
+        footer += le32(2000)
+        footer += le32(body.count + 32)
+        footer += le32(items.count)
+        footer += le32(0)
+        footer += [UInt8](repeating: 0, count: 8)
         return body + footer
     }
 
@@ -116,8 +140,13 @@ enum MusicTagFixtures {
 
     /// A FLAC picture block as `METADATA_BLOCK_PICTURE` carries it (before base64).
     static func flacPictureBlock(_ bytes: [UInt8], mime: String = "image/jpeg") -> [UInt8] {
-        be32(3) + be32(mime.utf8.count) + Array(mime.utf8) + be32(0) + be32(1) + be32(1) + be32(24) + be32(0)
-            + be32(bytes.count) + bytes
+        var block = be32(3)
+        block += be32(mime.utf8.count)
+        block += Array(mime.utf8)
+        for field in [0, 1, 1, 24, 0] { block += be32(field) }  // description length, size, depth, colours
+        block += be32(bytes.count)
+        block += bytes
+        return block
     }
 
     static func base64(_ bytes: [UInt8]) -> String {
@@ -137,8 +166,10 @@ enum MusicTagFixtures {
 
     /// Appends a chunk to a RIFF (little-endian sizes) or FORM (big-endian) file and fixes its size.
     static func appendChunk(_ id: String, _ body: [UInt8], to bytes: inout [UInt8], bigEndian: Bool) {
-        let size = bigEndian ? be32(body.count) : le32(body.count)
-        bytes += Array(id.utf8) + size + body + (body.count % 2 == 1 ? [0] : [])
+        bytes += Array(id.utf8)
+        bytes += bigEndian ? be32(body.count) : le32(body.count)
+        bytes += body
+        if body.count % 2 == 1 { bytes.append(0) }
         let total = bigEndian ? be32(bytes.count - 8) : le32(bytes.count - 8)
         bytes.replaceSubrange(4..<8, with: total)
     }
@@ -147,8 +178,17 @@ enum MusicTagFixtures {
     static func riffInfo(title: String, artist: String, album: String, genre: String) -> [UInt8] {
         func sub(_ id: String, _ text: String) -> [UInt8] {
             let v = Array(text.utf8) + [0]
-            return Array(id.utf8) + le32(v.count) + v + (v.count % 2 == 1 ? [0] : [])
+            var chunk = Array(id.utf8)
+            chunk += le32(v.count)
+            chunk += v
+            if v.count % 2 == 1 { chunk.append(0) }
+            return chunk
         }
-        return Array("INFO".utf8) + sub("INAM", title) + sub("IART", artist) + sub("IPRD", album) + sub("IGNR", genre)
+        var list = Array("INFO".utf8)
+        list += sub("INAM", title)
+        list += sub("IART", artist)
+        list += sub("IPRD", album)
+        list += sub("IGNR", genre)
+        return list
     }
 }

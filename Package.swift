@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib", providers: [.apt(["libtag1-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
@@ -45,7 +47,9 @@ let package = Package(
         .target(name: "KioskHardware", dependencies: ["KioskSystem", "CKioskShims"], swiftSettings: strict),
         .target(
             name: "KioskAudio",
-            dependencies: ["KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile"],
+            dependencies: ["KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
+                "CFFmpeg",
+            ],
             swiftSettings: strict),
         .target(
             name: "KioskLibrary", dependencies: ["KioskSystem", "KioskAudio", "CFLAC", "CSQLite", "CKioskTags"],

@@ -14,6 +14,7 @@ public final class DecoderSet {
     private var vorbis: VorbisDecoder?
     private var opus: OpusDecoder?
     private var pcm: PCMFileDecoder?
+    private var mp4: MP4Decoder?
     private var head = [UInt8](repeating: 0, count: AudioFileFormat.sniffBytes)
 
     public init() {}
@@ -72,7 +73,10 @@ public final class DecoderSet {
         case .wav, .aiff:
             if pcm == nil { pcm = PCMFileDecoder() }
             return pcm
-        case .mp4, .oggFLAC:
+        case .mp4:
+            if mp4 == nil { mp4 = MP4Decoder() }
+            return mp4
+        case .oggFLAC:
             return nil
         }
     }
@@ -107,6 +111,7 @@ public final class DecoderSet {
         vorbis?.close()
         opus?.close()
         pcm?.close()
+        mp4?.close()
     }
 }
 

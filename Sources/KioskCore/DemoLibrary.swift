@@ -6,7 +6,8 @@ import KioskSystem
 /// The demo's music: a few albums, artists, genres and a playlist, written as real FLAC files by
 /// the project's own encoder (`SyntheticLibrary`, libFLAC), with one album's cover embedded, one
 /// as cover.jpg, and one Japanese album; and one album of MP3, Opus and Ogg Vorbis tracks made from
-/// those with Debian's encoders (lame, opusenc, oggenc; left out, with a log line, where missing).
+/// those with Debian's encoders (lame, opusenc, oggenc, ffmpeg's AAC; left out, with a log line,
+/// where missing).
 /// Made once per version under a temp directory.
 public enum DemoLibrary {
     static let version = "2"
@@ -42,8 +43,9 @@ public enum DemoLibrary {
             art: .coverFile, sampleRate: 96_000, bits: 24),
         Album(
             artist: "Kiosk Radio", album: "Everyday Formats", genre: "Pop", date: "2026",
-            titles: ["Morning MP3", "Evening Opus", "Night Vorbis"], art: .embedded, sampleRate: 48_000, bits: 16,
-            formats: ["mp3", "opus", "ogg"]),
+            titles: ["Morning MP3", "Evening Opus", "Night Vorbis", "Afternoon AAC"], art: .embedded,
+            sampleRate: 48_000, bits: 16,
+            formats: ["mp3", "opus", "ogg", "m4a"]),
     ]
 
     /// Creates (or reuses) the demo library under `root`; returns the music folder.
@@ -150,6 +152,17 @@ public enum DemoLibrary {
                     "--quiet", "--title", tag("TITLE"), "--artist", tag("ARTIST"), "--album", tag("ALBUM"), "--genre",
                     tag("GENRE"), "--date", tag("DATE"), "--comment", "TRACKNUMBER=\(tag("TRACKNUMBER"))", "--picture",
                     jpeg, wav, path,
+                ]) == 0
+        case "m4a":
+            guard (try? SyntheticLibrary.writeFile(path: jpeg, bytes: cover)) != nil else { return false }
+            return run(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-y", "-i", wav, "-i", jpeg, "-map", "0", "-map", "1", "-c:a", "aac", "-b:a", "192k",
+                    "-c:v", "copy", "-disposition:v", "attached_pic", "-metadata", "title=\(tag("TITLE"))", "-metadata",
+                    "artist=\(tag("ARTIST"))", "-metadata", "album=\(tag("ALBUM"))", "-metadata",
+                    "genre=\(tag("GENRE"))",
+                    "-metadata", "date=\(tag("DATE"))", "-metadata", "track=\(tag("TRACKNUMBER"))", path,
                 ]) == 0
         default:
             return run(

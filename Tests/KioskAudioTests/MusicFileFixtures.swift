@@ -13,11 +13,13 @@ enum MusicFiles {
     static let oggdec = which("oggdec")
     static let opusenc = which("opusenc")
     static let opusdec = which("opusdec")
+    static let ffmpeg = which("ffmpeg")
 
     static var hasSox: Bool { sox != nil }
     static var hasMP3Tools: Bool { sox != nil && lame != nil && mpg123 != nil }
     static var hasVorbisTools: Bool { sox != nil && oggenc != nil && oggdec != nil }
     static var hasOpusTools: Bool { sox != nil && opusenc != nil && opusdec != nil }
+    static var hasFFmpeg: Bool { sox != nil && ffmpeg != nil }
 
     /// A 16-bit stereo sine at 440/660 Hz with a little noise (interleaved), `frames` long.
     static func tone(frames: Int, rate: Int = 44100, startFrame: Int = 0) -> [Int32] {
@@ -84,6 +86,45 @@ enum MusicFiles {
         return path
     }
 
+    /// AAC-LC at 256 kbit/s in an M4A, written by ffmpeg with its edit list for the priming (in
+    /// milliseconds: the movie's timescale); `iTunes` adds iTunes' sample-exact gapless tag
+    /// (`iTunSMPB`: 1024 frames of delay, the padding, the length), as iTunes writes it.
+    static func aac(_ samples: [Int32], in dir: TemporaryDirectory, name: String, iTunes: Bool = false) throws -> String
+    {
+        let path = dir.file(name + ".m4a")
+        let wav = try sourceWAV(samples, in: dir, name: name)
+        var arguments = ["-v", "error", "-y", "-i", wav, "-c:a", "aac", "-b:a", "256k"]
+        if iTunes {
+            let frames = samples.count / 2
+            let padding = (frames + 1024 + 1023) / 1024 * 1024 - frames - 1024
+            func hex(_ n: Int, _ width: Int) -> String {
+                let digits = String(n, radix: 16, uppercase: true)
+                return String(repeating: "0", count: max(0, width - digits.count)) + digits
+            }
+            let smpb = " 00000000 00000400 \(hex(padding, 8)) \(hex(frames, 16))"
+            arguments += ["-movflags", "use_metadata_tags", "-metadata", "iTunSMPB=\(smpb)"]
+        }
+        try tool(ffmpeg, arguments + [path])
+        return path
+    }
+
+    /// ffmpeg's float decode, as the 24-bit words the player makes of floats.
+    static func ffmpegFloatReference(_ path: String, in dir: TemporaryDirectory) throws -> [Int32] {
+        let out = dir.file("ffmpeg.f32")
+        try tool(ffmpeg, ["-v", "error", "-y", "-i", path, "-f", "f32le", out])
+        return floats24(try Syscalls.readFile(out, limit: 1 << 28))
+    }
+
+    /// Little-endian floats as left-justified 24-bit words (as `PCMStage.convert` makes them).
+    static func floats24(_ bytes: [UInt8]) -> [Int32] {
+        stride(from: 0, to: bytes.count - 3, by: 4).map { i in
+            var bits: UInt32 = 0
+            for k in (0..<4).reversed() { bits = bits << 8 | UInt32(bytes[i + k]) }
+            let scaled = (Float(bitPattern: bits) * 8_388_608).rounded()
+            return Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
+        }
+    }
+
     /// mpg123's own decode, as signed 32-bit samples.
     static func mpg123Reference(_ path: String, in dir: TemporaryDirectory) throws -> [Int32] {
         let out = dir.file("mpg123.raw")
@@ -102,13 +143,7 @@ enum MusicFiles {
     static func opusdecReference(_ path: String, in dir: TemporaryDirectory) throws -> [Int32] {
         let out = dir.file("opusdec.f32")
         try tool(opusdec, ["--quiet", "--rate", "48000", "--float", path, out])
-        let bytes = try Syscalls.readFile(out, limit: 1 << 28)
-        return stride(from: 0, to: bytes.count - 3, by: 4).map { i in
-            var bits: UInt32 = 0
-            for k in (0..<4).reversed() { bits = bits << 8 | UInt32(bytes[i + k]) }
-            let scaled = (Float(bitPattern: bits) * 8_388_608).rounded()
-            return Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
-        }
+        return floats24(try Syscalls.readFile(out, limit: 1 << 28))
     }
 
     /// The largest difference between two sample runs of equal length (in 32-bit units).

@@ -22,8 +22,12 @@ import Testing
         #expect(catalog.collections(in: .genre).count == 4)
         // One album of the formats most sticks hold, each track with its tags (and the MP3 its cover).
         let everyday = try #require(catalog.collections(in: .album).first { $0.name == "Everyday Formats" })
-        #expect(catalog.tracks(of: everyday).map(\.title) == ["Morning MP3", "Evening Opus", "Night Vorbis"])
-        #expect(catalog.tracks(of: everyday).map { $0.path.split(separator: ".").last! } == ["mp3", "opus", "ogg"])
+        #expect(
+            catalog.tracks(of: everyday).map(\.title) == [
+                "Morning MP3", "Evening Opus", "Night Vorbis", "Afternoon AAC",
+            ])
+        #expect(
+            catalog.tracks(of: everyday).map { $0.path.split(separator: ".").last! } == ["mp3", "opus", "ogg", "m4a"])
         guard case .embedded = catalog.artwork(for: everyday) else {
             Issue.record("Everyday Formats has the MP3's embedded cover")
             return

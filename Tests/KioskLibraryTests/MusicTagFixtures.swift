@@ -12,7 +12,8 @@ enum MusicTagFixtures {
     static let lame = which("lame")
     static let oggenc = which("oggenc")
     static let opusenc = which("opusenc")
-    static var hasEncoders: Bool { sox != nil && lame != nil && oggenc != nil && opusenc != nil }
+    static let ffmpeg = which("ffmpeg")
+    static var hasEncoders: Bool { sox != nil && lame != nil && oggenc != nil && opusenc != nil && ffmpeg != nil }
 
     static func tool(_ program: String?, _ arguments: [String]) throws {
         guard let program else { throw Errno(rawValue: ENOENT, context: "encoder") }

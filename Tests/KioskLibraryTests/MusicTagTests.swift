@@ -174,6 +174,53 @@ struct MusicTagTests {
         #expect(MusicFileReader().embeddedPicture(path: library.root + "/a.opus")?.bytes == SyntheticLibrary.sampleJPEG)
     }
 
+    @Test("MP4 ilst atoms (©nam ©ART aART ©alb ©gen trkn disk ©day covr) of an AAC and an ALAC file are read")
+    func mp4Atoms() throws {
+        defer { library.remove() }
+        try F.tone(library.root + "/src.wav")
+        try library.write("cover.jpg", SyntheticLibrary.sampleJPEG)
+        for codec in ["aac", "alac"] {
+            try F.tool(
+                F.ffmpeg,
+                [
+                    "-v", "error", "-y", "-i", library.root + "/src.wav", "-i", library.root + "/cover.jpg", "-map",
+                    "0",
+                    "-map", "1", "-c:a", codec, "-c:v", "copy", "-disposition:v", "attached_pic", "-metadata",
+                    "title=M4A Song", "-metadata", "artist=M Artist", "-metadata", "album_artist=M Band", "-metadata",
+                    "album=M Album", "-metadata", "genre=Soul", "-metadata", "track=3/12", "-metadata", "disc=1/2",
+                    "-metadata", "date=2005", library.root + "/\(codec).m4a",
+                ])
+            let (info, _) = try read("\(codec).m4a")
+            #expect(info.tags.titles == ["M4A Song"], "\(codec)")
+            #expect(info.tags.artists == ["M Artist"])
+            #expect(info.tags.albumArtists == ["M Band"])
+            #expect(info.tags.albums == ["M Album"])
+            #expect(info.tags.genres == ["Soul"])
+            #expect(info.tags.trackNumber == 3 && info.tags.trackTotal == 12)
+            #expect(info.tags.discNumber == 1 && info.tags.discTotal == 2)
+            #expect(info.tags.dates == ["2005"])
+            #expect(info.hasPicture)
+            let picture = MusicFileReader().embeddedPicture(path: library.root + "/\(codec).m4a")
+            #expect(picture?.bytes == SyntheticLibrary.sampleJPEG)
+            #expect(picture?.mimeType == "image/jpeg")
+        }
+    }
+
+    @Test("a FairPlay-protected M4P is left out as DRM-protected")
+    func fairPlayIsLeftOut() throws {
+        defer { library.remove() }
+        func box(_ type: String, _ body: [UInt8]) -> [UInt8] { F.be32(body.count + 8) + Array(type.utf8) + body }
+        let entry = box("drms", [UInt8](repeating: 0, count: 28))
+        let stsd = box("stsd", [0, 0, 0, 0, 0, 0, 0, 1] + entry)
+        try library.write(
+            "Bought/song.m4p",
+            box("ftyp", Array("M4P ".utf8) + [0, 0, 0, 0])
+                + box("moov", box("trak", box("mdia", box("minf", box("stbl", stsd))))))
+        let catalog = try library.catalog()
+        #expect(catalog.problems(for: "Bought/song.m4p").first?.reason == "DRM-protected (FairPlay): cannot be played")
+        #expect(catalog.allTracks.isEmpty)
+    }
+
     @Test("a WAV's RIFF INFO list gives title, artist, album and genre")
     func riffInfo() throws {
         defer { library.remove() }
@@ -267,11 +314,17 @@ struct MusicTagTests {
         try F.tool(
             F.lame,
             ["--quiet", "--tt", "Five", "--ta", "A", "--tl", "Mixed", "--tn", "5", src, library.root + "/Album/5.flac"])
+        try F.tool(
+            F.ffmpeg,
+            [
+                "-v", "error", "-y", "-i", src, "-c:a", "alac", "-metadata", "title=Six", "-metadata", "artist=A",
+                "-metadata", "album=Mixed", "-metadata", "track=6", library.root + "/Album/6.m4a",
+            ])
         unlink(src)
         unlink(library.root + "/src48.wav")
         let catalog = try library.catalog()
         let album = try #require(catalog.named(.album, "Mixed"))
-        #expect(catalog.tracks(of: album).map(\.title) == ["One", "Two", "Three", "Four", "Five"])
+        #expect(catalog.tracks(of: album).map(\.title) == ["One", "Two", "Three", "Four", "Five", "Six"])
         #expect(catalog.problems(for: "Album/5.flac").isEmpty)
     }
 }

@@ -404,8 +404,13 @@ import Testing
         let path = h.socketPath
         let lines = try h.client { try TestClient(unix: path).command("decoders") }
         let plugins = lines.filter { $0.hasPrefix("plugin: ") }
-        #expect(plugins == ["plugin: flac", "plugin: mpg123", "plugin: vorbis", "plugin: opus", "plugin: pcm"])
-        for suffix in ["flac", "mp3", "ogg", "opus", "wav", "aiff"] { #expect(lines.contains("suffix: \(suffix)")) }
+        #expect(
+            plugins == [
+                "plugin: flac", "plugin: mpg123", "plugin: vorbis", "plugin: opus", "plugin: pcm", "plugin: ffmpeg",
+            ])
+        for suffix in ["flac", "mp3", "ogg", "opus", "wav", "aiff", "m4a"] {
+            #expect(lines.contains("suffix: \(suffix)"))
+        }
         #expect(lines.contains("mime_type: audio/mpeg"))
         #expect(lines.last == "OK")
     }

@@ -83,7 +83,7 @@ enum MPDClientCommands {
     /// The decoders this build has, under the names MPD gives its plugins for those libraries.
     static let plugins: [(name: String, formats: [AudioFileFormat])] = [
         ("flac", [.flac]), ("mpg123", [.mp3]), ("vorbis", [.oggVorbis]), ("opus", [.opus]),
-        ("pcm", [.wav, .aiff]),
+        ("pcm", [.wav, .aiff]), ("ffmpeg", [.mp4]),
     ]
 
     static func decoders(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {

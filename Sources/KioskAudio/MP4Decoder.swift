@@ -1,0 +1,236 @@
+@preconcurrency import CFFmpeg
+import Glibc
+import KioskSystem
+
+/// MP4/M4A audio (AAC-LC, HE-AAC, ALAC) through FFmpeg's libavformat and libavcodec, as MPD's
+/// ffmpeg plugin plays it.
+///
+/// Gapless: the encoder delay is removed by FFmpeg from the edit list (its skip-samples side data),
+/// and the stream ends at the length the edit list gives, or iTunes' `iTunSMPB` when the file has
+/// one; frames the last packet decodes beyond it are dropped here. ALAC's integer samples reach the
+/// ring unchanged (16-bit words, or 32-bit left-justified for 20/24/32 bits); AAC's floats become
+/// 32-bit words with 24 significant bits. Seeking goes to the packet before the frame and drops
+/// what comes before it, so it lands on the frame.
+///
+/// FairPlay files never get here: `DecoderSet` names them from their sample entries first.
+///
+/// Thread: one thread at a time. `decode` does not allocate once FFmpeg has its buffers.
+public final class MP4Decoder: AudioDecoder {
+    /// The most frames one decoded packet holds (ALAC: 4096; AAC: 1024, HE-AAC 2048).
+    public static let blockFrames = 8192
+
+    private var container: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private let packet: UnsafeMutablePointer<AVPacket>
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private var stream: Int32 = -1
+    private var timeBase = AVRational(num: 1, den: 1)
+    private var flushing = false
+    /// After a seek: frames before this one are dropped.
+    private var seekTarget: Int64 = 0
+    private let stage = PCMStage(capacityBytes: MP4Decoder.blockFrames * 8 * 4)
+
+    public private(set) var path = ""
+    public private(set) var format: PCMFormat?
+    public private(set) var totalFrames: Int64?
+    public private(set) var position: Int64 = 0
+    public var maxBlockSize: Int { MP4Decoder.blockFrames }
+    /// Whether the stream is Apple Lossless (then delivered bit-perfect).
+    public private(set) var isLossless = false
+
+    public init() {
+        kiosk_av_log_quiet()
+        guard let p = av_packet_alloc(), let f = av_frame_alloc() else { fatalError("FFmpeg: out of memory") }
+        packet = p
+        frame = f
+    }
+
+    deinit {
+        close()
+        var p: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&p)
+        var f: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&f)
+    }
+
+    public func close() {
+        if codec != nil { avcodec_free_context(&codec) }
+        if container != nil { avformat_close_input(&container) }
+        stream = -1
+        path = ""
+        format = nil
+        totalFrames = nil
+        position = 0
+        seekTarget = 0
+        flushing = false
+        isLossless = false
+        stage.reset()
+    }
+
+    private func fail(_ error: DecodeError) -> DecodeError {
+        let keep = path
+        close()
+        path = keep
+        return error
+    }
+
+    public func open(path: String) throws(DecodeError) {
+        close()
+        self.path = path
+        guard avformat_open_input(&container, path, nil, nil) == 0, let container else {
+            throw fail(.badHeader(.mp4, .noStream))
+        }
+        guard avformat_find_stream_info(container, nil) >= 0 else { throw fail(.badHeader(.mp4, .noStream)) }
+        var decoder: UnsafePointer<AVCodec>?
+        stream = av_find_best_stream(container, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
+        guard stream >= 0, let st = container.pointee.streams[Int(stream)], let parameters = st.pointee.codecpar else {
+            throw fail(.badHeader(.mp4, .noStream))
+        }
+        guard let decoder, let context = avcodec_alloc_context3(decoder) else { throw fail(.notSupported(.mp4)) }
+        codec = context
+        guard avcodec_parameters_to_context(context, parameters) >= 0, avcodec_open2(context, decoder, nil) == 0 else {
+            throw fail(.notSupported(.mp4))
+        }
+        timeBase = st.pointee.time_base
+        isLossless = parameters.pointee.codec_id == AV_CODEC_ID_ALAC
+        let rate = Int(context.pointee.sample_rate)
+        let channels = Int(context.pointee.ch_layout.nb_channels)
+        let bits: Int
+        switch AVSampleFormat(context.pointee.sample_fmt.rawValue) {
+        case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P: bits = 16
+        case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P:
+            let raw = Int(context.pointee.bits_per_raw_sample)
+            bits = raw > 16 && raw <= 32 ? raw : 32
+        case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP: bits = 24
+        default: throw fail(.unsupportedFormat(sampleRate: rate, channels: channels, bitsPerSample: 0))
+        }
+        let streamFormat = PCMFormat(sampleRate: rate, channels: channels, bitsPerSample: bits)
+        guard streamFormat.isPlayable else {
+            throw fail(.unsupportedFormat(sampleRate: rate, channels: channels, bitsPerSample: bits))
+        }
+        format = streamFormat
+        totalFrames = Self.iTunesLength(container.pointee.metadata) ?? Self.iTunesLength(st.pointee.metadata)
+        if totalFrames == nil, st.pointee.duration > 0, st.pointee.duration != kiosk_av_nopts_value() {
+            totalFrames = av_rescale_q(st.pointee.duration, timeBase, AVRational(num: 1, den: Int32(rate)))
+        }
+    }
+
+    /// The total frames of iTunes' gapless tag (" 00000000 DELAY PADDING TOTAL …", hexadecimal).
+    static func iTunesLength(_ metadata: OpaquePointer?) -> Int64? {
+        guard let entry = av_dict_get(metadata, "iTunSMPB", nil, 0), let value = entry.pointee.value else { return nil }
+        let fields = String(cString: value).split(separator: " ")
+        guard fields.count >= 4, let total = Int64(fields[3], radix: 16), total > 0 else { return nil }
+        return total
+    }
+
+    public func seek(toFrame target: Int64) throws(DecodeError) {
+        guard let container, let codec, let format else { throw .seekFailed(frame: target) }
+        if let total = totalFrames, target >= total { throw .seekFailed(frame: target) }
+        let ts = av_rescale_q(max(0, target), AVRational(num: 1, den: Int32(format.sampleRate)), timeBase)
+        guard av_seek_frame(container, stream, ts, AVSEEK_FLAG_BACKWARD) >= 0 else { throw .seekFailed(frame: target) }
+        avcodec_flush_buffers(codec)
+        stage.reset()
+        flushing = false
+        seekTarget = target
+        position = target
+    }
+
+    public func decode(into regions: RingBuffer.Regions) -> DecodeStep {
+        guard let container, let codec, let current = format else { return .failed(.badHeader(.mp4, .noStream)) }
+        while true {
+            if !stage.isEmpty {
+                let n = stage.drain(into: regions)
+                position += Int64(n)
+                return .frames(n)
+            }
+            if let total = totalFrames, position >= total { return .endOfStream }
+            let received = avcodec_receive_frame(codec, frame)
+            if received == 0 {
+                defer { av_frame_unref(frame) }
+                if let failure = stageFrame(current) { return .failed(failure) }
+                continue
+            }
+            if received == kiosk_av_error_eof() { return .endOfStream }
+            guard received == kiosk_av_error_eagain() else {
+                return .failed(.libraryFailed(.mp4, code: received, atFrame: position))
+            }
+            if flushing { return .endOfStream }
+            let read = av_read_frame(container, packet)
+            if read < 0 {
+                // The end (or an unreadable rest): let the decoder give out what it holds.
+                flushing = true
+                _ = avcodec_send_packet(codec, nil)
+                continue
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == stream else { continue }
+            let sent = avcodec_send_packet(codec, packet)
+            if sent < 0 && sent != kiosk_av_error_eagain() {
+                return .failed(.libraryFailed(.mp4, code: sent, atFrame: position))
+            }
+        }
+    }
+
+    /// Converts the decoded frame into the stage, without what lies before a seek target or past
+    /// the stream's length. Nil on success.
+    private func stageFrame(_ format: PCMFormat) -> DecodeError? {
+        let count = Int(frame.pointee.nb_samples)
+        let channels = format.channels
+        guard count <= MP4Decoder.blockFrames, Int(frame.pointee.ch_layout.nb_channels) == channels,
+            let planes = frame.pointee.extended_data
+        else { return .libraryFailed(.mp4, code: -1, atFrame: position) }
+        // Where this frame starts: its timestamp when it has one (after a seek), else where we are.
+        var start = position
+        let pts = frame.pointee.best_effort_timestamp
+        if pts != kiosk_av_nopts_value(), seekTarget > 0 {
+            start = av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(format.sampleRate)))
+        }
+        var skip = 0
+        if seekTarget > 0 && start < seekTarget { skip = Int(min(Int64(count), seekTarget - start)) }
+        var keep = count - skip
+        if let total = totalFrames { keep = min(keep, Int(max(0, total - (start + Int64(skip))))) }
+        if skip == count || keep <= 0 {
+            if seekTarget > 0 && start + Int64(count) <= seekTarget { return nil }
+        }
+        if seekTarget > 0 && start + Int64(skip) >= seekTarget { seekTarget = 0 }
+        guard keep > 0 else { return nil }
+        let sampleFormat = AVSampleFormat(frame.pointee.format)
+        let planar = av_sample_fmt_is_planar(sampleFormat) != 0
+        switch sampleFormat {
+        case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
+            let out = stage.buffer.assumingMemoryBound(to: Int32.self)
+            for c in 0..<channels {
+                guard let base = planes[planar ? c : 0] else { continue }
+                let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Float.self)
+                for i in 0..<keep {
+                    let x = planar ? samples[skip + i] : samples[(skip + i) * channels + c]
+                    let scaled = (x * 8_388_608).rounded()
+                    out[i * channels + c] = Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
+                }
+            }
+        case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P:
+            let out = stage.buffer.assumingMemoryBound(to: Int16.self)
+            for c in 0..<channels {
+                guard let base = planes[planar ? c : 0] else { continue }
+                let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Int16.self)
+                for i in 0..<keep {
+                    out[i * channels + c] = planar ? samples[skip + i] : samples[(skip + i) * channels + c]
+                }
+            }
+        case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P:
+            let out = stage.buffer.assumingMemoryBound(to: Int32.self)
+            for c in 0..<channels {
+                guard let base = planes[planar ? c : 0] else { continue }
+                let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Int32.self)
+                for i in 0..<keep {
+                    out[i * channels + c] = planar ? samples[skip + i] : samples[(skip + i) * channels + c]
+                }
+            }
+        default:
+            return .unsupportedFormat(sampleRate: format.sampleRate, channels: channels, bitsPerSample: 0)
+        }
+        stage.filled(keep, format: format)
+        position = start + Int64(skip)
+        return nil
+    }
+}

@@ -25,8 +25,6 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
-        .systemLibrary(
-            name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib", providers: [.apt(["libtag1-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
@@ -42,13 +40,21 @@ let package = Package(
             name: "CKioskTags", dependencies: ["CTagLib"],
             cxxSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
+        // FFmpeg (MP4/M4A), opened with dlopen on first use: its headers only at build time (Debian's
+        // libavformat-dev and libavcodec-dev, in the multiarch include path), no link.
+        .target(
+            name: "CKioskFFmpeg",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
+            linkerSettings: [.linkedLibrary("dl")]),
+
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
         // The buses boards wire things to: GPIO lines (libgpiod) and spidev.
         .target(name: "KioskHardware", dependencies: ["KioskSystem", "CKioskShims"], swiftSettings: strict),
         .target(
             name: "KioskAudio",
-            dependencies: ["KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
-                "CFFmpeg",
+            dependencies: [
+                "KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
+                "CKioskFFmpeg",
             ],
             swiftSettings: strict),
         .target(

@@ -17,6 +17,8 @@ public enum DecodeError: Error, Equatable, Sendable, BitwiseCopyable, CustomStri
     case unrecognized
     /// A format recognised by its content that this build cannot decode.
     case notSupported(AudioFileFormat)
+    /// The library that decodes this format (loaded on first use) is not installed.
+    case libraryMissing(AudioFileFormat)
     /// Encrypted with FairPlay (iTunes Store purchases before 2009, Apple Music downloads).
     case drmProtected
     /// No FLAC stream found (not a FLAC file, or nothing decodable in it).
@@ -50,6 +52,8 @@ public enum DecodeError: Error, Equatable, Sendable, BitwiseCopyable, CustomStri
         case .emptyFile: "empty file"
         case .unrecognized: "not a music file (the content is no format KioskPlayer plays)"
         case .notSupported(let format): "\(format.name) files cannot be played by this version"
+        case .libraryMissing(let format):
+            "\(format.name) files need FFmpeg's libavformat and libavcodec, which are not installed"
         case .drmProtected: "DRM-protected (FairPlay): cannot be played"
         case .notFLAC: "not a FLAC file (no FLAC audio found)"
         case .badHeader(let format, let problem): "not a playable \(format.name) file: \(Self.text(problem))"

@@ -1,4 +1,4 @@
-@preconcurrency import CFFmpeg
+@preconcurrency import CKioskFFmpeg
 import Glibc
 import KioskSystem
 
@@ -12,7 +12,9 @@ import KioskSystem
 /// 32-bit words with 24 significant bits. Seeking goes to the packet before the frame and drops
 /// what comes before it, so it lands on the frame.
 ///
-/// FairPlay files never get here: `DecoderSet` names them from their sample entries first.
+/// FairPlay files never get here: `DecoderSet` names them from their sample entries first. FFmpeg
+/// is loaded the first time an MP4 is opened (`kiosk_ffmpeg.h` says why); without it an MP4 is
+/// refused as `.libraryMissing`.
 ///
 /// Thread: one thread at a time. `decode` does not allocate once FFmpeg has its buffers.
 public final class MP4Decoder: AudioDecoder {
@@ -21,8 +23,8 @@ public final class MP4Decoder: AudioDecoder {
 
     private var container: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
-    private let packet: UnsafeMutablePointer<AVPacket>
-    private let frame: UnsafeMutablePointer<AVFrame>
+    private var packet: UnsafeMutablePointer<AVPacket>!
+    private var frame: UnsafeMutablePointer<AVFrame>!
     private var stream: Int32 = -1
     private var timeBase = AVRational(num: 1, den: 1)
     private var flushing = false
@@ -38,24 +40,37 @@ public final class MP4Decoder: AudioDecoder {
     /// Whether the stream is Apple Lossless (then delivered bit-perfect).
     public private(set) var isLossless = false
 
-    public init() {
-        kiosk_av_log_quiet()
-        guard let p = av_packet_alloc(), let f = av_frame_alloc() else { fatalError("FFmpeg: out of memory") }
+    public init() {}
+
+    deinit {
+        close()
+        if packet != nil {
+            var p: UnsafeMutablePointer<AVPacket>? = packet
+            kff_av_packet_free(&p)
+        }
+        if frame != nil {
+            var f: UnsafeMutablePointer<AVFrame>? = frame
+            kff_av_frame_free(&f)
+        }
+    }
+
+    /// Loads FFmpeg (the first time) and makes the packet and frame this decoder reuses.
+    private func prepare() throws(DecodeError) {
+        if packet != nil { return }
+        var why = [CChar](repeating: 0, count: 256)
+        guard kff_load(&why, why.count) == 0 else {
+            let reason = String(decoding: why.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            Log.warning("MP4/M4A: FFmpeg cannot be loaded: \(reason)")
+            throw .libraryMissing(.mp4)
+        }
+        guard let p = kff_av_packet_alloc(), let f = kff_av_frame_alloc() else { fatalError("FFmpeg: out of memory") }
         packet = p
         frame = f
     }
 
-    deinit {
-        close()
-        var p: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&p)
-        var f: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&f)
-    }
-
     public func close() {
-        if codec != nil { avcodec_free_context(&codec) }
-        if container != nil { avformat_close_input(&container) }
+        if codec != nil { kff_avcodec_free_context(&codec) }
+        if container != nil { kff_avformat_close_input(&container) }
         stream = -1
         path = ""
         format = nil
@@ -76,19 +91,21 @@ public final class MP4Decoder: AudioDecoder {
 
     public func open(path: String) throws(DecodeError) {
         close()
+        try prepare()
         self.path = path
-        guard avformat_open_input(&container, path, nil, nil) == 0, let container else {
+        guard kff_avformat_open_input(&container, path, nil, nil) == 0, let container else {
             throw fail(.badHeader(.mp4, .noStream))
         }
-        guard avformat_find_stream_info(container, nil) >= 0 else { throw fail(.badHeader(.mp4, .noStream)) }
+        guard kff_avformat_find_stream_info(container, nil) >= 0 else { throw fail(.badHeader(.mp4, .noStream)) }
         var decoder: UnsafePointer<AVCodec>?
-        stream = av_find_best_stream(container, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
+        stream = kff_av_find_best_stream(container, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
         guard stream >= 0, let st = container.pointee.streams[Int(stream)], let parameters = st.pointee.codecpar else {
             throw fail(.badHeader(.mp4, .noStream))
         }
-        guard let decoder, let context = avcodec_alloc_context3(decoder) else { throw fail(.notSupported(.mp4)) }
+        guard let decoder, let context = kff_avcodec_alloc_context3(decoder) else { throw fail(.notSupported(.mp4)) }
         codec = context
-        guard avcodec_parameters_to_context(context, parameters) >= 0, avcodec_open2(context, decoder, nil) == 0 else {
+        guard kff_avcodec_parameters_to_context(context, parameters) >= 0, kff_avcodec_open2(context, decoder, nil) == 0
+        else {
             throw fail(.notSupported(.mp4))
         }
         timeBase = st.pointee.time_base
@@ -110,14 +127,16 @@ public final class MP4Decoder: AudioDecoder {
         }
         format = streamFormat
         totalFrames = Self.iTunesLength(container.pointee.metadata) ?? Self.iTunesLength(st.pointee.metadata)
-        if totalFrames == nil, st.pointee.duration > 0, st.pointee.duration != kiosk_av_nopts_value() {
-            totalFrames = av_rescale_q(st.pointee.duration, timeBase, AVRational(num: 1, den: Int32(rate)))
+        if totalFrames == nil, st.pointee.duration > 0, st.pointee.duration != kff_nopts_value() {
+            totalFrames = kff_av_rescale_q(st.pointee.duration, timeBase, AVRational(num: 1, den: Int32(rate)))
         }
     }
 
     /// The total frames of iTunes' gapless tag (" 00000000 DELAY PADDING TOTAL …", hexadecimal).
     static func iTunesLength(_ metadata: OpaquePointer?) -> Int64? {
-        guard let entry = av_dict_get(metadata, "iTunSMPB", nil, 0), let value = entry.pointee.value else { return nil }
+        guard let entry = kff_av_dict_get(metadata, "iTunSMPB", nil, 0), let value = entry.pointee.value else {
+            return nil
+        }
         let fields = String(cString: value).split(separator: " ")
         guard fields.count >= 4, let total = Int64(fields[3], radix: 16), total > 0 else { return nil }
         return total
@@ -126,9 +145,11 @@ public final class MP4Decoder: AudioDecoder {
     public func seek(toFrame target: Int64) throws(DecodeError) {
         guard let container, let codec, let format else { throw .seekFailed(frame: target) }
         if let total = totalFrames, target >= total { throw .seekFailed(frame: target) }
-        let ts = av_rescale_q(max(0, target), AVRational(num: 1, den: Int32(format.sampleRate)), timeBase)
-        guard av_seek_frame(container, stream, ts, AVSEEK_FLAG_BACKWARD) >= 0 else { throw .seekFailed(frame: target) }
-        avcodec_flush_buffers(codec)
+        let ts = kff_av_rescale_q(max(0, target), AVRational(num: 1, den: Int32(format.sampleRate)), timeBase)
+        guard kff_av_seek_frame(container, stream, ts, AVSEEK_FLAG_BACKWARD) >= 0 else {
+            throw .seekFailed(frame: target)
+        }
+        kff_avcodec_flush_buffers(codec)
         stage.reset()
         flushing = false
         seekTarget = target
@@ -144,28 +165,28 @@ public final class MP4Decoder: AudioDecoder {
                 return .frames(n)
             }
             if let total = totalFrames, position >= total { return .endOfStream }
-            let received = avcodec_receive_frame(codec, frame)
+            let received = kff_avcodec_receive_frame(codec, frame)
             if received == 0 {
-                defer { av_frame_unref(frame) }
+                defer { kff_av_frame_unref(frame) }
                 if let failure = stageFrame(current) { return .failed(failure) }
                 continue
             }
-            if received == kiosk_av_error_eof() { return .endOfStream }
-            guard received == kiosk_av_error_eagain() else {
+            if received == kff_error_eof() { return .endOfStream }
+            guard received == kff_error_eagain() else {
                 return .failed(.libraryFailed(.mp4, code: received, atFrame: position))
             }
             if flushing { return .endOfStream }
-            let read = av_read_frame(container, packet)
+            let read = kff_av_read_frame(container, packet)
             if read < 0 {
                 // The end (or an unreadable rest): let the decoder give out what it holds.
                 flushing = true
-                _ = avcodec_send_packet(codec, nil)
+                _ = kff_avcodec_send_packet(codec, nil)
                 continue
             }
-            defer { av_packet_unref(packet) }
+            defer { kff_av_packet_unref(packet) }
             guard packet.pointee.stream_index == stream else { continue }
-            let sent = avcodec_send_packet(codec, packet)
-            if sent < 0 && sent != kiosk_av_error_eagain() {
+            let sent = kff_avcodec_send_packet(codec, packet)
+            if sent < 0 && sent != kff_error_eagain() {
                 return .failed(.libraryFailed(.mp4, code: sent, atFrame: position))
             }
         }
@@ -182,8 +203,8 @@ public final class MP4Decoder: AudioDecoder {
         // Where this frame starts: its timestamp when it has one (after a seek), else where we are.
         var start = position
         let pts = frame.pointee.best_effort_timestamp
-        if pts != kiosk_av_nopts_value(), seekTarget > 0 {
-            start = av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(format.sampleRate)))
+        if pts != kff_nopts_value(), seekTarget > 0 {
+            start = kff_av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(format.sampleRate)))
         }
         var skip = 0
         if seekTarget > 0 && start < seekTarget { skip = Int(min(Int64(count), seekTarget - start)) }
@@ -195,7 +216,7 @@ public final class MP4Decoder: AudioDecoder {
         if seekTarget > 0 && start + Int64(skip) >= seekTarget { seekTarget = 0 }
         guard keep > 0 else { return nil }
         let sampleFormat = AVSampleFormat(frame.pointee.format)
-        let planar = av_sample_fmt_is_planar(sampleFormat) != 0
+        let planar = kff_av_sample_fmt_is_planar(sampleFormat) != 0
         switch sampleFormat {
         case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
             let out = stage.buffer.assumingMemoryBound(to: Int32.self)

@@ -74,7 +74,8 @@ if [ "$arch" != amd64 ]; then
     # libc6, and the runtime list (which has libstdc++6 and libgcc-s1) without what is not a library.
     foreign=(libc6)
     for spec in $(bash "$repo/deploy/install-deps.sh" --runtime --list --root "$host_tree"); do
-        case "$spec" in fonts-* | alsa-utils | util-linux) ;; *) foreign+=("$spec") ;; esac
+        # FFmpeg is opened with dlopen (not in the binary's NEEDED): control names it, shlibdeps never sees it.
+        case "$spec" in fonts-* | alsa-utils | util-linux | libav*) ;; *) foreign+=("$spec") ;; esac
     done
     wanted=(binutils-aarch64-linux-gnu "${foreign[@]/%/:$arch}")
     if ! chroot "$host_tree" dpkg --print-foreign-architectures | grep -qx "$arch"; then

@@ -2,7 +2,8 @@ import Glibc
 import KioskAudio
 import KioskSystem
 
-/// `bench decode` and `bench play`: decoding and playback cost, side by side with `flac -d`.
+/// `bench decode` and `bench play`: decoding and playback cost, side by side with each format's
+/// reference decoder (`flac -d`, mpg123, oggdec, opusdec, ffmpeg, sox).
 extension BenchCommand {
     /// What one measured run cost.
     struct Cost {
@@ -10,17 +11,33 @@ extension BenchCommand {
         var peakRSSBytes: Int
     }
 
-    /// Decodes `FILE` in-process repeatedly (at least `--seconds` of audio) and runs
-    /// `flac -d -c FILE > /dev/null` as often, then prints CPU per minute of audio, RSS and the ratio.
+    /// The reference command-line decoder of each format, writing PCM to stdout.
+    static func referenceDecoder(_ format: AudioFileFormat, file: String) -> (program: String, arguments: [String])? {
+        switch format {
+        case .flac: ("flac", ["-d", "-c", file])
+        case .mp3: ("mpg123", ["-q", "-e", "s32", "-s", file])
+        case .oggVorbis: ("oggdec", ["-Q", "-R", "-o", "-", file])
+        case .opus: ("opusdec", ["--quiet", file, "-"])
+        case .mp4: ("ffmpeg", ["-v", "error", "-i", file, "-f", "s32le", "-"])
+        case .wav, .aiff: ("sox", ["-D", file, "-t", "raw", "-"])
+        case .oggFLAC: nil
+        }
+    }
+
+    /// Decodes `FILE` in-process repeatedly (at least `--seconds` of audio) and runs the format's
+    /// reference decoder as often, then prints CPU per minute of audio, RSS and the ratio.
     static func decode(_ parsed: ParsedArguments) throws -> Int32 {
         guard parsed.positionals.count == 1 else {
-            throw UsageError(command: "bench decode", message: "give one FLAC file: bench decode FILE [--seconds N]")
+            throw UsageError(command: "bench decode", message: "give one music file: bench decode FILE [--seconds N]")
         }
         let file = parsed.positionals[0]
         let minimumSeconds = parsed.int("--seconds") ?? 60
-        let decoder = FLACDecoder()
+        let decoders = DecoderSet()
+        let decoder: any AudioDecoder
+        let kind: AudioFileFormat
         do throws(DecodeError) {
-            try decoder.open(path: file)
+            kind = try decoders.identify(path: file)
+            decoder = try decoders.open(path: file)
         } catch {
             throw ToolError("\(file): \(error)")
         }
@@ -48,12 +65,15 @@ extension BenchCommand {
         printLine(
             "bench decode: \(file) (\(format), \(formatSeconds(seconds)) s) × \(repeats) = \(formatSeconds(audioSeconds)) s of audio"
         )
-        printCost("kiosk-player FLACDecoder", ours, audioSeconds: audioSeconds)
-        try compareWithFlac(files: [file], repeats: repeats, ours: ours, audioSeconds: audioSeconds)
+        printCost("kiosk-player \(type(of: decoder))", ours, audioSeconds: audioSeconds)
+        guard let reference = referenceDecoder(kind, file: file) else { return 0 }
+        try compare(with: reference, label: kind.name, repeats: repeats, ours: ours, audioSeconds: audioSeconds)
         return 0
     }
 
-    private static func decodeAll(_ decoder: FLACDecoder, file: String, buffer: UnsafeMutableRawPointer) throws -> Int {
+    private static func decodeAll(_ decoder: any AudioDecoder, file: String, buffer: UnsafeMutableRawPointer) throws
+        -> Int
+    {
         guard let format = decoder.format else { return 0 }
         var frameBytes = format.channels * format.ringEncoding.bytes
         var total = 0
@@ -77,7 +97,7 @@ extension BenchCommand {
     static func play(_ parsed: ParsedArguments) throws -> Int32 {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(
-                command: "bench play", message: "give FLAC files: bench play FILE... [--device PCM] [--seconds N]")
+                command: "bench play", message: "give music files: bench play FILE... [--device PCM] [--seconds N]")
         }
         let files = parsed.positionals
         let minimumSeconds = parsed.int("--seconds") ?? 60
@@ -87,12 +107,13 @@ extension BenchCommand {
 
         // Length of one pass over the files.
         var passSeconds = 0.0
-        let decoder = FLACDecoder()
+        let decoders = DecoderSet()
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 65536 * 32, alignment: 16)
         defer { buffer.deallocate() }
         for file in files {
+            let decoder: any AudioDecoder
             do throws(DecodeError) {
-                try decoder.open(path: file)
+                decoder = try decoders.open(path: file)
             } catch {
                 throw ToolError("\(file): \(error)")
             }
@@ -172,6 +193,28 @@ extension BenchCommand {
 
     /// Runs `flac -d -c FILE > /dev/null` `repeats` times for each file and prints its cost and the
     /// ratio of `ours` to it.
+    /// Runs the reference decoder `repeats` times and prints its cost and the ratio to ours.
+    private static func compare(
+        with reference: (program: String, arguments: [String]), label: String, repeats: Int, ours: Cost,
+        audioSeconds: Double
+    ) throws {
+        guard let program = findProgram(reference.program) else {
+            printLine("  \(reference.program): not installed — no comparison")
+            return
+        }
+        var total = Cost(cpuNanoseconds: 0, peakRSSBytes: 0)
+        for pass in 0..<repeats {
+            let cost = try measureChild(program, reference.arguments, measureRSS: pass == 0)
+            total.cpuNanoseconds += cost.cpuNanoseconds
+            total.peakRSSBytes = max(total.peakRSSBytes, cost.peakRSSBytes)
+        }
+        printCost(
+            "\(reference.program) \(reference.arguments.dropLast().joined(separator: " ")) > /dev/null", total,
+            audioSeconds: audioSeconds)
+        let ratio = Double(ours.cpuNanoseconds) / Double(max(1, total.cpuNanoseconds))
+        printLine("  ratio kiosk-player / \(reference.program) (\(label)): \(formatSeconds(ratio, digits: 2))× CPU")
+    }
+
     private static func compareWithFlac(files: [String], repeats: Int, ours: Cost, audioSeconds: Double) throws {
         guard let flac = findProgram("flac") else {
             printLine("  flac -d: not installed (apt-get install flac) — no comparison")

@@ -53,8 +53,10 @@ enum BenchCommand {
                 options: [library, .integer("--tracks", "N", 100...100_000, "tracks in the library (default 10 000)")],
                 run: mpd),
             Command(
-                name: "decode", summary: "FLAC decode CPU and RSS vs 'flac -d' (FILE)", synopsis: ["FILE [OPTIONS]"],
-                description: "Decodes FILE in-process and with 'flac -d'; prints CPU per minute of audio and RSS.\n",
+                name: "decode", summary: "decode CPU and RSS vs the format's reference decoder (FILE)",
+                synopsis: ["FILE [OPTIONS]"],
+                description:
+                    "Decodes FILE (any format) in-process and with its reference decoder (flac -d, mpg123, oggdec, opusdec, ffmpeg, sox); prints CPU per minute of audio and RSS.\n",
                 options: [.integer("--seconds", "N", 1...3600, "at least this much audio (default 60)")], run: decode),
             Command(
                 name: "play", summary: "engine playback CPU, RSS, steady-state allocations (FILE...)",

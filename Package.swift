@@ -97,7 +97,7 @@ let package = Package(
             name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskSystem", "KioskTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "KioskLibraryTests", dependencies: ["KioskLibrary", "KioskSystem", "KioskTestSupport"],
+            name: "KioskLibraryTests", dependencies: ["KioskLibrary", "KioskSystem", "KioskTestSupport", "CKioskTags"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskInputTests", dependencies: ["KioskInput", "KioskSystem", "KioskTestSupport", "CKioskShims"],

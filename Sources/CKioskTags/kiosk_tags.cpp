@@ -14,6 +14,7 @@
 #include <taglib/mp4file.h>
 #include <taglib/mpegfile.h>
 #include <taglib/opusfile.h>
+#include <taglib/taglib.h>
 #include <taglib/tpropertymap.h>
 #include <taglib/vorbisfile.h>
 #include <taglib/wavfile.h>
@@ -137,6 +138,8 @@ extern "C" int kiosk_tags_read(
         return -1;
     }
 }
+
+extern "C" int kiosk_tags_major_version(void) { return TAGLIB_MAJOR_VERSION; }
 
 extern "C" long kiosk_tags_picture(
     const char *path, int format, long max_bytes, unsigned char **data, char *mime, size_t mime_size) {

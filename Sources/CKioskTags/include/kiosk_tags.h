@@ -21,6 +21,9 @@ int kiosk_tags_read(const char *path, int format, kiosk_tag_property property, v
 /// Returns its size, 0 when there is none, -1 when it is larger than `max_bytes`.
 long kiosk_tags_picture(const char *path, int format, long max_bytes, unsigned char **data, char *mime, size_t mime_size);
 
+/// TagLib's major version (1 on Debian bookworm, 2 on trixie).
+int kiosk_tags_major_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Player 7: the formats most sticks hold, through the whole player: an MP3 and an M4A (AAC) album.
+#
+# A FAT image holding one album, "Formats": 01 an MP3 (LAME V2), 02 an M4A (AAC 256 kbit/s with
+# iTunes' gapless tag), 6 s each, is loop-mounted read-only; the player starts as systemd starts it.
+#   1. play (line 0) → the capture holds the MP3 from its first frame, bit-exact over 1 s against
+#      mpg123's samples narrowed to 16 bits as the player narrows them (snd-aloop's capture is S16,
+#      so the device takes S16 only: the lossy path's "widest format the device takes");
+#   2. the M4A follows without a gap (same rate and channels: no drain), bit-exact over 1 s against
+#      ffmpeg's samples converted as the player converts floats; it starts exactly where the MP3's
+#      last frame (mpg123's gapless length) ends;
+#   3. SIGTERM → exit status 0.
+# timeout: 150
+# shellcheck source=../lib.sh
+source "$SYSTEST_REPO/Tests/System/lib.sh"
+require_infra snd-aloop fb gpio-sim loop
+require_command arecord
+require_player_run
+use_fixture formats  # fixtures.sh: the MP3, the M4A and their 16-bit references
+
+ref1=$FIXTURE/ref1.raw
+ref2=$FIXTURE/ref2.raw
+mp3_frames=$(( $(stat -c %s "$ref1") / SYSTEST_FRAME_BYTES ))
+must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKFMT
+must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
+player_start "$CONFIG"
+must "the player scans the stick" wait_for 60 "the scan" player_log_has "library: scanned"
+check "both files are tracks, no problem reported" player_log_has "library: scanned .*: 2 tracks, 2 files read, 0 problems"
+
+# 1. the MP3 from its first frame
+press_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "play: the MP3 plays from its first frame, bit-exact for 1 s" \
+    wait_pcm 20 find "$ref1" --from "$press_frame" --frames 44100
+mp3_start=$PCM_TRACK_START
+check "the first sound after play is the MP3's first frame" test "$PCM_REFERENCE_FRAME" = "$(pcm-match first-sound "$ref1")"
+
+# 2. the M4A right after it
+must "the M4A follows, bit-exact for 1 s" wait_pcm 30 find "$ref2" --from $((mp3_start + mp3_frames - 4410)) --frames 44100
+figure mp3_to_m4a_gap_frames $((PCM_TRACK_START - mp3_start - mp3_frames))
+check "no gap and no overlap between the MP3 and the M4A (the M4A starts at MP3 frame $mp3_frames)" \
+    test "$PCM_TRACK_START" = $((mp3_start + mp3_frames))
+
+# 3. clean exit
+check "SIGTERM: exits 0 within 10 s" player_stop
+check "arecord lost no frames" capture_stop
+finish

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Player 7: the formats most sticks hold, through the whole player: an MP3 and an M4A (AAC) album.
 #
-# A FAT image holding one album, "Formats": 01 an MP3 (LAME V2), 02 an M4A (AAC 256 kbit/s with
-# iTunes' gapless tag), 6 s each, is loop-mounted read-only; the player starts as systemd starts it.
+# A FAT image holding one album, "Formats": 01 an MP3 (LAME V2), 02 an M4A (AAC 256 kbit/s, its
+# priming in the edit list), 6 s each, is loop-mounted read-only; the player starts as systemd starts it.
+# The references are decoded here, in the guest, with mpg123 and ffmpeg.
 #   1. play (line 0) → the capture holds the MP3 from its first frame, bit-exact over 1 s against
 #      mpg123's samples narrowed to 16 bits as the player narrows them (snd-aloop's capture is S16,
 #      so the device takes S16 only: the lossy path's "widest format the device takes");
@@ -14,13 +15,31 @@
 # shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra snd-aloop fb gpio-sim loop
-require_command arecord
+require_command arecord mpg123 ffmpeg python3
 require_player_run
-use_fixture formats  # fixtures.sh: the MP3, the M4A and their 16-bit references
+use_fixture formats  # fixtures.sh: the MP3 and the M4A
 
-ref1=$FIXTURE/ref1.raw
-ref2=$FIXTURE/ref2.raw
-mp3_frames=$(( $(stat -c %s "$ref1") / SYSTEST_FRAME_BYTES ))
+# The references, made here on the player's CPU (mpg123 and FFmpeg choose their SIMD code by CPU):
+# the reference decoders' samples narrowed to 16 bits as the player narrows them (the top half of the
+# 32-bit word; AAC's floats first rounded to 24 bits, half away from zero, as the player does). The
+# first 2 s of each are enough for the checks; the MP3's whole length comes from mpg123's output.
+album="$FIXTURE/library/Artist F/Formats"
+mpg123 -q -e s32 -O "$SYSTEST_WORK/ref1.s32" "$album/01 Formats 1.mp3" || fail "mpg123 decode"
+ffmpeg -v error -y -t 2 -i "$album/02 Formats 2.m4a" -f f32le "$SYSTEST_WORK/ref2.f32" || fail "ffmpeg decode"
+mp3_frames=$(( $(stat -c %s "$SYSTEST_WORK/ref1.s32") / 8 ))
+python3 - "$SYSTEST_WORK" <<'PY' || fail "narrow the references"
+import array, math, sys
+work = sys.argv[1]
+s32 = array.array("i", open(work + "/ref1.s32", "rb").read(4 * 2 * 88200))
+array.array("h", (v >> 16 for v in s32)).tofile(open(work + "/ref1.raw", "wb"))
+def word(x):
+    r = math.floor(abs(x) * 8388608 + 0.5) * (1 if x >= 0 else -1)
+    return max(-8388608, min(8388607, r))
+f32 = array.array("f", open(work + "/ref2.f32", "rb").read())
+array.array("h", (word(x) >> 8 for x in f32)).tofile(open(work + "/ref2.raw", "wb"))
+PY
+ref1=$SYSTEST_WORK/ref1.raw
+ref2=$SYSTEST_WORK/ref2.raw
 must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKFMT
 must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
 player_start "$CONFIG"

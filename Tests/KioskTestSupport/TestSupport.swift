@@ -125,8 +125,11 @@ public func which(_ program: String) -> String? {
 
 /// Where test fixtures and tools live.
 public enum TestPaths {
-    /// The repository's top directory (found from this source file's location).
+    /// The repository's top directory: `KIOSK_REPOSITORY` when set (a bundle cross-built in a tree at
+    /// /src and run in the aarch64 guest, where the checkout has its own path), else found from this
+    /// source file's location.
     public static let repository: String = {
+        if let given = Syscalls.environment("KIOSK_REPOSITORY"), !given.isEmpty { return given }
         var path = #filePath
         for _ in 0..<3 {
             if let slash = path.lastIndex(of: "/") { path = String(path[..<slash]) }

@@ -27,6 +27,9 @@ SYSTEST_WORK=${SYSTEST_WORK:-/tmp/systest/${SYSTEST_SCENARIO:-adhoc}}
 SYSTEST_ARTIFACTS=${SYSTEST_ARTIFACTS:-$SYSTEST_WORK/artifacts}
 mkdir -p "$SYSTEST_WORK" "$SYSTEST_ARTIFACTS"
 PATH=$SYSTEST_TOOLS:$PATH
+# The test bundle finds the repository's files (board profiles) here, not where it was compiled
+# (the aarch64 bundle is built in a tree at /src).
+export KIOSK_REPOSITORY=$SYSTEST_REPO
 # shellcheck source=media.sh
 source "$SYSTEST_REPO/Tests/System/media.sh"
 

@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 # The libraries' headers are architecture-independent in Debian; the cross sysroot's own glibc and
 # kernel headers come first, /usr/include only after them.
 includes=(-I"$repo/Sources/CKioskShims/include")
-for pc in alsa flac libgpiod libturbojpeg libpng freetype2 sqlite3; do
+for pc in alsa flac libgpiod libturbojpeg libpng freetype2 sqlite3 vorbisfile opusfile taglib; do
     # shellcheck disable=SC2207
     includes+=($(pkg-config --cflags-only-I "$pc"))
 done
@@ -51,6 +51,12 @@ for f in "$repo"/Sources/CKioskShims/*.c; do
 done
 for shim in "$repo"/Sources/C*/shim.h; do
     name=$(basename "$(dirname "$shim")")
+    # Debian installs mpg123.h under the architecture's include directory (multiarch): the host has
+    # only x86_64's. It is compiled for aarch64 with the whole package in the trees (make test ARCH=arm64).
+    if [ "$name" = CMPG123 ]; then
+        echo "  skip  $name/shim.h (multiarch header; compiled in the arm64 tree)"
+        continue
+    fi
     printf '#include "%s"\n' "$shim" >"$work/$name.c"
     check "$name/shim.h" "$cc" -std=gnu11 -fsyntax-only -Wall -Werror "${includes[@]}" "$work/$name.c"
 done

@@ -194,8 +194,21 @@ static int __init spi_record_init(void)
 		goto unregister_controller;
 	}
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	/* 6.3 made chip_select an array (several chip selects per device). */
+	/*
+	 * 6.3 made chip_select an array (several chip selects per device): the unused entries must be
+	 * invalid (0xff), as the DT parser leaves them, or spi_add_device sees chip select 0 taken twice
+	 * and fails with EBUSY; 6.9 added the mask of the entries in use.
+	 */
+	{
+		int idx;
+
+		for (idx = 0; idx < SPI_CS_CNT_MAX; idx++)
+			spi_set_chipselect(spi, idx, 0xff);
+	}
 	spi_set_chipselect(spi, 0, 0);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	spi->cs_index_mask = BIT(0);
+#endif
 #else
 	spi->chip_select = 0;
 #endif

@@ -82,7 +82,9 @@ case "$mode" in
 esac
 
 installed() { in_root dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
-known() { in_root apt-cache show --no-all-versions "$1" >/dev/null 2>&1; }
+# A package apt can install: one with a version (apt-cache show succeeds, printing nothing, for a
+# name other packages only refer to, such as libavcodec61 on bookworm).
+known() { in_root apt-cache show --no-all-versions "$1" 2>/dev/null | grep -q '^Version:'; }
 
 # Alternatives: an installed one wins, else the first apt knows, else the first (apt-get will say why).
 resolve() {

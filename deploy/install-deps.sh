@@ -84,7 +84,8 @@ esac
 installed() { in_root dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 # A package apt can install: one with a version (apt-cache show succeeds, printing nothing, for a
 # name other packages only refer to, such as libavcodec61 on bookworm).
-known() { in_root apt-cache show --no-all-versions "$1" 2>/dev/null | grep -q '^Version:'; }
+# grep reads all of it (not -q): an early exit would kill apt-cache with SIGPIPE, a failure under pipefail.
+known() { in_root apt-cache show --no-all-versions "$1" 2>/dev/null | grep '^Version:' >/dev/null; }
 
 # Alternatives: an installed one wins, else the first apt knows, else the first (apt-get will say why).
 resolve() {

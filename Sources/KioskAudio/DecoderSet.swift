@@ -21,22 +21,16 @@ public final class DecoderSet {
 
     /// The format of the file at `path`, by content. Throws what makes it unreadable.
     public func identify(path: String) throws(DecodeError) -> AudioFileFormat {
-        let fd: FileDescriptor
-        do throws(Errno) {
-            fd = try FileDescriptor.open(path, O_RDONLY)
-        } catch {
-            throw .cannotOpen(errno: error.rawValue)
-        }
-        var st = stat()
-        if fstat(fd.rawValue, &st) != 0 { throw .cannotOpen(errno: errno) }
-        if (st.st_mode & S_IFMT) != S_IFREG { throw .notARegularFile }
-        if st.st_size == 0 { throw .emptyFile }
+        // SourceFile's open checks what every decoder checks: a non-empty regular file.
+        let file = SourceFile()
+        try file.open(path)
+        defer { file.close() }
         var offset: Int64 = 0
-        var n = try read(fd.rawValue, at: 0)
+        var n = try read(file.fd, at: 0)
         let tag = AudioFileFormat.id3v2Length(head.prefix(n))
         if tag > 0 {
             offset = Int64(tag)
-            n = try read(fd.rawValue, at: offset)
+            n = try read(file.fd, at: offset)
             // A tag that claims the whole file, or more: MP3's sync search starts after it anyway.
             if n == 0 { return .mp3 }
         }
@@ -93,15 +87,10 @@ public final class DecoderSet {
     /// Throws `.drmProtected` for a FairPlay (or otherwise encrypted) MP4, and what makes any other
     /// MP4 unreadable; returns for plain audio.
     public func checkMP4(path: String) throws(DecodeError) {
-        let fd: FileDescriptor
-        do throws(Errno) {
-            fd = try FileDescriptor.open(path, O_RDONLY)
-        } catch {
-            throw .cannotOpen(errno: error.rawValue)
-        }
-        var st = stat()
-        if fstat(fd.rawValue, &st) != 0 { throw .cannotOpen(errno: errno) }
-        if try MP4Probe.probe(fd: fd.rawValue, size: Int64(st.st_size)) == .drmProtected { throw .drmProtected }
+        let file = SourceFile()
+        try file.open(path)
+        defer { file.close() }
+        if try MP4Probe.probe(fd: file.fd, size: file.size) == .drmProtected { throw .drmProtected }
     }
 
     /// Closes whichever decoder has a file open.

@@ -93,7 +93,10 @@ public final class MP4Decoder: AudioDecoder {
         close()
         try prepare()
         self.path = path
-        guard kff_avformat_open_input(&container, path, nil, nil) == 0, let container else {
+        // "file:" so that no part of a name is taken for a protocol; DiskName for a name that is
+        // not UTF-8 on disk.
+        let url = Array("file:".utf8CString.dropLast()) + DiskName.openable(path)
+        guard kff_avformat_open_input(&container, url, nil, nil) == 0, let container else {
             throw fail(.badHeader(.mp4, .noStream))
         }
         guard kff_avformat_find_stream_info(container, nil) >= 0 else { throw fail(.badHeader(.mp4, .noStream)) }

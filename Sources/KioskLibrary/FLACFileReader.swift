@@ -64,7 +64,7 @@ final class FLACFileReader {
         } catch {
             return .unplayable(reason: "cannot open: \(error.message)", transient: Self.isTransient(error.rawValue))
         }
-        guard FLAC__metadata_simple_iterator_init(iterator, path, 1, 0) != 0 else {
+        guard FLAC__metadata_simple_iterator_init(iterator, DiskName.openable(path), 1, 0) != 0 else {
             let status = FLAC__metadata_simple_iterator_status(iterator)
             return .unplayable(reason: Self.describe(status), transient: Self.isTransient(status))
         }
@@ -396,7 +396,7 @@ final class FLACFileReader {
     /// The embedded front cover (picture type 3) or else the first picture, as bytes and MIME
     /// type; nil when there is none within the size limit. Reads the file: not on the loop thread.
     func embeddedPicture(path: String) -> (bytes: [UInt8], mimeType: String)? {
-        guard FLAC__metadata_simple_iterator_init(iterator, path, 1, 0) != 0 else { return nil }
+        guard FLAC__metadata_simple_iterator_init(iterator, DiskName.openable(path), 1, 0) != 0 else { return nil }
         var first: (bytes: [UInt8], mimeType: String)?
         var blocks = 0
         repeat {

@@ -81,7 +81,8 @@ final class MusicFileReader {
         guard tagSizeIsBounded(path: path, warnings: nil) else { return nil }
         var data: UnsafeMutablePointer<UInt8>?
         var mime = [CChar](repeating: 0, count: 128)
-        let size = kiosk_tags_picture(path, Int32(format.rawValue), limits.maxPictureBytes, &data, &mime, mime.count)
+        let size = kiosk_tags_picture(
+            DiskName.openable(path), Int32(format.rawValue), limits.maxPictureBytes, &data, &mime, mime.count)
         guard size > 0, let data else { return nil }
         defer { free(data) }
         let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -111,7 +112,7 @@ final class MusicFileReader {
         let collector = TagCollector(limits: limits)
         var pictureBytes = 0
         let status = kiosk_tags_read(
-            path, Int32(format.rawValue),
+            DiskName.openable(path), Int32(format.rawValue),
             { context, key, value in
                 guard let context, let key, let value else { return }
                 Unmanaged<TagCollector>.fromOpaque(context).takeUnretainedValue().add(key, value)

@@ -1,4 +1,5 @@
 import KioskAudio
+import KioskSystem
 
 /// A parsed `.m3u`/`.m3u8` playlist: its name and its entries as written (not yet resolved).
 struct PlaylistFile: Sendable, Hashable {
@@ -38,10 +39,9 @@ enum PlaylistParser {
             text = String(decoding: bytes, as: UTF8.self)
             warnings.append("not valid UTF-8; damaged characters replaced")
         } else {
-            // .m3u from older Windows tools: Latin-1.
-            var scalars = String.UnicodeScalarView()
-            for b in bytes { scalars.append(Unicode.Scalar(b)) }
-            text = String(scalars)
+            // .m3u from older Windows tools: Windows-1252, decoded as file names are (DiskName),
+            // so an entry naming a file whose name is in Windows-1252 too finds it.
+            text = DiskName.windows1252(bytes)
         }
         var name: String?
         var entries: [String] = []

@@ -181,17 +181,24 @@ struct VolumeWalker {
                         if fileKind == .other { return true }
                     }
                     if (kind == .regular || kind == .directory) && status == nil { status = entry.status() }
-                    let name = entry.name
-                    let valid = !name.contains(where: { $0 >= 0x80 }) || String(validating: name, as: UTF8.self) != nil
-                    // One allocation for the relative path; invalid bytes become U+FFFD.
+                    let raw = entry.name
+                    let valid = !raw.contains(where: { $0 >= 0x80 }) || String(validating: raw, as: UTF8.self) != nil
+                    // A name that is not UTF-8 is shown (and stored) in its Windows-1252 decoding,
+                    // which Syscalls' path calls turn back into these bytes (DiskName).
+                    var legacy: [UInt8] = []
+                    if !valid { legacy = Array(DiskName.windows1252(raw).utf8) }
+                    // One allocation for the relative path.
                     let prefix = baseBytes.isEmpty ? 0 : baseBytes.count + 1
-                    let joined = String(unsafeUninitializedCapacity: prefix + name.count) { out in
-                        if prefix > 0 {
-                            _ = out.initialize(from: baseBytes)
-                            out[baseBytes.count] = UInt8(ascii: "/")
+                    let joined = legacy.withUnsafeBufferPointer { decoded in
+                        let name = valid ? raw : decoded
+                        return String(unsafeUninitializedCapacity: prefix + name.count) { out in
+                            if prefix > 0 {
+                                _ = out.initialize(from: baseBytes)
+                                out[baseBytes.count] = UInt8(ascii: "/")
+                            }
+                            _ = UnsafeMutableBufferPointer(rebasing: out[prefix...]).initialize(from: name)
+                            return prefix + name.count
                         }
-                        _ = UnsafeMutableBufferPointer(rebasing: out[prefix...]).initialize(from: name)
-                        return prefix + name.count
                     }
                     listing.entries.append(
                         Listed(
@@ -394,8 +401,13 @@ struct VolumeWalker {
                 let kind = entry.kind
                 if kind != .regular && VolumeWalker.isSystemFolder(entry.name) { continue }
                 let relative = entry.relative
-                if !entry.nameIsValidUTF8 {
-                    result.warnings.append(problem(relative, "the name is not valid UTF-8; skipped"))
+                if !entry.nameIsValidUTF8
+                    && listing.entries.contains(where: { $0.nameIsValidUTF8 && $0.relative == relative })
+                {
+                    result.warnings.append(
+                        problem(
+                            relative, "the name is not UTF-8 and, read as Windows-1252, is another file's name; skipped"
+                        ))
                     continue
                 }
                 if kind == .regular {
@@ -525,7 +537,7 @@ final class FolderPrefetch: @unchecked Sendable {
                 : VolumeWalker.list(absolute: folder.absolute, relative: folder.relative, budget: limits.maxEntries)
             var subfolders: [(VolumeWalker.Pending, VolumeWalker.FileID)] = []
             if folder.depth + 1 <= limits.maxDepth {
-                for entry in listing.entries where entry.kind == .directory && entry.nameIsValidUTF8 {
+                for entry in listing.entries where entry.kind == .directory {
                     guard let st = entry.status, st.device == rootDevice,
                         !VolumeWalker.isSystemFolder(entry.name)
                     else { continue }

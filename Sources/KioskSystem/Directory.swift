@@ -19,9 +19,10 @@ public struct DirectoryEntry: Sendable, Hashable {
         }
     }
 
-    /// The name; invalid UTF-8 bytes are replaced by U+FFFD (see `nameIsValidUTF8`).
+    /// The name; bytes that are not UTF-8 are decoded as Windows-1252 (see `DiskName`).
     public let name: String
-    /// False when the name's bytes are not UTF-8: `name` then does not open the file.
+    /// False when the name's bytes are not UTF-8: `name` is then their Windows-1252 decoding, which
+    /// the path calls of `Syscalls` (and `DiskName.openable`) turn back into those bytes.
     public let nameIsValidUTF8: Bool
     public let kind: Kind
     /// The inode number (`d_ino`).
@@ -65,11 +66,11 @@ public struct RawDirectoryEntry: ~Copyable {
     let directory: Int32
     let cName: UnsafePointer<CChar>
 
-    /// The name as a String, and whether its bytes were valid UTF-8 (invalid bytes are replaced
-    /// by U+FFFD otherwise).
+    /// The name as a String, and whether its bytes were valid UTF-8 (they are decoded as
+    /// Windows-1252 otherwise, see `DiskName`).
     public var nameString: (name: String, isValidUTF8: Bool) {
-        if let exact = String(validating: name, as: UTF8.self) { return (exact, true) }
-        return (String(decoding: name, as: UTF8.self), false)
+        let (text, valid) = DiskName.string(name)
+        return (text, valid)
     }
 
     /// `lstat` of the entry, relative to the open directory (cheaper than a `lstat` of the whole
@@ -90,7 +91,7 @@ extension Syscalls {
         _ path: String, limit: Int = Int.max,
         wantsMetadata: (_ name: String, _ kind: DirectoryEntry.Kind) -> Bool = { _, _ in false }
     ) throws(Errno) -> (entries: [DirectoryEntry], truncated: Bool) {
-        guard let dir = opendir(path) else { throw Errno.current.with("opendir \(path)") }
+        let dir = try openDirectory(path)
         defer { closedir(dir) }
         var entries: [DirectoryEntry] = []
         while true {
@@ -101,8 +102,9 @@ extension Syscalls {
             }
             let (name, valid) = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { raw -> (String, Bool) in
-                    if let exact = String(validatingCString: raw) { return (exact, true) }
-                    return (String(cString: raw), false)
+                    let bytes = UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self)
+                    let decoded = DiskName.string(UnsafeBufferPointer(start: bytes, count: strlen(raw)))
+                    return (decoded.name, decoded.isUTF8)
                 }
             }
             if name == "." || name == ".." { continue }
@@ -132,7 +134,7 @@ extension Syscalls {
     public static func visitDirectory(
         _ path: String, _ body: (borrowing RawDirectoryEntry) -> Bool
     ) throws(Errno) {
-        guard let dir = opendir(path) else { throw Errno.current.with("opendir \(path)") }
+        let dir = try openDirectory(path)
         defer { closedir(dir) }
         let fd = dirfd(dir)
         while true {
@@ -157,12 +159,28 @@ extension Syscalls {
         }
     }
 
-    /// The absolute path with every symbolic link, `.` and `..` resolved.
-    /// The corresponding C function is `realpath(3)`.
+    /// `opendir(3)` of `path`, or of its `DiskName.legacyPath`.
+    private static func openDirectory(_ path: String) throws(Errno) -> OpaquePointer {
+        if let dir = opendir(path) { return dir }
+        let e = errno
+        if e == ENOENT || e == ENOTDIR, let legacy = DiskName.legacyPath(path), let dir = opendir(legacy) {
+            return dir
+        }
+        throw Errno(rawValue: e, context: "opendir \(path)")
+    }
+
+    /// The absolute path with every symbolic link, `.` and `..` resolved (its components shown as
+    /// `DiskName` shows names). The corresponding C function is `realpath(3)`.
     public static func canonicalPath(_ path: String) throws(Errno) -> String {
-        guard let resolved = realpath(path, nil) else { throw Errno.current.with("realpath \(path)") }
+        var resolved = realpath(path, nil)
+        if resolved == nil {
+            let e = errno
+            if e == ENOENT || e == ENOTDIR, let legacy = DiskName.legacyPath(path) { resolved = realpath(legacy, nil) }
+            if resolved == nil { throw Errno(rawValue: e, context: "realpath \(path)") }
+        }
         defer { free(resolved) }
-        return String(cString: resolved)
+        let bytes = UnsafeRawPointer(resolved!).assumingMemoryBound(to: UInt8.self)
+        return DiskName.path(UnsafeBufferPointer(start: bytes, count: strlen(resolved!)))
     }
 
     /// The corresponding C function is `rmdir(2)`.

@@ -18,9 +18,23 @@ public enum Syscalls {
         }
     }
 
+    /// `retrying` for a call on a path: when the path's UTF-8 does not exist, the call is made
+    /// again with its `DiskName.legacyPath` (a name written in Windows-1252), if there is one.
+    static func retrying<T: BinaryInteger>(
+        path: String, _ what: @autoclosure () -> String, _ body: (UnsafePointer<CChar>) -> T
+    ) throws(Errno) -> T {
+        do throws(Errno) {
+            return try retrying(what()) { path.withCString(body) }
+        } catch {
+            guard error.rawValue == ENOENT || error.rawValue == ENOTDIR, let legacy = DiskName.legacyPath(path)
+            else { throw error }
+            return try retrying(what()) { legacy.withUnsafeBufferPointer { body($0.baseAddress!) } }
+        }
+    }
+
     /// The corresponding C function is `open(2)`. `O_CLOEXEC` is always added.
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(Errno) -> Int32 {
-        try retrying("open \(path)") { kiosk_open(path, flags | O_CLOEXEC, mode) }
+        try retrying(path: path, "open \(path)") { kiosk_open($0, flags | O_CLOEXEC, mode) }
     }
 
     /// The corresponding C function is `openat(2)`. `O_CLOEXEC` is always added.
@@ -125,14 +139,14 @@ public enum Syscalls {
     /// The corresponding C function is `stat(2)`.
     public static func fileStatus(_ path: String) throws(Errno) -> stat {
         var st = stat.init()
-        _ = try retrying("stat \(path)") { kiosk_stat(path, &st) }
+        _ = try retrying(path: path, "stat \(path)") { kiosk_stat($0, &st) }
         return st
     }
 
     /// The corresponding C function is `lstat(2)`.
     public static func linkStatus(_ path: String) throws(Errno) -> stat {
         var st = stat.init()
-        _ = try retrying("lstat \(path)") { kiosk_lstat(path, &st) }
+        _ = try retrying(path: path, "lstat \(path)") { kiosk_lstat($0, &st) }
         return st
     }
 
@@ -146,7 +160,7 @@ public enum Syscalls {
     /// Whether `path` exists (follows symlinks).
     public static func exists(_ path: String) -> Bool {
         var st = stat.init()
-        return kiosk_stat(path, &st) == 0
+        return (try? retrying(path: path, "stat") { kiosk_stat($0, &st) }) != nil
     }
 
     /// The corresponding C function is `epoll_create1(2)`.

@@ -141,21 +141,36 @@ import Testing
         #expect(result.warnings.first?.reason == "path longer than 100 bytes; skipped")
     }
 
-    @Test func namesThatAreNotUTF8AreReported() throws {
+    @Test func namesInWindows1252AreShownDecodedAndTheirFilesRead() throws {
         let library = try TestLibrary()
         defer { library.remove() }
-        try library.flac("good.flac")
-        // "caf\xE9.flac": Latin-1, as an old tool may have written it.
-        var name = Array("\(library.root)/caf".utf8) + [0xE9] + Array(".flac".utf8) + [0]
-        let fd = name.withUnsafeMutableBufferPointer {
-            open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644)
-        }
-        #expect(fd >= 0)
-        close(fd)
+        try library.track("Motörhead/Brontë – Überall.flac", title: "Song")
+        #expect(renameToWindows1252(folder: library.root + "/Motörhead", name: "Brontë – Überall.flac"))
+        #expect(renameToWindows1252(folder: library.root, name: "Motörhead"))
         let result = walk(library)
-        #expect(result.musicFiles.map(\.relativePath) == ["good.flac"])
-        #expect(result.warnings.count == 1)
-        #expect(result.warnings.first?.reason == "the name is not valid UTF-8; skipped")
+        #expect(result.warnings.isEmpty)
+        let file = try #require(result.musicFiles.first)
+        #expect(file.relativePath == "Motörhead/Brontë – Überall.flac")
+        let outcome = MusicFileReader().read(path: library.root + "/" + file.relativePath)
+        guard case .playable(let info, _) = outcome else {
+            Issue.record("expected playable, got \(outcome)")
+            return
+        }
+        #expect(info.tags.titles == ["Song"])
+    }
+
+    @Test func aWindows1252NameThatReadsAsAnotherFilesNameIsSkippedWithAWarning() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.flac("café.flac")
+        #expect(renameToWindows1252(folder: library.root, name: "café.flac"))
+        try library.flac("café.flac")  // the UTF-8 name, written after the other was renamed
+        let result = walk(library)
+        #expect(result.musicFiles.map(\.relativePath) == ["café.flac"])
+        #expect(
+            result.warnings.map(\.reason) == [
+                "the name is not UTF-8 and, read as Windows-1252, is another file's name; skipped"
+            ])
     }
 
     /// Folders listed ahead on several threads give exactly the walk of one thread: same order,

@@ -176,6 +176,33 @@ import Testing
         #expect(song.last == "OK")
     }
 
+    @Test func namesWrittenInWindows1252AreListedAddedAndPlayedByTheirDecodedURI() throws {
+        let h = try Harness(extraTracks: { music in
+            try SyntheticLibrary.write(
+                SyntheticTrack(
+                    relativePath: "Café Noir/Brontë.flac", tags: [(name: "TITLE", value: "Wuthering")], seconds: 20,
+                    sampleRate: 44_100),
+                under: music)
+            #expect(renameToWindows1252(folder: music + "/Café Noir", name: "Brontë.flac"))
+            #expect(renameToWindows1252(folder: music, name: "Café Noir"))
+            return 1
+        })
+        let path = h.socketPath
+        let (volume, folder, added) = try h.client {
+            let c = try TestClient(unix: path)
+            return (
+                try c.command("lsinfo USBSTICK"), try c.command("lsinfo \"USBSTICK/Café Noir\""),
+                try c.command("add \"USBSTICK/Café Noir/Brontë.flac\"") + c.command("play 0")
+            )
+        }
+        #expect(volume.contains("directory: USBSTICK/Café Noir"))
+        #expect(folder.contains("file: USBSTICK/Café Noir/Brontë.flac"))
+        #expect(folder.contains("Title: Wuthering"))
+        #expect(added == ["OK", "OK"])
+        #expect(try h.loop.run(until: { h.player.positionSeconds > 0.2 }, timeoutNanoseconds: 10_000_000_000))
+        #expect(h.player.currentTrack?.title == "Wuthering")
+    }
+
     @Test func findIsExactAndSearchIgnoresCase() throws {
         let h = try Harness()
         let path = h.socketPath

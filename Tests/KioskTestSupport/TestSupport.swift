@@ -1,6 +1,15 @@
 import Glibc
 import KioskSystem
 
+/// Renames `folder/name` (a UTF-8 name) to the Windows-1252 bytes of that name, as an old
+/// system would have written it. Returns whether it worked.
+@discardableResult
+public func renameToWindows1252(folder: String, name: String) -> Bool {
+    guard let legacy = DiskName.windows1252Bytes(Substring(name)) else { return false }
+    let to = (Array("\(folder)/".utf8) + legacy).map { CChar(bitPattern: $0) } + [0]
+    return rename(Array("\(folder)/\(name)".utf8CString), to) == 0
+}
+
 /// A fresh directory under /tmp, removed (recursively) when `remove()` is called.
 public struct TemporaryDirectory: Sendable {
     public let path: String

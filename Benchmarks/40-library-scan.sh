@@ -13,17 +13,24 @@
 # the previous scan's result, as MPD's `update` has its database in memory; the bench also prints
 # the rescan from the index alone (after a restart). The 1 % change: kiosk-player's files are
 # rewritten with new tags; for MPD the same share of files is touched (mtime), so MPD reads them again.
+#
+# KIOSK_BENCH_MIXED=1: the library of the formats issue instead of all FLAC: half FLAC, 30 % MP3,
+# 10 % M4A, 10 % Ogg Vorbis/Opus (made once with flac, lame, ffmpeg, oggenc and opusenc).
 set -euo pipefail
 bin=${1:-.build/release/kiosk-player}
-library=${KIOSK_BENCH_LIBRARY:-/var/tmp/kiosk-player-bench-library-10000}
+mixed=${KIOSK_BENCH_MIXED:-0}
+flags=()
+if [ "$mixed" = 1 ]; then
+    flags+=(--mixed)
+    library=${KIOSK_BENCH_LIBRARY:-/var/tmp/kiosk-player-bench-library-mixed-10000}
+else
+    library=${KIOSK_BENCH_LIBRARY:-/var/tmp/kiosk-player-bench-library-10000}
+fi
 cold=${KIOSK_BENCH_COLD:-0}
 runs=${KIOSK_BENCH_RUNS:-1}
+[ "$cold" = 1 ] && flags+=(--cold)
 for _ in $(seq 1 "$runs"); do
-    if [ "$cold" = 1 ]; then
-        "$bin" bench scan --library "$library" --cold
-    else
-        "$bin" bench scan --library "$library"
-    fi
+    "$bin" bench scan --library "$library" "${flags[@]}"
 done
 
 if ! command -v mpd >/dev/null || ! command -v mpc >/dev/null; then
@@ -96,7 +103,8 @@ for _ in $(seq 1 "$runs"); do
     read -r full full_cpu < <(timed_update)
     songs=$(mpc --host="$tmp/socket" stats | awk '/Songs:/ {print $2}')
     read -r unchanged unchanged_cpu < <(timed_update)
-    find "$library" -name '*.flac' | sort | awk 'NR % 100 == 51' | xargs -d '\n' touch
+    find "$library" -type f \( -name '*.flac' -o -name '*.mp3' -o -name '*.m4a' -o -name '*.ogg' -o -name '*.opus' \) \
+        | sort | awk 'NR % 100 == 51' | xargs -d '\n' touch
     read -r changed changed_cpu < <(timed_update)
     stop_mpd
     echo "library-scan: MPD $version update (mpc update --wait; wall / mpd CPU; $cache): full ${full} / ${full_cpu} ms (${songs} songs), no-change ${unchanged} / ${unchanged_cpu} ms, after touching 1 % ${changed} / ${changed_cpu} ms"

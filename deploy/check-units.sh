@@ -50,6 +50,21 @@ else
         [ -z "$out" ] || status=1
         result "verify $u" "$status" "$out"
     done
+    # With the drop-in kiosk-library-dropin writes for "libraryDirectories" (music on the SD card).
+    printf '{"libraryDirectories": ["/home/pi/Music"]}\n' >"$work/library-config.json"
+    if "$here/kiosk-library-dropin" "$here/../.build/debug/kiosk-player" "$work/library-config.json" \
+        "$scratch/etc/systemd/system/kiosk-player.service.d/60-library-directories.conf" >/dev/null 2>&1 \
+        || "$here/kiosk-library-dropin" "$(command -v kiosk-player || echo /nonexistent)" "$work/library-config.json" \
+            "$scratch/etc/systemd/system/kiosk-player.service.d/60-library-directories.conf" >/dev/null 2>&1; then
+        out=$(systemd-analyze verify --man=no --root="$scratch" kiosk-player.service 2>&1)
+        status=$?
+        [ -z "$out" ] || status=1
+        grep -qx 'BindReadOnlyPaths=-/home/pi/Music' "$scratch/etc/systemd/system/kiosk-player.service.d/60-library-directories.conf" || status=1
+        result "verify kiosk-player.service with the libraryDirectories drop-in" "$status" "$out"
+        rm -rf "$scratch/etc/systemd/system/kiosk-player.service.d"
+    else
+        echo "  (skipped: no kiosk-player binary built to read libraryDirectories)"
+    fi
     # The check must be able to fail: a unit with a typo is rejected.
     sed 's/^ProtectHome=yes/ProtectHom=yes/' "$here/systemd/kiosk-player.service" >"$scratch/usr/lib/systemd/system/kiosk-player.service"
     out=$(systemd-analyze verify --man=no --root="$scratch" kiosk-player.service 2>&1)

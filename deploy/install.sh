@@ -178,7 +178,7 @@ if [ "$uninstall" = 1 ]; then
     fi
     for u in "${units[@]}"; do remove "$unitdir/$u"; done
     for r in "${rules[@]}"; do remove "$rulesdir/$r"; done
-    remove "$mpd_dropin" "$bin" "$libexec" "$share" "$doc" "$man_page" "$sysusers" "$modules_load"
+    remove "$mpd_dropin" "$dropin_dir/60-library-directories.conf" "$bin" "$libexec" "$share" "$doc" "$man_page" "$sysusers" "$modules_load"
     if [ -d "$(t $dropin_dir)" ] && [ -z "$(ls -A "$(t $dropin_dir)")" ]; then run rmdir "$(t $dropin_dir)"; fi
     if [ "$purge" = 1 ]; then
         remove "$confdir" "$statedir"
@@ -317,6 +317,20 @@ elif [ -e "$(t $mpd_dropin)" ]; then
     step "mpd.listen is not set: removing $mpd_dropin"
     remove "$mpd_dropin"
     changed_units=1
+fi
+
+# 6b. Music on the SD card ("libraryDirectories"): the service hides /home and mounts everything
+# read-only; a drop-in binds each listed folder read-only (deploy/kiosk-library-dropin).
+put "$deploy/kiosk-library-dropin" "$libexec/kiosk-library-dropin" 0755 || true
+library_dropin=$dropin_dir/60-library-directories.conf
+if [ "$dry_run" = 1 ]; then
+    echo "+ $libexec/kiosk-library-dropin $bin $confdir/config.json $library_dropin"
+else
+    before=$(cat "$(t $library_dropin)" 2>/dev/null || true)
+    if ! "$deploy/kiosk-library-dropin" "$(t $bin)" "$config" "$(t $library_dropin)"; then
+        echo "  warning: libraryDirectories could not be read here; run $libexec/kiosk-library-dropin $bin $confdir/config.json $library_dropin on the box"
+    fi
+    [ "$before" = "$(cat "$(t $library_dropin)" 2>/dev/null || true)" ] || changed_units=1
 fi
 
 # 7. Enable (and on a live system: reload, apply the rules, start).

@@ -140,7 +140,8 @@ public final class Appliance {
         }
 
         library.start()
-        for volume in options.extraVolumes { library.addVolume(path: volume) }
+        // Folders on the SD card (config) and on the command line are played like sticks.
+        for folder in config.libraryDirectories + options.extraVolumes { library.addVolume(path: folder) }
         player.refreshScreen()
         notify.ready(loop: loop, status: player.statusText())
         let startupMs = (Syscalls.monotonicNanoseconds() - startNs) / 1_000_000

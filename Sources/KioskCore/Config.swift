@@ -76,6 +76,15 @@ public struct Config: Sendable {
         ?? "/var/lib/kiosk-player"
     /// Volume at first start (later the saved volume is used).
     public var volume = 70
+    /// The volume the buttons, encoders, remote clients and the mixer can reach (`volumeMin`,
+    /// `volumeMax`): a quiet floor so the box never seems dead, a ceiling for small speakers.
+    public var volumeLimits = VolumeLimits()
+    /// The volume at every start; nil = the saved volume.
+    public var volumeAtBoot: Int?
+    /// After a restart (a power cut), continue the saved queue where it stopped.
+    public var resumeAtBoot = true
+    /// Folders on the device (the SD card) played like sticks, absolute paths.
+    public var libraryDirectories: [String] = []
     /// Start again at the first track after the last one.
     public var repeatQueue = false
     public var audio = Audio()
@@ -87,8 +96,8 @@ public struct Config: Sendable {
 
     /// The keys of the top level, for messages.
     static let topKeys = [
-        "board", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "repeat", "audio", "screen", "inputs",
-        "mpd",
+        "board", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "volumeMin", "volumeMax", "volumeAtBoot",
+        "resumeAtBoot", "libraryDirectories", "repeat", "audio", "screen", "inputs", "mpd",
     ]
 
     /// Parses a config file's contents.
@@ -112,6 +121,29 @@ public struct Config: Sendable {
             c.stateDirectory = dir
         }
         c.volume = try r.int("volume", range: 0...100) ?? c.volume
+        let lowest = try r.int("volumeMin", range: 0...100) ?? 0
+        let highest = try r.int("volumeMax", range: 1...100) ?? 100
+        guard lowest <= highest else {
+            throw r.error("volumeMin", "expected at most volumeMax (\(highest)), got \(lowest)")
+        }
+        c.volumeLimits = VolumeLimits(lowest...highest)
+        if let atBoot = try r.int("volumeAtBoot", range: 0...100) {
+            guard c.volumeLimits.range.contains(atBoot) else {
+                throw r.error(
+                    "volumeAtBoot", "expected a volume within volumeMin…volumeMax (\(lowest)…\(highest)), got \(atBoot)"
+                )
+            }
+            c.volumeAtBoot = atBoot
+        }
+        c.resumeAtBoot = try r.bool("resumeAtBoot") ?? c.resumeAtBoot
+        if let folders = try r.strings("libraryDirectories", maxCount: 16) {
+            for (i, folder) in folders.enumerated() where !folder.hasPrefix("/") || folder == "/" {
+                throw ConfigError(
+                    file: file, path: "libraryDirectories[\(i)]",
+                    message: "expected an absolute path of a folder other than /, got \"\(folder)\"")
+            }
+            c.libraryDirectories = folders
+        }
         c.repeatQueue = try r.bool("repeat") ?? c.repeatQueue
         if let a = try r.object("audio") {
             c.audio.device = try a.string("device").map(AudioDevice.init(name:))

@@ -80,7 +80,9 @@ public enum DemoLibrary {
                     channels: 2, bitsPerSample: album.bits, toneHz: 220 * Double(a + 1) + 55 * Double(t))
                 if format != "flac" {
                     try Syscalls.mkdirs("\(music)/\(folder)")
-                    guard convert(flacPath, to: path, format: format, tags: tags, cover: cover, scratch: root) else {
+                    let converted = MusicFileEncoder.convert(
+                        flacPath, to: path, format: format, tags: tags, cover: (cover, "jpg"))
+                    guard converted else {
                         Log.info("demo: no \(format) encoder here; \(name) is left out")
                         continue
                     }
@@ -118,60 +120,6 @@ public enum DemoLibrary {
             }
         }
         return try ImageEncoder.jpeg(pixels, width: size, height: size, quality: 85)
-    }
-
-    /// Re-encodes a FLAC as `format` with Debian's encoder, tags and cover included; false when
-    /// the encoder is missing or fails.
-    static func convert(
-        _ flac: String, to path: String, format: String, tags: [(name: String, value: String)], cover: [UInt8],
-        scratch: String
-    ) -> Bool {
-        let wav = "\(scratch)/convert.wav"
-        let jpeg = "\(scratch)/convert.jpg"
-        defer {
-            unlink(wav)
-            unlink(jpeg)
-            unlink(flac)
-        }
-        guard run("/usr/bin/flac", ["-d", "-s", "-f", "-o", wav, flac]) == 0 else { return false }
-        func tag(_ name: String) -> String { tags.first { $0.name == name }?.value ?? "" }
-        switch format {
-        case "mp3":
-            guard (try? SyntheticLibrary.writeFile(path: jpeg, bytes: cover)) != nil else { return false }
-            return run(
-                "/usr/bin/lame",
-                [
-                    "--quiet", "-V2", "--tt", tag("TITLE"), "--ta", tag("ARTIST"), "--tl", tag("ALBUM"), "--tg",
-                    tag("GENRE"), "--ty", tag("DATE"), "--tn", tag("TRACKNUMBER"), "--ti", jpeg, wav, path,
-                ]) == 0
-        case "opus":
-            guard (try? SyntheticLibrary.writeFile(path: jpeg, bytes: cover)) != nil else { return false }
-            return run(
-                "/usr/bin/opusenc",
-                [
-                    "--quiet", "--title", tag("TITLE"), "--artist", tag("ARTIST"), "--album", tag("ALBUM"), "--genre",
-                    tag("GENRE"), "--date", tag("DATE"), "--comment", "TRACKNUMBER=\(tag("TRACKNUMBER"))", "--picture",
-                    jpeg, wav, path,
-                ]) == 0
-        case "m4a":
-            guard (try? SyntheticLibrary.writeFile(path: jpeg, bytes: cover)) != nil else { return false }
-            return run(
-                "/usr/bin/ffmpeg",
-                [
-                    "-v", "error", "-y", "-i", wav, "-i", jpeg, "-map", "0", "-map", "1", "-c:a", "aac", "-b:a", "192k",
-                    "-c:v", "copy", "-disposition:v", "attached_pic", "-metadata", "title=\(tag("TITLE"))", "-metadata",
-                    "artist=\(tag("ARTIST"))", "-metadata", "album=\(tag("ALBUM"))", "-metadata",
-                    "genre=\(tag("GENRE"))",
-                    "-metadata", "date=\(tag("DATE"))", "-metadata", "track=\(tag("TRACKNUMBER"))", path,
-                ]) == 0
-        default:
-            return run(
-                "/usr/bin/oggenc",
-                [
-                    "-Q", "-t", tag("TITLE"), "-a", tag("ARTIST"), "-l", tag("ALBUM"), "-G", tag("GENRE"), "-d",
-                    tag("DATE"), "-N", tag("TRACKNUMBER"), "-o", path, wav,
-                ]) == 0
-        }
     }
 
     @discardableResult

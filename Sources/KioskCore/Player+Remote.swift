@@ -109,9 +109,10 @@ extension Player {
         return true
     }
 
-    /// Sets the volume, 0…100 % (the screen shows it like a button press would).
+    /// Sets the volume, 0…100 % within the configured limits (the screen shows it like a button
+    /// press would).
     public func remoteSetVolume(_ percent: Int) {
-        changeVolume(by: min(100, max(0, percent)) - volume)
+        changeVolume(by: config.volumeLimits.clamp(percent) - volume)
     }
 
     /// Turns repeat (start again after the last entry) on or off.

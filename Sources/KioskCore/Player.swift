@@ -110,11 +110,12 @@ public final class Player {
         self.config = config
         output = OutputSupervisor(
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)
-        volume = resume?.volumePercent ?? config.volume
+        volume = config.volumeLimits.clamp(config.volumeAtBoot ?? resume?.volumePercent ?? config.volume)
         playQueue = PlayQueue(repeats: config.repeatQueue)
         if let resume {
             category = KioskLibrary.Category(rawValue: resume.category) ?? .album
-            if resume.relativePath != nil { pendingResume = resume }
+            // resumeAtBoot false: the box starts stopped; the saved volume and device still count.
+            if resume.relativePath != nil && config.resumeAtBoot { pendingResume = resume }
         }
         recorder = ResumeRecorder(directory: config.stateDirectory, scheduler: loop) { [unowned self] in
             self.resumeState()
@@ -321,8 +322,9 @@ public final class Player {
         recorder.saveNow()
     }
 
+    /// Moves the volume by `delta` within the configured limits (`VolumeLimits`).
     func changeVolume(by delta: Int) {
-        let new = min(100, max(0, volume + delta))
+        let new = config.volumeLimits.clamp(volume + delta)
         volumeOverlay = new
         if new != volume {
             volume = new
@@ -555,6 +557,7 @@ public final class Player {
         view.status = status
         view.positionSeconds = positionSeconds
         view.volumeOverlay = volumeOverlay
+        view.volumeRange = config.volumeLimits.range
         view.statusLine = statusLine
         return view
     }

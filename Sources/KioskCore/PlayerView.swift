@@ -30,6 +30,7 @@ struct PlayerView {
     var status = PlaybackStatus.stopped
     var positionSeconds = 0.0
     var volumeOverlay: Int?
+    var volumeRange: ClosedRange<Int> = 0...100
     var statusLine: String?
 
     /// The screen now.
@@ -121,7 +122,7 @@ struct PlayerView {
                 categoryLabel: Self.singular(
                     restored.collection.flatMap { KioskLibrary.Category(rawValue: $0.category) } ?? category),
                 queuePosition: restored.queueCount > 0 ? restored.queueIndex + 1 : 0, queueCount: restored.queueCount,
-                artworkKey: nil, volumeOverlay: volumeOverlay, statusLine: statusLine)
+                artworkKey: nil, volumeOverlay: volumeOverlay, volumeRange: volumeRange, statusLine: statusLine)
         }
         return NowPlayingState(
             title: track?.title, artist: track?.artist, album: track?.album,
@@ -130,7 +131,7 @@ struct PlayerView {
             categoryLabel: queue.collection.map { Self.singular($0.category) } ?? Self.singular(category),
             queuePosition: queue.isEmpty ? 0 : queue.index + 1, queueCount: queue.count,
             artworkKey: track.map { Self.artworkKey(for: $0) },
-            volumeOverlay: volumeOverlay,
+            volumeOverlay: volumeOverlay, volumeRange: volumeRange,
             statusLine: statusLine)
     }
 

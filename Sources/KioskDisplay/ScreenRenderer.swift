@@ -157,7 +157,7 @@ public final class ScreenRenderer {
                 in: layout.banner.insetBy(dx: m.margin, dy: 0),
                 on: canvas, align: .center)
         }
-        if let volume = s.volumeOverlay { drawVolume(volume, layout, canvas) }
+        if let volume = s.volumeOverlay { drawVolume(volume, range: s.volumeRange, layout, canvas) }
     }
 
     func drawPlaybackIcon(_ playback: PlaybackState, in rect: Rect, on canvas: Canvas) {
@@ -178,7 +178,9 @@ public final class ScreenRenderer {
         }
     }
 
-    func drawVolume(_ percent: Int, _ layout: NowPlayingLayout, _ canvas: Canvas) {
+    /// The volume overlay: the percentage ("· max" / "· min" at a configured limit) and a bar with
+    /// a tick at each limit that cuts the scale, so a parent sees why it goes no further.
+    func drawVolume(_ percent: Int, range: ClosedRange<Int>, _ layout: NowPlayingLayout, _ canvas: Canvas) {
         let m = layout.metrics
         let panel = layout.volumePanel
         let clamped = min(100, max(0, percent))
@@ -186,11 +188,18 @@ public final class ScreenRenderer {
         canvas.fillRoundedRect(panel, radius: Double(m.margin), theme.panel)
         let inner = panel.insetBy(dx: m.margin, dy: m.margin)
         let label = Rect(x: inner.x, y: inner.y, width: inner.width, height: m.body.lineHeight)
+        let limit =
+            range.upperBound < 100 && clamped >= range.upperBound
+            ? " · max" : range.lowerBound > 0 && clamped <= range.lowerBound ? " · min" : ""
         drawText(
-            "Volume \(clamped)%", Font(.bold, size: m.body.size), theme.primaryText, in: label, on: canvas,
+            "Volume \(clamped)%\(limit)", Font(.bold, size: m.body.size), theme.primaryText, in: label, on: canvas,
             align: .center)
         let bar = Rect(x: inner.x, y: label.maxY + m.gap * 2, width: inner.width, height: m.barHeight * 2)
         canvas.drawProgressBar(bar, fraction: Double(clamped) / 100, track: theme.track, fill: theme.accent)
+        for bound in [range.lowerBound, range.upperBound] where bound > 0 && bound < 100 {
+            let x = bar.x + bar.width * bound / 100
+            canvas.fill(Rect(x: x - 1, y: bar.y - m.gap, width: 2, height: bar.height + 2 * m.gap), theme.primaryText)
+        }
     }
 
     // MARK: - browse

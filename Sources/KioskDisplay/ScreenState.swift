@@ -23,6 +23,8 @@ public struct NowPlayingState: Sendable, Equatable {
     /// Volume in percent to show in an overlay; the display hides it 1.5 s after it last changed
     /// (or at once when set back to nil).
     public var volumeOverlay: Int?
+    /// The volumes the limits allow (config `volumeMin`…`volumeMax`), marked on the overlay's bar.
+    public var volumeRange: ClosedRange<Int>
     /// A warning shown in a banner, e.g. "Audio device unplugged".
     public var statusLine: String?
 
@@ -30,7 +32,7 @@ public struct NowPlayingState: Sendable, Equatable {
         title: String? = nil, artist: String? = nil, album: String? = nil, elapsedSeconds: Double = 0,
         totalSeconds: Double? = nil, playback: PlaybackState = .stopped, categoryLabel: String = "Album",
         queuePosition: Int = 0, queueCount: Int = 0, artworkKey: String? = nil, volumeOverlay: Int? = nil,
-        statusLine: String? = nil
+        volumeRange: ClosedRange<Int> = 0...100, statusLine: String? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -43,6 +45,7 @@ public struct NowPlayingState: Sendable, Equatable {
         self.queueCount = queueCount
         self.artworkKey = artworkKey
         self.volumeOverlay = volumeOverlay
+        self.volumeRange = volumeRange
         self.statusLine = statusLine
     }
 }

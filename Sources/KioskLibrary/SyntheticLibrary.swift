@@ -166,12 +166,25 @@ public enum SyntheticLibrary {
         }
     }
 
-    /// Writes `track` under `root`.
+    /// Writes `track` under `root`: a FLAC, or a FLAC re-encoded by `MusicFileEncoder` when its
+    /// path ends in one of `MusicFileEncoder.formats`.
     public static func write(_ track: SyntheticTrack, under root: String, compressionLevel: Int = 5) throws {
+        let path = root + "/" + track.relativePath
+        let suffix = track.relativePath.split(separator: ".").last.map(String.init) ?? ""
+        let encoded = MusicFileEncoder.formats.contains(suffix)
+        let flac = encoded ? path + ".source.flac" : path
         try writeFLAC(
-            path: root + "/" + track.relativePath, tags: track.tags, picture: track.picture, seconds: track.seconds,
+            path: flac, tags: track.tags, picture: track.picture, seconds: track.seconds,
             sampleRate: track.sampleRate, channels: track.channels, bitsPerSample: track.bitsPerSample,
             toneHz: track.toneHz, compressionLevel: compressionLevel)
+        guard encoded else { return }
+        let cover = track.picture.map { ($0.bytes, $0.mimeType == "image/png" ? "png" : "jpg") }
+        guard MusicFileEncoder.convert(flac, to: path, format: suffix, tags: track.tags, cover: cover) else {
+            throw SyntheticLibraryError(
+                message:
+                    "\(path): \(MusicFileEncoder.programs(for: suffix).joined(separator: " and ")) could not make it (installed?)"
+            )
+        }
     }
 
     /// Writes `bytes` to `path` (parent folders are created), e.g. a cover image or a playlist.
@@ -208,7 +221,23 @@ public enum SyntheticLibrary {
         public var playlists = 5
         public var tracksPerPlaylist = 50
         public var compressionLevel = 5
+        /// Tracks in the formats people have on sticks rather than all FLAC: of every 20, 10 FLAC,
+        /// 6 MP3, 2 M4A (AAC), 1 Ogg Vorbis and 1 Opus (by track index), made from the FLAC with
+        /// Debian's encoders (`MusicFileEncoder`).
+        public var mixedFormats = false
         public init() {}
+
+        /// The file suffix of track `index` (0-based over the whole library).
+        public func suffix(ofTrack index: Int) -> String {
+            guard mixedFormats else { return "flac" }
+            switch index % 20 {
+            case 10..<16: return "mp3"
+            case 16..<18: return "m4a"
+            case 18: return "ogg"
+            case 19: return "opus"
+            default: return "flac"
+            }
+        }
 
         public var trackCount: Int { albums * tracksPerAlbum }
     }
@@ -240,7 +269,9 @@ public enum SyntheticLibrary {
                     mimeType: "image/png", width: layout.pictureSide, height: layout.pictureSide)
                 : EmbeddedPicture(bytes: sampleJPEG, mimeType: "image/jpeg")) : nil
         return SyntheticTrack(
-            relativePath: "\(artistName)/\(albumTitle)/\(pad(number + 1, 2)) - \(title).flac", tags: tags,
+            relativePath:
+                "\(artistName)/\(albumTitle)/\(pad(number + 1, 2)) - \(title).\(layout.suffix(ofTrack: trackIndex))",
+            tags: tags,
             picture: picture, seconds: layout.secondsPerTrack, toneHz: 220 + Double(trackIndex % 48) * 10)
     }
 

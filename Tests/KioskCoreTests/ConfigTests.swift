@@ -59,7 +59,18 @@ import Testing
     @Test(arguments: [
         (
             #"{"volumme": 3}"#,
-            "config.json: volumme: unknown key (known keys: audio, board, boardsDirectory, inputs, mediaRoots, mpd, repeat, screen, stateDirectory, volume)"
+            "config.json: volumme: unknown key (known keys: audio, board, boardsDirectory, inputs, libraryDirectories, mediaRoots, mpd, repeat, resumeAtBoot, screen, stateDirectory, volume, volumeAtBoot, volumeMax, volumeMin)"
+        ),
+        (#"{"volumeMin": 70, "volumeMax": 60}"#, "config.json: volumeMin: expected at most volumeMax (60), got 70"),
+        (#"{"volumeMax": 0}"#, "config.json: volumeMax: expected an integer 1…100, got 0"),
+        (
+            #"{"volumeMax": 60, "volumeAtBoot": 80}"#,
+            "config.json: volumeAtBoot: expected a volume within volumeMin…volumeMax (0…60), got 80"
+        ),
+        (#"{"resumeAtBoot": 1}"#, "config.json: resumeAtBoot: expected true or false, got 1"),
+        (
+            #"{"libraryDirectories": ["Music"]}"#,
+            #"config.json: libraryDirectories[0]: expected an absolute path of a folder other than /, got "Music""#
         ),
         (#"{"volume": "loud"}"#, #"config.json: volume: expected an integer 0…100, got "loud""#),
         (#"{"volume": 101}"#, "config.json: volume: expected an integer 0…100, got 101"),
@@ -119,6 +130,24 @@ import Testing
         } catch {
             #expect(error.description == message)
         }
+    }
+
+    @Test func theFamilyKeysAreRead() throws {
+        let c = try parse(
+            #"{"volumeMin": 10, "volumeMax": 60, "volumeAtBoot": 40, "resumeAtBoot": false, "libraryDirectories": ["/home/pi/Music"]}"#
+        )
+        #expect(c.volumeLimits == VolumeLimits(10...60))
+        #expect(c.volumeAtBoot == 40)
+        #expect(c.resumeAtBoot == false)
+        #expect(c.libraryDirectories == ["/home/pi/Music"])
+    }
+
+    @Test func withoutTheFamilyKeysNothingIsLimitedAndTheBoxResumes() throws {
+        let c = try parse("{}")
+        #expect(c.volumeLimits == VolumeLimits(0...100) && !c.volumeLimits.isLimited)
+        #expect(c.volumeAtBoot == nil)
+        #expect(c.resumeAtBoot)
+        #expect(c.libraryDirectories.isEmpty)
     }
 
     @Test func tooManyMediaRootsIsAnError() {

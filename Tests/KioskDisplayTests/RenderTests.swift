@@ -42,6 +42,26 @@ struct RenderTests {
     }
 
     @Test(arguments: allScreenSizes)
+    func aVolumeLimitIsMarkedInsideTheVolumePanel(size: Size) throws {
+        let renderer = ScreenRenderer(fonts: try TestFonts.load())
+        let layout = NowPlayingLayout(size: size)
+        let plain = Canvas(width: size.width, height: size.height)
+        let limited = Canvas(width: size.width, height: size.height)
+        renderer.render(.nowPlaying(NowPlayingState(title: "T", volumeOverlay: 60)), on: plain)
+        renderer.render(.nowPlaying(NowPlayingState(title: "T", volumeOverlay: 60, volumeRange: 10...60)), on: limited)
+        var changed: [(Int, Int)] = []
+        for y in 0..<size.height {
+            for x in 0..<size.width where plain.color(x: x, y: y) != limited.color(x: x, y: y) {
+                changed.append((x, y))
+            }
+        }
+        #expect(!changed.isEmpty, "\(size): the limits drew nothing")
+        #expect(
+            changed.allSatisfy { layout.volumePanel.contains(x: $0.0, y: $0.1) },
+            "\(size): the limits drew outside the volume panel")
+    }
+
+    @Test(arguments: allScreenSizes)
     func browseAndHelpDrawInsideTheirLayout(size: Size) throws {
         let renderer = ScreenRenderer(fonts: try TestFonts.load())
         let browse = BrowseLayout(size: size)

@@ -16,7 +16,8 @@ final class RunningPlayer {
     let process: BackgroundProcess
     let mpcPath: String
 
-    init() throws {
+    /// `extraConfig`: more top-level config keys (JSON members, each followed by a comma).
+    init(extraConfig: String = "") throws {
         guard let mpc = which("mpc") else { throw TestFailure("no mpc") }
         mpcPath = mpc
         directory = try TemporaryDirectory("kiosk-mpc")
@@ -33,7 +34,7 @@ final class RunningPlayer {
         try directory.write(
             "config.json",
             """
-            {"board": "mpdtest", "boardsDirectory": "\(directory.file("boards"))", "mediaRoots": [],
+            {\(extraConfig)"board": "mpdtest", "boardsDirectory": "\(directory.file("boards"))", "mediaRoots": [],
              "stateDirectory": "\(state)", "audio": {"device": "none", "realtimePriority": 0},
              "mpd": {"listen": "127.0.0.1:\(port)"}}
             """)
@@ -200,6 +201,15 @@ struct MPCTests {
         let after = MPCStatus(p.mpc(["status"], tcp: true).output).volume
         #expect(after == min(100, before + 5 * presses))
         #expect(p.saved { $0.volumePercent == after } != nil)
+    }
+
+    @Test func mpcVolumeStopsAtTheConfiguredLimits() throws {
+        let p = try RunningPlayer(extraConfig: #""volumeMax": 60, "volumeMin": 10, "#)
+        #expect(MPCStatus(p.mpc(["volume", "100"]).output).volume == 60)
+        #expect(MPCStatus(p.mpc(["volume", "+10"]).output).volume == 60)
+        #expect(MPCStatus(p.mpc(["volume", "0"]).output).volume == 10)
+        #expect(MPCStatus(p.mpc(["volume", "-5"]).output).volume == 10)
+        #expect(p.saved { $0.volumePercent == 10 } != nil)
     }
 
     /// Abuse of the running player: its memory is measured before and after.

@@ -24,6 +24,10 @@ enum BenchCommand {
                     library, .integer("--tracks", "N", 20...200_000, "tracks in the library (default 10 000)"),
                     .integer("--threads", "N", 1...16, "reader threads (default: the scanner's)"),
                     .flag("--cold", "drop the page cache before each scan (needs root)"),
+                    .flag(
+                        "--mixed",
+                        "half FLAC, 30 % MP3, 10 % M4A, 10 % Ogg Vorbis/Opus (made with flac, lame, ffmpeg, oggenc, opusenc)"
+                    ),
                 ],
                 run: scanLibrary),
             Command(

@@ -3,7 +3,8 @@ import KioskLibrary
 import KioskSystem
 
 extension BenchCommand {
-    /// `bench scan`: generates a synthetic library once (cached under /var/tmp), then times a full
+    /// `bench scan [--mixed]`: generates a synthetic library once (cached under /var/tmp; all FLAC,
+    /// or with `--mixed` half FLAC, 30 % MP3, 10 % M4A, 10 % Ogg Vorbis/Opus), then times a full
     /// scan into a fresh index, a rescan with nothing changed, and a rescan after 1 % of the files
     /// were rewritten; prints the index size and the peak RSS.
     static func scanLibrary(_ parsed: ParsedArguments) throws -> Int32 {
@@ -13,7 +14,15 @@ extension BenchCommand {
         if cold && getuid() != 0 { throw ToolError("--cold drops the page cache and needs root") }
         var layout = SyntheticLibrary.Layout()
         layout.albums = max(1, trackCount / layout.tracksPerAlbum)
-        let library = parsed.value("--library") ?? "/var/tmp/kiosk-player-bench-library-\(layout.trackCount)"
+        layout.mixedFormats = parsed.has("--mixed")
+        if layout.mixedFormats, let format = MusicFileEncoder.formats.first(where: { !MusicFileEncoder.canMake($0) }) {
+            throw ToolError(
+                "--mixed makes \(format) files with \(MusicFileEncoder.programs(for: format).joined(separator: " and ")): install them (apt-get install flac lame ffmpeg vorbis-tools opus-tools)"
+            )
+        }
+        let library =
+            parsed.value("--library")
+            ?? "/var/tmp/kiosk-player-bench-library-\(layout.mixedFormats ? "mixed-" : "")\(layout.trackCount)"
         try ensureLibrary(at: library, layout: layout)
 
         let state = try makeTemporaryDirectory("kiosk-bench-scan")
@@ -77,7 +86,7 @@ extension BenchCommand {
             "\(s(phase.totalWall)) wall, \(s(phase.totalCPU)) CPU (scan \(s(phase.wall)) wall / \(s(phase.cpu)) CPU, catalog \(s(phase.catalogWall)) wall / \(s(phase.catalogCPU)) CPU)"
         }
         line(
-            "library \(library): \(full.stats.musicFiles) music files, \(layout.albums) albums, \(full.stats.playlists) playlists; \(threads) reader thread(s); \(cold ? "cold page cache (dropped before each scan)" : "warm page cache")"
+            "library \(library): \(full.stats.musicFiles) music files\(layout.mixedFormats ? " (mixed formats)" : ""), \(layout.albums) albums, \(full.stats.playlists) playlists; \(threads) reader thread(s); \(cold ? "cold page cache (dropped before each scan)" : "warm page cache")"
         )
         line(
             "full scan: \(times(full)); walk \(s(full.stats.walkSeconds)); \(full.stats.filesRead) files read (each first frame decoded), \(Int(Double(full.stats.filesRead) / max(full.wall, 1e-9))) files/s; \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems"

@@ -15,10 +15,19 @@ enum ConfigCommands {
                 key path on the first error.
 
                 """,
-            options: [.text("--board", "NAME", "board profile (overrides the config's \"board\")")],
+            options: [
+                .text("--board", "NAME", "board profile (overrides the config's \"board\")"),
+                .flag(
+                    "--library-directories",
+                    "print only the config's libraryDirectories, one per line (for the installer's unit drop-in)"),
+            ],
             run: { parsed in
                 guard parsed.positionals.count <= 1 else { throw parsed.usageError("expected at most one FILE") }
                 let config = try Config.load(path: parsed.positionals.first)
+                if parsed.has("--library-directories") {
+                    for folder in config.libraryDirectories { printLine(folder) }
+                    return 0
+                }
                 let board = try BoardProfile.load(
                     name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
                 let resolved = ResolvedConfig(config: config, board: board)

@@ -165,6 +165,20 @@ struct MP3DecoderTests {
         #expect(low.total == 15000)
     }
 
+    @Test(
+        "MPEG-1 layer II (.mp2, made with ffmpeg) decodes to mpg123's samples",
+        .enabled(if: MusicFiles.hasFFmpeg, "needs ffmpeg to make layer II"))
+    func layerII() throws {
+        let dir = try TemporaryDirectory()
+        let source = try MusicFiles.sourceWAV(MusicFiles.tone(frames: 44100), in: dir, name: "l2")
+        let path = dir.file("l2.mp2")
+        try MusicFiles.tool(MusicFiles.ffmpeg, ["-v", "error", "-y", "-i", source, "-c:a", "mp2", "-b:a", "192k", path])
+        let decoded = try decodeFile(path)
+        #expect(decoded.format == PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 32))
+        #expect(decoded.samples.count >= 2 * 44100)
+        #expect(decoded.samples == (try MusicFiles.mpg123Reference(path, in: dir)))
+    }
+
     @Test("seeking in an MP3 lands on the frame: the samples from there are those of a whole decode")
     func seek() throws {
         let dir = try TemporaryDirectory()

@@ -172,7 +172,8 @@ struct MP3DecoderTests {
         let dir = try TemporaryDirectory()
         let source = try MusicFiles.sourceWAV(MusicFiles.tone(frames: 44100), in: dir, name: "l2")
         let path = dir.file("l2.mp2")
-        try MusicFiles.tool(MusicFiles.ffmpeg, ["-v", "error", "-y", "-i", source, "-c:a", "mp2", "-b:a", "192k", path])
+        try MusicFiles.tool(
+            MusicFiles.ffmpeg, ["-v", "error", "-y", "-i", source, "-c:a", "mp2", "-b:a", "192k", path])
         let decoded = try decodeFile(path)
         #expect(decoded.format == PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 32))
         #expect(decoded.samples.count >= 2 * 44100)

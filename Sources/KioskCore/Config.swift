@@ -85,6 +85,8 @@ public struct Config: Sendable {
     public var resumeAtBoot = true
     /// Folders on the device (the SD card) played like sticks, absolute paths.
     public var libraryDirectories: [String] = []
+    /// Stopped or paused with no input this long: a warning, then power off; 0 = never.
+    public var idlePowerOffMinutes = 0
     /// Start again at the first track after the last one.
     public var repeatQueue = false
     public var audio = Audio()
@@ -97,7 +99,7 @@ public struct Config: Sendable {
     /// The keys of the top level, for messages.
     static let topKeys = [
         "board", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "volumeMin", "volumeMax", "volumeAtBoot",
-        "resumeAtBoot", "libraryDirectories", "repeat", "audio", "screen", "inputs", "mpd",
+        "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "repeat", "audio", "screen", "inputs", "mpd",
     ]
 
     /// Parses a config file's contents.
@@ -136,6 +138,7 @@ public struct Config: Sendable {
             c.volumeAtBoot = atBoot
         }
         c.resumeAtBoot = try r.bool("resumeAtBoot") ?? c.resumeAtBoot
+        c.idlePowerOffMinutes = try r.int("idlePowerOffMinutes", range: 0...1440) ?? c.idlePowerOffMinutes
         if let folders = try r.strings("libraryDirectories", maxCount: 16) {
             for (i, folder) in folders.enumerated() where !folder.hasPrefix("/") || folder == "/" {
                 throw ConfigError(

@@ -77,6 +77,9 @@ public final class Player {
     /// when this value changes and hides it by itself).
     private var volumeOverlay: Int?
     private var idleTimer: TimerID?
+    /// The idle power-off countdown (Player+IdlePowerOff.swift): its timer, and whether the
+    /// warning shows.
+    var idlePowerOff: (timer: TimerID, warning: Bool)?
     var shuttingDown = false
 
     /// Inactivity after which browse, help and menu go back to now playing (tests shorten it).
@@ -174,6 +177,7 @@ public final class Player {
     public func handle(_ event: ActionEvent) {
         guard !shuttingDown else { return }
         rearmIdleTimer()
+        restartIdlePowerOff()
         let steps = max(1, event.steps)
         switch event.action {
         case .volumeUp:
@@ -574,6 +578,7 @@ public final class Player {
         // The overlay belongs to the now-playing screen; elsewhere it is dropped, so that it does not
         // pop up later when that screen returns.
         if case .nowPlaying = state {} else { volumeOverlay = nil }
+        followIdlePowerOff()
         // A browse list can appear without a move (nothing queued at start, a new catalog): its
         // visible entries need their thumbnails then too.
         if case .browse(let list) = state, list.items.contains(where: { $0.artworkKey != nil }), let catalog {
@@ -614,7 +619,7 @@ public final class Player {
 
     // MARK: - shutdown
 
-    private func requestShutdown() {
+    func requestShutdown() {
         guard let handler = onShutdownRequest else { return }
         shuttingDown = true
         engine.stop()

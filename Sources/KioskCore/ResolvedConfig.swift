@@ -102,6 +102,7 @@ public struct ResolvedConfig: Sendable {
             ("volumeAtBoot", c.volumeAtBoot.map { JSONValue.number(Double($0)) } ?? JSONValue.null),
             ("resumeAtBoot", .bool(c.resumeAtBoot)),
             ("libraryDirectories", strings(c.libraryDirectories)),
+            ("idlePowerOffMinutes", .number(Double(c.idlePowerOffMinutes))),
             ("repeat", .bool(c.repeatQueue)),
             ("audio", .object(audio)),
             ("screen", .object(screen)),

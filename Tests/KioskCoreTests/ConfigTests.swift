@@ -59,7 +59,7 @@ import Testing
     @Test(arguments: [
         (
             #"{"volumme": 3}"#,
-            "config.json: volumme: unknown key (known keys: audio, board, boardsDirectory, inputs, libraryDirectories, mediaRoots, mpd, repeat, resumeAtBoot, screen, stateDirectory, volume, volumeAtBoot, volumeMax, volumeMin)"
+            "config.json: volumme: unknown key (known keys: audio, board, boardsDirectory, idlePowerOffMinutes, inputs, libraryDirectories, mediaRoots, mpd, repeat, resumeAtBoot, screen, stateDirectory, volume, volumeAtBoot, volumeMax, volumeMin)"
         ),
         (#"{"volumeMin": 70, "volumeMax": 60}"#, "config.json: volumeMin: expected at most volumeMax (60), got 70"),
         (#"{"volumeMax": 0}"#, "config.json: volumeMax: expected an integer 1…100, got 0"),
@@ -67,6 +67,7 @@ import Testing
             #"{"volumeMax": 60, "volumeAtBoot": 80}"#,
             "config.json: volumeAtBoot: expected a volume within volumeMin…volumeMax (0…60), got 80"
         ),
+        (#"{"idlePowerOffMinutes": -1}"#, "config.json: idlePowerOffMinutes: expected an integer 0…1440, got -1"),
         (#"{"resumeAtBoot": 1}"#, "config.json: resumeAtBoot: expected true or false, got 1"),
         (
             #"{"libraryDirectories": ["Music"]}"#,
@@ -134,12 +135,13 @@ import Testing
 
     @Test func theFamilyKeysAreRead() throws {
         let c = try parse(
-            #"{"volumeMin": 10, "volumeMax": 60, "volumeAtBoot": 40, "resumeAtBoot": false, "libraryDirectories": ["/home/pi/Music"]}"#
+            #"{"volumeMin": 10, "volumeMax": 60, "volumeAtBoot": 40, "resumeAtBoot": false, "libraryDirectories": ["/home/pi/Music"], "idlePowerOffMinutes": 20}"#
         )
         #expect(c.volumeLimits == VolumeLimits(10...60))
         #expect(c.volumeAtBoot == 40)
         #expect(c.resumeAtBoot == false)
         #expect(c.libraryDirectories == ["/home/pi/Music"])
+        #expect(c.idlePowerOffMinutes == 20)
     }
 
     @Test func withoutTheFamilyKeysNothingIsLimitedAndTheBoxResumes() throws {
@@ -148,6 +150,7 @@ import Testing
         #expect(c.volumeAtBoot == nil)
         #expect(c.resumeAtBoot)
         #expect(c.libraryDirectories.isEmpty)
+        #expect(c.idlePowerOffMinutes == 0)
     }
 
     @Test func tooManyMediaRootsIsAnError() {

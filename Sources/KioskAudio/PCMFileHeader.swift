@@ -63,6 +63,30 @@ public struct PCMFileHeader: Equatable, Sendable {
         Int64(b[i]) << 24 | Int64(b[i + 1]) << 16 | Int64(b[i + 2]) << 8 | Int64(b[i + 3])
     }
 
+    /// The size of the largest tag chunk (`id3 `, `ID3 `, `LIST`) among the first `maxChunks`
+    /// top-level chunks of a WAV, RF64 or AIFF file, 0 when there is none: the tag reader is given
+    /// the file only when this is within its limit (it reads such a chunk whole).
+    public static func largestTagChunk(fd: Int32, size: Int64) -> Int64 {
+        var head = [UInt8](repeating: 0, count: 12)
+        guard readExactly(fd, &head, at: 0) else { return 0 }
+        let bigEndian = head[0..<4].elementsEqual("FORM".utf8)
+        var offset: Int64 = 12
+        var largest: Int64 = 0
+        for _ in 0..<maxChunks {
+            var chunk = [UInt8](repeating: 0, count: 8)
+            guard offset + 8 <= size, readExactly(fd, &chunk, at: offset) else { break }
+            let length = bigEndian ? be32(chunk, 4) : le32(chunk, 4)
+            let id = chunk[0..<4]
+            if id.elementsEqual("id3 ".utf8) || id.elementsEqual("ID3 ".utf8) || id.elementsEqual("LIST".utf8) {
+                largest = max(largest, length)
+            }
+            // An RF64 data chunk's size is in ds64 (0xFFFFFFFF here): nothing after it is walked.
+            if length == 0xFFFF_FFFF { break }
+            offset += 8 + length + (length & 1)
+        }
+        return largest
+    }
+
     private static func readWAV(fd: Int32, size: Int64, rf64: Bool) throws(DecodeError) -> PCMFileHeader {
         var offset: Int64 = 12
         var format: (tag: Int, channels: Int, rate: Int, blockAlign: Int, bits: Int, valid: Int)?

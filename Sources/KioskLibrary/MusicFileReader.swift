@@ -90,16 +90,24 @@ final class MusicFileReader {
         return (bytes, type.isEmpty || type == "-->" ? ArtworkLookup.sniffMIMEType(bytes) : type)
     }
 
-    /// Whether the file's leading ID3v2 tag (if any) is small enough to be read whole.
+    /// Whether the file's tags are small enough for TagLib, which reads a tag whole: the leading
+    /// ID3v2 tag of any file, and every tag chunk of a WAV or AIFF.
     private func tagSizeIsBounded(path: String, warnings: UnsafeMutablePointer<[String]>?) -> Bool {
         guard let file = try? FileDescriptor.open(path, O_RDONLY) else { return false }
         var head = [UInt8](repeating: 0, count: 10)
         let n = head.withUnsafeMutableBytes { (try? Syscalls.pread(file.rawValue, $0, offset: 0)) ?? -1 }
         guard n == 10 else { return true }
-        let length = AudioFileFormat.id3v2Length(head)
+        var length = AudioFileFormat.id3v2Length(head)
+        var what = "ID3v2 tag"
+        if head.starts(with: Array("RIFF".utf8)) || head.starts(with: Array("RF64".utf8))
+            || head.starts(with: Array("FORM".utf8)), let st = try? Syscalls.fileStatus(fd: file.rawValue)
+        {
+            let chunk = Int(PCMFileHeader.largestTagChunk(fd: file.rawValue, size: Int64(st.st_size)))
+            if chunk > length { (length, what) = (chunk, "tag chunk") }
+        }
         if length > limits.maxCommentBlockBytes {
             warnings?.pointee.append(
-                "ID3v2 tag of \(length) bytes is over the \(limits.maxCommentBlockBytes)-byte limit; tags ignored")
+                "\(what) of \(length) bytes is over the \(limits.maxCommentBlockBytes)-byte limit; tags ignored")
             return false
         }
         return true

@@ -330,6 +330,13 @@ public enum Syscalls {
 
     /// Peak resident set size of this process in bytes (`getrusage(2)` `ru_maxrss`).
     public static func peakResidentBytes() -> Int {
+        // VmHWM is the peak of this process image. getrusage's ru_maxrss survives execve: a process
+        // started with posix_spawn (CLONE_VM) from a large parent reports the parent's peak.
+        if let bytes = try? readFile("/proc/self/status", limit: 16_384) {
+            for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
+                if let kib = Int(line.dropFirst(6).filter { $0.isNumber }) { return kib * 1024 }
+            }
+        }
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         return usage.ru_maxrss * 1024

@@ -67,6 +67,40 @@ struct MusicTagTests {
         #expect(warnings.isEmpty)
     }
 
+    /// The peak RSS of `kiosk-player scan --json folder` (its statistics), in bytes.
+    private func scanPeakBytes(_ folder: String) throws -> Int {
+        let result = run(TestPaths.playerBinary, ["scan", "--json", folder], timeoutSeconds: 60)
+        #expect(result.status == 0, "kiosk-player scan \(folder): \(result.errors)")
+        let json = try JSONReader.parse(result.stdout, file: "scan output")
+        let statistics = try #require(try json.object("statistics"))
+        return try #require(try statistics.int("peakResidentBytes", range: 1...Int.max))
+    }
+
+    @Test(
+        "a 40 MB cover in an MP3's ID3 tag or a WAV's id3 chunk is not read into memory: the scan's peak RSS stays within 8 MB of plain files'"
+    )
+    func hugeTagsAreNotAllocated() throws {
+        defer { library.remove() }
+        try F.plainMP3(library.root + "/plain.mp3")
+        let audio = try library.read("plain.mp3")
+        try F.tone(library.root + "/src.wav")
+        let wav = try library.read("src.wav")
+        try library.write("small/a.mp3", audio)
+        try library.write("small/b.wav", wav)
+        let cover = [UInt8](repeating: 0x5A, count: 40 << 20)
+        let tag = F.tag(
+            version: 3, frames: [F.textFrame("TIT2", "Big", version: 3), F.pictureFrame(cover, version: 3)])
+        try library.write("big/a.mp3", tag + audio)
+        // The WAV with an "id3 " chunk holding the same tag, its RIFF size fixed up.
+        var riff = wav + Array("id3 ".utf8) + F.le32(tag.count) + tag
+        let size = F.le32(riff.count - 8)
+        riff.replaceSubrange(4..<8, with: size)
+        try library.write("big/b.wav", riff)
+        let small = try scanPeakBytes(library.root + "/small")
+        let big = try scanPeakBytes(library.root + "/big")
+        #expect(big - small < 8 << 20, "peak RSS \(small >> 10) KiB with plain files, \(big >> 10) KiB with 40 MB tags")
+    }
+
     @Test("ID3v2.4 UTF-8, ID3v2.3 UTF-16 and ID3v2.2 Latin-1 text frames are all read", arguments: [2, 3, 4])
     func id3Versions(version: Int) throws {
         defer { library.remove() }

@@ -94,6 +94,7 @@ enum ScanCommand {
             ("scanSeconds", .number(stats.seconds)),
             ("walkSeconds", .number(stats.walkSeconds)),
             ("catalogSeconds", .number(buildSeconds)),
+            ("peakResidentBytes", .number(Double(Syscalls.peakResidentBytes()))),
         ])
     }
 

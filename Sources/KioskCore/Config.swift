@@ -87,6 +87,8 @@ public struct Config: Sendable {
     public var libraryDirectories: [String] = []
     /// Stopped or paused with no input this long: a warning, then power off; 0 = never.
     public var idlePowerOffMinutes = 0
+    /// Genres that make a collection an audiobook (never shuffled).
+    public var audiobookGenres = AudiobookRule.defaultGenres
     /// Start again at the first track after the last one.
     public var repeatQueue = false
     public var audio = Audio()
@@ -99,7 +101,8 @@ public struct Config: Sendable {
     /// The keys of the top level, for messages.
     static let topKeys = [
         "board", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "volumeMin", "volumeMax", "volumeAtBoot",
-        "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "repeat", "audio", "screen", "inputs", "mpd",
+        "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "repeat", "audio", "screen",
+        "inputs", "mpd",
     ]
 
     /// Parses a config file's contents.
@@ -139,6 +142,7 @@ public struct Config: Sendable {
         }
         c.resumeAtBoot = try r.bool("resumeAtBoot") ?? c.resumeAtBoot
         c.idlePowerOffMinutes = try r.int("idlePowerOffMinutes", range: 0...1440) ?? c.idlePowerOffMinutes
+        c.audiobookGenres = try r.strings("audiobookGenres", maxCount: 64) ?? c.audiobookGenres
         if let folders = try r.strings("libraryDirectories", maxCount: 16) {
             for (i, folder) in folders.enumerated() where !folder.hasPrefix("/") || folder == "/" {
                 throw ConfigError(

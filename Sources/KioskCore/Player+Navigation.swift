@@ -18,7 +18,7 @@ extension Player {
         case .back: break
         case .menu: mode = .menu(selected: 0)
         case .help: mode = .help(page: 0)
-        case .volumeUp, .volumeDown, .shutdown: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle: break
         }
     }
 
@@ -35,7 +35,7 @@ extension Player {
         case .previousCategory: cycleCategory(by: -1)
         case .menu: mode = .menu(selected: 0)
         case .help: mode = .help(page: 0)
-        case .volumeUp, .volumeDown, .shutdown: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle: break
         }
     }
 
@@ -48,7 +48,7 @@ extension Player {
         case .previous, .up, .previousCollection, .previousCategory: mode = .help(page: max(page - 1, 0))
         case .back, .help, .select, .playPause, .menu: mode = .nowPlaying
         case .play, .pause, .stop: transport(action)
-        case .volumeUp, .volumeDown, .shutdown: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle: break
         }
     }
 
@@ -57,6 +57,7 @@ extension Player {
         [
             "Output: \(outputDevice)",
             "Repeat: \(repeatQueue ? "on" : "off")",
+            "Shuffle: \(playQueue.shuffle.rawValue)",
             "Help",
             "Close",
         ]
@@ -76,14 +77,15 @@ extension Player {
             case 1:
                 playQueue.repeats.toggle()
                 recorder.saveSoon()
-            case 2: mode = .help(page: 0)
+            case 2: cycleShuffle()
+            case 3: mode = .help(page: 0)
             default: mode = .nowPlaying
             }
         case .back, .menu: mode = .nowPlaying
         case .help: mode = .help(page: 0)
         case .play, .pause, .stop: transport(action)
         case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle: break
         }
     }
 
@@ -127,8 +129,8 @@ extension Player {
         guard !tracks.isEmpty else { return }
         // The listener chose something else: a saved queue that still waits for its stick is dropped.
         pendingResume = nil
-        playQueue.replace(with: tracks, collection: collection)
-        startQueue(at: 0, frame: 0, status: .playing)
+        playQueue.replace(with: tracks, collection: collection, audiobook: audiobooks.isAudiobook(tracks))
+        startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing)
         mode = .nowPlaying
     }
 }

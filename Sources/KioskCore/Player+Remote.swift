@@ -216,7 +216,7 @@ extension Player {
         takeOver()
         let wasStatus = status
         let frame = currentKept && wasStatus != .stopped ? livePositionFrames : 0
-        playQueue.replace(with: edited, collection: nil)
+        playQueue.replace(with: edited, collection: nil, current: edited.isEmpty ? nil : current)
         // Playing goes on playing, paused stays paused (at the start of the next entry when the
         // current one went), stopped stays stopped.
         startQueue(at: current, frame: frame, status: wasStatus)

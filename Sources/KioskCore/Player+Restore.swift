@@ -40,7 +40,8 @@ extension Player {
             return
         }
         pendingResume = nil
-        playQueue.replace(with: tracks, collection: collection)
+        playQueue.replace(
+            with: tracks, collection: collection, audiobook: audiobooks.isAudiobook(tracks), current: index)
         if provisional != nil {
             adoptProvisional(at: index)
             return

@@ -82,6 +82,9 @@ public final class Player {
     var idlePowerOff: (timer: TimerID, warning: Bool)?
     var shuttingDown = false
 
+    /// Which collections are audiobooks (config `audiobookGenres`): they are never shuffled.
+    let audiobooks: AudiobookRule
+
     /// Inactivity after which browse, help and menu go back to now playing (tests shorten it).
     public var browseTimeoutMilliseconds = Player.defaultBrowseTimeoutMilliseconds
     /// Period of resume-state saves while playing (tests shorten it).
@@ -111,10 +114,12 @@ public final class Player {
         self.engine = engine
         self.screen = screen
         self.config = config
+        audiobooks = AudiobookRule(genres: config.audiobookGenres)
         output = OutputSupervisor(
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)
         volume = config.volumeLimits.clamp(config.volumeAtBoot ?? resume?.volumePercent ?? config.volume)
         playQueue = PlayQueue(repeats: config.repeatQueue)
+        playQueue.setShuffle(resume?.shuffle.flatMap(PlayQueue.Shuffle.init(rawValue:)) ?? .off)
         if let resume {
             category = KioskLibrary.Category(rawValue: resume.category) ?? .album
             // resumeAtBoot false: the box starts stopped; the saved volume and device still count.
@@ -188,6 +193,10 @@ public final class Player {
             return
         case .shutdown:
             requestShutdown()
+            return
+        case .shuffle:
+            cycleShuffle()
+            refreshScreen()
             return
         default: break
         }
@@ -284,7 +293,8 @@ public final class Player {
             if forward { engine.next() } else { engine.previous() }
             moveQueueIndex(to: index)
         case .wrapped:
-            startQueue(at: 0, frame: 0, status: status)
+            playQueue.wrap(after: queueIndex)
+            startQueue(at: playQueue.firstInOrder, frame: 0, status: status)
         case .end:
             finishQueue()
             return
@@ -300,7 +310,9 @@ public final class Player {
     func advance(after entry: Int) {
         switch playQueue.step(after: entry) {
         case .entry(let index): startQueue(at: index, frame: 0, status: .playing)
-        case .wrapped: startQueue(at: 0, frame: 0, status: .playing)
+        case .wrapped:
+            playQueue.wrap(after: entry)
+            startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing)
         case .end, .restart: finishQueue()
         }
     }
@@ -321,7 +333,7 @@ public final class Player {
         recorder.stopPeriodic()
         if !queue.isEmpty {
             engine.setQueue(playQueue.requests, startAt: 0, startFrame: 0)
-            moveQueueIndex(to: 0)
+            moveQueueIndex(to: playQueue.firstInOrder)
         }
         recorder.saveNow()
     }
@@ -353,7 +365,8 @@ public final class Player {
         pendingResume = nil
         let first = queue.count
         playQueue.append(tracks)
-        engine.append((first..<queue.count).map(playQueue.request))
+        // The new entries are the last of the play order (a shuffle plays them after the rest).
+        engine.append(playQueue.order.suffix(queue.count - first).map(playQueue.request))
         recorder.saveSoon()
         refreshScreen()
         return true
@@ -365,7 +378,7 @@ public final class Player {
         playQueue.renewIDs()
         engineQueueIsProvisional = false
         provisional = nil
-        engine.setQueue(playQueue.requests, startAt: index, startFrame: frame)
+        engine.setQueue(playQueue.requests, startAt: playQueue.orderPosition(of: index), startFrame: frame)
         playQueue.index = index
         positionFrames = frame
         sampleRate = queue[index].sampleRate
@@ -430,7 +443,7 @@ public final class Player {
                 continueAfterProvisional()
             } else {
                 // The engine played its whole queue.
-                advance(after: queue.count - 1)
+                advance(after: playQueue.lastInOrder)
             }
         case .error(_, let path, let message):
             let name = path.split(separator: "/").last.map(String.init) ?? path
@@ -493,6 +506,7 @@ public final class Player {
                 state.positionFrames = livePositionFrames
             }
         }
+        state.shuffle = playQueue.shuffle == .off ? nil : playQueue.shuffle.rawValue
         return state
     }
 

@@ -128,7 +128,8 @@ struct PlayerView {
             title: track?.title, artist: track?.artist, album: track?.album,
             elapsedSeconds: positionSeconds, totalSeconds: track?.durationSeconds,
             playback: playback,
-            categoryLabel: queue.collection.map { Self.singular($0.category) } ?? Self.singular(category),
+            categoryLabel: (queue.collection.map { Self.singular($0.category) } ?? Self.singular(category))
+                + (queue.isShuffled ? " · shuffle" : ""),
             queuePosition: queue.isEmpty ? 0 : queue.index + 1, queueCount: queue.count,
             artworkKey: track.map { Self.artworkKey(for: $0) },
             volumeOverlay: volumeOverlay, volumeRange: volumeRange,

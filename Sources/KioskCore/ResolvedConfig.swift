@@ -103,6 +103,7 @@ public struct ResolvedConfig: Sendable {
             ("resumeAtBoot", .bool(c.resumeAtBoot)),
             ("libraryDirectories", strings(c.libraryDirectories)),
             ("idlePowerOffMinutes", .number(Double(c.idlePowerOffMinutes))),
+            ("audiobookGenres", strings(c.audiobookGenres)),
             ("repeat", .bool(c.repeatQueue)),
             ("audio", .object(audio)),
             ("screen", .object(screen)),

@@ -41,6 +41,8 @@ public struct ResumeState: Equatable, Sendable {
     public var album: String?
     public var durationSeconds: Double?
     public var queueCount: Int = 0
+    /// The shuffle chosen (`PlayQueue.Shuffle`'s raw value); nil = off.
+    public var shuffle: String?
 
     public init() {}
 
@@ -70,6 +72,7 @@ public struct ResumeState: Equatable, Sendable {
         if let album { members.append(("album", .string(album))) }
         if let durationSeconds { members.append(("durationSeconds", .number(durationSeconds))) }
         if queueCount > 0 { members.append(("queueCount", .number(Double(queueCount)))) }
+        if let shuffle { members.append(("shuffle", .string(shuffle))) }
         return .object(members)
     }
 
@@ -104,6 +107,7 @@ public struct ResumeState: Equatable, Sendable {
         state.album = try r.string("album", nonEmpty: false)
         state.durationSeconds = try r.double("durationSeconds", range: 0...1e7)
         state.queueCount = try r.int("queueCount", range: 0...1_000_000) ?? 0
+        state.shuffle = try r.choice("shuffle", PlayQueue.Shuffle.allCases.map(\.rawValue))
         try r.finish()
         return state
     }

@@ -22,6 +22,8 @@ public enum Action: String, CaseIterable, Sendable {
     case menu
     case help
     case shutdown
+    /// Cycles the shuffle: off, tracks, albums.
+    case shuffle
 
     /// Every action name, for error messages ("actions are: play-pause, play, …").
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

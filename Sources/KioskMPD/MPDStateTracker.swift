@@ -13,6 +13,7 @@ struct MPDStateTracker {
         var queue: [Track] = []
         var volume = -1
         var repeatQueue = false
+        var shuffle = false
         var output = ""
         var catalog: ObjectIdentifier?
         var scanning = false
@@ -46,6 +47,7 @@ struct MPDStateTracker {
         seen.queue = player.queue
         seen.volume = player.volume
         seen.repeatQueue = player.repeatQueue
+        seen.shuffle = player.shuffle != .off
         seen.output = player.outputDevice
         seen.catalog = player.catalog.map(ObjectIdentifier.init)
         seen.scanning = !(library?.isIdle ?? true)
@@ -81,7 +83,7 @@ struct MPDStateTracker {
             if abs(seen.position - expected) > 2 { changes.insert(.player) }
         }
         if seen.volume != last.volume { changes.insert(.mixer) }
-        if seen.repeatQueue != last.repeatQueue { changes.insert(.options) }
+        if seen.repeatQueue != last.repeatQueue || seen.shuffle != last.shuffle { changes.insert(.options) }
         if seen.output != last.output { changes.insert(.output) }
         if seen.catalog != last.catalog {
             changes.formUnion([.database, .storedPlaylist])

@@ -102,4 +102,10 @@ enum PlayQueueFixture {
         let catalog = try scanned.get()
         return catalog.tracks(of: try album())
     }
+
+    /// Every track of the fixture (two albums: three tracks and two), in album order.
+    static func allTracks() throws -> [Track] {
+        let catalog = try scanned.get()
+        return catalog.collections(in: .album).flatMap { catalog.tracks(of: $0) }
+    }
 }

@@ -132,23 +132,44 @@ import Testing
         #expect(h.player.volume != 5)
     }
 
-    @Test func randomSingleAndConsumeCanBeSwitchedOffButNotOn() throws {
+    @Test func singleAndConsumeCanBeSwitchedOffButNotOn() throws {
         let h = try Harness()
         let path = h.socketPath
         let (off, on, oneshot, status) = try h.client {
             let c = try TestClient(unix: path)
             try c.send("command_list_begin\nrandom 0\nsingle 0\nconsume 0\ncommand_list_end\n")
             let off = try c.response()
-            try c.send("random 1\n")
+            try c.send("consume 1\n")
             let on = try c.response()
             try c.send("single oneshot\n")
             let oneshot = try c.response()
             return (off, on, oneshot, try c.pairs("status"))
         }
         #expect(off == ["OK"])
-        #expect(on == ["ACK [2@0] {random} random mode is not supported by this player"])
+        #expect(on == ["ACK [2@0] {consume} consume mode is not supported by this player"])
         #expect(oneshot == ["ACK [2@0] {single} single mode is not supported by this player"])
         #expect(status["random"] == "0" && status["single"] == "0" && status["consume"] == "0")
+    }
+
+    @Test func randomShufflesTheQueueAndNextVisitsEveryTrackOnce() throws {
+        let h = try Harness()
+        let path = h.socketPath
+        let (status, songs) = try h.client {
+            let c = try TestClient(unix: path)
+            _ = try c.command("add USBSTICK")
+            _ = try c.command("random 1")
+            _ = try c.command("play")
+            var songs = [try c.pairs("currentsong")["file"] ?? ""]
+            for _ in 1..<8 {
+                _ = try c.command("next")
+                songs.append(try c.pairs("currentsong")["file"] ?? "")
+            }
+            return (try c.pairs("status"), songs)
+        }
+        #expect(status["random"] == "1")
+        #expect(Set(songs).count == 8)
+        #expect(Set(songs) == Set(h.player.queue.map { "USBSTICK/" + $0.relativePath }))
+        #expect(h.player.shuffle == .tracks)
     }
 
     @Test func lsinfoShowsVolumesFoldersSongsAndPlaylists() throws {

@@ -79,8 +79,10 @@ enum MPDPlaybackCommands {
         return s.changed()
     }
 
+    /// `random 1` shuffles the tracks (the box's shuffle; an audiobook keeps its order).
     static func random(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        try onlyOff(r, on: try MPDArgument.bool(r[0]))
+        s.player.remoteSetRandom(try MPDArgument.bool(r[0]))
+        return s.changed()
     }
 
     static func consume(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
@@ -91,7 +93,7 @@ enum MPDPlaybackCommands {
         try onlyOff(r, on: r[0] == "oneshot" ? true : try MPDArgument.bool(r[0]))
     }
 
-    /// Off is this player's only mode for random, consume and single: clients that switch it off
+    /// Off is this player's only mode for consume and single: clients that switch it off
     /// (or read it back) work; switching it on gets a clear refusal rather than "unknown command".
     private static func onlyOff(_ r: MPDRequest, on: Bool) throws(MPDError) -> MPDOutcome {
         if on { throw .argument("\(r.name) mode is not supported by this player") }

@@ -11,7 +11,8 @@ enum MPDStatusCommands {
         var out: [UInt8] = []
         MPDFormat.pair("volume", "\(player.volume)", to: &out)
         MPDFormat.pair("repeat", player.repeatQueue ? "1" : "0", to: &out)
-        for name in ["random", "single", "consume"] { MPDFormat.pair(name, "0", to: &out) }
+        MPDFormat.pair("random", player.shuffle != .off ? "1" : "0", to: &out)
+        for name in ["single", "consume"] { MPDFormat.pair(name, "0", to: &out) }
         MPDFormat.pair("partition", "default", to: &out)
         MPDFormat.pair("playlist", "\(state.playlistVersion)", to: &out)
         MPDFormat.pair("playlistlength", "\(queue.count)", to: &out)
@@ -39,7 +40,7 @@ enum MPDStatusCommands {
                 if track.durationSeconds != nil { MPDFormat.pair("duration", MPDFormat.fixed3(duration), to: &out) }
                 MPDFormat.pair("audio", "\(track.sampleRate):\(track.bitsPerSample):\(track.channels)", to: &out)
             }
-            let next = index + 1 < queue.count ? index + 1 : (player.repeatQueue ? 0 : nil)
+            let next = player.upcomingEntry
             if let next, next < state.ids.count {
                 MPDFormat.pair("nextsong", "\(next)", to: &out)
                 MPDFormat.pair("nextsongid", "\(state.ids[next])", to: &out)

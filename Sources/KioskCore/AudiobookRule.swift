@@ -1,0 +1,27 @@
+import KioskLibrary
+
+/// Which collections are audiobooks (config `audiobookGenres`): a collection whose tracks mostly
+/// carry one of those genres (compared without case). An audiobook plays in its own order whatever
+/// the shuffle.
+///
+/// Thread: any (a value).
+public struct AudiobookRule: Sendable, Equatable {
+    /// The default genres: what taggers and shops write for spoken word in the languages of the
+    /// boxes' owners.
+    public static let defaultGenres = [
+        "Audiobook", "Audio Book", "Hörbuch", "Spoken Word", "Podcast", "有声书", "オーディオブック",
+    ]
+
+    private let genres: Set<String>
+
+    public init(genres: [String] = AudiobookRule.defaultGenres) {
+        self.genres = Set(genres.map { $0.lowercased() })
+    }
+
+    /// Whether `tracks` are an audiobook: more than half of them have an audiobook genre.
+    public func isAudiobook(_ tracks: [Track]) -> Bool {
+        guard !tracks.isEmpty, !genres.isEmpty else { return false }
+        let spoken = tracks.count { genres.contains($0.genre.lowercased()) }
+        return spoken * 2 > tracks.count
+    }
+}

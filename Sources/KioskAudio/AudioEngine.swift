@@ -156,6 +156,17 @@ public final class AudioEngine: PlaybackEngine {
         }
     }
 
+    public func fadeOut(overMilliseconds milliseconds: Int) {
+        shared.fadeMilliseconds.store(max(1, milliseconds), ordering: .relaxed)
+        // Releasing: the output thread that sees the new serial sees the length stored above.
+        shared.fadeSerial.add(1, ordering: .releasing)
+    }
+
+    public func cancelFade() {
+        shared.fadeMilliseconds.store(0, ordering: .relaxed)
+        shared.fadeSerial.add(1, ordering: .releasing)
+    }
+
     /// Switches to another output device, keeping the queue, the position and the play state.
     public func setDevice(_ name: String) {
         guard name != deviceName else { return }

@@ -223,6 +223,12 @@ final class EngineShared: @unchecked Sendable {
     let playing = Atomic<Bool>(false)
     /// Loop → output: software volume (Q16).
     let volumeGain = Atomic<Int32>(SampleConverter.unity)
+    /// Loop → output: the length of the fade asked for last, in milliseconds (0: none). Read after
+    /// `fadeSerial` (acquiring) changed, which the loop stores releasing after this.
+    let fadeMilliseconds = Atomic<Int>(0)
+    /// Loop → output: counts fade requests and cancels; the output starts or ends a fade when it
+    /// sees a new value.
+    let fadeSerial = Atomic<UInt64>(0)
     let shutdown = Atomic<Bool>(false)
 
     // What the device plays (output thread writes), read whole.

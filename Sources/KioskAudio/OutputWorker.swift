@@ -77,6 +77,11 @@ final class OutputWorker: @unchecked Sendable {
     private var retryDelay: UInt64 = 250_000_000
     private var nextRetry: UInt64 = 0
 
+    /// The fade (`AudioEngine.fadeOut`): the last request seen, its length and progress in device
+    /// frames (nil: none). Past its end the output is silent until a cancel.
+    private var fadeSerialSeen: UInt64 = 0
+    private var fade: (total: Int, done: Int)?
+
     /// Conversion buffer: `scratchFrames` frames of the widest frame (8 channels × 4 bytes).
     private let scratch: UnsafeMutableRawPointer
     private let scratchFrames = 4096
@@ -202,7 +207,26 @@ final class OutputWorker: @unchecked Sendable {
         var pointer = UnsafeRawPointer(source)
         var count = frames
         let gain = shared.volumeGain.load(ordering: .relaxed)
-        if configuration.encoding != ringEncoding || gain != SampleConverter.unity {
+        followFadeRequests(rate: configuration.format.sampleRate)
+        if let fade {
+            // Each block of `fadeBlockFrames` gets the curve's gain at its start: over a fade of
+            // seconds a block's step is far below what an ear hears as a step.
+            count = min(count, scratchFrames)
+            let channels = configuration.format.channels
+            let inBytes = ringEncoding.bytes * channels
+            let outBytes = configuration.encoding.bytes * channels
+            var offset = 0
+            while offset < count {
+                let n = min(Self.fadeBlockFrames, count - offset)
+                let blockGain = Int32(
+                    (Int64(gain) * Int64(Self.fadeCurve(done: fade.done + offset, total: fade.total))) >> 16)
+                SampleConverter.convert(
+                    pointer + offset * inBytes, ringEncoding, to: scratch + offset * outBytes,
+                    configuration.encoding, samples: n * channels, gain: blockGain)
+                offset += n
+            }
+            pointer = UnsafeRawPointer(scratch)
+        } else if configuration.encoding != ringEncoding || gain != SampleConverter.unity {
             count = min(count, scratchFrames)
             SampleConverter.convert(
                 pointer, ringEncoding, to: scratch, configuration.encoding,
@@ -223,9 +247,30 @@ final class OutputWorker: @unchecked Sendable {
         }
         ring.commitRead(result)
         written += result
+        if let f = fade { fade = (f.total, f.done + result) }
         if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
         updatePosition()
         return true
+    }
+
+    /// Frames per fade block: 32 (0.7 ms at 44.1 kHz).
+    static let fadeBlockFrames = 32
+
+    /// The fade's gain (Q16) after `done` of `total` frames: (1 − t)³, which falls about evenly in
+    /// loudness (the volume law is the square of the percentage), then 0.
+    static func fadeCurve(done: Int, total: Int) -> Int32 {
+        guard total > 0, done < total else { return 0 }
+        let rest = Double(total - done) / Double(total)
+        return Int32(rest * rest * rest * 65536)
+    }
+
+    /// Starts or ends a fade when the loop asked for one since the last look.
+    private func followFadeRequests(rate: Int) {
+        let serial = shared.fadeSerial.load(ordering: .acquiring)
+        guard serial != fadeSerialSeen else { return }
+        fadeSerialSeen = serial
+        let milliseconds = shared.fadeMilliseconds.load(ordering: .relaxed)
+        fade = milliseconds > 0 ? (max(1, milliseconds * rate / 1000), 0) : nil
     }
 
     /// Fires the boundaries the device has played and publishes the position.

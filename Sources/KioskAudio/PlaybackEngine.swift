@@ -31,6 +31,11 @@ public protocol PlaybackEngine: AnyObject {
     func previous()
     /// Sets the volume, 0…100 %.
     func setVolume(_ percent: Int)
+    /// Fades what plays out to silence over `milliseconds` of audio (a smooth curve applied per
+    /// block of a few frames, so no zipper noise), then stays silent until `cancelFade`.
+    func fadeOut(overMilliseconds milliseconds: Int)
+    /// Ends a fade (or the silence after one): the volume is what `setVolume` set again.
+    func cancelFade()
     /// Switches to another output device, keeping the queue, the position and the play state.
     func setDevice(_ name: String)
     /// The device in use.

@@ -89,6 +89,11 @@ public struct Config: Sendable {
     public var idlePowerOffMinutes = 0
     /// Genres that make a collection an audiobook (never shuffled).
     public var audiobookGenres = AudiobookRule.defaultGenres
+    /// The sleep timer's choices, in minutes, as the `sleep` action cycles them.
+    public var sleepMinutes = [15, 30, 45, 60, 90]
+    /// What the sleep timer does at its end, after the fade.
+    public enum SleepAction: String, Sendable, Equatable, CaseIterable { case stop, poweroff }
+    public var sleepAction = SleepAction.stop
     /// Start again at the first track after the last one.
     public var repeatQueue = false
     public var audio = Audio()
@@ -101,7 +106,8 @@ public struct Config: Sendable {
     /// The keys of the top level, for messages.
     static let topKeys = [
         "board", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "volumeMin", "volumeMax", "volumeAtBoot",
-        "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "repeat", "audio", "screen",
+        "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "sleepMinutes", "sleepAction",
+        "repeat", "audio", "screen",
         "inputs", "mpd",
     ]
 
@@ -143,6 +149,13 @@ public struct Config: Sendable {
         c.resumeAtBoot = try r.bool("resumeAtBoot") ?? c.resumeAtBoot
         c.idlePowerOffMinutes = try r.int("idlePowerOffMinutes", range: 0...1440) ?? c.idlePowerOffMinutes
         c.audiobookGenres = try r.strings("audiobookGenres", maxCount: 64) ?? c.audiobookGenres
+        if let minutes = try r.ints("sleepMinutes", range: 1...720, maxCount: 12) {
+            guard !minutes.isEmpty, zip(minutes, minutes.dropFirst()).allSatisfy({ $0 < $1 }) else {
+                throw r.error("sleepMinutes", "expected minutes in rising order, e.g. [15, 30, 60]")
+            }
+            c.sleepMinutes = minutes
+        }
+        c.sleepAction = try r.choice("sleepAction", SleepAction.self) ?? c.sleepAction
         if let folders = try r.strings("libraryDirectories", maxCount: 16) {
             for (i, folder) in folders.enumerated() where !folder.hasPrefix("/") || folder == "/" {
                 throw ConfigError(

@@ -18,7 +18,7 @@ extension Player {
         case .back: break
         case .menu: mode = .menu(selected: 0)
         case .help: mode = .help(page: 0)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
         }
     }
 
@@ -35,7 +35,7 @@ extension Player {
         case .previousCategory: cycleCategory(by: -1)
         case .menu: mode = .menu(selected: 0)
         case .help: mode = .help(page: 0)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
         }
     }
 
@@ -48,7 +48,7 @@ extension Player {
         case .previous, .up, .previousCollection, .previousCategory: mode = .help(page: max(page - 1, 0))
         case .back, .help, .select, .playPause, .menu: mode = .nowPlaying
         case .play, .pause, .stop: transport(action)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
         }
     }
 
@@ -58,6 +58,7 @@ extension Player {
             "Output: \(outputDevice)",
             "Repeat: \(repeatQueue ? "on" : "off")",
             "Shuffle: \(playQueue.shuffle.rawValue)",
+            "Sleep: \(sleepRemainingSeconds.map { "\(($0 + 59) / 60) min" } ?? "off")",
             "Help",
             "Close",
         ]
@@ -78,14 +79,15 @@ extension Player {
                 playQueue.repeats.toggle()
                 recorder.saveSoon()
             case 2: cycleShuffle()
-            case 3: mode = .help(page: 0)
+            case 3: cycleSleepTimer()
+            case 4: mode = .help(page: 0)
             default: mode = .nowPlaying
             }
         case .back, .menu: mode = .nowPlaying
         case .help: mode = .help(page: 0)
         case .play, .pause, .stop: transport(action)
         case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown, .shuffle: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
         }
     }
 

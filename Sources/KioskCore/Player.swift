@@ -80,6 +80,10 @@ public final class Player {
     /// The idle power-off countdown (Player+IdlePowerOff.swift): its timer, and whether the
     /// warning shows.
     var idlePowerOff: (timer: TimerID, warning: Bool)?
+    /// The sleep timer (Player+Sleep.swift), nil when off.
+    var sleepTimer: SleepTimer?
+    /// The time the saved state had left on the sleep timer (set going once the player exists).
+    private var restoredSleepSeconds: Int?
     var shuttingDown = false
 
     /// Which collections are audiobooks (config `audiobookGenres`): they are never shuffled.
@@ -120,6 +124,7 @@ public final class Player {
         volume = config.volumeLimits.clamp(config.volumeAtBoot ?? resume?.volumePercent ?? config.volume)
         playQueue = PlayQueue(repeats: config.repeatQueue)
         playQueue.setShuffle(resume?.shuffle.flatMap(PlayQueue.Shuffle.init(rawValue:)) ?? .off)
+        restoredSleepSeconds = resume?.sleepRemainingSeconds
         if let resume {
             category = KioskLibrary.Category(rawValue: resume.category) ?? .album
             // resumeAtBoot false: the box starts stopped; the saved volume and device still count.
@@ -130,6 +135,7 @@ public final class Player {
         }
         output.onChange = { [unowned self] change in self.outputChanged(change) }
         engine.setVolume(volume)
+        if let seconds = restoredSleepSeconds, seconds > 0 { setSleepTimer(seconds: seconds) }
     }
 
     // MARK: - derived state
@@ -183,6 +189,7 @@ public final class Player {
         guard !shuttingDown else { return }
         rearmIdleTimer()
         restartIdlePowerOff()
+        if inputCancelsSleepFade() { return }
         let steps = max(1, event.steps)
         switch event.action {
         case .volumeUp:
@@ -196,6 +203,10 @@ public final class Player {
             return
         case .shuffle:
             cycleShuffle()
+            refreshScreen()
+            return
+        case .sleep:
+            cycleSleepTimer()
             refreshScreen()
             return
         default: break
@@ -507,6 +518,7 @@ public final class Player {
             }
         }
         state.shuffle = playQueue.shuffle == .off ? nil : playQueue.shuffle.rawValue
+        state.sleepRemainingSeconds = sleepRemainingSeconds
         return state
     }
 
@@ -576,6 +588,7 @@ public final class Player {
         view.positionSeconds = positionSeconds
         view.volumeOverlay = volumeOverlay
         view.volumeRange = config.volumeLimits.range
+        view.sleepCountdown = sleepCountdown
         view.statusLine = statusLine
         return view
     }

@@ -31,6 +31,8 @@ struct PlayerView {
     var positionSeconds = 0.0
     var volumeOverlay: Int?
     var volumeRange: ClosedRange<Int> = 0...100
+    /// The sleep timer's countdown ("sleep 29:40"), nil when off.
+    var sleepCountdown: String?
     var statusLine: String?
 
     /// The screen now.
@@ -129,7 +131,7 @@ struct PlayerView {
             elapsedSeconds: positionSeconds, totalSeconds: track?.durationSeconds,
             playback: playback,
             categoryLabel: (queue.collection.map { Self.singular($0.category) } ?? Self.singular(category))
-                + (queue.isShuffled ? " · shuffle" : ""),
+                + (queue.isShuffled ? " · shuffle" : "") + (sleepCountdown.map { " · \($0)" } ?? ""),
             queuePosition: queue.isEmpty ? 0 : queue.index + 1, queueCount: queue.count,
             artworkKey: track.map { Self.artworkKey(for: $0) },
             volumeOverlay: volumeOverlay, volumeRange: volumeRange,

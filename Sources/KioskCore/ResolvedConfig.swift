@@ -104,6 +104,8 @@ public struct ResolvedConfig: Sendable {
             ("libraryDirectories", strings(c.libraryDirectories)),
             ("idlePowerOffMinutes", .number(Double(c.idlePowerOffMinutes))),
             ("audiobookGenres", strings(c.audiobookGenres)),
+            ("sleepMinutes", .array(c.sleepMinutes.map { .number(Double($0)) })),
+            ("sleepAction", .string(c.sleepAction.rawValue)),
             ("repeat", .bool(c.repeatQueue)),
             ("audio", .object(audio)),
             ("screen", .object(screen)),

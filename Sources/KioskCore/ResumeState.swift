@@ -43,6 +43,8 @@ public struct ResumeState: Equatable, Sendable {
     public var queueCount: Int = 0
     /// The shuffle chosen (`PlayQueue.Shuffle`'s raw value); nil = off.
     public var shuffle: String?
+    /// Seconds left on the sleep timer when saved; nil = off.
+    public var sleepRemainingSeconds: Int?
 
     public init() {}
 
@@ -73,6 +75,9 @@ public struct ResumeState: Equatable, Sendable {
         if let durationSeconds { members.append(("durationSeconds", .number(durationSeconds))) }
         if queueCount > 0 { members.append(("queueCount", .number(Double(queueCount)))) }
         if let shuffle { members.append(("shuffle", .string(shuffle))) }
+        if let sleepRemainingSeconds {
+            members.append(("sleepRemainingSeconds", .number(Double(sleepRemainingSeconds))))
+        }
         return .object(members)
     }
 
@@ -108,6 +113,7 @@ public struct ResumeState: Equatable, Sendable {
         state.durationSeconds = try r.double("durationSeconds", range: 0...1e7)
         state.queueCount = try r.int("queueCount", range: 0...1_000_000) ?? 0
         state.shuffle = try r.choice("shuffle", PlayQueue.Shuffle.allCases.map(\.rawValue))
+        state.sleepRemainingSeconds = try r.int("sleepRemainingSeconds", range: 0...86_400)
         try r.finish()
         return state
     }

@@ -24,6 +24,8 @@ public enum Action: String, CaseIterable, Sendable {
     case shutdown
     /// Cycles the shuffle: off, tracks, albums.
     case shuffle
+    /// Cycles the sleep timer: off, then each of the config's `sleepMinutes`.
+    case sleep
 
     /// Every action name, for error messages ("actions are: play-pause, play, …").
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -15,7 +15,7 @@ public enum Keymap {
         ("left", .back), ("backspace", .back), ("escape", .back),
         ("tab", .nextCategory), ("backtab", .previousCategory),
         ("]", .nextCollection), ("[", .previousCollection),
-        ("m", .menu), ("h", .help), ("?", .help), ("q", .shutdown), ("r", .shuffle),
+        ("m", .menu), ("h", .help), ("?", .help), ("q", .shutdown), ("r", .shuffle), ("z", .sleep),
     ]
 
     /// Keys that are not a single character, as `KeyboardDecoder` names them (plus `ctrl-a` … `ctrl-z`).

@@ -177,6 +177,22 @@ public final class JSONReader {
         return result
     }
 
+    /// An array of integers within `range`.
+    public func ints(_ key: String, range: ClosedRange<Int>, maxCount: Int = 1000) throws(ConfigError) -> [Int]? {
+        guard let items = try array(key, maxCount: maxCount) else { return nil }
+        var result: [Int] = []
+        for item in items {
+            guard let i = item.value.int, range.contains(i) else {
+                throw ConfigError(
+                    file: file, path: item.path,
+                    message: "expected an integer \(range.lowerBound)…\(range.upperBound), got \(Self.show(item.value))"
+                )
+            }
+            result.append(i)
+        }
+        return result
+    }
+
     /// Fails on the first key that no accessor read, listing the known ones.
     public func finish(known: [String]? = nil) throws(ConfigError) {
         for member in members where !consumed.contains(member.key) {

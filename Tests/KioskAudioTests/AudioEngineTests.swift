@@ -421,3 +421,48 @@ struct AudioEngineTests {
         #expect(abs(resumedAt - at) < 2000, "resumed at frame \(resumedAt), switched at \(at)")
     }
 }
+
+/// The engine's fade (the sleep timer's end): a smooth fall to silence over the asked length of
+/// audio, heard on ALSA's file plugin.
+@Suite(.serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+struct AudioEngineFadeTests {
+    /// Plays 2 s of a constant level (DC at 8192 of 16 bits) with `prepare` applied before play;
+    /// returns each output frame's level relative to the source (left channel).
+    private func levels(_ prepare: (AudioEngine) -> Void) throws -> [Double] {
+        let dir = try TemporaryDirectory("kiosk-fade")
+        defer { dir.remove() }
+        let frames = 88200
+        try Fixtures.encode([Int32](repeating: 8192, count: frames * 2), format: cd, to: dir.file("dc.flac"))
+        let run = try EngineRun(settings: EngineRun.settings(device: filePCM(dir.file("out.raw"))))
+        defer { run.shutdown() }
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("dc.flac"))], startAt: 0, startFrame: 0)
+        prepare(run.engine)
+        run.engine.play()
+        #expect(try run.run(seconds: 60) { run.finished })
+        let bytes = try Syscalls.readFile(dir.file("out.raw"))
+        #expect(bytes.count == frames * 4)
+        return stride(from: 0, to: bytes.count - 3, by: 4).map { i in
+            Double(Int16(bitPattern: UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8)) / 8192
+        }
+    }
+
+    @Test func aOneSecondFadeFallsSmoothlyToSilenceAndStaysSilent() throws {
+        let level = try levels { $0.fadeOut(overMilliseconds: 1000) }
+        #expect(level[0] > 0.99)
+        // (1 − t)³: an eighth at half-way.
+        #expect(abs(level[22050] - 0.125) < 0.01)
+        #expect(level.dropFirst(44100 + 32).allSatisfy { $0 == 0 })
+        // Never louder than before, and no step an ear hears as a click (under 1 % of the level).
+        #expect(zip(level, level.dropFirst()).allSatisfy { $1 <= $0 + 1e-9 })
+        let biggestStep = zip(level, level.dropFirst()).map { $0 - $1 }.max() ?? 0
+        #expect(biggestStep < 0.01, "largest step \(biggestStep)")
+    }
+
+    @Test func aCancelledFadeLeavesTheSamplesUntouched() throws {
+        let level = try levels { engine in
+            engine.fadeOut(overMilliseconds: 1000)
+            engine.cancelFade()
+        }
+        #expect(level.allSatisfy { $0 == 1 })
+    }
+}

@@ -110,6 +110,26 @@ public final class FakeEngine: PlaybackEngine {
 
     public func setVolume(_ percent: Int) { volume = max(0, min(100, percent)) }
 
+    /// The fade asked for last: its length, and when (virtual time) it was asked for.
+    public private(set) var fade: (milliseconds: Int, startNs: UInt64)?
+
+    public func fadeOut(overMilliseconds milliseconds: Int) {
+        commands.append("fadeOut \(milliseconds)")
+        fade = (max(1, milliseconds), clock.nowNanoseconds)
+    }
+
+    public func cancelFade() {
+        commands.append("cancelFade")
+        fade = nil
+    }
+
+    /// How far the fade has come now, 0…1 (0 with no fade); the fake fades on the clock.
+    public var fadeProgress: Double {
+        guard let fade else { return 0 }
+        let elapsed = Double(clock.nowNanoseconds - fade.startNs) / 1e6
+        return min(1, elapsed / Double(fade.milliseconds))
+    }
+
     public func setDevice(_ name: String) {
         guard name != device else { return }
         commands.append("setDevice \(name)")

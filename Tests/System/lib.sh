@@ -705,7 +705,7 @@ mounted() { awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self
 # ---------------------------------------------------------------------------------------------
 # The player under test: `kiosk-player run --config FILE`, as systemd runs it.
 
-# player_config OUT.json MEDIA_ROOT STATE_DIR [EXTRA_JSON_MEMBERS] : the appliance's config for
+# player_config OUT.json MEDIA_ROOT STATE_DIR [EXTRA_JSON_MEMBERS] [EXTRA_INPUTS_MEMBERS] : the appliance's config for
 # the qemu-gpio-sim board (gpio-sim chip "kiosk-sim", /dev/fb0, hw:Loopback,0). Volume 100 so the
 # samples reach the loopback unchanged (bit-exact checks). Debounce 25 ms instead of 5: under TCG
 # each gpio-sim write costs the guest about a millisecond and a busy host stalls the emulator, so
@@ -720,7 +720,7 @@ player_config() {
   "volume": 100,
   "audio": { "device": "$SYSTEST_PLAYBACK_PCM", "fallbackDevices": [], "mixer": null },
   "screen": { "device": "/dev/fb0", "rotation": 0 },
-  "inputs": { "debounceMs": 25 }${4:+,
+  "inputs": { "debounceMs": 25${5:+, $5} }${4:+,
   $4}
 }
 EOF

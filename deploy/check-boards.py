@@ -13,11 +13,23 @@ import json
 import os
 import sys
 
-ACTIONS = [
-    "play-pause", "play", "pause", "stop", "next", "previous", "volume-up", "volume-down",
-    "next-category", "previous-category", "next-collection", "previous-collection", "up", "down",
-    "select", "back", "menu", "help", "shutdown",
-]
+def _actions():
+    """The action names, read from the player's own enum (Sources/KioskInput/Action.swift), so the
+    checker cannot fall behind it: `case name = "raw-name"` or `case name`."""
+    import os
+    import re
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "KioskInput", "Action.swift")
+    with open(source, encoding="utf-8") as f:
+        text = f.read()
+    names = []
+    for match in re.finditer(r'^\s*case\s+(\w+)(?:\s*=\s*"([^"]+)")?\s*$', text, re.MULTILINE):
+        names.append(match.group(2) or match.group(1))
+    if not names:
+        sys.exit("check-boards: no actions found in " + source)
+    return names
+
+
+ACTIONS = _actions()
 BIASES = ["pull-up", "pull-down", "disable", "as-is"]
 SCREEN_TYPES = ["framebuffer", "spi", "none", "auto"]
 ROTATIONS = [0, 90, 180, 270]

@@ -87,8 +87,11 @@ public struct Config: Sendable {
     public var libraryDirectories: [String] = []
     /// Stopped or paused with no input this long: a warning, then power off; 0 = never.
     public var idlePowerOffMinutes = 0
-    /// Genres that make a collection an audiobook (never shuffled).
+    /// Genres that make a collection an audiobook (never shuffled; bookmarked by default).
     public var audiobookGenres = AudiobookRule.defaultGenres
+    /// Which collections remember where they were left (`BookmarkStore`).
+    public enum Bookmarks: String, Sendable, Equatable, CaseIterable { case audiobooks, all, off }
+    public var bookmarks = Bookmarks.audiobooks
     /// The sleep timer's choices, in minutes, as the `sleep` action cycles them.
     public var sleepMinutes = [15, 30, 45, 60, 90]
     /// What the sleep timer does at its end, after the fade.
@@ -106,7 +109,8 @@ public struct Config: Sendable {
     /// The keys of the top level, for messages.
     static let topKeys = [
         "board", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "volumeMin", "volumeMax", "volumeAtBoot",
-        "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "sleepMinutes", "sleepAction",
+        "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "bookmarks", "sleepMinutes",
+        "sleepAction",
         "repeat", "audio", "screen",
         "inputs", "mpd",
     ]
@@ -156,6 +160,7 @@ public struct Config: Sendable {
             c.sleepMinutes = minutes
         }
         c.sleepAction = try r.choice("sleepAction", SleepAction.self) ?? c.sleepAction
+        c.bookmarks = try r.choice("bookmarks", Bookmarks.self) ?? c.bookmarks
         if let folders = try r.strings("libraryDirectories", maxCount: 16) {
             for (i, folder) in folders.enumerated() where !folder.hasPrefix("/") || folder == "/" {
                 throw ConfigError(

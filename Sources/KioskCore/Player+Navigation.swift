@@ -15,6 +15,7 @@ extension Player {
         case .nextCollection, .down: enterBrowse(moveBy: steps)
         case .previousCollection, .up: enterBrowse(moveBy: -steps)
         case .select: enterBrowse(moveBy: 0)
+        case .playFromStart: if !queue.isEmpty { startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing) }
         case .back: break
         case .menu: mode = .menu(selected: 0)
         case .help: mode = .help(page: 0)
@@ -29,6 +30,7 @@ extension Player {
         case .down, .nextCollection, .next: moveSelection(by: steps)
         case .up, .previousCollection, .previous: moveSelection(by: -steps)
         case .select, .playPause, .play: playSelection()
+        case .playFromStart: playSelection(fromStart: true)
         case .pause, .stop: transport(action)
         case .back: mode = .nowPlaying
         case .nextCategory: cycleCategory(by: 1)
@@ -48,7 +50,7 @@ extension Player {
         case .previous, .up, .previousCollection, .previousCategory: mode = .help(page: max(page - 1, 0))
         case .back, .help, .select, .playPause, .menu: mode = .nowPlaying
         case .play, .pause, .stop: transport(action)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .playFromStart: break
         }
     }
 
@@ -87,7 +89,7 @@ extension Player {
         case .help: mode = .help(page: 0)
         case .play, .pause, .stop: transport(action)
         case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .playFromStart: break
         }
     }
 
@@ -122,8 +124,9 @@ extension Player {
         provideArtworkForBrowse()
     }
 
-    /// Plays the selected collection from its first track.
-    func playSelection() {
+    /// Plays the selected collection: where its bookmark left it (when it has one), else, or with
+    /// `fromStart`, from its first track.
+    func playSelection(fromStart: Bool = false) {
         let list = collections
         guard !list.isEmpty, let catalog else { return }
         let collection = list[selectedIndex]
@@ -131,8 +134,13 @@ extension Player {
         guard !tracks.isEmpty else { return }
         // The listener chose something else: a saved queue that still waits for its stick is dropped.
         pendingResume = nil
-        playQueue.replace(with: tracks, collection: collection, audiobook: audiobooks.isAudiobook(tracks))
-        startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing)
+        let audiobook = audiobooks.isAudiobook(tracks)
+        playQueue.replace(with: tracks, collection: collection, audiobook: audiobook)
+        if !fromStart, let place = bookmarkedPlace(in: tracks, collection: collection, audiobook: audiobook) {
+            startQueue(at: place.index, frame: place.frame, status: .playing)
+        } else {
+            startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing)
+        }
         mode = .nowPlaying
     }
 }

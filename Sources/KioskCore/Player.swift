@@ -88,6 +88,10 @@ public final class Player {
 
     /// Which collections are audiobooks (config `audiobookGenres`): they are never shuffled.
     let audiobooks: AudiobookRule
+    /// Where each collection was left (Player+Bookmarks.swift).
+    let bookmarks: BookmarkStore
+    /// The last place written as a bookmark: a playing track is written again only after 30 s.
+    var lastBookmarked: (relativePath: String, frames: Int64, playing: Bool)?
 
     /// Inactivity after which browse, help and menu go back to now playing (tests shorten it).
     public var browseTimeoutMilliseconds = Player.defaultBrowseTimeoutMilliseconds
@@ -119,6 +123,7 @@ public final class Player {
         self.screen = screen
         self.config = config
         audiobooks = AudiobookRule(genres: config.audiobookGenres)
+        bookmarks = BookmarkStore(directory: config.stateDirectory)
         output = OutputSupervisor(
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)
         volume = config.volumeLimits.clamp(config.volumeAtBoot ?? resume?.volumePercent ?? config.volume)
@@ -131,7 +136,8 @@ public final class Player {
             if resume.relativePath != nil && config.resumeAtBoot { pendingResume = resume }
         }
         recorder = ResumeRecorder(directory: config.stateDirectory, scheduler: loop) { [unowned self] in
-            self.resumeState()
+            self.noteBookmark()
+            return self.resumeState()
         }
         output.onChange = { [unowned self] change in self.outputChanged(change) }
         engine.setVolume(volume)
@@ -339,6 +345,7 @@ public final class Player {
     /// The end of the queue (played out, or next on the last track without repeat): stopped,
     /// positioned at the start of the first track, so play starts the collection again.
     func finishQueue() {
+        noteBookmark(finished: true)
         status = .stopped
         engineQueueIsProvisional = false
         recorder.stopPeriodic()

@@ -106,6 +106,7 @@ public struct ResolvedConfig: Sendable {
             ("audiobookGenres", strings(c.audiobookGenres)),
             ("sleepMinutes", .array(c.sleepMinutes.map { .number(Double($0)) })),
             ("sleepAction", .string(c.sleepAction.rawValue)),
+            ("bookmarks", .string(c.bookmarks.rawValue)),
             ("repeat", .bool(c.repeatQueue)),
             ("audio", .object(audio)),
             ("screen", .object(screen)),

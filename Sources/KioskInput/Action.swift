@@ -26,6 +26,9 @@ public enum Action: String, CaseIterable, Sendable {
     case shuffle
     /// Cycles the sleep timer: off, then each of the config's `sleepMinutes`.
     case sleep
+    /// Plays the selected (in browse) or playing collection from its first track, whatever its
+    /// bookmark says.
+    case playFromStart = "play-from-start"
 
     /// Every action name, for error messages ("actions are: play-pause, play, …").
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

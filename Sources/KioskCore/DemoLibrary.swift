@@ -55,7 +55,7 @@ public enum DemoLibrary {
         if let bytes = try? Syscalls.readFile(marker), String(decoding: bytes, as: UTF8.self) == version {
             return music
         }
-        _ = run("/bin/rm", ["-rf", music])
+        Syscalls.runAndWait("/bin/rm", arguments: ["-rf", music])
         try Syscalls.mkdirs(music)
         var playlist = ["#EXTM3U"]
         for (a, album) in albums.enumerated() {
@@ -122,11 +122,4 @@ public enum DemoLibrary {
         return try ImageEncoder.jpeg(pixels, width: size, height: size, quality: 85)
     }
 
-    @discardableResult
-    static func run(_ program: String, _ arguments: [String]) -> Int32 {
-        guard let pid = try? Syscalls.spawn(program, arguments: arguments) else { return -1 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return status
-    }
 }

@@ -41,7 +41,11 @@ public enum MusicFileEncoder {
             unlink(image)
             unlink(flac)
         }
-        guard run("/usr/bin/flac", ["-d", "-s", "-f", "-o", wav, flac]) == 0 else { return false }
+        let tools = programs(for: format)
+        let encoder = tools[1]
+        guard Syscalls.runAndWait(tools[0], arguments: ["-d", "-s", "-f", "-o", wav, flac]) == 0 else {
+            return false
+        }
         if let cover, (try? SyntheticLibrary.writeFile(path: image, bytes: cover.bytes)) == nil { return false }
         func tag(_ name: String) -> String { tags.first { $0.name == name }?.value ?? "" }
         switch format {
@@ -51,14 +55,14 @@ public enum MusicFileEncoder {
                 tag("GENRE"), "--ty", tag("DATE"), "--tn", tag("TRACKNUMBER"),
             ]
             if cover != nil { arguments += ["--ti", image] }
-            return run("/usr/bin/lame", arguments + [wav, path]) == 0
+            return Syscalls.runAndWait(encoder, arguments: arguments + [wav, path]) == 0
         case "opus":
             var arguments = [
                 "--quiet", "--title", tag("TITLE"), "--artist", tag("ARTIST"), "--album", tag("ALBUM"), "--genre",
                 tag("GENRE"), "--date", tag("DATE"), "--comment", "TRACKNUMBER=\(tag("TRACKNUMBER"))",
             ]
             if cover != nil { arguments += ["--picture", image] }
-            return run("/usr/bin/opusenc", arguments + [wav, path]) == 0
+            return Syscalls.runAndWait(encoder, arguments: arguments + [wav, path]) == 0
         case "m4a":
             var arguments = ["-v", "error", "-y", "-i", wav]
             if cover != nil {
@@ -71,23 +75,14 @@ public enum MusicFileEncoder {
             ] {
                 arguments += ["-metadata", "\(key)=\(tag(name))"]
             }
-            return run("/usr/bin/ffmpeg", arguments + [path]) == 0
+            return Syscalls.runAndWait(encoder, arguments: arguments + [path]) == 0
         default:
-            return run(
-                "/usr/bin/oggenc",
-                [
+            return Syscalls.runAndWait(
+                encoder,
+                arguments: [
                     "-Q", "-t", tag("TITLE"), "-a", tag("ARTIST"), "-l", tag("ALBUM"), "-G", tag("GENRE"), "-d",
                     tag("DATE"), "-N", tag("TRACKNUMBER"), "-o", path, wav,
                 ]) == 0
         }
-    }
-
-    /// Runs `program` and waits for it; its wait status, -1 when it cannot start.
-    @discardableResult
-    static func run(_ program: String, _ arguments: [String]) -> Int32 {
-        guard let pid = try? Syscalls.spawn(program, arguments: arguments) else { return -1 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return status
     }
 }

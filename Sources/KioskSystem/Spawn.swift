@@ -60,4 +60,14 @@ extension Syscalls {
         if rc != 0 { throw Errno(rawValue: rc, context: "spawn \(program)") }
         return pid
     }
+
+    /// Runs `program` with `arguments` (its streams ours) and waits for it: its wait status, -1
+    /// when it cannot start. The corresponding C functions are `posix_spawn(3)` and `waitpid(2)`.
+    @discardableResult
+    public static func runAndWait(_ program: String, arguments: [String]) -> Int32 {
+        guard let pid = try? spawn(program, arguments: arguments) else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
 }

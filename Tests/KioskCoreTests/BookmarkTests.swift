@@ -1,3 +1,4 @@
+import KioskInput
 import KioskLibrary
 import KioskSystem
 import KioskTestSupport
@@ -28,6 +29,12 @@ import Testing
         try rig.press(.next)
         try rig.waitForPosition(seconds: 12)
         try rig.press(.pause)
+    }
+
+    /// Chooses the album again in browse, with `action`.
+    private func chooseTheAlbumAgain(_ rig: PlayerRig, with action: Action = .select) throws {
+        try rig.selectCategory(.album)
+        try rig.press(action)
     }
 
     @Test func anAudiobookContinuesWhereItWasLeftAfterARestart() throws {
@@ -62,8 +69,7 @@ import Testing
         defer { state.remove() }
         let rig = try rig(state)
         try leaveInTheSecondTrack(rig)
-        try rig.selectCategory(.album)
-        try rig.press(.playFromStart)
+        try chooseTheAlbumAgain(rig, with: .playFromStart)
         #expect(rig.title == "Adagio")
         #expect(rig.player.positionSeconds < 1)
     }
@@ -73,8 +79,7 @@ import Testing
         defer { state.remove() }
         let rig = try rig(state, audiobook: false)
         try leaveInTheSecondTrack(rig)
-        try rig.selectCategory(.album)
-        try rig.press(.select)
+        try chooseTheAlbumAgain(rig)
         #expect(rig.title == "Adagio")
     }
 
@@ -83,8 +88,7 @@ import Testing
         defer { state.remove() }
         let rig = try rig(state, policy: .all, audiobook: false)
         try leaveInTheSecondTrack(rig)
-        try rig.selectCategory(.album)
-        try rig.press(.select)
+        try chooseTheAlbumAgain(rig)
         #expect(rig.title == "Allegro")
     }
 
@@ -93,8 +97,7 @@ import Testing
         defer { state.remove() }
         let rig = try rig(state, policy: .off)
         try leaveInTheSecondTrack(rig)
-        try rig.selectCategory(.album)
-        try rig.press(.select)
+        try chooseTheAlbumAgain(rig)
         #expect(rig.title == "Adagio")
     }
 
@@ -105,8 +108,7 @@ import Testing
         try rig.playFirst()
         try rig.press(.next)
         #expect(try rig.run(seconds: 60) { rig.player.status == .stopped })
-        try rig.selectCategory(.album)
-        try rig.press(.select)
+        try chooseTheAlbumAgain(rig)
         #expect(rig.title == "Adagio")
         #expect(rig.player.positionSeconds < 1)
     }

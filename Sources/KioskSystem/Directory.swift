@@ -159,28 +159,23 @@ extension Syscalls {
         }
     }
 
-    /// `opendir(3)` of `path`, or of its `DiskName.legacyPath`.
+    /// `opendir(3)` of `path`, through `onDisk`.
     private static func openDirectory(_ path: String) throws(Errno) -> OpaquePointer {
-        if let dir = opendir(path) { return dir }
-        let e = errno
-        if e == ENOENT || e == ENOTDIR, let legacy = DiskName.legacyPath(path), let dir = opendir(legacy) {
-            return dir
+        guard let dir = onDisk(path, failed: { $0 == nil }, { opendir($0) }) else {
+            throw Errno.current.with("opendir \(path)")
         }
-        throw Errno(rawValue: e, context: "opendir \(path)")
+        return dir
     }
 
     /// The absolute path with every symbolic link, `.` and `..` resolved (its components shown as
     /// `DiskName` shows names). The corresponding C function is `realpath(3)`.
     public static func canonicalPath(_ path: String) throws(Errno) -> String {
-        var resolved = realpath(path, nil)
-        if resolved == nil {
-            let e = errno
-            if e == ENOENT || e == ENOTDIR, let legacy = DiskName.legacyPath(path) { resolved = realpath(legacy, nil) }
-            if resolved == nil { throw Errno(rawValue: e, context: "realpath \(path)") }
+        guard let resolved = onDisk(path, failed: { $0 == nil }, { realpath($0, nil) }) else {
+            throw Errno.current.with("realpath \(path)")
         }
         defer { free(resolved) }
-        let bytes = UnsafeRawPointer(resolved!).assumingMemoryBound(to: UInt8.self)
-        return DiskName.path(UnsafeBufferPointer(start: bytes, count: strlen(resolved!)))
+        let bytes = UnsafeRawPointer(resolved).assumingMemoryBound(to: UInt8.self)
+        return DiskName.path(UnsafeBufferPointer(start: bytes, count: strlen(resolved)))
     }
 
     /// The corresponding C function is `rmdir(2)`.

@@ -18,18 +18,25 @@ public enum Syscalls {
         }
     }
 
-    /// `retrying` for a call on a path: when the path's UTF-8 does not exist, the call is made
-    /// again with its `DiskName.legacyPath` (a name written in Windows-1252), if there is one.
+    /// Calls `body` with `path`'s bytes; when that fails (`failed`, errno set) because the path's
+    /// UTF-8 does not exist, once more with its `DiskName.legacyPath` (a name written in
+    /// Windows-1252), if there is one. errno is that of the last call made.
+    static func onDisk<T>(_ path: String, failed: (T) -> Bool, _ body: (UnsafePointer<CChar>) -> T) -> T {
+        let first = path.withCString(body)
+        guard failed(first) else { return first }
+        let e = errno
+        guard e == ENOENT || e == ENOTDIR, let legacy = DiskName.legacyPath(path) else {
+            errno = e  // legacyPath's lstat calls may have changed it
+            return first
+        }
+        return legacy.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    /// `retrying` for a call on a path, through `onDisk`.
     static func retrying<T: BinaryInteger>(
         path: String, _ what: @autoclosure () -> String, _ body: (UnsafePointer<CChar>) -> T
     ) throws(Errno) -> T {
-        do throws(Errno) {
-            return try retrying(what()) { path.withCString(body) }
-        } catch {
-            guard error.rawValue == ENOENT || error.rawValue == ENOTDIR, let legacy = DiskName.legacyPath(path)
-            else { throw error }
-            return try retrying(what()) { legacy.withUnsafeBufferPointer { body($0.baseAddress!) } }
-        }
+        try retrying(what()) { onDisk(path, failed: { $0 == -1 }, body) }
     }
 
     /// The corresponding C function is `open(2)`. `O_CLOEXEC` is always added.

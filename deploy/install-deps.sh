@@ -25,6 +25,8 @@ build_packages=(
     sox lame mpg123 vorbis-tools opus-tools ffmpeg
     python3-pip
     mpc
+    # the real MPD that realMPDAnswersTheSame compares our replies with (run by the test on its own port)
+    mpd
     systemd udev
     python3 dosfstools mtools exfatprogs debootstrap
 )

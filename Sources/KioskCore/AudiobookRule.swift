@@ -1,7 +1,8 @@
 import KioskLibrary
 
-/// Which collections are audiobooks (config `audiobookGenres`): a collection whose tracks mostly
-/// carry one of those genres (compared without case). An audiobook plays in its own order whatever
+/// Which collections are audiobooks: a collection whose tracks mostly carry one of the genres of
+/// config `audiobookGenres` (compared without case) or lie in a folder marked with a file named
+/// `.audiobook` (`Track.isInAudiobookFolder`). An audiobook plays in its own order whatever
 /// the shuffle.
 ///
 /// Thread: any (a value).
@@ -18,10 +19,11 @@ public struct AudiobookRule: Sendable, Equatable {
         self.genres = Set(genres.map { $0.lowercased() })
     }
 
-    /// Whether `tracks` are an audiobook: more than half of them have an audiobook genre.
+    /// Whether `tracks` are an audiobook: more than half of them have an audiobook genre or lie in
+    /// a marked folder.
     public func isAudiobook(_ tracks: [Track]) -> Bool {
-        guard !tracks.isEmpty, !genres.isEmpty else { return false }
-        let spoken = tracks.count { genres.contains($0.genre.lowercased()) }
+        guard !tracks.isEmpty else { return false }
+        let spoken = tracks.count { $0.isInAudiobookFolder || genres.contains($0.genre.lowercased()) }
         return spoken * 2 > tracks.count
     }
 }

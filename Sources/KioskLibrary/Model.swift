@@ -82,7 +82,7 @@ public struct Track: Sendable, Hashable {
     private let numbers: (Int32, Int32, Int32, Int32)
     private let channelCount: UInt8
     private let bits: UInt8
-    private let flags: Flags
+    private var flags: Flags
     /// The tags as read, when some field has several values (else nil: `tags` is rebuilt).
     private let rawTags: RawTags?
 
@@ -103,6 +103,9 @@ public struct Track: Sendable, Hashable {
     public var totalFrames: Int64? { frames < 0 ? nil : frames }
     public var durationSeconds: Double? { totalFrames.map { Double($0) / Double(max(1, sampleRate)) } }
     public var hasEmbeddedPicture: Bool { flags.contains(.picture) }
+    /// Whether the track's folder, or a folder above it on the volume, holds a file named
+    /// `.audiobook` (its owner's way of saying "this is an audiobook" without retagging).
+    public var isInAudiobookFolder: Bool { flags.contains(.audiobookFolder) }
 
     /// The tags as found in the file.
     public var tags: TrackTags {
@@ -161,6 +164,40 @@ public struct Track: Sendable, Hashable {
         return result
     }
 
+    /// `tracks` with `isInAudiobookFolder` set for those in (or below) one of `markerFolders`
+    /// (relative folders holding `.audiobook`; "" is the volume's top) and cleared for the others,
+    /// since a track may come from an index made when the marker was elsewhere. Returns `tracks`
+    /// itself (no copy) when nothing changes.
+    static func withAudiobookFolders(_ tracks: [Track], markerFolders: [String]) -> [Track] {
+        let markers = Set(markerFolders)
+        func marked(_ folder: String) -> Bool {
+            if markers.isEmpty { return false }
+            if markers.contains("") || markers.contains(folder) { return true }
+            var rest = Substring(folder)
+            while let slash = rest.lastIndex(of: "/") {
+                rest = rest[..<slash]
+                if markers.contains(String(rest)) { return true }
+            }
+            return false
+        }
+        var result = tracks
+        var known: [String: Bool] = [:]
+        for i in result.indices {
+            let folder = result[i].folder
+            let inside: Bool
+            if let k = known[folder] {
+                inside = k
+            } else {
+                inside = marked(folder)
+                known[folder] = inside
+            }
+            if inside != result[i].flags.contains(.audiobookFolder) {
+                if inside { result[i].flags.insert(.audiobookFolder) } else { result[i].flags.remove(.audiobookFolder) }
+            }
+        }
+        return result
+    }
+
     /// The first ARTIST value (the display fallback when there is none).
     var firstArtist: String { rawTags?.tags.artists.first ?? artist }
 
@@ -202,6 +239,8 @@ public struct Track: Sendable, Hashable {
         static let albumTag = Flags(rawValue: 8)
         static let albumArtistTag = Flags(rawValue: 16)
         static let genreTag = Flags(rawValue: 32)
+        /// Set by the scan, not read from the file (`withAudiobookFolders`).
+        static let audiobookFolder = Flags(rawValue: 64)
     }
 
     static func folder(of relativePath: String) -> String {

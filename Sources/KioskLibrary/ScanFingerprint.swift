@@ -17,6 +17,7 @@ struct ScanFingerprint: Sendable {
     let trackWarnings: [Int32: [String]]
     let playlists: [ScannedFile]
     let coverFiles: [String]
+    let audiobookFolders: [String]
     let warnings: [LibraryProblem]
     let limits: ScanLimits
     let indexPath: String?
@@ -70,7 +71,8 @@ struct ScanFingerprint: Sendable {
         for (old, list) in trackWarnings { warningsByNewIndex[newIndex[Int(old)]] = list }
         return ScanFingerprint(
             files: files.map { $0 >= 0 ? newIndex[Int($0)] : $0 }, unplayable: unplayable,
-            trackWarnings: warningsByNewIndex, playlists: playlists, coverFiles: coverFiles, warnings: warnings,
+            trackWarnings: warningsByNewIndex, playlists: playlists, coverFiles: coverFiles,
+            audiobookFolders: audiobookFolders, warnings: warnings,
             limits: limits, indexPath: indexPath)
     }
 }

@@ -399,11 +399,14 @@ public final class VolumeScanner {
             reusable
             ? ScanFingerprint(
                 files: fileEntries, unplayable: unplayableFiles, trackWarnings: trackWarnings,
-                playlists: walk.playlists, coverFiles: walk.coverFiles, warnings: walk.warnings, limits: limits,
+                playlists: walk.playlists, coverFiles: walk.coverFiles, audiobookFolders: walk.audiobookFolders,
+                warnings: walk.warnings, limits: limits,
                 indexPath: stats.indexPath)
             : nil
         let contents = VolumeContents(
-            volume: volume, mountPoint: mountPoint, tracks: Track.withAlbumArtists(tracks), playlists: playlists,
+            volume: volume, mountPoint: mountPoint,
+            tracks: Track.withAudiobookFolders(Track.withAlbumArtists(tracks), markerFolders: walk.audiobookFolders),
+            playlists: playlists,
             covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: problems, fingerprint: fingerprint)
         return (contents, stats)
     }
@@ -419,7 +422,8 @@ public final class VolumeScanner {
         else { return nil }
         // Cheap checks first: counts, then every path, size and mtime.
         guard old.files.count == walk.musicFiles.count, old.playlists == walk.playlists,
-            old.coverFiles == walk.coverFiles, old.warnings == walk.warnings,
+            old.coverFiles == walk.coverFiles, old.audiobookFolders == walk.audiobookFolders,
+            old.warnings == walk.warnings,
             old.sameFiles(as: walk.musicFiles, tracks: previous.tracks)
         else { return nil }
         return previous

@@ -49,6 +49,8 @@ struct WalkResult: Sendable {
     var playlists: [ScannedFile] = []
     /// Cover image files (relative paths), e.g. `Artist/Album/cover.jpg`.
     var coverFiles: [String] = []
+    /// Folders (relative; "" for the top) holding a file named `.audiobook`, in walk order.
+    var audiobookFolders: [String] = []
     var warnings: [LibraryProblem] = []
     var directories = 0
     var entries = 0
@@ -130,6 +132,16 @@ struct VolumeWalker {
         return .other
     }
 
+    /// Whether a file name is `.audiobook`, compared without case.
+    static func isAudiobookMarker(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        let marker: StaticString = ".audiobook"
+        guard name.count == marker.utf8CodeUnitCount else { return false }
+        for (i, b) in name.enumerated() where (b >= 0x41 && b <= 0x5A ? b + 0x20 : b) != marker.utf8Start[i] {
+            return false
+        }
+        return true
+    }
+
     /// A directory entry kept for a closer look (after the cheap checks on its name).
     struct Listed: Sendable {
         /// The folder's relative path, "/", and the name (the name alone in the top folder).
@@ -151,6 +163,8 @@ struct VolumeWalker {
         var seen = 0
         var truncated = false
         var error: Errno?
+        /// Whether the folder holds `.audiobook` (any case: FAT tools upper-case names).
+        var audiobookMarker = false
     }
 
     /// Lists a folder: names that cannot matter (hidden entries, files that are not music,
@@ -167,7 +181,10 @@ struct VolumeWalker {
                         return false
                     }
                     listing.seen += 1
-                    if entry.name.first == UInt8(ascii: ".") { return true }
+                    if entry.name.first == UInt8(ascii: ".") {
+                        if isAudiobookMarker(entry.name) { listing.audiobookMarker = true }
+                        return true
+                    }
                     var kind = entry.kind
                     var status: FileMetadata?
                     if kind == .unknown {
@@ -396,6 +413,7 @@ struct VolumeWalker {
                 continue
             }
             result.entries += listing.seen
+            if listing.audiobookMarker { result.audiobookFolders.append(folder.relative) }
             let stackBase = stack.count
             for entry in listing.entries {
                 let kind = entry.kind

@@ -1,3 +1,4 @@
+import Glibc
 import KioskInput
 import KioskLibrary
 import KioskSystem
@@ -111,6 +112,42 @@ import Testing
         try chooseTheAlbumAgain(rig)
         #expect(rig.title == "Adagio")
         #expect(rig.player.positionSeconds < 1)
+    }
+
+    @Test func aFolderMarkedWithADotAudiobookFileIsAnAudiobookWhateverItsGenre() throws {
+        let state = try TemporaryDirectory("kiosk-bookmarks")
+        defer { state.remove() }
+        let stick = try TemporaryDirectory("kiosk-audiobook-stick")
+        defer { stick.remove() }
+        let album = "/Epsilon/Long Play"
+        try Syscalls.mkdirs(stick.path + album)
+        for name in ["01 Adagio.flac", "02 Allegro.flac"] {
+            let from = try PlayerFixtures.prepare() + "/long" + album + "/" + name
+            #expect(link(from, stick.path + album + "/" + name) == 0, "link \(from)")
+        }
+        try SyntheticLibrary.writeFile(path: stick.path + album + "/.audiobook", bytes: [])
+        func rig() throws -> PlayerRig {
+            try PlayerRig(volumes: [stick.path]) {
+                $0.stateDirectory = state.path
+                $0.audiobookGenres = []
+                $0.resumeAtBoot = false
+            }
+        }
+        do {
+            let first = try rig()
+            first.player.setShuffle(.tracks)
+            try first.playFirst()
+            #expect(first.player.playQueue.isAudiobook)
+            #expect(first.title == "Adagio", "an audiobook plays in its own order")
+            try first.press(.next)
+            try first.waitForPosition(seconds: 12)
+            try first.press(.pause)
+            first.shutdown()
+        }
+        let second = try rig()
+        try chooseTheAlbumAgain(second)
+        #expect(second.title == "Allegro")
+        #expect(abs(second.player.positionSeconds - 12) < 1.5)
     }
 
     @Test func aDamagedBookmarksFileIsSetAsideAndTheBoxGoesOn() throws {

@@ -10,8 +10,10 @@ import KioskLibrary
 /// whole albums in random order (each in its own order), and an audiobook is never shuffled.
 /// A value: the player decides, the engine is told separately (it gets the entries in play order).
 ///
-/// Engine ids: entry `i` has id `idBase + i`; each new queue handed to the engine gets a new
-/// `idBase`, so that events of an old queue (still in flight) never match an entry of the new one.
+/// Engine ids: entry `i` has id `idBase + i` when the queue is handed to the engine; each new
+/// queue handed to it gets a new `idBase`, so that events of an old queue (still in flight) never
+/// match an entry of the new one. An entry removed while the engine plays on (MPD's consume) takes
+/// its id with it and the others keep theirs, so the engine's queue needs no restart.
 ///
 /// Thread: any (a value); the player's copy lives on the loop thread.
 public struct PlayQueue: Equatable, Sendable {
@@ -47,8 +49,10 @@ public struct PlayQueue: Equatable, Sendable {
     public var collection: Collection?
     /// Start again after the last entry.
     public var repeats = false
-    /// Ids of the engine's entries: `idBase + index`.
+    /// The id generation: entry `i` of a queue handed to the engine has `idBase + i`.
     public private(set) var idBase: UInt64 = 0
+    /// `ids[i]`: the engine's id of entry `i` (increasing with `i`).
+    private var ids: [UInt64] = []
     /// The shuffle chosen (the queue may still play in order: `isShuffled`).
     public private(set) var shuffle = Shuffle.off
     /// Entry indices in play order: a permutation of `tracks.indices`.
@@ -96,6 +100,7 @@ public struct PlayQueue: Equatable, Sendable {
         self.tracks = tracks
         self.collection = collection
         isAudiobook = audiobook
+        numberIDs()
         index = min(current ?? index, max(0, tracks.count - 1))
         reorder(startingWith: current.map { _ in index })
     }
@@ -105,6 +110,9 @@ public struct PlayQueue: Equatable, Sendable {
     public mutating func append(_ more: [Track]) {
         let first = tracks.count
         tracks.append(contentsOf: more)
+        // After the last id in use, so that ids stay increasing (an entry may have been removed).
+        let next = (ids.last.map { $0 &+ 1 } ?? idBase)
+        ids += (0..<UInt64(more.count)).map { next &+ $0 }
         collection = nil
         order += arrange(Array(first..<tracks.count))
     }
@@ -112,10 +120,24 @@ public struct PlayQueue: Equatable, Sendable {
     /// Empties the queue.
     public mutating func clear() {
         tracks = []
+        ids = []
         index = 0
         collection = nil
         isAudiobook = false
         order = []
+    }
+
+    /// Removes entry `entry` (one that has played, MPD's consume): the play order goes on without
+    /// it, the other entries keep their engine ids, the current entry stays the same track (when it
+    /// is not the one removed: then the entry after it in the list becomes current).
+    public mutating func remove(entry: Int) {
+        guard tracks.indices.contains(entry) else { return }
+        tracks.remove(at: entry)
+        ids.remove(at: entry)
+        order = order.compactMap { $0 == entry ? nil : ($0 > entry ? $0 - 1 : $0) }
+        if index > entry { index -= 1 }
+        index = min(index, max(0, tracks.count - 1))
+        if tracks.isEmpty { collection = nil }
     }
 
     /// Past the last entry with repeat on: a shuffle starts again with a new order that does not
@@ -240,19 +262,37 @@ public struct PlayQueue: Equatable, Sendable {
     // MARK: - engine ids
 
     /// A new generation of engine ids: call when the whole queue is handed to the engine again.
-    public mutating func renewIDs() { idBase &+= 1 << 32 }
+    public mutating func renewIDs() {
+        idBase &+= 1 << 32
+        numberIDs()
+    }
 
     /// Ids such that entry `index` has `id` (a track that was already playing under that id
     /// becomes that entry without a restart).
-    public mutating func adoptID(_ id: UInt64, forEntry index: Int) { idBase = id &- UInt64(index) }
+    public mutating func adoptID(_ id: UInt64, forEntry index: Int) {
+        idBase = id &- UInt64(index)
+        numberIDs()
+    }
+
+    private mutating func numberIDs() { ids = (0..<UInt64(tracks.count)).map { idBase &+ $0 } }
 
     /// The engine's id of entry `index`.
-    public func engineID(ofEntry index: Int) -> UInt64 { idBase &+ UInt64(index) }
+    public func engineID(ofEntry index: Int) -> UInt64 { ids[index] }
 
-    /// The entry the engine's `id` names in this generation, nil for another generation's.
+    /// The entry the engine's `id` names in this generation, nil for another generation's (or a
+    /// removed entry's).
     public func entry(ofEngineID id: UInt64) -> Int? {
-        guard id >= idBase, id - idBase < UInt64(tracks.count) else { return nil }
-        return Int(id - idBase)
+        // Ids increase with the entry: a binary search (no wrap inside one generation's range).
+        guard let first = ids.first, id &- first <= ids.last! &- first else { return nil }
+        var low = 0
+        var high = ids.count - 1
+        while low <= high {
+            let mid = (low + high) / 2
+            let offset = ids[mid] &- first
+            if offset == id &- first { return mid }
+            if offset < id &- first { low = mid + 1 } else { high = mid - 1 }
+        }
+        return nil
     }
 
     /// Entry `index` as the engine gets it.

@@ -66,11 +66,20 @@ extension Player {
     @discardableResult
     public func remoteNext() -> Bool {
         guard status != .stopped, !queue.isEmpty else { return false }
+        // Consume: the current entry leaves the queue, as with MPD's `next`.
+        let leaving = consume ? queueIndex : nil
+        func kept(_ index: Int) -> Int { leaving.map { consumeEntry($0, before: index) } ?? index }
         switch playQueue.afterCurrent {
-        case .entry(let index): startQueue(at: index, frame: 0, status: .playing)
-        case .wrapped: startQueue(at: 0, frame: 0, status: .playing)
+        case .entry(let index): startQueue(at: kept(index), frame: 0, status: .playing)
+        case .wrapped: startQueue(at: kept(0), frame: 0, status: .playing)
         // The end of the queue: stopped at the start of the first entry.
-        case .end, .restart: startQueue(at: 0, frame: 0, status: .stopped)
+        case .end, .restart:
+            if let leaving, queue.count == 1 {
+                playQueue.remove(entry: leaving)
+                remoteClear()
+                return true
+            }
+            startQueue(at: kept(0), frame: 0, status: .stopped)
         }
         refreshScreen()
         return true
@@ -120,6 +129,25 @@ extension Player {
         guard on != repeatQueue else { return }
         playQueue.repeats = on
         recorder.saveSoon()
+        refreshScreen()
+    }
+
+    /// Sets MPD's single mode (`SingleMode`). While playing, the engine gets the queue again at
+    /// the current frame (the current entry alone, or all of it).
+    public func remoteSetSingle(_ mode: SingleMode) {
+        guard mode != single else { return }
+        let engineChanges = (mode == .off) != (single == .off)
+        single = mode
+        if engineChanges && !queue.isEmpty && !engineQueueIsProvisional && provisional == nil {
+            startQueue(at: queueIndex, frame: status == .stopped ? 0 : livePositionFrames, status: status)
+        }
+        refreshScreen()
+    }
+
+    /// Sets MPD's consume mode: from now on each entry that has played leaves the queue.
+    public func remoteSetConsume(_ on: Bool) {
+        guard on != consume else { return }
+        consume = on
         refreshScreen()
     }
 

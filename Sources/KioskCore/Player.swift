@@ -71,6 +71,13 @@ public final class Player {
     /// The provisional track played to its end before the catalog came.
     var provisionalFinished = false
     static let provisionalID: UInt64 = 1 << 62
+    /// MPD's single mode (set by MPD clients): the engine gets only the current entry.
+    public internal(set) var single = SingleMode.off
+    /// MPD's consume mode (set by MPD clients): an entry that has played leaves the queue.
+    public internal(set) var consume = false
+    /// The engine id of the entry the player itself last started (a jump, not a track border):
+    /// consume removes only entries the queue played past.
+    private var startedByPlayer: UInt64?
     private var transient: (message: MessageState, timer: TimerID)?
     var statusLine: String?
     /// nil until the volume is first changed; then the current volume (the display shows the overlay
@@ -306,6 +313,12 @@ public final class Player {
         }
         let step = forward ? playQueue.afterCurrent : playQueue.beforeCurrent(playedSeconds: positionSeconds)
         switch step {
+        case .entry(let index) where single != .off || consume:
+            // The engine holds the current entry alone (single), or the current entry leaves the
+            // queue (consume, as MPD's `next` does).
+            var next = index
+            if consume && forward { next = consumeEntry(queueIndex, before: index) }
+            startQueue(at: next, frame: 0, status: status)
         case .entry(let index):
             if forward { engine.next() } else { engine.previous() }
             moveQueueIndex(to: index)
@@ -325,13 +338,52 @@ public final class Player {
     /// Plays on after entry `entry` ended (the engine finished its queue, or the restored track
     /// ended): the next entry, the first with repeat on, else the end.
     func advance(after entry: Int) {
+        if single != .off && repeatQueue {
+            startQueue(at: entry, frame: 0, status: .playing)
+            return
+        }
         switch playQueue.step(after: entry) {
-        case .entry(let index): startQueue(at: index, frame: 0, status: .playing)
+        case .entry(let index):
+            let next = consume ? consumeEntry(entry, before: index) : index
+            if single != .off {
+                // MPD's border pause: at the start of the next entry.
+                if single == .oneshot { single = .off }
+                startQueue(at: next, frame: 0, status: .paused)
+            } else {
+                startQueue(at: next, frame: 0, status: .playing)
+            }
         case .wrapped:
             playQueue.wrap(after: entry)
-            startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing)
-        case .end, .restart: finishQueue()
+            let first = consume ? consumeEntry(entry, before: playQueue.firstInOrder) : playQueue.firstInOrder
+            startQueue(at: first, frame: 0, status: .playing)
+        case .end, .restart:
+            if consume {
+                _ = consumeEntry(entry, before: entry)
+                if queue.isEmpty {
+                    engine.setQueue([], startAt: 0, startFrame: 0)
+                    status = .stopped
+                    positionFrames = 0
+                    recorder.stopPeriodic()
+                    recorder.saveNow()
+                    return
+                }
+            }
+            finishQueue()
         }
+    }
+
+    /// Consume: removes entry `entry` (played) from the queue; returns the index `keep` has after
+    /// the removal.
+    func consumeEntry(_ entry: Int, before keep: Int) -> Int {
+        playQueue.remove(entry: entry)
+        return keep > entry ? keep - 1 : keep
+    }
+
+    /// The engine's queue for playing from entry `index`, and where in it `index` is: the whole
+    /// queue in play order, or in single mode the entry alone.
+    private func engineQueue(at index: Int) -> (requests: [TrackRequest], start: Int) {
+        if single != .off { return ([playQueue.request(index)], 0) }
+        return (playQueue.requests, playQueue.orderPosition(of: index))
     }
 
     /// Shows track `index` at its start at once; while playing, `trackStarted` confirms it.
@@ -350,7 +402,8 @@ public final class Player {
         engineQueueIsProvisional = false
         recorder.stopPeriodic()
         if !queue.isEmpty {
-            engine.setQueue(playQueue.requests, startAt: 0, startFrame: 0)
+            let (requests, start) = engineQueue(at: playQueue.firstInOrder)
+            engine.setQueue(requests, startAt: start, startFrame: 0)
             moveQueueIndex(to: playQueue.firstInOrder)
         }
         recorder.saveNow()
@@ -383,8 +436,9 @@ public final class Player {
         pendingResume = nil
         let first = queue.count
         playQueue.append(tracks)
-        // The new entries are the last of the play order (a shuffle plays them after the rest).
-        engine.append(playQueue.order.suffix(queue.count - first).map(playQueue.request))
+        // The new entries are the last of the play order (a shuffle plays them after the rest);
+        // in single mode the engine holds the current entry alone.
+        if single == .off { engine.append(playQueue.order.suffix(queue.count - first).map(playQueue.request)) }
         recorder.saveSoon()
         refreshScreen()
         return true
@@ -396,7 +450,9 @@ public final class Player {
         playQueue.renewIDs()
         engineQueueIsProvisional = false
         provisional = nil
-        engine.setQueue(playQueue.requests, startAt: playQueue.orderPosition(of: index), startFrame: frame)
+        let (requests, start) = engineQueue(at: index)
+        engine.setQueue(requests, startAt: start, startFrame: frame)
+        startedByPlayer = playQueue.engineID(ofEntry: index)
         playQueue.index = index
         positionFrames = frame
         sampleRate = queue[index].sampleRate
@@ -425,7 +481,12 @@ public final class Player {
                 )
                 break
             }
-            guard let index = playQueue.entry(ofEngineID: id) else { return }
+            guard var index = playQueue.entry(ofEngineID: id) else { return }
+            if consume && id != startedByPlayer && index != queueIndex {
+                // The queue played past the previous entry (a track border): it leaves, as in MPD.
+                index = consumeEntry(queueIndex, before: index)
+            }
+            startedByPlayer = nil
             playQueue.index = index
             sampleRate = format.sampleRate
             // A track may start mid-way (a restored position, a seek): the engine knows where.
@@ -444,6 +505,8 @@ public final class Player {
                 break
             }
             guard let index = playQueue.entry(ofEngineID: id) else { return }
+            // Consume: a new entry becomes current at its `trackStarted`, which removes the last one.
+            if consume && index != queueIndex { return }
             playQueue.index = index
             positionFrames = frames
             sampleRate = rate
@@ -460,8 +523,8 @@ public final class Player {
                 }
                 continueAfterProvisional()
             } else {
-                // The engine played its whole queue.
-                advance(after: playQueue.lastInOrder)
+                // The engine played its whole queue (in single mode: the current entry alone).
+                advance(after: single != .off ? queueIndex : playQueue.lastInOrder)
             }
         case .error(_, let path, let message):
             let name = path.split(separator: "/").last.map(String.init) ?? path

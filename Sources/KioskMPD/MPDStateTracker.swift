@@ -14,6 +14,8 @@ struct MPDStateTracker {
         var volume = -1
         var repeatQueue = false
         var shuffle = false
+        var single = SingleMode.off
+        var consume = false
         var output = ""
         var catalog: ObjectIdentifier?
         var scanning = false
@@ -48,6 +50,8 @@ struct MPDStateTracker {
         seen.volume = player.volume
         seen.repeatQueue = player.repeatQueue
         seen.shuffle = player.shuffle != .off
+        seen.single = player.single
+        seen.consume = player.consume
         seen.output = player.outputDevice
         seen.catalog = player.catalog.map(ObjectIdentifier.init)
         seen.scanning = !(library?.isIdle ?? true)
@@ -83,7 +87,11 @@ struct MPDStateTracker {
             if abs(seen.position - expected) > 2 { changes.insert(.player) }
         }
         if seen.volume != last.volume { changes.insert(.mixer) }
-        if seen.repeatQueue != last.repeatQueue || seen.shuffle != last.shuffle { changes.insert(.options) }
+        if seen.repeatQueue != last.repeatQueue || seen.shuffle != last.shuffle || seen.single != last.single
+            || seen.consume != last.consume
+        {
+            changes.insert(.options)
+        }
         if seen.output != last.output { changes.insert(.output) }
         if seen.catalog != last.catalog {
             changes.formUnion([.database, .storedPlaylist])

@@ -1,5 +1,6 @@
 import Glibc
 import KioskCore
+import KioskLibrary
 import KioskMPD
 import KioskSystem
 import KioskTestSupport
@@ -17,12 +18,21 @@ final class RunningPlayer {
     let mpcPath: String
 
     /// `extraConfig`: more top-level config keys (JSON members, each followed by a comma).
-    init(extraConfig: String = "") throws {
+    /// `seconds`: the tracks' length; `extraTracks`: more tracks after the fixture's 8, in a folder
+    /// "Extras".
+    init(extraConfig: String = "", seconds: Double = 20, extraTracks: Int = 0) throws {
         guard let mpc = which("mpc") else { throw TestFailure("no mpc") }
         mpcPath = mpc
         directory = try TemporaryDirectory("kiosk-mpc")
         let music = directory.file("music/USBSTICK")
-        try Fixture.write(under: music)
+        let songs = try Fixture.write(under: music, seconds: seconds) + extraTracks
+        for n in 0..<extraTracks {
+            try SyntheticLibrary.write(
+                SyntheticTrack(
+                    relativePath: "Extras/Extra \(n + 1).flac", tags: [("TITLE", "Extra \(n + 1)")],
+                    seconds: seconds, sampleRate: 44_100),
+                under: music, compressionLevel: 0)
+        }
         state = directory.file("state")
         socket = directory.file("run/mpd.socket")
         // A free port: bound by the kernel, then released for the player.
@@ -46,7 +56,7 @@ final class RunningPlayer {
             ], log: directory.file("player.log"))
         let ready = waitFor(seconds: 60) { [socket, mpc] in
             run(mpc, ["-h", socket, "stats"], timeoutSeconds: 10).output.split(separator: "\n").contains {
-                $0.hasPrefix("Songs:") && $0.split(separator: " ").last == "8"
+                $0.hasPrefix("Songs:") && $0.split(separator: " ").last == "\(songs)"
             }
         }
         guard ready else { throw TestFailure("the player did not come up: \(process.log)") }
@@ -210,6 +220,61 @@ struct MPCTests {
         #expect(MPCStatus(p.mpc(["volume", "0"]).output).volume == 10)
         #expect(MPCStatus(p.mpc(["volume", "-5"]).output).volume == 10)
         #expect(p.saved { $0.volumePercent == 10 } != nil)
+    }
+
+    @Test func mpcRandomThenNextPlaysTenDistinctTracksNotInQueueOrder() throws {
+        let p = try RunningPlayer(extraTracks: 2)
+        #expect(p.mpc(["add", "/"]).status == 0)
+        let queue = p.mpc(["-f", "%file%", "playlist"]).output.split(separator: "\n").map(String.init)
+        #expect(queue.count == 10)
+        #expect(p.mpc(["random", "on"]).status == 0)
+        #expect(p.mpc(["play"]).status == 0)
+        var played: [String] = []
+        for n in 0..<10 {
+            if n > 0 { #expect(p.mpc(["next"]).status == 0) }
+            played.append(
+                p.mpc(["-f", "%file%", "current"]).output.split(separator: "\n").first.map(String.init) ?? "")
+        }
+        #expect(Set(played).count == 10, "\(played)")
+        #expect(Set(played) == Set(queue))
+        #expect(played != queue)
+        #expect(p.mpc(["status"]).output.contains("random: on"))
+    }
+
+    /// MPD 0.23's single mode: the next track is where playback pauses; with repeat the track plays
+    /// again.
+    @Test func mpcSingleOnPausesAtTheNextTrackAndRepeatsWithRepeatOn() throws {
+        let p = try RunningPlayer(seconds: 2)
+        #expect(p.mpc(["add", "/"]).status == 0)
+        #expect(p.mpc(["single", "on"]).status == 0)
+        #expect(p.mpc(["play", "1"]).status == 0)
+        #expect(waitFor(seconds: 10) { MPCStatus(p.mpc(["status"]).output).state == "paused" })
+        let paused = MPCStatus(p.mpc(["status"]).output)
+        #expect(paused.position == 2)
+        #expect(p.mpc(["status"]).output.contains("single: on"))
+        #expect(p.mpc(["repeat", "on"]).status == 0)
+        #expect(p.mpc(["play"]).status == 0)
+        _ = waitFor(seconds: 3.5) { false }  // past the 2 s track's end
+        let again = MPCStatus(p.mpc(["status"]).output)
+        #expect(again.state == "playing")
+        #expect(again.position == 2, "the track plays again")
+    }
+
+    /// MPD 0.23's consume mode: next and the track border take the played track out.
+    @Test func mpcConsumeOnTakesPlayedTracksOutOfTheQueue() throws {
+        let p = try RunningPlayer(seconds: 2)
+        #expect(p.mpc(["add", "/"]).status == 0)
+        let queue = p.mpc(["-f", "%file%", "playlist"]).output.split(separator: "\n").map(String.init)
+        #expect(p.mpc(["consume", "on"]).status == 0)
+        #expect(p.mpc(["play", "1"]).status == 0)
+        #expect(p.mpc(["next"]).status == 0)
+        func playlist() -> [String] {
+            p.mpc(["-f", "%file%", "playlist"]).output.split(separator: "\n").map(String.init)
+        }
+        #expect(playlist() == Array(queue.dropFirst()))
+        #expect(waitFor(seconds: 10) { playlist() == Array(queue.dropFirst(2)) })
+        #expect(MPCStatus(p.mpc(["status"]).output).state == "playing")
+        #expect(p.mpc(["status"]).output.contains("consume: on"))
     }
 
     /// Abuse of the running player: its memory is measured before and after.

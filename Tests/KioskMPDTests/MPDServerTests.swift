@@ -132,23 +132,24 @@ import Testing
         #expect(h.player.volume != 5)
     }
 
-    @Test func singleAndConsumeCanBeSwitchedOffButNotOn() throws {
+    @Test func singleAndConsumeAreSetAndShownInStatus() throws {
         let h = try Harness()
         let path = h.socketPath
-        let (off, on, oneshot, status) = try h.client {
+        let (set, oneshot, cleared) = try h.client {
             let c = try TestClient(unix: path)
-            try c.send("command_list_begin\nrandom 0\nsingle 0\nconsume 0\ncommand_list_end\n")
-            let off = try c.response()
-            try c.send("consume 1\n")
-            let on = try c.response()
-            try c.send("single oneshot\n")
-            let oneshot = try c.response()
-            return (off, on, oneshot, try c.pairs("status"))
+            try c.send("command_list_begin\nsingle 1\nconsume 1\ncommand_list_end\n")
+            _ = try c.response()
+            let set = try c.pairs("status")
+            _ = try c.command("single oneshot")
+            let oneshot = try c.pairs("status")
+            try c.send("command_list_begin\nsingle 0\nconsume 0\ncommand_list_end\n")
+            _ = try c.response()
+            return (set, oneshot, try c.pairs("status"))
         }
-        #expect(off == ["OK"])
-        #expect(on == ["ACK [2@0] {consume} consume mode is not supported by this player"])
-        #expect(oneshot == ["ACK [2@0] {single} single mode is not supported by this player"])
-        #expect(status["random"] == "0" && status["single"] == "0" && status["consume"] == "0")
+        #expect(set["single"] == "1" && set["consume"] == "1")
+        #expect(oneshot["single"] == "oneshot")
+        #expect(cleared["single"] == "0" && cleared["consume"] == "0")
+        #expect(h.player.single == .off && !h.player.consume)
     }
 
     @Test func randomShufflesTheQueueAndNextVisitsEveryTrackOnce() throws {

@@ -1,3 +1,5 @@
+import KioskCore
+
 /// Playing, seeking, modes and volume (MPD's src/command/PlayerCommands.cxx). Thread: loop thread.
 enum MPDPlaybackCommands {
     static func play(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
@@ -85,19 +87,20 @@ enum MPDPlaybackCommands {
         return s.changed()
     }
 
+    /// `consume 1`: each entry that has played leaves the queue (at the track border, at the end of
+    /// the queue, on `next`), as in MPD 0.23.
     static func consume(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        try onlyOff(r, on: try MPDArgument.bool(r[0]))
+        s.player.remoteSetConsume(try MPDArgument.bool(r[0]))
+        return s.changed()
     }
 
+    /// `single 1|oneshot`: stop after the current entry (`SingleMode`).
     static func single(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        try onlyOff(r, on: r[0] == "oneshot" ? true : try MPDArgument.bool(r[0]))
-    }
-
-    /// Off is this player's only mode for consume and single: clients that switch it off
-    /// (or read it back) work; switching it on gets a clear refusal rather than "unknown command".
-    private static func onlyOff(_ r: MPDRequest, on: Bool) throws(MPDError) -> MPDOutcome {
-        if on { throw .argument("\(r.name) mode is not supported by this player") }
-        return .done
+        guard let mode = SingleMode(rawValue: r[0]) else {
+            throw .argument("Unrecognized single mode, expected 0, 1, or oneshot")
+        }
+        s.player.remoteSetSingle(mode)
+        return s.changed()
     }
 
     static func setVolume(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {

@@ -12,7 +12,8 @@ enum MPDStatusCommands {
         MPDFormat.pair("volume", "\(player.volume)", to: &out)
         MPDFormat.pair("repeat", player.repeatQueue ? "1" : "0", to: &out)
         MPDFormat.pair("random", player.shuffle != .off ? "1" : "0", to: &out)
-        for name in ["single", "consume"] { MPDFormat.pair(name, "0", to: &out) }
+        MPDFormat.pair("single", player.single.rawValue, to: &out)
+        MPDFormat.pair("consume", player.consume ? "1" : "0", to: &out)
         MPDFormat.pair("partition", "default", to: &out)
         MPDFormat.pair("playlist", "\(state.playlistVersion)", to: &out)
         MPDFormat.pair("playlistlength", "\(queue.count)", to: &out)

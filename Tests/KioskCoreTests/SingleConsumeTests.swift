@@ -1,0 +1,102 @@
+import KioskLibrary
+import Testing
+
+@testable import KioskCore
+
+/// MPD's single and consume modes on the player with the fake engine and virtual time, as MPD 0.23
+/// plays them (checked against it): single pauses at the start of the next track, repeats the track
+/// with repeat on, stops at the end of the queue, and `oneshot` turns itself off at that pause;
+/// consume takes each played track out of the queue (at the border, on next, at the end).
+/// The album played is "First Light": Dawn, Noon, Dusk, 6 s each.
+@Suite struct SingleConsumeTests {
+    @Test func singlePausesAtTheStartOfTheNextTrack() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        rig.player.remoteSetSingle(.on)
+        #expect(try rig.run(seconds: 10) { rig.player.status == .paused })
+        #expect(rig.title == "Noon")
+        #expect(rig.player.positionSeconds < 0.1)
+        #expect(rig.player.single == .on)
+    }
+
+    @Test func singleOneshotPausesOnceThenTurnsItselfOff() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        rig.player.remoteSetSingle(.oneshot)
+        #expect(try rig.run(seconds: 10) { rig.player.status == .paused })
+        #expect(rig.title == "Noon")
+        #expect(rig.player.single == .off)
+        rig.player.remotePlay()
+        #expect(try rig.run(seconds: 10) { rig.title == "Dusk" })
+        #expect(rig.player.status == .playing)
+    }
+
+    @Test func singleWithRepeatPlaysTheTrackAgain() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        rig.player.remoteSetSingle(.on)
+        rig.player.remoteSetRepeat(true)
+        let before = rig.tracksStarted
+        #expect(try rig.run(seconds: 10) { rig.tracksStarted > before })
+        #expect(rig.title == "Dawn")
+        #expect(rig.player.status == .playing)
+    }
+
+    @Test func singleOnTheLastTrackStops() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        _ = rig.player.remotePlay(at: 2)
+        rig.player.remoteSetSingle(.on)
+        #expect(try rig.run(seconds: 10) { rig.player.status == .stopped })
+        #expect(rig.player.queue.count == 3)
+    }
+
+    @Test func singleGivesTheEngineTheCurrentTrackAlone() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        func lastQueue() -> String? { rig.fake?.commands.last { $0.hasPrefix("setQueue") } }
+        rig.player.remoteSetSingle(.on)
+        #expect(lastQueue()?.hasPrefix("setQueue 1@0+") == true)
+        rig.player.remoteSetSingle(.off)
+        #expect(lastQueue()?.hasPrefix("setQueue 3@0+") == true)
+        #expect(rig.title == "Dawn" && rig.player.status == .playing)
+    }
+
+    @Test func consumeTakesTheTrackPlayedPastOutOfTheQueue() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        rig.player.remoteSetConsume(true)
+        #expect(try rig.run(seconds: 10) { rig.title == "Noon" })
+        #expect(rig.player.queue.map(\.title) == ["Noon", "Dusk"])
+        #expect(rig.player.queueIndex == 0)
+        #expect(rig.player.status == .playing)
+    }
+
+    @Test func consumeTakesTheCurrentTrackOutOnNext() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        rig.player.remoteSetConsume(true)
+        try rig.press(.next)
+        #expect(rig.player.queue.map(\.title) == ["Noon", "Dusk"])
+        #expect(rig.title == "Noon")
+        #expect(rig.player.status == .playing)
+    }
+
+    @Test func consumeEmptiesTheQueueByItsEnd() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        rig.player.remoteSetConsume(true)
+        #expect(try rig.run(seconds: 30) { rig.player.status == .stopped })
+        #expect(rig.player.queue.isEmpty)
+    }
+
+    @Test func consumeLeavesATrackAJumpLeftInTheQueue() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.playFirst()
+        rig.player.remoteSetConsume(true)
+        #expect(rig.player.remotePlay(at: 2))
+        try rig.idle(500)
+        #expect(rig.player.queue.map(\.title) == ["Dawn", "Noon", "Dusk"])
+        #expect(rig.title == "Dusk")
+    }
+}

@@ -41,16 +41,17 @@ extension Player {
         }
     }
 
-    /// Help: next/previous turn the pages; back, help, select, menu and play-pause close it;
-    /// play, pause and stop act on playback and leave the page open.
+    /// Help: next/previous turn the pages; back, help, select, menu, play-pause and play-from-start
+    /// (select's long press on most boards, which have no back button) close it; play, pause and
+    /// stop act on playback and leave the page open.
     func handleHelp(_ action: Action, page: Int) {
         let pages = helpPageCount
         switch action {
         case .next, .down, .nextCollection, .nextCategory: mode = .help(page: min(page + 1, pages - 1))
         case .previous, .up, .previousCollection, .previousCategory: mode = .help(page: max(page - 1, 0))
-        case .back, .help, .select, .playPause, .menu: mode = .nowPlaying
+        case .back, .help, .select, .playPause, .menu, .playFromStart: mode = .nowPlaying
         case .play, .pause, .stop: transport(action)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .playFromStart: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
         }
     }
 
@@ -67,7 +68,8 @@ extension Player {
     }
 
     /// Menu: next/previous move (wrapping); select or play-pause chooses (output: the next device;
-    /// repeat: toggles; help; close); back and menu close it; play, pause and stop act on playback.
+    /// repeat: toggles; help; close); back, menu and play-from-start (select's long press on most
+    /// boards) close it; play, pause and stop act on playback.
     func handleMenu(_ action: Action, selected: Int) {
         let count = menuEntries.count
         switch action {
@@ -85,11 +87,11 @@ extension Player {
             case 4: mode = .help(page: 0)
             default: mode = .nowPlaying
             }
-        case .back, .menu: mode = .nowPlaying
+        case .back, .menu, .playFromStart: mode = .nowPlaying
         case .help: mode = .help(page: 0)
         case .play, .pause, .stop: transport(action)
         case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .playFromStart: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
         }
     }
 

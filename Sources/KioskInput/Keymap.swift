@@ -16,6 +16,7 @@ public enum Keymap {
         ("tab", .nextCategory), ("backtab", .previousCategory),
         ("]", .nextCollection), ("[", .previousCollection),
         ("m", .menu), ("h", .help), ("?", .help), ("q", .shutdown), ("r", .shuffle), ("z", .sleep),
+        ("home", .playFromStart),
     ]
 
     /// Keys that are not a single character, as `KeyboardDecoder` names them (plus `ctrl-a` … `ctrl-z`).

@@ -66,6 +66,28 @@ import Testing
         }
     }
 
+    /// Every board a box is built on reaches the jukebox's actions with a gesture of its own
+    /// (press, long press, hold, a key or a chord): the help pages list them from the same profile.
+    @Test func everyShippedBoardReachesShuffleSleepAndPlayFromStart() throws {
+        let dir = TestPaths.repository + "/boards"
+        for file in listDirectory(dir).filter({ $0.hasSuffix(".json") }) {
+            let profile = try BoardProfile.load(file: "\(dir)/\(file)")
+            if profile.isTest { continue }
+            let input = profile.input
+            var bound = Set(input.chords.map(\.action))
+            let bindings = input.buttons.map(\.binding) + input.evdev.flatMap { $0.keys.map(\.binding) }
+            for binding in bindings {
+                bound.formUnion([binding.press, binding.longPress, binding.hold].compactMap { $0 })
+            }
+            for action in [Action.shuffle, .sleep] {
+                #expect(bound.contains(action), "\(file) has no gesture for \(action.rawValue)")
+            }
+            if bound.contains(.select) {
+                #expect(bound.contains(.playFromStart), "\(file) selects but has no gesture for play-from-start")
+            }
+        }
+    }
+
     @Test func anUnknownBoardNameListsTheKnownOnes() {
         do {
             _ = try BoardProfile.load(name: "no-such-board", extraDirectory: nil)

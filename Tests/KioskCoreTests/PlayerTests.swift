@@ -553,7 +553,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
         }
         #expect(screen.page == pages - 2)
         #expect(rig.display?.state == rig.player.screenState())
-        for close in [Action.back, .help, .select, .playPause, .menu] {
+        for close in [Action.back, .help, .select, .playPause, .menu, .playFromStart] {
             try rig.press(.help)
             try rig.press(close)
             #expect(rig.player.mode == .nowPlaying, "\(close) should close help")

@@ -99,6 +99,8 @@ public struct Config: Sendable {
     public var sleepAction = SleepAction.stop
     /// Start again at the first track after the last one.
     public var repeatQueue = false
+    /// The shuffle at the first start (afterwards the one last chosen, kept in the resume state).
+    public var shuffle = PlayQueue.Shuffle.off
     public var audio = Audio()
     public var screen = Screen()
     public var inputs = Inputs()
@@ -111,7 +113,7 @@ public struct Config: Sendable {
         "board", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "volumeMin", "volumeMax", "volumeAtBoot",
         "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "bookmarks", "sleepMinutes",
         "sleepAction",
-        "repeat", "audio", "screen",
+        "repeat", "shuffle", "audio", "screen",
         "inputs", "mpd",
     ]
 
@@ -170,6 +172,7 @@ public struct Config: Sendable {
             c.libraryDirectories = folders
         }
         c.repeatQueue = try r.bool("repeat") ?? c.repeatQueue
+        c.shuffle = try r.choice("shuffle", PlayQueue.Shuffle.self) ?? c.shuffle
         if let a = try r.object("audio") {
             c.audio.device = try a.string("device").map(AudioDevice.init(name:))
             c.audio.fallbackDevices = try a.strings("fallbackDevices", maxCount: 16)?.map(AudioDevice.init(name:))

@@ -135,7 +135,7 @@ public final class Player {
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)
         volume = config.volumeLimits.clamp(config.volumeAtBoot ?? resume?.volumePercent ?? config.volume)
         playQueue = PlayQueue(repeats: config.repeatQueue)
-        playQueue.setShuffle(resume?.shuffle.flatMap(PlayQueue.Shuffle.init(rawValue:)) ?? .off)
+        playQueue.setShuffle(resume?.shuffle.flatMap(PlayQueue.Shuffle.init(rawValue:)) ?? config.shuffle)
         restoredSleepSeconds = resume?.sleepRemainingSeconds
         if let resume {
             category = KioskLibrary.Category(rawValue: resume.category) ?? .album

@@ -108,6 +108,7 @@ public struct ResolvedConfig: Sendable {
             ("sleepAction", .string(c.sleepAction.rawValue)),
             ("bookmarks", .string(c.bookmarks.rawValue)),
             ("repeat", .bool(c.repeatQueue)),
+            ("shuffle", .string(c.shuffle.rawValue)),
             ("audio", .object(audio)),
             ("screen", .object(screen)),
             ("inputs", .object(inputs)),

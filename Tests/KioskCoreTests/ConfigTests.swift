@@ -59,7 +59,7 @@ import Testing
     @Test(arguments: [
         (
             #"{"volumme": 3}"#,
-            "config.json: volumme: unknown key (known keys: audio, audiobookGenres, board, boardsDirectory, bookmarks, idlePowerOffMinutes, inputs, libraryDirectories, mediaRoots, mpd, repeat, resumeAtBoot, screen, sleepAction, sleepMinutes, stateDirectory, volume, volumeAtBoot, volumeMax, volumeMin)"
+            "config.json: volumme: unknown key (known keys: audio, audiobookGenres, board, boardsDirectory, bookmarks, idlePowerOffMinutes, inputs, libraryDirectories, mediaRoots, mpd, repeat, resumeAtBoot, screen, shuffle, sleepAction, sleepMinutes, stateDirectory, volume, volumeAtBoot, volumeMax, volumeMin)"
         ),
         (#"{"volumeMin": 70, "volumeMax": 60}"#, "config.json: volumeMin: expected at most volumeMax (60), got 70"),
         (#"{"volumeMax": 0}"#, "config.json: volumeMax: expected an integer 1…100, got 0"),
@@ -75,6 +75,7 @@ import Testing
         (#"{"sleepMinutes": [0]}"#, "config.json: sleepMinutes[0]: expected an integer 1…720, got 0"),
         (#"{"bookmarks": "some"}"#, #"config.json: bookmarks: expected one of "audiobooks", "all", "off", got "some""#),
         (#"{"sleepAction": "halt"}"#, #"config.json: sleepAction: expected one of "stop", "poweroff", got "halt""#),
+        (#"{"shuffle": "on"}"#, #"config.json: shuffle: expected one of "off", "tracks", "albums", got "on""#),
         (#"{"resumeAtBoot": 1}"#, "config.json: resumeAtBoot: expected true or false, got 1"),
         (
             #"{"libraryDirectories": ["Music"]}"#,

@@ -112,6 +112,15 @@ import Testing
 /// Shuffle on the player with the fake engine: from the shuffle action and the menu, through the
 /// engine, saved across a restart.
 @Suite struct PlayerShuffleTests {
+    @Test func theConfigSetsTheShuffleOfTheFirstStartAndTheSavedOneWinsAfter() throws {
+        let first = try PlayerRig(volumes: [PlayerFixtures.main]) { $0.shuffle = .albums }
+        #expect(first.player.shuffle == .albums)
+        var saved = first.player.resumeState()
+        saved.shuffle = PlayQueue.Shuffle.tracks.rawValue
+        let second = try PlayerRig(volumes: [PlayerFixtures.main], resume: saved) { $0.shuffle = .albums }
+        #expect(second.player.shuffle == .tracks)
+    }
+
     @Test func theShuffleActionCyclesOffTracksAlbumsAndShowsIt() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         #expect(rig.player.shuffle == .off)

@@ -82,6 +82,18 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // One target per parser of untrusted input (Sources/KioskFuzzTargets) and the program libFuzzer
+        // drives (`make fuzz`: built with -sanitize=fuzzer,address and -DFUZZING; otherwise it replays
+        // files: `kiosk-fuzz TARGET FILE...`).
+        .target(
+            name: "KioskFuzzTargets",
+            dependencies: [
+                "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "kiosk-fuzz", dependencies: ["KioskFuzzTargets", "KioskSystem"], swiftSettings: strict),
+
         // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools,
         // the virtual clock and the fake engine. Each test target lists what it imports.
         .target(

@@ -9,8 +9,8 @@ import KioskSystem
 /// warning (nothing else is lost).
 ///
 /// Thread: the loop thread (the player's).
-final class BookmarkStore {
-    static let fileName = "bookmarks.json"
+package final class BookmarkStore {
+    package static let fileName = "bookmarks.json"
     static let format = "kiosk-player-bookmarks"
     static let version = 1
     static let capacity = 500
@@ -33,7 +33,7 @@ final class BookmarkStore {
     private var entries: [String: Bookmark] = [:]
     private var nextStamp = 0
 
-    init(directory: String) {
+    package init(directory: String) {
         self.directory = directory
         load()
     }

@@ -1,6 +1,5 @@
 import Glibc
 import KioskSystem
-import Synchronization
 
 /// What the artwork worker made of one request.
 struct ArtworkResult: Sendable {
@@ -28,9 +27,9 @@ final class ArtworkWorker: Sendable {
         let load: @Sendable () -> [UInt8]?
     }
 
-    private let jobs = Mutex<(queue: [Job], stopping: Bool)>(([], false))
+    private let jobs = Locked<(queue: [Job], stopping: Bool)>(([], false))
     private let wake = EventCount()
-    private let thread = Mutex<KioskThread?>(nil)
+    private let thread = Locked<KioskThread?>(nil)
     private let limits: ImageLimits
     private let deliver: Mailbox<ArtworkResult>
     /// Queued jobs beyond this are dropped (oldest first): they are for screens long gone.

@@ -1,4 +1,4 @@
-import Synchronization
+import KioskSystem
 
 /// A transport that keeps everything sent, in order, and never sleeps: what a logic analyser on
 /// the panel's pins would show. Tests decode it into panel memory; the benchmark counts it.
@@ -18,7 +18,7 @@ public final class RecordingSPITransport: SPIPanelTransport, Sendable {
     public let hasReset: Bool
     /// Without a backlight line nothing is recorded for it (as the real transport drives nothing).
     public let hasBacklight: Bool
-    private let state = Mutex<(events: [Event], failure: SPIPanelError?, keep: Bool)>(([], nil, true))
+    private let state = Locked<(events: [Event], failure: SPIPanelError?, keep: Bool)>(([], nil, true))
 
     /// - Parameter keepEvents: false keeps only counts of what was written (long benchmarks).
     public init(

@@ -254,7 +254,7 @@ final class SPIPanelWorker: Sendable {
         var handled: UInt64 = 0
     }
 
-    let state = Mutex<State>(State())
+    let state = Locked<State>(State())
     /// The panel's window as RGB565 big-endian words, row by row; guarded by `state`'s lock.
     nonisolated(unsafe) let pending: UnsafeMutablePointer<UInt16>
     /// Pixels being sent (worker thread only).
@@ -263,7 +263,7 @@ final class SPIPanelWorker: Sendable {
     /// Wake-ups asked for so far: the worker runs once for any number of them since its last run
     /// (and after a failed frame waits for the next one, as it did when this was a semaphore).
     private let wakeRequests = Atomic<UInt64>(0)
-    private let thread = Mutex<KioskThread?>(nil)
+    private let thread = Locked<KioskThread?>(nil)
     private let transport: any SPIPanelTransport
     private let panel: SPIPanelDescription
     private let frameInterval: UInt64

@@ -3,7 +3,7 @@ import Glibc
 import KioskSystem
 
 /// What the library knows about a playable FLAC file: STREAMINFO and tags.
-struct TrackInfo: Sendable, Hashable {
+package struct TrackInfo: Sendable, Hashable {
     var sampleRate: Int
     var channels: Int
     var bitsPerSample: Int
@@ -13,7 +13,7 @@ struct TrackInfo: Sendable, Hashable {
 }
 
 /// The result of reading one file.
-enum FileReadOutcome: Sendable {
+package enum FileReadOutcome: Sendable {
     /// Listed; `warnings` say what was ignored (e.g. an oversized comment block).
     case playable(TrackInfo, warnings: [String])
     /// Left out, with the reason. `transient` errors (I/O, the stick going away) are not
@@ -31,7 +31,7 @@ enum FileReadOutcome: Sendable {
 /// `ScanLimits.maxFirstFrameSearchBytes` past the metadata.
 ///
 /// Thread: one thread at a time (the iterator and decoder are reused across files).
-final class FLACFileReader {
+package final class FLACFileReader {
     private let iterator: OpaquePointer
     private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>
     private let decodeContext = DecodeContext()
@@ -39,7 +39,7 @@ final class FLACFileReader {
     private var decoderReady = false
     let limits: ScanLimits
 
-    init(limits: ScanLimits = ScanLimits()) {
+    package init(limits: ScanLimits = ScanLimits()) {
         self.limits = limits
         guard let iterator = FLAC__metadata_simple_iterator_new(), let decoder = FLAC__stream_decoder_new() else {
             fatalError("libFLAC could not allocate an iterator or decoder (out of memory)")
@@ -57,7 +57,7 @@ final class FLACFileReader {
     // MARK: - tags and playability
 
     /// Reads `path`: tags, stream info, and whether the first frame decodes.
-    func read(path: String) -> FileReadOutcome {
+    package func read(path: String) -> FileReadOutcome {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(path, O_RDONLY)

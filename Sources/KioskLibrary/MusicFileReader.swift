@@ -13,7 +13,7 @@ import KioskSystem
 /// values are used, and a picture over `maxPictureBytes` is left out.
 ///
 /// Thread: one thread at a time (its decoders and FLAC reader are reused across files).
-final class MusicFileReader {
+package final class MusicFileReader {
     let limits: ScanLimits
     private let flac: FLACFileReader
     private let decoders = DecoderSet()
@@ -21,7 +21,7 @@ final class MusicFileReader {
     private static let scratchFrames = 8192
     private static let scratchBytes = MusicFileReader.scratchFrames * 8 * 4
 
-    init(limits: ScanLimits = ScanLimits()) {
+    package init(limits: ScanLimits = ScanLimits()) {
         self.limits = limits
         flac = FLACFileReader(limits: limits)
         scratch = UnsafeMutableRawPointer.allocate(byteCount: MusicFileReader.scratchBytes, alignment: 16)
@@ -30,7 +30,7 @@ final class MusicFileReader {
     deinit { scratch.deallocate() }
 
     /// Reads `path`: tags, stream format, and whether the first block decodes.
-    func read(path: String) -> FileReadOutcome {
+    package func read(path: String) -> FileReadOutcome {
         let format: AudioFileFormat
         do throws(DecodeError) {
             format = try decoders.identify(path: path)

@@ -2,7 +2,7 @@ import KioskAudio
 import KioskSystem
 
 /// A parsed `.m3u`/`.m3u8` playlist: its name and its entries as written (not yet resolved).
-struct PlaylistFile: Sendable, Hashable {
+package struct PlaylistFile: Sendable, Hashable {
     let relativePath: String
     let name: String
     /// Path lines in order, as text (comments and blank lines removed).
@@ -14,8 +14,8 @@ struct PlaylistFile: Sendable, Hashable {
 /// Reads playlists: `#EXTM3U`/`#EXTINF` (comments are skipped; `#PLAYLIST:` names the list),
 /// UTF-8 with or without a byte-order mark, UTF-16 with a byte-order mark, Latin-1 for `.m3u`
 /// files that are not UTF-8, and LF, CRLF or CR line ends. Thread: any.
-enum PlaylistParser {
-    static func parse(_ bytes: [UInt8], relativePath: String, limits: ScanLimits) -> PlaylistFile {
+package enum PlaylistParser {
+    package static func parse(_ bytes: [UInt8], relativePath: String, limits: ScanLimits) -> PlaylistFile {
         var warnings: [String] = []
         let isM3U8 = relativePath.lowercased().hasSuffix(".m3u8")
         let text: String

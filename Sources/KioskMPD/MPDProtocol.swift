@@ -43,11 +43,11 @@ public struct MPDError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Splits a command line as MPD's tokenizer does (src/util/Tokenizer.cxx): the command name is a
 /// word (a letter, then letters, digits and `_`), arguments are unquoted (no control characters,
 /// spaces or quotes) or double-quoted with backslash escapes. Thread: any.
-enum MPDTokenizer {
+package enum MPDTokenizer {
     /// MPD's COMMAND_ARGV_MAX: 63 arguments at most.
     static let maxArguments = 63
 
-    enum Failure: Error, Equatable {
+    package enum Failure: Error, Equatable {
         /// The command name is malformed: MPD answers and closes the connection.
         case badCommand(String)
         /// An argument is malformed: `ACK [5@i] {} message`.
@@ -57,7 +57,7 @@ enum MPDTokenizer {
     }
 
     /// The command name and its arguments.
-    static func split(_ line: [UInt8]) throws(Failure) -> (command: String, arguments: [String]) {
+    package static func split(_ line: [UInt8]) throws(Failure) -> (command: String, arguments: [String]) {
         var i = 0
         let n = line.count
         func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0B || b == 0x0C || b == 0x0D }

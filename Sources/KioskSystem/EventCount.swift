@@ -27,13 +27,24 @@ public final class EventCount: @unchecked Sendable {
     /// Wakes the waiters, if any.
     public func signal() { kiosk_evc_signal(word) }
 
-    /// Waits until `condition()` holds, or the timeout passes (then returns false).
+    /// Waits until `condition()` holds (true), or the timeout passes (false). A wake-up whose
+    /// signal was for an earlier change (it came between the caller's last look and `prepare`)
+    /// waits again (the cross-thread event-count test found it returning false there).
     @discardableResult
     public func wait(until condition: () -> Bool, timeoutNanoseconds: Int64 = -1) -> Bool {
         if condition() { return true }
-        let key = prepare()
-        if condition() { return true }
-        wait(key, timeoutNanoseconds: timeoutNanoseconds)
-        return condition()
+        let deadline = timeoutNanoseconds < 0 ? nil : Syscalls.monotonicNanoseconds() &+ UInt64(timeoutNanoseconds)
+        while true {
+            let key = prepare()
+            if condition() { return true }
+            var left: Int64 = -1
+            if let deadline {
+                let now = Syscalls.monotonicNanoseconds()
+                if now >= deadline { return false }
+                left = Int64(deadline - now)
+            }
+            wait(key, timeoutNanoseconds: left)
+            if condition() { return true }
+        }
     }
 }

@@ -26,7 +26,7 @@ public enum Log {
 
     private static let verboseFlag = Atomic<Bool>(false)
     private static let quietFlag = Atomic<Bool>(false)
-    private static let observers = Mutex<[Int: @Sendable (Level, String) -> Void]>([:])
+    private static let observers = Locked<[Int: @Sendable (Level, String) -> Void]>([:])
     private static let nextObserver = Atomic<Int>(0)
     private static let journal: Bool = Syscalls.environment("JOURNAL_STREAM") != nil || isatty(2) == 0
     /// Set by `redirect(toFile:)`: plain prefixes, whatever stderr is now.

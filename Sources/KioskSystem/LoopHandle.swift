@@ -1,12 +1,10 @@
-import Synchronization
-
 /// The part of an `EventLoop` other threads may use: post closures to run on the loop thread.
 ///
 /// Thread: any. `post` takes a lock and allocates, so audio threads must not call it; they use
 /// their own preallocated queue plus an eventfd registered as a source.
 public final class LoopHandle: Sendable {
     private let wakeFD: FileDescriptor
-    private let pending = Mutex<[@Sendable () -> Void]>([])
+    private let pending = Locked<[@Sendable () -> Void]>([])
 
     init() throws(Errno) {
         wakeFD = FileDescriptor(owning: try Syscalls.eventfdCreate())

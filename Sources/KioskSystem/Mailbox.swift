@@ -1,12 +1,10 @@
-import Synchronization
-
 /// A typed channel from any thread to a handler on the loop thread.
 ///
 /// Unlike `LoopHandle.post`, the handler is not `@Sendable`: it lives on the loop and may touch
 /// loop state; only the messages cross threads.
 public final class Mailbox<Message: Sendable>: Sendable {
     private final class Queue: Sendable {
-        let messages = Mutex<[Message]>([])
+        let messages = Locked<[Message]>([])
     }
     private let queue: Queue
     private let handle: LoopHandle

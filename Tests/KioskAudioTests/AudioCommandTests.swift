@@ -60,7 +60,8 @@ struct AudioCommandTests {
     /// The audio threads' steady state, measured with the LD_PRELOAD counter of
     /// Benchmarks/kiosk_alloc_counter.c: no allocator call and no lock, through ALSA (with ALSA's
     /// own per-PCM mutex off, as the hw plugin has it) and through the clock sink.
-    @Test(.enabled(if: which("cc") != nil, "needs a C compiler for the allocation counter"))
+    @Test(
+        .enabled(if: which("cc") != nil, "needs a C compiler for the allocation counter"), Sanitizer.countsAllocations)
     func audioThreadsNeitherAllocateNorLockInTheSteadyState() throws {
         let dir = try TemporaryDirectory("kiosk-alloc")
         defer { dir.remove() }

@@ -97,6 +97,30 @@ import Testing
         #expect(ring.readable == 0)
     }
 
+    @Test func queueHandsEveryElementAcrossThreadsInOrder() throws {
+        let queue = SPSCQueue<UInt64>(capacity: 64)
+        let total: UInt64 = 200_000
+        let producer = try KioskThread(name: "spsc-producer") {
+            var next: UInt64 = 0
+            while next < total {
+                if queue.push(next) { next += 1 } else { sched_yield() }
+            }
+        }
+        var expected: UInt64 = 0
+        var outOfOrder = 0
+        while expected < total {
+            guard let value = queue.pop() else {
+                sched_yield()
+                continue
+            }
+            if value != expected { outOfOrder += 1 }
+            expected += 1
+        }
+        producer.join()
+        #expect(outOfOrder == 0)
+        #expect(queue.pop() == nil)
+    }
+
     @Test func queueKeepsOrderAndRefusesWhenFull() {
         let queue = SPSCQueue<Int>(capacity: 4)
         for i in 0..<4 { #expect(queue.push(i)) }

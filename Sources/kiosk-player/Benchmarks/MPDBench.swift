@@ -4,7 +4,6 @@ import KioskCore
 import KioskLibrary
 import KioskMPD
 import KioskSystem
-import Synchronization
 
 extension BenchCommand {
     /// `bench mpd`: the MPD server on a synthetic library (generated once under /var/tmp): the
@@ -77,7 +76,7 @@ extension BenchCommand {
             var lines: [String] = []
             var clientsRSS = 0
         }
-        let result = Mutex<Figures?>(nil)
+        let result = Locked<Figures?>(nil)
         let handle = loop.handle
         let path = settings.socketPath!
         let clientThread = try KioskThread(name: "bench-mpd-client") {

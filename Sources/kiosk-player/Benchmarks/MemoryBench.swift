@@ -2,7 +2,6 @@ import CKioskShims
 import Glibc
 import KioskLibrary
 import KioskSystem
-import Synchronization
 
 /// `bench memory`: what the library holds in memory for a 10 000-track stick, as the player
 /// holds it after a start: the scan result (taken from the index) and the catalog built from it,
@@ -12,7 +11,7 @@ import Synchronization
 extension BenchCommand {
     /// What one scan left behind, handed from the scan thread.
     private final class Result: Sendable {
-        let value = Mutex<
+        let value = Locked<
             (VolumeContents, Catalog, ScanStatistics, scan: UInt64, catalog: UInt64, inUse: Int, anon: Int)?
         >(nil)
     }

@@ -1,0 +1,72 @@
+import Glibc
+import KioskCore
+import KioskDisplay
+import KioskInput
+import KioskLibrary
+import KioskMPD
+import KioskSystem
+
+/// One parser of untrusted input, as libFuzzer drives it (`kiosk-fuzz`, `make fuzz`) and as the
+/// suite replays its corpus: every input must come back (a clear error is fine), never crash, hang
+/// or grow without bound. What a USB stick holds (files, names, tags, pictures, playlists), what a
+/// network client sends (MPD), what the owner edits by hand (config, board profiles, event
+/// scripts) and what the box wrote before a power cut (resume and bookmark files).
+///
+/// Thread: `run` on one thread at a time (the MPD target keeps one server across inputs).
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// MPD request lines and command lists, through a running server (real engine on the silent
+    /// sink, a library of three tracks) over its Unix socket.
+    case mpd
+    /// The MPD tokenizer alone (fast: what `mpd` spends most inputs on).
+    case mpdLine = "mpd-line"
+    /// The JSON parser and reader.
+    case json
+    case config
+    case board
+    case eventScript = "event-script"
+    /// resume.json, as the box reads it after a restart.
+    case resume
+    /// bookmarks.json, as the box reads it at start.
+    case bookmarks
+    /// `.m3u` / `.m3u8` playlists.
+    case playlist
+    /// A FLAC file's metadata (STREAMINFO, tags, pictures) through libFLAC.
+    case flac
+    /// Tags and headers of the other formats (ID3v2 and MPEG frames, MP4 boxes, Ogg Vorbis/Opus
+    /// comments, RIFF/AIFF chunks) through TagLib and the header probes; the first byte picks
+    /// the file suffix.
+    case tags
+    /// Cover images: the header check and the bounded JPEG/PNG decoders.
+    case image
+    /// Button edges and encoder phases in time through the gesture and quadrature decoders.
+    case inputs
+
+    /// Runs one input.
+    public func run(_ data: [UInt8]) {
+        switch self {
+        case .mpd: MPDFuzzRig.shared.run(data)
+        case .mpdLine: _ = try? MPDTokenizer.split(data)
+        case .json:
+            _ = try? JSONValue.parse(data)
+            if let reader = try? JSONReader.parse(data, file: "fuzz.json") {
+                _ = try? reader.string("name")
+                _ = try? reader.object("audio")
+            }
+        case .config: _ = try? Config.parse(data, file: "config.json")
+        case .board: _ = try? BoardProfile.parse(data, file: "boards/fuzz.json")
+        case .eventScript: _ = try? EventScript.parse(data, file: "events.jsonl", profile: FuzzFiles.profile)
+        case .resume: _ = try? ResumeState.parse(data, file: "resume.json")
+        case .bookmarks: FuzzFiles.withStateFile(BookmarkStore.fileName, data) { _ = BookmarkStore(directory: $0) }
+        case .playlist: _ = PlaylistParser.parse(data, relativePath: "Lists/list.m3u8", limits: ScanLimits())
+        case .flac: FuzzFiles.withFile("track.flac", data) { _ = FLACFileReader().read(path: $0) }
+        case .tags:
+            let suffixes = ["mp3", "m4a", "ogg", "opus", "wav", "aiff", "mp2", "m4b"]
+            let suffix = suffixes[Int(data.first ?? 0) % suffixes.count]
+            FuzzFiles.withFile("track." + suffix, Array(data.dropFirst())) { _ = MusicFileReader().read(path: $0) }
+        case .image:
+            _ = ImageDecoder.format(of: data)
+            _ = try? ImageDecoder.decode(data, target: .original, limits: .default)
+        case .inputs: InputFuzz.run(data)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Glibc
+import KioskFuzzTargets
+import KioskSystem
+
+/// A line on standard error.
+private func complain(_ text: String) {
+    let line = Array((text + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+#if FUZZING
+    /// The target libFuzzer drives (`KIOSK_FUZZ_TARGET`), chosen before the first input.
+    nonisolated(unsafe) private var target = FuzzTarget.json
+
+    @_cdecl("LLVMFuzzerInitialize")
+    public func fuzzerInitialize(
+        _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+    ) -> Int32 {
+        let name = getenv("KIOSK_FUZZ_TARGET").flatMap { String(validatingCString: $0) } ?? ""
+        guard let chosen = FuzzTarget(rawValue: name) else {
+            let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
+            complain("kiosk-fuzz: set KIOSK_FUZZ_TARGET to one of: \(names)")
+            exit(2)
+        }
+        target = chosen
+        return 0
+    }
+
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        target.run(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+        return 0
+    }
+#else
+    /// Without libFuzzer: `kiosk-fuzz TARGET FILE|FOLDER...` runs each input once (a corpus, a crash
+    /// file), `kiosk-fuzz list` names the targets. The suite and `make fuzz` use it to replay.
+    @main
+    struct KioskFuzz {
+        static func main() {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if arguments.first == "list" {
+                for target in FuzzTarget.allCases { printLine(target.rawValue) }
+                return
+            }
+            guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
+                let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
+                complain("usage: kiosk-fuzz TARGET FILE|FOLDER... (targets: \(names)) | kiosk-fuzz list")
+                exit(2)
+            }
+            var count = 0
+            for path in arguments.dropFirst() {
+                for file in FuzzCorpus.files(at: path) {
+                    guard let data = try? Syscalls.readFile(file, limit: 1 << 24) else {
+                        complain("kiosk-fuzz: cannot read \(file)")
+                        exit(1)
+                    }
+                    target.run(data)
+                    count += 1
+                }
+            }
+            printLine("kiosk-fuzz: \(target.rawValue): \(count) inputs ran")
+        }
+    }
+#endif

@@ -8,7 +8,7 @@ SWIFT_SOURCES = Sources Tests Package.swift
 # swiftlang in cached trees (deploy/trees). Empty: this machine with the Swift on PATH.
 ARCH ?=
 
-.PHONY: all deps build release test demo bench format format-check system-test deb clean
+.PHONY: all deps build release test tsan asan fuzz demo bench format format-check system-test deb clean
 
 all: build
 
@@ -33,6 +33,20 @@ test:
 	bash deploy/install-deps.sh --cross
 	bash deploy/trees/test-arch.sh $(ARCH) $(TEST_ARGS)
 endif
+
+# The suite under ThreadSanitizer, and under AddressSanitizer with UndefinedBehaviorSanitizer, each
+# in its own build directory (Tests/Sanitizers/run.sh). TEST_ARGS: more `swift test` arguments.
+tsan: deps
+	bash Tests/Sanitizers/run.sh thread $(TEST_ARGS)
+
+asan: deps
+	bash Tests/Sanitizers/run.sh address $(TEST_ARGS)
+
+# libFuzzer on every parser of untrusted input for FUZZ_SECONDS each (Tests/Fuzz/run.sh);
+# FUZZ_TARGETS picks some (kiosk-fuzz list names them).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Tests/Fuzz/run.sh $(FUZZ_TARGETS)
 
 # .build/deb/kiosk-player_<version>_<arch>.deb for Debian / Raspberry Pi OS trixie (default: arm64).
 deb:

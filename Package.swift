@@ -126,6 +126,9 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
+            name: "KioskFuzzTests", dependencies: ["KioskFuzzTargets", "KioskSystem", "KioskTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "KioskMPDTests",
             dependencies: [
                 "KioskMPD", "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskSystem", "KioskTestSupport",

@@ -1,3 +1,4 @@
+import CKioskShims
 import Glibc
 import KioskFuzzTargets
 import KioskSystem
@@ -12,20 +13,24 @@ private func complain(_ text: String) {
     /// The target libFuzzer drives (`KIOSK_FUZZ_TARGET`), chosen before the first input.
     nonisolated(unsafe) private var target = FuzzTarget.json
 
-    @_cdecl("LLVMFuzzerInitialize")
-    public func fuzzerInitialize(
-        _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+    /// The entry point SwiftPM links as `main`: picks the target, then hands over to libFuzzer.
+    @_cdecl("kiosk_fuzz_main")
+    public func fuzzMain(
+        _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
     ) -> Int32 {
-        let name = getenv("KIOSK_FUZZ_TARGET").flatMap { String(validatingCString: $0) } ?? ""
+        let name = Syscalls.environment("KIOSK_FUZZ_TARGET") ?? ""
         guard let chosen = FuzzTarget(rawValue: name) else {
             let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
             complain("kiosk-fuzz: set KIOSK_FUZZ_TARGET to one of: \(names)")
-            exit(2)
+            return 2
         }
         target = chosen
-        return 0
+        var count = argc
+        var arguments = argv
+        return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzerTestOneInput(data, size) }
     }
 
+    /// One input (libFuzzer's archive refers to this name too).
     @_cdecl("LLVMFuzzerTestOneInput")
     public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         target.run(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
@@ -42,9 +47,21 @@ private func complain(_ text: String) {
                 for target in FuzzTarget.allCases { printLine(target.rawValue) }
                 return
             }
+            if arguments.first == "seeds", arguments.count == 3 {
+                do {
+                    let counts = try FuzzSeeds.write(to: arguments[1], repository: arguments[2])
+                    for target in FuzzTarget.allCases { printLine("\(target.rawValue): \(counts[target] ?? 0) seeds") }
+                } catch {
+                    complain("kiosk-fuzz: seeds: \(error)")
+                    exit(1)
+                }
+                return
+            }
             guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
                 let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
-                complain("usage: kiosk-fuzz TARGET FILE|FOLDER... (targets: \(names)) | kiosk-fuzz list")
+                complain(
+                    "usage: kiosk-fuzz TARGET FILE|FOLDER... (targets: \(names)) | kiosk-fuzz list | kiosk-fuzz seeds DIR REPOSITORY"
+                )
                 exit(2)
             }
             var count = 0

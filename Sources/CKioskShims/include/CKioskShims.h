@@ -14,3 +14,4 @@
 #include "kiosk_spi.h"
 #include "kiosk_core.h"
 #include "kiosk_net.h"
+#include "kiosk_fuzz.h"

@@ -1,0 +1,144 @@
+import Glibc
+import KioskCore
+import KioskLibrary
+import KioskSystem
+
+/// The seed corpus of each target, made from what the tests use: the shipped config and board
+/// profiles, a resume and a bookmarks file as the box writes them, playlists, MPD sessions, real
+/// files of every format (libFLAC's encoder here; mp3, m4a, ogg and opus through Debian's encoders
+/// when they are installed) and the test images. `kiosk-fuzz seeds DIR` writes them to DIR/TARGET/.
+///
+/// Thread: any.
+public enum FuzzSeeds {
+    /// Writes the seeds of every target under `directory`; `repository` is the checkout (for the
+    /// shipped config and boards). Returns how many files each target got.
+    @discardableResult
+    public static func write(to directory: String, repository: String) throws -> [FuzzTarget: Int] {
+        var counts: [FuzzTarget: Int] = [:]
+        func seed(_ target: FuzzTarget, _ name: String, _ bytes: [UInt8]) throws {
+            try SyntheticLibrary.writeFile(path: "\(directory)/\(target.rawValue)/\(name)", bytes: bytes)
+            counts[target, default: 0] += 1
+        }
+        func text(_ target: FuzzTarget, _ name: String, _ value: String) throws {
+            try seed(target, name, Array(value.utf8))
+        }
+
+        // MPD: sessions and single lines.
+        for (i, session) in mpdSessions.enumerated() {
+            try text(.mpd, "session-\(i)", session)
+            for (j, line) in session.split(separator: "\n").enumerated() {
+                try text(.mpdLine, "line-\(i)-\(j)", String(line))
+            }
+        }
+        // JSON files as owners write them, and as the box writes them.
+        let config = try Syscalls.readFile(repository + "/deploy/config.json")
+        try seed(.config, "config.json", config)
+        try seed(.json, "config.json", config)
+        try text(.config, "children.json", childrenConfig)
+        for name in listBoards(repository) {
+            let bytes = try Syscalls.readFile("\(repository)/boards/\(name)")
+            try seed(.board, name, bytes)
+            try seed(.json, "board-" + name, bytes)
+        }
+        var resume = ResumeState()
+        resume.volumeID = "uuid-1234"
+        resume.relativePath = "Artist/Album/01 Song.flac"
+        resume.positionFrames = 441_000
+        resume.sampleRate = 44_100
+        resume.playing = true
+        resume.shuffle = "tracks"
+        resume.sleepRemainingSeconds = 600
+        try text(.resume, "resume.json", resume.json().serialized(pretty: true))
+        try text(.bookmarks, "bookmarks.json", bookmarksFile)
+        for (i, script) in eventScripts.enumerated() { try text(.eventScript, "events-\(i).jsonl", script) }
+        // Playlists.
+        for (i, list) in playlists.enumerated() { try text(.playlist, "list-\(i).m3u8", list) }
+        // Images.
+        try seed(.image, "sample.jpg", SyntheticLibrary.sampleJPEG)
+        try seed(.image, "solid.png", SyntheticLibrary.solidPNG(width: 8, height: 8, red: 200, green: 10, blue: 30))
+        // Music files: FLAC with tags and a picture, and the other formats re-encoded from it.
+        let work = "\(directory)/.work"
+        try Syscalls.mkdirs(work)
+        defer { _ = Syscalls.runAndWait("/bin/rm", arguments: ["-rf", work]) }
+        let tags: [(name: String, value: String)] = [
+            ("TITLE", "Seed"), ("ARTIST", "Fuzz"), ("ALBUM", "Corpus"), ("GENRE", "Audiobook"), ("TRACKNUMBER", "1/9"),
+            ("DATE", "2026"),
+        ]
+        let picture = EmbeddedPicture(bytes: SyntheticLibrary.sampleJPEG, mimeType: "image/jpeg")
+        let flac = work + "/seed.flac"
+        try SyntheticLibrary.writeFLAC(path: flac, tags: tags, picture: picture, seconds: 0.2, compressionLevel: 0)
+        try seed(.flac, "tagged.flac", try Syscalls.readFile(flac))
+        let suffixes = ["mp3", "m4a", "ogg", "opus", "wav", "aiff", "mp2", "m4b"]
+        for format in MusicFileEncoder.formats where MusicFileEncoder.canMake(format) {
+            let source = work + "/\(format).flac"
+            try SyntheticLibrary.writeFLAC(path: source, tags: tags, seconds: 0.2, compressionLevel: 0)
+            let out = work + "/seed.\(format)"
+            guard
+                MusicFileEncoder.convert(
+                    source, to: out, format: format, tags: tags, cover: (SyntheticLibrary.sampleJPEG, "jpg"))
+            else { continue }
+            let index = UInt8(suffixes.firstIndex(of: format)!)
+            try seed(.tags, "seed-\(format)", [index] + (try Syscalls.readFile(out, limit: 1 << 22)))
+        }
+        try seed(.tags, "seed-wav", [4] + wav)
+        // Inputs: a press, a long press, a chord, an encoder turn.
+        try seed(.inputs, "press", [0, 1, 10, 0, 0, 20])
+        try seed(.inputs, "long-press", [0, 1, 10, 0, 0, 0x80 | 20])
+        try seed(.inputs, "chord", [0, 1, 5, 1, 1, 5, 0, 0, 0x80 | 30, 1, 0, 1])
+        try seed(.inputs, "encoder", [3, 1, 2, 4, 1, 2, 3, 0, 2, 4, 0, 2, 3, 1, 2, 4, 1, 2])
+        return counts
+    }
+
+    private static func listBoards(_ repository: String) -> [String] {
+        FuzzCorpus.files(at: repository + "/boards").compactMap { path in
+            path.hasSuffix(".json") ? String(path.split(separator: "/").last!) : nil
+        }
+    }
+
+    static let mpdSessions = [
+        "status\ncurrentsong\nstats\n",
+        "add FUZZ\nplay\nnext\nprevious\nseekcur +1\npause 1\nstop\n",
+        "command_list_ok_begin\nsetvol 30\nrandom 1\nrepeat 1\nsingle oneshot\nconsume 1\ncommand_list_end\n",
+        "find \"(artist == 'Artist')\"\nsearch any one\nlist album group artist\nlsinfo FUZZ\nlistallinfo\n",
+        "playlistinfo\nplchanges 0\nplaylistid 1\nmove 0 1\ndelete 0:1\nclear\n",
+        "albumart \"FUZZ/Artist/Album/01 One.flac\" 0\nreadpicture \"FUZZ/Artist/Album/01 One.flac\" 0\n",
+        "password secret\ntagtypes clear\ntagtypes enable Artist Title\ncommands\nnotcommands\noutputs\n",
+        "idle player mixer\nnoidle\nping\n",
+    ]
+
+    static let childrenConfig = """
+        {"volumeMin": 15, "volumeMax": 60, "volumeAtBoot": 35, "resumeAtBoot": false,
+         "idlePowerOffMinutes": 20, "sleepMinutes": [10, 20, 30, 45], "shuffle": "albums",
+         "audiobookGenres": ["Audiobook", "Hörbuch"], "bookmarks": "all",
+         "inputs": {"keymap": {"A": {"press": "sleep"}}}, "mpd": {"socket": "default"}}
+        """
+
+    static let bookmarksFile = """
+        {"format": "kiosk-player-bookmarks", "version": 1, "bookmarks": [
+          {"volumeID": "uuid-1234", "category": "album", "key": "Corpus\\u001fFuzz",
+           "relativePath": "Fuzz/Corpus/01 Seed.flac", "positionFrames": 88200, "sampleRate": 44100,
+           "finished": false}]}
+        """
+
+    static let eventScripts = [
+        "{\"t\": 0, \"line\": \"play\", \"value\": 1}\n{\"t\": 80.5, \"line\": \"play\", \"value\": 0}\n",
+        "# a turn\n{\"t\": 0, \"line\": \"knob.a\", \"value\": 1}\n{\"t\": 2, \"line\": \"knob.b\", \"value\": 1}\n",
+        "{\"t\": 10, \"key\": \"next\"}\n{\"t\": 300, \"evdev\": \"KEY_PLAYPAUSE\", \"value\": 1}\n",
+    ]
+
+    static let playlists = [
+        "#EXTM3U\n#PLAYLIST:Road Trip\n#EXTINF:123,Artist - One\nArtist/Album/01 One.flac\n../x.flac\n",
+        "C:\\Music\\Artist\\Song.mp3\r\n/abs/path.flac\r\nhttp://radio.example/stream\r\n",
+        "\u{FEFF}Ärtist/Älbum/01 Söng.flac\n",
+    ]
+
+    /// A 44-byte WAV header and four frames.
+    static let wav: [UInt8] = {
+        var bytes = Array("RIFF".utf8) + le32(36 + 16) + Array("WAVEfmt ".utf8) + le32(16)
+        bytes += [1, 0, 2, 0] + le32(44_100) + le32(44_100 * 4) + [4, 0, 16, 0]
+        bytes += Array("data".utf8) + le32(16) + [UInt8](repeating: 0x11, count: 16)
+        return bytes
+    }()
+
+    private static func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+}

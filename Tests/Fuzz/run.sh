@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# libFuzzer on every parser of untrusted input (Sources/KioskFuzzTargets), FUZZ_SECONDS each:
+#   FUZZ_SECONDS=60 Tests/Fuzz/run.sh [TARGET...]        (make fuzz FUZZ_SECONDS=60 FUZZ_TARGETS="mpd json")
+# kiosk-fuzz is built with -sanitize=fuzzer,address (and the C shims with -fsanitize=fuzzer-no-link,address)
+# in .build/fuzz-build. Each target starts from its seeds (kiosk-fuzz seeds: the shipped config and
+# boards, files of every format, MPD sessions...) and the corpus earlier runs kept in
+# .build/fuzz/corpus/TARGET; inputs that crash, leak or hang are written to .build/fuzz/crashes/TARGET/.
+# Prints a table (target, executions, coverage, crashes) and keeps it in .build/fuzz/results.md.
+# A crash becomes a regression test by copying its file to Tests/Fuzz/regressions/TARGET/ (the
+# suite replays them, FuzzCorpusTests).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SWIFT=${SWIFT:-swift}
+seconds=${FUZZ_SECONDS:-60}
+data=.build/fuzz
+mkdir -p "$data"
+"$SWIFT" build --product kiosk-fuzz >/dev/null
+rm -rf "$data/seeds"
+.build/debug/kiosk-fuzz seeds "$data/seeds" "$PWD" >/dev/null
+"$SWIFT" build --product kiosk-fuzz --scratch-path .build/fuzz-build \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xcc -fsanitize=fuzzer-no-link,address
+fuzzer=$(ls -d .build/fuzz-build/*-unknown-linux-gnu/debug/kiosk-fuzz | head -n 1)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(.build/debug/kiosk-fuzz list)
+export LSAN_OPTIONS="suppressions=$PWD/Tests/Sanitizers/lsan.supp"
+results=$data/results.md
+{
+    echo "| target | seconds | executions | coverage (edges) | corpus | crashes |"
+    echo "|---|---|---|---|---|---|"
+} >"$results"
+failed=0
+for target in "${targets[@]}"; do
+    case "$target" in
+    flac | tags | image) max_len=65536 ;;
+    mpd) max_len=8192 ;;
+    *) max_len=4096 ;;
+    esac
+    corpus=$data/corpus/$target
+    crashes=$data/crashes/$target
+    mkdir -p "$corpus" "$crashes"
+    log=$data/$target.log
+    echo "== fuzz $target for $seconds s (max_len $max_len)"
+    KIOSK_FUZZ_TARGET=$target "$fuzzer" -max_total_time="$seconds" -max_len="$max_len" -timeout=10 \
+        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "$data/seeds/$target" \
+        >"$log" 2>&1 || true
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n 1 | cut -d' ' -f2)
+    units=$(find "$corpus" -type f | wc -l)
+    found=$(find "$crashes" -type f | wc -l)
+    echo "| $target | $seconds | ${runs:-?} | ${cov:-?} | $units | $found |" >>"$results"
+    echo "fuzz: $target: ${runs:-?} executions, coverage ${cov:-?}, corpus $units, crashes $found"
+    if [ "$found" != 0 ] || [ -z "$runs" ]; then
+        failed=1
+        grep -E 'ERROR|SUMMARY|Test unit written' "$log" | head -n 5 || tail -n 20 "$log"
+    fi
+done
+echo
+cat "$results"
+if [ "$failed" != 0 ]; then
+    echo "fuzz: a target crashed or did not run (logs in $data/TARGET.log, inputs in $data/crashes/)"
+    exit 1
+fi

@@ -278,7 +278,8 @@ struct MPCTests {
     }
 
     /// Abuse of the running player: its memory is measured before and after.
-    @Test(Emulation.cpuBoundStress) func abuseLeavesTheRunningPlayerServingWithBoundedMemory() throws {
+    @Test(Emulation.cpuBoundStress, Sanitizer.boundsResidentMemory)
+    func abuseLeavesTheRunningPlayerServingWithBoundedMemory() throws {
         let p = try RunningPlayer()
         // Warm up: every kind of response once.
         for arguments in [["listall"], ["search", "any", "a"], ["add", "USBSTICK"], ["playlist"], ["clear"]] {

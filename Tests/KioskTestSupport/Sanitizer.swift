@@ -17,4 +17,10 @@ public enum Sanitizer {
     public static let countsAllocations: ConditionTrait = .disabled(
         if: name != nil,
         Comment(rawValue: "\(name ?? "a sanitizer") replaces the allocator, so the LD_PRELOAD counter sees no call"))
+
+    /// For tests that bound the resident memory of a process: AddressSanitizer keeps freed memory
+    /// in quarantine (256 MB by default) and adds shadow memory, so the bounds describe it, not us.
+    public static let boundsResidentMemory: ConditionTrait = .disabled(
+        if: name == "AddressSanitizer",
+        Comment(rawValue: "AddressSanitizer holds freed memory in quarantine, so resident memory is not ours to bound"))
 }

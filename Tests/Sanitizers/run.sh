@@ -33,7 +33,8 @@ export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$supp/lsan.supp"
 rc=0
 "$SWIFT" test --skip-build "${flags[@]}" --scratch-path "$dir" "$@" 2>&1 | tee "$log" || rc=$?
-reports=$(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)|runtime error:' "$log" || true)
+# Also the reports of child processes (the player run by a test), which the test's output indents.
+reports=$(grep -cE '^ *(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)|runtime error:' "$log" || true)
 summary=$(grep -E '(✔|✘) Test run with' "$log" | tail -n 1 || true)
 echo "sanitizers: $mode: build $((built - start)) s, tests $(($(date +%s) - built)) s; ${summary:-no summary}; $reports sanitizer report(s)"
 if [ "$reports" != 0 ]; then

@@ -133,7 +133,8 @@ extension BenchCommand {
         var finished = false
         var failure: String?
         var playingRSS = 0
-        let engine = try AudioEngine(loop: loop, settings: settings) { event in
+        // [unowned loop]: the engine keeps this closure, and the loop the engine: no cycle at exit.
+        let engine = try AudioEngine(loop: loop, settings: settings) { [unowned loop] event in
             switch event {
             case .queueFinished:
                 finished = true

@@ -114,8 +114,9 @@ enum BenchCommand {
     static func idle(_ parsed: ParsedArguments) throws -> Int32 {
         let seconds = parsed.int("--seconds") ?? 5
         let loop = try EventLoop()
-        loop.onSignal(SIGINT) { _ in loop.stop() }
-        loop.onSignal(SIGTERM) { _ in loop.stop() }
+        // [unowned loop]: the loop keeps these closures, which must not keep it (a cycle at exit).
+        loop.onSignal(SIGINT) { [unowned loop] _ in loop.stop() }
+        loop.onSignal(SIGTERM) { [unowned loop] _ in loop.stop() }
         // A far-off timer, as the player has (resume-state save, watchdog): it must not cause wake-ups.
         loop.schedule(afterMilliseconds: 3_600_000) {}
         let cpuBefore = Syscalls.processCPUNanoseconds()

@@ -58,8 +58,9 @@ enum InputsCommand {
             let time = "\(ms / 1000).\(String(repeating: "0", count: 3 - String(ms % 1000).count))\(ms % 1000)"
             printLine(String(repeating: " ", count: max(0, 8 - time.count)) + time + "  " + text)
         }
-        for signal in [SIGINT, SIGTERM, SIGHUP] { loop.onSignal(signal) { _ in loop.stop() } }
-        if let seconds { loop.schedule(afterMilliseconds: seconds * 1000) { loop.stop() } }
+        // [unowned loop]: the loop keeps these closures, which must not keep it (a cycle at exit).
+        for signal in [SIGINT, SIGTERM, SIGHUP] { loop.onSignal(signal) { [unowned loop] _ in loop.stop() } }
+        if let seconds { loop.schedule(afterMilliseconds: seconds * 1000) { [unowned loop] in loop.stop() } }
 
         let script = parsed.value("--script")
         let keyboard =
@@ -70,9 +71,10 @@ enum InputsCommand {
         if keyboard { manager.startKeyboard() }
         if let script {
             do {
-                try manager.startScript(path: script) {
+                try manager.startScript(path: script) { [unowned loop] in
                     // Let the last gestures finish (a long press still held, a chord) before leaving.
                     loop.schedule(afterMilliseconds: max(settings.longPressMs, settings.repeatDelayMs) + 100) {
+                        [unowned loop] in
                         loop.stop()
                     }
                 }

@@ -53,7 +53,8 @@ enum PlayCommand {
         var finished = false
         var lastProgress: Int64 = -1
         var interrupted = false
-        let engine = try AudioEngine(loop: loop, settings: settings) { event in
+        // [unowned loop]: the engine and the loop keep these closures, which must not keep the loop.
+        let engine = try AudioEngine(loop: loop, settings: settings) { [unowned loop] event in
             switch event {
             case .trackStarted(let id, let format, let total):
                 let index = Int(id) - 1
@@ -81,11 +82,11 @@ enum PlayCommand {
             }
         }
         defer { engine.shutdown() }
-        loop.onSignal(SIGINT) { _ in
+        loop.onSignal(SIGINT) { [unowned loop] _ in
             interrupted = true
             loop.stop()
         }
-        loop.onSignal(SIGTERM) { _ in
+        loop.onSignal(SIGTERM) { [unowned loop] _ in
             interrupted = true
             loop.stop()
         }

@@ -8,7 +8,7 @@ SWIFT_SOURCES = Sources Tests Package.swift
 # swiftlang in cached trees (deploy/trees). Empty: this machine with the Swift on PATH.
 ARCH ?=
 
-.PHONY: all deps build release test tsan asan fuzz demo bench format format-check system-test deb clean
+.PHONY: all deps build release test tsan asan fuzz soak demo bench format format-check system-test deb clean
 
 all: build
 
@@ -47,6 +47,14 @@ asan: deps
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Tests/Fuzz/run.sh $(FUZZ_TARGETS)
+
+# The soak run in the QEMU guest for SOAK_MINUTES (Tests/System/soak/soak.sh): storms of buttons and
+# encoder turns, stick and sound-card loss, MPD clients; the player must stay up with flat memory.
+SOAK_MINUTES ?= 60
+soak: deps
+	bash deploy/install-deps.sh --system-test
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	SOAK_MINUTES=$(SOAK_MINUTES) SYSTEST_TIMEOUT=$$(( $(SOAK_MINUTES) * 60 + 600 )) bash Tests/System/run.sh Tests/System/soak/soak.sh
 
 # .build/deb/kiosk-player_<version>_<arch>.deb for Debian / Raspberry Pi OS trixie (default: arm64).
 deb:

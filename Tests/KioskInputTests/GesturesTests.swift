@@ -14,6 +14,21 @@ import Testing
         #expect(log.actions.first?.2 == 0)
     }
 
+    /// Events come in the order they are decided, each dated when it happened: a debounced press
+    /// is decided when its line settles but dated at its first edge, so it follows an undebounced
+    /// key's press that came in between (found by fuzzing the gestures, `make fuzz`).
+    @Test func aDebouncedPressComesAfterAKeyPressedWhileItSettledButKeepsItsTime() {
+        let log = GestureLog()
+        let a = log.gestures.addButton(source: "button A", binding: ButtonBinding(press: .playPause), debounceMs: 5)
+        let key = log.gestures.addButton(source: "key KEY_UP", binding: ButtonBinding(press: .up), debounceMs: 0)
+        log.feed(a, [(0, true)])
+        log.feed(key, [(2, true)])
+        log.gestures.advance(to: Recording.ns(1000))
+        let downs = log.events.filter { $0.kind == .down }.map { ($0.source, Recording.ms($0.timestampNs)) }
+        #expect(downs.map(\.0) == ["key KEY_UP", "button A"])
+        #expect(downs.map(\.1) == [2, 0])
+    }
+
     @Test func glitchShorterThanDebounceCountsNothing() {
         let log = GestureLog()
         let a = log.gestures.addButton(source: "button A", binding: ButtonBinding(press: .playPause), debounceMs: 5)

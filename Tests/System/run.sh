@@ -140,6 +140,8 @@ if [ "$arch" = arm64 ]; then kernel_image=${art[IMAGE]}; else kernel_image=${art
     echo "SYSTEST_GPIOD_V2_CHECK=$(printf %q "${art[GPIOD_V2_CHECK]:-}")"
     echo "SYSTEST_FB_MODE=$(printf %q "${SYSTEST_FB_MODE:-320x240M-32}")"
     echo "SYSTEST_SCENARIOS=$(printf %q "${scenarios[*]}")"
+    echo "SOAK_MINUTES=$(printf %q "${SOAK_MINUTES:-}")"
+    echo "SOAK_ONLY=$(printf %q "${SOAK_ONLY:-}")"
     for key in "${!art[@]}"; do
         [[ $key == MISSING_* ]] && echo "SYSTEST_$key=$(printf %q "${art[$key]}")"
     done

@@ -1,0 +1,169 @@
+#!/bin/bash
+# Soak: `make soak SOAK_MINUTES=N` (not one of the regular scenarios; run.sh runs it by path).
+# For N minutes (default 2), in random order:
+#   - button and encoder storms through gpio-sim (presses, long presses, fast turns);
+#   - the stick pulled (lazy unmount, as a yank) and mounted again a few seconds later;
+#   - the sound card lost and back (snd-aloop unbound from its driver, then bound again);
+#   - MPD clients on the Unix socket (mpc): idling ones, and bursts of status/add/play/next/volume.
+# Then asserts: the player never exited or restarted (one PID throughout); its RSS and open file
+# descriptors are flat after a warm-up of a fifth of the run (the RSS slope is reported); the
+# state files it wrote (resume.json, bookmarks.json) parse; and after the storms it still plays a
+# track bit-exactly on the loopback.
+# timeout: 7500
+# shellcheck source=../lib.sh
+source "$SYSTEST_REPO/Tests/System/lib.sh"
+require_infra snd-aloop fb gpio-sim loop
+require_command flac arecord mpc python3
+require_player_run
+use_fixture two-albums  # fixtures.sh: Alpha 3 × 12 s (magenta cover), Beta 2 × 4 s (no cover)
+
+minutes=${SOAK_MINUTES:-2}
+library=$FIXTURE/library
+must "the FAT stick mounted read-only" player_stick "$FIXTURE/stick.img" KIOSKLIB
+socket=$SYSTEST_WORK/mpd.socket
+player_config "$CONFIG" "$MEDIA_ROOT" "$STATE_DIR" "\"mpd\": {\"socket\": \"$socket\"}"
+must "a valid config with the MPD socket" "$SYSTEST_PLAYER" check-config "$CONFIG"
+player_start "$CONFIG"
+pid=$PLAYER_PID
+must "the MPD socket answers within 30 s" wait_for 30 "the MPD socket" mpc -q -h "$socket" status
+mpc_q() { timeout 10 mpc -q -h "$socket" "$@" > /dev/null 2>&1; }
+mpc_q add KIOSKLIB
+mpc_q play
+
+# The sound card: snd-aloop's platform device, unbound and bound again while the player plays.
+# (Unlike a USB DAC's removal, snd-aloop's unbind waits until every open handle of the card is
+# closed: so it also checks that the player lets go of a lost card within 15 s. It does not
+# while paused, when it has nothing to write and so does not see the loss; a USB DAC does not wait.)
+aloop_device=$(basename "$(readlink -f /sys/bus/platform/drivers/snd_aloop/snd_aloop.0 2>/dev/null || true)")
+card_cycle() {
+    [ -n "$aloop_device" ] || return 0
+    [ -n "$(timeout 10 mpc -h "$socket" playlist 2>/dev/null)" ] || mpc_q add KIOSKLIB
+    mpc_q play
+    snooze 1
+    echo "$aloop_device" > /sys/bus/platform/drivers/snd_aloop/unbind &
+    local unbind=$! i
+    for ((i = 0; i < 150; i++)); do kill -0 "$unbind" 2>/dev/null || break; snooze 0.1; done
+    if kill -0 "$unbind" 2>/dev/null; then
+        fail "the player did not let go of the lost sound card within 15 s while playing"
+    fi
+    snooze $((2 + RANDOM % 4))
+    echo "$aloop_device" > /sys/bus/platform/drivers/snd_aloop/bind
+}
+stick_cycle() {
+    media_pull "$MOUNTPOINT"
+    snooze $((1 + RANDOM % 5))
+    media_mount "$STICK_IMAGE" "$MOUNTPOINT"
+}
+storm() {
+    local i lines=("$LINE_PLAY" "$LINE_NEXT" "$LINE_PREVIOUS" "$LINE_CATEGORY" "$LINE_ENC_PUSH" "$LINE_STOP")
+    for ((i = 0; i < 10 + RANDOM % 20; i++)); do
+        case $((RANDOM % 6)) in
+        0) encoder_turn $((1 + RANDOM % 6)) "$([ $((RANDOM % 2)) = 0 ] && echo cw || echo ccw)" 3 ;;
+        1) button_long_press "${lines[RANDOM % ${#lines[@]}]}" 900 ;;
+        *) button_press "${lines[RANDOM % ${#lines[@]}]}" $((40 + RANDOM % 120)) ;;
+        esac
+        snooze "0.$((RANDOM % 3))"
+    done
+}
+mpd_burst() {
+    local i
+    (timeout $((3 + RANDOM % 8)) mpc -h "$socket" idle > /dev/null 2>&1 &)
+    for ((i = 0; i < 10 + RANDOM % 30; i++)); do
+        case $((RANDOM % 7)) in
+        0) mpc_q add KIOSKLIB ;;
+        1) mpc_q next ;;
+        2) mpc_q play ;;
+        3) mpc_q volume $((RANDOM % 101)) ;;
+        4) mpc_q playlist ;;
+        *) mpc_q status ;;
+        esac
+    done
+}
+
+samples=$SYSTEST_WORK/samples.tsv
+printf 'seconds\trss_kb\tfds\n' > "$samples"
+sample() {
+    printf '%s\t%s\t%s\n' $(( ($(now_us) - start_us) / 1000000 )) \
+        "$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)" \
+        "$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)" >> "$samples"
+}
+start_us=$(now_us)
+end_us=$((start_us + minutes * 60 * 1000000))
+next_sample=0
+declare -A done_count=()
+while [ "$(now_us)" -lt "$end_us" ] && player_alive; do
+    case $((RANDOM % 10)) in
+    0 | 1 | 2 | 3) fault=storm ;;
+    4) fault=stick ;;
+    5) fault=card ;;
+    6 | 7 | 8) fault=mpd ;;
+    *) fault=pause ;;
+    esac
+    [ -z "${SOAK_ONLY:-}" ] || fault=$SOAK_ONLY  # one kind of fault only (SOAK_ONLY=card …)
+    log "fault: $fault"
+    case $fault in
+    storm) storm ;;
+    stick) stick_cycle ;;
+    card) card_cycle ;;
+    mpd) mpd_burst ;;
+    pause) snooze 3 ;;
+    esac
+    done_count[$fault]=$((${done_count[$fault]:-0} + 1))
+    mounted "$MOUNTPOINT" || media_mount "$STICK_IMAGE" "$MOUNTPOINT"
+    if [ "$(now_us)" -ge "$next_sample" ]; then
+        sample
+        next_sample=$(($(now_us) + 10000000))
+    fi
+done
+sample
+log "faults induced: storms ${done_count[storm]:-0}, stick cycles ${done_count[stick]:-0}, card cycles ${done_count[card]:-0}, MPD bursts ${done_count[mpd]:-0}"
+figure soak_minutes "$minutes"
+figure stick_cycles "${done_count[stick]:-0}"
+figure card_cycles "${done_count[card]:-0}"
+figure mpd_bursts "${done_count[mpd]:-0}"
+figure storms "${done_count[storm]:-0}"
+
+check "the player ran throughout, one process (pid $pid)" player_alive
+check "no restart: the player logged one start" test "$(grep -c 'listening on' "$SYSTEST_WORK/player.log")" -le 1
+
+# Flat after warm-up: the least-squares RSS slope, and the fd range.
+read -r slope rss_first rss_last fd_min fd_max n < <(python3 - "$samples" << 'PY'
+import sys
+rows = [l.split('\t') for l in open(sys.argv[1]).read().split('\n')[1:] if l.strip()]
+rows = [(float(t), float(r), int(f)) for t, r, f in rows if r and f]
+end = rows[-1][0] if rows else 0
+warm = [r for r in rows if r[0] >= end / 5] or rows
+n = len(warm)
+mt = sum(r[0] for r in warm) / n; mr = sum(r[1] for r in warm) / n
+var = sum((r[0] - mt) ** 2 for r in warm) or 1
+slope = sum((r[0] - mt) * (r[1] - mr) for r in warm) / var * 3600  # kB per hour
+print(f"{slope:.0f} {warm[0][1]:.0f} {warm[-1][1]:.0f} {min(r[2] for r in warm)} {max(r[2] for r in warm)} {n}")
+PY
+)
+figure rss_slope_kb_per_hour "$slope"
+figure rss_after_warmup_kb "$rss_first"
+figure rss_end_kb "$rss_last"
+figure fds "$fd_min-$fd_max"
+log "after warm-up ($n samples): RSS $rss_first → $rss_last kB, slope $slope kB/h; fds $fd_min…$fd_max"
+check "RSS is flat after warm-up (grew ${rss_first}→${rss_last} kB, under 2 MiB)" test $((rss_last - rss_first)) -lt 2048
+check "open fds are flat after warm-up ($fd_min…$fd_max)" test $((fd_max - fd_min)) -le 3
+
+# The state files parse.
+for f in "$STATE_DIR/resume.json" "$STATE_DIR/bookmarks.json"; do
+    [ -f "$f" ] || continue
+    check "$(basename "$f") is valid JSON" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$f"
+done
+
+# Still plays bit-exactly: one track from its start through MPD at full volume.
+ref=$(track_reference "$(track_file "$library" "Artist A" Alpha 1)") || fail "decode Alpha 1"
+must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
+mpc_q stop
+mpc_q clear
+mpc_q volume 100
+mpc_q add "KIOSKLIB/Artist A/Alpha/$(basename "$(track_file "$library" "Artist A" Alpha 1)")"
+from=$(capture_now)
+mpc_q play
+check "after the soak, Alpha 1 plays bit-exact over 2 s" wait_pcm 20 find "$ref" --from "$from" --frames $((2 * SYSTEST_RATE))
+check "SIGTERM: exits 0" player_stop
+capture_stop > /dev/null || true
+finish

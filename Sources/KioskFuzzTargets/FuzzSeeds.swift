@@ -83,8 +83,8 @@ public enum FuzzSeeds {
         try seed(.tags, "seed-wav", [4] + wav)
         // Inputs: a press, a long press, a chord, an encoder turn.
         try seed(.inputs, "press", [0, 1, 10, 0, 0, 20])
-        try seed(.inputs, "long-press", [0, 1, 10, 0, 0, 0x80 | 20])
-        try seed(.inputs, "chord", [0, 1, 5, 1, 1, 5, 0, 0, 0x80 | 30, 1, 0, 1])
+        try seed(.inputs, "long-press", [0, 1, 10, 0, 0, 148])  // 148 = 0x80 | 20: the 50× scale
+        try seed(.inputs, "chord", [0, 1, 5, 1, 1, 5, 0, 0, 158, 1, 0, 1])
         try seed(.inputs, "encoder", [3, 1, 2, 4, 1, 2, 3, 0, 2, 4, 0, 2, 3, 1, 2, 4, 1, 2])
         return counts
     }

@@ -56,9 +56,23 @@ check "the first sound after play is the MP3's first frame" test "$PCM_REFERENCE
 
 # 2. the M4A right after it
 must "the M4A follows, bit-exact for 1 s" wait_pcm 30 find "$ref2" --from $((mp3_start + mp3_frames - 4410)) --frames 44100
-figure mp3_to_m4a_gap_frames $((PCM_TRACK_START - mp3_start - mp3_frames))
-check "no gap and no overlap between the MP3 and the M4A (the M4A starts at MP3 frame $mp3_frames)" \
-    test "$PCM_TRACK_START" = $((mp3_start + mp3_frames))
+gap=$((PCM_TRACK_START - mp3_start - mp3_frames))
+figure mp3_to_m4a_gap_frames "$gap"
+# The longest stall of the whole VM (stall-watch) from 3 s before the transition to 1 s after, in ms:
+# a stalled emulator stops snd-aloop's timers too, so the capture can show a gap the player did not
+# make (as scenario 15 excuses). Only a gap no longer than such a stall is excused, and it is logged.
+transition_us=$(capture_frame_us $((mp3_start + mp3_frames)))
+stalled_ms=$(awk -v a=$((transition_us - 3000000)) -v b=$((transition_us + 1000000)) '
+    { split($2, s, "="); split($3, l, "="); if (s[2] >= a && s[2] <= b && l[2] > m) m = l[2] }
+    END { print int(m / 1000) }' "$SYSTEST_OUT/stalls.txt" 2>/dev/null || echo 0)
+gap_ms=$((gap * 1000 / SYSTEST_RATE))
+if [ "$gap" -gt 0 ] && [ "$gap_ms" -le "${stalled_ms:-0}" ]; then
+    log "excused: a gap of $gap_ms ms between the MP3 and the M4A, with the VM stalled $stalled_ms ms around it"
+    figure mp3_to_m4a_gap_excused_ms "$gap_ms (VM stalled $stalled_ms ms)"
+else
+    check "no gap and no overlap between the MP3 and the M4A (the M4A starts at MP3 frame $mp3_frames)" \
+        test "$PCM_TRACK_START" = $((mp3_start + mp3_frames))
+fi
 
 # 3. clean exit
 check "SIGTERM: exits 0 within 10 s" player_stop

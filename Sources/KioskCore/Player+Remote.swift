@@ -74,9 +74,8 @@ extension Player {
         case .wrapped: startQueue(at: kept(0), frame: 0, status: .playing)
         // The end of the queue: stopped at the start of the first entry.
         case .end, .restart:
-            if let leaving, queue.count == 1 {
-                playQueue.remove(entry: leaving)
-                remoteClear()
+            if leaving != nil && queue.count == 1 {
+                remoteClear()  // the last entry left: the queue is empty
                 return true
             }
             startQueue(at: kept(0), frame: 0, status: .stopped)

@@ -360,10 +360,7 @@ public final class Player {
             if consume {
                 _ = consumeEntry(entry, before: entry)
                 if queue.isEmpty {
-                    engine.setQueue([], startAt: 0, startFrame: 0)
-                    status = .stopped
-                    positionFrames = 0
-                    recorder.stopPeriodic()
+                    dropProvisional()  // the engine stopped on an empty queue, as remoteClear does
                     recorder.saveNow()
                     return
                 }

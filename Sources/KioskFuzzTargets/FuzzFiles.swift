@@ -18,9 +18,7 @@ enum FuzzFiles {
     }()
 
     private static func currentTemporaryDirectory() -> String {
-        if let value = getenv("TMPDIR"), let text = String(validatingCString: value), text.hasPrefix("/") {
-            return text
-        }
+        if let text = Syscalls.environment("TMPDIR"), text.hasPrefix("/") { return text }
         return "/tmp"
     }
 

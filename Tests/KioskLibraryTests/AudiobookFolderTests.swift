@@ -33,21 +33,15 @@ import Testing
         let state = try TemporaryDirectory("kiosk-state")
         defer { state.remove() }
         try library.track("Tale/1.flac", title: "Tale")
-        let scanner = VolumeScanner()
-        func scan(_ previous: VolumeContents?) throws -> (VolumeContents, ScanStatistics) {
-            try scanner.scan(
-                volume: library.volume, mountPoint: library.root, indexPath: state.file("index.sqlite"),
-                previous: previous)
-        }
-        let (plain, _) = try scan(nil)
+        let (plain, _) = try library.rescan(from: nil, indexPath: state.file("index.sqlite"))
         #expect(!plain.tracks[0].isInAudiobookFolder)
         try library.write("Tale/.audiobook", text: "")
-        let (marked, markedStats) = try scan(plain)
+        let (marked, markedStats) = try library.rescan(from: plain, indexPath: state.file("index.sqlite"))
         #expect(!markedStats.reusedPrevious)
         #expect(markedStats.filesRead == 0, "the marker changes no file: the index still holds the track")
         #expect(marked.tracks[0].isInAudiobookFolder)
         try Syscalls.unlink(library.root + "/Tale/.audiobook")
-        let (unmarked, _) = try scan(marked)
+        let (unmarked, _) = try library.rescan(from: marked, indexPath: state.file("index.sqlite"))
         #expect(!unmarked.tracks[0].isInAudiobookFolder)
     }
 }

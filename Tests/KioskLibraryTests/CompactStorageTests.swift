@@ -150,11 +150,7 @@ import Testing
             [("TITLE", "A2"), ("ARTIST", "The Alpha"), ("ALBUM", "A"), ("GENRE", "G"), ("DATE", "1"), ("DATE", "2")])
         var limits = ScanLimits()
         limits.maxComments = 5
-        let scanner = VolumeScanner(limits: limits)
-        func scan(_ previous: VolumeContents?) throws -> (VolumeContents, ScanStatistics) {
-            try scanner.scan(volume: library.volume, mountPoint: library.root, indexPath: index, previous: previous)
-        }
-        let (scanned, _) = try scan(nil)
+        let (scanned, _) = try library.rescan(from: nil, indexPath: index, limits: limits)
         let catalog = Catalog(volumes: [scanned], limits: limits)
         #expect(scanned.tracks.map(\.title) != catalog.allTracks.map(\.title))
         let kept = catalog.sharingTracks(with: scanned)
@@ -167,17 +163,17 @@ import Testing
         #expect(kept.problems.contains { $0.relativePath == "c/bad.flac" && $0.severity == .excluded })
 
         // Nothing changed: the kept contents stand.
-        let (again, againStats) = try scan(kept)
+        let (again, againStats) = try library.rescan(from: kept, indexPath: index, limits: limits)
         #expect(againStats.reusedPrevious)
         #expect(again.tracks == kept.tracks)
 
         // One file changed: only it is read; the rest (and the warning) come from the kept contents.
         try library.track("b/2.flac", title: "Retitled", artist: "Mid", album: "M", track: "2")
         touch(library.root + "/b/2.flac", seconds: 1_000_000)
-        let (changed, changedStats) = try scan(kept)
+        let (changed, changedStats) = try library.rescan(from: kept, indexPath: index, limits: limits)
         #expect(!changedStats.reusedPrevious)
         #expect(changedStats.filesRead == 1)
-        let (fromIndex, fromIndexStats) = try scan(nil)
+        let (fromIndex, fromIndexStats) = try library.rescan(from: nil, indexPath: index, limits: limits)
         #expect(fromIndexStats.filesRead == 0)
         #expect(changed.tracks == fromIndex.tracks)
         #expect(changed.problems == fromIndex.problems)

@@ -74,6 +74,15 @@ struct TestLibrary {
 
     func catalog(limits: ScanLimits = ScanLimits()) throws -> Catalog { try scan(limits: limits).0 }
 
+    /// Scans into the volume's contents with the index at `indexPath`, given the contents of the
+    /// scan before (nil for none): what the library does on each rescan.
+    func rescan(
+        from previous: VolumeContents?, indexPath: String, limits: ScanLimits = ScanLimits()
+    ) throws -> (VolumeContents, ScanStatistics) {
+        try VolumeScanner(limits: limits).scan(
+            volume: volume, mountPoint: root, indexPath: indexPath, previous: previous)
+    }
+
     func remove() { directory.remove() }
 }
 

@@ -72,15 +72,11 @@ import Testing
         try library.write("bad.flac", text: "junk")
         try library.write("list.m3u", text: "A/1.flac\nA/9.flac\n")
         try library.write("A/cover.jpg", SyntheticLibrary.sampleJPEG)
-        let scanner = VolumeScanner()
-        func scan(_ previous: VolumeContents?) throws -> (VolumeContents, ScanStatistics) {
-            try scanner.scan(volume: library.volume, mountPoint: library.root, indexPath: index, previous: previous)
-        }
-        let (first, firstStats) = try scan(nil)
+        let (first, firstStats) = try library.rescan(from: nil, indexPath: index)
         #expect(!firstStats.reusedPrevious)
         #expect(first.fingerprint != nil)
 
-        let (second, secondStats) = try scan(first)
+        let (second, secondStats) = try library.rescan(from: first, indexPath: index)
         #expect(secondStats.reusedPrevious)
         #expect(secondStats.filesRead == 0)
         #expect(secondStats.filesUnchanged == 5)
@@ -89,7 +85,7 @@ import Testing
         #expect(second.problems == first.problems)
 
         // The same scan from the index alone gives the same contents.
-        let (fromIndex, fromIndexStats) = try scan(nil)
+        let (fromIndex, fromIndexStats) = try library.rescan(from: nil, indexPath: index)
         #expect(!fromIndexStats.reusedPrevious)
         #expect(fromIndexStats.filesRead == 0)
         #expect(fromIndex.tracks == first.tracks)
@@ -99,22 +95,22 @@ import Testing
 
         // Any difference is a normal rescan: an mtime, a new cover, a removed file, other limits.
         touch(library.root + "/A/2.flac", seconds: 1_000_000)
-        let (afterTouch, touchStats) = try scan(second)
+        let (afterTouch, touchStats) = try library.rescan(from: second, indexPath: index)
         #expect(!touchStats.reusedPrevious)
         #expect(touchStats.filesRead == 1)
         #expect(afterTouch.tracks.map(\.relativePath) == first.tracks.map(\.relativePath))
         #expect(afterTouch.problems == first.problems)
         try library.write("folder.png", SyntheticLibrary.sampleJPEG)
-        let (afterCover, coverStats) = try scan(afterTouch)
+        let (afterCover, coverStats) = try library.rescan(from: afterTouch, indexPath: index)
         #expect(!coverStats.reusedPrevious)
         #expect(coverStats.filesRead == 0)
         try Syscalls.unlink(library.root + "/A/4.flac")
-        let (afterRemoval, removalStats) = try scan(afterCover)
+        let (afterRemoval, removalStats) = try library.rescan(from: afterCover, indexPath: index)
         #expect(!removalStats.reusedPrevious)
         #expect(removalStats.filesRemoved == 1)
         #expect(afterRemoval.tracks.count == 3)
         // What those scans took from the previous contents is what the index says.
-        let (checked, checkedStats) = try scan(nil)
+        let (checked, checkedStats) = try library.rescan(from: nil, indexPath: index)
         #expect(checkedStats.filesRead == 0)
         #expect(checkedStats.filesRemoved == 0)
         #expect(checked.tracks == afterRemoval.tracks)
@@ -126,18 +122,18 @@ import Testing
         let other = try VolumeScanner(limits: limits).scan(
             volume: library.volume, mountPoint: library.root, indexPath: index, previous: afterRemoval)
         #expect(!other.statistics.reusedPrevious)
-        let (_, againStats) = try scan(afterRemoval)
+        let (_, againStats) = try library.rescan(from: afterRemoval, indexPath: index)
         #expect(againStats.reusedPrevious)
 
         // A deleted index is rebuilt, not skipped.
         VolumeIndex.deleteFiles(index)
-        let (rebuilt, rebuiltStats) = try scan(afterRemoval)
+        let (rebuilt, rebuiltStats) = try library.rescan(from: afterRemoval, indexPath: index)
         #expect(!rebuiltStats.reusedPrevious)
         #expect(rebuiltStats.filesRead == 4)
         // So is one of another schema version, even when only one file changed.
         try SQLiteDatabase(path: index).execute("PRAGMA user_version = 999")
         touch(library.root + "/A/3.flac", seconds: 2_000_000)
-        let (_, versionStats) = try scan(rebuilt)
+        let (_, versionStats) = try library.rescan(from: rebuilt, indexPath: index)
         #expect(versionStats.filesRead == 4)
         #expect(try loadedFiles(index) == 4)
     }

@@ -664,10 +664,11 @@ vm_stall() {
     }
 }
 
-# stalls_since TIME_US : stall-watch's records (guest timers 20 ms or more late) since TIME_US,
+# stalls_since TIME_US [UNTIL_US] : stall-watch's records (guest timers 20 ms or more late) since TIME_US (until UNTIL_US),
 # "LATE_MS" one a line.
 stalls_since() {
-    awk -v t="$1" '{ split($2, s, "="); split($3, l, "="); if (s[2] >= t) print int(l[2] / 1000) }' "$SYSTEST_OUT/stalls.txt" 2>/dev/null
+    awk -v t="$1" -v u="${2:-}" '{ split($2, s, "="); split($3, l, "=")
+        if (s[2] >= t && (u == "" || s[2] <= u)) print int(l[2] / 1000) }' "$SYSTEST_OUT/stalls.txt" 2>/dev/null
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -62,9 +62,7 @@ figure mp3_to_m4a_gap_frames "$gap"
 # a stalled emulator stops snd-aloop's timers too, so the capture can show a gap the player did not
 # make (as scenario 15 excuses). Only a gap no longer than such a stall is excused, and it is logged.
 transition_us=$(capture_frame_us $((mp3_start + mp3_frames)))
-stalled_ms=$(awk -v a=$((transition_us - 3000000)) -v b=$((transition_us + 1000000)) '
-    { split($2, s, "="); split($3, l, "="); if (s[2] >= a && s[2] <= b && l[2] > m) m = l[2] }
-    END { print int(m / 1000) }' "$SYSTEST_OUT/stalls.txt" 2>/dev/null || echo 0)
+stalled_ms=$(stalls_since $((transition_us - 3000000)) $((transition_us + 1000000)) | sort -n | tail -n 1)
 gap_ms=$((gap * 1000 / SYSTEST_RATE))
 if [ "$gap" -gt 0 ] && [ "$gap_ms" -le "${stalled_ms:-0}" ]; then
     log "excused: a gap of $gap_ms ms between the MP3 and the M4A, with the VM stalled $stalled_ms ms around it"

@@ -47,6 +47,10 @@ int kiosk_evdev_use_monotonic_clock(int fd) {
     return ioctl(fd, EVIOCSCLOCKID, &clock);
 }
 
+int kiosk_evdev_grab(int fd) {
+    return ioctl(fd, EVIOCGRAB, 1);
+}
+
 int kiosk_evdev_has_code(int fd, unsigned int type, unsigned int code) {
     unsigned char bits[KEY_MAX / 8 + 1];
     memset(bits, 0, sizeof bits);

@@ -54,6 +54,21 @@ int kiosk_spi_write(int fd, const void *bytes, uint32_t length, uint32_t speed_h
     return rc;
 }
 
+int kiosk_spi_transfer(int fd, const void *tx, void *rx, uint32_t length, uint32_t speed_hz) {
+    struct spi_ioc_transfer transfer;
+    memset(&transfer, 0, sizeof transfer);
+    transfer.tx_buf = (uint64_t)(uintptr_t)tx;
+    transfer.rx_buf = (uint64_t)(uintptr_t)rx;
+    transfer.len = length;
+    transfer.speed_hz = speed_hz;
+    transfer.bits_per_word = 8;
+    int rc;
+    do {
+        rc = ioctl(fd, SPI_IOC_MESSAGE(1), &transfer);
+    } while (rc < 0 && errno == EINTR);
+    return rc;
+}
+
 void kiosk_spi_abi(struct kiosk_spi_abi *out) {
     out->message_1 = SPI_IOC_MESSAGE(1);
     out->wr_mode = SPI_IOC_WR_MODE;

@@ -256,9 +256,17 @@ public final class Appliance {
             self.display?.noteActivity()
             self.player.handle(event)
         }
+        manager.onCard = { [unowned self] event in
+            Log.debug("input: \(event)")
+            self.display?.noteActivity()
+            self.player.handle(event)
+        }
         inputs = manager
+        player.linkGesture = Self.linkGesture(
+            profile, keyboard: options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0))
         if profile.usesGPIO { manager.startGPIO() }
         if !profile.evdev.isEmpty { manager.startEvdev() }
+        if !profile.cardReaders.isEmpty { manager.startCardReaders() }
         let keyboard = options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0)
         if keyboard {
             manager.startKeyboard()
@@ -274,6 +282,34 @@ public final class Appliance {
                 Log.error("event script: \(error)")
             }
         }
+    }
+
+    /// How this board asks for `play-from-start`, which links a new card: "Hold Select".
+    static func linkGesture(_ profile: InputProfile, keyboard: Bool) -> String {
+        if let button = profile.buttons.first(where: { $0.binding.longPress == .playFromStart }) {
+            return "Hold \(button.name)"
+        }
+        for device in profile.evdev {
+            if let key = device.keys.first(where: { $0.binding.longPress == .playFromStart }) {
+                return "Hold \(Self.keyName(key.name))"
+            }
+            if let key = device.keys.first(where: { $0.binding.press == .playFromStart }) {
+                return "Press \(Self.keyName(key.name))"
+            }
+        }
+        if let chord = profile.chords.first(where: { $0.action == .playFromStart }) {
+            return "Hold \(chord.buttons.joined(separator: "+"))"
+        }
+        if keyboard, let key = profile.keyboard.first(where: { $0.value == .playFromStart })?.key {
+            return "Press \(key.prefix(1).uppercased() + key.dropFirst())"
+        }
+        return "Hold Select"
+    }
+
+    /// "KEY_ENTER" → "Enter", for the screen.
+    private static func keyName(_ name: String) -> String {
+        let bare = name.hasPrefix("KEY_") || name.hasPrefix("BTN_") ? String(name.dropFirst(4)) : name
+        return bare.prefix(1).uppercased() + bare.dropFirst().lowercased()
     }
 
     private func printKeymap(_ profile: InputProfile) {

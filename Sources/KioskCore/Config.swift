@@ -1,5 +1,6 @@
 import Glibc
 import KioskAudio
+import KioskInput
 import KioskSystem
 
 /// The player's configuration: one JSON file (`/etc/kiosk-player/config.json`, or `--config`).
@@ -64,6 +65,21 @@ public struct Config: Sendable {
         public var maxClients = 8
     }
 
+    /// Cards (`cards`): what a card shown again and a card taken off do, and the readers.
+    public struct Cards: Sendable, Equatable {
+        /// The card that started what plays, shown again (a USB reader's second swipe, or an
+        /// RC522 card put back).
+        public enum Again: String, Sendable, Equatable, CaseIterable {
+            case restart, togglePause = "toggle-pause", nothing, next
+        }
+        /// A card taken off an RC522 reader (USB readers cannot tell).
+        public enum Removed: String, Sendable, Equatable, CaseIterable { case pause, nothing }
+        public var again = Again.togglePause
+        public var removed = Removed.pause
+        /// Replaces the board's `cardReaders` when set.
+        public var readers: [CardReaderConfig]?
+    }
+
     /// Where the config came from ("" = built-in defaults).
     public var file = ""
     /// Board profile name, or "auto" (from /proc/device-tree/model).
@@ -105,6 +121,7 @@ public struct Config: Sendable {
     public var screen = Screen()
     public var inputs = Inputs()
     public var mpd = MPD()
+    public var cards = Cards()
 
     public init() {}
 
@@ -114,7 +131,7 @@ public struct Config: Sendable {
         "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "bookmarks", "sleepMinutes",
         "sleepAction",
         "repeat", "shuffle", "audio", "screen",
-        "inputs", "mpd",
+        "inputs", "mpd", "cards",
     ]
 
     /// Parses a config file's contents.
@@ -227,6 +244,13 @@ public struct Config: Sendable {
             c.mpd.password = try m.string("password")
             c.mpd.maxClients = try m.int("maxClients", range: 1...64) ?? c.mpd.maxClients
             try m.finish()
+        }
+        if let k = try r.object("cards") {
+            c.cards.again = try k.choice("again", Cards.Again.self) ?? c.cards.again
+            c.cards.removed = try k.choice("removed", Cards.Removed.self) ?? c.cards.removed
+            var lines = LineRegistry()
+            c.cards.readers = try CardReaderConfig.parseList(k, "readers", lines: &lines)
+            try k.finish()
         }
         try r.finish(known: topKeys)
         return c

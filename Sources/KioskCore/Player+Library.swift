@@ -25,6 +25,7 @@ extension Player {
         catalog = newCatalog
         if !availableCategories.contains(category), let first = availableCategories.first { category = first }
         tryResume()
+        playWaitingCard()
         refreshScreen()
     }
 

@@ -63,12 +63,13 @@ extension Player {
             "Shuffle: \(playQueue.shuffle.rawValue)",
             "Sleep: \(sleepRemainingSeconds.map { "\(($0 + 59) / 60) min" } ?? "off")",
             "Help",
+            "Cards: \(cards.links.count) linked",
             "Close",
         ]
     }
 
     /// Menu: next/previous move (wrapping); select or play-pause chooses (output: the next device;
-    /// repeat: toggles; help; close); back, menu and play-from-start (select's long press on most
+    /// repeat: toggles; help; the cards; close); back, menu and play-from-start (select's long press on most
     /// boards) close it; play, pause and stop act on playback.
     func handleMenu(_ action: Action, selected: Int) {
         let count = menuEntries.count
@@ -85,6 +86,7 @@ extension Player {
             case 2: cycleShuffle()
             case 3: cycleSleepTimer()
             case 4: mode = .help(page: 0)
+            case 5: mode = .cards(selected: 0)
             default: mode = .nowPlaying
             }
         case .back, .menu, .playFromStart: mode = .nowPlaying
@@ -130,19 +132,7 @@ extension Player {
     /// `fromStart`, from its first track.
     func playSelection(fromStart: Bool = false) {
         let list = collections
-        guard !list.isEmpty, let catalog else { return }
-        let collection = list[selectedIndex]
-        let tracks = catalog.tracks(of: collection)
-        guard !tracks.isEmpty else { return }
-        // The listener chose something else: a saved queue that still waits for its stick is dropped.
-        pendingResume = nil
-        let audiobook = audiobooks.isAudiobook(tracks)
-        playQueue.replace(with: tracks, collection: collection, audiobook: audiobook)
-        if !fromStart, let place = bookmarkedPlace(in: tracks, collection: collection, audiobook: audiobook) {
-            startQueue(at: place.index, frame: place.frame, status: .playing)
-        } else {
-            startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing)
-        }
-        mode = .nowPlaying
+        guard !list.isEmpty else { return }
+        play(collection: list[selectedIndex], fromStart: fromStart)
     }
 }

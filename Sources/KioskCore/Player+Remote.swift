@@ -120,7 +120,7 @@ extension Player {
     /// Sets the volume, 0…100 % within the configured limits (the screen shows it like a button
     /// press would).
     public func remoteSetVolume(_ percent: Int) {
-        changeVolume(by: config.volumeLimits.clamp(percent) - volume)
+        changeVolume(by: volumeLimits.clamp(percent) - volume)
     }
 
     /// Turns repeat (start again after the last entry) on or off.

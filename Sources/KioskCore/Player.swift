@@ -15,6 +15,8 @@ public enum PlayerMode: Equatable, Sendable {
     case browse
     case help(page: Int)
     case menu(selected: Int)
+    /// The linked cards (from the menu), one selected; hold Select unlinks it.
+    case cards(selected: Int)
 }
 
 /// The appliance's state machine: what plays, what the screen shows, what each button does.
@@ -78,7 +80,7 @@ public final class Player {
     /// The engine id of the entry the player itself last started (a jump, not a track border):
     /// consume removes only entries the queue played past.
     private var startedByPlayer: UInt64?
-    private var transient: (message: MessageState, timer: TimerID)?
+    var transient: (message: MessageState, timer: TimerID)?
     var statusLine: String?
     /// nil until the volume is first changed; then the current volume (the display shows the overlay
     /// when this value changes and hides it by itself).
@@ -97,6 +99,20 @@ public final class Player {
     let audiobooks: AudiobookRule
     /// Where each collection was left (Player+Bookmarks.swift).
     let bookmarks: BookmarkStore
+    /// The card links (`cards.json`).
+    public let cards: CardStore
+    /// A new card waiting to be linked, while its prompt shows.
+    var cardPrompt: CardPrompt?
+    /// The card that started what the queue plays, for a second presentation and its removal.
+    var playingCard: CardUID?
+    /// The playing card was taken off and that paused playback: putting it back resumes.
+    var pausedByCardRemoval = false
+    /// A card whose collection was not there yet (its stick not inserted, or not scanned).
+    var waitingCard: (uid: CardUID, collection: CardCollection, since: UInt64)?
+    /// A card's volume limit (`volume-limit-N`), on top of the config's.
+    var cardVolumeCeiling: Int?
+    /// How the box is told to link a new card ("hold Select"): the gesture of `play-from-start`.
+    public var linkGesture = "Hold Select"
     /// The last place written as a bookmark: a playing track is written again only after 30 s.
     var lastBookmarked: (relativePath: String, frames: Int64, playing: Bool)?
 
@@ -131,6 +147,7 @@ public final class Player {
         self.config = config
         audiobooks = AudiobookRule(genres: config.audiobookGenres)
         bookmarks = BookmarkStore(directory: config.stateDirectory)
+        cards = CardStore(directory: config.stateDirectory)
         output = OutputSupervisor(
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)
         volume = config.volumeLimits.clamp(config.volumeAtBoot ?? resume?.volumePercent ?? config.volume)
@@ -224,6 +241,10 @@ public final class Player {
             return
         default: break
         }
+        if answerCardPrompt(event.action) {
+            refreshScreen()
+            return
+        }
         if transient != nil {
             // Any other press dismisses a transient message first and does nothing else.
             clearTransient()
@@ -239,6 +260,7 @@ public final class Player {
         case .browse: handleBrowse(event.action, steps: steps)
         case .help(let page): handleHelp(event.action, page: page)
         case .menu(let selected): handleMenu(event.action, selected: selected)
+        case .cards(let selected): handleCards(event.action, selected: selected)
         }
         refreshScreen()
     }
@@ -408,7 +430,7 @@ public final class Player {
 
     /// Moves the volume by `delta` within the configured limits (`VolumeLimits`).
     func changeVolume(by delta: Int) {
-        let new = config.volumeLimits.clamp(volume + delta)
+        let new = volumeLimits.clamp(volume + delta)
         volumeOverlay = new
         if new != volume {
             volume = new
@@ -604,7 +626,7 @@ public final class Player {
 
     // MARK: - screen
 
-    private func rearmIdleTimer() {
+    func rearmIdleTimer() {
         if let timer = idleTimer { scheduler.cancel(timer) }
         idleTimer = scheduler.schedule(afterMilliseconds: browseTimeoutMilliseconds) { [weak self] in
             guard let self, self.mode != .nowPlaying, !self.queue.isEmpty else { return }
@@ -654,7 +676,8 @@ public final class Player {
         view.status = status
         view.positionSeconds = positionSeconds
         view.volumeOverlay = volumeOverlay
-        view.volumeRange = config.volumeLimits.range
+        view.volumeRange = volumeLimits.range
+        view.cardEntries = cardEntries
         view.sleepCountdown = sleepCountdown
         view.statusLine = statusLine
         return view

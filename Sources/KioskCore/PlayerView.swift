@@ -14,6 +14,8 @@ struct PlayerView {
     var helpEntries: [HelpEntry] = []
     var helpPageCount = 1
     var menuEntries: [String] = []
+    /// The Cards screen's rows (the linked cards, then Close).
+    var cardEntries: [BrowseItem] = []
     var category = KioskLibrary.Category.album
     var collections: [Collection] = []
     var selectedIndex = 0
@@ -50,6 +52,8 @@ struct PlayerView {
                     categoryLabel: "Menu",
                     items: menuEntries.map { BrowseItem(title: $0, subtitle: nil, artworkKey: nil) },
                     selectedIndex: selected))
+        case .cards(let selected):
+            return .browse(BrowseState(categoryLabel: "Cards", items: cardEntries, selectedIndex: selected))
         case .browse:
             if !collections.isEmpty { return .browse(browseList) }
         case .nowPlaying:

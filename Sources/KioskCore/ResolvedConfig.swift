@@ -39,6 +39,7 @@ public struct ResolvedConfig: Sendable {
             let reader = try JSONReader(config.inputs.keymap, file: config.file, path: "inputs.keymap")
             try profile.applyKeymap(reader)
         }
+        if let readers = config.cards.readers { profile.cardReaders = readers }
         return profile
     }
 
@@ -89,6 +90,12 @@ public struct ResolvedConfig: Sendable {
             ("password", c.mpd.password == nil ? JSONValue.null : JSONValue.string("(set)")),
             ("maxClients", .number(Double(c.mpd.maxClients))),
         ]
+        let readers = (config.cards.readers ?? board.input.cardReaders).map { JSONValue.string($0.summary) }
+        let cards: [(String, JSONValue)] = [
+            ("again", .string(c.cards.again.rawValue)),
+            ("removed", .string(c.cards.removed.rawValue)),
+            ("readers", .array(readers)),
+        ]
         let members: [(String, JSONValue)] = [
             ("configFile", .string(c.file.isEmpty ? "(built-in defaults)" : c.file)),
             ("board", .string(board.name)),
@@ -113,6 +120,7 @@ public struct ResolvedConfig: Sendable {
             ("screen", .object(screen)),
             ("inputs", .object(inputs)),
             ("mpd", .object(mpd)),
+            ("cards", .object(cards)),
         ]
         return .object(members)
     }

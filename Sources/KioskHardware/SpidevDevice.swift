@@ -7,7 +7,7 @@ import KioskSystem
 /// controller, a card reader) is the caller's business.
 ///
 /// Thread: one thread at a time (e.g. the SPI panel's worker once it is handed over).
-public final class SpidevDevice: @unchecked Sendable {
+public final class SpidevDevice: SPIBus, @unchecked Sendable {
     public let path: String
     /// The largest `write` accepted (spidev's `bufsiz`).
     public let maxTransferBytes: Int
@@ -67,5 +67,23 @@ public final class SpidevDevice: @unchecked Sendable {
             let error = Errno.current
             throw HardwareError(message: "\(path): SPI transfer of \(bytes.count) bytes failed: \(error.message)")
         }
+    }
+
+    /// Sends `bytes` (at most `maxTransferBytes`) and returns what the chip clocked back, in one
+    /// full-duplex transfer at the default clock.
+    public func transfer(_ bytes: [UInt8]) throws(HardwareError) -> [UInt8] {
+        precondition(bytes.count <= maxTransferBytes, "transfer larger than spidev's bufsiz")
+        var received = [UInt8](repeating: 0, count: bytes.count)
+        if bytes.isEmpty { return received }
+        let rc = bytes.withUnsafeBytes { tx in
+            received.withUnsafeMutableBytes { rx in
+                kiosk_spi_transfer(fd.rawValue, tx.baseAddress, rx.baseAddress, UInt32(bytes.count), UInt32(speedHz))
+            }
+        }
+        if rc < 0 {
+            let error = Errno.current
+            throw HardwareError(message: "\(path): SPI transfer of \(bytes.count) bytes failed: \(error.message)")
+        }
+        return received
     }
 }

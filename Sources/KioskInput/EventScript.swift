@@ -11,7 +11,10 @@ import KioskSystem
 /// {"t": 0.4, "line": "A", "value": 0}       (value: the logical level, 1 = active/pressed)
 /// {"t": 120, "key": "n"}                    a keyboard key of the keyboard map, or an action name
 /// {"t": 300, "evdev": "KEY_PLAYPAUSE", "value": 1}   a key (1 down, 0 up) or axis (REL_X, ±n) of the
-/// {"t": 310, "evdev": "REL_X", "value": -1}          first evdev device that maps it ("device": "…" to pick)
+/// {"t": 310, "evdev": "REL_X", "value": -1}          first evdev device that maps it ("device": "…" to pick;
+///                                                    a USB card reader's name sends the key to that reader)
+/// {"t": 400, "card": "04A2B3C4D5"}          a card presented to a reader, as a reader reports it
+/// {"t": 900, "cardRemoved": "04A2B3C4D5"}   a card taken off ("cardRemoved": true: the last one presented)
 /// ```
 ///
 /// Thread: a value; any thread.
@@ -23,6 +26,11 @@ public struct EventScript: Sendable {
             case key(String)
             case action(Action)
             case evdev(device: Int, type: UInt16, code: UInt16, value: Int32)
+            /// A key of the USB card reader `reader` (its index in the profile's `cardReaders`).
+            case cardReaderKey(reader: Int, code: UInt16, value: Int32)
+            case card(CardUID)
+            /// nil: the card presented last.
+            case cardRemoved(CardUID?)
         }
         public let offsetNs: UInt64
         public let kind: Kind
@@ -56,7 +64,7 @@ public struct EventScript: Sendable {
             }
             lastT = t
             let kind = try parseKind(reader, profile: profile)
-            try reader.finish(known: ["t", "line", "key", "evdev", "value", "device"])
+            try reader.finish(known: ["t", "line", "key", "evdev", "value", "device", "card", "cardRemoved"])
             events.append(Event(offsetNs: UInt64((t * 1_000_000).rounded()), kind: kind))
             if events.count > maxEvents {
                 throw ConfigError(file: file, path: "", message: "more than \(maxEvents) events")
@@ -77,15 +85,27 @@ public struct EventScript: Sendable {
     }
 
     private static func parseKind(_ r: JSONReader, profile: InputProfile) throws(ConfigError) -> Event.Kind {
-        let present = ["line", "key", "evdev"].filter { r.has($0) }
+        let present = ["line", "key", "evdev", "card", "cardRemoved"].filter { r.has($0) }
         guard present.count == 1 else {
             throw ConfigError(
                 file: r.file, path: "",
                 message: present.isEmpty
-                    ? "needs one of \"line\", \"key\" or \"evdev\"" : "has both \"\(present[0])\" and \"\(present[1])\""
+                    ? "needs one of \"line\", \"key\", \"evdev\", \"card\" or \"cardRemoved\""
+                    : "has both \"\(present[0])\" and \"\(present[1])\""
             )
         }
         switch present[0] {
+        case "card":
+            guard let text = try r.string("card"), let uid = CardUID(text) else {
+                throw r.error("card", "expected a card number: 1…\(CardUID.maxLength) letters and digits")
+            }
+            return .card(uid)
+        case "cardRemoved":
+            if r.raw("cardRemoved")?.bool == true { return .cardRemoved(nil) }
+            guard let text = try r.string("cardRemoved"), let uid = CardUID(text) else {
+                throw r.error("cardRemoved", "expected a card number, or true for the last card presented")
+            }
+            return .cardRemoved(uid)
         case "line":
             let offset = try lineOffset(r, profile: profile)
             guard let value = try r.int("value", range: 0...1) else { throw r.error("value", "required (0 or 1)") }
@@ -110,6 +130,11 @@ public struct EventScript: Sendable {
                 throw r.error("value", isKey ? "required (1 down, 0 up)" : "required (the axis movement)")
             }
             let wanted = try r.string("device")
+            if let wanted, isKey,
+                let reader = profile.cardReaders.firstIndex(where: { $0 == .usb(device: wanted) })
+            {
+                return .cardReaderKey(reader: reader, code: code.code, value: Int32(value))
+            }
             let device = profile.evdev.firstIndex { config in
                 if let wanted, config.device != wanted { return false }
                 return isKey

@@ -4,8 +4,9 @@ import KioskHardware
 import KioskSystem
 
 /// Runs the inputs of a board on the event loop: GPIO buttons and encoders (libgpiod), evdev
-/// devices, the terminal keyboard, event scripts. Every backend feeds the same path
-/// (`Gestures`, `QuadratureDecoder`, the keymap) and each action reaches `onAction`.
+/// devices, the terminal keyboard, card readers, event scripts. Every backend feeds the same path
+/// (`Gestures`, `QuadratureDecoder`, the keymap) and each action reaches `onAction`; cards
+/// (`USBCardReader`, `RC522Reader`, scripts) reach `onCard`.
 ///
 /// A backend that fails (no chip, a busy line, a missing device, no permission) logs an error that
 /// names the chip and line or the device, records it in `problems`, and the other inputs keep
@@ -59,6 +60,10 @@ public final class InputManager {
     public var evdevDirectory = "/dev/input"
     /// How often a missing or vanished evdev device is looked for again.
     public var evdevRetryMs = 2000
+    /// Cards presented and removed, from every reader and from scripts.
+    public var onCard: ((CardEvent) -> Void)?
+    /// How the RC522 readers reach their chip (nil: spidev; tests give a simulated chip).
+    public var openRC522Bus: RC522Reader.OpenBus?
     /// Every input problem reported so far, as logged.
     public private(set) var problems: [String] = []
     /// The GPIO chip in use, once `startGPIO` found one.
@@ -79,6 +84,9 @@ public final class InputManager {
     private var scriptTimers: [Int: TimerID] = [:]
     private var nextScript = 0
     private var warnedClock = false
+    private var usbCardReaders: [Int: USBCardReader] = [:]
+    private var rc522Readers: [RC522Reader] = []
+    private var lastCard: CardUID?
 
     /// Sets up the gesture engine and keymap of `profile`; nothing is opened until a `start…` call.
     public init(
@@ -423,6 +431,47 @@ public final class InputManager {
         }
     }
 
+    // MARK: - card readers
+
+    /// Starts every card reader of the profile: USB readers are opened and grabbed (missing ones
+    /// are looked for again every `evdevRetryMs`), RC522 modules are polled on their own threads.
+    public func startCardReaders() {
+        for (i, reader) in profile.cardReaders.enumerated() {
+            switch reader {
+            case .usb(let device):
+                guard usbCardReaders[i] == nil else { continue }
+                let usb = USBCardReader(
+                    spec: device, loop: loop, directory: evdevDirectory, retryMs: evdevRetryMs,
+                    onCard: { [unowned self] in self.card($0) }, onProblem: { [unowned self] in self.problem($0) },
+                    onRaw: { [unowned self] in self.raw($0) })
+                usbCardReaders[i] = usb
+                usb.start()
+            case .rc522(let config):
+                do throws(Errno) {
+                    rc522Readers.append(
+                        try RC522Reader(
+                            config: config, loop: loop, openBus: openRC522Bus, gpioChips: profile.gpioChips,
+                            onCard: { [unowned self] in self.card($0) },
+                            onProblem: { [unowned self] in self.problem($0) }, onRaw: { [unowned self] in self.raw($0) }
+                        ))
+                } catch {
+                    problem("card reader: cannot start the thread for \(config.devicePath): \(error)")
+                }
+            }
+        }
+    }
+
+    /// Polls the RC522 readers while the box is awake; asleep, their field is off.
+    public func setCardReadersAwake(_ awake: Bool) {
+        for reader in rc522Readers { reader.setAwake(awake) }
+    }
+
+    private func card(_ event: CardEvent) {
+        if event.kind == .presented { lastCard = event.uid }
+        raw(event.description)
+        onCard?(event)
+    }
+
     // MARK: - keyboard
 
     /// Reads keys from `fd` (standard input by default). A terminal is put in raw mode (no echo, no
@@ -542,6 +591,20 @@ public final class InputManager {
             onAction(event)
         case .evdev(let device, let type, let code, let value):
             evdevEvent(device, type: type, code: code, value: value, at: t)
+        case .cardReaderKey(let reader, let code, let value):
+            if let usb = usbCardReaders[reader] {
+                usb.key(code: code, value: value, at: t)
+            } else {
+                raw("card reader \(reader) is not started: key ignored")
+            }
+        case .card(let uid):
+            card(CardEvent(.presented, uid: uid, source: "script", timestampNs: t))
+        case .cardRemoved(let uid):
+            guard let uid = uid ?? lastCard else {
+                raw("script: card removed, but none was presented")
+                return
+            }
+            card(CardEvent(.removed, uid: uid, source: "script", timestampNs: t))
         }
         armTimer()
     }
@@ -601,6 +664,10 @@ public final class InputManager {
             evdev[i].device = nil
         }
         stopKeyboard()
+        for reader in usbCardReaders.values { reader.stop() }
+        usbCardReaders.removeAll()
+        for reader in rc522Readers { reader.stop() }
+        rc522Readers.removeAll()
         for timer in scriptTimers.values { loop.cancel(timer) }
         scriptTimers.removeAll()
     }

@@ -148,6 +148,8 @@ public struct InputProfile: Sendable {
     public var evdev: [EvdevConfig]
     /// Terminal key → action (`Keymap.defaultKeyboard`, changed by `applyKeymap`).
     public var keyboard: [String: Action]
+    /// Card readers (`cardReaders[]`; config.json's `cards.readers` replaces them).
+    public var cardReaders: [CardReaderConfig] = []
 
     /// Where GPIO headers are on Raspberry Pis, newest first; used when a profile names no chip.
     public static let defaultGPIOChips = ["pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835", "gpiochip0"]
@@ -170,6 +172,9 @@ public struct InputProfile: Sendable {
     public var usedLines: [(line: Int, use: String)] {
         var result: [(line: Int, use: String)] = []
         for button in buttons { result.append((button.line, "button \(button.name)")) }
+        for case .rc522(let reader) in cardReaders {
+            if let reset = reader.reset { result.append((reset, "rc522 reset")) }
+        }
         for encoder in encoders {
             result.append((encoder.a, "encoder \(encoder.name) A"))
             result.append((encoder.b, "encoder \(encoder.name) B"))
@@ -181,7 +186,7 @@ public struct InputProfile: Sendable {
     public var usesGPIO: Bool { !buttons.isEmpty || !encoders.isEmpty }
 
     /// The keys of a board profile this parser reads.
-    public static let keys = ["gpioChip", "buttons", "encoders", "chords", "evdev"]
+    public static let keys = ["gpioChip", "buttons", "encoders", "chords", "evdev", "cardReaders"]
 
     /// Reads the input sections of a board profile. Reads only `InputProfile.keys`; the board loader
     /// reads the rest and calls `finish()`. Errors name the file and key path: unknown actions,
@@ -348,6 +353,13 @@ public struct InputProfile: Sendable {
             try item.finish()
             profile.evdev.append(config)
         }
+        profile.cardReaders = try CardReaderConfig.parseList(board, "cardReaders", lines: &lines) ?? []
+        for case .usb(let device) in profile.cardReaders where devices[device] != nil {
+            throw board.error(
+                "cardReaders",
+                "\"\(device)\" is also an evdev input (\(devices[device]!)): a card reader's keys are card numbers only"
+            )
+        }
         return profile
     }
 
@@ -476,6 +488,7 @@ public struct InputProfile: Sendable {
             }
             lines.append("evdev \"\(d.device)\": \(parts.joined(separator: "; "))")
         }
+        for reader in cardReaders { lines.append(reader.summary) }
         let keys = keyboard.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.rawValue)" }
         lines.append("keyboard: \(keys.joined(separator: ", "))")
         return lines
@@ -483,10 +496,14 @@ public struct InputProfile: Sendable {
 }
 
 /// Which profile entry uses each line, to report a second use with both key paths.
-struct LineRegistry {
+///
+/// Thread: a value; one thread at a time.
+public struct LineRegistry {
     private var uses: [Int: (use: String, path: String)] = [:]
 
-    mutating func use(_ line: Int, _ use: String, _ reader: JSONReader, _ key: String) throws(ConfigError) {
+    public init() {}
+
+    public mutating func use(_ line: Int, _ use: String, _ reader: JSONReader, _ key: String) throws(ConfigError) {
         if let other = uses[line] {
             throw reader.error(key, "line \(line) is already used by \(other.use) (\(other.path))")
         }

@@ -603,7 +603,8 @@ private let beta = PlayerFixtures.mainAlbums[1]
         try rig.press(.back)
         try rig.press(.menu)
         try rig.press(.up)
-        #expect(rig.player.menuEntries[5] == "Close")
+        #expect(rig.player.menuEntries[5] == "Cards: 0 linked")
+        #expect(rig.player.menuEntries[6] == "Close")
         try rig.press(.select)
         #expect(rig.player.mode == .nowPlaying)
     }

@@ -22,6 +22,10 @@ int kiosk_evdev_name(int fd, char *name, size_t size);
 /// EVIOCSCLOCKID(CLOCK_MONOTONIC): event timestamps on the event loop's clock. 0 or -1.
 int kiosk_evdev_use_monotonic_clock(int fd);
 /// EVIOCGBIT: whether the device can send `code` of event type `type` (EV_KEY, EV_REL). 1, 0 or -1.
+/// Takes the device for this descriptor alone (EVIOCGRAB 1): no other reader, console or X sees
+/// its events while the descriptor is open (a card reader that types like a keyboard). 0 or -1.
+int kiosk_evdev_grab(int fd);
+
 int kiosk_evdev_has_code(int fd, unsigned int type, unsigned int code);
 /// EVIOCGKEY: whether key `code` is down now. 1, 0 or -1.
 int kiosk_evdev_key_is_down(int fd, unsigned int code);

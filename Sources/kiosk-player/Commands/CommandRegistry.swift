@@ -12,6 +12,7 @@ enum CommandRegistry {
             ScanCommand.command,
             RenderCommand.command,
             InputsCommand.command,
+            CardsCommand.command,
             BenchCommand.command,
         ]
     }

@@ -12,9 +12,10 @@ enum InputsCommand {
             summary: "list a board's inputs and print gestures and actions live",
             synopsis: ["[--profile FILE | --board NAME] [OPTIONS]"],
             description: """
-                Lists the inputs of a board profile (GPIO buttons, encoders, chords, evdev devices, the
-                keyboard map), then opens them and prints each press, release, long press, repeat, chord,
-                encoder detent and the action it maps to, until Ctrl-C. Problems (no GPIO chip, a busy
+                Lists the inputs of a board profile (GPIO buttons, encoders, chords, evdev devices, card
+                readers, the keyboard map), then opens them and prints each press, release, long press,
+                repeat, chord, encoder detent and the action it maps to, and each card's number as it is
+                read, until Ctrl-C. Problems (no GPIO chip, a busy
                 line, a missing device) are printed and the other inputs keep working.
 
                 """,
@@ -24,7 +25,7 @@ enum InputsCommand {
                 .flag("--keyboard", "also read keys from this terminal (default when stdin is a terminal)"),
                 .flag("--no-keyboard", "do not read the terminal"),
                 .flag("--no-gpio", "do not open GPIO lines"),
-                .flag("--no-evdev", "do not open evdev devices"),
+                .flag("--no-evdev", "do not open evdev devices and card readers"),
                 .text("--script", "FILE", "replay an event script (JSON lines) and exit when it is done"),
                 .flag("--edges", "also print every raw GPIO edge with its kernel timestamp"),
                 .integer("--seconds", "N", 1...86_400, "stop after N seconds"),
@@ -67,7 +68,10 @@ enum InputsCommand {
             parsed.has("--keyboard") || (!parsed.has("--no-keyboard") && script == nil && isatty(0) == 1)
         printLine(keyboard ? "Listening; press keys or Ctrl-C to stop." : "Listening; Ctrl-C to stop.")
         if !parsed.has("--no-gpio") { manager.startGPIO() }
-        if !parsed.has("--no-evdev") { manager.startEvdev() }
+        if !parsed.has("--no-evdev") {
+            manager.startEvdev()
+            manager.startCardReaders()
+        }
         if keyboard { manager.startKeyboard() }
         if let script {
             do {

@@ -1,0 +1,125 @@
+import KioskInput
+import KioskLibrary
+import KioskSystem
+
+/// What a card does (`cards.json`): play a collection, or act like a button.
+///
+/// Thread: a value; any thread.
+public enum CardLink: Sendable, Equatable {
+    case collection(CardCollection)
+    case action(CardAction)
+
+    /// For the screen, the menu and `kiosk-player cards list`.
+    public var summary: String {
+        switch self {
+        case .collection(let c): "\(c.category.title.dropLast()) \"\(c.name)\" on \(c.stickName)"
+        case .action(let a): a.summary
+        }
+    }
+}
+
+/// A collection a card plays, kept so that it is found again after the stick is pulled and plugged
+/// in again and after a rescan: the volume (its filesystem UUID, and its label as a second way to
+/// find it when the stick was reformatted with the same name), the category and the collection's
+/// key (stable across rescans), and its name for messages.
+///
+/// Thread: a value; any thread.
+public struct CardCollection: Sendable, Equatable {
+    public var volumeID: String
+    /// The stick's label (its mount point's name), nil for a folder on the SD card without one.
+    public var volumeLabel: String?
+    public var category: KioskLibrary.Category
+    public var key: String
+    public var name: String
+
+    public init(volumeID: String, volumeLabel: String?, category: KioskLibrary.Category, key: String, name: String) {
+        self.volumeID = volumeID
+        self.volumeLabel = volumeLabel
+        self.category = category
+        self.key = key
+        self.name = name
+    }
+
+    /// "the stick 'KIDS'", for messages.
+    public var stickName: String { volumeLabel.map { "the stick '\($0)'" } ?? "its stick" }
+
+    /// The link for `collection` of `catalog`: the volume of its first track.
+    public static func of(_ collection: Collection, in catalog: Catalog) -> CardCollection {
+        let track = catalog.tracks(of: collection).first ?? collection.representative
+        let label = track.mountPoint.split(separator: "/").last.map(String.init)
+        return CardCollection(
+            volumeID: track.volume.rawValue, volumeLabel: label, category: collection.category, key: collection.key,
+            name: collection.name)
+    }
+}
+
+/// A card that acts like a button (`"action"` in `cards.json`, `--action` of `kiosk-player cards link`).
+///
+/// Thread: a value; any thread.
+public enum CardAction: Sendable, Equatable {
+    case playPause, stop, next, previous
+    case shuffleOn, shuffleOff
+    /// The sleep timer set to this many minutes.
+    case sleep(minutes: Int)
+    /// The volume kept at or below this until another such card or a restart ("bedtime").
+    case volumeLimit(percent: Int)
+    /// Back to the config's limits.
+    case volumeLimitOff
+    case shutdown
+
+    /// Parses "play-pause", "stop", "next", "previous", "shuffle-on", "shuffle-off", "sleep-30",
+    /// "volume-limit-40", "volume-limit-off", "shutdown".
+    public init?(_ text: String) {
+        switch text {
+        case "play-pause": self = .playPause
+        case "stop": self = .stop
+        case "next": self = .next
+        case "previous": self = .previous
+        case "shuffle-on": self = .shuffleOn
+        case "shuffle-off": self = .shuffleOff
+        case "volume-limit-off": self = .volumeLimitOff
+        case "shutdown": self = .shutdown
+        default:
+            if text.hasPrefix("sleep-"), let n = Int(text.dropFirst(6)), (1...720).contains(n) {
+                self = .sleep(minutes: n)
+            } else if text.hasPrefix("volume-limit-"), let n = Int(text.dropFirst(13)), (1...100).contains(n) {
+                self = .volumeLimit(percent: n)
+            } else {
+                return nil
+            }
+        }
+    }
+
+    public static let names =
+        "play-pause, stop, next, previous, shuffle-on, shuffle-off, sleep-MINUTES (1…720), volume-limit-PERCENT (1…100), volume-limit-off, shutdown"
+
+    public var name: String {
+        switch self {
+        case .playPause: "play-pause"
+        case .stop: "stop"
+        case .next: "next"
+        case .previous: "previous"
+        case .shuffleOn: "shuffle-on"
+        case .shuffleOff: "shuffle-off"
+        case .sleep(let m): "sleep-\(m)"
+        case .volumeLimit(let p): "volume-limit-\(p)"
+        case .volumeLimitOff: "volume-limit-off"
+        case .shutdown: "shutdown"
+        }
+    }
+
+    public var summary: String {
+        switch self {
+        case .playPause: "Play / pause"
+        case .stop: "Stop"
+        case .next: "Next track"
+        case .previous: "Previous track"
+        case .shuffleOn: "Shuffle on"
+        case .shuffleOff: "Shuffle off"
+        case .sleep(let m): "Sleep in \(m) min"
+        case .volumeLimit(let p): "Volume at most \(p) %"
+        case .volumeLimitOff: "Volume limit off"
+        case .shutdown: "Shut down"
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import KioskInput
+import KioskLibrary
+import KioskSystem
+
+/// The cards the box knows (`cards.json` in the state directory): card number → what it does.
+/// Linked and unlinked on the box (a new card, the Cards menu) and by `kiosk-player cards`, which
+/// both go through here: every write is atomic, after the same checks. A file that does not parse
+/// is set aside as `cards.json.bad` with a warning that names the problem, and no card is lost
+/// silently: the player keeps running with no links, and the next link starts a new file.
+///
+/// Thread: one thread at a time (the loop thread in the player; the command line's main thread).
+public final class CardStore {
+    public static let fileName = "cards.json"
+    static let format = "kiosk-player-cards"
+    static let version = 1
+    public static let capacity = 1000
+
+    public let directory: String
+    public private(set) var links: [CardUID: CardLink] = [:]
+    /// What went wrong loading the file, nil when it loaded (or there was none).
+    public private(set) var loadProblem: String?
+
+    /// The file's modification time and size when last read or written, to see another writer's change.
+    private var seen: (seconds: Int, nanoseconds: Int, size: Int64)?
+
+    public init(directory: String) {
+        self.directory = directory
+        load()
+    }
+
+    /// Reads the file again when something else (`kiosk-player cards link` while the player runs)
+    /// changed it since it was last read or written here.
+    public func reloadIfChanged() {
+        guard stamp() ?? (0, 0, -1) != seen ?? (0, 0, -1) else { return }
+        links = [:]
+        loadProblem = nil
+        load()
+        Log.info("card links read again from \(path): \(links.count) cards")
+    }
+
+    private func stamp() -> (seconds: Int, nanoseconds: Int, size: Int64)? {
+        guard let status = try? Syscalls.fileStatus(path) else { return nil }
+        return (Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec), Int64(status.st_size))
+    }
+
+    public var path: String { "\(directory)/\(Self.fileName)" }
+
+    public func link(of uid: CardUID) -> CardLink? { links[uid] }
+
+    /// The cards in a stable order (by number), for the menu and the command line.
+    public var sorted: [(uid: CardUID, link: CardLink)] {
+        links.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Links `uid` to `link` (replacing its old link) and saves.
+    public func setLink(_ link: CardLink, for uid: CardUID) throws {
+        if links[uid] == nil && links.count >= Self.capacity {
+            throw ConfigError(file: path, path: "", message: "already \(Self.capacity) cards: unlink one first")
+        }
+        var changed = links
+        changed[uid] = link
+        try save(changed)
+        links = changed
+    }
+
+    /// Forgets `uid` and saves; false when it was not linked.
+    @discardableResult
+    public func unlink(_ uid: CardUID) throws -> Bool {
+        guard links[uid] != nil else { return false }
+        var changed = links
+        changed[uid] = nil
+        try save(changed)
+        links = changed
+        return true
+    }
+
+    // MARK: - the file
+
+    static func document(_ links: [CardUID: CardLink]) -> JSONValue {
+        let cards = links.sorted { $0.key < $1.key }.map { uid, link -> (String, JSONValue) in
+            switch link {
+            case .action(let action):
+                return (uid.rawValue, .object([("action", .string(action.name))]))
+            case .collection(let c):
+                var fields: [(String, JSONValue)] = [("volumeID", .string(c.volumeID))]
+                if let label = c.volumeLabel { fields.append(("volumeLabel", .string(label))) }
+                fields += [
+                    ("category", .string(c.category.rawValue)), ("key", .string(c.key)), ("name", .string(c.name)),
+                ]
+                return (uid.rawValue, .object(fields))
+            }
+        }
+        return .object([
+            ("format", .string(format)), ("version", .number(Double(version))), ("cards", .object(cards)),
+        ])
+    }
+
+    private func save(_ links: [CardUID: CardLink]) throws {
+        try Syscalls.mkdirs(directory)
+        try AtomicFile.replace(path, with: Self.document(links).serialized(pretty: true) + "\n")
+        seen = stamp()
+    }
+
+    /// Parses a cards file; errors name the file, the card and the problem.
+    static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> [CardUID: CardLink] {
+        let r = try JSONReader.parse(bytes, file: file)
+        guard try r.string("format") == format, try r.int("version", range: 0...1000) == version else {
+            throw ConfigError(
+                file: file, path: "format", message: "not a kiosk-player cards file of version \(version)")
+        }
+        var links: [CardUID: CardLink] = [:]
+        if let cards = try r.object("cards") {
+            if cards.keys.count > capacity { throw cards.error("", "more than \(capacity) cards") }
+            for number in cards.keys {
+                guard let uid = CardUID(number) else {
+                    throw cards.error(number, "not a card number (1…\(CardUID.maxLength) letters and digits)")
+                }
+                guard let item = try cards.object(number) else { throw cards.error(number, "expected an object") }
+                if links[uid] != nil { throw cards.error(number, "card \(uid) is listed twice") }
+                if item.has("action") {
+                    guard let text = try item.string("action"), let action = CardAction(text) else {
+                        throw item.error("action", "unknown action (actions: \(CardAction.names))")
+                    }
+                    try item.finish(known: ["action"])
+                    links[uid] = .action(action)
+                } else {
+                    guard let volumeID = try item.string("volumeID") else { throw item.error("volumeID", "required") }
+                    guard let category = try item.choice("category", KioskLibrary.Category.self) else {
+                        throw item.error("category", "required")
+                    }
+                    guard let key = try item.string("key", nonEmpty: false) else { throw item.error("key", "required") }
+                    let name = try item.string("name", nonEmpty: false) ?? key
+                    let label = try item.string("volumeLabel")
+                    try item.finish(known: ["volumeID", "volumeLabel", "category", "key", "name"])
+                    links[uid] = .collection(
+                        CardCollection(volumeID: volumeID, volumeLabel: label, category: category, key: key, name: name)
+                    )
+                }
+            }
+        }
+        try r.finish(known: ["format", "version", "cards"])
+        return links
+    }
+
+    private func load() {
+        seen = stamp()
+        guard Syscalls.exists(path) else { return }
+        do {
+            links = try Self.parse(try ConfigError.contents(of: path), file: path)
+        } catch {
+            loadProblem = "\(error)"
+            Log.warning("ignoring the card links (kept as \(Self.fileName).bad): \(error)")
+            links = [:]
+            try? Syscalls.rename(path, path + ".bad")
+            seen = stamp()
+        }
+    }
+}

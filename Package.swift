@@ -97,7 +97,8 @@ let package = Package(
         // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools,
         // the virtual clock and the fake engine. Each test target lists what it imports.
         .target(
-            name: "KioskTestSupport", dependencies: ["KioskSystem", "KioskAudio"], path: "Tests/KioskTestSupport",
+            name: "KioskTestSupport", dependencies: ["KioskSystem", "KioskAudio", "KioskHardware"],
+            path: "Tests/KioskTestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "KioskSystemTests", dependencies: ["KioskSystem", "KioskTestSupport"], swiftSettings: strict),
@@ -112,7 +113,8 @@ let package = Package(
             name: "KioskLibraryTests", dependencies: ["KioskLibrary", "KioskSystem", "KioskTestSupport", "CKioskTags"],
             swiftSettings: strict),
         .testTarget(
-            name: "KioskInputTests", dependencies: ["KioskInput", "KioskSystem", "KioskTestSupport", "CKioskShims"],
+            name: "KioskInputTests",
+            dependencies: ["KioskInput", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskDisplayTests",

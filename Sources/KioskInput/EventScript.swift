@@ -102,7 +102,7 @@ public struct EventScript: Sendable {
             return .card(uid)
         case "cardRemoved":
             if r.raw("cardRemoved")?.bool == true { return .cardRemoved(nil) }
-            guard let text = try r.string("cardRemoved"), let uid = CardUID(text) else {
+            guard let text = r.raw("cardRemoved")?.string, let uid = CardUID(text) else {
                 throw r.error("cardRemoved", "expected a card number, or true for the last card presented")
             }
             return .cardRemoved(uid)

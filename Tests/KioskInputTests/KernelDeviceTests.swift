@@ -100,6 +100,50 @@ private let uinputMissing =
     }
 }
 
+@Suite(.serialized) struct UInputCardReaderTests {
+    /// A USB card reader made with uinput: a keyboard that types "0004561234" and Enter.
+    @Test(.enabled(if: UInputDevice.isAvailable(), Comment(rawValue: uinputMissing)))
+    func aUSBReadersCardIsReadAndItsKeysReachNoOneElse() throws {
+        let name = "kiosk-test-rfid-\(getpid())"
+        let digits = [KEY_0, KEY_1, KEY_2, KEY_3, KEY_4, KEY_5, KEY_6, KEY_7, KEY_8, KEY_9].map { UInt16($0) }
+        let device = try UInputDevice(name: name, keys: digits + [UInt16(KEY_ENTER)])
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let node = try makeNode(for: device, in: dir.path)
+        // Another reader of the same device, as a console or a second program would be.
+        let other = try FileDescriptor.open(node, O_RDONLY | O_NONBLOCK)
+        let h = try ManagerHarness(#"{"cardReaders": [{"type": "usb", "device": "\#(name)"}]}"#)
+        var cards: [CardEvent] = []
+        h.manager.onCard = { cards.append($0) }
+        h.manager.evdevDirectory = dir.path
+        h.manager.evdevRetryMs = 50
+        h.manager.startCardReaders()
+        #expect(h.manager.problems.isEmpty)
+        #expect(h.raw.contains { $0.hasPrefix("card reader \"\(name)\" connected at \(dir.path)/event") })
+        for c in "0004561234" {
+            let code = digits[Int(c.asciiValue! - 48)]
+            try device.key(code, down: true)
+            try device.key(code, down: false)
+        }
+        try device.key(UInt16(KEY_ENTER), down: true)
+        try device.key(UInt16(KEY_ENTER), down: false)
+        try h.loop.run(until: { !cards.isEmpty }, timeoutNanoseconds: 10_000_000_000)
+        #expect(cards.map(\.uid.rawValue) == ["0004561234"])
+        #expect(h.actions.isEmpty)
+        // The grab: the other reader got none of the keystrokes.
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(other.rawValue, $0.baseAddress, $0.count) }
+        #expect(n < 0 && errno == EAGAIN, "another reader of the device saw \(n) bytes")
+
+        // Unplugged: reported by name.
+        device.destroy()
+        #expect(
+            try h.loop.run(
+                until: { h.manager.problems.contains { $0.contains(name) && $0.contains("is gone") } },
+                timeoutNanoseconds: 10_000_000_000))
+    }
+}
+
 @Suite(.serialized) struct GPIOSimTests {
     @Test(
         .enabled(if: SimulatedChip.unavailableReason == nil, Comment(rawValue: SimulatedChip.unavailableReason ?? "")))

@@ -15,14 +15,16 @@ extension Player {
     }
 
     /// Records where the queue's collection is now (at each save of the resume state), or that it
-    /// was played to its end. A playing track is written again only after 30 s of it.
-    func noteBookmark(finished: Bool = false) {
+    /// was played to its end. A playing track is written again only after 30 s of it, unless
+    /// `leaving` (another collection replaces it: its place must be kept to the second).
+    func noteBookmark(finished: Bool = false, leaving: Bool = false) {
         guard let collection = queueCollection, let track = currentTrack, !engineQueueIsProvisional,
             bookmarksApply(audiobook: playQueue.isAudiobook)
         else { return }
         let frames = finished ? 0 : livePositionFrames
         let playing = status == .playing
-        if !finished, let last = lastBookmarked, last.relativePath == track.relativePath, last.playing == playing,
+        if !finished, !leaving, let last = lastBookmarked, last.relativePath == track.relativePath,
+            last.playing == playing,
             playing, abs(frames - last.frames) < Int64(30 * max(1, sampleRate))
         {
             return

@@ -132,7 +132,9 @@ extension Player {
         guard let catalog else { return }
         let tracks = catalog.tracks(of: collection)
         guard !tracks.isEmpty else { return }
-        // The listener chose something else: a saved queue that still waits for its stick is dropped.
+        // The listener chose something else: a saved queue that still waits for its stick is dropped,
+        // and the place in what played is kept for its bookmark.
+        noteBookmark(leaving: true)
         pendingResume = nil
         waitingCard = nil
         playingCard = nil

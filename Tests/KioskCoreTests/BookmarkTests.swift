@@ -38,6 +38,25 @@ import Testing
         try rig.press(action)
     }
 
+    @Test func choosingAnotherAlbumKeepsTheAudiobooksPlaceToTheSecond() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.long, PlayerFixtures.plain]) {
+            $0.audiobookGenres = ["classical"]
+            $0.resumeAtBoot = false
+        }
+        try rig.selectCategory(.album)
+        let albums = rig.collections(.album).map(\.name)
+        let longPlay = try #require(albums.firstIndex(of: "Long Play"))
+        let other = try #require(albums.firstIndex(of: "Only Album"))
+        try rig.playFirst(index: longPlay)
+        try rig.press(.next)
+        // 12 s into the second track, less than the 30 s between the bookmarks of a playing track.
+        try rig.waitForPosition(seconds: 12)
+        try rig.playFirst(index: other)
+        try rig.playFirst(index: longPlay)
+        #expect(rig.title == "Allegro")
+        #expect(abs(rig.player.positionSeconds - 12) < 1.5)
+    }
+
     @Test func anAudiobookContinuesWhereItWasLeftAfterARestart() throws {
         let state = try TemporaryDirectory("kiosk-bookmarks")
         defer { state.remove() }

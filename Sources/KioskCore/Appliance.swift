@@ -266,7 +266,10 @@ public final class Appliance {
             profile, keyboard: options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0))
         if profile.usesGPIO { manager.startGPIO() }
         if !profile.evdev.isEmpty { manager.startEvdev() }
-        if !profile.cardReaders.isEmpty { manager.startCardReaders() }
+        if !profile.cardReaders.isEmpty {
+            manager.startCardReaders()
+            display?.onSleepChange = { [unowned manager] asleep in manager.setCardReadersIdle(asleep) }
+        }
         let keyboard = options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0)
         if keyboard {
             manager.startKeyboard()

@@ -34,6 +34,9 @@ public final class Display {
     }
     /// Whether the screen is asleep (surface off, nothing drawn).
     public private(set) var isAsleep = false
+    /// Called with true when the screen goes to sleep, false when it wakes (the card readers poll
+    /// less often while it sleeps).
+    public var onSleepChange: ((Bool) -> Void)?
 
     private let loop: EventLoop
     private let canvas: Canvas
@@ -130,6 +133,7 @@ public final class Display {
             isAsleep = false
             surface.setAwake(true)
             refresh()
+            onSleepChange?(false)
         }
         restartIdleTimer()
     }
@@ -152,6 +156,7 @@ public final class Display {
         tickTimer = nil
         paceTimer = nil
         surface.setAwake(false)
+        onSleepChange?(true)
     }
 
     /// Stops the worker, clears the screen to black and gives it back (console text mode).

@@ -461,9 +461,9 @@ public final class InputManager {
         }
     }
 
-    /// Polls the RC522 readers while the box is awake; asleep, their field is off.
-    public func setCardReadersAwake(_ awake: Bool) {
-        for reader in rc522Readers { reader.setAwake(awake) }
+    /// The RC522 readers poll less often while the box idles (its screen asleep).
+    public func setCardReadersIdle(_ idle: Bool) {
+        for reader in rc522Readers { reader.setIdle(idle) }
     }
 
     private func card(_ event: CardEvent) {

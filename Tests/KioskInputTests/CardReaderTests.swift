@@ -80,6 +80,19 @@ import Testing
         #expect(cards.events.isEmpty)
     }
 
+    @Test func anOptionalRC522ThatIsNotThereIsANoteNotAProblem() throws {
+        let sim = SimulatedMFRC522(path: "/dev/spidev0.0")
+        sim.setAnswers(false)
+        let h = try ManagerHarness(
+            #"{"cardReaders": [{"type": "rc522", "spiCS": 0, "pollMs": 50, "optional": true}]}"#)
+        h.manager.openRC522Bus = { sim }
+        h.manager.startCardReaders()
+        try h.loop.run(
+            until: { h.raw.contains { $0.hasPrefix("card reader (optional): ") } }, timeoutNanoseconds: 5_000_000_000)
+        #expect(h.manager.problems.isEmpty)
+        #expect(h.raw.contains { $0.contains("no MFRC522 answers on /dev/spidev0.0") })
+    }
+
     @Test func aUSBReadersKeysAreCardNumbersAndNeverActions() throws {
         let (h, cards) = try harness()
         h.manager.startCardReaders()

@@ -14,7 +14,7 @@ public enum CardReaderConfig: Sendable, Equatable {
         switch self {
         case .usb(let device): "card reader usb \"\(device)\" (grabbed: its keys are card numbers only)"
         case .rc522(let c):
-            "card reader rc522 on \(c.devicePath) at \(c.speedHz / 1000) kHz\(c.reset.map { ", reset line \($0)" } ?? ""), polled every \(c.pollMs) ms"
+            "card reader rc522 on \(c.devicePath) at \(c.speedHz / 1000) kHz\(c.reset.map { ", reset line \($0)" } ?? ""), polled every \(c.pollMs) ms\(c.optional ? " (optional)" : "")"
         }
     }
 
@@ -49,11 +49,14 @@ public enum CardReaderConfig: Sendable, Equatable {
                 config.reset = reset
             }
             config.gpioChips = try item.strings("gpioChip", maxCount: 8)
+            config.optional = try item.bool("optional") ?? false
             if let other = buses[config.devicePath] {
                 throw item.error("spiCS", "\(config.devicePath) is already used by the reader at \(other)")
             }
             buses[config.devicePath] = item.path
-            try item.finish(known: ["type", "spiBus", "spiCS", "device", "speedHz", "pollMs", "reset", "gpioChip"])
+            try item.finish(known: [
+                "type", "spiBus", "spiCS", "device", "speedHz", "pollMs", "reset", "gpioChip", "optional",
+            ])
             result.append(.rc522(config))
         }
         return result
@@ -77,6 +80,10 @@ public struct RC522Config: Sendable, Equatable {
     public var pollMs = 200
     /// The chip of the reset line (nil: the board's).
     public var gpioChips: [String]?
+    /// A reader the board may or may not have (the stock Pi profiles name one on the standard
+    /// pins): its absence is noted in the log, not reported as a problem; it is still looked for,
+    /// so one wired later works without a config change.
+    public var optional = false
 
     public init() {}
 

@@ -1,7 +1,8 @@
 import KioskHardware
 import KioskSystem
 
-/// An RC522 module polled on a worker thread of its own: every `pollMs` while `awake`, one
+/// An RC522 module polled on a worker thread of its own: every `pollMs` (every `idlePollMs` while
+/// the box idles with its screen asleep, so a card still wakes it), one
 /// `MFRC522.readCard()` (a few SPI transfers, up to the chip's 25 ms timeout when no card
 /// answers), so the loop thread never waits on the bus. Cards presented and removed reach the loop
 /// through a mailbox, as do problems: a missing spidev device or a chip that does not answer is
@@ -22,7 +23,9 @@ public final class RC522Reader {
 
     public let config: RC522Config
     public let retryMs: Int
-    private let shared = Locked<(awake: Bool, stopped: Bool)>((true, false))
+    /// Between polls while idle: a card put on a sleeping box is seen within a second.
+    public static let idlePollMs = 1_000
+    private let shared = Locked<(idle: Bool, stopped: Bool)>((false, false))
     private let wake = EventCount()
     private var thread: KioskThread?
     private var mailbox: Mailbox<Message>?
@@ -51,9 +54,9 @@ public final class RC522Reader {
 
     deinit { stop() }
 
-    /// Polls while true (the box is awake); a sleeping box leaves the field off.
-    public func setAwake(_ awake: Bool) {
-        shared.withLock { $0.awake = awake }
+    /// Polls every `idlePollMs` while true (the screen asleep), every `pollMs` again when false.
+    public func setIdle(_ idle: Bool) {
+        shared.withLock { $0.idle = idle }
         wake.signal()
     }
 
@@ -96,7 +99,7 @@ public final class RC522Reader {
     private final class Worker: @unchecked Sendable {
         let config: RC522Config
         let retryMs: Int
-        let shared: Locked<(awake: Bool, stopped: Bool)>
+        let shared: Locked<(idle: Bool, stopped: Bool)>
         let wake: EventCount
         let mailbox: Mailbox<Message>
         let openBus: OpenBus
@@ -106,7 +109,7 @@ public final class RC522Reader {
         var badReplies = 0
 
         init(
-            config: RC522Config, retryMs: Int, shared: Locked<(awake: Bool, stopped: Bool)>, wake: EventCount,
+            config: RC522Config, retryMs: Int, shared: Locked<(idle: Bool, stopped: Bool)>, wake: EventCount,
             mailbox: Mailbox<Message>, openBus: @escaping OpenBus
         ) {
             self.config = config
@@ -122,21 +125,15 @@ public final class RC522Reader {
         func run() {
             while true {
                 let key = wake.prepare()
-                let (awake, stopped) = shared.withLock { ($0.awake, $0.stopped) }
+                let (idle, stopped) = shared.withLock { ($0.idle, $0.stopped) }
                 if stopped { break }
-                var pause = config.pollMs
-                if !awake {
-                    if let chip {
-                        try? chip.antennaOff()
-                        self.chip = nil  // set up again when the box wakes
-                    }
-                    pause = -1
-                } else if chip == nil {
+                var pause = idle ? max(config.pollMs, RC522Reader.idlePollMs) : config.pollMs
+                if chip == nil {
                     if !connect() { pause = retryMs }
                 } else {
                     poll()
                 }
-                wake.wait(key, timeoutNanoseconds: pause < 0 ? -1 : Int64(pause) * 1_000_000)
+                wake.wait(key, timeoutNanoseconds: Int64(pause) * 1_000_000)
             }
             if let chip { try? chip.antennaOff() }
             chip = nil
@@ -166,7 +163,13 @@ public final class RC522Reader {
         func report(_ text: String) {
             guard !reportedProblem else { return }
             reportedProblem = true
-            mailbox.send(.problem("card reader: \(text); trying again every \(retryMs) ms, the other inputs work"))
+            if config.optional {
+                // The board may have no reader: a note, looked for again all the same.
+                Log.info("card reader (optional): \(text); looking again every \(retryMs) ms")
+                mailbox.send(.raw("card reader (optional): \(text)"))
+            } else {
+                mailbox.send(.problem("card reader: \(text); trying again every \(retryMs) ms, the other inputs work"))
+            }
         }
 
         func poll() {

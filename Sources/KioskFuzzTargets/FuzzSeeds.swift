@@ -50,6 +50,11 @@ public enum FuzzSeeds {
         resume.sleepRemainingSeconds = 600
         try text(.resume, "resume.json", resume.json().serialized(pretty: true))
         try text(.bookmarks, "bookmarks.json", bookmarksFile)
+        try text(.cards, "cards.json", cardsFile)
+        try seed(.json, "cards.json", Array(cardsFile.utf8))
+        // Card readers: a chip that answers its version and then a 4-byte card, and a USB swipe.
+        try seed(.cardReader, "rc522", [0x00] + rc522Replies)
+        try seed(.cardReader, "usb-swipe", [0x01] + usbSwipe)
         for (i, script) in eventScripts.enumerated() { try text(.eventScript, "events-\(i).jsonl", script) }
         // Playlists.
         for (i, list) in playlists.enumerated() { try text(.playlist, "list-\(i).m3u8", list) }
@@ -112,6 +117,21 @@ public enum FuzzSeeds {
          "audiobookGenres": ["Audiobook", "Hörbuch"], "bookmarks": "all",
          "inputs": {"keymap": {"A": {"press": "sleep"}}}, "mpd": {"socket": "default"}}
         """
+
+    static let cardsFile = """
+        {"format": "kiosk-player-cards", "version": 1, "cards": {
+          "04A2B3C4": {"volumeID": "1234-ABCD", "volumeLabel": "KIDS", "category": "album",
+                       "key": "artist\\u001Falbum", "name": "Album"},
+          "0004561234": {"action": "sleep-30"}, "77": {"action": "volume-limit-40"}}}
+        """
+
+    /// MISO bytes of an initialize (reset done, version 0x92, TxControl) and the start of a read.
+    static let rc522Replies: [UInt8] = [0, 0, 0, 0x00, 0, 0x92] + [UInt8](repeating: 0, count: 20) + [0, 0x30]
+
+    /// (code, value, 10 ms steps) of "0042" and Enter.
+    static let usbSwipe: [UInt8] = [
+        11, 1, 1, 11, 0, 1, 11, 1, 1, 11, 0, 1, 5, 1, 1, 5, 0, 1, 3, 1, 1, 3, 0, 1, 28, 1, 1,
+    ]
 
     static let bookmarksFile = """
         {"format": "kiosk-player-bookmarks", "version": 1, "bookmarks": [

@@ -10,7 +10,7 @@ import KioskSystem
 /// suite replays its corpus: every input must come back (a clear error is fine), never crash, hang
 /// or grow without bound. What a USB stick holds (files, names, tags, pictures, playlists), what a
 /// network client sends (MPD), what the owner edits by hand (config, board profiles, event
-/// scripts) and what the box wrote before a power cut (resume and bookmark files).
+/// scripts) and what the box wrote before a power cut (resume, bookmark and card files), and what card readers send.
 ///
 /// Thread: `run` on one thread at a time (the MPD target keeps one server across inputs).
 public enum FuzzTarget: String, CaseIterable, Sendable {
@@ -40,6 +40,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case image
     /// Button edges and encoder phases in time through the gesture and quadrature decoders.
     case inputs
+    /// cards.json, as the box reads it at start and after `kiosk-player cards` changed it.
+    case cards
+    /// What card readers send: an MFRC522's replies on MISO, a USB reader's keys.
+    case cardReader = "card-reader"
 
     /// Runs one input.
     public func run(_ data: [UInt8]) {
@@ -67,6 +71,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = ImageDecoder.format(of: data)
             _ = try? ImageDecoder.decode(data, target: .original, limits: .default)
         case .inputs: InputFuzz.run(data)
+        case .cards: FuzzFiles.withStateFile(CardStore.fileName, data) { _ = CardStore(directory: $0) }
+        case .cardReader: CardReaderFuzz.run(data)
         }
     }
 }

@@ -27,7 +27,7 @@ import Testing
         h.manager.onCard = { cards.events.append($0) }
         h.manager.evdevDirectory = "/nonexistent-kiosk-test"
         h.manager.evdevRetryMs = 60_000
-        if let sim { h.manager.openRC522Bus = { sim } }
+        if let sim { h.manager.openRC522Bus = { @Sendable () throws(HardwareError) -> any SPIBus in sim } }
         return (h, cards)
     }
 
@@ -85,7 +85,7 @@ import Testing
         sim.setAnswers(false)
         let h = try ManagerHarness(
             #"{"cardReaders": [{"type": "rc522", "spiCS": 0, "pollMs": 50, "optional": true}]}"#)
-        h.manager.openRC522Bus = { sim }
+        h.manager.openRC522Bus = { @Sendable () throws(HardwareError) -> any SPIBus in sim }
         h.manager.startCardReaders()
         try h.loop.run(
             until: { h.raw.contains { $0.hasPrefix("card reader (optional): ") } }, timeoutNanoseconds: 5_000_000_000)

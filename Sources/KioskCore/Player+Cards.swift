@@ -76,7 +76,7 @@ extension Player {
     /// Plays a card's collection; when it is not there, says which stick to insert and plays it
     /// when it comes (within five minutes, unless something else is chosen first).
     func play(_ wanted: CardCollection, card uid: CardUID) {
-        if let catalog, let collection = catalog.collection(wanted.category, key: wanted.key) {
+        if let collection = resolve(wanted) {
             waitingCard = nil
             play(collection: collection, fromStart: false)
             playingCard = uid
@@ -108,7 +108,7 @@ extension Player {
             waitingCard = nil
             return
         }
-        guard catalog?.collection(waiting.collection.category, key: waiting.collection.key) != nil else {
+        guard resolve(waiting.collection) != nil else {
             if scanning.isEmpty && volumesPresent.contains(waiting.collection.volumeID) {
                 // Its stick is in and read, without the collection.
                 waitingCard = nil
@@ -119,11 +119,31 @@ extension Player {
         play(waiting.collection, card: waiting.uid)
     }
 
-    private func volumeLabelPresent(_ label: String?) -> Bool {
-        guard let label, let catalog else { return false }
-        return catalog.volumes.contains { id in
+    /// The collection a card names: by its key; else, for keys that carry their volume (folders,
+    /// playlists), on a present stick with the same label (the stick was reformatted or copied to a
+    /// new one, so its UUID changed).
+    func resolve(_ wanted: CardCollection) -> Collection? {
+        guard let catalog else { return nil }
+        if let found = catalog.collection(wanted.category, key: wanted.key) { return found }
+        let prefix = wanted.volumeID + "\u{1F}"
+        guard wanted.key.hasPrefix(prefix), let label = wanted.volumeLabel else { return nil }
+        let rest = wanted.key.dropFirst(prefix.count)
+        for id in volumes(labelled: label) where id.rawValue != wanted.volumeID {
+            if let found = catalog.collection(wanted.category, key: id.rawValue + "\u{1F}" + rest) { return found }
+        }
+        return nil
+    }
+
+    private func volumes(labelled label: String) -> [VolumeID] {
+        guard let catalog else { return [] }
+        return catalog.volumes.filter { id in
             catalog.allTracks.first { $0.volume == id }?.mountPoint.split(separator: "/").last.map(String.init) == label
         }
+    }
+
+    private func volumeLabelPresent(_ label: String?) -> Bool {
+        guard let label else { return false }
+        return !volumes(labelled: label).isEmpty
     }
 
     /// Plays `collection`: where its bookmark left it (when it has one), else, or with

@@ -115,6 +115,19 @@ import Testing
         try waitUntilPlaying(rig, "First Light")
     }
 
+    @Test func aFolderCardFindsItsFolderOnANewStickWithTheSameLabel() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        let folder = try #require(rig.collections(.folder).first { $0.name == "Second Wind" })
+        var link = CardCollection.of(folder, in: rig.catalog)
+        // Linked on a stick whose UUID was different (since reformatted as "main").
+        let oldID = "1234-ABCD"
+        link.key = oldID + String(link.key.dropFirst(link.volumeID.count))
+        link.volumeID = oldID
+        try rig.player.cards.setLink(.collection(link), for: card)
+        try show(rig, card)
+        try waitUntilPlaying(rig, "Second Wind")
+    }
+
     @Test func aCardWhoseAlbumLeftItsStickSaysSo() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         let album = try #require(rig.collections(.album).first)

@@ -9,7 +9,8 @@
 #   2. card 0004561234 typed → Alpha track 1 plays from its first frame, bit-exact for 1 s;
 #   3. card 0000000042 (next) → Alpha track 2 from its start, bit-exact for 1 s;
 #   4. card 0004561234 again (cards.again = toggle-pause, the default) → silence within 1 s;
-#   5. an unknown card → the log offers to link it, nothing else happens; SIGTERM → exit 0.
+#   5. an unknown card → the log and the screen (pixel for pixel as `kiosk-player render` draws it)
+#      offer to link it to what plays; SIGTERM → exit 0.
 # That the reader's keys reach nothing else (the grab) is checked by scenario 90's kernel-device
 # tests (UInputCardReaderTests: a second reader of the device sees none of them).
 # timeout: 150
@@ -81,7 +82,9 @@ must "the same card again pauses: silence within 1 s" wait_for 10 "silence after
 swipe 1111
 check "an unknown card is offered for linking" \
     wait_for 10 "the new-card offer" player_log_has "card 1111: not linked; offering Alpha"
-fb_screenshot 5-new-card > /dev/null
+new_card=$(render_expected new-card message '{"title":"New card","detail":"Hold Select to link it to '"'"'Alpha'"'"'","kind":"info"}') ||
+    fail "render the new-card prompt"
+check "the screen offers the card for linking, as kiosk-player render draws it" wait_screen 10 "$new_card"
 check "the player is running" player_alive
 check "SIGTERM: exits 0 within 10 s" player_stop
 check "arecord lost no frames" capture_stop

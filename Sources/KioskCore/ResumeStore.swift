@@ -216,7 +216,8 @@ final class ResumeStore {
             }
             let fallback = Syscalls.exists(legacy) ? "reading the old \(legacyFileName)" : "starting without it"
             Log.warning(
-                "ignoring saved state: \(file.path): no valid record in either slot (damaged or never written); \(fallback)")
+                "ignoring saved state: \(file.path): no valid record in either slot (damaged or never written); \(fallback)"
+            )
         }
         guard Syscalls.exists(legacy) else { return nil }
         do {

@@ -1,8 +1,9 @@
 import Glibc
-@testable import KioskCore
 import KioskSystem
 import KioskTestSupport
 import Testing
+
+@testable import KioskCore
 
 /// resume.state: state and position records in alternating slots, what a torn write leaves, and
 /// the old resume.json.
@@ -164,7 +165,8 @@ import Testing
         #expect(ResumeState.load(directory: dir.path) == state(track: 7))
         #expect(
             warnings.messages.contains {
-                $0.contains("resume.state: no valid record in either slot") && $0.contains("reading the old resume.json")
+                $0.contains("resume.state: no valid record in either slot")
+                    && $0.contains("reading the old resume.json")
             })
     }
 
@@ -180,7 +182,10 @@ import Testing
         let warnings = WarningCollector()
         defer { warnings.stop() }
         #expect(ResumeState.load(directory: dir.path) == nil)
-        #expect(warnings.messages.contains { $0.contains("no valid record in either slot") && $0.contains("starting without it") })
+        #expect(
+            warnings.messages.contains {
+                $0.contains("no valid record in either slot") && $0.contains("starting without it")
+            })
         // the next save makes a good file again, past the sequence numbers still there
         try ResumeStore(directory: dir.path).save(state(track: 3))
         #expect(ResumeState.load(directory: dir.path) == state(track: 3))

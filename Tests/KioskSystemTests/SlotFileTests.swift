@@ -79,7 +79,8 @@ import Testing
         for torn in 1..<sectors {
             // the first `torn` sectors new, the rest old; then the other way round
             for newFirst in [true, false] {
-                try overwrite(file, at: offset, with: oldBytes + [UInt8](repeating: 0, count: new.count - oldBytes.count))
+                try overwrite(
+                    file, at: offset, with: oldBytes + [UInt8](repeating: 0, count: new.count - oldBytes.count))
                 let cut = torn * SlotFile.sectorBytes
                 if newFirst {
                     try overwrite(file, at: offset, with: Array(new[..<cut]))
@@ -87,7 +88,8 @@ import Testing
                     try overwrite(file, at: offset + cut, with: Array(new[cut...]))
                 }
                 let records = file.records(in: contents(file), region: 1)
-                #expect(records.first?.record == kept, "torn after \(torn) of \(sectors) sectors, new first: \(newFirst)")
+                #expect(
+                    records.first?.record == kept, "torn after \(torn) of \(sectors) sectors, new first: \(newFirst)")
                 #expect(!records.contains { $0.record.sequence == 3 })
             }
         }

@@ -75,6 +75,7 @@ def count(key):
 stick = variants()
 last_written = None  # the last record the player wrote (carried over cycles that wrote none)
 ever_played = False
+indexed = None  # the new stick's file set the index last held in full (the last scan that ended)
 for n in range(1, cycles + 1):
     log = text(n, "player.log")
     written = [int(m.group(1)) for m in WRITTEN.finditer(log)]
@@ -84,6 +85,8 @@ for n in range(1, cycles + 1):
         last_written = max(written)
     mid_save = in_flight[-1] if in_flight else None
     scanned = scan_of_new_stick(log)
+    if scanned is not None:
+        indexed = stick.get(n, (None,))[0]
     where = ("mid-save (%s record %d)" % (mid_save[1], mid_save[0])) if mid_save else "between saves"
     if scanned is None and os.path.exists(os.path.join(cycle_dir(n), "armed")):
         where += ", mid-scan"
@@ -150,7 +153,7 @@ for n in range(1, cycles + 1):
         index_verdict = "rebuilt"
     elif read_again is None:
         index_verdict = "not scanned before the next cut"
-    elif stick.get(nxt, (None,))[0] != stick.get(n, (None,))[0]:
+    elif stick.get(nxt, (None,))[0] != indexed:
         index_verdict = "opened, updated (other files: %d read)" % read_again
     elif read_again == 0:
         index_verdict = "opened, nothing to read"

@@ -121,6 +121,9 @@ for n in range(1, cycles + 1):
         problems.append("boot %d: state record %s, expected %s%s" % (
             nxt, effective, expected_new, " or %s" % last_written if mid_save else ""))
     count("state " + outcome.split(" (")[0])
+    if outcome in ("new", "old"):
+        # what boot n+1 starts from: an interrupted write that made it is the newest state now
+        last_written = effective
     state = resume.get("state") or {}
     if ever_played and not state.get("relativePath"):
         problems.append("boot %d: the state forgot the queue" % nxt)

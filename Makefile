@@ -8,7 +8,7 @@ SWIFT_SOURCES = Sources Tests Package.swift
 # swiftlang in cached trees (deploy/trees). Empty: this machine with the Swift on PATH.
 ARCH ?=
 
-.PHONY: all deps build release test tsan asan fuzz soak demo bench format format-check system-test deb clean
+.PHONY: all deps build release test tsan asan fuzz soak powercut demo bench format format-check system-test deb clean
 
 all: build
 
@@ -55,6 +55,15 @@ soak: deps
 	bash deploy/install-deps.sh --system-test
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	SOAK_MINUTES=$(SOAK_MINUTES) SYSTEST_TIMEOUT=$$(( $(SOAK_MINUTES) * 60 + 600 )) bash Tests/System/run.sh Tests/System/soak/soak.sh
+
+# The power-cut test (Tests/System/powercut/powercut.sh): POWERCUT_CYCLES boots of the QEMU guest on one
+# ext4 state disk, each cut (QEMU killed) at a random instant; every boot must find the state last
+# written or being written, and open or rebuild the SQLite index.
+POWERCUT_CYCLES ?= 50
+powercut: deps
+	bash deploy/install-deps.sh --system-test
+	$(SWIFT) build $(BUILD_FLAGS)
+	POWERCUT_CYCLES=$(POWERCUT_CYCLES) bash Tests/System/powercut/powercut.sh
 
 # .build/deb/kiosk-player_<version>_<arch>.deb for Debian / Raspberry Pi OS trixie (default: arm64).
 deb:

@@ -15,6 +15,7 @@ int kiosk_ioctl_int(int fd, unsigned long request, unsigned long value) { return
 int kiosk_fcntl_int(int fd, int cmd, int value) { return fcntl(fd, cmd, value); }
 int kiosk_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
 int kiosk_openat(int dirfd, const char *path, int flags, mode_t mode) { return openat(dirfd, path, flags, mode); }
+int kiosk_o_direct(void) { return O_DIRECT; }
 void kiosk_sigset_empty(sigset_t *set) { sigemptyset(set); }
 void kiosk_sigset_add(sigset_t *set, int signo) { sigaddset(set, signo); }
 int kiosk_errno(void) { return errno; }

@@ -1,6 +1,6 @@
 import KioskSystem
 
-/// Writes the resume state (resume.json) when it matters: soon after a change (the changes of one
+/// Writes the resume state (resume.state, through a `ResumeStore`) when it matters: soon after a change (the changes of one
 /// loop turn coalesce into one write), every `intervalMilliseconds` while playing (a power cut
 /// loses at most that much of the position), and at once on pause, stop and shutdown.
 ///
@@ -14,6 +14,7 @@ final class ResumeRecorder {
     var intervalMilliseconds = ResumeRecorder.defaultIntervalMilliseconds
     private let scheduler: any Scheduler
     private let snapshot: () -> ResumeState
+    private let store: ResumeStore
     private var soonScheduled = false
     private var periodic: TimerID?
 
@@ -22,6 +23,7 @@ final class ResumeRecorder {
         self.directory = directory
         self.scheduler = scheduler
         self.snapshot = snapshot
+        store = ResumeStore(directory: directory)
     }
 
     /// Saves at the end of this loop turn.
@@ -36,8 +38,7 @@ final class ResumeRecorder {
 
     func saveNow() {
         do {
-            try Syscalls.mkdirs(directory)
-            try snapshot().save(directory: directory)
+            try store.save(snapshot())
         } catch {
             Log.error("cannot save state in \(directory): \(error)")
         }

@@ -2,13 +2,17 @@ import KioskSystem
 
 /// What the player was doing, saved so that a power cut loses at most a few seconds.
 ///
-/// Saved atomically (`AtomicFile`: temp + fsync + rename + fsync dir) to `resume.json` in the
-/// state directory on track change, pause, stop, volume change, category change, output and
-/// repeat changes, every 4.5 s while playing (with the engine's live position, so at most 5 s
-/// are lost) and at shutdown; read at start. A corrupt or foreign file is ignored with a warning.
-/// A value type: build it on the loop thread.
+/// Saved to `resume.state` in the state directory (`ResumeStore`: checksummed records in two
+/// alternating slots, overwritten in place) on track change, pause, stop, volume change, category
+/// change, output and repeat changes, every 4.5 s while playing (with the engine's live position,
+/// so at most 5 s are lost) and at shutdown; read at start. Its JSON form is what resume.json
+/// held before (still read once, when there is no resume.state). A damaged or foreign file is
+/// ignored with a warning. A value type: build it on the loop thread.
 public struct ResumeState: Equatable, Sendable {
-    public static let fileName = "resume.json"
+    /// The file it is saved in.
+    public static let fileName = ResumeStore.fileName
+    /// The file of the format before, read when there is no `fileName` yet.
+    public static let legacyFileName = ResumeStore.legacyFileName
     static let format = "kiosk-player-resume"
     static let version = 1
 
@@ -118,21 +122,25 @@ public struct ResumeState: Equatable, Sendable {
         return state
     }
 
-    /// Loads `resume.json` from `directory`; nil (with a warning for a bad file) when there is none.
-    public static func load(directory: String) -> ResumeState? {
-        let path = "\(directory)/\(fileName)"
-        guard Syscalls.exists(path) else { return nil }
-        do {
-            let bytes = try Syscalls.readFile(path, limit: 1 << 20)
-            return try parse(bytes, file: path)
-        } catch {
-            Log.warning("ignoring saved state: \(error)")
-            return nil
-        }
+    /// Whether `other` is this state but for what a position record holds (the position, the
+    /// playing flag, the sleep timer).
+    func samePlace(as other: ResumeState) -> Bool {
+        var a = self
+        var b = other
+        (a.positionFrames, a.playing, a.sleepRemainingSeconds) = (0, false, nil)
+        (b.positionFrames, b.playing, b.sleepRemainingSeconds) = (0, false, nil)
+        return a == b
     }
 
-    /// Saves atomically to `resume.json` in `directory`.
-    public func save(directory: String) throws {
-        try AtomicFile.replace("\(directory)/\(Self.fileName)", with: json().serialized(pretty: true) + "\n")
+    /// Loads the saved state of `directory` (resume.state, else an old resume.json); nil (with a
+    /// warning for a bad file) when there is none.
+    public static func load(directory: String) -> ResumeState? { ResumeStore.load(directory: directory) }
+
+    /// The state in the bytes of a resume.state; nil when neither slot holds a valid record.
+    public static func decodeRecordFile(_ bytes: [UInt8]) -> ResumeState? {
+        ResumeStore.decode(bytes, file: ResumeStore.slotFile(directory: ".")).state
     }
+
+    /// Saves to `directory` as a new state record (the player keeps one `ResumeStore` instead).
+    public func save(directory: String) throws { try ResumeStore(directory: directory).save(self) }
 }

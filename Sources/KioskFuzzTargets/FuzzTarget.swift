@@ -59,7 +59,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .config: _ = try? Config.parse(data, file: "config.json")
         case .board: _ = try? BoardProfile.parse(data, file: "boards/fuzz.json")
         case .eventScript: _ = try? EventScript.parse(data, file: "events.jsonl", profile: FuzzFiles.profile)
-        case .resume: _ = try? ResumeState.parse(data, file: "resume.json")
+        case .resume:
+            _ = try? ResumeState.parse(data, file: "resume.json")
+            _ = ResumeState.decodeRecordFile(data)
         case .bookmarks: FuzzFiles.withStateFile(BookmarkStore.fileName, data) { _ = BookmarkStore(directory: $0) }
         case .playlist: _ = PlaylistParser.parse(data, relativePath: "Lists/list.m3u8", limits: ScanLimits())
         case .flac: FuzzFiles.withFile("track.flac", data) { _ = FLACFileReader().read(path: $0) }

@@ -118,6 +118,8 @@ public final class VolumeScanner {
                 reusable = false
             }
             if let reason = index?.resetReason {
+                // in the journal too: a damaged index says something about the SD card or a power cut
+                Log.warning("library: \(indexPath): \(reason)")
                 reusable = false
                 indexProblems.append(
                     LibraryProblem(volume: volume, relativePath: "", reason: reason, severity: .warning))

@@ -66,6 +66,14 @@ public enum Syscalls {
         try retrying("pread") { Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
     }
 
+    /// The corresponding C function is `pwrite(2)`.
+    public static func pwrite(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, offset: Int64) throws(Errno) -> Int {
+        try retrying("pwrite") { Glibc.pwrite(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+    }
+
+    /// `open(2)`'s `O_DIRECT` flag on this architecture.
+    public static var directIOFlag: Int32 { kiosk_o_direct() }
+
     /// The corresponding C function is `write(2)`.
     public static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
         try retrying("write") { Glibc.write(fd, buffer.baseAddress, buffer.count) }
@@ -113,6 +121,12 @@ public enum Syscalls {
     /// The corresponding C function is `fsync(2)`.
     public static func fsync(_ fd: Int32) throws(Errno) {
         _ = try retrying("fsync") { Glibc.fsync(fd) }
+    }
+
+    /// The corresponding C function is `fdatasync(2)`: the file's data and what is needed to read
+    /// it back (its size, new blocks), not its timestamps.
+    public static func fdatasync(_ fd: Int32) throws(Errno) {
+        _ = try retrying("fdatasync") { Glibc.fdatasync(fd) }
     }
 
     /// The corresponding C function is `rename(2)`.

@@ -222,7 +222,7 @@ import Testing
     func corruptOrForeignFileIsIgnoredWithAWarning(contents: String) throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        try dir.write(ResumeState.fileName, contents)
+        try dir.write(ResumeState.legacyFileName, contents)
         let warnings = WarningCollector()
         defer { warnings.stop() }
         #expect(ResumeState.load(directory: dir.path) == nil)

@@ -105,8 +105,21 @@ fixture_formats() {
     media_image vfat "$1/library" "$1/stick.img" KIOSKFMT
 }
 
+# the SD-card write measurement (writes/sd-writes.sh): three 4-minute tracks, quiet tones that
+# FLAC packs small (the audio is not what is measured).
+fixture_four_minutes() {
+    local dir=$1/library/"Artist W"/Writes n
+    mkdir -p "$dir" || return 1
+    for n in 1 2 3; do
+        sox -n -r 44100 -b 16 -c 2 "$dir/0$n Writes $n.flac" synth 240 sine $((300 + 100 * n)) vol 0.1 &&
+            metaflac --set-tag="ARTIST=Artist W" --set-tag="ALBUMARTIST=Artist W" --set-tag="ALBUM=Writes" \
+                --set-tag="TITLE=Writes $n" --set-tag="TRACKNUMBER=$n" "$dir/0$n Writes $n.flac" || return 1
+    done
+    media_image vfat "$1/library" "$1/stick.img" KIOSKWRT
+}
+
 status=0
-for name in two_albums thirty_albums long_track resume bad_stick formats; do
+for name in two_albums thirty_albums long_track resume bad_stick formats four_minutes; do
     dir=$out/${name//_/-}
     [ -f "$dir/done" ] && continue
     rm -rf "$dir"

@@ -19,6 +19,9 @@ int kiosk_fcntl_int(int fd, int cmd, int value);
 int kiosk_open(const char *path, int flags, mode_t mode);
 /// openat(dirfd, path, flags, mode).
 int kiosk_openat(int dirfd, const char *path, int flags, mode_t mode);
+/// O_DIRECT, which glibc defines only with _GNU_SOURCE and whose value differs between
+/// architectures (x86_64 040000, aarch64 0200000).
+int kiosk_o_direct(void);
 
 /// sigemptyset/sigaddset are macros or inline in some libcs; these are plain functions.
 void kiosk_sigset_empty(sigset_t *set);

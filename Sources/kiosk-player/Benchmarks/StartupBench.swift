@@ -301,14 +301,9 @@ private final class StartupRig {
         Syscalls.sleep(nanoseconds: 1_000_000_000)
         let playing = child.memory.rss
         // The resumed folder (20 short tracks) plays out; then the player idles with its catalog.
-        let stateFile = scratch + "/state/" + ResumeState.fileName
         let deadline = Syscalls.monotonicNanoseconds() + 60_000_000_000
         while Syscalls.monotonicNanoseconds() < deadline {
-            if let bytes = try? Syscalls.readFile(stateFile, limit: 1 << 20),
-                let state = try? ResumeState.parse(bytes, file: stateFile), !state.playing
-            {
-                break
-            }
+            if let state = ResumeState.load(directory: scratch + "/state"), !state.playing { break }
             Syscalls.sleep(nanoseconds: 100_000_000)
         }
         Syscalls.sleep(nanoseconds: 500_000_000)

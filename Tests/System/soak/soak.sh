@@ -7,7 +7,7 @@
 #   - MPD clients on the Unix socket (mpc): idling ones, and bursts of status/add/play/next/volume.
 # Then asserts: the player never exited or restarted (one PID throughout); its RSS and open file
 # descriptors are flat after a warm-up of a fifth of the run (the RSS slope is reported); the
-# state files it wrote (resume.json, bookmarks.json) parse; and after the storms it still plays a
+# state files it wrote (resume.state, bookmarks.json) parse; and after the storms it still plays a
 # track bit-exactly on the loopback.
 # timeout: 7500
 # shellcheck source=../lib.sh
@@ -153,6 +153,8 @@ for f in "$STATE_DIR/resume.json" "$STATE_DIR/bookmarks.json"; do
     [ -f "$f" ] || continue
     check "$(basename "$f") is valid JSON" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$f"
 done
+[ -f "$STATE_DIR/resume.state" ] && check "resume.state holds a valid state record" sh -c \
+    "python3 '$SYSTEST_REPO/Tests/System/powercut/state-check.py' '$STATE_DIR' | grep -q '\"stateSequence\"'"
 
 # Still plays bit-exactly: one track from its start through MPD at full volume.
 ref=$(track_reference "$(track_file "$library" "Artist A" Alpha 1)") || fail "decode Alpha 1"

@@ -105,7 +105,7 @@ class Checker:
     def check(self, profile, expected_name):
         if not self.obj(profile, "(top level)", required=["name"], optional=[
                 "description", "test", "gpioChip", "reservedLines", "buttons", "encoders", "chords",
-                "evdev", "screen", "audio"]):
+                "evdev", "cardReaders", "screen", "audio"]):
             return
         if self.string(profile.get("name"), "name") and profile["name"] != expected_name:
             self.error("name", f"{json.dumps(profile['name'])} must equal the file name {json.dumps(expected_name)}")
@@ -183,6 +183,8 @@ class Checker:
             self.action(chord.get("action"), join(where, "action"))
         for i, device in enumerate(array(self, profile, "evdev")):
             self.evdev(device, f"evdev[{i}]")
+        for i, reader in enumerate(array(self, profile, "cardReaders")):
+            self.card_reader(reader, f"cardReaders[{i}]")
         if "screen" in profile:
             self.screen(profile["screen"], "screen")
         if "audio" in profile:
@@ -226,6 +228,28 @@ class Checker:
                 if self.obj(value, aw, required=["positive", "negative"]):
                     self.action(value.get("positive"), join(aw, "positive"))
                     self.action(value.get("negative"), join(aw, "negative"))
+
+    def card_reader(self, reader, where):
+        if not isinstance(reader, dict) or reader.get("type") not in ("usb", "rc522"):
+            self.error(join(where, "type"), 'required: "usb" or "rc522"')
+            return
+        if reader["type"] == "usb":
+            if self.obj(reader, where, required=["type", "device"]):
+                self.string(reader.get("device"), join(where, "device"))
+            return
+        if not self.obj(reader, where, required=["type"], optional=[
+                "spiBus", "spiCS", "device", "speedHz", "pollMs", "reset", "gpioChip", "optional"]):
+            return
+        for key, low, high in (("spiBus", 0, 15), ("spiCS", 0, 15), ("speedHz", 100000, 10000000),
+                               ("pollMs", 50, 5000)):
+            if key in reader:
+                self.integer(reader[key], join(where, key), low, high)
+        if "device" in reader:
+            self.string(reader["device"], join(where, "device"))
+        if "optional" in reader:
+            self.boolean(reader["optional"], join(where, "optional"))
+        if "reset" in reader:
+            self.use_line(reader["reset"], join(where, "reset"), "rc522 reset")
 
     def screen(self, screen, where):
         if not self.obj(screen, where, optional=["type", "fbName", "device", "rotation", "panel"]):

@@ -33,6 +33,11 @@ rejects button-on-reserved '{"name": "button-on-reserved", "reservedLines": [{"l
 rejects encoder-on-panel '{"name": "encoder-on-panel", "encoders": [{"name": "k", "a": 9, "b": 10,
   "clockwise": "up", "counterClockwise": "down"}], "screen": {"type": "spi", "panel": {"controller": "st7789",
   "width": 240, "height": 240, "spiBus": 0, "spiCS": 1, "dc": 9}}}' 'screen.panel.dc: line 9 (panel DC) is already used by encoder k A'
+rejects reader-reset-on-button '{"name": "reader-reset-on-button", "buttons": [{"name": "a", "line": 25, "press": "play"}],
+  "cardReaders": [{"type": "rc522", "reset": 25}]}' \
+  'cardReaders[0].reset: line 25 (rc522 reset) is already used by button a'
+rejects reader-of-no-type '{"name": "reader-of-no-type", "cardReaders": [{"type": "nfc"}]}' \
+  'cardReaders[0].type: required'
 rejects unknown-action '{"name": "unknown-action", "buttons": [{"name": "a", "line": 1, "press": "paly"}]}' \
   'buttons[0].press: unknown action "paly"; actions are: play-pause'
 rejects hold-and-long '{"name": "hold-and-long", "buttons": [{"name": "a", "line": 1, "hold": "up", "longPress": "down"}]}' \

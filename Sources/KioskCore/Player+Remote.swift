@@ -68,16 +68,16 @@ extension Player {
         guard status != .stopped, !queue.isEmpty else { return false }
         // Consume: the current entry leaves the queue, as with MPD's `next`.
         let leaving = consume ? queueIndex : nil
+        if leaving != nil && queue.count == 1 {
+            remoteClear()  // the last entry left (with repeat on too): the queue is empty
+            return true
+        }
         func kept(_ index: Int) -> Int { leaving.map { consumeEntry($0, before: index) } ?? index }
         switch playQueue.afterCurrent {
         case .entry(let index): startQueue(at: kept(index), frame: 0, status: .playing)
         case .wrapped: startQueue(at: kept(0), frame: 0, status: .playing)
         // The end of the queue: stopped at the start of the first entry.
         case .end, .restart:
-            if leaving != nil && queue.count == 1 {
-                remoteClear()  // the last entry left: the queue is empty
-                return true
-            }
             startQueue(at: kept(0), frame: 0, status: .stopped)
         }
         refreshScreen()

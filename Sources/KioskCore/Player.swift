@@ -377,6 +377,12 @@ public final class Player {
         case .wrapped:
             playQueue.wrap(after: entry)
             let first = consume ? consumeEntry(entry, before: playQueue.firstInOrder) : playQueue.firstInOrder
+            if queue.isEmpty {
+                // Consume and repeat on a queue of one: the entry left, nothing is there to repeat.
+                dropProvisional()
+                recorder.saveNow()
+                return
+            }
             startQueue(at: first, frame: 0, status: .playing)
         case .end, .restart:
             if consume {

@@ -90,6 +90,33 @@ import Testing
         #expect(rig.player.queue.isEmpty)
     }
 
+    /// One entry left, consume and repeat on (the MPD fuzzer found the next that crashed here).
+    private func lastEntryWithConsumeAndRepeat(_ rig: PlayerRig) throws {
+        try rig.playFirst()
+        rig.player.remoteSetConsume(true)
+        rig.player.remoteSetRepeat(true)
+        try rig.press(.next)
+        try rig.press(.next)
+        #expect(rig.player.queue.map(\.title) == ["Dusk"])
+    }
+
+    @Test func nextOnTheLastEntryWithConsumeAndRepeatEmptiesTheQueue() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try lastEntryWithConsumeAndRepeat(rig)
+        #expect(rig.player.remoteNext())
+        try rig.idle(100)
+        #expect(rig.player.queue.isEmpty)
+        #expect(rig.player.status == .stopped)
+    }
+
+    @Test func theLastEntryEndingWithConsumeAndRepeatEmptiesTheQueue() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try lastEntryWithConsumeAndRepeat(rig)
+        #expect(try rig.run(seconds: 30) { rig.player.queue.isEmpty })
+        try rig.idle(100)
+        #expect(rig.player.status == .stopped)
+    }
+
     @Test func consumeLeavesATrackAJumpLeftInTheQueue() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()

@@ -40,23 +40,9 @@ int kiosk_spi_read_configuration(int fd, uint8_t *mode, uint8_t *bits_per_word, 
     return 0;
 }
 
-int kiosk_spi_write(int fd, const void *bytes, uint32_t length, uint32_t speed_hz) {
-    struct spi_ioc_transfer transfer;
-    memset(&transfer, 0, sizeof transfer);  // unused fields must be zero (spidev.h)
-    transfer.tx_buf = (uint64_t)(uintptr_t)bytes;
-    transfer.len = length;
-    transfer.speed_hz = speed_hz;
-    transfer.bits_per_word = 8;
-    int rc;
-    do {
-        rc = ioctl(fd, SPI_IOC_MESSAGE(1), &transfer);
-    } while (rc < 0 && errno == EINTR);
-    return rc;
-}
-
 int kiosk_spi_transfer(int fd, const void *tx, void *rx, uint32_t length, uint32_t speed_hz) {
     struct spi_ioc_transfer transfer;
-    memset(&transfer, 0, sizeof transfer);
+    memset(&transfer, 0, sizeof transfer);  // unused fields must be zero (spidev.h)
     transfer.tx_buf = (uint64_t)(uintptr_t)tx;
     transfer.rx_buf = (uint64_t)(uintptr_t)rx;
     transfer.len = length;
@@ -67,6 +53,10 @@ int kiosk_spi_transfer(int fd, const void *tx, void *rx, uint32_t length, uint32
         rc = ioctl(fd, SPI_IOC_MESSAGE(1), &transfer);
     } while (rc < 0 && errno == EINTR);
     return rc;
+}
+
+int kiosk_spi_write(int fd, const void *bytes, uint32_t length, uint32_t speed_hz) {
+    return kiosk_spi_transfer(fd, bytes, NULL, length, speed_hz);  // rx_buf 0: nothing received
 }
 
 void kiosk_spi_abi(struct kiosk_spi_abi *out) {

@@ -43,12 +43,17 @@ public struct CardCollection: Sendable, Equatable {
     /// "the stick 'KIDS'", for messages.
     public var stickName: String { volumeLabel.map { "the stick '\($0)'" } ?? "its stick" }
 
+    /// A stick's label as the links keep it: its mount point's name (`/media/kiosk/KIDS` → KIDS).
+    static func label(ofMountPoint mountPoint: String) -> String? {
+        mountPoint.split(separator: "/").last.map(String.init)
+    }
+
     /// The link for `collection` of `catalog`: the volume of its first track.
     public static func of(_ collection: Collection, in catalog: Catalog) -> CardCollection {
         let track = catalog.tracks(of: collection).first ?? collection.representative
-        let label = track.mountPoint.split(separator: "/").last.map(String.init)
         return CardCollection(
-            volumeID: track.volume.rawValue, volumeLabel: label, category: collection.category, key: collection.key,
+            volumeID: track.volume.rawValue, volumeLabel: label(ofMountPoint: track.mountPoint),
+            category: collection.category, key: collection.key,
             name: collection.name)
     }
 }

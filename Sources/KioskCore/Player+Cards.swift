@@ -137,7 +137,8 @@ extension Player {
     private func volumes(labelled label: String) -> [VolumeID] {
         guard let catalog else { return [] }
         return catalog.volumes.filter { id in
-            catalog.allTracks.first { $0.volume == id }?.mountPoint.split(separator: "/").last.map(String.init) == label
+            catalog.allTracks.first { $0.volume == id }.flatMap { CardCollection.label(ofMountPoint: $0.mountPoint) }
+                == label
         }
     }
 

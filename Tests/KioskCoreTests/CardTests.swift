@@ -31,6 +31,13 @@ import Testing
         try rig.player.cards.setLink(.collection(CardCollection.of(album, in: rig.catalog)), for: uid)
     }
 
+    /// Links `card` to the album `name`, shows it, and waits until the album plays.
+    private func playByCard(_ rig: PlayerRig, album name: String) throws {
+        try link(rig, card, album: name)
+        try show(rig, card)
+        try waitUntilPlaying(rig, name)
+    }
+
     private func waitUntilPlaying(_ rig: PlayerRig, _ album: String) throws {
         let playing = try rig.run {
             rig.player.status == .playing && rig.player.currentTrack?.album == album && rig.player.positionFrames > 0
@@ -167,9 +174,7 @@ import Testing
     @Test(arguments: [Config.Cards.Again.restart, .togglePause, .nothing, .next])
     func theSameCardAgainDoesWhatTheConfigSays(again: Config.Cards.Again) throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main]) { $0.cards.again = again }
-        try link(rig, card, album: "First Light")
-        try show(rig, card)
-        try waitUntilPlaying(rig, "First Light")
+        try playByCard(rig, album: "First Light")
         try rig.press(.next)
         try rig.waitForPosition(seconds: 2)
         try show(rig, card)
@@ -190,9 +195,7 @@ import Testing
 
     @Test func takingThePlayingCardOffPausesAndPuttingItBackResumes() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
-        try link(rig, card, album: "First Light")
-        try show(rig, card)
-        try waitUntilPlaying(rig, "First Light")
+        try playByCard(rig, album: "First Light")
         try rig.waitForPosition(seconds: 2)
         try show(rig, card, .removed)
         #expect(rig.player.status == .paused)
@@ -204,18 +207,14 @@ import Testing
 
     @Test func withRemovedNothingTakingTheCardOffKeepsPlaying() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main]) { $0.cards.removed = .nothing }
-        try link(rig, card, album: "First Light")
-        try show(rig, card)
-        try waitUntilPlaying(rig, "First Light")
+        try playByCard(rig, album: "First Light")
         try show(rig, card, .removed)
         #expect(rig.player.status == .playing)
     }
 
     @Test func takingAnotherCardOffDoesNothing() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
-        try link(rig, card, album: "First Light")
-        try show(rig, card)
-        try waitUntilPlaying(rig, "First Light")
+        try playByCard(rig, album: "First Light")
         try show(rig, other, .removed)
         #expect(rig.player.status == .playing)
     }

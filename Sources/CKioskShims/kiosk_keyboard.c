@@ -100,7 +100,8 @@ int kiosk_keyboard_raw_begin(int fd) {
     raw_termios.c_cc[VMIN] = 1;
     raw_termios.c_cc[VTIME] = 0;
     raw_fd = fd;
-    if (tcsetattr(fd, TCSAFLUSH, &raw_termios) != 0) return -1;
+    // The handlers go in before the terminal turns raw: whoever sees it raw (a test, a shell's ^Z)
+    // may signal at once, and a ^Z taken by the default action would leave the terminal raw.
     raw_active = 1;
     if (!atexit_registered) {
         atexit(at_exit);
@@ -120,6 +121,12 @@ int kiosk_keyboard_raw_begin(int fd) {
     sigaction(SIGCONT, &cont, &previous_cont);
     sigaction(SIGTSTP, NULL, &previous_tstp);
     install_tstp();
+    if (tcsetattr(fd, TCSAFLUSH, &raw_termios) != 0) {
+        int saved = errno;
+        kiosk_keyboard_raw_end();
+        errno = saved;
+        return -1;
+    }
     return 0;
 }
 

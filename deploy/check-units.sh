@@ -20,7 +20,7 @@ work=$(mktemp -d /tmp/check-units.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 passed=0
 failed=0
-units=(kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service)
+units=(kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service)
 
 result() {  # result NAME STATUS [DETAIL]
     if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "check-units: ok    $1"
@@ -39,9 +39,9 @@ else
     for u in "${units[@]}"; do cp "$here/systemd/$u" "$scratch/usr/lib/systemd/system/"; done
     printf '#!/bin/sh\nexit 0\n' >"$scratch/usr/bin/kiosk-player"
     cp "$(command -v systemctl)" "$scratch/usr/bin/systemctl"
-    cp "$here/kiosk-automount" "$scratch/usr/lib/kiosk-player/"
-    chmod 0755 "$scratch/usr/bin/kiosk-player" "$scratch/usr/lib/kiosk-player/kiosk-automount"
-    for u in kiosk-player.service kiosk-automount@sda1.service kiosk-player-poweroff.path kiosk-player-poweroff.service; do
+    cp "$here/kiosk-automount" "$here/kiosk-lazytime" "$scratch/usr/lib/kiosk-player/"
+    chmod 0755 "$scratch/usr/bin/kiosk-player" "$scratch/usr/lib/kiosk-player/kiosk-automount" "$scratch/usr/lib/kiosk-player/kiosk-lazytime"
+    for u in kiosk-player.service kiosk-automount@sda1.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service; do
         # --man=no: verify would run the host's man, where the page is not installed (a fresh CI
         # machine); the pages are checked against the ones we ship below.
         out=$(systemd-analyze verify --man=no --root="$scratch" "$u" 2>&1)

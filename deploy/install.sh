@@ -70,7 +70,7 @@ confdir=/etc/kiosk-player
 statedir=/var/lib/kiosk-player
 dropin_dir=/etc/systemd/system/kiosk-player.service.d
 mpd_dropin=$dropin_dir/50-mpd-tcp.conf
-units=(kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service)
+units=(kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service)
 rules=(60-kiosk-player-devices.rules 80-kiosk-player-automount.rules)
 
 # t PATH: PATH inside the target tree.
@@ -251,6 +251,8 @@ else
     die "no binary: pass --binary FILE, or install a Swift toolchain to build one"
 fi
 put "$deploy/kiosk-automount" "$libexec/kiosk-automount" 0755 || true
+# lazytime on the state directory's file system at each boot (kiosk-player-lazytime.service).
+put "$deploy/kiosk-lazytime" "$libexec/kiosk-lazytime" 0755 || true
 
 # 3. User and groups (systemd-sysusers: creates only what is missing).
 step "service user kiosk-player"

@@ -32,6 +32,9 @@ package final class BookmarkStore {
     private let directory: String
     private var entries: [String: Bookmark] = [:]
     private var nextStamp = 0
+    /// Saves made by this process, numbered in the debug log so that the power-cut test can tell
+    /// which one a file on the disk is.
+    private var saves = 0
 
     package init(directory: String) {
         self.directory = directory
@@ -79,9 +82,16 @@ package final class BookmarkStore {
         let document = JSONValue.object([
             ("format", .string(Self.format)), ("version", .number(Double(Self.version))), ("bookmarks", .array(list)),
         ])
+        saves += 1
+        if let newest = entries.values.max(by: { $0.stamp < $1.stamp }) {
+            Log.debug(
+                "bookmarks: writing save \(saves): newest \(newest.relativePath) at frame \(newest.positionFrames)"
+                    + (newest.finished ? " finished" : ""))
+        }
         do {
             try Syscalls.mkdirs(directory)
             try AtomicFile.replace(path, with: document.serialized(pretty: true) + "\n")
+            Log.debug("bookmarks: save \(saves) written")
         } catch {
             Log.error("cannot save the bookmarks in \(directory): \(error)")
         }

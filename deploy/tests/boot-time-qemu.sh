@@ -12,7 +12,8 @@
 # busybox one made here: virtio_blk + ext4, then systemd). The same figures and --check as for x86.
 #
 # --check (CI): a missing piece is an error instead of a skip, and the run fails unless every boot
-# printed its figures with kiosk-player.service active (it reached READY under its sandbox).
+# printed its figures with kiosk-player.service active (it reached READY under its sandbox) and the
+# state directory's file system remounted with lazytime by kiosk-player-lazytime.service.
 #
 # The tree is the cached debootstrap of test-install-debootstrap.sh with install.sh run into it.
 # Without --binary the player is a stand-in (tests/notify-stub.c: READY=1 from the main process,
@@ -181,6 +182,7 @@ for u in kiosk-player.service kiosk-reference.service; do
     ready=$(systemctl show -P ActiveEnterTimestampMonotonic "$u")
     echo "RESULT $u $(systemctl is-active "$u") start @$((start / 1000)) ms, READY after $(((ready - start) / 1000)) ms"
 done
+echo "STATEFS $(findmnt -n -o OPTIONS --target /var/lib/kiosk-player) (kiosk-player-lazytime.service $(systemctl is-active kiosk-player-lazytime.service))"
 systemctl --failed --no-legend
 echo "-- kiosk-player.service journal (first lines)"
 journalctl -b -u kiosk-player.service -o short-monotonic --no-pager | head -n 25
@@ -245,4 +247,12 @@ if [ "$check" = 1 ]; then
         exit 1
     fi
     echo "boot-time: kiosk-player.service reached READY under its sandbox in every boot"
+    # kiosk-player-lazytime.service, pulled in by the player's unit, remounted the state's file system.
+    lazy=$(grep -ah '^STATEFS ' "$work"/*.serial | tr -d '\r' | grep -c 'lazytime.*(kiosk-player-lazytime.service active)' || true)
+    if [ "$lazy" != "$boots" ]; then
+        echo "boot-time: FAILED: the state directory's file system had lazytime in $lazy of $boots boot(s):" >&2
+        grep -ah '^STATEFS ' "$work"/*.serial >&2 || true
+        exit 1
+    fi
+    echo "boot-time: the state directory's file system was remounted with lazytime in every boot"
 fi

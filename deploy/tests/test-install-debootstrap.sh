@@ -103,7 +103,8 @@ grep -E '^install(-deps)?:' "$work/first.log" | sed 's/^/    /'
 in_tree() { chroot "$tree" "$@"; }
 check "binary installed" test -x "$tree/usr/bin/kiosk-player"
 check "automount helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-automount"
-for u in kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service; do
+check "lazytime helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-lazytime"
+for u in kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service; do
     check "unit $u installed" test -f "$tree/usr/lib/systemd/system/$u"
 done
 check "udev rules installed" test -f "$tree/usr/lib/udev/rules.d/80-kiosk-player-automount.rules"

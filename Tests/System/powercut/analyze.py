@@ -13,7 +13,9 @@ as they were written, and boot N+1's found.json, read before the player started)
     interrupted); anything else (an older record, no state, a state without its queue) fails;
   - the player's own reading (its "resume: resume.state: state record S[, position record P]"
     line) must match; "ignoring saved state" fails;
-  - bookmarks.json must parse and never be set aside; e2fsck -p must not find errors it cannot fix;
+  - bookmarks.json must parse and never be set aside, and its newest bookmark must be that of the
+    save being written when the power went or of the last one written (the player logs each save
+    with its newest bookmark); e2fsck -p must not find errors it cannot fix;
   - each index must pass PRAGMA integrity_check, and the player's scan of the new stick says
     whether it opened it (how many files it read again) or rebuilt it.
 """
@@ -27,6 +29,8 @@ WRITING = re.compile(r"resume: writing record (\d+) \((\w+), slot (\d)\)")
 WRITTEN = re.compile(r"resume: record (\d+) written")
 READ = re.compile(r"resume: resume\.state: state record (\d+)(?:, position record (\d+))?")
 VOLUME = re.compile(r"library: volume (\S+) at (\S+)")
+BOOKMARKS_WRITING = re.compile(r"bookmarks: writing save (\d+): newest (.*) at frame (-?\d+)( finished)?$", re.M)
+BOOKMARKS_WRITTEN = re.compile(r"bookmarks: save (\d+) written")
 SCANNED = re.compile(r"library: scanned (\S+) in [0-9.]+ s: (\d+) tracks, (\d+) files read")
 
 
@@ -75,6 +79,7 @@ def count(key):
 stick = variants()
 last_written = None  # the last record the player wrote (carried over cycles that wrote none)
 ever_played = False
+last_bookmark = None  # the newest bookmark of the last bookmarks.json the player wrote
 indexed = None  # the new stick's file set the index last held in full (the last scan that ended)
 for n in range(1, cycles + 1):
     log = text(n, "player.log")
@@ -90,6 +95,20 @@ for n in range(1, cycles + 1):
     where = ("mid-save (%s record %d)" % (mid_save[1], mid_save[0])) if mid_save else "between saves"
     if scanned is None and os.path.exists(os.path.join(cycle_dir(n), "armed")):
         where += ", mid-scan"
+    saves = {int(m.group(1)): [m.group(2), int(m.group(3)), bool(m.group(4))] for m in BOOKMARKS_WRITING.finditer(log)}
+    saved = [int(m.group(1)) for m in BOOKMARKS_WRITTEN.finditer(log)]
+    bookmark_in_flight = None
+    if saves:
+        newest_save = max(saves)
+        if newest_save in saved:
+            last_bookmark = saves[newest_save]
+        else:
+            bookmark_in_flight = saves[newest_save]
+            if saved:
+                last_bookmark = saves[max(saved)]
+    if bookmark_in_flight:
+        where += ", mid-bookmarks-save"
+        count("cut mid-bookmarks-save")
     count("cut " + ("mid-save" if mid_save else "between saves"))
     if scanned is None:
         count("cut mid-scan of the new stick")
@@ -139,6 +158,16 @@ for n in range(1, cycles + 1):
         count("resumed playing" if state.get("playing") else "resumed paused or stopped")
     if isinstance(found.get("bookmarks"), str) or found.get("bookmarksBad"):
         problems.append("boot %d: bookmarks.json damaged: %s" % (nxt, found.get("bookmarks")))
+    elif last_bookmark or bookmark_in_flight:
+        newest = found.get("bookmarksNewest")
+        if bookmark_in_flight and newest == bookmark_in_flight:
+            count("bookmarks new")
+            last_bookmark = newest
+        elif newest == last_bookmark:
+            count("bookmarks new" if not bookmark_in_flight else "bookmarks old")
+        else:
+            problems.append("boot %d: bookmarks.json's newest bookmark is %s, expected %s%s" % (
+                nxt, newest, last_bookmark, " or %s" % bookmark_in_flight if bookmark_in_flight else ""))
     fsck = text(nxt, "found.env")
     fm = re.search(r"fsck_status=(\d+)", fsck)
     if fm and int(fm.group(1)) >= 2:

@@ -10,8 +10,10 @@
 #      resume.state, bookmarks.json, each index's integrity (on a copy);
 #   3. the player started (its log, with every record it writes, goes to the host as it is
 #      written), then "armed" tells the host to cut the power within the next seconds;
-#   4. meanwhile: play the music stick if nothing was resumed, then keep the player saving:
-#      pause/play, next, volume, and the periodic saves of playing.
+#   4. meanwhile: a card linked to the album Power (`kiosk-player cards link` at the first boot)
+#      is presented by the event script at 2, 6 and 12 s (`cards.again` "nothing": it starts the
+#      album when nothing else from it plays), so the queue is a collection and bookmarks.json is
+#      written too; then keep the player saving: pause/play, next, volume, the periodic saves.
 out=$1
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
@@ -51,13 +53,20 @@ cat > /tmp/config.json << EOF
   "mediaRoots": ["/media/kiosk"],
   "stateDirectory": "$state",
   "bookmarks": "all",
+  "cards": { "again": "nothing" },
   "audio": { "device": "none", "fallbackDevices": [], "mixer": null },
   "screen": { "type": "none" },
   "inputs": { "keyboard": false },
   "mpd": { "socket": "$socket" }
 }
 EOF
-"$POWERCUT_PLAYER" --verbose run --config /tmp/config.json > "$dir/player.log" 2>&1 &
+card=0000001234
+if ! "$POWERCUT_PLAYER" cards list --config /tmp/config.json 2>/dev/null | grep -q "$card"; then
+    "$POWERCUT_PLAYER" cards link "$card" --album Power --config /tmp/config.json > "$dir/cards-link.log" 2>&1
+    note "card $card linked to the album Power: status $?"
+fi
+printf '{"t": %d, "card": "%s"}\n' 2000 "$card" 6000 "$card" 12000 "$card" > /tmp/cards.jsonl
+"$POWERCUT_PLAYER" --verbose run --config /tmp/config.json --script /tmp/cards.jsonl > "$dir/player.log" 2>&1 &
 note "player started"
 echo started > "$dir/started"
 mpc_q() { timeout 10 mpc -q -h "$socket" "$@" > /dev/null 2>&1; }
@@ -65,15 +74,7 @@ for _ in $(seq 600); do mpc_q status && break; sleep 0.1; done
 note "MPD answers"
 echo armed > "$dir/armed"
 
-# nothing resumed (the first cycle, or a state without a queue): play the music stick
-sleep 1
-if ! timeout 10 mpc -h "$socket" status 2>/dev/null | grep -q '^\[\(playing\|paused\)\]'; then
-    for _ in $(seq 100); do grep -q "library: scanned" "$dir/player.log" && break; sleep 0.1; done
-    note "nothing playing: adding the music stick"
-    mpc_q clear
-    mpc_q add KIOSKPWR
-    mpc_q play
-fi
+# the card starts the album when nothing was resumed (the script, above)
 while true; do
     case $((RANDOM % 8)) in
         0) action="pause"; mpc_q pause ;;

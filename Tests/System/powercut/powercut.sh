@@ -118,10 +118,11 @@ for ((i = 1; i <= cycles; i++)); do
     t0=$(date +%s.%N)
     boot_guest "$cycle_dir" "$variant" &
     qemu_pid=$!
-    # three kinds of cut, in turn: at a random instant after the player's exec (its start, the
+    # four kinds of cut, in turn: at a random instant after the player's exec (its start, the
     # scans, the resume), after its MPD socket answers (playing and saving), or just after it
-    # logs that it starts writing a record (so that many cuts land inside a save)
-    mode=$(( i % 3 )) kind=""
+    # logs that it starts writing a resume record or a bookmarks.json (so that many cuts land
+    # inside a save)
+    mode=$(( i % 4 )) kind=""
     armed="" wait_for=$([ "$mode" = 1 ] && echo started || echo armed)
     for ((w = 0; w < 1800; w++)); do
         [ -f "$cycle_dir/$wait_for" ] && { armed=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'); break; }
@@ -132,6 +133,10 @@ for ((i = 1; i <= cycles; i++)); do
         cut_ms=$((cut_ms % 21))
         timeout 20 tail -n 0 -F "$cycle_dir/player.log" 2> /dev/null | grep -m 1 -q "resume: writing record"
         kind="at a save + $cut_ms ms"
+    elif [ -n "$armed" ] && [ "$mode" = 3 ]; then
+        cut_ms=$((cut_ms % 21))
+        timeout 40 tail -n 0 -F "$cycle_dir/player.log" 2> /dev/null | grep -m 1 -q "bookmarks: writing save"
+        kind="at a bookmarks save + $cut_ms ms"
     elif [ -n "$armed" ]; then
         kind="$cut_ms ms after the player $([ "$mode" = 1 ] && echo started || echo answered)"
     fi

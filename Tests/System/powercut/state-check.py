@@ -6,7 +6,8 @@ runs it before each start). Prints one JSON object:
           the newest valid state record, with the newest valid position record naming it
           (the format of Sources/KioskCore/ResumeStore.swift and Sources/KioskSystem/SlotFile.swift);
   legacy: whether an old resume.json is there and parses;
-  bookmarks: whether bookmarks.json is there and parses;
+  bookmarks: whether bookmarks.json is there and parses; bookmarksNewest: its newest bookmark
+          (the last in the file) as [relativePath, positionFrames, finished];
   indexes: each library/*.sqlite: PRAGMA integrity_check on a copy (database + WAL), rows.
 
   state-check.py STATE_DIR
@@ -99,6 +100,17 @@ def index(path):
             return {"integrity": "error: %s" % error, "rows": None}
 
 
+def newest_bookmark(path):
+    try:
+        marks = json.load(open(path)).get("bookmarks") or []
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not marks:
+        return None
+    last = marks[-1]
+    return [last.get("relativePath"), int(last.get("positionFrames", 0)), bool(last.get("finished"))]
+
+
 def main():
     state = sys.argv[1]
     library = os.path.join(state, "library")
@@ -112,6 +124,7 @@ def main():
         "legacy": parses(os.path.join(state, "resume.json")),
         "bookmarks": parses(os.path.join(state, "bookmarks.json")),
         "bookmarksBad": os.path.exists(os.path.join(state, "bookmarks.json.bad")),
+        "bookmarksNewest": newest_bookmark(os.path.join(state, "bookmarks.json")),
         "indexes": indexes,
     }))
 

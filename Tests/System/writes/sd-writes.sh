@@ -5,21 +5,23 @@
 #
 # The state directory is an ext4 file system of its own (mkfs.ext4 defaults: 4 KiB blocks, a
 # journal, as Raspberry Pi OS's root) on a loop device, mounted like Pi OS mounts its root
-# (`defaults,noatime`), and once more with lazytime added. A stick of three 4-minute tracks; the
+# (`defaults,noatime`), and once more as the player's package leaves it: remounted by
+# deploy/kiosk-lazytime (kiosk-player-lazytime.service at boot). A stick of three 4-minute tracks; the
 # player plays them through MPD (repeat on). After the stick's scan (the index is written once per
 # stick, not per hour), the loop device's sectors written (/sys/block/loopN/stat, field 7: all
 # the file system sends to the device: data, metadata, journal) are read every 30 s for
 # SDWRITES_MINUTES minutes of real-time playback (default 6), and the total is scaled to an hour.
-# SDWRITES_OPTIONS="noatime noatime,lazytime" (default) picks the mount options measured.
+# SDWRITES_OPTIONS="noatime installed" (default) picks what is measured: mount options, or
+# "installed" (noatime, then deploy/kiosk-lazytime, which must leave noatime and add lazytime).
 # timeout: 3600
 # shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra snd-aloop fb gpio-sim loop
-require_command mpc mkfs.ext4
+require_command mpc mkfs.ext4 findmnt mount
 require_player_run
 
 minutes=${SDWRITES_MINUTES:-6}
-variants=${SDWRITES_OPTIONS:-noatime noatime,lazytime}
+variants=${SDWRITES_OPTIONS:-noatime installed}
 use_fixture four-minutes  # fixtures.sh: three 4-minute tracks on a FAT stick, KIOSKWRT
 MEDIA_ROOT=/media/kiosk
 MOUNTPOINT=$MEDIA_ROOT/KIOSKWRT
@@ -36,7 +38,14 @@ measure() {
     loop=$(losetup -f --show "$image") || return 1
     dev=$(basename "$loop")
     mkdir -p "$state"
-    mount -t ext4 -o "defaults,$options" "$loop" "$state" || return 1
+    if [ "$options" = installed ]; then
+        mount -t ext4 -o defaults,noatime "$loop" "$state" || return 1
+        log "[$options] $("$SYSTEST_REPO/deploy/kiosk-lazytime" "$state/kiosk-player" 2>&1)"
+        check "[$options] kiosk-lazytime added lazytime and kept noatime ($(findmnt -n -o OPTIONS "$state"))" \
+            sh -c "findmnt -n -o OPTIONS '$state' | grep -q 'noatime' && findmnt -n -o OPTIONS '$state' | grep -q 'lazytime'"
+    else
+        mount -t ext4 -o "defaults,$options" "$loop" "$state" || return 1
+    fi
     socket=$SYSTEST_WORK/mpd.socket
     CONFIG=$SYSTEST_WORK/config.json
     player_config "$CONFIG" "$MEDIA_ROOT" "$state/kiosk-player" "\"mpd\": {\"socket\": \"$socket\"}, \"repeat\": true"

@@ -39,6 +39,8 @@ public final class AudioEngine: PlaybackEngine {
     private var mixerControl: String?
     private var volume = 100
     private var isShutDown = false
+    /// The underruns already logged (loop thread).
+    private var loggedUnderruns: UInt64 = 0
 
     /// Starts the audio threads and registers the event source on `loop`. The device is opened when
     /// the first track plays; a failure then arrives as `deviceLost`.
@@ -216,6 +218,10 @@ public final class AudioEngine: PlaybackEngine {
             frames: shared.targetFrame.load(ordering: .relaxed))
     }
 
+    /// Times the device ran dry while playing (an underrun: it played silence until more came),
+    /// since the engine started. Each is logged on the loop thread with the next event after it.
+    public var underruns: UInt64 { shared.underruns.load(ordering: .relaxed) }
+
     /// What the audio threads did in their steady state (see `SteadyStateCounts`). Final after `shutdown`.
     public var steadyStateCounts: SteadyStateCounts {
         SteadyStateCounts(
@@ -279,6 +285,14 @@ public final class AudioEngine: PlaybackEngine {
         _ = Syscalls.readCounter(shared.eventFD)
         while let record = shared.decoderEvents.pop() { deliver(record) }
         while let record = shared.outputEvents.pop() { deliver(record) }
+        let underruns = self.underruns
+        if underruns != loggedUnderruns {
+            // Logged here, not on the output thread, which neither allocates nor waits on a log.
+            Log.warning(
+                "audio: \(deviceName) ran out of audio (underrun): \(underruns - loggedUnderruns) more, \(underruns) since the start"
+            )
+            loggedUnderruns = underruns
+        }
     }
 
     private func deliver(_ record: EventRecord) {

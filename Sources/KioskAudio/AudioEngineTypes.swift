@@ -248,6 +248,8 @@ final class EngineShared: @unchecked Sendable {
     let outputIterations = Atomic<UInt64>(0)
     let outputAllocations = Atomic<UInt64>(0)
     let outputLocks = Atomic<UInt64>(0)
+    /// Writes the device refused because it had run dry (EPIPE): what it played was silence.
+    let underruns = Atomic<UInt64>(0)
 
     init(settings: AudioSettings, eventFD: consuming FileDescriptor) {
         self.settings = settings

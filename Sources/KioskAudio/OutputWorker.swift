@@ -235,6 +235,7 @@ final class OutputWorker: @unchecked Sendable {
         }
         let result = output.write(pointer, count: count)
         if result < 0 {
+            if result == -Int(EPIPE) { shared.underruns.add(1, ordering: .relaxed) }
             let recovered = output.recover(result)
             if recovered < 0 {
                 lose(code: Int32(clamping: recovered), message: nil)

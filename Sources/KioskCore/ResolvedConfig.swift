@@ -43,9 +43,28 @@ public struct ResolvedConfig: Sendable {
         return profile
     }
 
-    /// Checks what only the combination can show (the key map against the board's controls).
+    /// Checks what only the combination can show: the key map against the board's controls, and
+    /// the reset lines of config `cards.readers` (which replace the board's readers) against the
+    /// lines the board's buttons, encoders, panel and HAT use on the same chip.
     public func validate() throws(ConfigError) {
         _ = try inputProfile()
+        guard let readers = config.cards.readers else { return }
+        var owner: [Int: String] = [:]
+        for reserved in board.reservedLines { owner[reserved.line] = reserved.use }
+        var withoutReaders = board
+        withoutReaders.input.cardReaders = []
+        for (line, use) in withoutReaders.usedLines { owner[line] = use }
+        for (index, reader) in readers.enumerated() {
+            guard case .rc522(let rc522) = reader, let reset = rc522.reset,
+                rc522.gpioChips == nil || rc522.gpioChips == board.gpioChips
+            else { continue }
+            if let other = owner[reset] {
+                throw ConfigError(
+                    file: config.file, path: "cards.readers[\(index)].reset",
+                    message: "GPIO line \(reset) is already used by \(other) on board \(board.name)")
+            }
+            owner[reset] = "card reader \(index + 1)'s reset"
+        }
     }
 
     public func json() -> JSONValue {

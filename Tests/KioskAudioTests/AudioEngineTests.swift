@@ -342,6 +342,25 @@ struct AudioEngineTests {
         #expect(device.captured == Fixtures.bytes(a + b, width: 2), "no frame lost or repeated")
     }
 
+    @Test func anUnderrunIsCountedAndTheTrackGoesOnWithNoFrameLostOrRepeated() throws {
+        let dir = try TemporaryDirectory("kiosk-underrun")
+        defer { dir.remove() }
+        let a = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 30000)
+        let device = CapturingOutput()
+        device.underrunAfterFrames = 10000
+        var settings = EngineRun.settings(device: "capture")
+        settings.makeOutput = { _ in device }
+        let run = try EngineRun(settings: settings)
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        #expect(run.engine.underruns == 0)
+        run.engine.play()
+        try run.run { run.finished }
+        run.shutdown()
+        #expect(run.engine.underruns == 1)
+        #expect(!run.events.contains { if case .deviceLost = $0 { return true } else { return false } })
+        #expect(device.captured == Fixtures.bytes(a, width: 2))
+    }
+
     /// Real-time transport on the `none` sink, checked through position reports.
     @Test func pauseResumeSeekStopNextBehaveAsDescribed() throws {
         let dir = try TemporaryDirectory("kiosk-transport")

@@ -239,6 +239,8 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
     private(set) var configurations: [OutputConfiguration] = []
     /// Fail the write once this many frames went out (a device unplugged).
     var failAfterFrames: Int?
+    /// Refuse one write with EPIPE once this many frames went out (the device ran dry).
+    var underrunAfterFrames: Int?
     /// Configure attempts that fail after a write failure (the device is still away).
     var failingConfigures = 0
     private var frames = 0
@@ -282,6 +284,10 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
         if let limit = failAfterFrames, frames >= limit {
             failAfterFrames = nil
             return -Int(ENODEV)
+        }
+        if let at = underrunAfterFrames, frames >= at {
+            underrunAfterFrames = nil
+            return -Int(EPIPE)
         }
         captured.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count * frameBytes))
         frames += count

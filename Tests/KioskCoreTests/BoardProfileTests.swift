@@ -126,6 +126,32 @@ import Testing
         }
     }
 
+    @Test func aConfigCardReadersResetLineTakenByTheBoardIsAnErrorNamingBoth() throws {
+        let board = try parse(
+            #"""
+            {"name": "test", "buttons": [{"name": "A", "line": 5, "press": "stop"}],
+             "reservedLines": [{"line": 18, "use": "I2S clock"}],
+             "cardReaders": [{"type": "rc522", "reset": 25}]}
+            """#)
+        func config(reset: Int, chip: String = "") throws -> ResolvedConfig {
+            let text = #"{"cards": {"readers": [{"type": "rc522", "reset": \#(reset)\#(chip)}]}}"#
+            return ResolvedConfig(config: try Config.parse(Array(text.utf8), file: "c.json"), board: board)
+        }
+        #expect(
+            throws: ConfigError(
+                file: "c.json", path: "cards.readers[0].reset",
+                message: "GPIO line 5 is already used by button A on board test")
+        ) { try config(reset: 5).validate() }
+        #expect(
+            throws: ConfigError(
+                file: "c.json", path: "cards.readers[0].reset",
+                message: "GPIO line 18 is already used by I2S clock on board test")
+        ) { try config(reset: 18).validate() }
+        // the board's own reader is replaced, so its line is free; another chip's line 5 is another line
+        try config(reset: 25).validate()
+        try config(reset: 5, chip: #", "gpioChip": ["gpiochip9"]"#).validate()
+    }
+
     @Test func resolvedAudioDevicesPutTheConfiguredOneFirstAndDefaultLast() throws {
         let board = try parse(
             #"{"name": "test", "audio": {"device": "hw:CARD=DAC", "fallbackDevices": ["hw:CARD=HAT"], "mixer": "Digital"}}"#

@@ -5,7 +5,8 @@
 #      each stop runs the device dry. Every frame from the track's start to past the last stop
 #      must still come, bit-exact and in order, with nothing but digital silence between (the
 #      device silences what it played, so an underrun cannot replay the buffer's previous lap);
-#      the silence itself must be there (the stops did make it underrun);
+#      the silence itself must be there (the stops did make it underrun), and the player logged
+#      the underruns (its engine counts each write the device refused for having run dry);
 #   2. the host stops the whole emulator for 250 ms, four times (vm_stall: a loaded host): the
 #      player keeps its device (a write the kernel timed out on while the clock stood still is not
 #      a lost device: no "audio device lost", no gap while it reopens), stall-watch saw the
@@ -39,6 +40,7 @@ must "every frame through the four stops, bit-exact and in order, only silence b
     pcm_find "$ref1" --from "$press_frame" --frames "$heard"
 figure stop_silence_frames "${PCM_GAP_FRAMES:-0}"
 check "the stops ran the device dry (silence inserted: ${PCM_GAP_FRAMES:-0} frames)" test "${PCM_GAP_FRAMES:-0}" -gt 0
+check "the player logged the underruns" player_log_has "ran out of audio (underrun)"
 pcm_trace "$ref1" --from "$press_frame" > /dev/null
 
 # 2. the whole machine stalled

@@ -5,7 +5,9 @@
 #   - the stick pulled (lazy unmount, as a yank) and mounted again a few seconds later;
 #   - the sound card lost and back (snd-aloop unbound from its driver, then bound again);
 #   - MPD clients on the Unix socket (mpc): idling ones, and bursts of status/add/play/next/volume.
-# Then asserts: the player never exited or restarted (one PID throughout); its RSS and open file
+# Then asserts: the player never exited or restarted (one PID throughout); no underrun (the
+# engine logs each time the device ran dry) outside the stick and sound-card faults and the 3 s
+# after them; its RSS and open file
 # descriptors are flat after a warm-up of a fifth of the run (the RSS slope is reported); the
 # state files it wrote (resume.state, bookmarks.json) parse; and after the storms it still plays a
 # track bit-exactly on the loopback.
@@ -87,10 +89,17 @@ sample() {
         "$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)" \
         "$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)" >> "$samples"
 }
+# underruns: how many the player has logged so far (its engine's running total).
+underruns() {
+    local n
+    n=$(grep -o 'underrun): [0-9]* more, [0-9]* since the start' "$SYSTEST_WORK/player.log" | tail -n 1 | awk '{ print $4 }')
+    echo "${n:-0}"
+}
 start_us=$(now_us)
 end_us=$((start_us + minutes * 60 * 1000000))
 next_sample=0
 declare -A done_count=()
+induced_underruns=0 other_underruns=0
 while [ "$(now_us)" -lt "$end_us" ] && player_alive; do
     case $((RANDOM % 10)) in
     0 | 1 | 2 | 3) fault=storm ;;
@@ -101,13 +110,21 @@ while [ "$(now_us)" -lt "$end_us" ] && player_alive; do
     esac
     [ -z "${SOAK_ONLY:-}" ] || fault=$SOAK_ONLY  # one kind of fault only (SOAK_ONLY=card …)
     log "fault: $fault"
+    before=$(underruns)
     case $fault in
     storm) storm ;;
-    stick) stick_cycle ;;
-    card) card_cycle ;;
+    stick) stick_cycle; snooze 3 ;;
+    card) card_cycle; snooze 3 ;;
     mpd) mpd_burst ;;
     pause) snooze 3 ;;
     esac
+    after=$(underruns)
+    if [ "$after" != "$before" ]; then
+        case $fault in
+        stick | card) induced_underruns=$((induced_underruns + after - before)) ;;
+        *) other_underruns=$((other_underruns + after - before)); log "underruns during a $fault: $((after - before))" ;;
+        esac
+    fi
     done_count[$fault]=$((${done_count[$fault]:-0} + 1))
     mounted "$MOUNTPOINT" || media_mount "$STICK_IMAGE" "$MOUNTPOINT"
     if [ "$(now_us)" -ge "$next_sample" ]; then
@@ -122,9 +139,13 @@ figure stick_cycles "${done_count[stick]:-0}"
 figure card_cycles "${done_count[card]:-0}"
 figure mpd_bursts "${done_count[mpd]:-0}"
 figure storms "${done_count[storm]:-0}"
+figure underruns_in_induced_faults "$induced_underruns"
+figure underruns_otherwise "$other_underruns"
+log "underruns: $induced_underruns during stick and card faults, $other_underruns otherwise"
 
 check "the player ran throughout, one process (pid $pid)" player_alive
 check "no restart: the player logged one start" test "$(grep -c 'listening on' "$SYSTEST_WORK/player.log")" -le 1
+check "no underrun outside the induced faults ($other_underruns)" test "$other_underruns" = 0
 
 # Flat after warm-up: the least-squares RSS slope, and the fd range.
 read -r slope rss_first rss_last fd_min fd_max n < <(python3 - "$samples" << 'PY'

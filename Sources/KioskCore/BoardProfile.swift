@@ -152,6 +152,12 @@ public struct BoardProfile: Sendable {
 
     /// Two functions on one line, or a function on a line the HAT uses, is an error naming both.
     func checkLineConflicts() throws(ConfigError) {
+        _ = try lineOwners()
+    }
+
+    /// What uses each GPIO line: the HAT's reserved lines, then `usedLines`; a second use of a
+    /// line is an error naming both.
+    func lineOwners() throws(ConfigError) -> [Int: String] {
         var owner: [Int: String] = [:]
         for reserved in reservedLines { owner[reserved.line] = reserved.use }
         for (line, use) in usedLines {
@@ -161,5 +167,6 @@ public struct BoardProfile: Sendable {
             }
             owner[line] = use
         }
+        return owner
     }
 }

@@ -72,7 +72,8 @@ package final class BookmarkStore {
     private var path: String { "\(directory)/\(Self.fileName)" }
 
     private func save() {
-        let list = entries.values.sorted { $0.stamp < $1.stamp }.map { b -> JSONValue in
+        let ordered = entries.values.sorted { $0.stamp < $1.stamp }
+        let list = ordered.map { b -> JSONValue in
             .object([
                 ("volumeID", .string(b.volumeID)), ("category", .string(b.category)), ("key", .string(b.key)),
                 ("relativePath", .string(b.relativePath)), ("positionFrames", .number(Double(b.positionFrames))),
@@ -83,7 +84,7 @@ package final class BookmarkStore {
             ("format", .string(Self.format)), ("version", .number(Double(Self.version))), ("bookmarks", .array(list)),
         ])
         saves += 1
-        if let newest = entries.values.max(by: { $0.stamp < $1.stamp }) {
+        if let newest = ordered.last {
             Log.debug(
                 "bookmarks: writing save \(saves): newest \(newest.relativePath) at frame \(newest.positionFrames)"
                     + (newest.finished ? " finished" : ""))

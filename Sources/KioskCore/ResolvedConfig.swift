@@ -49,11 +49,9 @@ public struct ResolvedConfig: Sendable {
     public func validate() throws(ConfigError) {
         _ = try inputProfile()
         guard let readers = config.cards.readers else { return }
-        var owner: [Int: String] = [:]
-        for reserved in board.reservedLines { owner[reserved.line] = reserved.use }
         var withoutReaders = board
         withoutReaders.input.cardReaders = []
-        for (line, use) in withoutReaders.usedLines { owner[line] = use }
+        var owner = try withoutReaders.lineOwners()
         for (index, reader) in readers.enumerated() {
             guard case .rc522(let rc522) = reader, let reset = rc522.reset,
                 rc522.gpioChips == nil || rc522.gpioChips == board.gpioChips

@@ -97,8 +97,8 @@ resolve() {
     for a in "${names[@]}"; do if known "$a"; then echo "$a"; return; fi; done
     echo "${names[0]}"
 }
-if [ "$mode" = runtime ] && ! known libc6; then
-    # A fresh tree (debootstrap) may have no package lists yet: alternatives need them.
+if ! known libc6 && { [ "$root" != / ] || [ "$(id -u)" = 0 ]; }; then
+    # A fresh tree (debootstrap) or machine may have no package lists yet: alternatives need them.
     if [ "$dry_run" = 1 ]; then
         echo "install-deps: no package lists in $root yet; would run apt-get update (--dry-run: names unresolved)"
     else
@@ -146,8 +146,15 @@ install_missing() {
     export DEBIAN_FRONTEND=noninteractive
     # A fresh machine may have no package lists yet.
     if ! "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+        # Stale lists: update, then choose among alternatives again against the new lists.
         echo "install-deps: apt-get install failed; updating package lists and retrying"
         "${sudo_cmd[@]}" apt-get update
+        missing=()
+        for spec in "$@"; do
+            if [[ "$spec" == *=* ]]; then missing+=("$spec"); continue; fi
+            p=$(resolve "$spec")
+            installed "$p" || missing+=("$p")
+        done
         "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
     fi
     echo "install-deps: done"

@@ -1,5 +1,6 @@
 import CALSA
 import CKioskShims
+import Glibc
 
 extension ALSAOutput {
     /// Whether the ALSA PCM `device` can be opened for playback right now; the error text if not.
@@ -9,5 +10,14 @@ extension ALSAOutput {
     public static func probe(device: String) -> String? {
         let rc = kiosk_alsa_probe_playback(device)
         return rc < 0 ? String(cString: snd_strerror(rc)) : nil
+    }
+
+    /// Whether the PCM `device` is there: it opens, or it is busy. Busy counts because the holder
+    /// may be this player, through a fallback on the same card (`default` over the chosen `hw:`
+    /// device; a card with one playback stream is busy for as long as the fallback plays).
+    /// Thread: any but the audio threads.
+    public static func isPresent(device: String) -> Bool {
+        let rc = kiosk_alsa_probe_playback(device)
+        return rc == 0 || rc == -EBUSY
     }
 }

@@ -43,9 +43,11 @@ public final class OutputSupervisor {
     private var recentFallbacks = 0
     private var lastReturnNs: UInt64 = 0
 
-    /// Whether ALSA can open `device` now (the silent sink always can).
+    /// Whether ALSA has `device` now: it opens or is busy (`ALSAOutput.isPresent`; the silent sink
+    /// always is). A busy device that someone else holds fails to open on return and falls back
+    /// again, which the probe's back-off keeps from flapping.
     public static func alsaOpens(_ device: String) -> Bool {
-        device == ClockOutput.deviceName || ALSAOutput.probe(device: device) == nil
+        device == ClockOutput.deviceName || ALSAOutput.isPresent(device: device)
     }
 
     /// - Parameters:
@@ -108,7 +110,11 @@ public final class OutputSupervisor {
             guard self.lost else { return }
             self.lost = false
             self.inUse = self.following
-            Log.notice("switching audio output to \(self.inUse) while \(self.chosen) is away")
+            if self.inUse == self.chosen {
+                Log.notice("audio output: trying \(self.chosen) again (the other devices are away too)")
+            } else {
+                Log.notice("switching audio output to \(self.inUse) while \(self.chosen) is away")
+            }
             let now = self.scheduler.nowNanoseconds
             self.recentFallbacks = now - self.lastReturnNs > 60_000_000_000 ? 1 : self.recentFallbacks + 1
             self.engine.setDevice(self.inUse)

@@ -22,6 +22,10 @@ require_player_run
 use_fixture two-albums  # fixtures.sh: Alpha 3 × 12 s (magenta cover), Beta 2 × 4 s (no cover)
 
 minutes=${SOAK_MINUTES:-2}
+# The faults' order and timing come from bash's RANDOM: SOAK_SEED=N replays a run's choices.
+seed=${SOAK_SEED:-$(( $(now_us) % 32768 ))}
+RANDOM=$seed
+figure soak_seed "$seed"
 library=$FIXTURE/library
 must "the FAT stick mounted read-only" player_stick "$FIXTURE/stick.img" KIOSKLIB
 socket=$SYSTEST_WORK/mpd.socket

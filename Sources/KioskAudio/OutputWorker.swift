@@ -235,7 +235,11 @@ final class OutputWorker: @unchecked Sendable {
         }
         let result = output.write(pointer, count: count)
         if result < 0 {
-            if result == -Int(EPIPE) { shared.underruns.add(1, ordering: .relaxed) }
+            if result == -Int(EPIPE) {
+                shared.underruns.add(1, ordering: .relaxed)
+                // Wakes the loop, which logs the count now rather than at the next event.
+                Syscalls.eventfdSignal(shared.eventFD)
+            }
             let recovered = output.recover(result)
             if recovered < 0 {
                 lose(code: Int32(clamping: recovered), message: nil)

@@ -62,13 +62,20 @@ stick_cycle() {
     snooze $((1 + RANDOM % 5))
     media_mount "$STICK_IMAGE" "$MOUNTPOINT"
 }
+# step NAME CMD... : runs CMD, noting NAME and when (ms into the fault) in `steps`, which the
+# loop logs when the fault saw an underrun (what the player was doing when it ran dry).
+step() {
+    steps+=" $(( ($(now_us) - fault_from) / 1000 )):$1"
+    shift
+    "$@"
+}
 storm() {
-    local i lines=("$LINE_PLAY" "$LINE_NEXT" "$LINE_PREVIOUS" "$LINE_CATEGORY" "$LINE_ENC_PUSH" "$LINE_STOP")
+    local i line lines=("$LINE_PLAY" "$LINE_NEXT" "$LINE_PREVIOUS" "$LINE_CATEGORY" "$LINE_ENC_PUSH" "$LINE_STOP")
     for ((i = 0; i < 10 + RANDOM % 20; i++)); do
         case $((RANDOM % 6)) in
-        0) encoder_turn $((1 + RANDOM % 6)) "$([ $((RANDOM % 2)) = 0 ] && echo cw || echo ccw)" 3 ;;
-        1) button_long_press "${lines[RANDOM % ${#lines[@]}]}" 900 ;;
-        *) button_press "${lines[RANDOM % ${#lines[@]}]}" $((40 + RANDOM % 120)) ;;
+        0) step "turn" encoder_turn $((1 + RANDOM % 6)) "$([ $((RANDOM % 2)) = 0 ] && echo cw || echo ccw)" 3 ;;
+        1) line=${lines[RANDOM % ${#lines[@]}]}; step "hold:$line" button_long_press "$line" 900 ;;
+        *) line=${lines[RANDOM % ${#lines[@]}]}; step "press:$line" button_press "$line" $((40 + RANDOM % 120)) ;;
         esac
         snooze "0.$((RANDOM % 3))"
     done
@@ -78,12 +85,12 @@ mpd_burst() {
     (timeout $((3 + RANDOM % 8)) mpc -h "$socket" idle > /dev/null 2>&1 &)
     for ((i = 0; i < 10 + RANDOM % 30; i++)); do
         case $((RANDOM % 7)) in
-        0) mpc_q add KIOSKLIB ;;
-        1) mpc_q next ;;
-        2) mpc_q play ;;
-        3) mpc_q volume $((RANDOM % 101)) ;;
-        4) mpc_q playlist ;;
-        *) mpc_q status ;;
+        0) step add mpc_q add KIOSKLIB ;;
+        1) step next mpc_q next ;;
+        2) step play mpc_q play ;;
+        3) step volume mpc_q volume $((RANDOM % 101)) ;;
+        4) step playlist mpc_q playlist ;;
+        *) step status mpc_q status ;;
         esac
     done
 }
@@ -116,7 +123,7 @@ while [ "$(now_us)" -lt "$end_us" ] && player_alive; do
     esac
     [ -z "${SOAK_ONLY:-}" ] || fault=$SOAK_ONLY  # one kind of fault only (SOAK_ONLY=card …)
     log "fault: $fault"
-    before=$(underruns) fault_from=$(now_us)
+    before=$(underruns) fault_from=$(now_us) steps=""
     case $fault in
     storm) storm ;;
     stick) stick_cycle; snooze 3 ;;
@@ -137,6 +144,7 @@ while [ "$(now_us)" -lt "$end_us" ] && player_alive; do
         else
             other_underruns=$((other_underruns + after - before))
             log "underruns during a $fault: $((after - before)) (longest VM stall meanwhile: ${longest:-none} ms)"
+            log "  its steps (ms:action):$steps; then: $(timeout 10 mpc -h "$socket" status 2>&1 | tr '\n' ' ')"
         fi ;;
         esac
     fi

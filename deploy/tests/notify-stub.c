@@ -1,5 +1,7 @@
 /* Stand-in for kiosk-player in the boot-time measurement: tells systemd READY=1 from the main
- * process (Type=notify, NotifyAccess=main), pings the watchdog, and otherwise sleeps. */
+ * process (Type=notify, NotifyAccess=main), pings the watchdog, and otherwise sleeps. Any other
+ * command (install.sh's `check-config … --library-directories` through kiosk-library-dropin)
+ * succeeds at once with nothing to say, as the player does for a config without such folders. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@ static void notify(const char *message) {
     close(fd);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "run") != 0) return 0;
     notify("READY=1\nSTATUS=boot-time stand-in");
     for (;;) { sleep(5); notify("WATCHDOG=1"); }
 }

@@ -122,6 +122,8 @@ while [ "$(now_us)" -lt "$end_us" ] && player_alive; do
     *) fault=pause ;;
     esac
     [ -z "${SOAK_ONLY:-}" ] || fault=$SOAK_ONLY  # one kind of fault only (SOAK_ONLY=card …)
+    # kinds left out (SOAK_SKIP="card …"): drawn again
+    [[ " ${SOAK_SKIP:-} " == *" $fault "* ]] && continue
     log "fault: $fault"
     before=$(underruns) fault_from=$(now_us) steps=""
     case $fault in

@@ -52,6 +52,12 @@ card_cycle() {
     local unbind=$! i
     for ((i = 0; i < 150; i++)); do kill -0 "$unbind" 2>/dev/null || break; snooze 0.1; done
     if kill -0 "$unbind" 2>/dev/null; then
+        # What the player was doing: its status, and where each of its threads waits.
+        log "status: $(timeout 10 mpc -h "$socket" status 2>&1 | tr '\n' ' ')"
+        local t
+        for t in /proc/"$pid"/task/*; do
+            log "thread $(cat "$t/comm" 2>/dev/null): $(cat "$t/wchan" 2>/dev/null) $(awk '{ print $3 }' "$t/stat" 2>/dev/null)"
+        done
         fail "the player did not let go of the lost sound card within 15 s while playing"
     fi
     snooze $((2 + RANDOM % 4))

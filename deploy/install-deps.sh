@@ -107,10 +107,12 @@ if ! known libc6 && { [ "$root" != / ] || [ "$(id -u)" = 0 ]; }; then
     fi
 fi
 
-# install_missing SPEC... : installs those not installed yet (SPEC: a name, "a|b" alternatives,
-# or "name=version" for an exact version).
-install_missing() {
-    local missing=() spec p
+# find_missing SPEC... : sets `missing` to the packages to install for the SPECs not installed yet
+# (SPEC: a name, "a|b" alternatives, resolved against the package lists as they are now, or
+# "name=version" for an exact version).
+find_missing() {
+    local spec p
+    missing=()
     for spec in "$@"; do
         if [[ "$spec" == *=* ]]; then
             [ "$(in_root dpkg-query -W -f='${Status} ${Version}' "${spec%%=*}" 2>/dev/null)" = "install ok installed ${spec#*=}" ] ||
@@ -122,6 +124,12 @@ install_missing() {
             missing+=("$p")
         fi
     done
+}
+
+# install_missing SPEC... : installs those not installed yet (find_missing).
+install_missing() {
+    local missing=()
+    find_missing "$@"
 
     if [ ${#missing[@]} -eq 0 ]; then
         echo "install-deps: all $# packages for '$mode' are installed"
@@ -149,12 +157,7 @@ install_missing() {
         # Stale lists: update, then choose among alternatives again against the new lists.
         echo "install-deps: apt-get install failed; updating package lists and retrying"
         "${sudo_cmd[@]}" apt-get update
-        missing=()
-        for spec in "$@"; do
-            if [[ "$spec" == *=* ]]; then missing+=("$spec"); continue; fi
-            p=$(resolve "$spec")
-            installed "$p" || missing+=("$p")
-        done
+        find_missing "$@"
         "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
     fi
     echo "install-deps: done"

@@ -35,6 +35,8 @@ player_start "$CONFIG"
 pid=$PLAYER_PID
 must "the MPD socket answers within 30 s" wait_for 30 "the MPD socket" mpc -q -h "$socket" status
 mpc_q() { timeout 10 mpc -q -h "$socket" "$@" > /dev/null 2>&1; }
+# player_status : mpc's status on one line, for the log when something went wrong.
+player_status() { timeout 10 mpc -h "$socket" status 2>&1 | tr '\n' ' '; }
 mpc_q add KIOSKLIB
 mpc_q play
 
@@ -53,7 +55,7 @@ card_cycle() {
     for ((i = 0; i < 150; i++)); do kill -0 "$unbind" 2>/dev/null || break; snooze 0.1; done
     if kill -0 "$unbind" 2>/dev/null; then
         # What the player was doing: its status, and where each of its threads waits.
-        log "status: $(timeout 10 mpc -h "$socket" status 2>&1 | tr '\n' ' ')"
+        log "status: $(player_status)"
         local t
         for t in /proc/"$pid"/task/*; do
             log "thread $(cat "$t/comm" 2>/dev/null): $(cat "$t/wchan" 2>/dev/null) $(awk '{ print $3 }' "$t/stat" 2>/dev/null)"
@@ -152,7 +154,7 @@ while [ "$(now_us)" -lt "$end_us" ] && player_alive; do
         else
             other_underruns=$((other_underruns + after - before))
             log "underruns during a $fault: $((after - before)) (longest VM stall meanwhile: ${longest:-none} ms)"
-            log "  its steps (ms:action):$steps; then: $(timeout 10 mpc -h "$socket" status 2>&1 | tr '\n' ' ')"
+            log "  its steps (ms:action):$steps; then: $(player_status)"
         fi ;;
         esac
     fi

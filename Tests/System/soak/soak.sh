@@ -44,7 +44,7 @@ mpc_q play
 # (Unlike a USB DAC's removal, snd-aloop's unbind waits until every open handle of the card is
 # closed: so it also checks that the player lets go of a lost card within 15 s. It does not
 # while paused, when it has nothing to write and so does not see the loss; a USB DAC does not wait.
-# Stopped, it holds no card.)
+# Stopped, it keeps the card open too, which is open: README, Soak.)
 aloop_device=$(basename "$(readlink -f /sys/bus/platform/drivers/snd_aloop/snd_aloop.0 2>/dev/null || true)")
 card_cycle() {
     [ -n "$aloop_device" ] || return 0
@@ -52,7 +52,7 @@ card_cycle() {
     mpc_q play
     snooze 1
     if ! timeout 10 mpc -h "$socket" status 2>/dev/null | grep -q '^\[playing\]'; then
-        # Not a failure of the card's loss (a stopped player holds no card), but the cycle meant
+        # The cycle means
         # to lose it while playing: what the player said about the play.
         log "the cycle's mpc play left the player not playing: $(player_status)"
         log "  its log's last lines: $(tail -n 6 "$SYSTEST_WORK/player.log" | tr '\n' '|')"

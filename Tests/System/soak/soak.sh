@@ -52,8 +52,7 @@ card_cycle() {
     mpc_q play
     snooze 1
     if ! timeout 10 mpc -h "$socket" status 2>/dev/null | grep -q '^\[playing\]'; then
-        # The cycle means
-        # to lose it while playing: what the player said about the play.
+        # The cycle means to lose the card while playing: what the player said about the play.
         log "the cycle's mpc play left the player not playing: $(player_status)"
         log "  its log's last lines: $(tail -n 6 "$SYSTEST_WORK/player.log" | tr '\n' '|')"
     fi

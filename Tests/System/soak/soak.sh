@@ -51,9 +51,11 @@ card_cycle() {
     [ -n "$(timeout 10 mpc -h "$socket" playlist 2>/dev/null)" ] || mpc_q add KIOSKLIB
     mpc_q play
     snooze 1
-    if ! timeout 10 mpc -h "$socket" status 2>/dev/null | grep -q '^\[playing\]'; then
+    local status
+    status=$(player_status)
+    if [[ "$status" != *"[playing]"* ]]; then
         # The cycle means to lose the card while playing: what the player said about the play.
-        log "the cycle's mpc play left the player not playing: $(player_status)"
+        log "the cycle's mpc play left the player not playing: $status"
         log "  its log's last lines: $(tail -n 6 "$SYSTEST_WORK/player.log" | tr '\n' '|')"
     fi
     echo "$aloop_device" > /sys/bus/platform/drivers/snd_aloop/unbind &
@@ -138,7 +140,7 @@ done
 first_round=("${kinds[@]}")
 for ((i = ${#first_round[@]} - 1; i > 0; i--)); do  # Fisher-Yates, in this shell (SOAK_SEED replays it)
     j=$((RANDOM % (i + 1)))
-    fault=${first_round[i]} first_round[i]=${first_round[j]} first_round[j]=$fault
+    swap=${first_round[i]} first_round[i]=${first_round[j]} first_round[j]=$swap
 done
 warm_s=""
 while [ "$(now_us)" -lt "$end_us" ] && player_alive; do
@@ -153,9 +155,8 @@ while [ "$(now_us)" -lt "$end_us" ] && player_alive; do
         6 | 7 | 8) fault=mpd ;;
         *) fault=pause ;;
         esac
-        [ -z "${SOAK_ONLY:-}" ] || fault=$SOAK_ONLY  # one kind of fault only (SOAK_ONLY=card …)
-        # kinds left out (SOAK_SKIP="card …"): drawn again
-        [[ " ${SOAK_SKIP:-} " == *" $fault "* ]] && continue
+        # not among the kinds (SOAK_ONLY="card …", SOAK_SKIP="card …"): drawn again
+        [[ " ${kinds[*]} " == *" $fault "* ]] || continue
     fi
     log "fault: $fault"
     before=$(underruns) fault_from=$(now_us) steps=""

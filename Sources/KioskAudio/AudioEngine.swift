@@ -11,7 +11,8 @@ import Synchronization
 /// (`steadyStateCounts` measures it when the allocation counter is preloaded).
 ///
 /// State: stopped, playing or paused. `setQueue` positions the engine (stopped); `play` starts;
-/// `pause` holds the device in place; `stop` rewinds to the start of the current track and holds;
+/// `pause` holds the device in place; `stop` rewinds to the start of the current track and closes
+/// the device until the next `play` (as MPD does; so does `setQueue`);
 /// `seek`, `next`, `previous` keep playing or holding as before. After `queueFinished` the engine is
 /// stopped past the end; `play` then starts again from the first track.
 ///
@@ -80,7 +81,7 @@ public final class AudioEngine: PlaybackEngine {
     /// that changed). Track ids are the player's; they come back in events.
     public func setQueue(_ tracks: [TrackRequest], startAt index: Int, startFrame: Int64) {
         self.tracks = tracks
-        setPlaying(false)
+        setPlaying(false, stopped: true)
         state = .stopped
         issue(index: index, frame: startFrame)
     }
@@ -104,27 +105,27 @@ public final class AudioEngine: PlaybackEngine {
             issue(index: 0, frame: 0)
         }
         state = .playing
-        setPlaying(true)
+        setPlaying(true, stopped: false)
     }
 
     /// Holds playback in place; the device stays open.
     public func pause() {
         guard state == .playing else { return }
         state = .paused
-        setPlaying(false)
+        setPlaying(false, stopped: false)
     }
 
     /// Continues after `pause` (does nothing otherwise).
     public func resume() {
         guard state == .paused else { return }
         state = .playing
-        setPlaying(true)
+        setPlaying(true, stopped: false)
     }
 
-    /// Stops and rewinds to the start of the current track.
+    /// Stops and rewinds to the start of the current track; the device is closed until `play`.
     public func stop() {
         state = .stopped
-        setPlaying(false)
+        setPlaying(false, stopped: true)
         if !ended { issue(index: currentIndex, frame: 0) }
     }
 
@@ -244,7 +245,9 @@ public final class AudioEngine: PlaybackEngine {
         return shared.targetIndex.load(ordering: .relaxed)
     }
 
-    private func setPlaying(_ on: Bool) {
+    private func setPlaying(_ on: Bool, stopped: Bool) {
+        shared.stopped.store(stopped, ordering: .relaxed)
+        // Releasing: the output thread that sees this `playing` sees the `stopped` above.
         shared.playing.store(on, ordering: .releasing)
         shared.outputWake.signal()
     }
@@ -322,7 +325,7 @@ public final class AudioEngine: PlaybackEngine {
             }
             ended = true
             state = .stopped
-            setPlaying(false)
+            setPlaying(false, stopped: true)
             onEvent(.queueFinished)
         case .position:
             guard current else { return }

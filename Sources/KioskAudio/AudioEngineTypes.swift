@@ -221,6 +221,10 @@ final class EngineShared: @unchecked Sendable {
     let resetAck = Atomic<UInt64>(0)
     /// Loop → output: play (true) or hold (paused / stopped).
     let playing = Atomic<Bool>(false)
+    /// Loop → output: the hold is a stop (stored before `playing`): the output closes the device
+    /// until the next play, so a stopped player holds no card (a USB DAC may sleep, another
+    /// program may use it, a card's removal is not kept waiting). A pause keeps it open.
+    let stopped = Atomic<Bool>(true)
     /// Loop → output: software volume (Q16).
     let volumeGain = Atomic<Int32>(SampleConverter.unity)
     /// Loop → output: the length of the fade asked for last, in milliseconds (0: none). Read after

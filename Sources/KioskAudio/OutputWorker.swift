@@ -130,6 +130,7 @@ final class OutputWorker: @unchecked Sendable {
         }
         if !shared.playing.load(ordering: .acquiring) {
             hold()
+            if shared.stopped.load(ordering: .relaxed) { release() }
             shared.outputWake.wait(until: { self.shouldWake(playing: true) })
             return
         }
@@ -440,6 +441,18 @@ final class OutputWorker: @unchecked Sendable {
     }
 
     // MARK: - device
+
+    /// Stopped: close the device (not lost: the next frames set it up again). What it held is
+    /// dropped, as the reset that comes with every stop drops the ring.
+    private func release() {
+        guard let output, configuration != nil else { return }
+        output.drop()
+        output.close()
+        configuration = nil
+        devicePaused = false
+        boundaries.move(to: 0)
+        written = 0
+    }
 
     private func setUpDevice(for marker: Marker? = nil) {
         guard let ringFormat else { return }

@@ -426,6 +426,53 @@ struct AudioEngineTests {
         #expect(run.events.last == .queueFinished)
     }
 
+    @Test func stoppingClosesTheDeviceAndPlayReopensItAtTheTracksStart() throws {
+        let dir = try TemporaryDirectory("kiosk-release")
+        defer { dir.remove() }
+        let a = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 4 * 44100)
+        let device = CapturingOutput()
+        device.paced = true
+        var settings = EngineRun.settings(device: "capture")
+        settings.makeOutput = { _ in device }
+        let run = try EngineRun(settings: settings)
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { (run.positions(id: 1).last ?? 0) >= 22050 })
+        #expect(device.isOpen, "playing: the device is open")
+
+        run.engine.stop()
+        #expect(try run.run(seconds: 5) { !device.isOpen }, "stopped: the device is closed")
+        #expect(!run.finished, "stopped mid-track")
+
+        let played = run.events.count
+        run.engine.play()
+        #expect(try run.run(seconds: 60) { run.finished })
+        run.shutdown()
+        #expect(run.started(after: played) == [1])
+        #expect(!run.events.contains { if case .deviceLost = $0 { return true } else { return false } })
+        let whole = Fixtures.bytes(a, width: 2)
+        #expect(device.captured.count > whole.count)
+        #expect(Array(device.captured.suffix(whole.count)) == whole, "the track again from its first frame, bit-exact")
+    }
+
+    @Test func pausingKeepsTheDeviceOpen() throws {
+        let dir = try TemporaryDirectory("kiosk-pause-open")
+        defer { dir.remove() }
+        try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 4 * 44100)
+        let device = CapturingOutput()
+        device.paced = true
+        var settings = EngineRun.settings(device: "capture")
+        settings.makeOutput = { _ in device }
+        let run = try EngineRun(settings: settings)
+        defer { run.shutdown() }
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { (run.positions(id: 1).last ?? 0) >= 22050 })
+        run.engine.pause()
+        try run.idle(0.5)
+        #expect(!run.finished && device.isOpen, "paused mid-track: the device stays open, holding its frames")
+    }
+
     @Test func switchingTheDeviceKeepsTheQueueAndThePosition() throws {
         let dir = try TemporaryDirectory("kiosk-switch")
         defer { dir.remove() }

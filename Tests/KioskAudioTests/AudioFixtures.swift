@@ -230,11 +230,17 @@ final class EngineRun {
 }
 
 /// An output that keeps what it is given, in memory, and can fail on purpose: a test device behind the
-/// same `AudioOutput` path as ALSA. Not paced. Read it after the engine is shut down.
+/// same `AudioOutput` path as ALSA. Not paced unless `paced`. Read it after the engine is shut down
+/// (`isOpen` from any thread).
 final class CapturingOutput: AudioOutput, @unchecked Sendable {
     let name = "capture"
     let accepted: Set<SampleEncoding>
-    private(set) var isOpen = false
+    private let opened = Atomic<Bool>(false)
+    /// Whether it is open (configured and not closed since).
+    var isOpen: Bool { opened.load(ordering: .acquiring) }
+    /// Writes take as long as the audio they carry (a device's clock). Set before the engine starts.
+    var paced = false
+    private var rate = 44100
     private(set) var captured: [UInt8] = []
     private(set) var configurations: [OutputConfiguration] = []
     /// Fail the write once this many frames went out (a device unplugged).
@@ -270,7 +276,8 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
                 accepted.contains($0.encoding)
             })
         else { throw AudioOutputError(code: -EINVAL, message: "capture: takes no such format", formatRejected: true) }
-        isOpen = true
+        opened.store(true, ordering: .releasing)
+        rate = format.sampleRate
         frameBytes = choice.encoding.bytes * format.channels
         let configuration = OutputConfiguration(
             format: format, encoding: choice.encoding, deviceRate: format.sampleRate, exact: choice.exact,
@@ -291,6 +298,7 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
         }
         captured.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count * frameBytes))
         frames += count
+        if paced { usleep(UInt32(count * 1_000_000 / rate)) }
         return count
     }
 
@@ -299,5 +307,5 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
     func pause(_ paused: Bool) -> Bool { true }
     func drain() {}
     func drop() {}
-    func close() { isOpen = false }
+    func close() { opened.store(false, ordering: .releasing) }
 }

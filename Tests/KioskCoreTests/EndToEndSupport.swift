@@ -16,11 +16,16 @@ final class PlayerProcess {
     let startedNs: UInt64
     private(set) var exitStatus: Int32?
 
-    init(_ arguments: [String], logPath: String) throws {
+    /// `home`: the child's HOME, where libasound reads `.asoundrc`.
+    init(_ arguments: [String], logPath: String, home: String? = nil) throws {
         self.logPath = logPath
         var environment = currentEnvironment()
         environment["JOURNAL_STREAM"] = nil
         environment["NOTIFY_SOCKET"] = nil
+        if let home {
+            environment["HOME"] = home
+            environment["XDG_CONFIG_HOME"] = nil
+        }
         startedNs = Syscalls.monotonicNanoseconds()
         pid = try Syscalls.spawn(
             TestPaths.playerBinary, arguments: arguments, environment: environment, stdin: .null(writing: false),
@@ -111,6 +116,10 @@ final class EndToEndBox {
         dir = try TemporaryDirectory("kiosk-e2e")
         try Syscalls.mkdirs(stick)
         try Syscalls.mkdirs(state)
+        // The player closes the device when it stops and opens it again to play, and ALSA's file
+        // plugin truncates its file at each open unless told not to; then each open writes the next
+        // of FILE, FILE.0001, FILE.0002… (read back in order by `captured`).
+        try dir.write(".asoundrc", "defaults.pcm.file_truncate false\n")
     }
 
     deinit {
@@ -149,7 +158,20 @@ final class EndToEndBox {
 
     /// Starts `kiosk-player --verbose run --config …` plus `extra` arguments, logging to `logName`.
     func start(_ extra: [String] = [], logName: String = "player.log") throws -> PlayerProcess {
-        try PlayerProcess(["--verbose", "run", "--config", configPath] + extra, logPath: dir.file(logName))
+        try PlayerProcess(
+            ["--verbose", "run", "--config", configPath] + extra, logPath: dir.file(logName), home: dir.path)
+    }
+
+    /// Everything the player wrote through ALSA's file plugin to `path`, in order: `path` from the
+    /// first open, then `path.0001`, `path.0002`… from each open after it (see `init`).
+    func captured(_ path: String) throws -> [UInt8] {
+        var bytes = try Syscalls.readFile(path, limit: 1 << 30)
+        for index in 1...9999 {  // libasound numbers at most 9999
+            let segment = path + "." + String(repeating: "0", count: 4 - String(index).count) + String(index)
+            guard Syscalls.exists(segment) else { break }
+            bytes += try Syscalls.readFile(segment, limit: 1 << 30)
+        }
+        return bytes
     }
 
     /// Bind-mounts `source` at the stick's mount point (as udisks would mount a stick there).

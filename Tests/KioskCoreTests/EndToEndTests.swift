@@ -54,7 +54,7 @@ struct EndToEndTests {
         }
         let (dawn, noon, dusk) = (tracks[0], tracks[1], tracks[2])
         let expected = dawn + noon + dusk + noon + dusk + dawn + noon + dusk
-        let written = try Syscalls.readFile(out, limit: 1 << 30)
+        let written = try box.captured(out)
         #expect(written.count == expected.count, "\(written.count) bytes written, expected \(expected.count)")
         #expect(
             written == expected,
@@ -269,7 +269,7 @@ struct PowerCutTests {
         player.signal(SIGTERM)
         #expect(player.wait(seconds: 10) == 0, "\(player.log)")
         let reference = try decodedWithFlacTool(box.stick + "/" + path, scratch: box.dir)
-        let written = try Syscalls.readFile(out, limit: 1 << 30)
+        let written = try box.captured(out)
         let offset = Int(state.positionFrames) * 4
         let count = min(written.count, reference.count - offset, 22_050 * 4)
         #expect(count > 22_050 * 4 / 2, "only \(written.count) bytes written")

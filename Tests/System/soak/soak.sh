@@ -40,20 +40,27 @@ player_status() { timeout 10 mpc -h "$socket" status 2>&1 | tr '\n' ' '; }
 mpc_q add KIOSKLIB
 mpc_q play
 
-# The sound card: snd-aloop's platform device, unbound and bound again while the player plays.
-# (Unlike a USB DAC's removal, snd-aloop's unbind waits until every open handle of the card is
-# closed: so it also checks that the player lets go of a lost card within 15 s. It does not
-# while paused, when it has nothing to write and so does not see the loss; a USB DAC does not wait.
-# Stopped, it keeps the card open too, which is open: README, Soak.)
+# The sound card: snd-aloop's platform device, unbound and bound again while the player plays, or
+# (one cycle in three) while it is stopped. (Unlike a USB DAC's removal, snd-aloop's unbind waits until
+# every open handle of the card is closed: so it also checks that the player lets go of a lost card
+# within 15 s: playing, it sees the loss; stopped, it holds no device. It does not while paused, when
+# it keeps the device and has nothing to write, so does not see the loss; a USB DAC does not wait.)
 aloop_device=$(basename "$(readlink -f /sys/bus/platform/drivers/snd_aloop/snd_aloop.0 2>/dev/null || true)")
 card_cycle() {
     [ -n "$aloop_device" ] || return 0
     [ -n "$(timeout 10 mpc -h "$socket" playlist 2>/dev/null)" ] || mpc_q add KIOSKLIB
     mpc_q play
     snooze 1
-    local status
+    local status stopped=0
+    # Stopped, the player must have closed the device (a stopped player once held the card open,
+    # so the unbind waited: seed 24910).
+    if [ $((RANDOM % 3)) = 0 ]; then
+        stopped=1
+        mpc_q stop
+        snooze 1
+    fi
     status=$(player_status)
-    if [[ "$status" != *"[playing]"* ]]; then
+    if [ "$stopped" = 0 ] && [[ "$status" != *"[playing]"* ]]; then
         # The cycle means to lose the card while playing: what the player said about the play.
         log "the cycle's mpc play left the player not playing: $status"
         log "  its log's last lines: $(tail -n 6 "$SYSTEST_WORK/player.log" | tr '\n' '|')"
@@ -68,11 +75,16 @@ card_cycle() {
         for t in /proc/"$pid"/task/*; do
             log "thread $(cat "$t/comm" 2>/dev/null): $(cat "$t/wchan" 2>/dev/null) $(awk '{ print $3 }' "$t/stat" 2>/dev/null)"
         done
-        fail "the player did not let go of the lost sound card within 15 s while playing"
+        fail "the player did not let go of the lost sound card within 15 s while $([ "$stopped" = 1 ] && echo stopped || echo playing)"
     fi
     snooze $((2 + RANDOM % 4))
     echo "$aloop_device" > /sys/bus/platform/drivers/snd_aloop/bind
+    if [ "$stopped" = 1 ]; then
+        card_cycles_stopped=$((card_cycles_stopped + 1))
+        mpc_q play
+    fi
 }
+card_cycles_stopped=0
 stick_cycle() {
     media_pull "$MOUNTPOINT"
     snooze $((1 + RANDOM % 5))
@@ -201,6 +213,7 @@ log "faults induced: storms ${done_count[storm]:-0}, stick cycles ${done_count[s
 figure soak_minutes "$minutes"
 figure stick_cycles "${done_count[stick]:-0}"
 figure card_cycles "${done_count[card]:-0}"
+figure card_cycles_while_stopped "$card_cycles_stopped"
 figure mpd_bursts "${done_count[mpd]:-0}"
 figure storms "${done_count[storm]:-0}"
 figure underruns_in_induced_faults "$induced_underruns"

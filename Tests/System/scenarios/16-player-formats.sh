@@ -61,9 +61,13 @@ m4a_start=$PCM_TRACK_START
 # a VM stall earlier in the track (silence inserted, frames snd-aloop replayed or lost) moves its end
 # from mp3_start + mp3_frames, so that end is found, not computed from its start (a 176-frame
 # underrun in its first second once made a "gap" of 352 frames at a seamless transition).
-must "the MP3's last half second, bit-exact" pcm_find "$ref1" --ref-from $((mp3_frames - 22050)) \
-    --from $((mp3_start + mp3_frames - 88200)) --frames 21000
-mp3_end=$((PCM_CAPTURE_FRAME + mp3_frames - PCM_REFERENCE_FRAME + ${PCM_GAP_FRAMES:-0} + ${PCM_REPLAY_FRAMES:-0} - ${PCM_LOST_FRAMES:-0}))
+# (Not on arm64 TCG, where the gap is logged, not checked: below.)
+mp3_end=$((mp3_start + mp3_frames))
+if [ "${SYSTEST_ARCH:-}" != arm64 ]; then
+    must "the MP3's last half second, bit-exact" pcm_find "$ref1" --ref-from $((mp3_frames - 22050)) \
+        --from $((mp3_start + mp3_frames - 88200)) --frames 21000
+    mp3_end=$((PCM_CAPTURE_FRAME + mp3_frames - PCM_REFERENCE_FRAME + ${PCM_GAP_FRAMES:-0} + ${PCM_REPLAY_FRAMES:-0} - ${PCM_LOST_FRAMES:-0}))
+fi
 figure mp3_shift_frames $((mp3_end - mp3_start - mp3_frames))
 gap=$((m4a_start - mp3_end))
 figure mp3_to_m4a_gap_frames "$gap"

@@ -81,8 +81,8 @@ public final class AudioEngine: PlaybackEngine {
     /// that changed). Track ids are the player's; they come back in events.
     public func setQueue(_ tracks: [TrackRequest], startAt index: Int, startFrame: Int64) {
         self.tracks = tracks
-        setPlaying(false, stopped: true)
         state = .stopped
+        publishState()
         issue(index: index, frame: startFrame)
     }
 
@@ -105,27 +105,27 @@ public final class AudioEngine: PlaybackEngine {
             issue(index: 0, frame: 0)
         }
         state = .playing
-        setPlaying(true, stopped: false)
+        publishState()
     }
 
     /// Holds playback in place; the device stays open.
     public func pause() {
         guard state == .playing else { return }
         state = .paused
-        setPlaying(false, stopped: false)
+        publishState()
     }
 
     /// Continues after `pause` (does nothing otherwise).
     public func resume() {
         guard state == .paused else { return }
         state = .playing
-        setPlaying(true, stopped: false)
+        publishState()
     }
 
     /// Stops and rewinds to the start of the current track; the device is closed until `play`.
     public func stop() {
         state = .stopped
-        setPlaying(false, stopped: true)
+        publishState()
         if !ended { issue(index: currentIndex, frame: 0) }
     }
 
@@ -245,10 +245,12 @@ public final class AudioEngine: PlaybackEngine {
         return shared.targetIndex.load(ordering: .relaxed)
     }
 
-    private func setPlaying(_ on: Bool, stopped: Bool) {
-        shared.stopped.store(stopped, ordering: .relaxed)
+    /// Tells the output thread what `state` asks of it: play, hold (paused), or hold with the
+    /// device closed (stopped).
+    private func publishState() {
+        shared.stopped.store(state == .stopped, ordering: .relaxed)
         // Releasing: the output thread that sees this `playing` sees the `stopped` above.
-        shared.playing.store(on, ordering: .releasing)
+        shared.playing.store(state == .playing, ordering: .releasing)
         shared.outputWake.signal()
     }
 
@@ -325,7 +327,7 @@ public final class AudioEngine: PlaybackEngine {
             }
             ended = true
             state = .stopped
-            setPlaying(false, stopped: true)
+            publishState()
             onEvent(.queueFinished)
         case .position:
             guard current else { return }

@@ -268,9 +268,7 @@ struct AudioEngineTests {
             (.s16, "24.flac", samples24, 24, "S16_LE 96000 Hz 2 ch (converted)"),
         ] {
             let device = CapturingOutput(accepted: [accepted])
-            var settings = EngineRun.settings(device: "capture")
-            settings.makeOutput = { _ in device }
-            let run = try EngineRun(settings: settings)
+            let run = try EngineRun(capturingTo: device)
             run.engine.setQueue([TrackRequest(id: 1, path: dir.file(path))], startAt: 0, startFrame: 0)
             run.engine.play()
             try run.run { run.finished }
@@ -288,9 +286,7 @@ struct AudioEngineTests {
             dir.file("six.flac"), format: PCMFormat(sampleRate: 44100, channels: 6, bitsPerSample: 16), frames: 20000)
         let c = try Fixtures.makeTrack(dir.file("c.flac"), format: cd, frames: 20000, seed: 3)
         let device = CapturingOutput(maxChannels: 2)
-        var settings = EngineRun.settings(device: "capture")
-        settings.makeOutput = { _ in device }
-        let run = try EngineRun(settings: settings)
+        let run = try EngineRun(capturingTo: device)
         run.engine.setQueue(
             ["a.flac", "six.flac", "c.flac"].enumerated().map {
                 TrackRequest(id: UInt64($0.offset + 1), path: dir.file($0.element))
@@ -323,9 +319,7 @@ struct AudioEngineTests {
         let device = CapturingOutput()
         device.failAfterFrames = 10000
         device.failingConfigures = 2
-        var settings = EngineRun.settings(device: "capture")
-        settings.makeOutput = { _ in device }
-        let run = try EngineRun(settings: settings)
+        let run = try EngineRun(capturingTo: device)
         run.engine.setQueue(
             [TrackRequest(id: 1, path: dir.file("a.flac")), TrackRequest(id: 2, path: dir.file("b.flac"))],
             startAt: 0, startFrame: 0)
@@ -348,9 +342,7 @@ struct AudioEngineTests {
         let a = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 30000)
         let device = CapturingOutput()
         device.underrunAfterFrames = 10000
-        var settings = EngineRun.settings(device: "capture")
-        settings.makeOutput = { _ in device }
-        let run = try EngineRun(settings: settings)
+        let run = try EngineRun(capturingTo: device)
         run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
         #expect(run.engine.underruns == 0)
         run.engine.play()
@@ -426,18 +418,22 @@ struct AudioEngineTests {
         #expect(run.events.last == .queueFinished)
     }
 
+    /// `track` (id 1) playing on a capture device paced like a sound card, half a second in.
+    private func playingHalfASecondIn(_ track: String) throws -> (EngineRun, CapturingOutput) {
+        let device = CapturingOutput()
+        device.paced = true
+        let run = try EngineRun(capturingTo: device)
+        run.engine.setQueue([TrackRequest(id: 1, path: track)], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { (run.positions(id: 1).last ?? 0) >= 22050 })
+        return (run, device)
+    }
+
     @Test func stoppingClosesTheDeviceAndPlayReopensItAtTheTracksStart() throws {
         let dir = try TemporaryDirectory("kiosk-release")
         defer { dir.remove() }
         let a = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 4 * 44100)
-        let device = CapturingOutput()
-        device.paced = true
-        var settings = EngineRun.settings(device: "capture")
-        settings.makeOutput = { _ in device }
-        let run = try EngineRun(settings: settings)
-        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
-        run.engine.play()
-        #expect(try run.run { (run.positions(id: 1).last ?? 0) >= 22050 })
+        let (run, device) = try playingHalfASecondIn(dir.file("a.flac"))
         #expect(device.isOpen, "playing: the device is open")
 
         run.engine.stop()
@@ -459,15 +455,8 @@ struct AudioEngineTests {
         let dir = try TemporaryDirectory("kiosk-pause-open")
         defer { dir.remove() }
         try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 4 * 44100)
-        let device = CapturingOutput()
-        device.paced = true
-        var settings = EngineRun.settings(device: "capture")
-        settings.makeOutput = { _ in device }
-        let run = try EngineRun(settings: settings)
+        let (run, device) = try playingHalfASecondIn(dir.file("a.flac"))
         defer { run.shutdown() }
-        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
-        run.engine.play()
-        #expect(try run.run { (run.positions(id: 1).last ?? 0) >= 22050 })
         run.engine.pause()
         try run.idle(0.5)
         #expect(!run.finished && device.isOpen, "paused mid-track: the device stays open, holding its frames")

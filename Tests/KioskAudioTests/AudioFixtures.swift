@@ -172,6 +172,13 @@ final class EngineRun {
     let recorder: Recorder
     var events: [AudioEvent] { recorder.events }
 
+    /// A run whose engine plays into `device`, whatever device name it opens.
+    convenience init(capturingTo device: CapturingOutput) throws {
+        var settings = EngineRun.settings(device: "capture")
+        settings.makeOutput = { _ in device }
+        try self.init(settings: settings)
+    }
+
     init(settings: AudioSettings) throws {
         loop = try EventLoop()
         let recorder = Recorder()

@@ -39,6 +39,8 @@ case "$arch" in
     arm64) player=${SYSTEST_PLAYER:-$repo/.build/debian-trixie-arm64/aarch64-unknown-linux-gnu/debug/kiosk-player} ;;
     *) say "SYSTEST_ARCH=$arch is not supported (empty: this machine's own kernel and root; arm64)"; exit 2 ;;
 esac
+# The guest multiplies each scenario's "# timeout:" by this (an emulated arm64 CPU is several times slower).
+timeout_scale=${SYSTEST_TIMEOUT_SCALE:-$([ "$arch" = arm64 ] && echo 3 || echo 1)}
 export SYSTEST_ARCH=$arch
 strict=${SYSTEST_STRICT:-0}
 no_skip=${SYSTEST_NO_SKIP:-0}
@@ -136,7 +138,7 @@ if [ "$arch" = arm64 ]; then kernel_image=${art[IMAGE]}; else kernel_image=${art
     echo "SYSTEST_VFB_RGB_KO=$(printf %q "${art[VFB_RGB_KO]:-}")"
     echo "SYSTEST_VFB_KO=$(printf %q "${art[VFB_KO]:-}")"
     echo "SYSTEST_ARCH=$(printf %q "$arch")"
-    echo "SYSTEST_TIMEOUT_SCALE=$(printf %q "${SYSTEST_TIMEOUT_SCALE:-$([ "$arch" = arm64 ] && echo 3 || echo 1)}")"
+    echo "SYSTEST_TIMEOUT_SCALE=$(printf %q "$timeout_scale")"
     echo "SYSTEST_SPI_RECORD_KO=$(printf %q "${art[SPI_RECORD_KO]:-}")"
     echo "SYSTEST_GPIOD_V2_CHECK=$(printf %q "${art[GPIOD_V2_CHECK]:-}")"
     echo "SYSTEST_FB_MODE=$(printf %q "${SYSTEST_FB_MODE:-320x240M-32}")"
@@ -233,11 +235,10 @@ stall_server() {
 if [ -n "${SYSTEST_TIMEOUT:-}" ]; then
     timeout_s=$SYSTEST_TIMEOUT
 else
-    scale=${SYSTEST_TIMEOUT_SCALE:-$([ "$arch" = arm64 ] && echo 3 || echo 1)}
     timeout_s=300
     for file in "${scenarios[@]}"; do
         t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$file" | head -n 1)
-        timeout_s=$((timeout_s + ${t:-120} * scale))
+        timeout_s=$((timeout_s + ${t:-120} * timeout_scale))
     done
 fi
 say "booting ${kernel_image##*/} (${accel_args[1]}), ${#scenarios[@]} scenario(s), timeout $timeout_s s; output in $out"

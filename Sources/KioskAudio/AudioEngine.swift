@@ -294,10 +294,20 @@ public final class AudioEngine: PlaybackEngine {
         if underruns != loggedUnderruns {
             // Logged here, not on the output thread, which neither allocates nor waits on a log.
             Log.warning(
-                "audio: \(deviceName) ran out of audio (underrun): \(underruns - loggedUnderruns) more, \(underruns) since the start"
+                "audio: \(deviceName) ran out of audio (underrun): \(underruns - loggedUnderruns) more, \(underruns) since the start; the last: \(lastUnderrunAccount)"
             )
             loggedUnderruns = underruns
         }
+    }
+
+    /// The last underrun, as the output thread recorded it.
+    private var lastUnderrunAccount: UnderrunAccount {
+        UnderrunAccount(
+            awayMilliseconds: Int(shared.underrunAwayNanoseconds.load(ordering: .relaxed) / 1_000_000),
+            waitMilliseconds: Int(shared.underrunWaitNanoseconds.load(ordering: .relaxed) / 1_000_000),
+            queuedMilliseconds: shared.underrunQueuedMicroseconds.load(ordering: .relaxed) / 1000,
+            bufferMilliseconds: shared.underrunBufferMicroseconds.load(ordering: .relaxed) / 1000,
+            ringWasEmpty: shared.underrunRingWasEmpty.load(ordering: .relaxed))
     }
 
     private func deliver(_ record: EventRecord) {

@@ -254,6 +254,14 @@ final class EngineShared: @unchecked Sendable {
     let outputLocks = Atomic<UInt64>(0)
     /// Writes the device refused because it had run dry (EPIPE): what it played was silence.
     let underruns = Atomic<UInt64>(0)
+    /// The last underrun, as the output thread saw it (`UnderrunAccount`): how long it had been
+    /// away from the device since its last good write, how long that write waited in the device for
+    /// room, what the device held after it, the buffer's length, and whether the ring was empty.
+    let underrunAwayNanoseconds = Atomic<UInt64>(0)
+    let underrunWaitNanoseconds = Atomic<UInt64>(0)
+    let underrunQueuedMicroseconds = Atomic<Int>(0)
+    let underrunBufferMicroseconds = Atomic<Int>(0)
+    let underrunRingWasEmpty = Atomic<Bool>(false)
 
     init(settings: AudioSettings, eventFD: consuming FileDescriptor) {
         self.settings = settings

@@ -70,6 +70,12 @@ final class OutputWorker: @unchecked Sendable {
     private var currentStartDevice = 0
     private var nextPositionReport = 0
     private var devicePaused = false
+    /// For an underrun's account: when the last write returned, what the device then held, and
+    /// whether the thread has since waited for the decoder (an empty ring).
+    private var lastWriteNanoseconds: UInt64 = 0
+    private var queuedAfterLastWrite = 0
+    private var waitedForFrames = false
+    private var lastWriteDuration: UInt64 = 0
 
     /// Dropping the frames of a track the device refused, up to the next marker.
     private var skipping = false
@@ -168,6 +174,7 @@ final class OutputWorker: @unchecked Sendable {
         let chunk = min(limit, configuration.map { max($0.periodFrames, 256) } ?? 4096)
         let regions = ring.readableRegions(limit: chunk)
         if regions.frames == 0 {
+            waitedForFrames = true
             shared.outputWake.wait(until: {
                 self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
             })
@@ -234,9 +241,18 @@ final class OutputWorker: @unchecked Sendable {
                 samples: count * configuration.format.channels, gain: gain)
             pointer = UnsafeRawPointer(scratch)
         }
+        let writeStart = Syscalls.monotonicNanoseconds()
         let result = output.write(pointer, count: count)
         if result < 0 {
             if result == -Int(EPIPE) {
+                let rate = max(1, configuration.deviceRate)
+                shared.underrunAwayNanoseconds.store(
+                    Syscalls.monotonicNanoseconds() &- lastWriteNanoseconds, ordering: .relaxed)
+                shared.underrunWaitNanoseconds.store(lastWriteDuration, ordering: .relaxed)
+                shared.underrunQueuedMicroseconds.store(queuedAfterLastWrite * 1_000_000 / rate, ordering: .relaxed)
+                shared.underrunBufferMicroseconds.store(
+                    configuration.bufferFrames * 1_000_000 / rate, ordering: .relaxed)
+                shared.underrunRingWasEmpty.store(waitedForFrames, ordering: .relaxed)
                 shared.underruns.add(1, ordering: .relaxed)
                 // Wakes the loop, which logs the count now rather than at the next event.
                 Syscalls.eventfdSignal(shared.eventFD)
@@ -255,7 +271,10 @@ final class OutputWorker: @unchecked Sendable {
         written += result
         if let f = fade { fade = (f.total, f.done + result) }
         if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
-        updatePosition()
+        queuedAfterLastWrite = updatePosition()
+        lastWriteNanoseconds = Syscalls.monotonicNanoseconds()
+        lastWriteDuration = lastWriteNanoseconds &- writeStart
+        waitedForFrames = false
         return true
     }
 
@@ -279,10 +298,13 @@ final class OutputWorker: @unchecked Sendable {
         fade = milliseconds > 0 ? (max(1, milliseconds * rate / 1000), 0) : nil
     }
 
-    /// Fires the boundaries the device has played and publishes the position.
-    private func updatePosition() {
+    /// Fires the boundaries the device has played and publishes the position; returns the
+    /// frames the device still holds.
+    @discardableResult
+    private func updatePosition() -> Int {
         let delay = min(max(0, output?.delay() ?? 0), written)
         settle(played: written - delay)
+        return delay
     }
 
     private func settle(played: Int) {

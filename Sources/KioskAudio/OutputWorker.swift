@@ -70,12 +70,13 @@ final class OutputWorker: @unchecked Sendable {
     private var currentStartDevice = 0
     private var nextPositionReport = 0
     private var devicePaused = false
-    /// For an underrun's account: when the last write returned, what the device then held, and
-    /// whether the thread has since waited for the decoder (an empty ring).
+    /// For an underrun's account: when the last good write returned, how long it waited in the
+    /// device, what the device then held, and whether the thread has since waited for the decoder
+    /// (an empty ring).
     private var lastWriteNanoseconds: UInt64 = 0
+    private var lastWriteDuration: UInt64 = 0
     private var queuedAfterLastWrite = 0
     private var waitedForFrames = false
-    private var lastWriteDuration: UInt64 = 0
 
     /// Dropping the frames of a track the device refused, up to the next marker.
     private var skipping = false
@@ -243,11 +244,11 @@ final class OutputWorker: @unchecked Sendable {
         }
         let writeStart = Syscalls.monotonicNanoseconds()
         let result = output.write(pointer, count: count)
+        let writeEnd = Syscalls.monotonicNanoseconds()
         if result < 0 {
             if result == -Int(EPIPE) {
                 let rate = max(1, configuration.deviceRate)
-                shared.underrunAwayNanoseconds.store(
-                    Syscalls.monotonicNanoseconds() &- lastWriteNanoseconds, ordering: .relaxed)
+                shared.underrunAwayNanoseconds.store(writeEnd &- lastWriteNanoseconds, ordering: .relaxed)
                 shared.underrunWaitNanoseconds.store(lastWriteDuration, ordering: .relaxed)
                 shared.underrunQueuedMicroseconds.store(queuedAfterLastWrite * 1_000_000 / rate, ordering: .relaxed)
                 shared.underrunBufferMicroseconds.store(
@@ -271,9 +272,10 @@ final class OutputWorker: @unchecked Sendable {
         written += result
         if let f = fade { fade = (f.total, f.done + result) }
         if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
+        // The wait is the write's own; what follows (the position, its events) is time away.
+        lastWriteNanoseconds = writeEnd
+        lastWriteDuration = writeEnd &- writeStart
         queuedAfterLastWrite = updatePosition()
-        lastWriteNanoseconds = Syscalls.monotonicNanoseconds()
-        lastWriteDuration = lastWriteNanoseconds &- writeStart
         waitedForFrames = false
         return true
     }

@@ -5,6 +5,8 @@
 #
 #   bash Tests/System/run.sh [PATTERN...]     only scenarios whose file name contains a PATTERN
 #                                             (or SYSTEST_ONLY="PATTERN ..."; a path runs that script)
+#   bash Tests/System/run.sh --prepare-only   only build what the guest needs into the cache and exit
+#                                             (CI warms the arm64 cache this way in the background)
 #
 # Environment:
 #   SYSTEST_ACCEL=auto|tcg|kvm   auto (default) probes KVM with a 20 s boot and falls back to TCG
@@ -29,6 +31,8 @@ run_start=$(date +%s.%N)
 seconds_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 say() { echo "system-test: $*"; }
 
+prepare_only=0
+[ "${1:-}" = --prepare-only ] && { prepare_only=1; shift; }
 patterns=("$@")
 # shellcheck disable=SC2206  # split on purpose
 [ ${#patterns[@]} -eq 0 ] && [ -n "${SYSTEST_ONLY:-}" ] && patterns=($SYSTEST_ONLY)
@@ -44,6 +48,35 @@ timeout_scale=${SYSTEST_TIMEOUT_SCALE:-$([ "$arch" = arm64 ] && echo 3 || echo 1
 export SYSTEST_ARCH=$arch
 strict=${SYSTEST_STRICT:-0}
 no_skip=${SYSTEST_NO_SKIP:-0}
+
+# --- build what the guest needs (cached) ------------------------------------------------------
+testbench=${KIOSK_FLAC_TESTBENCH:-}
+for candidate in "$repo/../shared/flac-testbench/subset" "$repo/../../shared/flac-testbench/subset"; do
+    [ -z "$testbench" ] && [ -d "$candidate" ] && testbench=$(cd "$candidate" && pwd)
+done
+[ -n "$testbench" ] || say "no FLAC testbench (KIOSK_FLAC_TESTBENCH or ../shared/flac-testbench/subset): scenarios use generated FLAC files"
+
+export SYSTEST_TESTBENCH=$testbench
+t=$(date +%s.%N)
+declare -A art=()
+while IFS='=' read -r key value; do
+    [ -n "$key" ] && art[$key]=$value
+done < <(bash "$here/prepare.sh")
+prepare_seconds=$(seconds_since "$t")
+built=""
+for key in "${!art[@]}"; do [[ $key == BUILT_* ]] && built+=" ${key#BUILT_} ${art[$key]} s;"; done
+say "prepared in $prepare_seconds s (kernel ${art[KERNEL]:-none}, cache ${art[CACHE]:-none})${built:+; built:$built}"
+missing_report=""
+for key in "${!art[@]}"; do
+    if [[ $key == MISSING_* ]]; then
+        say "MISSING ${key#MISSING_}: ${art[$key]}"
+        missing_report+="${key#MISSING_}: ${art[$key]}; "
+    fi
+done
+if [ "$prepare_only" = 1 ]; then
+    if [ -n "$missing_report" ] && [ "$strict" = 1 ]; then exit 1; fi
+    exit 0
+fi
 
 # --- scenarios -------------------------------------------------------------------------------
 scenarios=()
@@ -89,31 +122,6 @@ skip_all() {
     say "all scenarios skipped (set SYSTEST_STRICT=1 to make this an error)"
     exit 0
 }
-
-# --- build what the guest needs (cached) ------------------------------------------------------
-testbench=${KIOSK_FLAC_TESTBENCH:-}
-for candidate in "$repo/../shared/flac-testbench/subset" "$repo/../../shared/flac-testbench/subset"; do
-    [ -z "$testbench" ] && [ -d "$candidate" ] && testbench=$(cd "$candidate" && pwd)
-done
-[ -n "$testbench" ] || say "no FLAC testbench (KIOSK_FLAC_TESTBENCH or ../shared/flac-testbench/subset): scenarios use generated FLAC files"
-
-export SYSTEST_TESTBENCH=$testbench
-t=$(date +%s.%N)
-declare -A art=()
-while IFS='=' read -r key value; do
-    [ -n "$key" ] && art[$key]=$value
-done < <(bash "$here/prepare.sh")
-prepare_seconds=$(seconds_since "$t")
-built=""
-for key in "${!art[@]}"; do [[ $key == BUILT_* ]] && built+=" ${key#BUILT_} ${art[$key]} s;"; done
-say "prepared in $prepare_seconds s (kernel ${art[KERNEL]:-none}, cache ${art[CACHE]:-none})${built:+; built:$built}"
-missing_report=""
-for key in "${!art[@]}"; do
-    if [[ $key == MISSING_* ]]; then
-        say "MISSING ${key#MISSING_}: ${art[$key]}"
-        missing_report+="${key#MISSING_}: ${art[$key]}; "
-    fi
-done
 
 if [ "$arch" = arm64 ]; then
     qemu=$(command -v qemu-system-aarch64 || true)

@@ -101,6 +101,8 @@ if [ "$arch" = arm64 ]; then
         if in_target apt-get install -y -q --download-only -o Dir::Cache::archives="$cache/debs" \
             -o Debug::NoLocking=1 "${tool_debs[@]}" > "$cache/download-tools.log" 2>&1; then
             for deb in "$cache"/debs/*.deb; do dpkg-deb -x "$deb" "$cache/root"; done
+            # the record stamp_ok looks for (without it every run downloaded them again, 14 s)
+            printf '%s\n' "${tool_debs[@]}" > "$cache/root-tools"
             stamp_write root-tools "recipe=2" "${tool_debs[@]}"
         else
             log "could not download ${tool_debs[*]}: $(grep -m 2 '^E:' "$cache/download-tools.log" | tr '\n' ' ')"

@@ -49,6 +49,23 @@ export SYSTEST_ARCH=$arch
 strict=${SYSTEST_STRICT:-0}
 no_skip=${SYSTEST_NO_SKIP:-0}
 
+# --- scenarios -------------------------------------------------------------------------------
+scenarios=()
+for p in "${patterns[@]}"; do
+    # a path to a script runs that script (handy while writing one)
+    if [ -f "$p" ]; then scenarios+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")"); fi
+done
+for file in "$here"/scenarios/*.sh; do
+    [ -f "$file" ] || continue
+    if [ ${#patterns[@]} -gt 0 ]; then
+        keep=0
+        for p in "${patterns[@]}"; do [[ "$(basename "$file")" == *"$p"* ]] && keep=1; done
+        [ "$keep" = 1 ] || continue
+    fi
+    scenarios+=("$file")
+done
+[ ${#scenarios[@]} -gt 0 ] || { say "no scenario matches: ${patterns[*]}"; exit 1; }
+
 # --- build what the guest needs (cached) ------------------------------------------------------
 testbench=${KIOSK_FLAC_TESTBENCH:-}
 for candidate in "$repo/../shared/flac-testbench/subset" "$repo/../../shared/flac-testbench/subset"; do
@@ -77,23 +94,6 @@ if [ "$prepare_only" = 1 ]; then
     if [ -n "$missing_report" ] && [ "$strict" = 1 ]; then exit 1; fi
     exit 0
 fi
-
-# --- scenarios -------------------------------------------------------------------------------
-scenarios=()
-for p in "${patterns[@]}"; do
-    # a path to a script runs that script (handy while writing one)
-    if [ -f "$p" ]; then scenarios+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")"); fi
-done
-for file in "$here"/scenarios/*.sh; do
-    [ -f "$file" ] || continue
-    if [ ${#patterns[@]} -gt 0 ]; then
-        keep=0
-        for p in "${patterns[@]}"; do [[ "$(basename "$file")" == *"$p"* ]] && keep=1; done
-        [ "$keep" = 1 ] || continue
-    fi
-    scenarios+=("$file")
-done
-[ ${#scenarios[@]} -gt 0 ] || { say "no scenario matches: ${patterns[*]}"; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out"

@@ -244,12 +244,14 @@ _released_pull() { if [ "$SYSTEST_ACTIVE_LOW" = 1 ]; then echo up; else echo dow
 # gpio_bounce LINE up|down : moves a line to a level the way a mechanical contact does: two short
 # opposite pulses, then steady (tools/gpio-bounce.c, SCHED_FIFO). Each write costs the emulated
 # guest about 1 ms of kernel work, so a bounce takes 3–6 ms under TCG; one stretched past 10 ms
-# (the host stalled the emulator) is logged, because a debouncer may then rightly see extra edges.
+# (the host stalled the emulator; BOUNCE_STALL_US) is logged, because a debouncer may then rightly
+# see extra edges. BOUNCE_US is how long the last bounce took.
+BOUNCE_STALL_US=10000
 gpio_bounce() {
     local took
     took=$(gpio-bounce "$(gpio_sim_line_dir "$1")/pull" "$2") || return 1
     BOUNCE_US=$took
-    [ "$took" -gt 10000 ] && log "warning: the bounce on line $1 took ${took} µs (the emulator stalled)"
+    [ "$took" -gt "$BOUNCE_STALL_US" ] && log "warning: the bounce on line $1 took ${took} µs (the emulator stalled)"
     return 0
 }
 
@@ -257,11 +259,13 @@ gpio_bounce() {
 button_down() { gpio_bounce "$1" "$(_pressed_pull)"; }
 button_up() { gpio_bounce "$1" "$(_released_pull)"; }
 
-# button_press LINE [HOLD_MS] : a short press (default held 120 ms) with bounce on both edges.
+# button_press LINE [HOLD_MS] : a short press (default held 120 ms) with bounce on both edges;
+# PRESS_BOUNCE_US is how long the press's bounce took, BOUNCE_US the release's.
 button_press() {
     local ms=${2:-120} seconds
     printf -v seconds '%d.%03d' $((ms / 1000)) $((ms % 1000))
     button_down "$1"
+    PRESS_BOUNCE_US=$BOUNCE_US
     snooze "$seconds"
     button_up "$1"
 }

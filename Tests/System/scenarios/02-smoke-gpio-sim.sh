@@ -41,11 +41,8 @@ gpio_pull "$LINE_PLAY" up
 spawn gpiomon tool_mon "$chip" "$LINE_PLAY"
 monitor=$SPAWNED_PID
 snooze 0.5
-button_down "$LINE_PLAY"
-press_bounce_us=$BOUNCE_US
-snooze 0.15
-button_up "$LINE_PLAY"
-figure press_bounce_us "$press_bounce_us"
+button_press "$LINE_PLAY" 150
+figure press_bounce_us "$PRESS_BOUNCE_US"
 figure release_bounce_us "$BOUNCE_US"
 snooze 0.5
 kill -INT "$monitor"; wait "$monitor" 2>/dev/null
@@ -54,10 +51,11 @@ log "gpiomon saw $events edge(s) for one bouncy press (10 pull changes; under TC
 figure press_edges "$events"
 first_edge=$(edges "$SYSTEST_WORK/gpiomon.log" | grep '^0 ' | head -n 1 | cut -d' ' -f2)
 # With both edges watched, the kernel names an edge by the line's level when its IRQ thread runs
-# (gpiolib-cdev), so when the emulator stalls mid-bounce (the press's bounce took over 10 ms) the
-# first falling edge can be reported as rising, the line having bounced back high by then.
-if [ "$first_edge" != 0 ] && [ "$press_bounce_us" -gt 10000 ]; then
-    log "excused: the first edge was reported rising, the press's bounce having stalled (${press_bounce_us} µs)"
+# (gpiolib-cdev), so when the emulator stalls mid-bounce (the press's bounce took over
+# BOUNCE_STALL_US) the first falling edge can be reported as rising, the line having bounced back
+# high by then.
+if [ "$first_edge" != 0 ] && [ "$PRESS_BOUNCE_US" -gt "$BOUNCE_STALL_US" ]; then
+    log "excused: the first edge was reported rising, the press's bounce having stalled (${PRESS_BOUNCE_US} µs)"
     press_falls() { edges "$SYSTEST_WORK/gpiomon.log" | grep -q '^0 0$'; }
     check "the press shows a falling edge" press_falls
 else

@@ -196,6 +196,7 @@ public final class AudioEngine: PlaybackEngine {
         shared.shutdown.store(true, ordering: .releasing)
         shared.decoderWake.signal()
         shared.outputWake.signal()
+        shared.eventRoom.signal()
         decoderThread?.join()
         outputThread?.join()
         if let source { loop.removeSource(source) }
@@ -289,7 +290,13 @@ public final class AudioEngine: PlaybackEngine {
     private func drainEvents() {
         _ = Syscalls.readCounter(shared.eventFD)
         while let record = shared.decoderEvents.pop() { deliver(record) }
-        while let record = shared.outputEvents.pop() { deliver(record) }
+        while let record = shared.outputEvents.pop() {
+            // Releasing: the output's next look at the flag (acquiring) sees this report taken.
+            if record.kind == .position { shared.positionQueued.store(false, ordering: .releasing) }
+            deliver(record)
+        }
+        // An audio thread waiting in `post` for room in a full queue looks again.
+        shared.eventRoom.signal()
         let underruns = self.underruns
         if underruns != loggedUnderruns {
             // Logged here, not on the output thread, which neither allocates nor waits on a log.

@@ -205,6 +205,12 @@ final class EngineShared: @unchecked Sendable {
     var eventFD: Int32 { eventDescriptor.rawValue }
     let decoderWake = EventCount()
     let outputWake = EventCount()
+    /// Loop → audio threads: the loop took events off the queues (signalled after every drain), so
+    /// a thread waiting in `post` for room looks again.
+    let eventRoom = EventCount()
+    /// Output → loop: a position report is queued (set by the output, cleared by the loop when it
+    /// takes one; see `postPosition`).
+    let positionQueued = Atomic<Bool>(false)
     let targets = Handoff<DecoderTarget>()
     let deviceRequests = Handoff<String>()
     let extensions = Handoff<QueueExtension>()
@@ -273,11 +279,33 @@ final class EngineShared: @unchecked Sendable {
 
     var isShuttingDown: Bool { shutdown.load(ordering: .acquiring) }
 
-    /// Audio threads: queue an event for the loop and wake it. False when the queue is full.
+    /// Audio threads: queues an event the loop must see (a track's start or end, the queue's end,
+    /// an error, the device's state) and wakes the loop. While the queue is full it waits for the
+    /// loop to take events off (`eventRoom`), never drops: a dropped `queueFinished` left the
+    /// engine stopped with nobody told (`play` on an unpaced device never exited, 1 run in 25 here,
+    /// when the real-time audio threads kept the loop off the CPU). False only at shutdown.
     @discardableResult
     func post(_ record: EventRecord, from queue: SPSCQueue<EventRecord>) -> Bool {
-        guard queue.push(record) else { return false }
+        while !queue.push(record) {
+            if isShuttingDown { return false }
+            // Ended by the loop's signal after each drain of the queues, or by shutdown's.
+            eventRoom.wait(until: { !queue.isFull || self.isShuttingDown })
+        }
         Syscalls.eventfdSignal(eventFD)
         return true
+    }
+
+    /// Output thread: queues a position report unless the last one is still queued. Positions are
+    /// periodic and the loop reads the newest one, so at most one is in the queue: an unpaced device
+    /// (thousands of reports a second) cannot fill the queue the other events need.
+    func postPosition(_ record: EventRecord) {
+        // Acquiring: pairs with the loop's releasing clear after it took the last report.
+        if positionQueued.load(ordering: .acquiring) { return }
+        positionQueued.store(true, ordering: .relaxed)
+        if outputEvents.push(record) {
+            Syscalls.eventfdSignal(eventFD)
+        } else {
+            positionQueued.store(false, ordering: .relaxed)
+        }
     }
 }

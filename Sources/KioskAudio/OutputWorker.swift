@@ -138,6 +138,8 @@ final class OutputWorker: @unchecked Sendable {
         if !shared.playing.load(ordering: .acquiring) {
             hold()
             if shared.stopped.load(ordering: .relaxed) { release() }
+            // Ended by the loop's `publishState` (play), the decoder's flush request or device
+            // handoff (`reset`), `setDevice` after the end, `shutdown`.
             shared.outputWake.wait(until: { self.shouldWake(playing: true) })
             return
         }
@@ -165,6 +167,7 @@ final class OutputWorker: @unchecked Sendable {
             } else {
                 ring.discard(upTo: published)
                 shared.decoderWake.signal()
+                // Ended by the decoder's `commitWrite` or `push` (both signal), or as above.
                 shared.outputWake.wait(until: {
                     self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
                 })
@@ -176,6 +179,8 @@ final class OutputWorker: @unchecked Sendable {
         let regions = ring.readableRegions(limit: chunk)
         if regions.frames == 0 {
             waitedForFrames = true
+            // Ended by the decoder's `commitWrite` or marker `push` (both signal after publishing),
+            // a pause or stop (`publishState`), a flush request, a device request, `shutdown`.
             shared.outputWake.wait(until: {
                 self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
             })
@@ -323,7 +328,7 @@ final class OutputWorker: @unchecked Sendable {
             record.index = current.index
             record.frames = frames
             record.format = current.format
-            shared.post(record, from: shared.outputEvents)
+            shared.postPosition(record)
         }
     }
 
@@ -541,6 +546,7 @@ final class OutputWorker: @unchecked Sendable {
     private func retryDevice() {
         let now = Syscalls.monotonicNanoseconds()
         if now < nextRetry {
+            // Ended by the timeout (the next try), or a stop, flush, device request or shutdown.
             shared.outputWake.wait(
                 until: { self.shouldWake(playing: false) }, timeoutNanoseconds: Int64(nextRetry - now))
             return

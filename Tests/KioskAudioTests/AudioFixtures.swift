@@ -166,6 +166,8 @@ enum Fixtures {
 final class EngineRun {
     final class Recorder {
         var events: [AudioEvent] = []
+        /// Runs on the loop thread after each event is recorded (a test's stand-in for a busy loop).
+        var after: ((AudioEvent) -> Void)?
     }
     let loop: EventLoop
     let engine: AudioEngine
@@ -183,7 +185,10 @@ final class EngineRun {
         loop = try EventLoop()
         let recorder = Recorder()
         self.recorder = recorder
-        engine = try AudioEngine(loop: loop, settings: settings) { recorder.events.append($0) }
+        engine = try AudioEngine(loop: loop, settings: settings) {
+            recorder.events.append($0)
+            recorder.after?($0)
+        }
     }
 
     static func settings(device: String) -> AudioSettings {
@@ -258,6 +263,8 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
     var failingConfigures = 0
     private var frames = 0
     private var frameBytes = 4
+    /// Frames taken so far, readable from any thread (the loop's side of a test).
+    let framesTaken = Atomic<Int>(0)
 
     /// Channel counts above this are refused (as a stereo DAC's hw: device does).
     let maxChannels: Int
@@ -305,6 +312,7 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
         }
         captured.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count * frameBytes))
         frames += count
+        framesTaken.add(count, ordering: .relaxed)
         if paced { usleep(UInt32(count * 1_000_000 / rate)) }
         return count
     }

@@ -27,6 +27,9 @@ let package = Package(
         .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib", providers: [.apt(["libtag1-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The resampler of the output stage (as MPD's and squeezelite's): a device that refuses the
+        // stream's rate gets it converted, not skipped.
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
         .target(
             name: "CKioskShims", dependencies: ["CALSA", "CGPIOD", "CPNG"],
@@ -54,7 +57,7 @@ let package = Package(
             name: "KioskAudio",
             dependencies: [
                 "KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
-                "CKioskFFmpeg",
+                "CKioskFFmpeg", "CSoxr",
             ],
             swiftSettings: strict),
         .target(

@@ -358,9 +358,11 @@ public final class AudioEngine: PlaybackEngine {
             onEvent(.deviceBack(device: deviceName))
         case .formatChanged:
             let configuration = OutputConfiguration(
-                format: record.format, encoding: record.encoding, deviceRate: record.deviceRate, exact: record.exact,
-                periodFrames: 0, bufferFrames: 0, canPause: false)
-            if !record.exact {
+                format: record.format, encoding: record.encoding, channels: record.deviceChannels,
+                deviceRate: record.deviceRate, exact: record.exact, periodFrames: 0, bufferFrames: 0, canPause: false)
+            if let conversion = shared.conversions.take() {
+                Log.notice("\(deviceName): \(conversion) (\(record.format) as \(configuration))")
+            } else if !record.exact {
                 Log.warning("\(deviceName): no bit-exact format for \(record.format); playing \(configuration)")
             }
             onEvent(.formatChanged(record.format, deviceFormat: configuration.description))

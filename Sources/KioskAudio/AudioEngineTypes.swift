@@ -130,6 +130,7 @@ struct EventRecord: BitwiseCopyable {
     var format = PCMFormat(sampleRate: 0, channels: 0, bitsPerSample: 0)
     var encoding = SampleEncoding.s16
     var deviceRate = 0
+    var deviceChannels = 0
     var exact = true
     var failure: DecodeError? = nil
     var code: Int32 = 0
@@ -218,6 +219,9 @@ final class EngineShared: @unchecked Sendable {
     let deviceErrors = Handoff<String>()
     /// The text of the last format the device refused (set before that track's error event).
     let rejections = Handoff<String>()
+    /// What the output stage does to the stream the device was last set up for ("converted: 1 → 2
+    /// ch (copied)"), set before its formatChanged event; empty handoff: nothing.
+    let conversions = Handoff<String>()
     let settings: AudioSettings
     let bufferMs: Int
 

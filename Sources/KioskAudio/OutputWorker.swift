@@ -92,6 +92,8 @@ final class OutputWorker: @unchecked Sendable {
     /// Conversion buffer: `scratchFrames` frames of the widest frame (8 channels × 4 bytes).
     private let scratch: UnsafeMutableRawPointer
     private let scratchFrames = 4096
+    /// Channels and rate for a device that will not take the stream's (inactive otherwise).
+    private let adapter = StreamAdapter()
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -215,19 +217,36 @@ final class OutputWorker: @unchecked Sendable {
 
     // MARK: - writing
 
-    /// Writes up to `frames` frames at `source` (ring memory); true when frames went out.
+    /// Writes up to `frames` frames at `source` (ring memory), through the output stage when the
+    /// device needs the stream changed; true when frames went out (or into the stage).
     private func write(_ source: UnsafeMutableRawPointer, frames: Int) -> Bool {
+        guard configuration != nil else { return false }
+        guard adapter.isActive else { return write(UnsafeRawPointer(source), ringEncoding, frames: frames) }
+        if adapter.pendingFrames == 0 {
+            let consumed = adapter.convert(source, ringEncoding, frames: frames)
+            ring.commitRead(consumed)
+            if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
+            // The resampler may keep a first block to itself while its filter fills.
+            if adapter.pendingFrames == 0 { return consumed > 0 }
+        }
+        return write(adapter.pending, .s32, frames: adapter.pendingFrames)
+    }
+
+    /// Writes up to `frames` frames in `encoding` at `source` to the device: the ring's frames, or
+    /// the output stage's (`fromStage`); true when frames went out.
+    private func write(_ source: UnsafeRawPointer, _ encoding: SampleEncoding, frames: Int) -> Bool {
         guard let output, let configuration else { return false }
-        var pointer = UnsafeRawPointer(source)
+        let fromStage = adapter.isActive
+        var pointer = source
         var count = frames
         let gain = shared.volumeGain.load(ordering: .relaxed)
-        followFadeRequests(rate: configuration.format.sampleRate)
+        followFadeRequests(rate: configuration.deviceRate)
         if let fade {
             // Each block of `fadeBlockFrames` gets the curve's gain at its start: over a fade of
             // seconds a block's step is far below what an ear hears as a step.
             count = min(count, scratchFrames)
-            let channels = configuration.format.channels
-            let inBytes = ringEncoding.bytes * channels
+            let channels = configuration.channels
+            let inBytes = encoding.bytes * channels
             let outBytes = configuration.encoding.bytes * channels
             var offset = 0
             while offset < count {
@@ -235,16 +254,16 @@ final class OutputWorker: @unchecked Sendable {
                 let blockGain = Int32(
                     (Int64(gain) * Int64(Self.fadeCurve(done: fade.done + offset, total: fade.total))) >> 16)
                 SampleConverter.convert(
-                    pointer + offset * inBytes, ringEncoding, to: scratch + offset * outBytes,
+                    pointer + offset * inBytes, encoding, to: scratch + offset * outBytes,
                     configuration.encoding, samples: n * channels, gain: blockGain)
                 offset += n
             }
             pointer = UnsafeRawPointer(scratch)
-        } else if configuration.encoding != ringEncoding || gain != SampleConverter.unity {
+        } else if configuration.encoding != encoding || gain != SampleConverter.unity {
             count = min(count, scratchFrames)
             SampleConverter.convert(
-                pointer, ringEncoding, to: scratch, configuration.encoding,
-                samples: count * configuration.format.channels, gain: gain)
+                pointer, encoding, to: scratch, configuration.encoding,
+                samples: count * configuration.channels, gain: gain)
             pointer = UnsafeRawPointer(scratch)
         }
         let writeStart = Syscalls.monotonicNanoseconds()
@@ -273,10 +292,14 @@ final class OutputWorker: @unchecked Sendable {
             }
             return false
         }
-        ring.commitRead(result)
+        if fromStage {
+            adapter.took(result)
+        } else {
+            ring.commitRead(result)
+            if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
+        }
         written += result
         if let f = fade { fade = (f.total, f.done + result) }
-        if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
         // The wait is the write's own; what follows (the position, its events) is time away.
         lastWriteNanoseconds = writeEnd
         lastWriteDuration = writeEnd &- writeStart
@@ -319,10 +342,16 @@ final class OutputWorker: @unchecked Sendable {
             fire(boundaries.removeFirst())
         }
         guard let current else { return }
-        let frames = current.startFrame + Int64(played - currentStartDevice)
+        // Device frames are stream frames unless the output stage resamples.
+        let deviceRate = configuration?.deviceRate ?? current.format.sampleRate
+        var elapsed = Int64(played - currentStartDevice)
+        if deviceRate != current.format.sampleRate, deviceRate > 0 {
+            elapsed = elapsed * Int64(current.format.sampleRate) / Int64(deviceRate)
+        }
+        let frames = current.startFrame + elapsed
         shared.playingPosition.setFrames(frames)
         if played >= nextPositionReport {
-            nextPositionReport = played + max(1, current.format.sampleRate / 4)
+            nextPositionReport = played + max(1, deviceRate / 4)
             var record = EventRecord(kind: .position, epoch: current.epoch)
             record.trackID = current.trackID
             record.index = current.index
@@ -334,7 +363,9 @@ final class OutputWorker: @unchecked Sendable {
 
     private func addBoundary(_ marker: Marker) {
         if boundaries.isFull { fire(boundaries.removeFirst()) }
-        boundaries.append(Boundary(deviceFrame: written, marker: marker))
+        // What came before the marker and is still in the output stage plays first.
+        let held = adapter.isActive ? adapter.heldFrames : 0
+        boundaries.append(Boundary(deviceFrame: written + held, marker: marker))
     }
 
     /// A marker's data is being played: the track (or its new format) is current.
@@ -398,9 +429,8 @@ final class OutputWorker: @unchecked Sendable {
         record.format = format
         record.encoding = configuration.encoding
         record.deviceRate = configuration.deviceRate
-        record.exact =
-            configuration.exact && configuration.deviceRate == format.sampleRate
-            && configuration.encoding.bits >= format.bitsPerSample
+        record.deviceChannels = configuration.channels
+        record.exact = configuration.exact
         shared.post(record, from: shared.outputEvents)
     }
 
@@ -422,6 +452,7 @@ final class OutputWorker: @unchecked Sendable {
             addBoundary(marker)
             if needsSetUp { setUpDevice(for: marker) }
         case .segmentEnd, .queueEnd:
+            writeStageTail()
             if let output, configuration != nil { output.drain() }
             settle(played: written)
             written = 0
@@ -435,6 +466,19 @@ final class OutputWorker: @unchecked Sendable {
         }
     }
 
+    /// At a stream's end: what the output stage still holds (the resampler's tail) goes to the
+    /// device before it drains. A failed write drops the rest (the device is lost or reset anyway).
+    private func writeStageTail() {
+        guard adapter.isActive, configuration != nil else { return }
+        while adapter.pendingFrames > 0 || adapter.flush() {
+            let before = written
+            if !write(adapter.pending, .s32, frames: adapter.pendingFrames) || written == before {
+                adapter.reset()
+                return
+            }
+        }
+    }
+
     private func acknowledge(_ sequence: UInt64) {
         acknowledged = max(acknowledged, sequence)
         shared.resetAck.store(acknowledged, ordering: .releasing)
@@ -444,6 +488,7 @@ final class OutputWorker: @unchecked Sendable {
     /// Out-of-band reset: drop everything, acknowledge, wait for the new stream.
     private func flush(_ request: UInt64) {
         if let output, configuration != nil { output.drop() }
+        adapter.reset()
         devicePaused = false
         ring.discardReadable()
         while shared.markers.pop() != nil {}
@@ -477,6 +522,7 @@ final class OutputWorker: @unchecked Sendable {
         guard let output, configuration != nil else { return }
         output.drop()
         output.close()
+        adapter.reset()
         configuration = nil
         devicePaused = false
         boundaries.move(to: 0)
@@ -488,7 +534,17 @@ final class OutputWorker: @unchecked Sendable {
         let device = output ?? makeOutput(deviceName)
         output = device
         do throws(AudioOutputError) {
-            configuration = try device.configure(ringFormat, source: ringEncoding, bufferMilliseconds: shared.bufferMs)
+            let configured = try device.configure(
+                ringFormat, source: ringEncoding, bufferMilliseconds: shared.bufferMs)
+            try adapter.configure(
+                ringFormat, deviceChannels: configured.channels, deviceRate: configured.deviceRate)
+            if adapter.isActive {
+                // Taken by the loop with the formatChanged below, logged once per stream.
+                shared.conversions.put("converted: " + adapter.conversions.joined(separator: ", "))
+            } else {
+                _ = shared.conversions.take()
+            }
+            configuration = configured
             written = 0
             boundaries.move(to: 0)
             if lost {
@@ -530,6 +586,7 @@ final class OutputWorker: @unchecked Sendable {
         boundaries.move(to: 0)
         written = 0
         output?.close()
+        adapter.reset()
         configuration = nil
         if !lost {
             lost = true

@@ -360,12 +360,16 @@ public final class AudioEngine: PlaybackEngine {
             let configuration = OutputConfiguration(
                 format: record.format, encoding: record.encoding, channels: record.deviceChannels,
                 deviceRate: record.deviceRate, exact: record.exact, periodFrames: 0, bufferFrames: 0, canPause: false)
+            var deviceFormat = configuration.description
             if let conversion = shared.conversions.take() {
-                Log.notice("\(deviceName): \(conversion) (\(record.format) as \(configuration))")
+                // "S16_LE 48000 Hz 2 ch (converted: 1 → 2 ch (copied), 22050 → 48000 Hz (libsoxr HQ))"
+                deviceFormat =
+                    "\(record.encoding.alsaName) \(record.deviceRate) Hz \(record.deviceChannels) ch (\(conversion))"
+                Log.notice("\(deviceName): \(record.format) \(conversion), as \(deviceFormat)")
             } else if !record.exact {
                 Log.warning("\(deviceName): no bit-exact format for \(record.format); playing \(configuration)")
             }
-            onEvent(.formatChanged(record.format, deviceFormat: configuration.description))
+            onEvent(.formatChanged(record.format, deviceFormat: deviceFormat))
         }
     }
 }

@@ -4,7 +4,7 @@ import Synchronization
 /// The audio engine: plays a queue of FLAC files, gaplessly, bit-perfect when the device allows.
 ///
 /// A decoder thread decodes into a preallocated lock-free ring; an output thread writes the ring to
-/// the device (ALSA, or the `none` clock sink). Both run with real-time priority when permitted.
+/// the device (ALSA, or the `none` clock sink). The output thread runs with real-time priority when permitted; the decoder at normal priority.
 /// Commands go to them through atomics and a latest-wins handoff; events come back through
 /// preallocated queues and an eventfd that is a source of the loop, so `onEvent` runs on the loop
 /// thread. In the steady state neither audio thread allocates, locks, logs or opens files
@@ -59,7 +59,11 @@ public final class AudioEngine: PlaybackEngine {
             let decoder = decoderWorker
             let priority = settings.realtimePriority
             outputThread = try KioskThread(name: "kiosk-output", realtimePriority: priority) { outputWorker.run() }
-            decoderThread = try KioskThread(name: "kiosk-decoder", realtimePriority: priority.map { max(1, $0 - 10) }) {
+            // The decoder runs at normal priority, as MPD's does (only its output threads ask for
+            // real time): seconds of audio lie ahead of the device in the ring, and a real-time
+            // decoder on an unpaced device (ALSA's file plugin) kept the loop off both cores of a
+            // 2-core machine for 300 ms and more.
+            decoderThread = try KioskThread(name: "kiosk-decoder", realtimePriority: nil) {
                 decoder.run()
                 decoder.recordTotals()
             }

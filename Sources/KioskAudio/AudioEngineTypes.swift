@@ -52,7 +52,7 @@ public struct AudioSettings: Sendable {
     public var ringSeconds: Double = 2
     /// ALSA simple mixer control for the volume (e.g. "PCM", "Digital"); nil = software volume.
     public var mixer: String? = nil
-    /// SCHED_FIFO priority of the output thread (the decoder thread gets 10 less); nil = normal.
+    /// SCHED_FIFO priority of the output thread (the decoder thread runs at normal priority); nil = normal.
     /// Silently normal when the process may not use real-time scheduling.
     public var realtimePriority: Int32? = 70
     /// Makes the output for a device name (default `makeAudioOutput(device:)`); for tests and tools.

@@ -100,4 +100,39 @@ import Testing
         )
         #expect(device.framesTaken.load(ordering: .relaxed) == count * 80)
     }
+
+    @Test(arguments: [UInt64(7), 11, 13])
+    func skipsAndSeeksDuringTheDrainsBetweenFormatsLeaveTheEngineToFinishTheQueue(seed: UInt64) throws {
+        let dir = try TemporaryDirectory("kiosk-events")
+        defer { dir.remove() }
+        // Every track changes the format, so each ends in a drain of the device (the clock sink plays
+        // a drain out in real time): the commands below land in those drains as well as in playback.
+        try writeWAV(dir.file("a.wav"), frames: 4410, rate: 44100)
+        try writeWAV(dir.file("b.wav"), frames: 4800, rate: 48000)
+        let tracks = (1...12).map { TrackRequest(id: UInt64($0), path: dir.file($0 % 2 == 0 ? "a.wav" : "b.wav")) }
+        let run = try EngineRun(settings: EngineRun.settings(device: "none"))
+        defer { run.shutdown() }
+        var random = seed &* 0x9E37_79B9_7F4A_7C15
+        var commands = 0
+        let storm = run.loop.schedule(afterMilliseconds: 23, repeatingMilliseconds: 23) {
+            random ^= random << 13
+            random ^= random >> 7
+            random ^= random << 17
+            switch random % 4 {
+            case 0: run.engine.next()
+            case 1: run.engine.previous()
+            case 2: run.engine.seek(toFrame: Int64(random % 4000))
+            default: break
+            }
+            commands += 1
+        }
+        run.engine.setQueue(tracks, startAt: 0, startFrame: 0)
+        run.engine.play()
+        try run.idle(1.5)
+        run.loop.cancel(storm)
+        #expect(commands > 30)
+        // Then the rest plays out: the queue's end must come (at most 12 × 0.1 s of audio and drains).
+        #expect(try run.run(seconds: 10) { run.finished }, "the queue finished after \(commands) commands")
+        #expect(run.errors.isEmpty)
+    }
 }

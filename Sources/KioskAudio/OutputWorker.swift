@@ -199,7 +199,9 @@ final class OutputWorker: @unchecked Sendable {
             return
         }
         let before = AllocationProbe.sample()
-        if write(regions.first, frames: regions.firstFrames) {
+        // libsoxr sizes its buffers on its first blocks after a (re)start: set-up, not steady state.
+        let warming = adapter.isWarmingUp
+        if write(regions.first, frames: regions.firstFrames), !warming {
             let after = AllocationProbe.sample()
             shared.outputIterations.add(1, ordering: .relaxed)
             shared.outputAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)

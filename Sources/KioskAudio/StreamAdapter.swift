@@ -62,6 +62,10 @@ final class StreamAdapter {
         }
     }
 
+    /// Whether the resampler has yet to make its first frames since it was made or cleared (libsoxr
+    /// allocates its buffers then).
+    var isWarmingUp: Bool { resampler?.isFresh ?? false }
+
     /// The frames waiting for the device.
     var pending: UnsafeRawPointer { UnsafeRawPointer(pendingStart) }
 

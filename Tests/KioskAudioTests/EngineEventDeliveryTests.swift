@@ -63,7 +63,7 @@ import Testing
         holdLoop(run, until: device, hasTaken: frames)
         run.engine.setQueue([TrackRequest(id: 1, path: dir.file("long.wav"))], startAt: 0, startFrame: 0)
         run.engine.play()
-        #expect(try run.run(seconds: 10) { run.finished }, "the queue's end reached the loop")
+        #expect(try run.run(seconds: 60) { run.finished }, "the queue's end reached the loop")
         #expect(run.started() == [1])
         #expect(run.events.filter { $0 == .trackFinished(id: 1) }.count == 1)
         #expect(device.framesTaken.load(ordering: .relaxed) == frames)
@@ -82,7 +82,7 @@ import Testing
         let tracks = (1...count).map { TrackRequest(id: UInt64($0), path: dir.file("short.wav")) }
         run.engine.setQueue(tracks, startAt: 0, startFrame: 0)
         run.engine.play()
-        #expect(try run.run(seconds: 10) { run.finished }, "the queue's end reached the loop")
+        #expect(try run.run(seconds: 60) { run.finished }, "the queue's end reached the loop")
         var expected: [String] = []
         for id in 1...count { expected += ["start \(id)", "end \(id)"] }
         expected.append("done")
@@ -132,7 +132,7 @@ import Testing
         run.loop.cancel(storm)
         #expect(commands > 30)
         // Then the rest plays out: the queue's end must come (at most 12 × 0.1 s of audio and drains).
-        #expect(try run.run(seconds: 10) { run.finished }, "the queue finished after \(commands) commands")
+        #expect(try run.run(seconds: 60) { run.finished }, "the queue finished after \(commands) commands")
         #expect(run.errors.isEmpty)
     }
 }

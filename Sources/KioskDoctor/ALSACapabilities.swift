@@ -66,8 +66,11 @@ public struct ALSACapabilities: Sendable, Equatable {
         let channels = (1...8).filter { snd_pcm_hw_params_test_channels(pcm, params, UInt32($0)) == 0 }
         var rateLow: UInt32 = 0
         var rateHigh: UInt32 = 0
+        // An open bound comes back with its direction: "48001, below" is 48000.
         _ = snd_pcm_hw_params_get_rate_min(params, &rateLow, &dir)
+        if dir > 0 { rateLow += 1 }
         _ = snd_pcm_hw_params_get_rate_max(params, &rateHigh, &dir)
+        if dir < 0 { rateHigh -= 1 }
         let rates = DeviceFit.standardRates.filter { snd_pcm_hw_params_test_rate(pcm, params, UInt32($0), 0) == 0 }
         return .success(
             ALSACapabilities(
@@ -83,7 +86,11 @@ public struct ALSACapabilities: Sendable, Equatable {
     public var summary: String {
         let ch = channelsMin == channelsMax ? "\(channelsMin) ch" : "\(channelsMin)–\(min(channelsMax, 1024)) ch"
         let rate = rateMin == rateMax ? "\(rateMin) Hz" : "\(rateMin)–\(rateMax) Hz"
-        return "\(formats.joined(separator: " ")), \(ch), \(rate)"
+        // A plug layer converts to every format alsa-lib knows: the first few say enough.
+        let shown =
+            formats.count > 8
+            ? formats.prefix(8).joined(separator: " ") + " +\(formats.count - 8) more" : formats.joined(separator: " ")
+        return "\(shown), \(ch), \(rate)"
     }
 
     /// What the output stage will convert, for the streams a library holds (mono, stereo and 5.1;

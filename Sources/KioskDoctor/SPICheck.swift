@@ -15,9 +15,9 @@ public enum SPICheck {
         if let panel = resolved.board.screen.spiPanel {
             let device = panel.device ?? "/dev/spidev\(panel.spiBus).\(panel.spiCS)"
             if root.exists(device) {
-                lines.append(.pass("spi", "\(device) for the \(panel.controller) panel is present"))
+                lines.append(.pass("spi", "\(device) for the \(panel.controller.name) panel is present"))
             } else {
-                lines.append(.fail("spi", "\(device) for the \(panel.controller) panel is missing", fix: spiFix))
+                lines.append(.fail("spi", "\(device) for the \(panel.controller.name) panel is missing", fix: spiFix))
             }
         }
         let readers = (try? resolved.inputProfile().cardReaders) ?? resolved.board.input.cardReaders

@@ -12,6 +12,12 @@ public enum SoundCheck {
         public var index: Int
         public var id: String
         public var name: String
+
+        public init(index: Int, id: String, name: String) {
+            self.index = index
+            self.id = id
+            self.name = name
+        }
     }
 
     /// Parses /proc/asound/cards: ` 0 [PCH            ]: HDA-Intel - HDA Intel PCH`.

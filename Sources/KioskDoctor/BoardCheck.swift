@@ -27,7 +27,7 @@ public enum BoardCheck {
         if context.requestedBoard == "auto" {
             let why =
                 model.map { "the device-tree model \"\($0)\" chose it" }
-                ?? "no device-tree model, so the fallback profile"
+                ?? "without a device-tree model it fell back to it"
             lines.append(.pass("board", "\(board.name): \"board\" is \"auto\" and \(why) (\(board.file))"))
         } else {
             lines.append(.pass("board", "\(board.name): named by the config or --board (\(board.file)); \(modelText)"))

@@ -100,7 +100,7 @@ public enum SoundCheck {
                     .fail(
                         "sound", "device \(pcm): \(failure.message)",
                         fix: found.isEmpty
-                            ? noCardFix
+                            ? "it needs the sound card above"
                             : "set \"audio\": {\"device\": \"hw:CARD=\(found[0].id),DEV=0\"} in /etc/kiosk-player/config.json (`aplay -L` lists the PCMs)"
                     ))
             }

@@ -408,3 +408,32 @@ extension [DoctorLine] {
         #expect(lines.passed("user kiosk-player exists") != nil)
     }
 }
+
+@Suite struct DoctorToneTests {
+    @Test func theToneIsLeftOnlyThenRightOnlyThroughThePlayer() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        try box.write("/config.json", #"{"board": "usb-keypad-hdmi"}"#)
+        let raw = box.root.path("/tone.raw")
+        let result = run(
+            TestPaths.playerBinary,
+            [
+                "doctor", "--root", box.dir.path, "--config", box.root.path("/config.json"), "--device",
+                "file:'\(raw)',raw", "--tone",
+            ], timeoutSeconds: 60)
+        #expect(result.output.contains("✓ tone:"), "\(result.output)\(result.errors)")
+        let bytes = try Syscalls.readFile(raw)
+        let samples = stride(from: 0, to: bytes.count - 1, by: 2).map {
+            Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
+        }
+        #expect(samples.count == 2 * (TestTone.rate * 3 / 2), "1.5 s of 16-bit stereo")
+        let left = stride(from: 0, to: samples.count, by: 2).map { Int(samples[$0]) }
+        let right = stride(from: 1, to: samples.count, by: 2).map { Int(samples[$0]) }
+        let firstHalf = 0..<(left.count / 2)
+        let secondHalf = (left.count / 2)..<left.count
+        #expect(firstHalf.map { abs(left[$0]) }.max() ?? 0 > 8000)
+        #expect(firstHalf.allSatisfy { right[$0] == 0 })
+        #expect(secondHalf.map { abs(right[$0]) }.max() ?? 0 > 8000)
+        #expect(secondHalf.allSatisfy { left[$0] == 0 })
+    }
+}

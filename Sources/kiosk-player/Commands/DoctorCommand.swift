@@ -1,3 +1,4 @@
+import Glibc
 import KioskAudio
 import KioskCore
 import KioskDoctor
@@ -9,7 +10,7 @@ enum DoctorCommand {
         Command(
             name: "doctor",
             summary: "check the box: board, sound, config.txt, GPIO, SPI, screen, USB, power, state, groups",
-            synopsis: ["[--config FILE] [--board NAME] [--device PCM] [--json]"],
+            synopsis: ["[--config FILE] [--board NAME] [--device PCM] [--tone] [--json]"],
             description: """
                 Checks the box as it is, in order: the board profile chosen and why (device-tree model,
                 HAT EEPROM), the sound cards against the profile's audio device, fallbacks and mixer
@@ -19,6 +20,10 @@ enum DoctorCommand {
                 who owns the console, the USB sticks mounted and what a scan finds, under-voltage and
                 throttling, the state directory and the service's groups.
 
+                --tone then plays 0.6 s of 440 Hz on the left, a pause, 0.6 s of 660 Hz on the right,
+                through the audio engine (`kiosk-player play`) on the configured device (or --device):
+                if the right one comes first, the speaker wires are swapped.
+
                 Each line is ✓ (right), ✗ (wrong, with the exact fix under it) or – (information,
                 or an optional part). Exit status 0 only when no line is ✗.
 
@@ -27,13 +32,15 @@ enum DoctorCommand {
                 .text("--config", "FILE", "config file (default \(Config.defaultPath))"),
                 .text("--board", "NAME", "board profile (overrides the config's \"board\")"),
                 .text("--device", "PCM", "check this ALSA device instead of the configured one"),
+                .flag("--tone", "then play a short tone on the audio device: left first, then right"),
                 .flag("--json", "print the lines as JSON: {\"ok\": …, \"lines\": [{check, status, text, fix}]}"),
                 .text("--root", "DIR", "read /proc, /sys, /boot, /dev and /etc under DIR (tests)"),
             ],
             run: { parsed in
                 guard parsed.positionals.isEmpty else { throw parsed.usageError("expected no arguments") }
                 let root = SystemRoot(prefix: parsed.value("--root") ?? "")
-                let report: DoctorReport
+                var report: DoctorReport
+                var device: AudioDevice?
                 do throws(ConfigError) {
                     var config = try Config.load(path: parsed.value("--config"))
                     if let device = parsed.value("--device") { config.audio.device = AudioDevice(name: device) }
@@ -44,6 +51,7 @@ enum DoctorCommand {
                     let resolved = ResolvedConfig(config: config, board: board)
                     try resolved.validate()
                     report = Doctor.run(DoctorContext(root: root, resolved: resolved, requestedBoard: requested))
+                    device = resolved.audioDevice
                 } catch {
                     report = DoctorReport(lines: [
                         .fail(
@@ -53,6 +61,9 @@ enum DoctorCommand {
                         )
                     ])
                 }
+                if parsed.has("--tone"), let device {
+                    report.lines.append(playTone(on: device, quiet: parsed.has("--json")))
+                }
                 if parsed.has("--json") {
                     printLine(report.json.serialized(pretty: true))
                 } else {
@@ -60,5 +71,32 @@ enum DoctorCommand {
                 }
                 return report.passed ? 0 : 1
             })
+    }
+
+    /// Plays TestTone through `kiosk-player play` (this binary) and reports how it went.
+    static func playTone(on device: AudioDevice, quiet: Bool) -> DoctorLine {
+        var template = Array("/tmp/kiosk-tone-XXXXXX".utf8CString)
+        let fd = mkstemp(&template)
+        guard fd >= 0 else {
+            return .fail("tone", "cannot write the tone: \(Errno.current.message)", fix: "check /tmp")
+        }
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        defer { unlink(path) }
+        do throws(Errno) {
+            try Syscalls.writeAll(fd, TestTone.wav())
+            Syscalls.closeIgnoringErrors(fd)
+        } catch {
+            Syscalls.closeIgnoringErrors(fd)
+            return .fail("tone", "cannot write the tone: \(error.message)", fix: "check /tmp")
+        }
+        if !quiet { CommandLineTool.writeOut("playing the test tone on \(device.name): left, then right …\n") }
+        let status = Syscalls.runAndWait("/proc/self/exe", arguments: ["play", "--device", device.name, path])
+        guard status == 0 else {
+            return .fail(
+                "tone", "the tone did not play on \(device.name) (kiosk-player play ended with status \(status >> 8))",
+                fix: "fix the sound lines above; `kiosk-player play --device \(device.name) FILE.flac` shows the error")
+        }
+        return .pass(
+            "tone", "played on \(device.name): 440 Hz left, then 660 Hz right (the other way round: swap the wires)")
     }
 }

@@ -9,11 +9,14 @@ public struct DoctorContext: Sendable {
     public var resolved: ResolvedConfig
     /// What `config.board` (or `--board`) said: "auto" or a profile name.
     public var requestedBoard: String
+    /// Whether the USB check scans each stick (false: it only lists them, for a quick summary).
+    public var scanSticks: Bool
 
-    public init(root: SystemRoot, resolved: ResolvedConfig, requestedBoard: String) {
+    public init(root: SystemRoot, resolved: ResolvedConfig, requestedBoard: String, scanSticks: Bool = true) {
         self.root = root
         self.resolved = resolved
         self.requestedBoard = requestedBoard
+        self.scanSticks = scanSticks
     }
 }
 

@@ -56,10 +56,13 @@ public struct DoctorReport: Sendable {
     public var failures: [DoctorLine] { lines.filter { $0.status == .fail } }
 
     /// `✓ check: text`, and under a line with a fix `    fix: …`; a summary last.
-    public var text: String {
+    public var text: String { text(onlyFailures: false) }
+
+    /// As `text`, with only the ✗ lines when `onlyFailures` (the package's postinst summary).
+    public func text(onlyFailures: Bool) -> String {
         let width = (lines.map(\.check.count).max() ?? 0) + 1
         var out = ""
-        for line in lines {
+        for line in lines where !onlyFailures || line.status == .fail {
             let label = line.check + ":" + String(repeating: " ", count: max(0, width - line.check.count - 1))
             out += "\(line.status.symbol) \(label) \(line.text)\n"
             if let fix = line.fix {

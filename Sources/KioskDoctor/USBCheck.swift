@@ -27,6 +27,10 @@ public enum USBCheck {
             let options = ["ro", "nosuid", "nodev", "noexec"].filter { stick.options.contains($0) }
             let what = "\(stick.source) on \(stick.mountPoint) (\(stick.fileSystem), \(options.joined(separator: ",")))"
             let path = context.root.path(stick.mountPoint)
+            guard context.scanSticks else {
+                lines.append(.pass("usb", "\(what) (not scanned: --quick)"))
+                continue
+            }
             do {
                 let (_, stats) = try VolumeScanner().scan(
                     volume: VolumeIdentity.identify(directory: path), mountPoint: path, indexPath: nil)

@@ -437,3 +437,29 @@ extension [DoctorLine] {
         #expect(secondHalf.allSatisfy { left[$0] == 0 })
     }
 }
+
+@Suite struct DoctorReportTests {
+    @Test func theFailuresOnlyTextKeepsTheFixesAndTheSummary() {
+        let report = DoctorReport(lines: [
+            .pass("board", "rpi4"), .info("usb", "no stick"), .fail("state", "missing", fix: "sudo install -d X"),
+        ])
+        #expect(!report.passed)
+        #expect(
+            report.text(onlyFailures: true)
+                == "✗ state: missing\n           fix: sudo install -d X\n1 required check failed (1 passed): fix the ✗ lines above\n"
+        )
+        #expect(report.text.hasPrefix("✓ board: rpi4\n– usb:   no stick\n"))
+    }
+
+    @Test func quickListsASticksMountWithoutScanningIt() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        var context = try box.context(board: "usb-keypad-hdmi", config: #"{"mediaRoots": ["/media/kiosk"]}"#)
+        context.scanSticks = false
+        try box.write("/proc/self/mountinfo", "90 22 8:17 / /media/kiosk/STICK ro,nosuid - vfat /dev/sdb1 ro\n")
+        let lines = USBCheck.lines(context)
+        #expect(
+            lines.passed("/dev/sdb1 on /media/kiosk/STICK (vfat, ro,nosuid) (not scanned: --quick)") != nil,
+            "\(lines.dump)")
+    }
+}

@@ -10,7 +10,7 @@ enum DoctorCommand {
         Command(
             name: "doctor",
             summary: "check the box: board, sound, config.txt, GPIO, SPI, screen, USB, power, state, groups",
-            synopsis: ["[--config FILE] [--board NAME] [--device PCM] [--tone] [--json]"],
+            synopsis: ["[--config FILE] [--board NAME] [--device PCM] [--failed] [--quick] [--tone] [--json]"],
             description: """
                 Checks the box as it is, in order: the board profile chosen and why (device-tree model,
                 HAT EEPROM), the sound cards against the profile's audio device, fallbacks and mixer
@@ -32,6 +32,8 @@ enum DoctorCommand {
                 .text("--config", "FILE", "config file (default \(Config.defaultPath))"),
                 .text("--board", "NAME", "board profile (overrides the config's \"board\")"),
                 .text("--device", "PCM", "check this ALSA device instead of the configured one"),
+                .flag("--failed", "print only the ✗ lines (with their fixes) and the summary"),
+                .flag("--quick", "list the USB sticks without scanning them"),
                 .flag("--tone", "then play a short tone on the audio device: left first, then right"),
                 .flag("--json", "print the lines as JSON: {\"ok\": …, \"lines\": [{check, status, text, fix}]}"),
                 .text("--root", "DIR", "read /proc, /sys, /boot, /dev and /etc under DIR (tests)"),
@@ -50,7 +52,10 @@ enum DoctorCommand {
                     )
                     let resolved = ResolvedConfig(config: config, board: board)
                     try resolved.validate()
-                    report = Doctor.run(DoctorContext(root: root, resolved: resolved, requestedBoard: requested))
+                    report = Doctor.run(
+                        DoctorContext(
+                            root: root, resolved: resolved, requestedBoard: requested,
+                            scanSticks: !parsed.has("--quick")))
                     device = resolved.audioDevice
                 } catch {
                     report = DoctorReport(lines: [
@@ -67,7 +72,7 @@ enum DoctorCommand {
                 if parsed.has("--json") {
                     printLine(report.json.serialized(pretty: true))
                 } else {
-                    CommandLineTool.writeOut(report.text)
+                    CommandLineTool.writeOut(report.text(onlyFailures: parsed.has("--failed")))
                 }
                 return report.passed ? 0 : 1
             })

@@ -11,12 +11,19 @@ public struct DoctorContext: Sendable {
     public var requestedBoard: String
     /// Whether the USB check scans each stick (false: it only lists them, for a quick summary).
     public var scanSticks: Bool
+    /// Whether devices are opened and spoken to (the audio device, an RC522); false inside the
+    /// running player, whose engine and reader own them.
+    public var probeDevices: Bool
 
-    public init(root: SystemRoot, resolved: ResolvedConfig, requestedBoard: String, scanSticks: Bool = true) {
+    public init(
+        root: SystemRoot, resolved: ResolvedConfig, requestedBoard: String, scanSticks: Bool = true,
+        probeDevices: Bool = true
+    ) {
         self.root = root
         self.resolved = resolved
         self.requestedBoard = requestedBoard
         self.scanSticks = scanSticks
+        self.probeDevices = probeDevices
     }
 }
 

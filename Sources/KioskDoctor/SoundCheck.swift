@@ -1,3 +1,4 @@
+import Glibc
 import KioskAudio
 import KioskCore
 
@@ -63,7 +64,10 @@ public enum SoundCheck {
                 "add \($0) to config.txt (see the config.txt lines below) and reboot; then `aplay -l` lists the card"
             }
             ?? "connect the DAC or HDMI sink and check `aplay -l`; a HAT needs its dtoverlay= line in config.txt"
-        let queried = ALSACapabilities.query(device: pcm)
+        let queried: Result<ALSACapabilities, ALSACapabilities.Failure> =
+            context.probeDevices
+            ? ALSACapabilities.query(device: pcm)
+            : .failure(ALSACapabilities.Failure(code: -EBUSY, message: "not opened: the player has it"))
         if found.isEmpty {
             if case .success = queried {
                 lines.append(.info("sound", "no sound card in /proc/asound/cards (the device below is not a card)"))
@@ -105,14 +109,14 @@ public enum SoundCheck {
                     ))
             }
         }
-        for fallback in resolved.audioDevices.dropFirst() {
+        for fallback in resolved.audioDevices.dropFirst() where context.probeDevices {
             guard case .alsa(let name) = fallback else { continue }
             switch ALSACapabilities.query(device: name) {
             case .success(let caps): lines.append(.info("sound", "fallback \(name) opens: \(caps.summary)"))
             case .failure(let failure): lines.append(.info("sound", "fallback \(name): \(failure.message)"))
             }
         }
-        if let mixer = resolved.mixer {
+        if let mixer = resolved.mixer, context.probeDevices {
             let card = cardName(of: pcm).map { "hw:\($0.allSatisfy(\.isNumber) ? $0 : "CARD=" + $0)" } ?? "default"
             switch ALSAMixerControls.names(card: card) {
             case .success(let names) where names.contains(mixer):

@@ -73,6 +73,15 @@ let package = Package(
             name: "KioskCore",
             dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "CKioskShims"],
             swiftSettings: strict),
+        // `kiosk-player doctor`: a checklist of the box as it is (board, sound, config.txt, GPIO, SPI,
+        // screen, USB, power, state directory and groups), each check reading the system through a root.
+        .target(
+            name: "KioskDoctor",
+            dependencies: [
+                "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
+                "KioskSystem", "CALSA", "CKioskShims",
+            ],
+            swiftSettings: strict),
         // Remote control over the MPD protocol (a server on the player's event loop).
         .target(
             name: "KioskMPD", dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio"],
@@ -81,7 +90,7 @@ let package = Package(
             name: "kiosk-player",
             dependencies: [
                 "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
-                "KioskSystem", "CKioskShims",
+                "KioskSystem", "CKioskShims", "KioskDoctor",
             ],
             swiftSettings: strict),
 
@@ -132,6 +141,12 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "KioskFuzzTests", dependencies: ["KioskFuzzTargets", "KioskSystem", "KioskTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "KioskDoctorTests",
+            dependencies: [
+                "KioskDoctor", "KioskCore", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "KioskMPDTests",

@@ -105,7 +105,7 @@ class Checker:
     def check(self, profile, expected_name):
         if not self.obj(profile, "(top level)", required=["name"], optional=[
                 "description", "test", "gpioChip", "reservedLines", "buttons", "encoders", "chords",
-                "evdev", "cardReaders", "screen", "audio"]):
+                "evdev", "cardReaders", "screen", "audio", "configTxt"]):
             return
         if self.string(profile.get("name"), "name") and profile["name"] != expected_name:
             self.error("name", f"{json.dumps(profile['name'])} must equal the file name {json.dumps(expected_name)}")
@@ -113,6 +113,14 @@ class Checker:
             self.string(profile["description"], "description")
         if "test" in profile:
             self.boolean(profile["test"], "test")
+        if "configTxt" in profile:
+            lines = profile["configTxt"]
+            if not isinstance(lines, list):
+                self.error("configTxt", f"expected an array of config.txt lines, found {kind(lines)}")
+            else:
+                for i, line in enumerate(lines):
+                    if not isinstance(line, str) or "=" not in line[1:] or " " in line or "#" in line:
+                        self.error(f"configTxt[{i}]", f"expected a config.txt line like \"dtparam=spi=on\", got {json.dumps(line)}")
         if "gpioChip" in profile:
             chips = profile["gpioChip"]
             if not isinstance(chips, list) or not chips:

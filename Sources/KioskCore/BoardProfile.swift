@@ -27,6 +27,9 @@ public struct BoardProfile: Sendable {
     public var gpioChips: [String]
     public var reservedLines: [ReservedLine]
     public var audio: Audio
+    /// Lines config.txt needs for this board ("dtparam=spi=on", "dtoverlay=hifiberry-dac"), which
+    /// `kiosk-player doctor` looks for in /boot/firmware/config.txt.
+    public var configTxt: [String] = []
     /// Buttons, encoders, chords, evdev devices (parsed by KioskInput).
     public var input: InputProfile
     /// The screen section (parsed by KioskDisplay).
@@ -132,6 +135,15 @@ public struct BoardProfile: Sendable {
                 try a.strings("fallbackDevices", maxCount: 16)?.map(AudioDevice.init(name:)) ?? []
             profile.audio.mixer = try a.string("mixer")
             try a.finish()
+        }
+        for (index, line) in (try r.strings("configTxt", maxCount: 32) ?? []).enumerated() {
+            guard let equals = line.firstIndex(of: "="), equals != line.startIndex, !line.contains("#"),
+                !line.contains(" ")
+            else {
+                throw r.error(
+                    "configTxt[\(index)]", "expected a config.txt line like \"dtparam=spi=on\", got \"\(line)\"")
+            }
+            profile.configTxt.append(line)
         }
         try r.finish()
         try profile.checkLineConflicts()

@@ -61,6 +61,8 @@ rejects spi-without-panel '{"name": "spi-without-panel", "screen": {"type": "spi
 rejects evdev-bad-action '{"name": "evdev-bad-action", "evdev": [{"device": "x", "keys": {"KEY_A": "jump"}}]}' \
   'evdev[0].keys.KEY_A: unknown action "jump"'
 rejects wrong-type '{"name": "wrong-type", "test": "yes"}' 'test: expected true or false, found the string "yes"'
+rejects config-txt-not-a-line '{"name": "config-txt-not-a-line", "configTxt": ["dtoverlay hifiberry-dac"]}' \
+  'configTxt[0]: expected a config.txt line like "dtparam=spi=on"'
 rejects negative-line '{"name": "negative-line", "buttons": [{"name": "a", "line": -1, "press": "up"}]}' 'buttons[0].line: -1 is out of range'
 rejects duplicate-key '{"name": "duplicate-key", "name": "duplicate-key"}' 'invalid JSON: duplicate key "name"'
 rejects not-json '{"name": "not-json", // comments are not JSON

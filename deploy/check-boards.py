@@ -129,6 +129,13 @@ class Checker:
                 for i, chip in enumerate(chips):
                     if isinstance(chip, bool) or not isinstance(chip, (str, int)):
                         self.error(f"gpioChip[{i}]", f"expected a string or a number, found {kind(chip)}")
+                # As InputProfile.parse: on a Pi 5 chip numbers move with the kernel.
+                if "pinctrl-rp1" in chips:
+                    for i, chip in enumerate(chips):
+                        if chip_number(chip):
+                            self.error(f"gpioChip[{i}]", f"{json.dumps(chip)} is a chip number, and on a Raspberry Pi 5 "
+                                       "numbers move with the kernel: a profile that names pinctrl-rp1 names chips "
+                                       "by label only")
         # Reserved lines first, so a button on one reports the reservation.
         for i, item in enumerate(array(self, profile, "reservedLines")):
             where = f"reservedLines[{i}]"
@@ -335,6 +342,7 @@ class Checker:
             return
         if "device" in audio:
             self.string(audio["device"], join(where, "device"))
+            self.named_card(audio["device"], join(where, "device"))
         if "fallbackDevices" in audio:
             devices = audio["fallbackDevices"]
             if not isinstance(devices, list):
@@ -342,8 +350,27 @@ class Checker:
             else:
                 for i, d in enumerate(devices):
                     self.string(d, f"{where}.fallbackDevices[{i}]")
+                    self.named_card(d, f"{where}.fallbackDevices[{i}]")
         if "mixer" in audio and audio["mixer"] is not None:
             self.string(audio["mixer"], join(where, "mixer"))
+
+    def named_card(self, device, where):
+        """A stock profile names its card: "default" is whichever card probed first on Pi OS Lite,
+        and the user's PipeWire on Pi OS Desktop (unreachable from a system service). The player
+        still tries "default" after the profile's list (ResolvedConfig)."""
+        if isinstance(device, str) and device.split(":")[0] in ("default", "sysdefault"):
+            self.error(where, f"{json.dumps(device)} is whichever card probed first (PipeWire's on Pi OS Desktop): "
+                       "name the card, as hdmi:CARD=vc4hdmi0,DEV=0 or plughw:CARD=Headphones,DEV=0")
+
+
+def chip_number(chip):
+    """Whether a gpioChip entry names a chip by number: 4, "4", "gpiochip4", "/dev/gpiochip4"."""
+    if isinstance(chip, bool):
+        return False
+    if isinstance(chip, int):
+        return True
+    name = chip.rsplit("/", 1)[-1]
+    return name.isdigit() or (name.startswith("gpiochip") and name[8:].isdigit())
 
 
 def array(checker, profile, key):

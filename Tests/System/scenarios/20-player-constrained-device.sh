@@ -1,5 +1,5 @@
 #!/bin/bash
-# Player 11: a device that takes only 2 channels at one rate (a DAC HAT, an HDMI sink) still plays
+# Player 10: a device that takes only 2 channels at one rate (a DAC HAT, an HDMI sink) still plays
 # every playable track: the output stage converts what the device refuses (issue 30).
 #
 # snd-aloop's capture side (hw:Loopback,1) is opened FIRST, at exactly S16_LE / 48000 Hz / 2 ch.
@@ -15,15 +15,16 @@
 #   1. four files made here, 2 s each: a mono 48 kHz 16-bit FLAC (no resampling, so its channels
 #      can be compared bit for bit), a 6-channel 44.1 kHz FLAC, a 2-channel 96 kHz 24-bit FLAC and
 #      a mono 22.05 kHz MP3 (the last three of sines);
-#   2. `kiosk-player play --device hw:Loopback,0 FILE`, one file at a time: exit status 0, nothing
-#      "cannot play", the device line "S16_LE 48000 Hz 2 ch (converted: …)" naming the conversion
-#      the file needs; in the capture, 2 s of sound (sounding frames: an output underrun of the
-#      emulated player inserts silence, which is reported); the mono FLAC's left and right channels
-#      each bit-identical to the file's samples (all but the last 50 ms, which snd-aloop drops at a
-#      stop); the 96 kHz file's and the MP3's level within 1 dB of their sines', the 6-channel
-#      file's downmix as loud in both channels;
-#   3. all four in one `kiosk-player play` (an album of mixed files on such a device): exit 0,
-#      four tracks started with a device line each, the mono FLAC bit-exact, 8 s of sound.
+#   2. all four in one `kiosk-player play --device hw:Loopback,0` (an album of mixed files on such a
+#      device): exit status 0, nothing "cannot play", four tracks started, for each the device line
+#      "S16_LE 48000 Hz 2 ch (converted: …)" naming the conversion it needs; the mono FLAC (first)
+#      in the capture with its left and right channels each bit-identical to the file's samples (all
+#      but its last 50 ms: snd-aloop drops a stopping stream's last timer period); 8 s of sound in
+#      all (sounding frames, within -5/+20 %: an output underrun of the emulated player inserts
+#      silence, reported as a figure; a VM stall makes snd-aloop play frames twice);
+#   3. the other three one at a time, for each one's length and level: exit 0, its device line, 2 s
+#      of sound; the 96 kHz file's and the MP3's level within 1 dB of their sines', the 6-channel
+#      file's downmix as loud in both channels.
 # timeout: 240
 # shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
@@ -41,28 +42,8 @@ mkdir -p "$src"
 # hw_space LOG : the FORMAT, CHANNELS and RATE lines of an `aplay --dump-hw-params` log, on one line.
 hw_space() { awk '/^(FORMAT|CHANNELS|RATE):/ { $1 = $1; printf "%s%s", sep, $0; sep = " | " }' "$1"; }
 
-# 0. the playback side's choices before and after the capture opened
-head -c $((SYSTEST_RATE / 100 * 4)) /dev/zero > "$src/stereo-10ms.raw"
-head -c $((SYSTEST_RATE / 100 * 2)) /dev/zero > "$src/mono-10ms.raw"
-aplay -D "$SYSTEST_PLAYBACK_PCM" --dump-hw-params -t raw -f S16_LE -c 2 -r "$SYSTEST_RATE" "$src/stereo-10ms.raw" \
-    > "$SYSTEST_WORK/aplay-before.log" 2>&1
-before=$(hw_space "$SYSTEST_WORK/aplay-before.log")
-log "playback side, nothing else open: $before"
-check "before the capture, the playback side takes 1 to 32 channels and 8000-192000 Hz" \
-    test "$(echo "$before" | grep -c 'CHANNELS: \[1 32\] | RATE: \[8000 192000\]')" = 1
-
-must "capture $SYSTEST_CAPTURE_PCM at S16_LE, $SYSTEST_RATE Hz, 2 ch, opened first" capture_start "$SYSTEST_WORK/capture.raw"
-aplay -D "$SYSTEST_PLAYBACK_PCM" --dump-hw-params -t raw -f S16_LE -c 1 -r "$SYSTEST_RATE" "$src/mono-10ms.raw" \
-    > "$SYSTEST_WORK/aplay-mono.log" 2>&1
-aplay_status=$?
-after=$(hw_space "$SYSTEST_WORK/aplay-mono.log")
-log "playback side, capture open: $after"
-check "with the capture open, the playback side takes only S16_LE, 48000 Hz, 2 ch" \
-    test "$after" = "FORMAT: S16_LE | CHANNELS: 2 | RATE: 48000"
-check "aplay of a mono stream fails there: 'Channels count non available' (status $aplay_status)" \
-    eval 'test "$aplay_status" != 0 && grep -q "Channels count non available" "$SYSTEST_WORK/aplay-mono.log"'
-
-# 1. the files, made at once (each process start costs the emulated guest a second or more).
+# 1. the files, made all at once and in the background (at nice 10) while step 0 runs: under TCG
+# each process start costs the guest a second or more.
 # The mono FLAC's samples: the left channel of pcm-match's non-repeating signal; its reference for the
 # capture: each of those samples in both channels.
 make_files() {
@@ -93,7 +74,33 @@ PY
     ls "$src"/*.flac "$src"/*.mp3 | xargs -n 1 basename | tr '\n' ' '
     return $status
 }
-must "a mono 48 kHz 16-bit FLAC, a 6-channel 44.1 kHz FLAC, a 2-channel 96 kHz 24-bit FLAC, a mono 22.05 kHz MP3" make_files
+(renice -n 10 -p "$BASHPID" > /dev/null; make_files) > "$SYSTEST_WORK/make-files.log" 2>&1 &
+files_pid=$!
+_systest_pids+=("$files_pid")
+files_made() { wait "$files_pid"; local status=$?; cat "$SYSTEST_WORK/make-files.log"; return $status; }
+
+# 0. the playback side's choices before and after the capture opened
+head -c $((SYSTEST_RATE / 100 * 4)) /dev/zero > "$src/stereo-10ms.raw"
+head -c $((SYSTEST_RATE / 100 * 2)) /dev/zero > "$src/mono-10ms.raw"
+aplay -D "$SYSTEST_PLAYBACK_PCM" --dump-hw-params -t raw -f S16_LE -c 2 -r "$SYSTEST_RATE" "$src/stereo-10ms.raw" \
+    > "$SYSTEST_WORK/aplay-before.log" 2>&1
+before=$(hw_space "$SYSTEST_WORK/aplay-before.log")
+log "playback side, nothing else open: $before"
+check "before the capture, the playback side takes 1 to 32 channels and 8000-192000 Hz" \
+    test "$(echo "$before" | grep -c 'CHANNELS: \[1 32\] | RATE: \[8000 192000\]')" = 1
+
+must "capture $SYSTEST_CAPTURE_PCM at S16_LE, $SYSTEST_RATE Hz, 2 ch, opened first" capture_start "$SYSTEST_WORK/capture.raw"
+aplay -D "$SYSTEST_PLAYBACK_PCM" --dump-hw-params -t raw -f S16_LE -c 1 -r "$SYSTEST_RATE" "$src/mono-10ms.raw" \
+    > "$SYSTEST_WORK/aplay-mono.log" 2>&1
+aplay_status=$?
+after=$(hw_space "$SYSTEST_WORK/aplay-mono.log")
+log "playback side, capture open: $after"
+check "with the capture open, the playback side takes only S16_LE, 48000 Hz, 2 ch" \
+    test "$after" = "FORMAT: S16_LE | CHANNELS: 2 | RATE: 48000"
+check "aplay of a mono stream fails there: 'Channels count non available' (status $aplay_status)" \
+    eval 'test "$aplay_status" != 0 && grep -q "Channels count non available" "$SYSTEST_WORK/aplay-mono.log"'
+
+must "a mono 48 kHz 16-bit FLAC, a 6-channel 44.1 kHz FLAC, a 2-channel 96 kHz 24-bit FLAC, a mono 22.05 kHz MP3" files_made
 ref=$src/mono-as-stereo.raw
 ref_frames=$(pcm-match frames "$ref")
 ref_first=$(pcm-match first-sound "$ref")
@@ -155,10 +162,11 @@ play_on_device() {
     figure "${name}_underrun_silence_ms" $(((S_span - S_sound) * 1000 / SYSTEST_RATE))
 }
 
-# length_ok FRAMES : the sounding frames are FRAMES, less at most 150 ms (what snd-aloop drops when a
-# stream stops, ≤ 11 ms measured, and frames it loses at a VM stall), more at most 300 ms (frames
-# snd-aloop copies twice when its timer runs late).
-length_ok() { [ "$S_sound" -ge $(($1 - SYSTEST_RATE * 15 / 100)) ] && [ "$S_sound" -le $(($1 + SYSTEST_RATE * 3 / 10)) ]; }
+# length_ok FRAMES : the sounding frames are FRAMES, less at most 5 % (snd-aloop drops a stopping
+# stream's last timer period, <= 11 ms measured, and loses frames at a VM stall), more at most 20 %
+# (frames snd-aloop copies twice when the host stalls the emulator: 117 ms in 2 s with the host's
+# load at 11). What it is for: a track skipped or cut short (in the album, a quarter of the sound).
+length_ok() { [ "$S_sound" -ge $(($1 * 95 / 100)) ] && [ "$S_sound" -le $(($1 * 120 / 100)) ]; }
 
 # level_ok CDB : both channels' levels within 1 dB of CDB (hundredths of a dB).
 level_ok() { [ $((S_l_cdb - $1)) -ge -100 ] && [ $((S_l_cdb - $1)) -le 100 ] && [ $((S_r_cdb - $1)) -ge -100 ] && [ $((S_r_cdb - $1)) -le 100 ]; }
@@ -166,54 +174,58 @@ level_ok() { [ $((S_l_cdb - $1)) -ge -100 ] && [ $((S_l_cdb - $1)) -le 100 ] && 
 ms() { echo "$(($1 * 1000 / SYSTEST_RATE)) ms"; }
 db() { printf '%d.%02d dBFS' $(($1 / 100)) $(((${1#-} % 100))); }
 
-# 2. one file at a time: exit 0, nothing skipped, the device line, the sound
 declare -A expect=(
     [mono-48k.flac]="converted: 1 → 2 ch (copied))"
     [six-44k.flac]="converted: 6 → 2 ch (downmixed, ITU-R BS.775), 44100 → 48000 Hz (libsoxr HQ))"
     [stereo-96k.flac]="converted: 96000 → 48000 Hz (libsoxr HQ))"
     [mono-22k.mp3]="converted: 1 → 2 ch (copied), 22050 → 48000 Hz (libsoxr HQ))"
 )
+album=(mono-48k.flac six-44k.flac stereo-96k.flac mono-22k.mp3)
+
+# device_lines LOG FILE... : LOG holds the expected device line of each FILE, in that order.
+device_lines() {
+    local log=$1 file line=0 found
+    shift
+    for file in "$@"; do
+        found=$(grep -nF "device $SYSTEST_PLAYBACK_PCM: S16_LE 48000 Hz 2 ch (${expect[$file]}" "$log" | head -n 1)
+        [ -n "$found" ] && [ "${found%%:*}" -gt "$line" ] || { echo "no device line '${expect[$file]}' for $file (after line $line)"; return 1; }
+        line=${found%%:*}
+    done
+}
+
+# 2. all four in one run, as an album of mixed files
+play_on_device album "${album[@]/#/$src/}"
+check "the four files in one run: exit 0, nothing it cannot play" \
+    eval 'test "$RUN_STATUS" = 0 && ! grep -q "cannot play" "$SYSTEST_WORK/play-album.log"'
+check "the four files in one run: four tracks started" test "$(grep -c '^\[[1-4]/4\]' "$SYSTEST_WORK/play-album.log")" = 4
+check "the four files in one run: each one's device line naming its conversion, in order" \
+    device_lines "$SYSTEST_WORK/play-album.log" "${album[@]}"
+check "mono-48k.flac: left and right each bit-identical to the file's samples (all but the last 50 ms)" \
+    pcm_locate "$ref" --from "$RUN_FROM" --frames $((ref_frames - ref_first - tail_frames)) --rate "$SYSTEST_RATE"
+check "mono-48k.flac: its first sound is the file's first sound" test "$PCM_REFERENCE_FRAME" = "$ref_first"
+check "the four files in one run: $((4 * seconds)) s of sound ($(ms "$S_sound"), and $(ms $((S_span - S_sound))) of underrun silence)" \
+    length_ok $((4 * frames))
+
+# 3. the other three one at a time: each one's length and level
 sine_cdb=-903  # a sine of amplitude 0.5: -9.03 dBFS
-for file in mono-48k.flac six-44k.flac stereo-96k.flac mono-22k.mp3; do
+for file in six-44k.flac stereo-96k.flac mono-22k.mp3; do
     name=${file%.*}
     play_on_device "$name" "$src/$file"
-    check "$file: kiosk-player play exits 0, nothing it cannot play" \
-        eval 'test "$RUN_STATUS" = 0 && ! grep -q "cannot play" "$SYSTEST_WORK/play-$name.log"'
-    check "$file: device line 'S16_LE 48000 Hz 2 ch (${expect[$file]}'" \
-        grep -qF "device $SYSTEST_PLAYBACK_PCM: S16_LE 48000 Hz 2 ch (${expect[$file]}" "$SYSTEST_WORK/play-$name.log"
+    check "$file alone: exit 0, nothing it cannot play, its device line" \
+        eval 'test "$RUN_STATUS" = 0 && ! grep -q "cannot play" "$SYSTEST_WORK/play-$name.log" && device_lines "$SYSTEST_WORK/play-$name.log" "$file"'
     check "$file: $seconds s of sound in the capture ($(ms "$S_sound"), and $(ms $((S_span - S_sound))) of underrun silence)" \
         length_ok "$frames"
     case "$file" in
-        mono-48k.flac)
-            check "$file: left and right each bit-identical to the file's samples (all but the last 50 ms)" \
-                pcm_locate "$ref" --from "$RUN_FROM" --frames $((ref_frames - ref_first - tail_frames)) --rate "$SYSTEST_RATE"
-            check "$file: its first sound is the file's first sound" test "$PCM_REFERENCE_FRAME" = "$ref_first"
-            ;;
-        stereo-96k.flac)
-            check "$file: both channels at the sines' level, $(db $sine_cdb) ($(db "$S_l_cdb"), $(db "$S_r_cdb"))" level_ok $sine_cdb
-            ;;
-        mono-22k.mp3)
-            check "$file: both channels at the sine's level, $(db $sine_cdb) ($(db "$S_l_cdb"), $(db "$S_r_cdb"))" level_ok $sine_cdb
-            figure mp3_left_right_identical "$S_lr_equal"
-            ;;
         six-44k.flac)
-            # six sines of amplitude 0.3 (-13.5 dBFS each), mixed with the BS.775 weights: loud, alike
+            # six sines of amplitude 0.3 (-13.5 dBFS each) mixed with the BS.775 weights: loud, alike
             check "$file: sound in both channels, at one level ($(db "$S_l_cdb"), $(db "$S_r_cdb"))" \
                 eval 'test "$S_l_cdb" -gt -3000 && level_ok "$S_l_cdb"'
             ;;
+        *)
+            check "$file: both channels at the sines' level, $(db $sine_cdb) ($(db "$S_l_cdb"), $(db "$S_r_cdb"))" level_ok $sine_cdb
+            ;;
     esac
 done
-
-# 3. all four in one run, as an album of mixed files
-play_on_device album "$src/mono-48k.flac" "$src/six-44k.flac" "$src/stereo-96k.flac" "$src/mono-22k.mp3"
-check "the four files in one run: exit 0, nothing it cannot play" \
-    eval 'test "$RUN_STATUS" = 0 && ! grep -q "cannot play" "$SYSTEST_WORK/play-album.log"'
-check "the four files in one run: four tracks started, a device line for each" eval \
-    'test "$(grep -c "^\[[1-4]/4\]" "$SYSTEST_WORK/play-album.log")" = 4 &&
-     test "$(grep -c "device $SYSTEST_PLAYBACK_PCM: S16_LE 48000 Hz 2 ch (converted: " "$SYSTEST_WORK/play-album.log")" = 4'
-check "the four files in one run: the mono FLAC first, bit-exact" \
-    pcm_locate "$ref" --from "$RUN_FROM" --frames $((ref_frames - ref_first - tail_frames)) --rate "$SYSTEST_RATE"
-check "the four files in one run: $((4 * seconds)) s of sound ($(ms "$S_sound"), and $(ms $((S_span - S_sound))) of underrun silence)" \
-    length_ok $((4 * frames))
+figure mp3_left_right_identical "$S_lr_equal"
 check "arecord lost no frames" capture_stop
 finish

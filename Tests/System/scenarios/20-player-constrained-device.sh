@@ -142,22 +142,27 @@ PY
 }
 
 # play_on_device NAME FILE... : `kiosk-player play` on the constrained device, its output in
-# play-NAME.log; sets RUN_STATUS, RUN_MS, RUN_FROM and RUN_TO (the capture frames around the run, its
-# tail captured), then sound_stats of that stretch of the capture.
+# play-NAME.log; sets RUN_STATUS, RUN_MS, RUN_CPU_MS (its user + system time), RUN_FROM and RUN_TO (the
+# capture frames around the run, its tail captured), then sound_stats of that stretch of the capture.
 play_on_device() {
     local name=$1 t0
     shift
     RUN_FROM=$(capture_now)
     t0=$(now_us)
-    timeout 90 "$SYSTEST_PLAYER" play --device "$SYSTEST_PLAYBACK_PCM" "$@" > "$SYSTEST_WORK/play-$name.log" 2>&1
+    local TIMEFORMAT='%3U %3S' cpu
+    { time timeout 90 "$SYSTEST_PLAYER" play --device "$SYSTEST_PLAYBACK_PCM" "$@" > "$SYSTEST_WORK/play-$name.log" 2>&1; } \
+        2> "$SYSTEST_WORK/cpu-$name"
     RUN_STATUS=$?
     RUN_MS=$(( ($(now_us) - t0) / 1000 ))
+    read -r -a cpu < "$SYSTEST_WORK/cpu-$name"
+    RUN_CPU_MS=$(( 10#${cpu[0]/./} + 10#${cpu[1]/./} ))
     wait_capture_frames $(( $(capture_now) + SYSTEST_RATE / 4 )) > /dev/null
     RUN_TO=$(capture_frames)
     log "play $name: status $RUN_STATUS after $RUN_MS ms: $(grep -v 'ran out of audio' "$SYSTEST_WORK/play-$name.log" | tr '\n' ' ')"
     sound_stats "$RUN_FROM" "$RUN_TO"
     log "$name in the capture: $STATS ($(grep -c 'ran out of audio' "$SYSTEST_WORK/play-$name.log") underruns logged)"
     figure "${name}_play_ms" "$RUN_MS"
+    figure "${name}_cpu_ms" "$RUN_CPU_MS"  # user + system, the player's whole run (under TCG)
     figure "${name}_sound_ms" $((S_sound * 1000 / SYSTEST_RATE))
     figure "${name}_underrun_silence_ms" $(((S_span - S_sound) * 1000 / SYSTEST_RATE))
 }
@@ -195,6 +200,7 @@ device_lines() {
 
 # 2. all four in one run, as an album of mixed files
 play_on_device album "${album[@]/#/$src/}"
+figure cpu_ms "$RUN_CPU_MS"
 check "the four files in one run: exit 0, nothing it cannot play" \
     eval 'test "$RUN_STATUS" = 0 && ! grep -q "cannot play" "$SYSTEST_WORK/play-album.log"'
 check "the four files in one run: four tracks started" test "$(grep -c '^\[[1-4]/4\]' "$SYSTEST_WORK/play-album.log")" = 4

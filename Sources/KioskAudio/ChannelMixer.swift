@@ -50,6 +50,39 @@ struct ChannelMixer {
         }
     }
 
+    /// Mono to its first two channels (any further one silent), or a count to the same count.
+    private func copy(
+        _ source: UnsafeRawPointer, _ encoding: SampleEncoding, frames: Int,
+        to destination: UnsafeMutablePointer<Int32>
+    ) {
+        let samples = frames * input
+        let widened = UnsafeMutablePointer<Int32>(destination)
+        if input == output {
+            if encoding == .s16 {
+                let from = source.assumingMemoryBound(to: Int16.self)
+                for i in 0..<samples { widened[i] = Int32(from[i]) << 16 }
+            } else {
+                widened.update(from: source.assumingMemoryBound(to: Int32.self), count: samples)
+            }
+            return
+        }
+        let extra = output - min(2, output)
+        var o = 0
+        for i in 0..<samples {
+            let v =
+                encoding == .s16
+                ? Int32(source.load(fromByteOffset: 2 * i, as: Int16.self)) << 16
+                : source.load(fromByteOffset: 4 * i, as: Int32.self)
+            destination[o] = v
+            if output > 1 { destination[o + 1] = v }
+            o += min(2, output)
+            for _ in 0..<extra {
+                destination[o] = 0
+                o += 1
+            }
+        }
+    }
+
     /// The BS.775 weights of each input channel in the left and right outputs, normalised so each
     /// output's weights add up to 1.
     static func stereoWeights(channels: Int) -> (left: [Double], right: [Double]) {
@@ -77,6 +110,12 @@ struct ChannelMixer {
         _ source: UnsafeRawPointer, _ encoding: SampleEncoding, frames: Int,
         to destination: UnsafeMutablePointer<Int32>
     ) {
+        // Copies (mono to the first two channels; the same count, only widened) need no matrix:
+        // the output thread's time matters here (the debug build in the TCG guest underran without it).
+        if input == 1 || input == output {
+            copy(source, encoding, frames: frames, to: destination)
+            return
+        }
         let n = Self.maxChannels
         matrix.withUnsafeBufferPointer { m in
             for f in 0..<frames {

@@ -39,8 +39,9 @@ else
     for u in "${units[@]}"; do cp "$here/systemd/$u" "$scratch/usr/lib/systemd/system/"; done
     printf '#!/bin/sh\nexit 0\n' >"$scratch/usr/bin/kiosk-player"
     cp "$(command -v systemctl)" "$scratch/usr/bin/systemctl"
-    cp "$here/kiosk-automount" "$here/kiosk-lazytime" "$scratch/usr/lib/kiosk-player/"
-    chmod 0755 "$scratch/usr/bin/kiosk-player" "$scratch/usr/lib/kiosk-player/kiosk-automount" "$scratch/usr/lib/kiosk-player/kiosk-lazytime"
+    cp "$here/kiosk-automount" "$here/kiosk-lazytime" "$here/kiosk-console" "$scratch/usr/lib/kiosk-player/"
+    chmod 0755 "$scratch/usr/bin/kiosk-player" "$scratch/usr/lib/kiosk-player/kiosk-automount" "$scratch/usr/lib/kiosk-player/kiosk-lazytime" \
+        "$scratch/usr/lib/kiosk-player/kiosk-console"
     for u in kiosk-player.service kiosk-automount@sda1.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service; do
         # --man=no: verify would run the host's man, where the page is not installed (a fresh CI
         # machine); the pages are checked against the ones we ship below.

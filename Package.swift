@@ -27,6 +27,9 @@ let package = Package(
         .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib", providers: [.apt(["libtag1-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The resampler of the output stage (as MPD's and squeezelite's): a device that refuses the
+        // stream's rate gets it converted, not skipped.
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
         .target(
             name: "CKioskShims", dependencies: ["CALSA", "CGPIOD", "CPNG"],
@@ -54,7 +57,7 @@ let package = Package(
             name: "KioskAudio",
             dependencies: [
                 "KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
-                "CKioskFFmpeg",
+                "CKioskFFmpeg", "CSoxr",
             ],
             swiftSettings: strict),
         .target(
@@ -70,6 +73,15 @@ let package = Package(
             name: "KioskCore",
             dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "CKioskShims"],
             swiftSettings: strict),
+        // `kiosk-player doctor`: a checklist of the box as it is (board, sound, config.txt, GPIO, SPI,
+        // screen, USB, power, state directory and groups), each check reading the system through a root.
+        .target(
+            name: "KioskDoctor",
+            dependencies: [
+                "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
+                "KioskSystem", "CALSA", "CKioskShims",
+            ],
+            swiftSettings: strict),
         // Remote control over the MPD protocol (a server on the player's event loop).
         .target(
             name: "KioskMPD", dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio"],
@@ -78,7 +90,7 @@ let package = Package(
             name: "kiosk-player",
             dependencies: [
                 "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
-                "KioskSystem", "CKioskShims",
+                "KioskSystem", "CKioskShims", "KioskDoctor",
             ],
             swiftSettings: strict),
 
@@ -129,6 +141,12 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "KioskFuzzTests", dependencies: ["KioskFuzzTargets", "KioskSystem", "KioskTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "KioskDoctorTests",
+            dependencies: [
+                "KioskDoctor", "KioskCore", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "KioskMPDTests",

@@ -105,7 +105,7 @@ class Checker:
     def check(self, profile, expected_name):
         if not self.obj(profile, "(top level)", required=["name"], optional=[
                 "description", "test", "gpioChip", "reservedLines", "buttons", "encoders", "chords",
-                "evdev", "cardReaders", "screen", "audio"]):
+                "evdev", "cardReaders", "screen", "audio", "configTxt"]):
             return
         if self.string(profile.get("name"), "name") and profile["name"] != expected_name:
             self.error("name", f"{json.dumps(profile['name'])} must equal the file name {json.dumps(expected_name)}")
@@ -113,6 +113,14 @@ class Checker:
             self.string(profile["description"], "description")
         if "test" in profile:
             self.boolean(profile["test"], "test")
+        if "configTxt" in profile:
+            lines = profile["configTxt"]
+            if not isinstance(lines, list):
+                self.error("configTxt", f"expected an array of config.txt lines, found {kind(lines)}")
+            else:
+                for i, line in enumerate(lines):
+                    if not isinstance(line, str) or "=" not in line[1:] or " " in line or "#" in line:
+                        self.error(f"configTxt[{i}]", f"expected a config.txt line like \"dtparam=spi=on\", got {json.dumps(line)}")
         if "gpioChip" in profile:
             chips = profile["gpioChip"]
             if not isinstance(chips, list) or not chips:
@@ -121,6 +129,13 @@ class Checker:
                 for i, chip in enumerate(chips):
                     if isinstance(chip, bool) or not isinstance(chip, (str, int)):
                         self.error(f"gpioChip[{i}]", f"expected a string or a number, found {kind(chip)}")
+                # As InputProfile.parse: on a Pi 5 chip numbers move with the kernel.
+                if "pinctrl-rp1" in chips:
+                    for i, chip in enumerate(chips):
+                        if chip_number(chip):
+                            self.error(f"gpioChip[{i}]", f"{json.dumps(chip)} is a chip number, and on a Raspberry Pi 5 "
+                                       "numbers move with the kernel: a profile that names pinctrl-rp1 names chips "
+                                       "by label only")
         # Reserved lines first, so a button on one reports the reservation.
         for i, item in enumerate(array(self, profile, "reservedLines")):
             where = f"reservedLines[{i}]"
@@ -327,6 +342,7 @@ class Checker:
             return
         if "device" in audio:
             self.string(audio["device"], join(where, "device"))
+            self.named_card(audio["device"], join(where, "device"))
         if "fallbackDevices" in audio:
             devices = audio["fallbackDevices"]
             if not isinstance(devices, list):
@@ -334,8 +350,27 @@ class Checker:
             else:
                 for i, d in enumerate(devices):
                     self.string(d, f"{where}.fallbackDevices[{i}]")
+                    self.named_card(d, f"{where}.fallbackDevices[{i}]")
         if "mixer" in audio and audio["mixer"] is not None:
             self.string(audio["mixer"], join(where, "mixer"))
+
+    def named_card(self, device, where):
+        """A stock profile names its card: "default" is whichever card probed first on Pi OS Lite,
+        and the user's PipeWire on Pi OS Desktop (unreachable from a system service). The player
+        still tries "default" after the profile's list (ResolvedConfig)."""
+        if isinstance(device, str) and device.split(":")[0] in ("default", "sysdefault"):
+            self.error(where, f"{json.dumps(device)} is whichever card probed first (PipeWire's on Pi OS Desktop): "
+                       "name the card, as hdmi:CARD=vc4hdmi0,DEV=0 or plughw:CARD=Headphones,DEV=0")
+
+
+def chip_number(chip):
+    """Whether a gpioChip entry names a chip by number: 4, "4", "gpiochip4", "/dev/gpiochip4"."""
+    if isinstance(chip, bool):
+        return False
+    if isinstance(chip, int):
+        return True
+    name = chip.rsplit("/", 1)[-1]
+    return name.isdigit() or (name.startswith("gpiochip") and name[8:].isdigit())
 
 
 def array(checker, profile, key):

@@ -20,6 +20,7 @@ build_packages=(
     pkg-config gcc make
     libasound2-dev libflac-dev libgpiod-dev libturbojpeg0-dev libpng-dev libfreetype-dev libsqlite3-dev
     libmpg123-dev libvorbis-dev libopusfile-dev 'libtag-dev|libtag1-dev' libavformat-dev libavcodec-dev
+    libsoxr-dev
     fonts-dejavu-core fonts-vlgothic
     flac alsa-utils gpiod time
     sox lame mpg123 vorbis-tools opus-tools ffmpeg
@@ -33,7 +34,7 @@ build_packages=(
 runtime_packages=(
     'libasound2t64|libasound2' 'libflac14|libflac12' 'libgpiod3|libgpiod2' libturbojpeg0
     'libpng16-16t64|libpng16-16' libfreetype6 libsqlite3-0
-    'libmpg123-0t64|libmpg123-0' libvorbisfile3 libopusfile0 'libtag2|libtag1v5'
+    'libmpg123-0t64|libmpg123-0' libvorbisfile3 libopusfile0 'libtag2|libtag1v5' libsoxr0
     'libavformat61|libavformat59' 'libavcodec61|libavcodec59' 'libavutil59|libavutil57'
     fonts-dejavu-core fonts-vlgothic alsa-utils util-linux libstdc++6 libgcc-s1
 )

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Installs KioskPlayer as a boot-time appliance on Raspberry Pi OS (bookworm, trixie; arm64, armhf)
+# Installs KioskPlayer as a boot-time appliance on 64-bit Raspberry Pi OS (bookworm, trixie; arm64)
 # or Debian: runtime packages, the binary, the service user, the systemd units, the udev rules
 # (GPIO/SPI access, USB stick automount), the default config and the board profiles; then enables
 # the service. Idempotent: run it again after an update; unchanged files are left alone.
@@ -135,8 +135,8 @@ elf_arch() {
     class=$(od -An -tu1 -j4 -N1 "$1" | tr -d ' ')
     machine=$(od -An -tu2 -j18 -N2 "$1" | tr -d ' ')
     case "$machine:$class" in
-        62:2) echo amd64 ;; 183:2) echo arm64 ;; 40:1) echo armhf ;; 3:1) echo i386 ;;
-        243:2) echo riscv64 ;; *) echo "machine-$machine" ;;
+        62:2) echo amd64 ;; 183:2) echo arm64 ;; 243:2) echo riscv64 ;;
+        *:1) echo "32-bit" ;; *) echo "machine-$machine" ;;
     esac
 }
 
@@ -202,6 +202,11 @@ fi
 read -r os_id os_codename < <(os_release)
 arch=$(target_arch 2>/dev/null || echo unknown)
 step "target $root: $os_id $os_codename ($arch)"
+# No Swift toolchain builds for 32-bit ARM or x86 (none in Debian, none on swift.org): refuse
+# before anything is installed, with the way out.
+case "$arch" in armhf | armel | i386 | 32-bit)
+    die "$root is a 32-bit system ($arch): KioskPlayer is written in Swift, which has no 32-bit ARM or x86 toolchain. Install the 64-bit Raspberry Pi OS (arm64; every Pi from the Zero 2 W, 3, 4 and 400 to the 5 runs it) and run this again" ;;
+esac
 case "$os_id" in debian | raspbian | ubuntu) ;; *)
     [ -x "$(t /usr/bin/apt-get)" ] || die "$root is not Debian-based (no apt-get); install the runtime libraries by hand and use --no-deps"
     echo "install: warning: $os_id is not Raspberry Pi OS or Debian; continuing because apt-get exists" >&2 ;;
@@ -236,6 +241,7 @@ if [ -n "$binary" ]; then
     if [ "$dry_run" = 0 ] || [ -f "$binary" ]; then
         [ -f "$binary" ] || die "--binary $binary: no such file"
         barch=$(elf_arch "$binary")
+        [ "$barch" != 32-bit ] || die "$binary is a 32-bit program: KioskPlayer runs on 64-bit systems only (arm64, amd64)"
         if [ "$arch" != unknown ] && [ "$barch" != "$arch" ]; then
             die "$binary is built for $barch but the target is $arch (build on the device, or cross-build: see README)"
         fi

@@ -20,3 +20,16 @@ int kiosk_alsa_probe_playback(const char *device) {
     snd_lib_error_set_local(previous);
     return rc < 0 ? rc : 0;
 }
+
+void kiosk_alsa_set_quiet(int quiet) {
+    // Per thread, like snd_lib_error_set_local itself: the doctor's queries only.
+    static __thread snd_local_error_handler_t saved;
+    static __thread int active;
+    if (quiet && !active) {
+        saved = snd_lib_error_set_local(kiosk_alsa_silent);
+        active = 1;
+    } else if (!quiet && active) {
+        snd_lib_error_set_local(saved);
+        active = 0;
+    }
+}

@@ -6,9 +6,12 @@ import KioskSystem
 ///
 /// Format negotiation is exact: the encodings of `SampleEncoding.candidates` are tried in order and
 /// the first one the device accepts is used; only when none keeps the samples does a narrower one
-/// get used ("converted", logged). The rate must be accepted as is (ALSA resampling is allowed only
-/// as a last resort, also "converted"); the channel count must be accepted. The buffer is about
-/// `bufferMilliseconds` in at least 4 periods; playback starts when the buffer is full.
+/// get used ("converted", logged). The device is opened without ALSA's automatic channel and rate
+/// conversion (its `plug` layer maps channels by routing and resamples linearly): a channel count or
+/// rate the hardware refuses is chosen by `DeviceFit` and converted by the engine's output stage
+/// (channels mapped exactly or by the BS.775 downmix, the rate by libsoxr). What the device takes as
+/// it is stays untouched. The buffer is about `bufferMilliseconds` in at least 4 periods; playback
+/// starts when the buffer is full.
 ///
 /// An underrun plays digital silence: the kernel zeroes what was played (silence threshold 0,
 /// silence size = boundary), so a device that runs dry plays zeros rather than going round its
@@ -53,7 +56,9 @@ public final class ALSAOutput: AudioOutput {
         }
         if pcm == nil {
             var opened: OpaquePointer?
-            let rc = snd_pcm_open(&opened, name, SND_PCM_STREAM_PLAYBACK, 0)
+            // A `plug` in the chain may still convert sample containers, which is exact when wider.
+            let rc = snd_pcm_open(
+                &opened, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NO_AUTO_RESAMPLE | SND_PCM_NO_AUTO_CHANNELS)
             if rc < 0 { throw alsaError(rc, "cannot open device") }
             pcm = opened
         }
@@ -80,26 +85,33 @@ public final class ALSAOutput: AudioOutput {
         if rc < 0 { throw alsaError(rc, "no configurations") }
         rc = snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED)
         if rc < 0 { throw alsaError(rc, "interleaved access not supported") }
-        rc = snd_pcm_hw_params_set_channels(pcm, hw, UInt32(format.channels))
-        if rc < 0 {
-            throw AudioOutputError(code: rc, message: "\(name): does not take \(format.channels) channels")
+        guard
+            let channels = DeviceFit.channels(
+                for: format.channels, accepts: { snd_pcm_hw_params_test_channels(pcm, hw, UInt32($0)) == 0 })
+        else {
+            throw AudioOutputError(code: -EINVAL, message: "\(name): takes no channel count from 1 to 8")
         }
+        rc = snd_pcm_hw_params_set_channels(pcm, hw, UInt32(channels))
+        if rc < 0 { throw alsaError(rc, "cannot set \(channels) channels") }
 
-        var exact = true
         snd_pcm_hw_params_set_rate_resample(pcm, hw, 0)
-        if snd_pcm_hw_params_test_rate(pcm, hw, UInt32(format.sampleRate), 0) != 0 {
-            // Not at this rate natively: let ALSA's plug layer resample if it can (not bit-exact).
-            snd_pcm_hw_params_set_rate_resample(pcm, hw, 1)
-            if snd_pcm_hw_params_test_rate(pcm, hw, UInt32(format.sampleRate), 0) != 0 {
-                throw AudioOutputError(code: -EINVAL, message: "\(name): does not take \(format.sampleRate) Hz")
-            }
-            exact = false
+        guard
+            let rate = DeviceFit.rate(
+                for: format.sampleRate, accepts: { snd_pcm_hw_params_test_rate(pcm, hw, UInt32($0), 0) == 0 })
+        else {
+            throw AudioOutputError(
+                code: -EINVAL, message: "\(name): takes neither \(format.sampleRate) Hz nor any standard rate")
         }
-        rc = snd_pcm_hw_params_set_rate(pcm, hw, UInt32(format.sampleRate), 0)
-        if rc < 0 { throw alsaError(rc, "cannot set \(format.sampleRate) Hz") }
+        rc = snd_pcm_hw_params_set_rate(pcm, hw, UInt32(rate), 0)
+        if rc < 0 { throw alsaError(rc, "cannot set \(rate) Hz") }
 
+        // Frames the output stage made (downmixed, resampled) carry more than the stream's bits, in
+        // 32-bit words; copied or untouched ones keep them.
+        let computed = rate != format.sampleRate || channels < format.channels
+        var exact = true
         var chosen: (encoding: SampleEncoding, exact: Bool)?
-        for candidate in SampleEncoding.candidates(bits: format.bitsPerSample, ring: source)
+        for candidate in SampleEncoding.candidates(
+            bits: computed ? 32 : format.bitsPerSample, ring: computed ? .s32 : source)
         where snd_pcm_hw_params_test_format(pcm, hw, candidate.encoding.alsaFormat) == 0 {
             chosen = candidate
             break
@@ -110,7 +122,7 @@ public final class ALSAOutput: AudioOutput {
         }
         rc = snd_pcm_hw_params_set_format(pcm, hw, chosen.encoding.alsaFormat)
         if rc < 0 { throw alsaError(rc, "cannot set \(chosen.encoding.alsaName)") }
-        exact = exact && chosen.exact
+        exact = computed ? chosen.encoding.bits >= 24 : chosen.exact
 
         var bufferTime = UInt32(bufferMilliseconds * 1000)
         var direction: Int32 = 0
@@ -121,7 +133,7 @@ public final class ALSAOutput: AudioOutput {
         // Some devices have fixed periods; the buffer set above is what matters.
         _ = snd_pcm_hw_params_set_period_time_near(pcm, hw, &periodTime, &direction)
         rc = snd_pcm_hw_params(pcm, hw)
-        if rc < 0 { throw alsaError(rc, "cannot apply \(chosen.encoding.alsaName) \(format.sampleRate) Hz") }
+        if rc < 0 { throw alsaError(rc, "cannot apply \(chosen.encoding.alsaName) \(rate) Hz \(channels) ch") }
 
         var periodFrames: snd_pcm_uframes_t = 0
         var bufferFrames: snd_pcm_uframes_t = 0
@@ -154,7 +166,7 @@ public final class ALSAOutput: AudioOutput {
 
         // A conversion is reported through `exact` (the engine logs it on the loop thread).
         return OutputConfiguration(
-            format: format, encoding: chosen.encoding, deviceRate: Int(deviceRate), exact: exact,
+            format: format, encoding: chosen.encoding, channels: channels, deviceRate: Int(deviceRate), exact: exact,
             periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames), canPause: canPause)
     }
 

@@ -4,7 +4,7 @@ import Synchronization
 /// The audio engine: plays a queue of FLAC files, gaplessly, bit-perfect when the device allows.
 ///
 /// A decoder thread decodes into a preallocated lock-free ring; an output thread writes the ring to
-/// the device (ALSA, or the `none` clock sink). Both run with real-time priority when permitted.
+/// the device (ALSA, or the `none` clock sink). The output thread runs with real-time priority when permitted; the decoder at normal priority.
 /// Commands go to them through atomics and a latest-wins handoff; events come back through
 /// preallocated queues and an eventfd that is a source of the loop, so `onEvent` runs on the loop
 /// thread. In the steady state neither audio thread allocates, locks, logs or opens files
@@ -59,7 +59,11 @@ public final class AudioEngine: PlaybackEngine {
             let decoder = decoderWorker
             let priority = settings.realtimePriority
             outputThread = try KioskThread(name: "kiosk-output", realtimePriority: priority) { outputWorker.run() }
-            decoderThread = try KioskThread(name: "kiosk-decoder", realtimePriority: priority.map { max(1, $0 - 10) }) {
+            // The decoder runs at normal priority, as MPD's does (only its output threads ask for
+            // real time): seconds of audio lie ahead of the device in the ring, and a real-time
+            // decoder on an unpaced device (ALSA's file plugin) kept the loop off both cores of a
+            // 2-core machine for 300 ms and more.
+            decoderThread = try KioskThread(name: "kiosk-decoder", realtimePriority: nil) {
                 decoder.run()
                 decoder.recordTotals()
             }
@@ -196,6 +200,7 @@ public final class AudioEngine: PlaybackEngine {
         shared.shutdown.store(true, ordering: .releasing)
         shared.decoderWake.signal()
         shared.outputWake.signal()
+        shared.eventRoom.signal()
         decoderThread?.join()
         outputThread?.join()
         if let source { loop.removeSource(source) }
@@ -289,7 +294,13 @@ public final class AudioEngine: PlaybackEngine {
     private func drainEvents() {
         _ = Syscalls.readCounter(shared.eventFD)
         while let record = shared.decoderEvents.pop() { deliver(record) }
-        while let record = shared.outputEvents.pop() { deliver(record) }
+        while let record = shared.outputEvents.pop() {
+            // Releasing: the output's next look at the flag (acquiring) sees this report taken.
+            if record.kind == .position { shared.positionQueued.store(false, ordering: .releasing) }
+            deliver(record)
+        }
+        // An audio thread waiting in `post` for room in a full queue looks again.
+        shared.eventRoom.signal()
         let underruns = self.underruns
         if underruns != loggedUnderruns {
             // Logged here, not on the output thread, which neither allocates nor waits on a log.
@@ -351,12 +362,18 @@ public final class AudioEngine: PlaybackEngine {
             onEvent(.deviceBack(device: deviceName))
         case .formatChanged:
             let configuration = OutputConfiguration(
-                format: record.format, encoding: record.encoding, deviceRate: record.deviceRate, exact: record.exact,
-                periodFrames: 0, bufferFrames: 0, canPause: false)
-            if !record.exact {
+                format: record.format, encoding: record.encoding, channels: record.deviceChannels,
+                deviceRate: record.deviceRate, exact: record.exact, periodFrames: 0, bufferFrames: 0, canPause: false)
+            var deviceFormat = configuration.description
+            if let conversion = shared.conversions.take() {
+                // "S16_LE 48000 Hz 2 ch (converted: 1 → 2 ch (copied), 22050 → 48000 Hz (libsoxr HQ))"
+                deviceFormat =
+                    "\(record.encoding.alsaName) \(record.deviceRate) Hz \(record.deviceChannels) ch (\(conversion))"
+                Log.notice("\(deviceName): \(record.format) \(conversion), as \(deviceFormat)")
+            } else if !record.exact {
                 Log.warning("\(deviceName): no bit-exact format for \(record.format); playing \(configuration)")
             }
-            onEvent(.formatChanged(record.format, deviceFormat: configuration.description))
+            onEvent(.formatChanged(record.format, deviceFormat: deviceFormat))
         }
     }
 }

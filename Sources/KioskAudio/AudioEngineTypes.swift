@@ -52,7 +52,7 @@ public struct AudioSettings: Sendable {
     public var ringSeconds: Double = 2
     /// ALSA simple mixer control for the volume (e.g. "PCM", "Digital"); nil = software volume.
     public var mixer: String? = nil
-    /// SCHED_FIFO priority of the output thread (the decoder thread gets 10 less); nil = normal.
+    /// SCHED_FIFO priority of the output thread (the decoder thread runs at normal priority); nil = normal.
     /// Silently normal when the process may not use real-time scheduling.
     public var realtimePriority: Int32? = 70
     /// Makes the output for a device name (default `makeAudioOutput(device:)`); for tests and tools.
@@ -130,6 +130,7 @@ struct EventRecord: BitwiseCopyable {
     var format = PCMFormat(sampleRate: 0, channels: 0, bitsPerSample: 0)
     var encoding = SampleEncoding.s16
     var deviceRate = 0
+    var deviceChannels = 0
     var exact = true
     var failure: DecodeError? = nil
     var code: Int32 = 0
@@ -205,6 +206,12 @@ final class EngineShared: @unchecked Sendable {
     var eventFD: Int32 { eventDescriptor.rawValue }
     let decoderWake = EventCount()
     let outputWake = EventCount()
+    /// Loop → audio threads: the loop took events off the queues (signalled after every drain), so
+    /// a thread waiting in `post` for room looks again.
+    let eventRoom = EventCount()
+    /// Output → loop: a position report is queued (set by the output, cleared by the loop when it
+    /// takes one; see `postPosition`).
+    let positionQueued = Atomic<Bool>(false)
     let targets = Handoff<DecoderTarget>()
     let deviceRequests = Handoff<String>()
     let extensions = Handoff<QueueExtension>()
@@ -212,6 +219,9 @@ final class EngineShared: @unchecked Sendable {
     let deviceErrors = Handoff<String>()
     /// The text of the last format the device refused (set before that track's error event).
     let rejections = Handoff<String>()
+    /// What the output stage does to the stream the device was last set up for ("converted: 1 → 2
+    /// ch (copied)"), set before its formatChanged event; empty handoff: nothing.
+    let conversions = Handoff<String>()
     let settings: AudioSettings
     let bufferMs: Int
 
@@ -273,11 +283,33 @@ final class EngineShared: @unchecked Sendable {
 
     var isShuttingDown: Bool { shutdown.load(ordering: .acquiring) }
 
-    /// Audio threads: queue an event for the loop and wake it. False when the queue is full.
+    /// Audio threads: queues an event the loop must see (a track's start or end, the queue's end,
+    /// an error, the device's state) and wakes the loop. While the queue is full it waits for the
+    /// loop to take events off (`eventRoom`), never drops: a dropped `queueFinished` left the
+    /// engine stopped with nobody told (`play` on an unpaced device never exited, 1 run in 25 here,
+    /// when the real-time audio threads kept the loop off the CPU). False only at shutdown.
     @discardableResult
     func post(_ record: EventRecord, from queue: SPSCQueue<EventRecord>) -> Bool {
-        guard queue.push(record) else { return false }
+        while !queue.push(record) {
+            if isShuttingDown { return false }
+            // Ended by the loop's signal after each drain of the queues, or by shutdown's.
+            eventRoom.wait(until: { !queue.isFull || self.isShuttingDown })
+        }
         Syscalls.eventfdSignal(eventFD)
         return true
+    }
+
+    /// Output thread: queues a position report unless the last one is still queued. Positions are
+    /// periodic and the loop reads the newest one, so at most one is in the queue: an unpaced device
+    /// (thousands of reports a second) cannot fill the queue the other events need.
+    func postPosition(_ record: EventRecord) {
+        // Acquiring: pairs with the loop's releasing clear after it took the last report.
+        if positionQueued.load(ordering: .acquiring) { return }
+        positionQueued.store(true, ordering: .relaxed)
+        if outputEvents.push(record) {
+            Syscalls.eventfdSignal(eventFD)
+        } else {
+            positionQueued.store(false, ordering: .relaxed)
+        }
     }
 }

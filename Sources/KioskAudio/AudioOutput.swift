@@ -6,10 +6,15 @@ public struct OutputConfiguration: Equatable, Sendable, CustomStringConvertible 
     public var format: PCMFormat
     /// The container the device takes.
     public var encoding: SampleEncoding
-    /// Sample rate the device runs at (the stream's unless ALSA resamples).
+    /// Channels the device runs with: the stream's when it takes them, else what the output stage
+    /// maps them to (`DeviceFit.channels`).
+    public var channels: Int
+    /// Sample rate the device runs at: the stream's when it takes it, else what the output stage
+    /// resamples to (`DeviceFit.rate`).
     public var deviceRate: Int
-    /// Whether every sample reaches the device unchanged (only a wider container). False when the
-    /// samples are narrowed or ALSA resamples: "converted".
+    /// Whether every sample reaches the device unchanged in its container (a wider one is fine).
+    /// False when the samples are narrowed: "converted". Channel and rate conversions are the output
+    /// stage's (`StreamAdapter`), reported apart.
     public var exact: Bool
     public var periodFrames: Int
     public var bufferFrames: Int
@@ -17,11 +22,12 @@ public struct OutputConfiguration: Equatable, Sendable, CustomStringConvertible 
     public var canPause: Bool
 
     public init(
-        format: PCMFormat, encoding: SampleEncoding, deviceRate: Int, exact: Bool, periodFrames: Int,
-        bufferFrames: Int, canPause: Bool
+        format: PCMFormat, encoding: SampleEncoding, channels: Int? = nil, deviceRate: Int, exact: Bool,
+        periodFrames: Int, bufferFrames: Int, canPause: Bool
     ) {
         self.format = format
         self.encoding = encoding
+        self.channels = channels ?? format.channels
         self.deviceRate = deviceRate
         self.exact = exact
         self.periodFrames = periodFrames
@@ -29,9 +35,14 @@ public struct OutputConfiguration: Equatable, Sendable, CustomStringConvertible 
         self.canPause = canPause
     }
 
+    /// Whether the output stage changes the stream's channels or rate for the device.
+    public var isAdapted: Bool { channels != format.channels || deviceRate != format.sampleRate }
+
     /// "S24_3LE 96000 Hz 2 ch", plus " (converted)" when samples are changed on the way.
     public var description: String {
-        "\(encoding.alsaName) \(deviceRate) Hz \(format.channels) ch" + (exact ? "" : " (converted)")
+        "\(encoding.alsaName) \(deviceRate) Hz \(channels) ch"
+            + (exact && deviceRate == format.sampleRate && (channels == format.channels || format.channels == 1)
+                ? "" : " (converted)")
     }
 }
 
@@ -63,8 +74,10 @@ public protocol AudioOutput: AnyObject {
     /// Whether the device is open.
     var isOpen: Bool { get }
     /// Opens the device when needed and sets it up for `format` (the caller drained or dropped it
-    /// before). `source` is the encoding the frames will come in; the output picks the device encoding
-    /// (`SampleEncoding.candidates`) and the buffer (≈`bufferMilliseconds` in ≥ 4 periods).
+    /// before). `source` is the encoding the frames will come in; the output picks the channels and
+    /// rate (the stream's when the device takes them, else by `DeviceFit`: the output stage converts),
+    /// the device encoding (`SampleEncoding.candidates`) and the buffer (≈`bufferMilliseconds` in
+    /// ≥ 4 periods). A device that takes no channel count or rate near the stream's refuses it.
     func configure(_ format: PCMFormat, source: SampleEncoding, bufferMilliseconds: Int) throws(AudioOutputError)
         -> OutputConfiguration
     /// Writes `count` interleaved frames in the configured encoding; blocks until they fit. Returns the

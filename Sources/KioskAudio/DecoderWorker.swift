@@ -43,6 +43,7 @@ final class DecoderWorker: @unchecked Sendable {
             }
             switch state {
             case .idle:
+                // Ended by the loop: `issue` (a target), `append` (an extension), `shutdown`.
                 shared.decoderWake.wait(until: {
                     !self.shared.targets.isEmpty || !self.shared.extensions.isEmpty || self.shared.isShuttingDown
                 })
@@ -96,6 +97,7 @@ final class DecoderWorker: @unchecked Sendable {
         while shared.resetAck.load(ordering: .acquiring) < sequence {
             if shared.isShuttingDown { return false }
             if drain && !shared.targets.isEmpty { return false }
+            // Ended by the output's `acknowledge`, the loop's `issue` (a new target) or `shutdown`.
             shared.decoderWake.wait(until: {
                 self.shared.resetAck.load(ordering: .acquiring) >= sequence || self.shared.isShuttingDown
                     || (drain && !self.shared.targets.isEmpty)
@@ -108,6 +110,8 @@ final class DecoderWorker: @unchecked Sendable {
     private func push(_ marker: Marker) -> Bool {
         while !shared.markers.push(marker) {
             if shared.isShuttingDown || !shared.targets.isEmpty { return false }
+            // Ended by the output popping a marker (`handle`, `flush`), `issue` or `shutdown`; the
+            // timeout is a second guard only.
             shared.decoderWake.wait(
                 until: { !self.shared.markers.isFull || self.shared.isShuttingDown || !self.shared.targets.isEmpty },
                 timeoutNanoseconds: 50_000_000)
@@ -121,12 +125,8 @@ final class DecoderWorker: @unchecked Sendable {
         record.trackID = id
         record.index = index
         record.failure = failure
-        // The loop drains this queue; a full queue means it is busy: wait a little, then drop.
-        var tries = 0
-        while !shared.post(record, from: shared.decoderEvents) && tries < 100 && !shared.isShuttingDown {
-            shared.decoderWake.wait(until: { false }, timeoutNanoseconds: 10_000_000)
-            tries += 1
-        }
+        // Waits for room while the loop is busy: an error dropped here was a file never reported.
+        shared.post(record, from: shared.decoderEvents)
     }
 
     private func compatible(_ a: PCMFormat, _ b: PCMFormat) -> Bool {
@@ -189,6 +189,8 @@ final class DecoderWorker: @unchecked Sendable {
     private func decodeStep() {
         let threshold = min(minimumSpace, ring.capacityFrames)
         if ring.writable < threshold {
+            // Ended by the output's write once a quarter of the ring is free (so also at any
+            // threshold up to half of it, as it keeps writing), its discards, `issue`, `shutdown`.
             shared.decoderWake.wait(until: {
                 self.ring.writable >= threshold || !self.shared.targets.isEmpty || self.shared.isShuttingDown
             })

@@ -77,6 +77,8 @@ final class OutputWorker: @unchecked Sendable {
     private var lastWriteDuration: UInt64 = 0
     private var queuedAfterLastWrite = 0
     private var waitedForFrames = false
+    /// When this thread last waited (in the device, for frames, or asleep), for `yieldToUnpacedDevice`.
+    private var lastWait: UInt64 = 0
 
     /// Dropping the frames of a track the device refused, up to the next marker.
     private var skipping = false
@@ -92,6 +94,8 @@ final class OutputWorker: @unchecked Sendable {
     /// Conversion buffer: `scratchFrames` frames of the widest frame (8 channels × 4 bytes).
     private let scratch: UnsafeMutableRawPointer
     private let scratchFrames = 4096
+    /// Channels and rate for a device that will not take the stream's (inactive otherwise).
+    private let adapter = StreamAdapter()
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -138,6 +142,8 @@ final class OutputWorker: @unchecked Sendable {
         if !shared.playing.load(ordering: .acquiring) {
             hold()
             if shared.stopped.load(ordering: .relaxed) { release() }
+            // Ended by the loop's `publishState` (play), the decoder's flush request or device
+            // handoff (`reset`), `setDevice` after the end, `shutdown`.
             shared.outputWake.wait(until: { self.shouldWake(playing: true) })
             return
         }
@@ -165,6 +171,7 @@ final class OutputWorker: @unchecked Sendable {
             } else {
                 ring.discard(upTo: published)
                 shared.decoderWake.signal()
+                // Ended by the decoder's `commitWrite` or `push` (both signal), or as above.
                 shared.outputWake.wait(until: {
                     self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
                 })
@@ -176,9 +183,12 @@ final class OutputWorker: @unchecked Sendable {
         let regions = ring.readableRegions(limit: chunk)
         if regions.frames == 0 {
             waitedForFrames = true
+            // Ended by the decoder's `commitWrite` or marker `push` (both signal after publishing),
+            // a pause or stop (`publishState`), a flush request, a device request, `shutdown`.
             shared.outputWake.wait(until: {
                 self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
             })
+            lastWait = Syscalls.monotonicNanoseconds()
             return
         }
         if configuration == nil {
@@ -192,7 +202,9 @@ final class OutputWorker: @unchecked Sendable {
             return
         }
         let before = AllocationProbe.sample()
-        if write(regions.first, frames: regions.firstFrames) {
+        // libsoxr sizes its buffers on its first blocks after a (re)start: set-up, not steady state.
+        let warming = adapter.isWarmingUp
+        if write(regions.first, frames: regions.firstFrames), !warming {
             let after = AllocationProbe.sample()
             shared.outputIterations.add(1, ordering: .relaxed)
             shared.outputAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
@@ -210,19 +222,36 @@ final class OutputWorker: @unchecked Sendable {
 
     // MARK: - writing
 
-    /// Writes up to `frames` frames at `source` (ring memory); true when frames went out.
+    /// Writes up to `frames` frames at `source` (ring memory), through the output stage when the
+    /// device needs the stream changed; true when frames went out (or into the stage).
     private func write(_ source: UnsafeMutableRawPointer, frames: Int) -> Bool {
+        guard configuration != nil else { return false }
+        guard adapter.isActive else { return write(UnsafeRawPointer(source), ringEncoding, frames: frames) }
+        if adapter.pendingFrames == 0 {
+            let consumed = adapter.convert(source, ringEncoding, frames: frames)
+            ring.commitRead(consumed)
+            if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
+            // The resampler may keep a first block to itself while its filter fills.
+            if adapter.pendingFrames == 0 { return consumed > 0 }
+        }
+        return write(adapter.pending, .s32, frames: adapter.pendingFrames)
+    }
+
+    /// Writes up to `frames` frames in `encoding` at `source` to the device: the ring's frames, or
+    /// the output stage's (`fromStage`); true when frames went out.
+    private func write(_ source: UnsafeRawPointer, _ encoding: SampleEncoding, frames: Int) -> Bool {
         guard let output, let configuration else { return false }
-        var pointer = UnsafeRawPointer(source)
+        let fromStage = adapter.isActive
+        var pointer = source
         var count = frames
         let gain = shared.volumeGain.load(ordering: .relaxed)
-        followFadeRequests(rate: configuration.format.sampleRate)
+        followFadeRequests(rate: configuration.deviceRate)
         if let fade {
             // Each block of `fadeBlockFrames` gets the curve's gain at its start: over a fade of
             // seconds a block's step is far below what an ear hears as a step.
             count = min(count, scratchFrames)
-            let channels = configuration.format.channels
-            let inBytes = ringEncoding.bytes * channels
+            let channels = configuration.channels
+            let inBytes = encoding.bytes * channels
             let outBytes = configuration.encoding.bytes * channels
             var offset = 0
             while offset < count {
@@ -230,21 +259,22 @@ final class OutputWorker: @unchecked Sendable {
                 let blockGain = Int32(
                     (Int64(gain) * Int64(Self.fadeCurve(done: fade.done + offset, total: fade.total))) >> 16)
                 SampleConverter.convert(
-                    pointer + offset * inBytes, ringEncoding, to: scratch + offset * outBytes,
+                    pointer + offset * inBytes, encoding, to: scratch + offset * outBytes,
                     configuration.encoding, samples: n * channels, gain: blockGain)
                 offset += n
             }
             pointer = UnsafeRawPointer(scratch)
-        } else if configuration.encoding != ringEncoding || gain != SampleConverter.unity {
+        } else if configuration.encoding != encoding || gain != SampleConverter.unity {
             count = min(count, scratchFrames)
             SampleConverter.convert(
-                pointer, ringEncoding, to: scratch, configuration.encoding,
-                samples: count * configuration.format.channels, gain: gain)
+                pointer, encoding, to: scratch, configuration.encoding,
+                samples: count * configuration.channels, gain: gain)
             pointer = UnsafeRawPointer(scratch)
         }
         let writeStart = Syscalls.monotonicNanoseconds()
         let result = output.write(pointer, count: count)
         let writeEnd = Syscalls.monotonicNanoseconds()
+        yieldToUnpacedDevice(writeStart: writeStart, writeEnd: writeEnd)
         if result < 0 {
             if result == -Int(EPIPE) {
                 let rate = max(1, configuration.deviceRate)
@@ -268,16 +298,33 @@ final class OutputWorker: @unchecked Sendable {
             }
             return false
         }
-        ring.commitRead(result)
+        if fromStage {
+            adapter.took(result)
+        } else {
+            ring.commitRead(result)
+            if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
+        }
         written += result
         if let f = fade { fade = (f.total, f.done + result) }
-        if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
         // The wait is the write's own; what follows (the position, its events) is time away.
         lastWriteNanoseconds = writeEnd
         lastWriteDuration = writeEnd &- writeStart
         queuedAfterLastWrite = updatePosition()
         waitedForFrames = false
         return true
+    }
+
+    /// A device that never makes this thread wait (ALSA's file and null plugins take any amount at
+    /// once) would keep a real-time thread on its core for a whole file, with the loop queued behind it
+    /// (`play --loop-stall` saw 237 ms on a 2-core machine): after 20 ms without a wait, it sleeps 1 ms.
+    /// A sound card makes every write of a full buffer wait, so this never sleeps there.
+    private func yieldToUnpacedDevice(writeStart: UInt64, writeEnd: UInt64) {
+        if writeEnd &- writeStart > 1_000_000 || lastWait == 0 {
+            lastWait = writeEnd
+        } else if writeEnd &- lastWait > 20_000_000 {
+            Syscalls.sleep(nanoseconds: 1_000_000)
+            lastWait = Syscalls.monotonicNanoseconds()
+        }
     }
 
     /// Frames per fade block: 32 (0.7 ms at 44.1 kHz).
@@ -314,22 +361,30 @@ final class OutputWorker: @unchecked Sendable {
             fire(boundaries.removeFirst())
         }
         guard let current else { return }
-        let frames = current.startFrame + Int64(played - currentStartDevice)
+        // Device frames are stream frames unless the output stage resamples.
+        let deviceRate = configuration?.deviceRate ?? current.format.sampleRate
+        var elapsed = Int64(played - currentStartDevice)
+        if deviceRate != current.format.sampleRate, deviceRate > 0 {
+            elapsed = elapsed * Int64(current.format.sampleRate) / Int64(deviceRate)
+        }
+        let frames = current.startFrame + elapsed
         shared.playingPosition.setFrames(frames)
         if played >= nextPositionReport {
-            nextPositionReport = played + max(1, current.format.sampleRate / 4)
+            nextPositionReport = played + max(1, deviceRate / 4)
             var record = EventRecord(kind: .position, epoch: current.epoch)
             record.trackID = current.trackID
             record.index = current.index
             record.frames = frames
             record.format = current.format
-            shared.post(record, from: shared.outputEvents)
+            shared.postPosition(record)
         }
     }
 
     private func addBoundary(_ marker: Marker) {
         if boundaries.isFull { fire(boundaries.removeFirst()) }
-        boundaries.append(Boundary(deviceFrame: written, marker: marker))
+        // What came before the marker and is still in the output stage plays first.
+        let held = adapter.isActive ? adapter.heldFrames : 0
+        boundaries.append(Boundary(deviceFrame: written + held, marker: marker))
     }
 
     /// A marker's data is being played: the track (or its new format) is current.
@@ -393,9 +448,8 @@ final class OutputWorker: @unchecked Sendable {
         record.format = format
         record.encoding = configuration.encoding
         record.deviceRate = configuration.deviceRate
-        record.exact =
-            configuration.exact && configuration.deviceRate == format.sampleRate
-            && configuration.encoding.bits >= format.bitsPerSample
+        record.deviceChannels = configuration.channels
+        record.exact = configuration.exact
         shared.post(record, from: shared.outputEvents)
     }
 
@@ -417,6 +471,7 @@ final class OutputWorker: @unchecked Sendable {
             addBoundary(marker)
             if needsSetUp { setUpDevice(for: marker) }
         case .segmentEnd, .queueEnd:
+            writeStageTail()
             if let output, configuration != nil { output.drain() }
             settle(played: written)
             written = 0
@@ -430,6 +485,19 @@ final class OutputWorker: @unchecked Sendable {
         }
     }
 
+    /// At a stream's end: what the output stage still holds (the resampler's tail) goes to the
+    /// device before it drains. A failed write drops the rest (the device is lost or reset anyway).
+    private func writeStageTail() {
+        guard adapter.isActive, configuration != nil else { return }
+        while adapter.pendingFrames > 0 || adapter.flush() {
+            let before = written
+            if !write(adapter.pending, .s32, frames: adapter.pendingFrames) || written == before {
+                adapter.reset()
+                return
+            }
+        }
+    }
+
     private func acknowledge(_ sequence: UInt64) {
         acknowledged = max(acknowledged, sequence)
         shared.resetAck.store(acknowledged, ordering: .releasing)
@@ -439,6 +507,7 @@ final class OutputWorker: @unchecked Sendable {
     /// Out-of-band reset: drop everything, acknowledge, wait for the new stream.
     private func flush(_ request: UInt64) {
         if let output, configuration != nil { output.drop() }
+        adapter.reset()
         devicePaused = false
         ring.discardReadable()
         while shared.markers.pop() != nil {}
@@ -472,6 +541,7 @@ final class OutputWorker: @unchecked Sendable {
         guard let output, configuration != nil else { return }
         output.drop()
         output.close()
+        adapter.reset()
         configuration = nil
         devicePaused = false
         boundaries.move(to: 0)
@@ -483,7 +553,17 @@ final class OutputWorker: @unchecked Sendable {
         let device = output ?? makeOutput(deviceName)
         output = device
         do throws(AudioOutputError) {
-            configuration = try device.configure(ringFormat, source: ringEncoding, bufferMilliseconds: shared.bufferMs)
+            let configured = try device.configure(
+                ringFormat, source: ringEncoding, bufferMilliseconds: shared.bufferMs)
+            try adapter.configure(
+                ringFormat, deviceChannels: configured.channels, deviceRate: configured.deviceRate)
+            if adapter.isActive {
+                // Taken by the loop with the formatChanged below, logged once per stream.
+                shared.conversions.put("converted: " + adapter.conversions.joined(separator: ", "))
+            } else {
+                _ = shared.conversions.take()
+            }
+            configuration = configured
             written = 0
             boundaries.move(to: 0)
             if lost {
@@ -525,6 +605,7 @@ final class OutputWorker: @unchecked Sendable {
         boundaries.move(to: 0)
         written = 0
         output?.close()
+        adapter.reset()
         configuration = nil
         if !lost {
             lost = true
@@ -541,6 +622,7 @@ final class OutputWorker: @unchecked Sendable {
     private func retryDevice() {
         let now = Syscalls.monotonicNanoseconds()
         if now < nextRetry {
+            // Ended by the timeout (the next try), or a stop, flush, device request or shutdown.
             shared.outputWake.wait(
                 until: { self.shouldWake(playing: false) }, timeoutNanoseconds: Int64(nextRetry - now))
             return

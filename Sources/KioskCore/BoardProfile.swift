@@ -27,6 +27,9 @@ public struct BoardProfile: Sendable {
     public var gpioChips: [String]
     public var reservedLines: [ReservedLine]
     public var audio: Audio
+    /// Lines config.txt needs for this board ("dtparam=spi=on", "dtoverlay=hifiberry-dac"), which
+    /// `kiosk-player doctor` looks for in /boot/firmware/config.txt.
+    public var configTxt: [String] = []
     /// Buttons, encoders, chords, evdev devices (parsed by KioskInput).
     public var input: InputProfile
     /// The screen section (parsed by KioskDisplay).
@@ -62,13 +65,16 @@ public struct BoardProfile: Sendable {
         return nil
     }
 
-    /// The profile name for this machine when the config says "auto", from the device tree model.
+    /// The profile name for this machine when the config says "auto", from the device tree model
+    /// (the dts's `model`, "Raspberry Pi 400", to which the firmware adds " Rev 1.0").
     public static func autoDetectName(model: String? = nil) -> String {
         let fromDeviceTree = (try? Syscalls.readFile("/proc/device-tree/model", limit: 256)).map {
             String(decoding: $0.filter { $0 != 0 }, as: UTF8.self)
         }
         let text: String = model ?? fromDeviceTree ?? ""
         if text.hasPrefix("Raspberry Pi 5") { return "rpi5" }
+        // Before "Raspberry Pi 4": the 400 has no headphone jack, so HDMI comes first.
+        if text.hasPrefix("Raspberry Pi 400") { return "rpi400" }
         if text.hasPrefix("Raspberry Pi 4") || text.hasPrefix("Raspberry Pi Compute Module 4") { return "rpi4" }
         if text.hasPrefix("Raspberry Pi Zero 2") { return "rpi-zero2w" }
         if text.hasPrefix("Raspberry Pi 3") { return "rpi3" }
@@ -132,6 +138,15 @@ public struct BoardProfile: Sendable {
                 try a.strings("fallbackDevices", maxCount: 16)?.map(AudioDevice.init(name:)) ?? []
             profile.audio.mixer = try a.string("mixer")
             try a.finish()
+        }
+        for (index, line) in (try r.strings("configTxt", maxCount: 32) ?? []).enumerated() {
+            guard let equals = line.firstIndex(of: "="), equals != line.startIndex, !line.contains("#"),
+                !line.contains(" ")
+            else {
+                throw r.error(
+                    "configTxt[\(index)]", "expected a config.txt line like \"dtparam=spi=on\", got \"\(line)\"")
+            }
+            profile.configTxt.append(line)
         }
         try r.finish()
         try profile.checkLineConflicts()

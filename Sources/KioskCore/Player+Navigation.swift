@@ -64,8 +64,7 @@ extension Player {
             "Sleep: \(sleepRemainingSeconds.map { "\(($0 + 59) / 60) min" } ?? "off")",
             "Help",
             "Cards: \(cards.links.count) linked",
-            "Close",
-        ]
+        ] + setupCheckMenuEntry + ["Close"]
     }
 
     /// Menu: next/previous move (wrapping); select or play-pause chooses (output: the next device;
@@ -87,6 +86,7 @@ extension Player {
             case 3: cycleSleepTimer()
             case 4: mode = .help(page: 0)
             case 5: mode = .cards(selected: 0)
+            case 6 where !setupCheckMenuEntry.isEmpty: mode = .setupCheck(selected: 0)
             default: mode = .nowPlaying
             }
         case .back, .menu, .playFromStart: mode = .nowPlaying

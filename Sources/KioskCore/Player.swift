@@ -17,6 +17,8 @@ public enum PlayerMode: Equatable, Sendable {
     case menu(selected: Int)
     /// The linked cards (from the menu), one selected; hold Select unlinks it.
     case cards(selected: Int)
+    /// The doctor's failed lines (from the menu), one selected (Player+SetupCheck.swift).
+    case setupCheck(selected: Int)
 }
 
 /// The appliance's state machine: what plays, what the screen shows, what each button does.
@@ -82,6 +84,9 @@ public final class Player {
     private var startedByPlayer: UInt64?
     var transient: (message: MessageState, timer: TimerID)?
     var statusLine: String?
+    /// What `kiosk-player doctor` found wrong at start, and the under-voltage warning while it lasts
+    /// (Player+SetupCheck.swift).
+    var setupCheck = SetupCheckState()
     /// nil until the volume is first changed; then the current volume (the display shows the overlay
     /// when this value changes and hides it by itself).
     private var volumeOverlay: Int?
@@ -261,6 +266,7 @@ public final class Player {
         case .help(let page): handleHelp(event.action, page: page)
         case .menu(let selected): handleMenu(event.action, selected: selected)
         case .cards(let selected): handleCards(event.action, selected: selected)
+        case .setupCheck(let selected): handleSetupCheck(event.action, selected: selected)
         }
         refreshScreen()
     }
@@ -685,7 +691,8 @@ public final class Player {
         view.volumeRange = volumeLimits.range
         view.cardEntries = cardEntries
         view.sleepCountdown = sleepCountdown
-        view.statusLine = statusLine
+        view.statusLine = setupCheck.powerWarning ?? statusLine
+        view.setupEntries = setupCheckEntries
         return view
     }
 

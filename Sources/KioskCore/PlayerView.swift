@@ -16,6 +16,8 @@ struct PlayerView {
     var menuEntries: [String] = []
     /// The Cards screen's rows (the linked cards, then Close).
     var cardEntries: [BrowseItem] = []
+    /// The Setup check screen's rows (the doctor's failed lines with their fixes, then Close).
+    var setupEntries: [BrowseItem] = []
     var category = KioskLibrary.Category.album
     var collections: [Collection] = []
     var selectedIndex = 0
@@ -54,6 +56,8 @@ struct PlayerView {
                     selectedIndex: selected))
         case .cards(let selected):
             return .browse(BrowseState(categoryLabel: "Cards", items: cardEntries, selectedIndex: selected))
+        case .setupCheck(let selected):
+            return .browse(BrowseState(categoryLabel: "Setup check", items: setupEntries, selectedIndex: selected))
         case .browse:
             if !collections.isEmpty { return .browse(browseList) }
         case .nowPlaying:

@@ -104,3 +104,17 @@ public struct GPIOChip: Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension GPIOChip {
+    /// Who holds line `offset`: nil when it is free, the kernel's consumer name otherwise ("" when the
+    /// kernel names none). The chip is opened and closed again.
+    public func lineUser(_ offset: Int) -> Result<String?, HardwareError> {
+        var used: Int32 = 0
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard kiosk_gpio_line_user(path, UInt32(offset), &used, &buffer, buffer.count) == 0 else {
+            return .failure(HardwareError(message: "\(path): \(Errno.current.message)"))
+        }
+        guard used != 0 else { return .success(nil) }
+        return .success(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+}

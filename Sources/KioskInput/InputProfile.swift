@@ -152,7 +152,18 @@ public struct InputProfile: Sendable {
     public var cardReaders: [CardReaderConfig] = []
 
     /// Where GPIO headers are on Raspberry Pis, newest first; used when a profile names no chip.
-    public static let defaultGPIOChips = ["pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835", "gpiochip0"]
+    /// Labels only: a chip number is the header on a Pi 0-4 (its SoC's pinctrl registers first) but
+    /// not on a Pi 5, whose RP1 was gpiochip4 up to kernel 6.6.44 (gpiochip0 being the SoC's own).
+    public static let defaultGPIOChips = [raspberryPi5Label, "pinctrl-bcm2711", "pinctrl-bcm2835"]
+
+    /// The label of the Raspberry Pi 5's header chip (RP1).
+    static let raspberryPi5Label = "pinctrl-rp1"
+
+    /// Whether a `gpioChip` entry names a chip by number ("4", "gpiochip4", "/dev/gpiochip4").
+    static func isChipNumber(_ spec: String) -> Bool {
+        let name = spec.split(separator: "/").last.map(String.init) ?? spec
+        return Int(name) != nil || (name.hasPrefix("gpiochip") && Int(name.dropFirst(8)) != nil)
+    }
 
     public init(
         gpioChips: [String] = InputProfile.defaultGPIOChips, buttons: [ButtonConfig] = [],
@@ -213,6 +224,13 @@ public struct InputProfile: Sendable {
                 }
             }
             if chips.isEmpty { throw board.error("gpioChip", "expected at least one chip") }
+            if chips.contains(raspberryPi5Label), let i = chips.firstIndex(where: isChipNumber) {
+                throw ConfigError(
+                    file: board.file, path: items[i].path,
+                    message:
+                        "\"\(chips[i])\" is a chip number, and on a Raspberry Pi 5 numbers move with the kernel (up to 6.6.44 gpiochip0 is the SoC's gpio-brcmstb, Wi-Fi and Bluetooth power, and the header is gpiochip4): a profile that names \(raspberryPi5Label) names chips by label only"
+                )
+            }
             profile.gpioChips = chips
         }
 

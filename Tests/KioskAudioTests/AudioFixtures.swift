@@ -166,6 +166,8 @@ enum Fixtures {
 final class EngineRun {
     final class Recorder {
         var events: [AudioEvent] = []
+        /// Runs on the loop thread after each event is recorded (a test's stand-in for a busy loop).
+        var after: ((AudioEvent) -> Void)?
     }
     let loop: EventLoop
     let engine: AudioEngine
@@ -183,7 +185,10 @@ final class EngineRun {
         loop = try EventLoop()
         let recorder = Recorder()
         self.recorder = recorder
-        engine = try AudioEngine(loop: loop, settings: settings) { recorder.events.append($0) }
+        engine = try AudioEngine(loop: loop, settings: settings) {
+            recorder.events.append($0)
+            recorder.after?($0)
+        }
     }
 
     static func settings(device: String) -> AudioSettings {
@@ -256,15 +261,26 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
     var underrunAfterFrames: Int?
     /// Configure attempts that fail after a write failure (the device is still away).
     var failingConfigures = 0
+    /// Streams this refuses outright (a device that takes no rate near the stream's). Set before the
+    /// engine starts.
+    var refusing: ((PCMFormat) -> Bool)?
     private var frames = 0
     private var frameBytes = 4
+    /// Frames taken so far, readable from any thread (the loop's side of a test).
+    let framesTaken = Atomic<Int>(0)
 
-    /// Channel counts above this are refused (as a stereo DAC's hw: device does).
-    let maxChannels: Int
+    /// Channel counts this takes (a stereo DAC's hw: device takes 2 only).
+    let channels: ClosedRange<Int>
+    /// Rates this takes (nil: any, as ALSA's file plugin).
+    let rates: Set<Int>?
 
-    init(accepted: Set<SampleEncoding> = Set(SampleEncoding.allCases), maxChannels: Int = 8) {
+    init(
+        accepted: Set<SampleEncoding> = Set(SampleEncoding.allCases), channels: ClosedRange<Int> = 1...8,
+        rates: Set<Int>? = nil
+    ) {
         self.accepted = accepted
-        self.maxChannels = maxChannels
+        self.channels = channels
+        self.rates = rates
     }
 
     func configure(_ format: PCMFormat, source: SampleEncoding, bufferMilliseconds: Int) throws(AudioOutputError)
@@ -274,21 +290,29 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
             failingConfigures -= 1
             throw AudioOutputError(code: -ENODEV, message: "capture: device unplugged")
         }
-        if format.channels > maxChannels {
+        if let refusing, refusing(format) {
             throw AudioOutputError(
-                code: -EINVAL, message: "capture: does not take \(format.channels) channels", formatRejected: true)
+                code: -EINVAL, message: "capture: does not take \(format.sampleRate) Hz", formatRejected: true)
         }
+        guard let deviceChannels = DeviceFit.channels(for: format.channels, accepts: { channels.contains($0) }),
+            let deviceRate = DeviceFit.rate(for: format.sampleRate, accepts: { rates?.contains($0) ?? true })
+        else {
+            throw AudioOutputError(code: -EINVAL, message: "capture: takes no such stream", formatRejected: true)
+        }
+        // As ALSAOutput: frames the output stage computes come as 32-bit words.
+        let computed = deviceRate != format.sampleRate || deviceChannels < format.channels
         guard
-            let choice = SampleEncoding.candidates(bits: format.bitsPerSample, ring: source).first(where: {
-                accepted.contains($0.encoding)
-            })
+            let choice = SampleEncoding.candidates(
+                bits: computed ? 32 : format.bitsPerSample, ring: computed ? .s32 : source
+            ).first(where: { accepted.contains($0.encoding) })
         else { throw AudioOutputError(code: -EINVAL, message: "capture: takes no such format", formatRejected: true) }
         opened.store(true, ordering: .releasing)
-        rate = format.sampleRate
-        frameBytes = choice.encoding.bytes * format.channels
+        rate = deviceRate
+        frameBytes = choice.encoding.bytes * deviceChannels
         let configuration = OutputConfiguration(
-            format: format, encoding: choice.encoding, deviceRate: format.sampleRate, exact: choice.exact,
-            periodFrames: 512, bufferFrames: 2048, canPause: true)
+            format: format, encoding: choice.encoding, channels: deviceChannels, deviceRate: deviceRate,
+            exact: computed ? choice.encoding.bits >= 24 : choice.exact, periodFrames: 512, bufferFrames: 2048,
+            canPause: true)
         configurations.append(configuration)
         return configuration
     }
@@ -305,6 +329,7 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
         }
         captured.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count * frameBytes))
         frames += count
+        framesTaken.add(count, ordering: .relaxed)
         if paced { usleep(UInt32(count * 1_000_000 / rate)) }
         return count
     }

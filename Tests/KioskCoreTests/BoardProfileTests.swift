@@ -43,8 +43,12 @@ import Testing
             "boards/test.json: audio.devise: unknown key (known keys: device, fallbackDevices, mixer)"
         ),
         (
+            #"{"name": "test", "gpioChip": ["pinctrl-rp1", "gpiochip0", "gpiochip4"]}"#,
+            "boards/test.json: gpioChip[1]: \"gpiochip0\" is a chip number, and on a Raspberry Pi 5 numbers move with the kernel (up to 6.6.44 gpiochip0 is the SoC's gpio-brcmstb, Wi-Fi and Bluetooth power, and the header is gpiochip4): a profile that names pinctrl-rp1 names chips by label only"
+        ),
+        (
             #"{"name": "test", "colour": "red"}"#,
-            "boards/test.json: colour: unknown key (known keys: audio, buttons, cardReaders, chords, description, encoders, evdev, gpioChip, name, reservedLines, screen, test)"
+            "boards/test.json: colour: unknown key (known keys: audio, buttons, cardReaders, chords, configTxt, description, encoders, evdev, gpioChip, name, reservedLines, screen, test)"
         ),
     ])
     func errorsSayWhereAndWhat(text: String, message: String) {
@@ -88,6 +92,57 @@ import Testing
         }
     }
 
+    /// The Pi 400 has no headphone jack (bcm2711-rpi-400.dts empties audio_pins): HDMI comes first.
+    @Test func aPi400GetsHDMIFirst() throws {
+        let profile = try BoardProfile.load(file: TestPaths.repository + "/boards/rpi400.json")
+        #expect(profile.audio.device == AudioDevice(name: "hdmi:CARD=vc4hdmi0,DEV=0"))
+        #expect(profile.audio.fallbackDevices == [AudioDevice(name: "hdmi:CARD=vc4hdmi1,DEV=0")])
+        #expect(profile.audio.mixer == nil)
+    }
+
+    /// Stock profiles name their cards: "default" is whichever card probed first on Pi OS Lite and
+    /// the user's PipeWire on Pi OS Desktop. (The player still tries "default" after the list.)
+    @Test func everyShippedBoardNamesItsSoundCards() throws {
+        let dir = TestPaths.repository + "/boards"
+        for file in listDirectory(dir).filter({ $0.hasSuffix(".json") }) {
+            let profile = try BoardProfile.load(file: "\(dir)/\(file)")
+            let devices = [profile.audio.device].compactMap { $0 } + profile.audio.fallbackDevices
+            #expect(!devices.isEmpty, "\(file) names no sound card")
+            for device in devices {
+                #expect(device.name.contains("CARD=") || profile.isTest, "\(file): \(device.name) names no card")
+            }
+        }
+    }
+
+    /// A stock profile drives no line its user did not wire: no card reader (its reset line would
+    /// be pulsed on a pin that may hold something else), and chips by label only, so a Pi 5 kernel's
+    /// renumbering cannot point a profile at the SoC's Wi-Fi and Bluetooth power lines.
+    @Test func shippedBoardsNameNoCardReaderAndNoChipNumber() throws {
+        let dir = TestPaths.repository + "/boards"
+        for file in listDirectory(dir).filter({ $0.hasSuffix(".json") }) {
+            let profile = try BoardProfile.load(file: "\(dir)/\(file)")
+            #expect(profile.input.cardReaders.isEmpty, "\(file) names a card reader nobody configured")
+            for chip in profile.gpioChips {
+                let name = chip.split(separator: "/").last.map(String.init) ?? chip
+                #expect(
+                    Int(name) == nil && !(name.hasPrefix("gpiochip") && Int(name.dropFirst(8)) != nil),
+                    "\(file) names chip \(chip) by number")
+            }
+        }
+    }
+
+    /// The README's way to add an RC522 to a stock profile: config.json's cards.readers.
+    @Test func aConfiguredReaderIsAddedToAStockBoard() throws {
+        let board = try BoardProfile.load(file: TestPaths.repository + "/boards/rpi4.json")
+        let text = #"{"cards": {"readers": [{"type": "rc522", "spiBus": 0, "spiCS": 0, "reset": 25}]}}"#
+        let resolved = ResolvedConfig(config: try Config.parse(Array(text.utf8), file: "c.json"), board: board)
+        try resolved.validate()
+        var expected = RC522Config()
+        expected.spiCS = 0
+        expected.reset = 25
+        #expect(try resolved.inputProfile().cardReaders == [.rc522(expected)])
+    }
+
     @Test func anUnknownBoardNameListsTheKnownOnes() {
         do {
             _ = try BoardProfile.load(name: "no-such-board", extraDirectory: nil)
@@ -105,6 +160,7 @@ import Testing
     @Test func autoDetectionFollowsTheDeviceTreeModel() {
         #expect(BoardProfile.autoDetectName(model: "Raspberry Pi 5 Model B Rev 1.0") == "rpi5")
         #expect(BoardProfile.autoDetectName(model: "Raspberry Pi 4 Model B Rev 1.4") == "rpi4")
+        #expect(BoardProfile.autoDetectName(model: "Raspberry Pi 400 Rev 1.0") == "rpi400")
         #expect(BoardProfile.autoDetectName(model: "Raspberry Pi Zero 2 W Rev 1.0") == "rpi-zero2w")
         #expect(BoardProfile.autoDetectName(model: "Raspberry Pi 3 Model B Plus Rev 1.3") == "rpi3")
         #expect(BoardProfile.autoDetectName(model: "QEMU Virtual Machine") == "usb-keypad-hdmi")

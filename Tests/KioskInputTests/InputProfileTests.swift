@@ -18,7 +18,7 @@ private func error(_ json: String) -> String {
 let pirateAudio = """
     {
       "name": "pirate-audio",
-      "gpioChip": ["pinctrl-rp1", "pinctrl-bcm2711", "gpiochip0"],
+      "gpioChip": ["pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835"],
       "buttons": [
         { "name": "A", "line": 5, "press": "play-pause", "longPress": "next-category" },
         { "name": "B", "line": 6, "bias": "pull-up", "activeLow": true, "debounceMs": 10, "press": "next" },
@@ -42,7 +42,7 @@ let pirateAudio = """
 @Suite struct InputProfileTests {
     @Test func parsesEveryInputSection() throws {
         let profile = try parse(pirateAudio)
-        #expect(profile.gpioChips == ["pinctrl-rp1", "pinctrl-bcm2711", "gpiochip0"])
+        #expect(profile.gpioChips == ["pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835"])
         #expect(profile.buttons.map(\.name) == ["A", "B", "X", "Y"])
         #expect(profile.buttons[0].binding == ButtonBinding(press: .playPause, longPress: .nextCategory))
         #expect(

@@ -24,7 +24,7 @@ import Testing
         defer { dir.remove() }
         // Names no machine has, so the test never touches real hardware.
         let profile = pirateAudio.replacing(
-            #""pinctrl-rp1", "pinctrl-bcm2711", "gpiochip0""#, with: #""kiosk-test-absent""#
+            #""pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835""#, with: #""kiosk-test-absent""#
         )
         .replacing(#""device": "gpio-keys""#, with: #""device": "kiosk-test-absent-keys""#)
         try dir.write("box.json", profile)

@@ -469,14 +469,14 @@ audio_reference() {
 }
 
 # capture_start OUT.raw : records hw:Loopback,1 (S16_LE, 44.1 kHz, stereo, 10 ms periods, a 1 s
-# buffer so a busy emulated CPU does not overrun it) and
+# buffer so a busy emulated CPU does not overrun it; SYSTEST_CAPTURE_BUFFER_US for more) and
 # estimates CAPTURE_EPOCH_US, the wall-clock time of captured frame 0 (from (time, file size)
 # samples: data is written after it was captured, so the earliest estimate is the best).
 capture_start() {
     CAPTURE_FILE=$1
     rm -f "$CAPTURE_FILE"
     spawn arecord arecord -q -D "$SYSTEST_CAPTURE_PCM" -f S16_LE -r "$SYSTEST_RATE" -c "$SYSTEST_CHANNELS" \
-        -t raw --period-time=10000 --buffer-time=1000000 "$CAPTURE_FILE"
+        -t raw --period-time=10000 --buffer-time="${SYSTEST_CAPTURE_BUFFER_US:-1000000}" "$CAPTURE_FILE"
     CAPTURE_PID=$SPAWNED_PID
     wait_for 10 "arecord writing $CAPTURE_FILE" test -s "$CAPTURE_FILE" || { cat "$SYSTEST_WORK/arecord.log"; return 1; }
     local i t size estimate best=""

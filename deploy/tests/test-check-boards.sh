@@ -60,7 +60,13 @@ rejects bad-rotation '{"name": "bad-rotation", "screen": {"type": "framebuffer",
 rejects spi-without-panel '{"name": "spi-without-panel", "screen": {"type": "spi"}}' 'screen: type "spi" needs a "panel" object'
 rejects evdev-bad-action '{"name": "evdev-bad-action", "evdev": [{"device": "x", "keys": {"KEY_A": "jump"}}]}' \
   'evdev[0].keys.KEY_A: unknown action "jump"'
+rejects pi5-chip-number '{"name": "pi5-chip-number", "gpioChip": ["pinctrl-rp1", "gpiochip0"]}' \
+  'gpioChip[1]: "gpiochip0" is a chip number, and on a Raspberry Pi 5 numbers move with the kernel'
+rejects default-card '{"name": "default-card", "audio": {"device": "hdmi:CARD=vc4hdmi0,DEV=0", "fallbackDevices": ["default"]}}' \
+  'audio.fallbackDevices[0]: "default" is whichever card probed first'
 rejects wrong-type '{"name": "wrong-type", "test": "yes"}' 'test: expected true or false, found the string "yes"'
+rejects config-txt-not-a-line '{"name": "config-txt-not-a-line", "configTxt": ["dtoverlay hifiberry-dac"]}' \
+  'configTxt[0]: expected a config.txt line like "dtparam=spi=on"'
 rejects negative-line '{"name": "negative-line", "buttons": [{"name": "a", "line": -1, "press": "up"}]}' 'buttons[0].line: -1 is out of range'
 rejects duplicate-key '{"name": "duplicate-key", "name": "duplicate-key"}' 'invalid JSON: duplicate key "name"'
 rejects not-json '{"name": "not-json", // comments are not JSON

@@ -54,10 +54,27 @@ echo "test-deb: $(basename "$deb") into a fresh $arch trixie tree (overlay on $b
 
 # 1. apt installs it with every dependency from the archive.
 cp "$deb" "$tree/tmp/"
+# The postinst's udev step runs on a live system only ([ -d /run/udev ]): here /run/udev is made and
+# udevadm is a recorder first in PATH, which notes each call with the groups that exist at that
+# moment. A plain Debian tree has no gpio/spi group before the package's sysusers file is read, so
+# a trigger recorded without them is the bug of a postinst that reloads udev before sysusers
+# (udev cannot resolve GROUP="gpio" and the lines stay root-only until a reboot).
+mkdir -p "$tree/run/udev" "$tree/usr/local/sbin"
+cat >"$tree/usr/local/sbin/udevadm" <<'RECORDER'
+#!/bin/sh
+echo "udevadm $* | gpio=$(getent group gpio | cut -d: -f1) spi=$(getent group spi | cut -d: -f1)" >>/tmp/udevadm.log
+RECORDER
+chmod 0755 "$tree/usr/local/sbin/udevadm"
+groups_before=$(chroot "$tree" getent group gpio spi | cut -d: -f1 | tr '\n' ' ')
 # The base tree carries package lists from when it was made (apt-get update takes 4 min under
 # qemu-user); they are refreshed only when they are missing or apt cannot fetch what they name.
 : >"$work/apt.log"
-install_deb() { DEBIAN_FRONTEND=noninteractive in_tree apt-get install -y -q "/tmp/$(basename "$deb")" >>"$work/apt.log" 2>&1; }
+# apt gives dpkg its own PATH (DPkg::Path): the recorder's directory goes first there.
+install_deb() {
+    local path=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin
+    chroot "$tree" /usr/bin/env -i PATH=$path LC_ALL=C DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q -o DPkg::Path=$path "/tmp/$(basename "$deb")" >>"$work/apt.log" 2>&1
+}
 start=$(date +%s)
 if ! ls "$tree/var/lib/apt/lists/" | grep -q _Packages || ! install_deb; then
     in_tree apt-get update -q >>"$work/apt.log" 2>&1
@@ -75,6 +92,19 @@ echo "        $pulled packages set up; Depends: $(in_tree dpkg-query -W -f='${De
 check "every library the binary needs is there (ldd)" bash -c "! chroot '$tree' ldd /usr/bin/kiosk-player | grep 'not found'"
 check "the binary needs no Swift runtime package (static)" bash -c "! chroot '$tree' ldd /usr/bin/kiosk-player | grep -i swift"
 check "service user kiosk-player with its groups" bash -c "chroot '$tree' id -nG kiosk-player | grep -qw audio"
+# Plain Debian: the groups come from the package (none before it), and exist when udev is triggered.
+check "plain Debian tree: no gpio/spi group before the install (found: ${groups_before:-none})" test -z "$groups_before"
+check "groups gpio and spi exist, kiosk-player in both" bash -c \
+    "chroot '$tree' id -nG kiosk-player | tr ' ' '\n' | grep -cxE 'gpio|spi' | grep -qx 2"
+check "postinst triggers udev for gpio/spidev after sysusers made gpio and spi" bash -c \
+    "grep -q '^udevadm trigger .*--subsystem-match=gpio.* | gpio=gpio spi=spi\$' '$tree/tmp/udevadm.log' &&
+     ! grep '^udevadm trigger .*--subsystem-match=gpio' '$tree/tmp/udevadm.log' | grep -v ' | gpio=gpio spi=spi\$'"
+sed 's/^/        /' "$tree/tmp/udevadm.log" 2>/dev/null
+# The rules file as installed names those groups (what the trigger applies to /dev/gpiochip*, /dev/spidev*).
+check "60-kiosk-player-devices.rules gives gpiochip to gpio and spidev to spi" bash -c \
+    "grep -q 'KERNEL==\"gpiochip\[0-9\]\*\", GROUP=\"gpio\", MODE=\"0660\"' '$tree/usr/lib/udev/rules.d/60-kiosk-player-devices.rules' &&
+     grep -q 'KERNEL==\"spidev\[0-9\]\*\", GROUP=\"spi\", MODE=\"0660\"' '$tree/usr/lib/udev/rules.d/60-kiosk-player-devices.rules'"
+rm -f "$tree/usr/local/sbin/udevadm"
 check "kiosk-player.service enabled at boot" test -L "$tree/etc/systemd/system/multi-user.target.wants/kiosk-player.service"
 check "power-off path unit enabled" test -L "$tree/etc/systemd/system/multi-user.target.wants/kiosk-player-poweroff.path"
 check "config is a conffile" bash -c "chroot '$tree' dpkg-query -W -f='\${Conffiles}' kiosk-player | grep -q /etc/kiosk-player/config.json"

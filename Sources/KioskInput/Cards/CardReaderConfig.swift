@@ -80,9 +80,9 @@ public struct RC522Config: Sendable, Equatable {
     public var pollMs = 200
     /// The chip of the reset line (nil: the board's).
     public var gpioChips: [String]?
-    /// A reader the board may or may not have (the stock Pi profiles name one on the standard
-    /// pins): its absence is noted in the log, not reported as a problem; it is still looked for,
-    /// so one wired later works without a config change.
+    /// A reader the box may or may not have: its absence is noted in the log, not reported as a
+    /// problem; it is still looked for, so one wired later works without a config change. (No
+    /// stock profile names a reader: its reset line would be driven on a pin nobody gave it.)
     public var optional = false
 
     public init() {}

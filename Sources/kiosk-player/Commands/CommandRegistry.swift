@@ -13,6 +13,7 @@ enum CommandRegistry {
             RenderCommand.command,
             InputsCommand.command,
             CardsCommand.command,
+            DoctorCommand.command,
             BenchCommand.command,
         ]
     }

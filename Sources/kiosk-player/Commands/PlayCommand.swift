@@ -10,7 +10,7 @@ enum PlayCommand {
             summary: "play music files (FLAC, MP3, Ogg Vorbis, Opus, WAV, AIFF) through the audio engine",
             synopsis: [
                 "FILE... [--device PCM] [--volume PERCENT] [--buffer-ms N]",
-                "                  [--realtime PRIORITY|off] [--progress]",
+                "                  [--realtime PRIORITY|off] [--progress] [--loop-stall]",
             ],
             description: """
                 Plays the files back to back (gapless when their formats match) and prints a line
@@ -26,6 +26,10 @@ enum PlayCommand {
                 .integer(
                     "--realtime", "P|off", 1...99, or: ["off"], "SCHED_FIFO priority of the output thread, default 70"),
                 .flag("--progress", "also print the position about every second"),
+                .flag(
+                    "--loop-stall",
+                    "at the end, print the event loop's longest stall (a 10 ms timer's lateness), a check on the audio threads"
+                ),
             ],
             run: run)
     }
@@ -90,11 +94,24 @@ enum PlayCommand {
             interrupted = true
             loop.stop()
         }
+        // The loop's responsiveness while the audio threads work: how late a 10 ms timer fires.
+        var longestStall: UInt64 = 0
+        if parsed.has("--loop-stall") {
+            var due = loop.nowNanoseconds &+ 10_000_000
+            loop.schedule(afterNanoseconds: 10_000_000, repeating: 10_000_000) { [unowned loop] in
+                let now = loop.nowNanoseconds
+                longestStall = max(longestStall, now &- min(now, due))
+                due = now &+ 10_000_000
+            }
+        }
         engine.setVolume(volume)
         engine.setQueue(tracks, startAt: 0, startFrame: 0)
         engine.play()
         try loop.run()
         engine.shutdown()
+        if parsed.has("--loop-stall") {
+            printLine("loop: longest stall \(longestStall / 1_000_000) ms (a 10 ms timer's lateness)")
+        }
 
         if let deviceFailure {
             throw ToolError("audio device failed: \(deviceFailure)")

@@ -1,6 +1,7 @@
 import Glibc
 import KioskAudio
 import KioskCore
+import KioskDoctor
 import KioskMPD
 import KioskSystem
 
@@ -61,7 +62,7 @@ enum RunCommand {
                 options.exitAfterScriptMs = parsed.int("--exit-after-script")
                 if parsed.has("--keyboard") { options.keyboard = true }
                 if parsed.has("--no-keyboard") { options.keyboard = false }
-                options.services = [MPDService.make]
+                options.services = [MPDService.make, SetupCheckService.make]
                 let resolved = ResolvedConfig(config: config, board: board)
                 try resolved.validate()
                 let appliance = try Appliance(resolved: resolved, options: options)

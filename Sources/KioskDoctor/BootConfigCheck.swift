@@ -1,0 +1,91 @@
+import KioskCore
+import KioskInput
+
+/// Check 3: the config.txt lines the board needs (the profile's `configTxt`, plus `dtparam=spi=on`
+/// when an SPI panel or an RC522 reader is configured) present in /boot/firmware/config.txt (Pi OS
+/// bookworm and later) or /boot/config.txt (older), or named with the exact line to add.
+///
+/// Thread: any (reads files).
+public enum BootConfigCheck {
+    /// The config.txt the firmware reads on this root, nil when there is none.
+    public static func configFile(_ root: SystemRoot) -> String? {
+        ["/boot/firmware/config.txt", "/boot/config.txt"].first { root.exists($0) }
+    }
+
+    /// The lines the board needs, in order, without duplicates.
+    public static func requiredLines(_ resolved: ResolvedConfig) -> [String] {
+        var lines = resolved.board.configTxt
+        let readers = (try? resolved.inputProfile().cardReaders) ?? resolved.board.input.cardReaders
+        let usesSPI =
+            resolved.board.screen.panel != nil
+            || readers.contains { if case .rc522 = $0 { true } else { false } }
+        if usesSPI && !lines.contains(where: { isSame($0, "dtparam=spi=on") }) { lines.insert("dtparam=spi=on", at: 0) }
+        return lines
+    }
+
+    /// The active settings of a config.txt: comments and blank lines dropped; `dtparam=a=on,b=off`
+    /// split into one setting per parameter. Each with the conditional section it is in
+    /// (`[pi4]`, nil for `[all]` or none).
+    static func settings(_ text: String) -> [(line: String, section: String?)] {
+        var section: String?
+        var out: [(String, String?)] = []
+        for raw in text.split(separator: "\n") {
+            var line = String(raw)
+            if let hash = line.firstIndex(of: "#") { line = String(line[..<hash]) }
+            line = line.trimmingCharacters()
+            if line.isEmpty { continue }
+            if line.hasPrefix("[") {
+                section = line == "[all]" ? nil : line
+                continue
+            }
+            if line.hasPrefix("dtparam=") {
+                for parameter in line.dropFirst(8).split(separator: ",") {
+                    out.append(("dtparam=\(parameter)", section))
+                }
+            } else {
+                out.append((line, section))
+            }
+        }
+        return out
+    }
+
+    /// Whether a config.txt setting gives what `wanted` asks: the same line; `dtparam=spi` for
+    /// `dtparam=spi=on`; an overlay with parameters (`dtoverlay=hifiberry-dac,x`) for the overlay.
+    static func isSame(_ present: String, _ wanted: String) -> Bool {
+        if present == wanted { return true }
+        if wanted.hasPrefix("dtparam="), wanted.hasSuffix("=on"), present == String(wanted.dropLast(3)) { return true }
+        if wanted.hasPrefix("dtoverlay="), present.hasPrefix(wanted + ",") { return true }
+        return false
+    }
+
+    public static func lines(_ context: DoctorContext) -> [DoctorLine] {
+        let wanted = requiredLines(context.resolved)
+        guard !wanted.isEmpty else {
+            return [.info("config.txt", "the profile \(context.resolved.board.name) needs no config.txt lines")]
+        }
+        guard let file = configFile(context.root), let text = context.root.text(file) else {
+            return [
+                .fail(
+                    "config.txt",
+                    "no /boot/firmware/config.txt or /boot/config.txt: cannot see \(wanted.joined(separator: ", "))",
+                    fix:
+                        "on Raspberry Pi OS, add to /boot/firmware/config.txt and reboot: \(wanted.joined(separator: "; "))"
+                )
+            ]
+        }
+        let present = settings(text)
+        var lines: [DoctorLine] = []
+        for line in wanted {
+            if let hit = present.first(where: { isSame($0.line, line) }) {
+                let note = hit.section.map { " (only under \($0))" } ?? ""
+                lines.append(.pass("config.txt", "\(line) in \(file)\(note)"))
+            } else {
+                lines.append(
+                    .fail(
+                        "config.txt", "\(line) is missing from \(file)",
+                        fix: "echo '\(line)' | sudo tee -a \(file) && sudo reboot"))
+            }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,61 @@
+import KioskCore
+import KioskSystem
+
+/// The doctor inside the running player: at start, on a worker thread, it runs the checks that do
+/// not touch what the player owns (no audio device or reader opened, sticks not scanned) and hands
+/// the failed lines to the player's menu ("Setup check"); every 2 s, on the loop, it reads the
+/// `rpi_volt` under-voltage alarm (a sysfs attribute the kernel driver keeps current) and shows a
+/// warning in the status line while it is raised.
+///
+/// Thread: made, polled and stopped on the loop thread; the check runs on its own thread and posts
+/// its result back to the loop.
+public final class SetupCheckService: ApplianceService {
+    private let loop: EventLoop
+    private var timer: TimerID?
+    private var worker: KioskThread?
+
+    /// The player, carried to the worker's post back to the loop (touched only there).
+    private final class LoopBound: @unchecked Sendable {
+        let player: Player
+        init(_ player: Player) { self.player = player }
+    }
+
+    /// For `ApplianceOptions.services`.
+    @Sendable public static func make(_ context: ApplianceContext) throws -> (any ApplianceService)? {
+        SetupCheckService(context)
+    }
+
+    init(_ context: ApplianceContext) {
+        loop = context.loop
+        let resolved = context.resolved
+        let handle = context.loop.handle
+        let bound = LoopBound(context.player)
+        worker = try? KioskThread(name: "setup-check") {
+            let report = Doctor.run(
+                DoctorContext(
+                    root: .live, resolved: resolved, requestedBoard: resolved.board.name, scanSticks: false,
+                    probeDevices: false))
+            let problems = report.failures.map { SetupCheckState.Problem(text: $0.text, fix: $0.fix) }
+            handle.post {
+                if !problems.isEmpty {
+                    Log.notice("setup check: \(problems.count) problem(s); `kiosk-player doctor` lists them with fixes")
+                }
+                bound.player.setSetupProblems(problems)
+            }
+        }
+        if let hwmon = PowerCheck.hwmon(.live) {
+            let player = context.player
+            timer = loop.schedule(afterMilliseconds: 1000, repeatingMilliseconds: 2000) {
+                let low = SystemRoot.live.value("\(hwmon)/in0_lcrit_alarm") == "1"
+                player.setPowerWarning(low ? "Power supply too weak" : nil)
+            }
+        }
+    }
+
+    public func stop() {
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        worker?.join()
+        worker = nil
+    }
+}

@@ -4,7 +4,7 @@
 #   1. systemd-analyze verify: every unit, in a scratch root with the units installed and stub binaries
 #   2. systemd-analyze security --offline=yes: kiosk-player.service exposure <= 2.0
 #   3. udev rules: `udevadm verify` (systemd >= 254), else a parse check through `udevadm test`
-#   4. USB automount: deploy/tests/test-automount.sh
+#   4. USB automount: deploy/tests/test-automount.sh; the console helper: deploy/tests/test-console.sh
 #   5. board profiles: deploy/check-boards.py boards/ (to become `kiosk-player boards --check`), and,
 #      when a kiosk-player binary is built, `kiosk-player check-config deploy/config.json --board NAME`
 #      for every profile (the player's own loader, with the default config install.sh writes)
@@ -39,8 +39,9 @@ else
     for u in "${units[@]}"; do cp "$here/systemd/$u" "$scratch/usr/lib/systemd/system/"; done
     printf '#!/bin/sh\nexit 0\n' >"$scratch/usr/bin/kiosk-player"
     cp "$(command -v systemctl)" "$scratch/usr/bin/systemctl"
-    cp "$here/kiosk-automount" "$here/kiosk-lazytime" "$scratch/usr/lib/kiosk-player/"
-    chmod 0755 "$scratch/usr/bin/kiosk-player" "$scratch/usr/lib/kiosk-player/kiosk-automount" "$scratch/usr/lib/kiosk-player/kiosk-lazytime"
+    cp "$here/kiosk-automount" "$here/kiosk-lazytime" "$here/kiosk-console" "$scratch/usr/lib/kiosk-player/"
+    chmod 0755 "$scratch/usr/bin/kiosk-player" "$scratch/usr/lib/kiosk-player/kiosk-automount" "$scratch/usr/lib/kiosk-player/kiosk-lazytime" \
+        "$scratch/usr/lib/kiosk-player/kiosk-console"
     for u in kiosk-player.service kiosk-automount@sda1.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service; do
         # --man=no: verify would run the host's man, where the page is not installed (a fresh CI
         # machine); the pages are checked against the ones we ship below.
@@ -123,6 +124,10 @@ fi
 echo "== 4. USB automount"
 bash "$here/tests/test-automount.sh"
 result "tests/test-automount.sh" $?
+bash "$here/tests/test-console.sh" >"$work/console.log" 2>&1
+status=$?
+tail -n 1 "$work/console.log"
+result "tests/test-console.sh (kiosk-console against a fake sysfs)" "$status" "$(grep -A3 FAIL "$work/console.log")"
 
 echo "== 5. board profiles"
 python3 "$here/check-boards.py" "$repo/boards"

@@ -259,6 +259,8 @@ fi
 put "$deploy/kiosk-automount" "$libexec/kiosk-automount" 0755 || true
 # lazytime on the state directory's file system at each boot (kiosk-player-lazytime.service).
 put "$deploy/kiosk-lazytime" "$libexec/kiosk-lazytime" 0755 || true
+# The text console off the player's framebuffer while it runs (kiosk-player.service's ExecStartPre/ExecStopPost).
+put "$deploy/kiosk-console" "$libexec/kiosk-console" 0755 || true
 
 # 3. User and groups (systemd-sysusers: creates only what is missing).
 step "service user kiosk-player"

@@ -156,11 +156,8 @@ public final class Appliance {
 
     private func makeDisplay() -> Display? {
         let config = resolved.config
-        var profile = resolved.board.screen
-        if let device = config.screen.device { profile.device = device }
-        if let name = config.screen.fbName { profile.fbName = name }
-        if let rotation = config.screen.rotation { profile.rotation = rotation }
-        let type = options.screenType ?? config.screen.type ?? ScreenType(profile.type)
+        let profile = resolved.screenProfile
+        let type = resolved.screenType(override: options.screenType)
         let surface: (any Surface)?
         switch type {
         case .none:

@@ -366,7 +366,9 @@ fb_load() {
     local i
     for ((i = 0; i < 100; i++)); do [ -e /dev/fb0 ] && break; snooze 0.05; done
     [ -e /dev/fb0 ] || { echo "no /dev/fb0 after loading vfb"; return 1; }
-    # keep the kernel's text console off the test framebuffer
+    # keep the kernel's text console off the test framebuffer: the guest boots without
+    # fbcon=map:9, so fbcon takes every framebuffer that registers, as on a Pi (scenario 19 binds it
+    # again and checks deploy/kiosk-console, what the installed service does about it)
     for i in /sys/class/vtconsole/vtcon*; do
         grep -q 'frame buffer' "$i/name" 2>/dev/null && echo 0 > "$i/bind" 2>/dev/null
     done

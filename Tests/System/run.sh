@@ -179,13 +179,13 @@ if [ "$arch" = arm64 ]; then
         -kernel "$kernel_image" -initrd "${art[INITRAMFS]}"
         -virtfs "local,path=$guest_root,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
         -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap")
-    cmdline="console=ttyAMA0 quiet loglevel=3 panic=-1 fbcon=map:9 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
+    cmdline="console=ttyAMA0 quiet loglevel=3 panic=-1 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
 else
 common_args=(-M pc -nodefaults -no-user-config -display none -no-reboot
     -kernel "$kernel_image" -initrd "${art[INITRAMFS]}"
     -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
     -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap")
-cmdline="console=ttyS0 quiet loglevel=3 panic=-1 fbcon=map:9 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
+cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
 fi
 
 accel=${SYSTEST_ACCEL:-auto}

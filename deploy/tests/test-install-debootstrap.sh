@@ -120,6 +120,7 @@ in_tree() { chroot "$tree" "$@"; }
 check "binary installed" test -x "$tree/usr/bin/kiosk-player"
 check "automount helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-automount"
 check "lazytime helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-lazytime"
+check "console helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-console"
 for u in kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service; do
     check "unit $u installed" test -f "$tree/usr/lib/systemd/system/$u"
 done

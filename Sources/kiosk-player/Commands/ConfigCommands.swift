@@ -20,6 +20,9 @@ enum ConfigCommands {
                 .flag(
                     "--library-directories",
                     "print only the config's libraryDirectories, one per line (for the installer's unit drop-in)"),
+                .flag(
+                    "--framebuffer",
+                    "print only the /dev/fbN the player would draw on now, nothing when none (for kiosk-console)"),
             ],
             run: { parsed in
                 guard parsed.positionals.count <= 1 else { throw parsed.usageError("expected at most one FILE") }
@@ -32,6 +35,10 @@ enum ConfigCommands {
                     name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
                 let resolved = ResolvedConfig(config: config, board: board)
                 try resolved.validate()
+                if parsed.has("--framebuffer") {
+                    if let device = resolved.framebufferDevice() { printLine(device) }
+                    return 0
+                }
                 printLine(resolved.json().serialized(pretty: true))
                 return 0
             })

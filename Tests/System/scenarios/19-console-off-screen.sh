@@ -20,7 +20,7 @@
 # shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra fb loop snd-aloop gpio-sim
-require_command unshare
+require_command unshare python3
 require_player_run
 use_fixture two-albums  # fixtures.sh: Alpha 3 × 12 s (magenta cover), Beta 2 × 4 s (no cover)
 
@@ -50,7 +50,12 @@ fbcon_unbound() { [ "$(cat "$vtcon/bind")" = 0 ]; }
 # the other scenarios want a quiet /dev/fb0, as fb_load left it
 trap 'echo 0 > "$vtcon/bind" 2>/dev/null; _systest_cleanup' EXIT
 
-# 1. the console draws on /dev/fb0
+# 1. the console draws on /dev/fb0. A player an earlier scenario killed with SIGKILL (13) left the
+# console in KD_GRAPHICS, where fbcon draws nothing (CI's full run failed here): VT 1 in front and
+# in text mode again (KDSETMODE 0x4B3A, KD_TEXT 0), as a boot would have it.
+chvt 1 2>/dev/null || true
+python3 -c 'import fcntl, os; fcntl.ioctl(os.open("/dev/tty1", os.O_RDWR), 0x4B3A, 0)' ||
+    log "KDSETMODE KD_TEXT on tty1 failed"
 must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKLIB
 fbtool fill /dev/fb0 000000
 fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"

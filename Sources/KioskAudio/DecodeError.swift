@@ -43,6 +43,8 @@ public enum DecodeError: Error, Equatable, Sendable, BitwiseCopyable, CustomStri
     /// What is wrong with a header, for `badHeader`.
     public enum BadHeader: UInt8, Sendable, BitwiseCopyable {
         case noAudioData, noFormatChunk, unsupportedCompression, chunkOverrun, noStream, noFrames
+        /// A size field whose sum with its offset does not fit in 64 bits (`DeclaredSize`).
+        case sizeOverflow
     }
 
     public var description: String {
@@ -88,6 +90,7 @@ public enum DecodeError: Error, Equatable, Sendable, BitwiseCopyable, CustomStri
         case .chunkOverrun: "a chunk claims more bytes than the file has"
         case .noStream: "no audio stream found"
         case .noFrames: "no decodable audio frame found"
+        case .sizeOverflow: "damaged file: a size field is larger than any file can be"
         }
     }
 

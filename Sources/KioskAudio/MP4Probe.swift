@@ -1,4 +1,5 @@
 import Glibc
+import KioskSystem
 
 /// What an MP4/M4A file holds, found by walking its boxes (ISO/IEC 14496-12) down to each audio
 /// track's sample description, with bounded reads: at most `maxBoxes` boxes and `maxDepth` levels,
@@ -45,12 +46,19 @@ public enum MP4Probe {
             var body = offset + 8
             if size == 1 {
                 guard n == 16 else { throw .badHeader(.mp4, .chunkOverrun) }
-                size = b[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+                // A 64-bit size of 2^63 or more does not fit: a damaged file, not a trap.
+                guard let large = DeclaredSize.signed(b[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }) else {
+                    throw .badHeader(.mp4, .sizeOverflow)
+                }
+                size = large
                 body = offset + 16
             } else if size == 0 {
                 size = limit - offset  // to the end of the enclosing box
             }
-            guard size >= body - offset, offset + size <= limit else { throw .badHeader(.mp4, .chunkOverrun) }
+            guard DeclaredSize.end(offset, plus: size) != nil else { throw .badHeader(.mp4, .sizeOverflow) }
+            guard size >= body - offset, DeclaredSize.fits(offset, length: size, within: limit) else {
+                throw .badHeader(.mp4, .chunkOverrun)
+            }
             return (type, body, offset + size)
         }
 

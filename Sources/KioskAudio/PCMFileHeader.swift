@@ -1,8 +1,10 @@
 import Glibc
+import KioskSystem
 
 /// Where the samples of a WAV (RIFF/RF64) or AIFF/AIFC file are and how they are coded, found by
 /// walking its chunks with bounded reads: at most `maxChunks` chunks, each checked against the
-/// file's size before it is used, so a damaged or hostile header cannot make it loop or allocate.
+/// file's size before it is used, so a damaged or hostile header cannot make it loop or allocate, and
+/// every sum of sizes made through `DeclaredSize` (an RF64 size near 2^63 is a damaged file, not a trap).
 ///
 /// Thread: a value; any.
 public struct PCMFileHeader: Equatable, Sendable {
@@ -55,8 +57,8 @@ public struct PCMFileHeader: Equatable, Sendable {
     private static func le32(_ b: [UInt8], _ i: Int) -> Int64 {
         Int64(b[i]) | Int64(b[i + 1]) << 8 | Int64(b[i + 2]) << 16 | Int64(b[i + 3]) << 24
     }
-    private static func le64(_ b: [UInt8], _ i: Int) -> Int64 {
-        le32(b, i) | le32(b, i + 4) << 32
+    private static func ule64(_ b: [UInt8], _ i: Int) -> UInt64 {
+        UInt64(le32(b, i)) | UInt64(le32(b, i + 4)) << 32
     }
     private static func be16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }
     private static func be32(_ b: [UInt8], _ i: Int) -> Int64 {
@@ -100,13 +102,14 @@ public struct PCMFileHeader: Equatable, Sendable {
             if id == "data" {
                 guard let f = format else { throw .badHeader(.wav, .noFormatChunk) }
                 if length == 0xFFFF_FFFF, let big = rf64DataSize { length = big }
+                guard DeclaredSize.end(body, plus: length) != nil else { throw .badHeader(.wav, .sizeOverflow) }
                 // A writer that never patched the size (0, or more than is there): play what is there.
-                if length == 0 || body + length > size { length = size - body }
+                if length == 0 || !DeclaredSize.fits(body, length: length, within: size) { length = size - body }
                 return try make(
                     container: .wav, tag: f.tag, channels: f.channels, rate: f.rate, blockAlign: f.blockAlign,
                     bits: f.bits, valid: f.valid, dataOffset: body, dataBytes: length, bigEndian: false)
             }
-            guard body + length <= size else { throw .badHeader(.wav, .chunkOverrun) }
+            guard DeclaredSize.fits(body, length: length, within: size) else { throw .badHeader(.wav, .chunkOverrun) }
             if id == "fmt " {
                 guard length >= 16, length <= 4096 else { throw .badHeader(.wav, .noFormatChunk) }
                 var fmt = [UInt8](repeating: 0, count: Int(length))
@@ -123,7 +126,9 @@ public struct PCMFileHeader: Equatable, Sendable {
             } else if id == "ds64" && rf64 && length >= 24 {
                 var ds64 = [UInt8](repeating: 0, count: 24)
                 guard readExactly(fd, &ds64, at: body) else { throw .readFailed(errno: errno) }
-                rf64DataSize = le64(ds64, 8)
+                // The data size as written (unsigned); one of 2^63 or more does not fit and is damaged.
+                guard let dataSize = DeclaredSize.signed(ule64(ds64, 8)) else { throw .badHeader(.wav, .sizeOverflow) }
+                rf64DataSize = dataSize
             }
             offset = body + length + (length & 1)
         }
@@ -144,7 +149,7 @@ public struct PCMFileHeader: Equatable, Sendable {
                 var ssnd = [UInt8](repeating: 0, count: 8)
                 guard length >= 8, readExactly(fd, &ssnd, at: body) else { throw .badHeader(.aiff, .noAudioData) }
                 let skip = be32(ssnd, 0)
-                if body + length > size { length = size - body }
+                if !DeclaredSize.fits(body, length: length, within: size) { length = size - body }
                 let start = body + 8 + skip
                 let bytes = length - 8 - skip
                 guard bytes > 0 else { throw .badHeader(.aiff, .noAudioData) }
@@ -173,7 +178,7 @@ public struct PCMFileHeader: Equatable, Sendable {
                 try header.check()
                 return header
             }
-            guard body + length <= size else { throw .badHeader(.aiff, .chunkOverrun) }
+            guard DeclaredSize.fits(body, length: length, within: size) else { throw .badHeader(.aiff, .chunkOverrun) }
             if id == "COMM" {
                 guard length >= 18, length <= 4096 else { throw .badHeader(.aiff, .noFormatChunk) }
                 var comm = [UInt8](repeating: 0, count: Int(length))

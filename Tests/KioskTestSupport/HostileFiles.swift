@@ -1,0 +1,35 @@
+/// Files a hostile or damaged stick may hold, made byte by byte in the test (small, so nothing large
+/// is committed): each one broke a parser once. The unit tests check each parser on them; the scan
+/// tests put them all on one stick.
+///
+/// Thread: pure functions; any.
+public enum HostileFiles {
+    static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+    static func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(v >> (8 * $0) & 0xFF) } }
+    static func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(v >> (8 * UInt64($0)) & 0xFF) } }
+    static func be32(_ v: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8(v >> (8 * $0) & 0xFF) } }
+    static func be64(_ v: UInt64) -> [UInt8] { (0..<8).reversed().map { UInt8(v >> (8 * UInt64($0)) & 0xFF) } }
+
+    /// An RF64 WAV (EBU Tech 3306): `RF64`, a `ds64` chunk whose data size is `dataSize`, a 16-bit
+    /// stereo 44.1 kHz `fmt `, and a `data` chunk of size 0xFFFFFFFF holding `frames` silent frames.
+    public static func rf64(dataSize: UInt64, frames: Int = 64) -> [UInt8] {
+        var ds64 = le64(UInt64(36 + 24 + 24 + frames * 4)) + le64(dataSize) + le64(UInt64(frames)) + le32(0)
+        ds64 += [UInt8](repeating: 0, count: 28 - ds64.count)
+        let fmt = le16(1) + le16(2) + le32(44_100) + le32(44_100 * 4) + le16(4) + le16(16)
+        return Array("RF64".utf8) + le32(0xFFFF_FFFF) + Array("WAVE".utf8)
+            + Array("ds64".utf8) + le32(UInt32(ds64.count)) + ds64
+            + Array("fmt ".utf8) + le32(UInt32(fmt.count)) + fmt
+            + Array("data".utf8) + le32(0xFFFF_FFFF) + [UInt8](repeating: 0, count: frames * 4)
+    }
+
+    /// An MP4 box of `type` with `body`, its size in the 32-bit field.
+    public static func mp4Box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+        be32(UInt32(body.count + 8)) + Array(type.utf8) + body
+    }
+
+    /// An M4A whose second box uses the 64-bit size field to claim `size` bytes.
+    public static func mp4(largeBoxSize size: UInt64) -> [UInt8] {
+        mp4Box("ftyp", Array("M4A ".utf8) + [0, 0, 0, 0] + Array("M4A mp42isom".utf8))
+            + be32(1) + Array("moov".utf8) + be64(size) + [UInt8](repeating: 0, count: 32)
+    }
+}

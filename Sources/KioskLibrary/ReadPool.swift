@@ -19,6 +19,8 @@ final class ReadPool: @unchecked Sendable {
     let mountPoint: String
     let limits: ScanLimits
     let cancellation: ScanCancellation?
+    /// Where each reader says which file it reads (nil: no index, no journal).
+    let journal: ScanReadJournal?
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var queue: [String] = []
@@ -28,10 +30,11 @@ final class ReadPool: @unchecked Sendable {
     private var readCount = 0
     private var helpers: [KioskThread] = []
 
-    init(mountPoint: String, limits: ScanLimits, cancellation: ScanCancellation?) {
+    init(mountPoint: String, limits: ScanLimits, cancellation: ScanCancellation?, journal: ScanReadJournal? = nil) {
         self.mountPoint = mountPoint
         self.limits = limits
         self.cancellation = cancellation
+        self.journal = journal
     }
 
     private var isCancelled: Bool { cancellation?.isCancelled == true }
@@ -52,11 +55,25 @@ final class ReadPool: @unchecked Sendable {
                     name: "kiosk-scan-\(n + 1)",
                     { [self] in
                         Syscalls.setThreadNiceness(VolumeScanner.niceness)
-                        help(MusicFileReader(limits: limits))
+                        help(MusicFileReader(limits: limits), slot: n + 2)
                     })
             else { break }
             helpers.append(thread)
         }
+    }
+
+    /// Gives `relativePath` its outcome without a read by the pool (read before, alone).
+    func preset(_ relativePath: String, _ outcome: FileReadOutcome) {
+        lock.lock()
+        entries[relativePath] = .done(outcome)
+        lock.unlock()
+    }
+
+    /// Reads `relativePath` on this thread with the journal's `slot` saying so.
+    func readNow(_ relativePath: String, with reader: MusicFileReader, slot: Int) -> FileReadOutcome {
+        let path = mountPoint == "/" ? "/" + relativePath : mountPoint + "/" + relativePath
+        guard let journal else { return reader.read(path: path) }
+        return journal.reading(slot: slot, relativePath) { reader.read(path: path) }
     }
 
     /// Asks for `relativePath` to be read (once).
@@ -88,8 +105,8 @@ final class ReadPool: @unchecked Sendable {
     }
 
     /// Reads `path` (claimed by this thread) and publishes the outcome.
-    private func read(_ path: String, with reader: MusicFileReader) {
-        let outcome = reader.read(path: mountPoint == "/" ? "/" + path : mountPoint + "/" + path)
+    private func read(_ path: String, with reader: MusicFileReader, slot: Int) {
+        let outcome = readNow(path, with: reader, slot: slot)
         lock.lock()
         entries[path] = .done(outcome)
         readCount += 1
@@ -98,14 +115,14 @@ final class ReadPool: @unchecked Sendable {
     }
 
     /// A helper's body: read queued files until the pool is closed.
-    private func help(_ reader: MusicFileReader) {
+    private func help(_ reader: MusicFileReader, slot: Int) {
         lock.lock()
         while true {
             while !closed && queueHead == queue.count { lock.wait() }
             if closed || isCancelled { break }
             guard let path = claimNext() else { continue }
             lock.unlock()
-            read(path, with: reader)
+            read(path, with: reader, slot: slot)
             lock.lock()
         }
         lock.unlock()
@@ -125,12 +142,12 @@ final class ReadPool: @unchecked Sendable {
             case nil, .queued?:
                 entries[relativePath] = .reading
                 lock.unlock()
-                read(relativePath, with: reader)
+                read(relativePath, with: reader, slot: ScanReadJournal.scanningThreadSlot)
                 lock.lock()
             case .reading?:
                 if let other = claimNext() {
                     lock.unlock()
-                    read(other, with: reader)
+                    read(other, with: reader, slot: ScanReadJournal.scanningThreadSlot)
                     lock.lock()
                 } else {
                     lock.wait()

@@ -66,6 +66,10 @@ public final class VolumeScanner {
         reader = MusicFileReader(limits: limits)
     }
 
+    /// Why a file that crashed the player while it was read is left out.
+    static let crashedReason =
+        "skipped: the player stopped while reading this file at an earlier start; it is not read again until it changes"
+
     /// How often progress is reported (files examined).
     static let progressInterval = 250
 
@@ -89,7 +93,11 @@ public final class VolumeScanner {
             throw ScanError(message: "\(mountPoint): not a readable folder")
         }
         let walker = VolumeWalker(root: mountPoint, volume: volume, limits: limits, threads: readerThreads)
-        let reads = ReadPool(mountPoint: mountPoint, limits: limits, cancellation: cancellation)
+        // The read journal beside the index: what crashed the last run is not read again.
+        let journaled = indexPath.flatMap { ScanReadJournal.open(path: $0 + ".reading", slots: readerThreads + 1) }
+        let leftovers = journaled?.1 ?? ScanReadJournal.Leftovers()
+        let reads = ReadPool(
+            mountPoint: mountPoint, limits: limits, cancellation: cancellation, journal: journaled?.0)
         defer { reads.close() }
         // Contents stand for a later identical walk only when nothing here must be retried.
         var reusable = true
@@ -201,13 +209,20 @@ public final class VolumeScanner {
         var toRead: [String] = []
         var readIndex: [Int] = []
         var matchedRows = 0
+        let crashed = Set(leftovers.crashed)
         for (i, file) in walk.musicFiles.enumerated() {
             if let old = known[file.relativePath] {
                 matchedRows += 1
-                if old.stands(for: file) {
+                if old.stands(for: file) && !crashed.contains(file.relativePath) {
                     cached.append(old.outcome)
                     continue
                 }
+            }
+            if crashed.contains(file.relativePath) {
+                let outcome = StoredOutcome.unplayable(reason: Self.crashedReason)
+                write { try $0.store(file, outcome) }
+                cached.append(outcome)
+                continue
             }
             cached.append(nil)
             toRead.append(file.relativePath)
@@ -256,6 +271,11 @@ public final class VolumeScanner {
                 take(walk.musicFiles[processed], cached[processed]!)
                 processed += 1
             }
+        }
+        // Suspects of a death without a fault are read first, alone, each in the journal's own slot.
+        let reading = Set(toRead)
+        for path in leftovers.suspects where reading.contains(path) {
+            reads.preset(path, reads.readNow(path, with: reader, slot: ScanReadJournal.suspectSlot))
         }
         for path in toRead { reads.submit(path) }
         // A helper thread pays off only with enough files to share.

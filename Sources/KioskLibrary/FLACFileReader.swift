@@ -15,7 +15,8 @@ package struct TrackInfo: Sendable, Hashable {
 /// The result of reading one file.
 package enum FileReadOutcome: Sendable {
     /// Listed; `warnings` say what was ignored (e.g. an oversized comment block).
-    case playable(TrackInfo, warnings: [String])
+    // Boxed: the scan holds one outcome per file in flight or unchanged, most of them small.
+    indirect case playable(TrackInfo, warnings: [String])
     /// Left out, with the reason. `transient` errors (I/O, the stick going away) are not
     /// remembered in the index, so the file is tried again next scan.
     case unplayable(reason: String, transient: Bool)

@@ -19,9 +19,10 @@ struct IndexedFile: Sendable {
 
 /// A stored read result (transient failures are never stored).
 enum StoredOutcome: Sendable {
-    case playable(TrackInfo, warnings: [String])
+    // Boxed: the scan keeps one per file (200 000 on a big stick), most of them small.
+    indirect case playable(TrackInfo, warnings: [String])
     /// The track an earlier scan of the same volume made of the file (nothing to make again).
-    case known(Track, warnings: [String])
+    indirect case known(Track, warnings: [String])
     case unplayable(reason: String)
 }
 

@@ -70,6 +70,9 @@ public final class VolumeScanner {
     static let crashedReason =
         "skipped: the player stopped while reading this file at an earlier start; it is not read again until it changes"
 
+    /// Files submitted to the readers ahead of the one the scan takes next.
+    static let readAheadFiles = 512
+
     /// How often progress is reported (files examined).
     static let progressInterval = 250
 
@@ -171,7 +174,8 @@ public final class VolumeScanner {
         } else {
             openTheIndex(expected: walk.musicFiles.count)
         }
-        var problems = walk.warnings + indexProblems
+        var problems = ProblemList(limits: limits)
+        problems.append(contentsOf: walk.warnings + indexProblems)
 
         // FLAC files: from the index when unchanged, else read.
         var tracks: [Track] = []
@@ -277,12 +281,16 @@ public final class VolumeScanner {
         for path in leftovers.suspects where reading.contains(path) {
             reads.preset(path, reads.readNow(path, with: reader, slot: ScanReadJournal.suspectSlot))
         }
-        for path in toRead { reads.submit(path) }
+        // Submitted a window ahead of the files taken, so what is read ahead and not yet taken
+        // stays bounded however many files the stick holds.
+        let window = Self.readAheadFiles
+        for path in toRead.prefix(window) { reads.submit(path) }
         // A helper thread pays off only with enough files to share.
         reads.startHelpers(min(readerThreads - 1, toRead.count / 32))
         var reported = 0
         for (k, path) in toRead.enumerated() {
             guard let fresh = reads.outcome(for: path, reader: reader) else { break }
+            if k + window < toRead.count { reads.submit(toRead[k + window]) }
             let i = readIndex[k]
             catchUp(to: i)
             let file = walk.musicFiles[i]
@@ -366,7 +374,7 @@ public final class VolumeScanner {
             walk.playlists.isEmpty
             ? [:]
             : Dictionary(
-                problems.filter { $0.severity == .excluded }.map { ($0.relativePath, $0.reason) },
+                problems.kept.filter { $0.severity == .excluded }.map { ($0.relativePath, $0.reason) },
                 uniquingKeysWith: { a, _ in a })
         let resolver = PlaylistResolver(mountPoint: mountPoint, files: present)
         var playlists: [ResolvedPlaylist] = []
@@ -405,15 +413,9 @@ public final class VolumeScanner {
             }
         }
 
-        if problems.count > limits.maxProblems {
-            let extra = problems.count - limits.maxProblems
-            problems.removeLast(extra)
-            problems.append(
-                LibraryProblem(
-                    volume: volume, relativePath: "", reason: "\(extra) more problems not listed", severity: .warning))
-        }
+        let listed = problems.finished()
         stats.tracks = tracks.count
-        stats.problems = problems.count
+        stats.problems = listed.count
         stats.seconds = Double(Syscalls.monotonicNanoseconds() - started) / 1e9
         if let indexPath { stats.indexBytes = VolumeIndex.sizeOnDisk(indexPath) }
         progress(walk.musicFiles.count)
@@ -429,7 +431,7 @@ public final class VolumeScanner {
             volume: volume, mountPoint: mountPoint,
             tracks: Track.withAudiobookFolders(Track.withAlbumArtists(tracks), markerFolders: walk.audiobookFolders),
             playlists: playlists,
-            covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: problems, fingerprint: fingerprint)
+            covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: listed, fingerprint: fingerprint)
         return (contents, stats)
     }
 

@@ -31,6 +31,9 @@ public struct ScanLimits: Sendable, Hashable {
     public var maxPlaylistEntries = 20_000
     /// Problems kept per volume (more are counted in one summary line).
     public var maxProblems = 2000
+    /// Problems kept in a row from one folder (more are counted in one line for that folder), so
+    /// one folder of broken files does not hide the problems of the others.
+    public var maxProblemsPerFolder = 100
 
     public init() {}
 }

@@ -45,6 +45,8 @@ public struct ProcessResult: Sendable {
     public let stdout: [UInt8]
     public let stderr: [UInt8]
     public let timedOut: Bool
+    /// The child's peak resident set (getrusage's ru_maxrss), in kB.
+    public var peakRSSKilobytes = 0
     public var output: String { String(decoding: stdout, as: UTF8.self) }
     public var errors: String { String(decoding: stderr, as: UTF8.self) }
 }
@@ -78,16 +80,17 @@ public func run(
             timedOut: false)
     }
     var status: Int32 = 0
+    var usage = rusage()
     var timedOut = false
     let deadline = Syscalls.monotonicNanoseconds() + UInt64(timeoutSeconds * 1e9)
     while true {
-        let r = waitpid(pid, &status, WNOHANG)
+        let r = wait4(pid, &status, WNOHANG, &usage)
         if r == pid { break }
         if r < 0 && errno != EINTR { break }
         if Syscalls.monotonicNanoseconds() > deadline {
             kill(pid, SIGKILL)
             timedOut = true
-            waitpid(pid, &status, 0)
+            wait4(pid, &status, 0, &usage)
             break
         }
         Syscalls.sleep(nanoseconds: 5_000_000)
@@ -99,7 +102,9 @@ public func run(
     _ = Glibc.unlink(errPath)
     _ = Glibc.unlink(inPath)
     _ = Glibc.rmdir(scratch)
-    return ProcessResult(status: exitStatus, stdout: out, stderr: err, timedOut: timedOut)
+    var result = ProcessResult(status: exitStatus, stdout: out, stderr: err, timedOut: timedOut)
+    result.peakRSSKilobytes = usage.ru_maxrss
+    return result
 }
 
 private func TemporaryDirectoryNoCleanup() throws -> String {

@@ -1,0 +1,53 @@
+import Glibc
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+@testable import KioskLibrary
+
+/// A stick of a hundred thousand broken files costs the scan memory for the files, not for a
+/// problem line or a read-ahead outcome per file.
+@Suite(.serialized) struct HugeFolderScanTests {
+    private func stick(emptyFiles count: Int, folders: Int = 1) throws -> TemporaryDirectory {
+        let dir = try TemporaryDirectory("kiosk-huge")
+        for folder in 0..<folders {
+            try Syscalls.mkdirs(dir.file("f\(folder)"))
+            for n in 0..<count / folders {
+                let fd = Glibc.open(dir.file("f\(folder)/\(n).mp3"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+                if fd >= 0 { Glibc.close(fd) }
+            }
+        }
+        return dir
+    }
+
+    @Test("100 000 empty files: the scan lists their problems bounded and peaks under 64 MB (was 127 MB)")
+    func emptyFilesBoundedMemory() throws {
+        let dir = try stick(emptyFiles: 100_000)
+        defer { dir.remove() }
+        let result = run(TestPaths.playerBinary, ["scan", dir.path], timeoutSeconds: 120)
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("music files: 100000"), "\(result.output)")
+        #expect(result.output.contains("  f0: 99900 more problems in this folder not listed"), "\(result.output)")
+        #expect(result.peakRSSKilobytes > 0 && result.peakRSSKilobytes < 64 << 10, "peak \(result.peakRSSKilobytes) kB")
+    }
+
+    @Test("problems are kept per folder up to their cap, then in all up to theirs, with counts of the rest")
+    func problemCaps() {
+        var limits = ScanLimits()
+        limits.maxProblemsPerFolder = 2
+        limits.maxProblems = 5
+        var list = ProblemList(limits: limits)
+        let volume = VolumeID(rawValue: "v")
+        for folder in ["a", "b", "c"] {
+            for n in 0..<4 {
+                list.append(LibraryProblem(volume: volume, relativePath: "\(folder)/\(n).mp3", reason: "empty file"))
+            }
+        }
+        let lines = list.finished().map(\.description)
+        #expect(
+            lines == [
+                "a/0.mp3: empty file", "a/1.mp3: empty file", "a: warning: 2 more problems in this folder not listed",
+                "b/0.mp3: empty file", "b/1.mp3: empty file", "(volume v): warning: 6 more problems not listed",
+            ])
+    }
+}

@@ -59,7 +59,9 @@ public enum Log {
         if level == .debug && !verbose { return }
         if quiet && level > .error { return }
         let prefixed = journal && !toFile.load(ordering: .relaxed)
-        let line = prefixed ? "<\(level.rawValue)>\(message)\n" : "kiosk-player: \(level.word): \(message)\n"
+        // Messages name files from sticks: a newline there must not forge a journal line.
+        let text = TerminalText.escaped(message)
+        let line = prefixed ? "<\(level.rawValue)>\(text)\n" : "kiosk-player: \(level.word): \(text)\n"
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { raw in _ = Glibc.write(2, raw.baseAddress, raw.count) }
     }

@@ -63,7 +63,7 @@ enum PlayCommand {
             case .trackStarted(let id, let format, let total):
                 let index = Int(id) - 1
                 let length = total.map { " " + formatDuration(frames: $0, rate: format.sampleRate) } ?? ""
-                printLine("[\(index + 1)/\(files.count)] \(files[index]) (\(format)\(length))")
+                printLine(TerminalText.escaped("[\(index + 1)/\(files.count)] \(files[index]) (\(format)\(length))"))
             case .error(_, let path, let message):
                 failed.append(path)
                 CommandLineTool.writeErr("kiosk-player play: cannot play '\(path)': \(message)\n")

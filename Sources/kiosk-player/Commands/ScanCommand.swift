@@ -61,7 +61,7 @@ enum ScanCommand {
             return 0
         }
         printLine(
-            "Scanned \(root) in \(seconds(stats.seconds + buildSeconds)) (walk \(seconds(stats.walkSeconds)), catalog \(seconds(buildSeconds)))"
+            "Scanned \(TerminalText.escaped(root)) in \(seconds(stats.seconds + buildSeconds)) (walk \(seconds(stats.walkSeconds)), catalog \(seconds(buildSeconds)))"
         )
         printLine(
             "music files: \(stats.musicFiles) (\(stats.filesRead) read, \(stats.filesUnchanged) unchanged from the index), playlists: \(stats.playlists), folders: \(stats.folders)"
@@ -74,11 +74,15 @@ enum ScanCommand {
         let warnings = catalog.problems.filter { $0.severity == .warning }
         printLine("Left out: \(excluded.count)")
         for problem in excluded {
-            printLine("  \(problem.relativePath.isEmpty ? root : problem.relativePath): \(problem.reason)")
+            printLine(
+                TerminalText.escaped(
+                    "  \(problem.relativePath.isEmpty ? root : problem.relativePath): \(problem.reason)"))
         }
         printLine("Warnings: \(warnings.count)")
         for problem in warnings {
-            printLine("  \(problem.relativePath.isEmpty ? root : problem.relativePath): \(problem.reason)")
+            printLine(
+                TerminalText.escaped(
+                    "  \(problem.relativePath.isEmpty ? root : problem.relativePath): \(problem.reason)"))
         }
         if let indexPath { printLine("Index: \(indexPath) (\(stats.indexBytes / 1024) KiB)") }
         return 0

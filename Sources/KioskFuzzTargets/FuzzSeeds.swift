@@ -86,6 +86,22 @@ public enum FuzzSeeds {
             try seed(.tags, "seed-\(format)", [index] + (try Syscalls.readFile(out, limit: 1 << 22)))
         }
         try seed(.tags, "seed-wav", [4] + wav)
+        // PCM headers: WAV, RF64 with its ds64 sizes, AIFF.
+        try seed(.pcmHeader, "wav", [0] + wav)
+        try seed(.pcmHeader, "rf64", [0] + rf64)
+        if MusicFileEncoder.canMake("aiff"), let aiff = try? Syscalls.readFile(work + "/seed.aiff", limit: 1 << 22) {
+            try seed(.pcmHeader, "aiff", [1] + aiff)
+        }
+        // Scan trees: a folder with a FLAC, a cover, a playlist, a link and a FIFO.
+        let flacBytes = try Syscalls.readFile(flac)
+        try seed(
+            .scan, "tree",
+            scanTree([
+                (0, "Artist/Album/01 Song.flac", flacBytes), (0, "Artist/Album/cover.jpg", SyntheticLibrary.sampleJPEG),
+                (0, "list.m3u8", Array("Artist/Album/01 Song.flac\nmissing.flac\n".utf8)),
+                (2, "link", Array("Artist".utf8)),
+                (3, "pipe.mp3", []), (0, "empty.mp3", []), (1, "Empty Folder", []),
+            ]))
         // Inputs: a press, a long press, a chord, an encoder turn.
         try seed(.inputs, "press", [0, 1, 10, 0, 0, 20])
         try seed(.inputs, "long-press", [0, 1, 10, 0, 0, 148])  // 148 = 0x80 | 20: the 50× scale
@@ -159,6 +175,29 @@ public enum FuzzSeeds {
         bytes += Array("data".utf8) + le32(16) + [UInt8](repeating: 0x11, count: 16)
         return bytes
     }()
+
+    /// An RF64 header (ds64 with its 64-bit sizes, fmt, data sized 0xFFFFFFFF) and four frames.
+    static let rf64: [UInt8] = {
+        let ds64 = le32(36 + 28 + 24 + 16) + le32(0) + le32(16) + le32(0) + le32(4) + le32(0) + le32(0)
+        var bytes = Array("RF64".utf8) + le32(0xFFFF_FFFF) + Array("WAVEds64".utf8) + le32(UInt32(ds64.count)) + ds64
+        bytes += Array("fmt ".utf8) + le32(16) + [1, 0, 2, 0] + le32(44_100) + le32(44_100 * 4) + [4, 0, 16, 0]
+        bytes += Array("data".utf8) + le32(0xFFFF_FFFF) + [UInt8](repeating: 0x22, count: 16)
+        return bytes
+    }()
+
+    /// A `scan` input: entries (kind, name, content) in the target's encoding.
+    static func scanTree(_ entries: [(kind: UInt8, name: String, content: [UInt8])]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for entry in entries {
+            let name = Array(entry.name.utf8.prefix(255))
+            bytes += [entry.kind, UInt8(name.count)] + name
+            if entry.kind == 0 || entry.kind == 2 {
+                let content = entry.content.prefix(65_535)
+                bytes += [UInt8(content.count & 0xFF), UInt8(content.count >> 8)] + content
+            }
+        }
+        return bytes
+    }
 
     private static func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
 }

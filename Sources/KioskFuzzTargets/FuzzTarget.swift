@@ -44,6 +44,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case cards
     /// What card readers send: an MFRC522's replies on MISO, a USB reader's keys.
     case cardReader = "card-reader"
+    /// WAV, RF64 and AIFF/AIFC headers (chunk sizes near 2^63 included), through the header
+    /// reader and the first block of the PCM decoder, as the scan reads them.
+    case pcmHeader = "pcm-header"
+    /// A small tree built from the input (files, folders, links, FIFOs), scanned with an index twice.
+    case scan
 
     /// Runs one input.
     public func run(_ data: [UInt8]) {
@@ -75,6 +80,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .inputs: InputFuzz.run(data)
         case .cards: FuzzFiles.withStateFile(CardStore.fileName, data) { _ = CardStore(directory: $0) }
         case .cardReader: CardReaderFuzz.run(data)
+        case .pcmHeader:
+            let names = ["track.wav", "track.aiff"]
+            FuzzFiles.withFile(names[Int(data.first ?? 0) % 2], Array(data.dropFirst())) {
+                _ = MusicFileReader().read(path: $0)
+            }
+        case .scan: ScanFuzz.run(data)
         }
     }
 }

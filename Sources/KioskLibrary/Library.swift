@@ -325,12 +325,29 @@ public final class Library {
                 Log.info(
                     "library: scanned \(job.volume) in \(stats.seconds) s: \(stats.tracks) tracks, \(stats.filesRead) files read, \(stats.problems) problems\(stats.reusedPrevious ? " (nothing changed)" : "")"
                 )
+                Self.logLeftOut(outcome.contents.problems, volume: job.volume)
                 onEvent(
                     .scanFinished(
                         job.volume, tracks: stats.tracks, problems: stats.problems, seconds: stats.seconds))
                 if changed { onEvent(.catalogChanged) }
             }
             startNext()
+        }
+    }
+
+    /// Files left out by a scan, with their reasons, in the journal: the first
+    /// `leftOutLogLines` of them (a stick of broken files must not flood it), then a count.
+    static let leftOutLogLines = 20
+
+    static func logLeftOut(_ problems: [LibraryProblem], volume: VolumeID) {
+        let excluded = problems.filter { $0.severity == .excluded && !$0.relativePath.isEmpty }
+        for problem in excluded.prefix(leftOutLogLines) {
+            Log.notice("library: left out \(volume): \(problem.relativePath): \(problem.reason)")
+        }
+        if excluded.count > leftOutLogLines {
+            Log.notice(
+                "library: left out \(volume): \(excluded.count - leftOutLogLines) more files (kiosk-player scan lists them all)"
+            )
         }
     }
 }

@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 # The libraries' headers are architecture-independent in Debian; the cross sysroot's own glibc and
 # kernel headers come first, /usr/include only after them.
 includes=(-I"$repo/Sources/CKioskShims/include")
-for pc in alsa flac libgpiod libturbojpeg libpng freetype2 sqlite3 vorbisfile opusfile taglib; do
+for pc in alsa flac libgpiod libturbojpeg libjpeg libpng freetype2 sqlite3 vorbisfile opusfile taglib; do
     # shellcheck disable=SC2207
     includes+=($(pkg-config --cflags-only-I "$pc"))
 done

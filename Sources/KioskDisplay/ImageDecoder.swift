@@ -96,7 +96,7 @@ public enum ImageDecoder {
     public static func decode(_ bytes: [UInt8], target: ImageTarget = .original, limits: ImageLimits = .default)
         throws(ImageError) -> Image
     {
-        var gauge = HeapGauge()
+        var gauge = HeapGauge.off
         return try decode(bytes, target: target, limits: limits, gauge: &gauge)
     }
 

@@ -18,7 +18,8 @@ set -euo pipefail
 
 build_packages=(
     pkg-config gcc make
-    libasound2-dev libflac-dev libgpiod-dev libturbojpeg0-dev libpng-dev libfreetype-dev libsqlite3-dev
+    libasound2-dev libflac-dev libgpiod-dev libturbojpeg0-dev libjpeg-dev libpng-dev libfreetype-dev
+    libsqlite3-dev
     libmpg123-dev libvorbis-dev libopusfile-dev 'libtag-dev|libtag1-dev' libavformat-dev libavcodec-dev
     libsoxr-dev
     fonts-dejavu-core fonts-vlgothic
@@ -32,7 +33,7 @@ build_packages=(
     python3 dosfstools mtools exfatprogs debootstrap
 )
 runtime_packages=(
-    'libasound2t64|libasound2' 'libflac14|libflac12' 'libgpiod3|libgpiod2' libturbojpeg0
+    'libasound2t64|libasound2' 'libflac14|libflac12' 'libgpiod3|libgpiod2' libturbojpeg0 libjpeg62-turbo
     'libpng16-16t64|libpng16-16' libfreetype6 libsqlite3-0
     'libmpg123-0t64|libmpg123-0' libvorbisfile3 libopusfile0 'libtag2|libtag1v5' libsoxr0
     'libavformat61|libavformat59' 'libavcodec61|libavcodec59' 'libavutil59|libavutil57'

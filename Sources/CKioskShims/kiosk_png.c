@@ -68,6 +68,11 @@ kiosk_png_reader *kiosk_png_open(const uint8_t *data, size_t size, const struct 
     png_set_user_limits(reader->png, limits->max_width, limits->max_height);
     png_set_chunk_malloc_max(reader->png, limits->max_chunk_bytes);
     png_set_chunk_cache_max(reader->png, 128);
+    // Chunks we never use are skipped unread: kept, 127 zTXt chunks of 4 MB each would be 500 MB.
+    static const png_byte unused[] = "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0pHYs\0sBIT\0sCAL\0"
+                                     "sPLT\0sRGB\0tEXt\0tIME\0zTXt";
+    png_set_keep_unknown_chunks(reader->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(reader->png, PNG_HANDLE_CHUNK_NEVER, unused, (int)(sizeof unused / 5));
     png_set_read_fn(reader->png, reader, read_memory);
     png_read_info(reader->png, reader->info);
     reader->width = png_get_image_width(reader->png, reader->info);

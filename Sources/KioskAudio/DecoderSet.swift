@@ -5,7 +5,8 @@ import Glibc
 import KioskSystem
 
 /// One decoder per format, made when first needed and reused, and the choice between them by the
-/// file's content (its first bytes after any ID3v2 tag), never by its name.
+/// file's content (its first bytes after any ID3v2 tag), never by its name: a signature, else
+/// what the frames look like (`StreamProbe`), confirmed by that format's decoder.
 ///
 /// Thread: one thread at a time (the engine's decoder thread, or one scan worker each).
 public final class DecoderSet {
@@ -37,7 +38,31 @@ public final class DecoderSet {
         if let format = AudioFileFormat.sniff(head.prefix(n)) { return format }
         // After an ID3v2 tag, padding or junk may come before the first frame: mpg123 resyncs.
         if tag > 0 { return .mp3 }
+        if let format = try probeWithoutSignature(path: path, fd: file.fd) { return format }
         throw .unrecognized
+    }
+
+    /// A stream without a signature (`StreamProbe`), when its decoder opens it (reads its first frame).
+    /// Bounded: one read of the probe's window, and a decoder only for a window that looks like
+    /// its frames.
+    private func probeWithoutSignature(path: String, fd: Int32) throws(DecodeError) -> AudioFileFormat? {
+        var window = [UInt8](repeating: 0, count: StreamProbe.windowBytes)
+        var n = 0
+        while true {
+            n = window.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, $0.count, 0) }
+            if n >= 0 { break }
+            if errno != EINTR { throw .readFailed(errno: errno) }
+        }
+        guard let (format, _) = StreamProbe.probe(Array(window.prefix(n))) else { return nil }
+        // A decoder of its own: the set's may hold the file that is playing.
+        let decoder: any AudioDecoder = format == .flac ? FLACDecoder() : MP3Decoder()
+        defer { decoder.close() }
+        do throws(DecodeError) {
+            try decoder.open(path: path)
+        } catch {
+            return nil
+        }
+        return format
     }
 
     private func read(_ fd: Int32, at offset: Int64) throws(DecodeError) -> Int {

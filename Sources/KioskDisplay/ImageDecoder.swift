@@ -1,4 +1,3 @@
-import CJPEG
 import CKioskShims
 
 /// The image formats artwork comes in. Thread: a value.
@@ -19,8 +18,9 @@ public struct ImageLimits: Sendable, Equatable {
     public var maxHeight: Int
     /// Largest width × height.
     public var maxPixels: Int
-    /// Largest memory the decoder may need for pixels (output buffers, a progressive JPEG's
-    /// coefficients, an interlaced PNG held whole).
+    /// Largest memory the decoder may need for pixels: output buffers, the whole-image coefficient
+    /// buffer libjpeg keeps for a multi-scan JPEG (progressive, or sequential with a first scan that
+    /// lacks a component), an interlaced PNG held whole. libjpeg is capped at what is left of it.
     public var maxDecodedBytes: Int
 
     public init(
@@ -44,6 +44,8 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownFormat
     case dimensionsTooLarge(format: ImageFormat, width: Int, height: Int, limits: ImageLimits)
     case needsTooMuchMemory(format: ImageFormat, bytes: Int, limit: Int)
+    /// The library itself refused to allocate past what the limit left it.
+    case libraryOverBudget(format: ImageFormat, limit: Int)
     case corrupt(format: ImageFormat, reason: String)
 
     public var description: String {
@@ -60,6 +62,8 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .needsTooMuchMemory(let format, let bytes, let limit):
             return
                 "decoding the \(format.rawValue) image would need \(megabytes(bytes)) of memory, more than the \(megabytes(limit)) limit"
+        case .libraryOverBudget(let format, let limit):
+            return "decoding the \(format.rawValue) image would need more memory than the \(megabytes(limit)) limit"
         case .corrupt(let format, let reason):
             return "corrupt \(format.rawValue) image: \(reason)"
         }
@@ -92,11 +96,21 @@ public enum ImageDecoder {
     public static func decode(_ bytes: [UInt8], target: ImageTarget = .original, limits: ImageLimits = .default)
         throws(ImageError) -> Image
     {
+        var gauge = HeapGauge.off
+        return try decode(bytes, target: target, limits: limits, gauge: &gauge)
+    }
+
+    /// `decode`, sampling `gauge` where the decoder's memory peaks (after the library's buffers
+    /// exist, after the pixels are read, after fitting): what tests and the fuzzer hold against
+    /// `limits.maxDecodedBytes`.
+    public static func decode(
+        _ bytes: [UInt8], target: ImageTarget = .original, limits: ImageLimits = .default, gauge: inout HeapGauge
+    ) throws(ImageError) -> Image {
         if bytes.isEmpty { throw .empty }
         if bytes.count > limits.maxInputBytes { throw .inputTooLarge(bytes: bytes.count, limit: limits.maxInputBytes) }
         switch format(of: bytes) {
-        case .jpeg: return try decodeJPEG(bytes, target: target, limits: limits)
-        case .png: return try decodePNG(bytes, target: target, limits: limits)
+        case .jpeg: return try decodeJPEG(bytes, target: target, limits: limits, gauge: &gauge)
+        case .png: return try decodePNG(bytes, target: target, limits: limits, gauge: &gauge)
         case nil: throw .unknownFormat
         }
     }
@@ -120,132 +134,83 @@ public enum ImageDecoder {
 
     // MARK: - JPEG
 
-    /// What the frame header (SOFn) of a JPEG says, read by walking the markers.
-    struct JPEGFrame: Equatable {
-        var width: Int
-        var height: Int
-        var progressive: Bool
-        /// Horizontal and vertical sampling factor of each component.
-        var sampling: [(h: Int, v: Int)]
-
-        static func == (a: JPEGFrame, b: JPEGFrame) -> Bool {
-            a.width == b.width && a.height == b.height && a.progressive == b.progressive
-                && a.sampling.elementsEqual(b.sampling, by: { $0 == $1 })
-        }
-
-        /// Memory libjpeg holds for a progressive image: one 16-bit coefficient per pixel of each
-        /// component at full resolution, whatever the output scale.
-        var coefficientBytes: Int {
-            guard progressive, let hMax = sampling.map(\.h).max(), let vMax = sampling.map(\.v).max(),
-                hMax > 0, vMax > 0
-            else { return 0 }
-            var total = 0
-            for component in sampling {
-                let w = (width * component.h + hMax - 1) / hMax
-                let h = (height * component.v + vMax - 1) / vMax
-                total += ((w + 7) / 8 * 8) * ((h + 7) / 8 * 8) * 2
+    /// Decodes through libjpeg (kiosk_jpeg.c). The header and the first scan header are read before
+    /// anything big is allocated: whether libjpeg will buffer the whole image's coefficients (a
+    /// progressive image, or a sequential one whose first scan lacks a component) and how much that
+    /// buffer takes come from libjpeg itself, so the bound counts what it will allocate; and its
+    /// memory manager is capped at what the budget leaves, so an image our count misjudged is
+    /// refused by libjpeg before the allocation, not after.
+    static func decodeJPEG(_ bytes: [UInt8], target: ImageTarget, limits: ImageLimits, gauge: inout HeapGauge)
+        throws(ImageError) -> Image
+    {
+        var message = [CChar](repeating: 0, count: 256)
+        var header = kiosk_jpeg_header()
+        let outcome: Result<Image, ImageError> = bytes.withUnsafeBufferPointer { buffer in
+            guard let reader = kiosk_jpeg_open(buffer.baseAddress, buffer.count, &header, &message, message.count)
+            else { return .failure(.corrupt(format: .jpeg, reason: cString(message))) }
+            defer { kiosk_jpeg_close(reader) }
+            do throws(ImageError) {
+                return .success(try readJPEG(reader, header, target: target, limits: limits, gauge: &gauge))
+            } catch {
+                return .failure(error)
             }
-            return total
         }
-
-        static func scan(_ bytes: [UInt8]) -> JPEGFrame? {
-            var i = 2
-            while i + 4 <= bytes.count {
-                guard bytes[i] == 0xFF else { return nil }
-                var marker = bytes[i + 1]
-                i += 2
-                while marker == 0xFF && i < bytes.count {
-                    marker = bytes[i]
-                    i += 1
-                }
-                if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }
-                if marker == 0xD9 || marker == 0xDA { return nil }
-                guard i + 2 <= bytes.count else { return nil }
-                let length = Int(bytes[i]) << 8 | Int(bytes[i + 1])
-                guard length >= 2, i + length <= bytes.count else { return nil }
-                let isFrame = (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
-                if isFrame {
-                    guard length >= 8 else { return nil }
-                    let height = Int(bytes[i + 3]) << 8 | Int(bytes[i + 4])
-                    let width = Int(bytes[i + 5]) << 8 | Int(bytes[i + 6])
-                    let count = Int(bytes[i + 7])
-                    guard length >= 8 + 3 * count else { return nil }
-                    var sampling: [(h: Int, v: Int)] = []
-                    for c in 0..<count {
-                        let hv = bytes[i + 8 + 3 * c + 1]
-                        sampling.append((Int(hv >> 4), Int(hv & 0x0F)))
-                    }
-                    let progressive = [0xC2, 0xC6, 0xCA, 0xCE].contains(marker)
-                    return JPEGFrame(width: width, height: height, progressive: progressive, sampling: sampling)
-                }
-                i += length
-            }
-            return nil
-        }
+        return try outcome.get()
     }
 
-    static func decodeJPEG(_ bytes: [UInt8], target: ImageTarget, limits: ImageLimits) throws(ImageError) -> Image {
-        guard let frame = JPEGFrame.scan(bytes) else {
-            throw .corrupt(format: .jpeg, reason: "no frame header (SOF marker) before the image data")
-        }
-        try checkDimensions(.jpeg, frame.width, frame.height, limits)
-        guard let handle = tjInitDecompress() else { throw .corrupt(format: .jpeg, reason: "tjInitDecompress failed") }
-        defer { tjDestroy(handle) }
-        func failure() -> String {
-            guard let text = tjGetErrorStr2(handle) else { return "unknown error" }
-            return String(cString: text)
-        }
-        var width: Int32 = 0
-        var height: Int32 = 0
-        var subsampling: Int32 = 0
-        var colorspace: Int32 = 0
-        let headerResult = bytes.withUnsafeBufferPointer { buffer in
-            tjDecompressHeader3(
-                handle, buffer.baseAddress, UInt(buffer.count), &width, &height, &subsampling, &colorspace)
-        }
-        if headerResult != 0 { throw .corrupt(format: .jpeg, reason: failure()) }
-        let source = Size(width: Int(width), height: Int(height))
+    private static func readJPEG(
+        _ reader: OpaquePointer, _ header: kiosk_jpeg_header, target: ImageTarget, limits: ImageLimits,
+        gauge: inout HeapGauge
+    ) throws(ImageError) -> Image {
+        // Also on the way out of a refusal: what libjpeg holds then is still allocated.
+        defer { gauge.sample() }
+        let source = Size(width: Int(header.width), height: Int(header.height))
         try checkDimensions(.jpeg, source.width, source.height, limits)
         let plan = ResamplePlan(source: source, target: target)
 
-        // The smallest scale libjpeg offers (≤ 1) that still covers the output size.
+        // The smallest scale libjpeg offers (m/8, m ≤ 8) that still covers the output size.
+        var scale = 8
         var scaled = source
         if target != .original {
-            var count: Int32 = 0
-            if let factors = tjGetScalingFactors(&count) {
-                for index in 0..<Int(count) {
-                    let factor = factors[index]
-                    guard factor.num > 0, factor.num <= factor.denom else { continue }
-                    let w = (source.width * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
-                    let h = (source.height * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
-                    let fx = Double(w) / Double(source.width)
-                    let fy = Double(h) / Double(source.height)
-                    guard plan.crop.width * fx >= Double(plan.output.width) - 1e-9,
-                        plan.crop.height * fy >= Double(plan.output.height) - 1e-9
-                    else { continue }
-                    if w * h < scaled.width * scaled.height { scaled = Size(width: w, height: h) }
-                }
+            for m in 1...8 {
+                let w = (source.width * m + 7) / 8
+                let h = (source.height * m + 7) / 8
+                let fx = Double(w) / Double(source.width)
+                let fy = Double(h) / Double(source.height)
+                guard plan.crop.width * fx >= Double(plan.output.width) - 1e-9,
+                    plan.crop.height * fy >= Double(plan.output.height) - 1e-9
+                else { continue }
+                scale = m
+                scaled = Size(width: w, height: h)
+                break
             }
         }
         let outputBytes = scaled.width * scaled.height * 4
-        try checkMemory(
-            .jpeg, outputBytes + frame.coefficientBytes + plan.output.width * plan.output.height * 16, limits)
+        let fitBytes = plan.output.width * plan.output.height * 16
+        try checkMemory(.jpeg, outputBytes + Int(header.coefficient_bytes) + fitBytes, limits)
 
-        let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
-        let pixelFormat = Int32(cmyk ? TJPF_CMYK.rawValue : TJPF_RGBA.rawValue)
         var pixels = [UInt8](repeating: 0, count: outputBytes)
-        let result = bytes.withUnsafeBufferPointer { buffer in
-            pixels.withUnsafeMutableBufferPointer { out in
-                tjDecompress2(
-                    handle, buffer.baseAddress, UInt(buffer.count), out.baseAddress, Int32(scaled.width),
-                    Int32(scaled.width * 4), Int32(scaled.height), pixelFormat, TJFLAG_LIMITSCANS)
-            }
+        var message = [CChar](repeating: 0, count: 256)
+        var width: UInt32 = 0
+        var height: UInt32 = 0
+        // What the budget leaves for libjpeg's image buffers (at least 1: 0 would mean no cap).
+        let libraryBudget = max(limits.maxDecodedBytes - outputBytes - fitBytes, 1)
+        let started = kiosk_jpeg_start(reader, UInt32(scale), libraryBudget, &width, &height, &message, message.count)
+        gauge.sample()
+        if started == KIOSK_JPEG_OVER_BUDGET {
+            throw .libraryOverBudget(format: .jpeg, limit: limits.maxDecodedBytes)
         }
-        // A warning (a truncated file, a bad restart marker) still leaves a usable picture.
-        if result != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
-            throw .corrupt(format: .jpeg, reason: failure())
+        if started != KIOSK_JPEG_OK { throw .corrupt(format: .jpeg, reason: cString(message)) }
+        if Int(width) != scaled.width || Int(height) != scaled.height {
+            throw .corrupt(
+                format: .jpeg, reason: "libjpeg scaled it to \(width)×\(height), not \(scaled.width)×\(scaled.height)")
         }
-        if cmyk {
+        let read = pixels.withUnsafeMutableBufferPointer { out in
+            kiosk_jpeg_read_image(reader, out.baseAddress, scaled.width * 4, &message, message.count)
+        }
+        gauge.sample()
+        if read != KIOSK_JPEG_OK { throw .corrupt(format: .jpeg, reason: cString(message)) }
+        if header.cmyk != 0 {
             // libjpeg returns Adobe-style inverted CMYK: each value is 255 − ink.
             for i in stride(from: 0, to: pixels.count, by: 4) {
                 let k = UInt32(pixels[i + 3])
@@ -290,7 +255,9 @@ public enum ImageDecoder {
 
     // MARK: - PNG
 
-    static func decodePNG(_ bytes: [UInt8], target: ImageTarget, limits: ImageLimits) throws(ImageError) -> Image {
+    static func decodePNG(_ bytes: [UInt8], target: ImageTarget, limits: ImageLimits, gauge: inout HeapGauge)
+        throws(ImageError) -> Image
+    {
         var message = [CChar](repeating: 0, count: 256)
         // libpng's own guards; ours (with the real numbers in the message) follow once the header is read.
         var pngLimits = kiosk_png_limits(max_width: 1_000_000, max_height: 1_000_000, max_chunk_bytes: 4 << 20)
@@ -299,7 +266,7 @@ public enum ImageDecoder {
             else { return .failure(.corrupt(format: .png, reason: cString(message))) }
             defer { kiosk_png_close(reader) }
             do throws(ImageError) {
-                return .success(try readPNG(reader, target: target, limits: limits))
+                return .success(try readPNG(reader, target: target, limits: limits, gauge: &gauge))
             } catch {
                 return .failure(error)
             }
@@ -307,9 +274,12 @@ public enum ImageDecoder {
         return try outcome.get()
     }
 
-    private static func readPNG(_ reader: OpaquePointer, target: ImageTarget, limits: ImageLimits)
-        throws(ImageError) -> Image
-    {
+    private static func readPNG(
+        _ reader: OpaquePointer, target: ImageTarget, limits: ImageLimits, gauge: inout HeapGauge
+    ) throws(ImageError) -> Image {
+        // Now (what libpng kept of the chunks before the image data) and on the way out, whatever the path.
+        gauge.sample()
+        defer { gauge.sample() }
         let size = Size(width: Int(kiosk_png_width(reader)), height: Int(kiosk_png_height(reader)))
         try checkDimensions(.png, size.width, size.height, limits)
         let plan = ResamplePlan(source: size, target: target)
@@ -329,6 +299,7 @@ public enum ImageDecoder {
             let rc = pixels.withUnsafeMutableBufferPointer { out in
                 kiosk_png_read_image(reader, out.baseAddress, size.width * 4, &message, message.count)
             }
+            gauge.sample()
             if rc != 0 { throw .corrupt(format: .png, reason: cString(message)) }
             return fit(rgba: pixels, size: size, plan: plan)
         }

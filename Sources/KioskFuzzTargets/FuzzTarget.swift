@@ -36,7 +36,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// comments, RIFF/AIFF chunks) through TagLib and the header probes; the first byte picks
     /// the file suffix.
     case tags
-    /// Cover images: the header check and the bounded JPEG/PNG decoders.
+    /// Cover images: the header check and the bounded JPEG/PNG decoders, their peak heap held
+    /// against the bound (`ImageFuzz`).
     case image
     /// Button edges and encoder phases in time through the gesture and quadrature decoders.
     case inputs
@@ -74,9 +75,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let suffixes = ["mp3", "m4a", "ogg", "opus", "wav", "aiff", "mp2", "m4b"]
             let suffix = suffixes[Int(data.first ?? 0) % suffixes.count]
             FuzzFiles.withFile("track." + suffix, Array(data.dropFirst())) { _ = MusicFileReader().read(path: $0) }
-        case .image:
-            _ = ImageDecoder.format(of: data)
-            _ = try? ImageDecoder.decode(data, target: .original, limits: .default)
+        case .image: ImageFuzz.run(data)
         case .inputs: InputFuzz.run(data)
         case .cards: FuzzFiles.withStateFile(CardStore.fileName, data) { _ = CardStore(directory: $0) }
         case .cardReader: CardReaderFuzz.run(data)

@@ -37,7 +37,9 @@ package final class MusicFileReader {
         } catch {
             return .unplayable(reason: error.description, transient: error.isTransient)
         }
-        if format == .flac { return flac.read(path: path) }
+        // A FLAC stream that starts at a frame has no metadata for FLACFileReader: it is read as
+        // the other formats are (the decoder's first frame gives its format).
+        if format == .flac && Self.startsWithFLACMarker(path) { return flac.read(path: path) }
         if format == .mp4 {
             do throws(DecodeError) {
                 try decoders.checkMP4(path: path)
@@ -72,6 +74,21 @@ package final class MusicFileReader {
             sampleRate: stream.sampleRate, channels: stream.channels, bitsPerSample: stream.bitsPerSample,
             totalFrames: decoder.totalFrames, tags: tags, hasPicture: pictureBytes > 0)
         return .playable(info, warnings: warnings)
+    }
+
+    /// Whether `path` begins with FLAC's `fLaC` marker, after any ID3v2 tag (libFLAC's metadata
+    /// reader needs it). A read that fails says yes: FLACFileReader then names the problem.
+    private static func startsWithFLACMarker(_ path: String) -> Bool {
+        guard let file = try? FileDescriptor.open(path, O_RDONLY) else { return true }
+        var head = [UInt8](repeating: 0, count: 10)
+        var n = head.withUnsafeMutableBytes { (try? Syscalls.pread(file.rawValue, $0, offset: 0)) ?? -1 }
+        guard n >= 4 else { return true }
+        let tag = AudioFileFormat.id3v2Length(head.prefix(n))
+        if tag > 0 {
+            n = head.withUnsafeMutableBytes { (try? Syscalls.pread(file.rawValue, $0, offset: Int64(tag))) ?? -1 }
+            guard n >= 4 else { return true }
+        }
+        return head.prefix(4).elementsEqual("fLaC".utf8)
     }
 
     /// The embedded front cover (else first picture) of `path`, within the picture limit.

@@ -25,6 +25,7 @@ private func complain(_ text: String) {
             return 2
         }
         target = chosen
+        ImageFuzz.enforcesBound = true
         var count = argc
         var arguments = argv
         return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzerTestOneInput(data, size) }
@@ -64,6 +65,7 @@ private func complain(_ text: String) {
                 )
                 exit(2)
             }
+            ImageFuzz.enforcesBound = true
             var count = 0
             for path in arguments.dropFirst() {
                 for file in FuzzCorpus.files(at: path) {

@@ -344,6 +344,24 @@ struct MusicTagTests {
         #expect(!transient)
     }
 
+    @Test("a FLAC stream that starts at a frame header (no fLaC, no metadata) is scanned as playable")
+    func flacFromAFrame() throws {
+        defer { library.remove() }
+        try library.track("whole.flac", title: "Whole")
+        let whole = try library.read("whole.flac")
+        var offset = 4  // after "fLaC", each metadata block: a flag and type byte, a 24-bit length
+        while offset + 4 <= whole.count {
+            let last = whole[offset] & 0x80 != 0
+            offset += 4 + (Int(whole[offset + 1]) << 16 | Int(whole[offset + 2]) << 8 | Int(whole[offset + 3]))
+            if last { break }
+        }
+        try library.write("frames.flac", Array(whole[offset...]))
+        let (info, _) = try read("frames.flac")
+        let (reference, _) = try read("whole.flac")
+        #expect(info.sampleRate == reference.sampleRate && info.channels == reference.channels)
+        #expect(info.bitsPerSample == reference.bitsPerSample && info.totalFrames == nil)
+    }
+
     @Test("a scan lists every format in one album, each by its content, with its tags")
     func mixedAlbum() throws {
         defer { library.remove() }

@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 # The libraries' headers are architecture-independent in Debian; the cross sysroot's own glibc and
 # kernel headers come first, /usr/include only after them.
 includes=(-I"$repo/Sources/CKioskShims/include")
-for pc in alsa flac libgpiod libturbojpeg libpng freetype2 sqlite3 vorbisfile opusfile taglib; do
+for pc in alsa flac libgpiod libturbojpeg libjpeg libpng freetype2 sqlite3 vorbisfile opusfile taglib; do
     # shellcheck disable=SC2207
     includes+=($(pkg-config --cflags-only-I "$pc"))
 done
@@ -46,6 +46,12 @@ check() {
 }
 echo "cross-aarch64: $($cc --version | head -n 1)"
 for f in "$repo"/Sources/CKioskShims/*.c; do
+    # jpeglib.h includes jconfig.h, which Debian installs under the architecture's include
+    # directory (multiarch), as mpg123.h below: compiled in the arm64 tree.
+    if [ "$(basename "$f")" = kiosk_jpeg.c ]; then
+        echo "  skip  CKioskShims/kiosk_jpeg.c (multiarch jconfig.h; compiled in the arm64 tree)"
+        continue
+    fi
     check "CKioskShims/$(basename "$f")" "$cc" -std=gnu11 -O2 -Wall -Wextra -Werror "${includes[@]}" \
         -c "$f" -o "$work/$(basename "$f" .c).o"
 done
@@ -53,7 +59,7 @@ for shim in "$repo"/Sources/C*/shim.h; do
     name=$(basename "$(dirname "$shim")")
     # Debian installs mpg123.h under the architecture's include directory (multiarch): the host has
     # only x86_64's. It is compiled for aarch64 with the whole package in the trees (make test ARCH=arm64).
-    if [ "$name" = CMPG123 ]; then
+    if [ "$name" = CMPG123 ] || [ "$name" = CJPEGLib ]; then
         echo "  skip  $name/shim.h (multiarch header; compiled in the arm64 tree)"
         continue
     fi

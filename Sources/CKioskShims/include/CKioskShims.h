@@ -10,6 +10,8 @@
 #include "kiosk_keyboard.h"
 #include "kiosk_fb.h"
 #include "kiosk_png.h"
+#include "kiosk_jpeg.h"
+#include "kiosk_heap.h"
 #include "kiosk_library.h"
 #include "kiosk_spi.h"
 #include "kiosk_core.h"

@@ -41,7 +41,8 @@ let package = Package(
         // TagLib (C++) behind a small C interface: tags and pictures of every format but FLAC.
         .target(
             name: "CKioskTags", dependencies: ["CTagLib"],
-            cxxSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
+            cxxSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
+            linkerSettings: [.linkedLibrary("dl")]),
 
         // FFmpeg (MP4/M4A), opened with dlopen on first use: its headers only at build time (Debian's
         // libavformat-dev and libavcodec-dev, in the multiarch include path), no link.

@@ -108,9 +108,8 @@ package final class FLACFileReader {
                     )
                 } else if let problem = checkCommentCounts(fd: fd.rawValue, blockOffset: offset, length: length) {
                     warnings.append("VORBIS_COMMENT \(problem); tags ignored")
-                } else if let block = FLAC__metadata_simple_iterator_get_block(iterator) {
-                    readComments(block.pointee.data.vorbis_comment, into: &tags, warnings: &warnings)
-                    FLAC__metadata_object_delete(block)
+                } else if let block = readBlock(fd: fd.rawValue, offset: offset + 4, length: length) {
+                    readComments(block, into: &tags, warnings: &warnings)
                 } else {
                     warnings.append("VORBIS_COMMENT block cannot be read; tags ignored")
                 }
@@ -198,24 +197,44 @@ package final class FLACFileReader {
         return nil
     }
 
-    private func readComments(
-        _ comments: FLAC__StreamMetadata_VorbisComment, into tags: inout TrackTags, warnings: inout [String]
-    ) {
-        let count = Int(comments.num_comments)
+    /// The `length` bytes of a block's body, or nil when the file has fewer.
+    private func readBlock(fd: Int32, offset: Int64, length: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: length)
+        let n = bytes.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: offset)) ?? -1 }
+        return n == length ? bytes : nil
+    }
+
+    /// Reads the first `maxComments` comments straight from the block's bytes: libFLAC would
+    /// allocate every one of them (a 4 MB block holds 800 000), however few are used.
+    private func readComments(_ block: [UInt8], into tags: inout TrackTags, warnings: inout [String]) {
+        func le32(_ at: Int) -> Int {
+            Int(block[at]) | Int(block[at + 1]) << 8 | Int(block[at + 2]) << 16 | Int(block[at + 3]) << 24
+        }
+        // checkCommentCounts has seen the vendor string and the count fit.
+        var position = 4 + le32(0)
+        let count = le32(position)
+        position += 4
         if count > limits.maxComments {
             warnings.append("\(count) comments; only the first \(limits.maxComments) were used")
         }
-        guard let entries = comments.comments else { return }
-        for i in 0..<min(count, limits.maxComments) {
-            let entry = entries[i]
-            guard let bytes = entry.entry, entry.length > 0 else { continue }
-            let raw = UnsafeBufferPointer(start: bytes, count: Int(entry.length))
-            guard let equals = raw.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            guard let field = TagFields.field(named: raw[0..<equals]) else { continue }
-            let valueBytes = raw[(equals + 1)...]
-            var value = String(decoding: valueBytes.prefix(limits.maxValueBytes), as: UTF8.self)
-            if valueBytes.count > limits.maxValueBytes, value.last == "\u{FFFD}" { value.removeLast() }
-            TagFields.add(field, value, to: &tags)
+        block.withUnsafeBufferPointer { raw in
+            for _ in 0..<min(count, limits.maxComments) {
+                guard position + 4 <= raw.count else { break }
+                let length = le32(position)
+                position += 4
+                guard length <= raw.count - position else {
+                    warnings.append("VORBIS_COMMENT block is damaged (a comment overruns it); the rest were not read")
+                    break
+                }
+                let entry = raw[position..<position + length]
+                position += length
+                guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+                guard let field = TagFields.field(named: entry[entry.startIndex..<equals]) else { continue }
+                let valueBytes = entry[(equals + 1)...]
+                var value = String(decoding: valueBytes.prefix(limits.maxValueBytes), as: UTF8.self)
+                if valueBytes.count > limits.maxValueBytes, value.last == "\u{FFFD}" { value.removeLast() }
+                TagFields.add(field, value, to: &tags)
+            }
         }
     }
 

@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib", providers: [.apt(["libtag1-dev"])]),
+        // zlib: compressed ID3v2 frames made by the tests and the id3 fuzz target.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The resampler of the output stage (as MPD's and squeezelite's): a device that refuses the
         // stream's rate gets it converted, not skipped.
@@ -102,6 +104,7 @@ let package = Package(
             name: "KioskFuzzTargets",
             dependencies: [
                 "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
+                "CZlib",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -123,7 +126,8 @@ let package = Package(
             name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskSystem", "KioskTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "KioskLibraryTests", dependencies: ["KioskLibrary", "KioskSystem", "KioskTestSupport", "CKioskTags"],
+            name: "KioskLibraryTests",
+            dependencies: ["KioskLibrary", "KioskSystem", "KioskTestSupport", "CKioskTags", "CZlib"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskInputTests",

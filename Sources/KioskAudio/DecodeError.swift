@@ -42,7 +42,7 @@ public enum DecodeError: Error, Equatable, Sendable, BitwiseCopyable, CustomStri
 
     /// What is wrong with a header, for `badHeader`.
     public enum BadHeader: UInt8, Sendable, BitwiseCopyable {
-        case noAudioData, noFormatChunk, unsupportedCompression, chunkOverrun, noStream, noFrames
+        case noAudioData, noFormatChunk, unsupportedCompression, chunkOverrun, noStream, noFrames, chainedLinkNotVorbis
     }
 
     public var description: String {
@@ -88,6 +88,7 @@ public enum DecodeError: Error, Equatable, Sendable, BitwiseCopyable, CustomStri
         case .chunkOverrun: "a chunk claims more bytes than the file has"
         case .noStream: "no audio stream found"
         case .noFrames: "no decodable audio frame found"
+        case .chainedLinkNotVorbis: "a later link of the chained stream is not Vorbis (or its headers are damaged)"
         }
     }
 

@@ -415,28 +415,54 @@ package final class FLACFileReader {
     /// The embedded front cover (picture type 3) or else the first picture, as bytes and MIME
     /// type; nil when there is none within the size limit. Reads the file: not on the loop thread.
     func embeddedPicture(path: String) -> (bytes: [UInt8], mimeType: String)? {
-        guard FLAC__metadata_simple_iterator_init(iterator, DiskName.openable(path), 1, 0) != 0 else { return nil }
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY),
+            FLAC__metadata_simple_iterator_init(iterator, DiskName.openable(path), 1, 0) != 0
+        else { return nil }
         var first: (bytes: [UInt8], mimeType: String)?
         var blocks = 0
         repeat {
             blocks += 1
             if blocks > limits.maxMetadataBlocks { break }
+            let length = Int(FLAC__metadata_simple_iterator_get_block_length(iterator))
+            let offset = Int64(FLAC__metadata_simple_iterator_get_block_offset(iterator)) + 4
             guard FLAC__metadata_simple_iterator_get_block_type(iterator) == FLAC__METADATA_TYPE_PICTURE,
-                Int(FLAC__metadata_simple_iterator_get_block_length(iterator)) <= limits.maxPictureBytes,
-                let block = FLAC__metadata_simple_iterator_get_block(iterator)
+                length >= 32, length <= limits.maxPictureBytes
             else { continue }
-            defer { FLAC__metadata_object_delete(block) }
-            let picture = block.pointee.data.picture
-            let mime = picture.mime_type.map { String(cString: $0) } ?? ""
-            // "-->" means the data is a URL, not an image.
-            guard mime != "-->", let data = picture.data, picture.data_length > 0 else { continue }
-            let bytes = Array(UnsafeBufferPointer(start: data, count: Int(picture.data_length)))
-            let found = (bytes, mime.isEmpty ? ArtworkLookup.sniffMIMEType(bytes) : mime)
-            if picture.type == FLAC__STREAM_METADATA_PICTURE_TYPE_FRONT_COVER { return found }
-            if first == nil { first = found }
+            // The picture type first (4 bytes): only the front cover, or the first picture, is read whole.
+            guard let type = readBlock(fd: fd.rawValue, offset: offset, length: 4) else { continue }
+            let isFront = type == [0, 0, 0, 3]
+            guard isFront || first == nil, let block = readBlock(fd: fd.rawValue, offset: offset, length: length),
+                let found = Self.picture(in: block)
+            else { continue }
+            if isFront { return found }
+            first = found
         } while FLAC__metadata_simple_iterator_is_last(iterator) == 0
             && FLAC__metadata_simple_iterator_next(iterator) != 0
         return first
+    }
+
+    /// A PICTURE block's image and MIME type, every length in it checked against the block (libFLAC
+    /// allocates the lengths the block claims before reading them); nil when one overruns it, or
+    /// when the data is a URL ("-->").
+    static func picture(in block: [UInt8]) -> (bytes: [UInt8], mimeType: String)? {
+        var position = 4
+        func field() -> ArraySlice<UInt8>? {
+            guard position + 4 <= block.count else { return nil }
+            let length =
+                Int(block[position]) << 24 | Int(block[position + 1]) << 16 | Int(block[position + 2]) << 8
+                | Int(block[position + 3])
+            position += 4
+            guard length <= block.count - position else { return nil }
+            defer { position += length }
+            return block[position..<position + length]
+        }
+        guard let mimeBytes = field(), field() != nil else { return nil }
+        position += 16  // width, height, depth, colours
+        guard let data = field(), !data.isEmpty else { return nil }
+        let mime = String(decoding: mimeBytes, as: UTF8.self)
+        guard mime != "-->" else { return nil }
+        let bytes = Array(data)
+        return (bytes, mime.isEmpty ? ArtworkLookup.sniffMIMEType(bytes) : mime)
     }
 
     // MARK: - messages

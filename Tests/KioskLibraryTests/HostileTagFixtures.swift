@@ -58,6 +58,25 @@ enum HostileTagFixtures {
 
     /// `m4a` (an FFmpeg file with its moov last) with a udta/meta/ilst of `items` comment items.
     static func withItemList(_ m4a: [UInt8], items: Int) -> [UInt8]? {
+        var list: [UInt8] = []
+        list.reserveCapacity(items * 32)
+        let comment: [UInt8] = [0xA9] + Array("cmt".utf8)
+        for i in 0..<items {
+            list += box(comment, box(Array("data".utf8), F.be32(1) + F.be32(0) + Array("c\(i)".utf8)))
+        }
+        return withItemListBody(m4a, list)
+    }
+
+    /// `m4a` with a title item in its ilst, then `depth` moov atoms each inside the one before.
+    static func withNestedAtoms(_ m4a: [UInt8], depth: Int) -> [UInt8]? {
+        var list = box([0xA9] + Array("nam".utf8), box(Array("data".utf8), F.be32(1) + F.be32(0) + Array("Deep".utf8)))
+        for level in 0..<depth { list += F.be32(8 * (depth - level) + 8) + Array("moov".utf8) }
+        list += F.be32(8) + Array("free".utf8)
+        return withItemListBody(m4a, list)
+    }
+
+    /// `m4a` with its udta replaced by udta/meta/ilst holding `list`.
+    static func withItemListBody(_ m4a: [UInt8], _ list: [UInt8]) -> [UInt8]? {
         var atoms: [(type: [UInt8], body: [UInt8])] = []
         var position = 0
         while position + 8 <= m4a.count {
@@ -80,12 +99,6 @@ enum HostileTagFixtures {
             guard size >= 8, inner + size <= body.count else { return nil }
             if Array(body[inner + 4..<inner + 8]) != Array("udta".utf8) { moov += body[inner..<inner + size] }
             inner += size
-        }
-        var list: [UInt8] = []
-        list.reserveCapacity(items * 32)
-        let comment: [UInt8] = [0xA9] + Array("cmt".utf8)
-        for i in 0..<items {
-            list += box(comment, box(Array("data".utf8), F.be32(1) + F.be32(0) + Array("c\(i)".utf8)))
         }
         var handler = F.be32(0) + F.be32(0)
         handler += Array("mdirappl".utf8)

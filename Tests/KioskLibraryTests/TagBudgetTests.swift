@@ -149,6 +149,19 @@ struct TagBudgetTests {
     }
 
     @Test(
+        "MP4 atoms nested 100 000 deep (TagLib 1.13 reads them recursively, past any stack) are not handed to TagLib"
+    )
+    func deeplyNestedAtoms() throws {
+        defer { library.remove() }
+        try F.tone(library.root + "/src.wav")
+        try F.tool(
+            F.ffmpeg, ["-v", "error", "-y", "-i", library.root + "/src.wav", "-c:a", "aac", library.root + "/src.m4a"])
+        try library.write("deep.m4a", try #require(H.withNestedAtoms(try library.read("src.m4a"), depth: 100_000)))
+        // The cover lookup hands a listed track's file to TagLib without the decoder's checks first.
+        #expect(MusicFileReader().embeddedPicture(path: library.root + "/deep.m4a") == nil)
+    }
+
+    @Test(
         "an Ogg Vorbis or Opus comment packet of 30 MB, or of 100 000 comments, is read by neither decoder nor TagLib: the file is left out with the reason",
         arguments: ["ogg", "opus"], [(count: 30_000, bytes: 1000), (count: 100_000, bytes: 10)])
     func hugeCommentPacket(suffix: String, comments: (count: Int, bytes: Int)) throws {

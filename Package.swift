@@ -28,6 +28,8 @@ let package = Package(
         .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .systemLibrary(name: "CTagLib", pkgConfig: "taglib", providers: [.apt(["libtag1-dev"])]),
+        // zlib: compressed ID3v2 frames made by the tests and the id3 fuzz target.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The resampler of the output stage (as MPD's and squeezelite's): a device that refuses the
         // stream's rate gets it converted, not skipped.
@@ -43,7 +45,8 @@ let package = Package(
         // TagLib (C++) behind a small C interface: tags and pictures of every format but FLAC.
         .target(
             name: "CKioskTags", dependencies: ["CTagLib"],
-            cxxSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
+            cxxSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
+            linkerSettings: [.linkedLibrary("dl")]),
 
         // FFmpeg (MP4/M4A), opened with dlopen on first use: its headers only at build time (Debian's
         // libavformat-dev and libavcodec-dev, in the multiarch include path), no link.
@@ -103,6 +106,7 @@ let package = Package(
             name: "KioskFuzzTargets",
             dependencies: [
                 "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
+                "CZlib",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -124,7 +128,8 @@ let package = Package(
             name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskSystem", "KioskTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "KioskLibraryTests", dependencies: ["KioskLibrary", "KioskSystem", "KioskTestSupport", "CKioskTags"],
+            name: "KioskLibraryTests",
+            dependencies: ["KioskLibrary", "KioskSystem", "KioskTestSupport", "CKioskTags", "CZlib"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskInputTests",

@@ -21,7 +21,7 @@ build_packages=(
     libasound2-dev libflac-dev libgpiod-dev libturbojpeg0-dev libjpeg-dev libpng-dev libfreetype-dev
     libsqlite3-dev
     libmpg123-dev libvorbis-dev libopusfile-dev 'libtag-dev|libtag1-dev' libavformat-dev libavcodec-dev
-    libsoxr-dev
+    libsoxr-dev zlib1g-dev
     fonts-dejavu-core fonts-vlgothic
     flac alsa-utils gpiod time
     sox lame mpg123 vorbis-tools opus-tools ffmpeg

@@ -1,6 +1,7 @@
 // TagLib behind a C interface. Written against the API TagLib 1.13 (Debian bookworm) and 2.0
 // (trixie) share: per-format File classes, PropertyMap, and each format's own picture frames.
 #include "kiosk_tags.h"
+#include "inflate_budget.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -121,8 +122,10 @@ Picture find_picture(TagLib::File *file, int format) {
 }  // namespace
 
 extern "C" int kiosk_tags_read(
-    const char *path, int format, kiosk_tag_property property, void *context, long *picture_bytes) {
+    const char *path, int format, kiosk_tag_budget *budget, kiosk_tag_property property, void *context,
+    long *picture_bytes) {
     *picture_bytes = 0;
+    kiosk::InflateBudgetScope scope(budget);
     try {
         std::unique_ptr<TagLib::File> file = open_file(path, format);
         if (!file || !file->isValid()) return -1;
@@ -142,8 +145,10 @@ extern "C" int kiosk_tags_read(
 extern "C" int kiosk_tags_major_version(void) { return TAGLIB_MAJOR_VERSION; }
 
 extern "C" long kiosk_tags_picture(
-    const char *path, int format, long max_bytes, unsigned char **data, char *mime, size_t mime_size) {
+    const char *path, int format, kiosk_tag_budget *budget, long max_bytes, unsigned char **data, char *mime,
+    size_t mime_size) {
     *data = nullptr;
+    kiosk::InflateBudgetScope scope(budget);
     if (mime_size > 0) mime[0] = 0;
     try {
         std::unique_ptr<TagLib::File> file = open_file(path, format);

@@ -42,7 +42,7 @@ public enum DecodeError: Error, Equatable, Sendable, BitwiseCopyable, CustomStri
 
     /// What is wrong with a header, for `badHeader`.
     public enum BadHeader: UInt8, Sendable, BitwiseCopyable {
-        case noAudioData, noFormatChunk, unsupportedCompression, chunkOverrun, noStream, noFrames
+        case noAudioData, noFormatChunk, unsupportedCompression, chunkOverrun, noStream, noFrames, chainedLinkNotVorbis
         /// A size field whose sum with its offset does not fit in 64 bits (`DeclaredSize`).
         case sizeOverflow
     }
@@ -91,6 +91,7 @@ public enum DecodeError: Error, Equatable, Sendable, BitwiseCopyable, CustomStri
         case .noStream: "no audio stream found"
         case .noFrames: "no decodable audio frame found"
         case .sizeOverflow: "damaged file: a size field is larger than any file can be"
+        case .chainedLinkNotVorbis: "a later link of the chained stream is not Vorbis (or its headers are damaged)"
         }
     }
 

@@ -46,6 +46,9 @@ public final class VorbisDecoder: AudioDecoder {
         close()
         try source.open(path)
         self.path = path
+        guard OggLinks.laterLinksOpen(fd: source.fd, size: source.size) else {
+            throw fail(.badHeader(.oggVorbis, .chainedLinkNotVorbis))
+        }
         let callbacks = ov_callbacks(
             read_func: { buffer, size, count, client in
                 let file = Unmanaged<SourceFile>.fromOpaque(client!).takeUnretainedValue()

@@ -102,6 +102,15 @@ public enum FuzzSeeds {
                 (2, "link", Array("Artist".utf8)),
                 (3, "pipe.mp3", []), (0, "empty.mp3", []), (1, "Empty Folder", []),
             ]))
+        // ID3 (ID3Fuzz's layout): a plain v2.3 title; v2.4 compressed frames, one of them a small
+        // bomb (24 bytes × (255 × 16 + 1), past the 64 KiB budget); a v2.3 tag unsynchronised whole; a v2.4 frame compressed,
+        // unsynchronised and with a false data length.
+        try seed(.id3, "v23-title", [0, 0, 0, 5, 0, 0] + Array("Song".utf8))
+        try seed(
+            .id3, "v24-compressed",
+            [1, 0, 1, 6, 0, 3] + Array("Title".utf8) + [1, 1, 24, 255] + [UInt8](repeating: 0, count: 24))
+        try seed(.id3, "v23-unsynchronised", [2, 4, 0, 8, 0, 0, 0xFF, 0xE0, 0xFF, 0x00, 0xFF, 0xFF, 0xD8, 0xFF])
+        try seed(.id3, "v24-compressed-unsynchronised", [1, 1, 0x23, 6, 2, 3, 0xFF, 0xFB, 0xFF, 0x00, 0xFF])
         // Inputs: a press, a long press, a chord, an encoder turn.
         try seed(.inputs, "press", [0, 1, 10, 0, 0, 20])
         try seed(.inputs, "long-press", [0, 1, 10, 0, 0, 148])  // 148 = 0x80 | 20: the 50× scale

@@ -36,6 +36,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// comments, RIFF/AIFF chunks) through TagLib and the header probes; the first byte picks
     /// the file suffix.
     case tags
+    /// ID3v2.3 and v2.4 tags built from the input with compressed, unsynchronised, encrypted and
+    /// grouped frames (`ID3Fuzz`), read through TagLib within the inflate budget.
+    case id3
     /// Cover images: the header check and the bounded JPEG/PNG decoders, their peak heap held
     /// against the bound (`ImageFuzz`).
     case image
@@ -75,6 +78,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let suffixes = ["mp3", "m4a", "ogg", "opus", "wav", "aiff", "mp2", "m4b"]
             let suffix = suffixes[Int(data.first ?? 0) % suffixes.count]
             FuzzFiles.withFile("track." + suffix, Array(data.dropFirst())) { _ = MusicFileReader().read(path: $0) }
+        case .id3: ID3Fuzz.run(data)
         case .image: ImageFuzz.run(data)
         case .inputs: InputFuzz.run(data)
         case .cards: FuzzFiles.withStateFile(CardStore.fileName, data) { _ = CardStore(directory: $0) }

@@ -109,9 +109,8 @@ package final class FLACFileReader {
                     )
                 } else if let problem = checkCommentCounts(fd: fd.rawValue, blockOffset: offset, length: length) {
                     warnings.append("VORBIS_COMMENT \(problem); tags ignored")
-                } else if let block = FLAC__metadata_simple_iterator_get_block(iterator) {
-                    readComments(block.pointee.data.vorbis_comment, into: &tags, warnings: &warnings)
-                    FLAC__metadata_object_delete(block)
+                } else if let block = readBlock(fd: fd.rawValue, offset: offset + 4, length: length) {
+                    readComments(block, into: &tags, warnings: &warnings)
                 } else {
                     warnings.append("VORBIS_COMMENT block cannot be read; tags ignored")
                 }
@@ -199,24 +198,44 @@ package final class FLACFileReader {
         return nil
     }
 
-    private func readComments(
-        _ comments: FLAC__StreamMetadata_VorbisComment, into tags: inout TrackTags, warnings: inout [String]
-    ) {
-        let count = Int(comments.num_comments)
+    /// The `length` bytes of a block's body, or nil when the file has fewer.
+    private func readBlock(fd: Int32, offset: Int64, length: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: length)
+        let n = bytes.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: offset)) ?? -1 }
+        return n == length ? bytes : nil
+    }
+
+    /// Reads the first `maxComments` comments straight from the block's bytes: libFLAC would
+    /// allocate every one of them (a 4 MB block holds 800 000), however few are used.
+    private func readComments(_ block: [UInt8], into tags: inout TrackTags, warnings: inout [String]) {
+        func le32(_ at: Int) -> Int {
+            Int(block[at]) | Int(block[at + 1]) << 8 | Int(block[at + 2]) << 16 | Int(block[at + 3]) << 24
+        }
+        // checkCommentCounts has seen the vendor string and the count fit.
+        var position = 4 + le32(0)
+        let count = le32(position)
+        position += 4
         if count > limits.maxComments {
             warnings.append("\(count) comments; only the first \(limits.maxComments) were used")
         }
-        guard let entries = comments.comments else { return }
-        for i in 0..<min(count, limits.maxComments) {
-            let entry = entries[i]
-            guard let bytes = entry.entry, entry.length > 0 else { continue }
-            let raw = UnsafeBufferPointer(start: bytes, count: Int(entry.length))
-            guard let equals = raw.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            guard let field = TagFields.field(named: raw[0..<equals]) else { continue }
-            let valueBytes = raw[(equals + 1)...]
-            var value = String(decoding: valueBytes.prefix(limits.maxValueBytes), as: UTF8.self)
-            if valueBytes.count > limits.maxValueBytes, value.last == "\u{FFFD}" { value.removeLast() }
-            TagFields.add(field, value, to: &tags)
+        block.withUnsafeBufferPointer { raw in
+            for _ in 0..<min(count, limits.maxComments) {
+                guard position + 4 <= raw.count else { break }
+                let length = le32(position)
+                position += 4
+                guard length <= raw.count - position else {
+                    warnings.append("VORBIS_COMMENT block is damaged (a comment overruns it); the rest were not read")
+                    break
+                }
+                let entry = raw[position..<position + length]
+                position += length
+                guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+                guard let field = TagFields.field(named: entry[entry.startIndex..<equals]) else { continue }
+                let valueBytes = entry[(equals + 1)...]
+                var value = String(decoding: valueBytes.prefix(limits.maxValueBytes), as: UTF8.self)
+                if valueBytes.count > limits.maxValueBytes, value.last == "\u{FFFD}" { value.removeLast() }
+                TagFields.add(field, value, to: &tags)
+            }
         }
     }
 
@@ -397,28 +416,54 @@ package final class FLACFileReader {
     /// The embedded front cover (picture type 3) or else the first picture, as bytes and MIME
     /// type; nil when there is none within the size limit. Reads the file: not on the loop thread.
     func embeddedPicture(path: String) -> (bytes: [UInt8], mimeType: String)? {
-        guard FLAC__metadata_simple_iterator_init(iterator, DiskName.openable(path), 1, 0) != 0 else { return nil }
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY),
+            FLAC__metadata_simple_iterator_init(iterator, DiskName.openable(path), 1, 0) != 0
+        else { return nil }
         var first: (bytes: [UInt8], mimeType: String)?
         var blocks = 0
         repeat {
             blocks += 1
             if blocks > limits.maxMetadataBlocks { break }
+            let length = Int(FLAC__metadata_simple_iterator_get_block_length(iterator))
+            let offset = Int64(FLAC__metadata_simple_iterator_get_block_offset(iterator)) + 4
             guard FLAC__metadata_simple_iterator_get_block_type(iterator) == FLAC__METADATA_TYPE_PICTURE,
-                Int(FLAC__metadata_simple_iterator_get_block_length(iterator)) <= limits.maxPictureBytes,
-                let block = FLAC__metadata_simple_iterator_get_block(iterator)
+                length >= 32, length <= limits.maxPictureBytes
             else { continue }
-            defer { FLAC__metadata_object_delete(block) }
-            let picture = block.pointee.data.picture
-            let mime = picture.mime_type.map { String(cString: $0) } ?? ""
-            // "-->" means the data is a URL, not an image.
-            guard mime != "-->", let data = picture.data, picture.data_length > 0 else { continue }
-            let bytes = Array(UnsafeBufferPointer(start: data, count: Int(picture.data_length)))
-            let found = (bytes, mime.isEmpty ? ArtworkLookup.sniffMIMEType(bytes) : mime)
-            if picture.type == FLAC__STREAM_METADATA_PICTURE_TYPE_FRONT_COVER { return found }
-            if first == nil { first = found }
+            // The picture type first (4 bytes): only the front cover, or the first picture, is read whole.
+            guard let type = readBlock(fd: fd.rawValue, offset: offset, length: 4) else { continue }
+            let isFront = type == [0, 0, 0, 3]
+            guard isFront || first == nil, let block = readBlock(fd: fd.rawValue, offset: offset, length: length),
+                let found = Self.picture(in: block)
+            else { continue }
+            if isFront { return found }
+            first = found
         } while FLAC__metadata_simple_iterator_is_last(iterator) == 0
             && FLAC__metadata_simple_iterator_next(iterator) != 0
         return first
+    }
+
+    /// A PICTURE block's image and MIME type, every length in it checked against the block (libFLAC
+    /// allocates the lengths the block claims before reading them); nil when one overruns it, or
+    /// when the data is a URL ("-->").
+    static func picture(in block: [UInt8]) -> (bytes: [UInt8], mimeType: String)? {
+        var position = 4
+        func field() -> ArraySlice<UInt8>? {
+            guard position + 4 <= block.count else { return nil }
+            let length =
+                Int(block[position]) << 24 | Int(block[position + 1]) << 16 | Int(block[position + 2]) << 8
+                | Int(block[position + 3])
+            position += 4
+            guard length <= block.count - position else { return nil }
+            defer { position += length }
+            return block[position..<position + length]
+        }
+        guard let mimeBytes = field(), field() != nil else { return nil }
+        position += 16  // width, height, depth, colours
+        guard let data = field(), !data.isEmpty else { return nil }
+        let mime = String(decoding: mimeBytes, as: UTF8.self)
+        guard mime != "-->" else { return nil }
+        let bytes = Array(data)
+        return (bytes, mime.isEmpty ? ArtworkLookup.sniffMIMEType(bytes) : mime)
     }
 
     // MARK: - messages

@@ -9,8 +9,11 @@ import KioskSystem
 /// first block decodes: a track is listed only when it will play).
 ///
 /// Bounded as the FLAC reader is: an ID3v2 tag longer than `maxCommentBlockBytes` is not handed
-/// to TagLib (it would load it whole), values are cut at `maxValueBytes`, at most `maxComments`
-/// values are used, and a picture over `maxPictureBytes` is left out.
+/// to TagLib (it would load it whole), nor tags with more than `maxComments` frames, items or atoms
+/// (`TagBudget`, counted from their headers first); compressed frames inflate within
+/// `maxInflatedTagBytes` per file; values are cut at `maxValueBytes`, at most `maxComments` values
+/// are used, and a picture over `maxPictureBytes` is left out. An Ogg file whose comment header is
+/// over the limits is left out before its decoder reads it.
 ///
 /// Thread: one thread at a time (its decoders and FLAC reader are reused across files).
 package final class MusicFileReader {
@@ -40,6 +43,11 @@ package final class MusicFileReader {
         // A FLAC stream that starts at a frame has no metadata for FLACFileReader: it is read as
         // the other formats are (the decoder's first frame gives its format).
         if format == .flac && Self.startsWithFLACMarker(path) { return flac.read(path: path) }
+        // vorbisfile and opusfile hold the comment packet whole, as TagLib does: over the limits,
+        // the file is not opened at all.
+        if format == .oggVorbis || format == .opus, let problem = oggHeaderProblem(path) {
+            return .unplayable(reason: problem, transient: false)
+        }
         if format == .mp4 {
             do throws(DecodeError) {
                 try decoders.checkMP4(path: path)
@@ -95,11 +103,15 @@ package final class MusicFileReader {
     func embeddedPicture(path: String) -> (bytes: [UInt8], mimeType: String)? {
         guard let format = try? decoders.identify(path: path) else { return nil }
         if format == .flac { return flac.embeddedPicture(path: path) }
-        guard tagSizeIsBounded(path: path, warnings: nil) else { return nil }
+        guard tagSizeIsBounded(path: path, warnings: nil), tagBudgetProblem(path: path, format: format) == nil
+        else { return nil }
         var data: UnsafeMutablePointer<UInt8>?
         var mime = [CChar](repeating: 0, count: 128)
+        var budget = kiosk_tag_budget(
+            max_inflated_bytes: UInt(limits.maxInflatedTagBytes), refused_streams: 0, inflated_bytes: 0)
         let size = kiosk_tags_picture(
-            DiskName.openable(path), Int32(format.rawValue), limits.maxPictureBytes, &data, &mime, mime.count)
+            DiskName.openable(path), Int32(format.rawValue), &budget, limits.maxPictureBytes, &data, &mime,
+            mime.count)
         guard size > 0, let data else { return nil }
         defer { free(data) }
         let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -130,19 +142,42 @@ package final class MusicFileReader {
         return true
     }
 
+    /// Why an Ogg file's comment header is not to be read, by its decoder or by TagLib.
+    private func oggHeaderProblem(_ path: String) -> String? {
+        guard let file = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
+        return TagBudget.oggCommentProblem(fd: file.rawValue, limits: limits).map { "\($0): not read" }
+    }
+
+    /// Why TagLib must not read this file's tags (too many frames, items or atoms), or nil.
+    private func tagBudgetProblem(path: String, format: AudioFileFormat) -> String? {
+        guard let file = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
+        return TagBudget.problem(fd: file.rawValue, format: format, limits: limits)
+    }
+
     /// The tags TagLib finds, and the size of the picture it would use (0: none usable).
     private func readTags(path: String, format: AudioFileFormat, warnings: inout [String]) -> (TrackTags, Int) {
         let bounded = withUnsafeMutablePointer(to: &warnings) { tagSizeIsBounded(path: path, warnings: $0) }
         guard bounded else { return (TrackTags(), 0) }
+        if let problem = tagBudgetProblem(path: path, format: format) {
+            warnings.append("\(problem); tags ignored")
+            return (TrackTags(), 0)
+        }
         let collector = TagCollector(limits: limits)
         var pictureBytes = 0
+        var budget = kiosk_tag_budget(
+            max_inflated_bytes: UInt(limits.maxInflatedTagBytes), refused_streams: 0, inflated_bytes: 0)
         let status = kiosk_tags_read(
-            DiskName.openable(path), Int32(format.rawValue),
+            DiskName.openable(path), Int32(format.rawValue), &budget,
             { context, key, value in
                 guard let context, let key, let value else { return }
                 Unmanaged<TagCollector>.fromOpaque(context).takeUnretainedValue().add(key, value)
             }, Unmanaged.passUnretained(collector).toOpaque(), &pictureBytes)
         if status != 0 { warnings.append("the \(format.name) tags cannot be read; file names are used") }
+        if budget.refused_streams > 0 {
+            warnings.append(
+                "compressed ID3v2 frames inflate to more than the \(limits.maxInflatedTagBytes)-byte limit; \(budget.refused_streams) skipped"
+            )
+        }
         if collector.dropped > 0 {
             warnings.append("\(collector.seen) tag values; only the first \(limits.maxComments) were used")
         }

@@ -17,8 +17,11 @@ public struct ScanLimits: Sendable, Hashable {
     public var maxMetadataBlocks = 1024
     /// A VORBIS_COMMENT block longer than this is ignored (tags fall back), not read.
     public var maxCommentBlockBytes = 4 << 20
-    /// Comment fields used per file; more are ignored.
+    /// Comment fields used per file; more are ignored. A tag holding more items than this (ID3v2
+    /// frames, APE items, MP4 ilst items, Ogg comments) is not handed to TagLib at all.
     public var maxComments = 4096
+    /// Bytes the compressed ID3v2 frames of one file may inflate to, together; frames past it are skipped.
+    public var maxInflatedTagBytes = 1 << 20
     /// Longest tag value kept (longer ones are cut).
     public var maxValueBytes = 2048
     /// A PICTURE block longer than this is not read (the track has no usable embedded art).

@@ -276,6 +276,39 @@ struct VorbisDecoderTests {
     }
 }
 
+/// Chained Ogg files: links one after another, each with its own headers.
+@Suite(
+    .serialized,
+    .enabled(if: MusicFiles.hasVorbisTools && MusicFiles.hasOpusTools, "needs sox, vorbis-tools and opus-tools"))
+struct ChainedOggTests {
+    @Test(
+        "a chained Ogg whose second link is Opus is refused by name before vorbisfile bisects it (which leaks that link's serial list)"
+    )
+    func opusAfterVorbisIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        let vorbis = try Syscalls.readFile(try MusicFiles.vorbis(MusicFiles.tone(frames: 4410), in: dir, name: "v"))
+        let opus = try Syscalls.readFile(
+            try MusicFiles.opus(MusicFiles.tone(frames: 4800, rate: 48000), in: dir, name: "o"))
+        try dir.write("chain.ogg", vorbis + opus)
+        let refusal = DecodeError.badHeader(.oggVorbis, .chainedLinkNotVorbis)
+        #expect(throws: refusal) { _ = try DecoderSet().open(path: dir.file("chain.ogg")) }
+        #expect(
+            refusal.description
+                == "not a playable Ogg Vorbis file: a later link of the chained stream is not Vorbis (or its headers are damaged)"
+        )
+    }
+
+    @Test("a chained Ogg of two Vorbis links opens whole: its length is both links'")
+    func twoVorbisLinksOpen() throws {
+        let dir = try TemporaryDirectory()
+        let first = try Syscalls.readFile(try MusicFiles.vorbis(MusicFiles.tone(frames: 4410), in: dir, name: "a"))
+        let second = try Syscalls.readFile(try MusicFiles.vorbis(MusicFiles.tone(frames: 8820), in: dir, name: "b"))
+        try dir.write("chain.ogg", first + second)
+        let decoder = try DecoderSet().open(path: dir.file("chain.ogg"))
+        #expect(decoder.totalFrames == 13230)
+    }
+}
+
 @Suite(.serialized, .enabled(if: MusicFiles.hasOpusTools, "needs sox and opus-tools (apt-get install sox opus-tools)"))
 struct OpusDecoderTests {
     @Test("Opus decodes at 48 kHz to opusdec's samples, pre-skip and end trim honoured")

@@ -45,8 +45,6 @@ public struct ProcessResult: Sendable {
     public let stdout: [UInt8]
     public let stderr: [UInt8]
     public let timedOut: Bool
-    /// The child's peak resident set (getrusage's ru_maxrss), in kB.
-    public var peakRSSKilobytes = 0
     public var output: String { String(decoding: stdout, as: UTF8.self) }
     public var errors: String { String(decoding: stderr, as: UTF8.self) }
 }
@@ -80,17 +78,16 @@ public func run(
             timedOut: false)
     }
     var status: Int32 = 0
-    var usage = rusage()
     var timedOut = false
     let deadline = Syscalls.monotonicNanoseconds() + UInt64(timeoutSeconds * 1e9)
     while true {
-        let r = wait4(pid, &status, WNOHANG, &usage)
+        let r = waitpid(pid, &status, WNOHANG)
         if r == pid { break }
         if r < 0 && errno != EINTR { break }
         if Syscalls.monotonicNanoseconds() > deadline {
             kill(pid, SIGKILL)
             timedOut = true
-            wait4(pid, &status, 0, &usage)
+            waitpid(pid, &status, 0)
             break
         }
         Syscalls.sleep(nanoseconds: 5_000_000)
@@ -102,9 +99,7 @@ public func run(
     _ = Glibc.unlink(errPath)
     _ = Glibc.unlink(inPath)
     _ = Glibc.rmdir(scratch)
-    var result = ProcessResult(status: exitStatus, stdout: out, stderr: err, timedOut: timedOut)
-    result.peakRSSKilobytes = usage.ru_maxrss
-    return result
+    return ProcessResult(status: exitStatus, stdout: out, stderr: err, timedOut: timedOut)
 }
 
 private func TemporaryDirectoryNoCleanup() throws -> String {

@@ -40,6 +40,32 @@ protocol MPDProducer: AnyObject {
     func produce(into output: inout [UInt8]) -> Bool
 }
 
+/// One client's share of a turn of the loop: so many steps (a line taken, a command run, a piece of
+/// a response produced) and so much time. Thread: a value; loop thread.
+struct MPDTurn {
+    private var stepsLeft: Int
+    private let deadlineNs: UInt64
+    private(set) var steps = 0
+
+    init(steps: Int, microseconds: Int) {
+        stepsLeft = steps
+        deadlineNs = Syscalls.monotonicNanoseconds() + UInt64(microseconds) * 1000
+    }
+
+    /// Takes one step; false when the share is spent (nothing is taken then).
+    mutating func step() -> Bool {
+        guard stepsLeft > 0, Syscalls.monotonicNanoseconds() < deadlineNs else {
+            stepsLeft = 0
+            return false
+        }
+        stepsLeft -= 1
+        steps += 1
+        return true
+    }
+
+    var isSpent: Bool { stepsLeft == 0 }
+}
+
 /// One client connection: buffers, protocol state, and the commands it has sent but that have not
 /// run yet. The server drives it; see `MPDServer`. Thread: loop thread.
 final class MPDConnection {
@@ -68,7 +94,8 @@ final class MPDConnection {
     /// What the client may do: everything without a password, nothing (but the commands open to
     /// anyone) until `password` names it.
     var permissions: MPDPermission
-    /// A command list being collected (`command_list_begin` … `command_list_end`).
+    /// A command list being collected (`command_list_begin` … `command_list_end`); lines are
+    /// appended in place (`collecting?.lines.append`), never through a copy of the list.
     var collecting: Batch?
     var collectingBytes = 0
     /// The batch being run, and the producer or the artwork load that holds it up.
@@ -85,6 +112,8 @@ final class MPDConnection {
     /// Close once the output is sent.
     var closeAfterOutput = false
     var closed = false
+    /// When the client last sent a whole line or took some of its output (MPD's timeout restarts
+    /// at a whole line only: bytes trickling in without a newline keep nothing alive).
     var lastActivityNs: UInt64
     /// A zero-delay timer will call `process` again.
     var continuationScheduled = false
@@ -106,6 +135,10 @@ final class MPDConnection {
 
     /// Something holds the next command back.
     var busy: Bool { running != nil || producer != nil || waitingForArtwork }
+
+    /// Waiting in `idle` with everything sent: a real idle client, which no timeout drops (a client
+    /// that idles but leaves its output unread is not one).
+    var isQuietlyIdle: Bool { idleSubscriptions != nil && pendingOutput == 0 }
 
     func write(_ text: String) {
         output.append(contentsOf: text.utf8)

@@ -8,9 +8,11 @@ import KioskSystem
 ///
 /// Listens on a Unix socket and/or TCP; no threads of its own (except a short-lived one that reads
 /// cover art). Sockets are non-blocking; each connection has a bounded input line, output that is
-/// produced only as fast as the client reads it, a command-list limit and an idle timeout; at most
-/// `maxClients` connections are kept, more are closed at once. A slow, silent or malicious client
-/// can therefore neither stall the loop nor make memory grow without bound.
+/// produced only as fast as the client reads it, a command-list limit and an idle timeout; each
+/// client gets a bounded share of each turn of the loop; at most `maxClients` connections are kept,
+/// a newcomer taking the place of the longest inactive one (never of a real `idle` client) or being
+/// closed at once. A slow, silent or malicious client can therefore neither stall the loop, nor
+/// make memory grow without bound, nor keep the others out.
 ///
 /// Changes reach `idle` clients through `Player.onChange` (set by `start()`), whatever caused them:
 /// a button, another client, the engine or the library. Thread: loop thread only.
@@ -24,6 +26,11 @@ public final class MPDServer {
         public var closedMalformed = 0
         public var closedTimeout = 0
         public var closedListTooLong = 0
+        /// Clients closed to make room for a new one, and for leaving too much output unread.
+        public var evicted = 0
+        public var closedOutputFull = 0
+        /// Most steps one client took in one turn of the loop (bounded by `maxStepsPerTurn`).
+        public var mostStepsInOneTurn = 0
         public var commands = 0
         /// Most bytes waiting for one client, and most received bytes held for one client.
         public var peakOutputBytes = 0
@@ -160,7 +167,7 @@ public final class MPDServer {
             }
             guard let raw = accepted else { return }
             let fd = FileDescriptor(owning: raw)
-            if connections.count >= settings.maxClients {
+            if connections.count >= settings.maxClients && !evictLongestInactive() {
                 statistics.refused += 1
                 let now = Syscalls.monotonicNanoseconds()
                 if now - lastRefusalLog > 10_000_000_000 {
@@ -224,22 +231,30 @@ public final class MPDServer {
             return
         }
         connection.input.append(contentsOf: readBuffer[0..<count])
-        connection.lastActivityNs = Syscalls.monotonicNanoseconds()
         statistics.peakInputBytes = max(statistics.peakInputBytes, connection.pendingInput)
     }
 
     /// Runs what the connection has asked for, as far as its output allows: rounds of "run until
     /// the output reaches the high-water mark, then send". A fast reader of a long response gets
     /// a few rounds per wake-up, and the rest on the next turn of the loop, so the other clients
-    /// and the buttons are served in between.
+    /// and the buttons are served in between. Each call is one turn, bounded by `maxStepsPerTurn`
+    /// and `maxMicrosecondsPerTurn`, so that no client (63 of them sending command lists) can
+    /// starve the loop.
     func process(_ connection: MPDConnection) {
+        var turn = MPDTurn(steps: settings.maxStepsPerTurn, microseconds: settings.maxMicrosecondsPerTurn)
+        defer { statistics.mostStepsInOneTurn = max(statistics.mostStepsInOneTurn, turn.steps) }
         for _ in 0..<8 {
-            runUntilBlocked(connection)
+            runUntilBlocked(connection, &turn)
             guard !connection.closed else { return }
             statistics.peakOutputBytes = max(statistics.peakOutputBytes, connection.pendingOutput)
+            if connection.pendingOutput > settings.maxOutputBytes {
+                statistics.closedOutputFull += 1
+                close(connection, reason: "output buffer is full (\(connection.pendingOutput) bytes unread)")
+                return
+            }
             flush(connection)
             guard !connection.closed else { return }
-            if !canContinue(connection) { break }
+            if turn.isSpent || !canContinue(connection) { break }
         }
         connection.compact()
         if canContinue(connection) && connection.pendingOutput == 0 && !connection.continuationScheduled {
@@ -262,9 +277,10 @@ public final class MPDServer {
         return connection.producer != nil || connection.running != nil || connection.hasCompleteLine
     }
 
-    private func runUntilBlocked(_ connection: MPDConnection) {
+    private func runUntilBlocked(_ connection: MPDConnection, _ turn: inout MPDTurn) {
         while !connection.closed {
             if connection.pendingOutput >= settings.outputHighWater { return }
+            guard turn.step() else { return }
             if let producer = connection.producer {
                 if producer.produce(into: &connection.output) {
                     connection.producer = nil
@@ -284,6 +300,7 @@ public final class MPDServer {
                 }
                 return
             }
+            connection.lastActivityNs = Syscalls.monotonicNanoseconds()
             handleLine(connection, line)
         }
     }
@@ -315,24 +332,24 @@ public final class MPDServer {
             close(connection, reason: "a command other than noidle during idle")
             return
         }
-        if var list = connection.collecting {
+        if let collected = connection.collecting?.lines.count {
             if line == Array("command_list_end".utf8) {
+                connection.running = connection.collecting
                 connection.collecting = nil
                 connection.collectingBytes = 0
-                list.next = 0
-                connection.running = list
                 return
             }
-            connection.collectingBytes += line.count
-            guard list.lines.count < settings.maxCommandListCommands,
+            // Counted as MPD's CommandListBuilder counts: the line and its terminator.
+            connection.collectingBytes += line.count + 1
+            guard collected < settings.maxCommandListCommands,
                 connection.collectingBytes <= settings.maxCommandListBytes
             else {
                 statistics.closedListTooLong += 1
                 close(connection, reason: "command list too long")
                 return
             }
-            list.lines.append(line)
-            connection.collecting = list
+            // In place: a copy of the list per line made collecting a list quadratic (issue 31).
+            connection.collecting?.lines.append(line)
             return
         }
         if line == Array("command_list_begin".utf8) {
@@ -423,11 +440,11 @@ public final class MPDServer {
         guard !connection.closed, let source = connection.source else { return }
         var events: IOEvents = []
         let idle = connection.idleSubscriptions != nil
-        // Read only when the input can be used: not while a command waits or output piles up.
-        if idle
-            || (!connection.busy && !connection.closeAfterOutput
-                && connection.pendingOutput < settings.outputHighWater
-                && connection.pendingInput <= settings.maxLineBytes)
+        // Read only when the input can be used: not while a command waits or output piles up (in
+        // `idle` too: a client that does not read its output cannot have its input pile up).
+        if (idle || (!connection.busy && !connection.closeAfterOutput))
+            && connection.pendingOutput < settings.outputHighWater
+            && connection.pendingInput <= settings.maxLineBytes
         {
             events.insert(.readable)
         }
@@ -468,16 +485,39 @@ public final class MPDServer {
         }
     }
 
+    /// Closes the clients inactive for longer than the timeout (see `MPDSettings.idleTimeoutSeconds`).
     private func sweep() {
-        let now = Syscalls.monotonicNanoseconds()
         let limit = UInt64(settings.idleTimeoutSeconds) * 1_000_000_000
         for connection in Array(connections.values) {
-            if connection.idleSubscriptions != nil || connection.waitingForArtwork { continue }
-            if now - connection.lastActivityNs > limit {
+            if let inactive = inactiveNanoseconds(connection), inactive > limit {
                 statistics.closedTimeout += 1
                 close(connection, reason: "timed out")
             }
         }
+    }
+
+    /// How long `connection` has neither sent a whole line nor taken output; nil for a real `idle`
+    /// client and one waiting for a picture, which are never dropped for it.
+    private func inactiveNanoseconds(_ connection: MPDConnection) -> UInt64? {
+        if connection.isQuietlyIdle || connection.waitingForArtwork { return nil }
+        let now = Syscalls.monotonicNanoseconds()
+        return now > connection.lastActivityNs ? now - connection.lastActivityNs : 0
+    }
+
+    /// Makes room for a new client by closing the one inactive longest, when that one has been
+    /// inactive for `evictInactiveAfterMilliseconds`; false when every client is active or idle.
+    private func evictLongestInactive() -> Bool {
+        let grace = UInt64(settings.evictInactiveAfterMilliseconds) * 1_000_000
+        var victim: (connection: MPDConnection, inactive: UInt64)?
+        for connection in connections.values {
+            guard let inactive = inactiveNanoseconds(connection), inactive >= grace else { continue }
+            if victim == nil || inactive > victim!.inactive { victim = (connection, inactive) }
+        }
+        guard let victim else { return false }
+        statistics.evicted += 1
+        close(
+            victim.connection, reason: "inactive for \(victim.inactive / 1_000_000) ms; its place goes to a new client")
+        return true
     }
 
     // MARK: - idle
@@ -516,6 +556,8 @@ public final class MPDServer {
         guard !changed.isEmpty else { return }
         connection.pendingIdle = []
         connection.idleSubscriptions = nil
+        // Its timeout starts again (as MPD's IdleNotify does): it had no reason to speak.
+        connection.lastActivityNs = Syscalls.monotonicNanoseconds()
         for (name, flag) in MPDIdle.names where changed.contains(flag) { connection.write("changed: \(name)\n") }
         connection.write("OK\n")
     }

@@ -31,6 +31,8 @@ public final class MPDServer {
         public var closedOutputFull = 0
         /// Most steps one client took in one turn of the loop (bounded by `maxStepsPerTurn`).
         public var mostStepsInOneTurn = 0
+        /// Turns put off to the next window because the clients' backlog had used its share.
+        public var deferredTurns = 0
         public var commands = 0
         /// Most bytes waiting for one client, and most received bytes held for one client.
         public var peakOutputBytes = 0
@@ -67,6 +69,8 @@ public final class MPDServer {
     public private(set) var tcpPort: UInt16?
 
     var state: MPDStateTracker
+    /// The time the clients' backlog may take (see `MPDBacklogShare`).
+    private var backlogShare: MPDBacklogShare
     var databaseView: MPDDatabase?
     let artwork: MPDArtworkLoader
 
@@ -76,6 +80,9 @@ public final class MPDServer {
         self.library = library
         self.settings = settings
         state = MPDStateTracker()
+        backlogShare = MPDBacklogShare(
+            windowNanoseconds: UInt64(settings.backlogWindowMilliseconds) * 1_000_000,
+            shareNanoseconds: UInt64(settings.backlogMillisecondsPerWindow) * 1_000_000)
         artwork = MPDArtworkLoader(
             loop: loop, maxBytes: settings.maxPictureBytes, cacheBytes: settings.pictureCacheBytes)
     }
@@ -176,6 +183,9 @@ public final class MPDServer {
                 }
                 continue
             }
+            // The kernel's buffer for a client that does not read is output made for nothing (about
+            // 200 KB by default): 32 KB there, and the rest is produced as the client reads.
+            try? Syscalls.setSocketBufferSize(raw, send: true, bytes: Int32(settings.socketSendBufferBytes))
             let connection = MPDConnection(
                 number: nextNumber, fd: fd, peer: Syscalls.peerName(raw),
                 permissions: settings.password == nil ? .all : .anyone)
@@ -241,8 +251,29 @@ public final class MPDServer {
     /// and `maxMicrosecondsPerTurn`, so that no client (63 of them sending command lists) can
     /// starve the loop.
     func process(_ connection: MPDConnection) {
-        var turn = MPDTurn(steps: settings.maxStepsPerTurn, microseconds: settings.maxMicrosecondsPerTurn)
-        defer { statistics.mostStepsInOneTurn = max(statistics.mostStepsInOneTurn, turn.steps) }
+        let shareLeft = backlogShare.allows()
+        if connection.hasBacklog && !shareLeft {
+            // Work left from its earlier turns waits for the next window; output still goes out.
+            statistics.deferredTurns += 1
+            flush(connection)
+            guard !connection.closed else { return }
+            scheduleContinuation(connection, afterNanoseconds: backlogShare.nanosecondsToNextWindow())
+            updateInterest(connection)
+            return
+        }
+        let startedNs = Syscalls.monotonicNanoseconds()
+        // A fresh command runs even when the share is spent, but only the one (its line, its run
+        // and its end are three steps).
+        var turn = MPDTurn(
+            steps: shareLeft ? settings.maxStepsPerTurn : 3, microseconds: settings.maxMicrosecondsPerTurn)
+        defer {
+            statistics.mostStepsInOneTurn = max(statistics.mostStepsInOneTurn, turn.steps)
+            backlogShare.spend(Syscalls.monotonicNanoseconds() - startedNs)
+            // Work left, whatever holds it (its turn, its output, a picture).
+            connection.hasBacklog =
+                !connection.closed
+                && (connection.producer != nil || connection.running != nil || connection.hasCompleteLine)
+        }
         for _ in 0..<8 {
             runUntilBlocked(connection, &turn)
             guard !connection.closed else { return }
@@ -257,16 +288,22 @@ public final class MPDServer {
             if turn.isSpent || !canContinue(connection) { break }
         }
         connection.compact()
-        if canContinue(connection) && connection.pendingOutput == 0 && !connection.continuationScheduled {
+        if canContinue(connection) && connection.pendingOutput == 0 {
             // Nothing to wait for (the socket took everything): go on after the other events.
-            connection.continuationScheduled = true
-            loop.schedule(afterMilliseconds: 0) { [weak self, weak connection] in
-                guard let self, let connection, !connection.closed else { return }
-                connection.continuationScheduled = false
-                self.process(connection)
-            }
+            scheduleContinuation(connection, afterNanoseconds: 0)
         }
         updateInterest(connection)
+    }
+
+    /// Calls `process` again after `delay` (0: after the events already waiting), once.
+    private func scheduleContinuation(_ connection: MPDConnection, afterNanoseconds delay: UInt64) {
+        guard !connection.continuationScheduled else { return }
+        connection.continuationScheduled = true
+        loop.schedule(afterNanoseconds: delay) { [weak self, weak connection] in
+            guard let self, let connection, !connection.closed else { return }
+            connection.continuationScheduled = false
+            self.process(connection)
+        }
     }
 
     /// Whether the connection has work that only waits for its turn (not for the client or a picture).
@@ -305,6 +342,15 @@ public final class MPDServer {
         }
     }
 
+    /// The words `handleLine` looks for, made once (not per line).
+    private enum Words {
+        static let idle = Array("idle".utf8)
+        static let noidle = Array("noidle".utf8)
+        static let listBegin = Array("command_list_begin".utf8)
+        static let listOKBegin = Array("command_list_ok_begin".utf8)
+        static let listEnd = Array("command_list_end".utf8)
+    }
+
     /// One line from the client, as MPD's `Client::ProcessLine`.
     private func handleLine(_ connection: MPDConnection, _ line: [UInt8]) {
         guard let first = line.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") else {
@@ -313,8 +359,8 @@ public final class MPDServer {
             close(connection, reason: "malformed command")
             return
         }
-        let isIdle = line.starts(with: Array("idle".utf8)) && (line.count == 4 || line[4] == 0x20 || line[4] == 0x09)
-        let isNoIdle = line == Array("noidle".utf8)
+        let isIdle = line.starts(with: Words.idle) && (line.count == 4 || line[4] == 0x20 || line[4] == 0x09)
+        let isNoIdle = line == Words.noidle
         if connection.collecting != nil && (isIdle || isNoIdle) {
             statistics.closedMalformed += 1
             close(connection, reason: "idle inside a command list")
@@ -333,7 +379,7 @@ public final class MPDServer {
             return
         }
         if let collected = connection.collecting?.lines.count {
-            if line == Array("command_list_end".utf8) {
+            if line == Words.listEnd {
                 connection.running = connection.collecting
                 connection.collecting = nil
                 connection.collectingBytes = 0
@@ -352,9 +398,9 @@ public final class MPDServer {
             connection.collecting?.lines.append(line)
             return
         }
-        if line == Array("command_list_begin".utf8) {
+        if line == Words.listBegin {
             connection.collecting = MPDConnection.Batch(mode: .list, lines: [])
-        } else if line == Array("command_list_ok_begin".utf8) {
+        } else if line == Words.listOKBegin {
             connection.collecting = MPDConnection.Batch(mode: .listOK, lines: [])
         } else if isIdle {
             idle(connection, line)

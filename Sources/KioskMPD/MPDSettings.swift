@@ -22,13 +22,20 @@ public struct MPDSettings: Sendable, Equatable {
     /// Output held for a client before the server stops producing more for it (long responses are
     /// produced as the client reads them).
     public var outputHighWater = 64 << 10
+    /// The kernel's send buffer of each client socket (SO_SNDBUF).
+    public var socketSendBufferBytes = 32 << 10
     /// Output held for a client beyond which it is disconnected, as MPD's max_output_buffer_size
     /// (8 MiB there; ours is smaller because responses are produced only as the client reads).
     public var maxOutputBytes = 1 << 20
     /// One client's share of a turn of the loop: lines taken, commands run or response pieces
     /// produced, and time; then the other clients and the rest of the loop go first.
-    public var maxStepsPerTurn = 64
-    public var maxMicrosecondsPerTurn = 2000
+    public var maxStepsPerTurn = 32
+    public var maxMicrosecondsPerTurn = 1000
+    /// The clients' turns after their first (work queued: list lines, pipelined commands, long
+    /// responses) take at most this much of each window of the loop's time, together; the rest is
+    /// for fresh commands, the buttons, the screen and the watchdog.
+    public var backlogWindowMilliseconds = 25
+    public var backlogMillisecondsPerWindow = 10
     /// The largest `binarylimit` honoured (albumart/readpicture chunk size).
     public var maxBinaryChunk = 256 << 10
     /// A client that neither sends a whole command line nor reads its output for this long is

@@ -91,6 +91,42 @@ import Testing
         #expect(slowest < 250, "a fresh client waited \(slowest) ms for status")
     }
 
+    @Test func clientsWithQueuedWorkTogetherTakeOnlyTheirShareOfTheLoop() throws {
+        // Turns of up to 5 ms each: 40 clients with work queued would hold the loop 200 ms a round
+        // without the share; with it they take 10 ms of every 25 ms together.
+        let h = try Harness {
+            $0.maxClients = 64
+            $0.maxStepsPerTurn = 1_000_000
+            $0.maxMicrosecondsPerTurn = 5000
+            $0.backlogWindowMilliseconds = 25
+            $0.backlogMillisecondsPerWindow = 10
+        }
+        let path = h.socketPath
+        let watch = StallWatch(h.loop)
+        try h.client(timeoutSeconds: 300) {
+            let clients = try (0..<40).map { _ in try TestClient(unix: path) }
+            let list = MPDFairnessTests.unterminatedList(4000)
+            var sent = [Int](repeating: 0, count: clients.count)
+            while sent.contains(where: { $0 < list.count }) {
+                for (i, client) in clients.enumerated() where sent[i] < list.count {
+                    sent[i] = MPDFairnessTests.sendSome(client.fd, list, from: sent[i])
+                }
+                Syscalls.sleep(nanoseconds: 1_000_000)
+            }
+            // Everything taken once a ping behind all of it is answered on each.
+            for client in clients { try client.send("ping\n") }
+            _ = try MPDFairnessTests.freshStatusMilliseconds(path)
+            Syscalls.sleep(nanoseconds: 500_000_000)
+        }
+        watch.stop()
+        let gap = Double(watch.longestGapNs) / 1e6
+        print(
+            "mpd fairness: 40 lists with 5 ms turns: loop late at most \(gap) ms, \(h.server.statistics.deferredTurns) turns put off"
+        )
+        #expect(gap < 60, "the loop was late \(gap) ms")
+        #expect(h.server.statistics.deferredTurns > 0)
+    }
+
     @Test func collectingACommandListCostsTheSameForEachLineHoweverLongTheListIs() throws {
         let h = try Harness {
             $0.maxCommandListCommands = 40_000

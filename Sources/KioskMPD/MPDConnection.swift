@@ -1,3 +1,4 @@
+import Glibc
 import KioskSystem
 
 /// The idle subsystems, in MPD's order (src/IdleFlags.cxx).
@@ -40,6 +41,73 @@ protocol MPDProducer: AnyObject {
     func produce(into output: inout [UInt8]) -> Bool
 }
 
+/// One client's share of a turn of the loop: so many steps (a line taken, a command run, a piece of
+/// a response produced) and so much time. Thread: a value; loop thread.
+struct MPDTurn {
+    private var stepsLeft: Int
+    private let deadlineNs: UInt64
+    private(set) var steps = 0
+
+    init(steps: Int, microseconds: Int) {
+        stepsLeft = steps
+        deadlineNs = Syscalls.monotonicNanoseconds() + UInt64(microseconds) * 1000
+    }
+
+    /// Takes one step; false when the share is spent (nothing is taken then).
+    mutating func step() -> Bool {
+        guard stepsLeft > 0, Syscalls.monotonicNanoseconds() < deadlineNs else {
+            stepsLeft = 0
+            return false
+        }
+        stepsLeft -= 1
+        steps += 1
+        return true
+    }
+
+    var isSpent: Bool { stepsLeft == 0 }
+}
+
+/// How much of the loop's time the clients' backlog may take: `share` in each `window`, so that
+/// however many clients have work queued, a fresh command, the buttons, the screen and the watchdog
+/// wait at most about one share. Thread: a value; loop thread.
+struct MPDBacklogShare {
+    let windowNanoseconds: UInt64
+    let shareNanoseconds: UInt64
+    private var windowStartNs: UInt64 = 0
+    private var spentNs: UInt64 = 0
+
+    init(windowNanoseconds: UInt64, shareNanoseconds: UInt64) {
+        self.windowNanoseconds = max(1, windowNanoseconds)
+        self.shareNanoseconds = shareNanoseconds
+    }
+
+    /// Whether a turn of backlog may run now.
+    mutating func allows() -> Bool {
+        startWindowIfOver()
+        return spentNs < shareNanoseconds
+    }
+
+    /// Counts a turn's time (any turn: fresh commands use the window's time too).
+    mutating func spend(_ nanoseconds: UInt64) {
+        startWindowIfOver()
+        spentNs += nanoseconds
+    }
+
+    func nanosecondsToNextWindow() -> UInt64 {
+        let end = windowStartNs &+ windowNanoseconds
+        let now = Syscalls.monotonicNanoseconds()
+        return end > now ? end - now : 0
+    }
+
+    private mutating func startWindowIfOver() {
+        let now = Syscalls.monotonicNanoseconds()
+        if now &- windowStartNs >= windowNanoseconds {
+            windowStartNs = now
+            spentNs = 0
+        }
+    }
+}
+
 /// One client connection: buffers, protocol state, and the commands it has sent but that have not
 /// run yet. The server drives it; see `MPDServer`. Thread: loop thread.
 final class MPDConnection {
@@ -68,7 +136,8 @@ final class MPDConnection {
     /// What the client may do: everything without a password, nothing (but the commands open to
     /// anyone) until `password` names it.
     var permissions: MPDPermission
-    /// A command list being collected (`command_list_begin` … `command_list_end`).
+    /// A command list being collected (`command_list_begin` … `command_list_end`); lines are
+    /// appended in place (`collecting?.lines.append`), never through a copy of the list.
     var collecting: Batch?
     var collectingBytes = 0
     /// The batch being run, and the producer or the artwork load that holds it up.
@@ -85,9 +154,14 @@ final class MPDConnection {
     /// Close once the output is sent.
     var closeAfterOutput = false
     var closed = false
+    /// When the client last sent a whole line or took some of its output (MPD's timeout restarts
+    /// at a whole line only: bytes trickling in without a newline keep nothing alive).
     var lastActivityNs: UInt64
-    /// A zero-delay timer will call `process` again.
+    /// A timer will call `process` again.
     var continuationScheduled = false
+    /// Its last turn ended with work left (lines, a list, a response being produced): its next
+    /// turn counts against the backlog's share of the loop; a client with a fresh command does not.
+    var hasBacklog = false
     var watchedEvents: IOEvents = []
 
     init(number: Int, fd: consuming FileDescriptor, peer: String, permissions: MPDPermission) {
@@ -102,10 +176,25 @@ final class MPDConnection {
     var pendingInput: Int { input.count - inputStart }
 
     /// A whole line is waiting in the input.
-    var hasCompleteLine: Bool { input[inputStart...].contains(UInt8(ascii: "\n")) }
+    var hasCompleteLine: Bool { newlineIndex() != nil }
+
+    /// The index of the first `\n` in the unread input (memchr: this runs for every line).
+    private func newlineIndex() -> Int? {
+        let start = inputStart
+        return input.withUnsafeBufferPointer { buffer -> Int? in
+            guard let base = buffer.baseAddress, start < buffer.count,
+                let found = memchr(base + start, 0x0A, buffer.count - start)
+            else { return nil }
+            return UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+        }
+    }
 
     /// Something holds the next command back.
     var busy: Bool { running != nil || producer != nil || waitingForArtwork }
+
+    /// Waiting in `idle` with everything sent: a real idle client, which no timeout drops (a client
+    /// that idles but leaves its output unread is not one).
+    var isQuietlyIdle: Bool { idleSubscriptions != nil && pendingOutput == 0 }
 
     func write(_ text: String) {
         output.append(contentsOf: text.utf8)
@@ -117,7 +206,7 @@ final class MPDConnection {
 
     /// Takes the next complete line (without its `\n`, and a `\r` before it) from the input.
     func nextLine() -> [UInt8]? {
-        guard let newline = input[inputStart...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        guard let newline = newlineIndex() else { return nil }
         var end = newline
         if end > inputStart && input[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         let line = Array(input[inputStart..<end])

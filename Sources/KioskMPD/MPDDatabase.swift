@@ -72,6 +72,11 @@ enum MPDTag: String, CaseIterable, Sendable {
 /// /media/kiosk) or, when two volumes share a name, the volume's ID. Directories are the folders
 /// that hold tracks; stored playlists are the sticks' playlists.
 ///
+/// Names with control characters keep them in their URIs (as MPD lists them; a client sends them
+/// back quoted), except line breaks, which no protocol line can carry: MPD leaves such files out of
+/// its database; here they are listed with U+2424 (␤) for `\n` and U+240D (␍) for `\r`, and a URI
+/// that another name already has gets ` (2)`, ` (3)`… so every URI names one track.
+///
 /// Nothing here touches the file system: a URI can only name what the catalog holds, so nothing
 /// outside the mounted volumes is reachable. Built on the loop thread when a client first needs it
 /// after the catalog changed. Thread: loop thread.
@@ -109,6 +114,8 @@ final class MPDDatabase {
     private var volumesByName: [String: VolumeID] = [:]
     private var uris: [String] = []
     private var trackByURI: [String: Int] = [:]
+    /// URIs that differ from `<volume>/<relative path>`, by the track's path.
+    private var uriByPath: [String: String] = [:]
     private(set) var directories: [String: Directory] = [:]
     private(set) var playlists: [StoredPlaylist] = []
     private var playlistByName: [String: Int] = [:]
@@ -123,8 +130,25 @@ final class MPDDatabase {
 
     /// The URI of `track`, or nil when its volume is not in this catalog.
     func uri(of track: Track) -> String? {
+        if let uri = uriByPath[track.path] { return uri }
         guard let name = volumeNames[track.volume] else { return nil }
         return name + "/" + track.relativePath
+    }
+
+    /// `path` with its line breaks replaced by their control pictures (`\n` → ␤, `\r` → ␍), so that
+    /// it fits on a protocol line.
+    static func uriText(_ path: String) -> String {
+        guard path.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return path }
+        var text = ""
+        text.unicodeScalars.reserveCapacity(path.unicodeScalars.count)
+        for scalar in path.unicodeScalars {
+            switch scalar {
+            case "\n": text.unicodeScalars.append("\u{2424}")
+            case "\r": text.unicodeScalars.append("\u{240D}")
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
     }
 
     func uri(ofTrackAt index: Int) -> String { uris[index] }
@@ -133,13 +157,15 @@ final class MPDDatabase {
     func trackIndex(uri: String) -> Int? { trackByURI[uri] }
 
     /// Why a URI cannot name anything in the database: absolute paths, schemes (`file://`,
-    /// `http://`), `.` and `..` components, empty components. Such URIs never reach a lookup.
+    /// `http://`), `.` and `..` components, empty components, line breaks. Such URIs never reach a
+    /// lookup. Other control characters and backslashes are allowed: file names have them, and the
+    /// lookup is in the catalog, never in the file system.
     static func isSafe(_ uri: String) -> Bool {
-        if uri.hasPrefix("/") || uri.contains("://") || uri.contains("\\") { return false }
+        if uri.hasPrefix("/") || uri.contains("://") { return false }
         for part in uri.split(separator: "/", omittingEmptySubsequences: false) {
             if part.isEmpty || part == "." || part == ".." { return false }
         }
-        for byte in uri.utf8 where byte < 0x20 { return false }
+        for byte in uri.utf8 where byte == 0x0A || byte == 0x0D || byte == 0 { return false }
         return true
     }
 
@@ -222,10 +248,17 @@ final class MPDDatabase {
         directories[""] = Directory()
         for (index, track) in tracks.enumerated() {
             let name = volumeNames[track.volume] ?? track.volume.rawValue
-            let uri = name + "/" + track.relativePath
+            let plain = name + "/" + MPDDatabase.uriText(track.relativePath)
+            var uri = plain
+            var copy = 1
+            while trackByURI[uri] != nil {
+                copy += 1
+                uri = plain + " (\(copy))"
+            }
+            if uri != name + "/" + track.relativePath { uriByPath[track.path] = uri }
             uris.append(uri)
             trackByURI[uri] = index
-            let folder = track.folder.isEmpty ? name : name + "/" + track.folder
+            let folder = track.folder.isEmpty ? name : name + "/" + MPDDatabase.uriText(track.folder)
             directories[folder, default: Directory()].tracks.append(index)
             // Register the folder chain up to the root.
             var child = folder
@@ -252,7 +285,7 @@ final class MPDDatabase {
         for collection in collections {
             let parts = collection.key.split(separator: "\u{1F}", maxSplits: 1).map(String.init)
             guard parts.count == 2, let name = volumeNames[VolumeID(rawValue: parts[0])] else { continue }
-            let uri = name + "/" + parts[1]
+            let uri = name + "/" + MPDDatabase.uriText(parts[1])
             let title = titleCount[collection.name] == 1 ? collection.name : uri
             let modified = collection.representative.modificationTime
             playlistByName[title] = playlists.count

@@ -8,9 +8,11 @@ import KioskSystem
 ///
 /// Listens on a Unix socket and/or TCP; no threads of its own (except a short-lived one that reads
 /// cover art). Sockets are non-blocking; each connection has a bounded input line, output that is
-/// produced only as fast as the client reads it, a command-list limit and an idle timeout; at most
-/// `maxClients` connections are kept, more are closed at once. A slow, silent or malicious client
-/// can therefore neither stall the loop nor make memory grow without bound.
+/// produced only as fast as the client reads it, a command-list limit and an idle timeout; each
+/// client gets a bounded share of each turn of the loop; at most `maxClients` connections are kept,
+/// a newcomer taking the place of the longest inactive one (never of a real `idle` client) or being
+/// closed at once. A slow, silent or malicious client can therefore neither stall the loop, nor
+/// make memory grow without bound, nor keep the others out.
 ///
 /// Changes reach `idle` clients through `Player.onChange` (set by `start()`), whatever caused them:
 /// a button, another client, the engine or the library. Thread: loop thread only.
@@ -24,6 +26,13 @@ public final class MPDServer {
         public var closedMalformed = 0
         public var closedTimeout = 0
         public var closedListTooLong = 0
+        /// Clients closed to make room for a new one, and for leaving too much output unread.
+        public var evicted = 0
+        public var closedOutputFull = 0
+        /// Most steps one client took in one turn of the loop (bounded by `maxStepsPerTurn`).
+        public var mostStepsInOneTurn = 0
+        /// Turns put off to the next window because the clients' backlog had used its share.
+        public var deferredTurns = 0
         public var commands = 0
         /// Most bytes waiting for one client, and most received bytes held for one client.
         public var peakOutputBytes = 0
@@ -60,6 +69,8 @@ public final class MPDServer {
     public private(set) var tcpPort: UInt16?
 
     var state: MPDStateTracker
+    /// The time the clients' backlog may take (see `MPDBacklogShare`).
+    private var backlogShare: MPDBacklogShare
     var databaseView: MPDDatabase?
     let artwork: MPDArtworkLoader
 
@@ -69,6 +80,9 @@ public final class MPDServer {
         self.library = library
         self.settings = settings
         state = MPDStateTracker()
+        backlogShare = MPDBacklogShare(
+            windowNanoseconds: UInt64(settings.backlogWindowMilliseconds) * 1_000_000,
+            shareNanoseconds: UInt64(settings.backlogMillisecondsPerWindow) * 1_000_000)
         artwork = MPDArtworkLoader(
             loop: loop, maxBytes: settings.maxPictureBytes, cacheBytes: settings.pictureCacheBytes)
     }
@@ -160,7 +174,7 @@ public final class MPDServer {
             }
             guard let raw = accepted else { return }
             let fd = FileDescriptor(owning: raw)
-            if connections.count >= settings.maxClients {
+            if connections.count >= settings.maxClients && !evictLongestInactive() {
                 statistics.refused += 1
                 let now = Syscalls.monotonicNanoseconds()
                 if now - lastRefusalLog > 10_000_000_000 {
@@ -169,6 +183,9 @@ public final class MPDServer {
                 }
                 continue
             }
+            // The kernel's buffer for a client that does not read is output made for nothing (about
+            // 200 KB by default): 32 KB there, and the rest is produced as the client reads.
+            try? Syscalls.setSocketBufferSize(raw, send: true, bytes: Int32(settings.socketSendBufferBytes))
             let connection = MPDConnection(
                 number: nextNumber, fd: fd, peer: Syscalls.peerName(raw),
                 permissions: settings.password == nil ? .all : .anyone)
@@ -224,34 +241,69 @@ public final class MPDServer {
             return
         }
         connection.input.append(contentsOf: readBuffer[0..<count])
-        connection.lastActivityNs = Syscalls.monotonicNanoseconds()
         statistics.peakInputBytes = max(statistics.peakInputBytes, connection.pendingInput)
     }
 
     /// Runs what the connection has asked for, as far as its output allows: rounds of "run until
     /// the output reaches the high-water mark, then send". A fast reader of a long response gets
     /// a few rounds per wake-up, and the rest on the next turn of the loop, so the other clients
-    /// and the buttons are served in between.
+    /// and the buttons are served in between. Each call is one turn, bounded by `maxStepsPerTurn`
+    /// and `maxMicrosecondsPerTurn`, so that no client (63 of them sending command lists) can
+    /// starve the loop.
     func process(_ connection: MPDConnection) {
-        for _ in 0..<8 {
-            runUntilBlocked(connection)
-            guard !connection.closed else { return }
-            statistics.peakOutputBytes = max(statistics.peakOutputBytes, connection.pendingOutput)
+        let shareLeft = backlogShare.allows()
+        if connection.hasBacklog && !shareLeft {
+            // Work left from its earlier turns waits for the next window; output still goes out.
+            statistics.deferredTurns += 1
             flush(connection)
             guard !connection.closed else { return }
-            if !canContinue(connection) { break }
+            scheduleContinuation(connection, afterNanoseconds: backlogShare.nanosecondsToNextWindow())
+            updateInterest(connection)
+            return
+        }
+        let startedNs = Syscalls.monotonicNanoseconds()
+        // A fresh command runs even when the share is spent, but only the one (its line, its run
+        // and its end are three steps).
+        var turn = MPDTurn(
+            steps: shareLeft ? settings.maxStepsPerTurn : 3, microseconds: settings.maxMicrosecondsPerTurn)
+        defer {
+            statistics.mostStepsInOneTurn = max(statistics.mostStepsInOneTurn, turn.steps)
+            backlogShare.spend(Syscalls.monotonicNanoseconds() - startedNs)
+            // Work left, whatever holds it (its turn, its output, a picture).
+            connection.hasBacklog =
+                !connection.closed
+                && (connection.producer != nil || connection.running != nil || connection.hasCompleteLine)
+        }
+        for _ in 0..<8 {
+            runUntilBlocked(connection, &turn)
+            guard !connection.closed else { return }
+            statistics.peakOutputBytes = max(statistics.peakOutputBytes, connection.pendingOutput)
+            if connection.pendingOutput > settings.maxOutputBytes {
+                statistics.closedOutputFull += 1
+                close(connection, reason: "output buffer is full (\(connection.pendingOutput) bytes unread)")
+                return
+            }
+            flush(connection)
+            guard !connection.closed else { return }
+            if turn.isSpent || !canContinue(connection) { break }
         }
         connection.compact()
-        if canContinue(connection) && connection.pendingOutput == 0 && !connection.continuationScheduled {
+        if canContinue(connection) && connection.pendingOutput == 0 {
             // Nothing to wait for (the socket took everything): go on after the other events.
-            connection.continuationScheduled = true
-            loop.schedule(afterMilliseconds: 0) { [weak self, weak connection] in
-                guard let self, let connection, !connection.closed else { return }
-                connection.continuationScheduled = false
-                self.process(connection)
-            }
+            scheduleContinuation(connection, afterNanoseconds: 0)
         }
         updateInterest(connection)
+    }
+
+    /// Calls `process` again after `delay` (0: after the events already waiting), once.
+    private func scheduleContinuation(_ connection: MPDConnection, afterNanoseconds delay: UInt64) {
+        guard !connection.continuationScheduled else { return }
+        connection.continuationScheduled = true
+        loop.schedule(afterNanoseconds: delay) { [weak self, weak connection] in
+            guard let self, let connection, !connection.closed else { return }
+            connection.continuationScheduled = false
+            self.process(connection)
+        }
     }
 
     /// Whether the connection has work that only waits for its turn (not for the client or a picture).
@@ -262,9 +314,10 @@ public final class MPDServer {
         return connection.producer != nil || connection.running != nil || connection.hasCompleteLine
     }
 
-    private func runUntilBlocked(_ connection: MPDConnection) {
+    private func runUntilBlocked(_ connection: MPDConnection, _ turn: inout MPDTurn) {
         while !connection.closed {
             if connection.pendingOutput >= settings.outputHighWater { return }
+            guard turn.step() else { return }
             if let producer = connection.producer {
                 if producer.produce(into: &connection.output) {
                     connection.producer = nil
@@ -284,8 +337,18 @@ public final class MPDServer {
                 }
                 return
             }
+            connection.lastActivityNs = Syscalls.monotonicNanoseconds()
             handleLine(connection, line)
         }
+    }
+
+    /// The words `handleLine` looks for, made once (not per line).
+    private enum Words {
+        static let idle = Array("idle".utf8)
+        static let noidle = Array("noidle".utf8)
+        static let listBegin = Array("command_list_begin".utf8)
+        static let listOKBegin = Array("command_list_ok_begin".utf8)
+        static let listEnd = Array("command_list_end".utf8)
     }
 
     /// One line from the client, as MPD's `Client::ProcessLine`.
@@ -296,8 +359,8 @@ public final class MPDServer {
             close(connection, reason: "malformed command")
             return
         }
-        let isIdle = line.starts(with: Array("idle".utf8)) && (line.count == 4 || line[4] == 0x20 || line[4] == 0x09)
-        let isNoIdle = line == Array("noidle".utf8)
+        let isIdle = line.starts(with: Words.idle) && (line.count == 4 || line[4] == 0x20 || line[4] == 0x09)
+        let isNoIdle = line == Words.noidle
         if connection.collecting != nil && (isIdle || isNoIdle) {
             statistics.closedMalformed += 1
             close(connection, reason: "idle inside a command list")
@@ -315,29 +378,29 @@ public final class MPDServer {
             close(connection, reason: "a command other than noidle during idle")
             return
         }
-        if var list = connection.collecting {
-            if line == Array("command_list_end".utf8) {
+        if let collected = connection.collecting?.lines.count {
+            if line == Words.listEnd {
+                connection.running = connection.collecting
                 connection.collecting = nil
                 connection.collectingBytes = 0
-                list.next = 0
-                connection.running = list
                 return
             }
-            connection.collectingBytes += line.count
-            guard list.lines.count < settings.maxCommandListCommands,
+            // Counted as MPD's CommandListBuilder counts: the line and its terminator.
+            connection.collectingBytes += line.count + 1
+            guard collected < settings.maxCommandListCommands,
                 connection.collectingBytes <= settings.maxCommandListBytes
             else {
                 statistics.closedListTooLong += 1
                 close(connection, reason: "command list too long")
                 return
             }
-            list.lines.append(line)
-            connection.collecting = list
+            // In place: a copy of the list per line made collecting a list quadratic (issue 31).
+            connection.collecting?.lines.append(line)
             return
         }
-        if line == Array("command_list_begin".utf8) {
+        if line == Words.listBegin {
             connection.collecting = MPDConnection.Batch(mode: .list, lines: [])
-        } else if line == Array("command_list_ok_begin".utf8) {
+        } else if line == Words.listOKBegin {
             connection.collecting = MPDConnection.Batch(mode: .listOK, lines: [])
         } else if isIdle {
             idle(connection, line)
@@ -423,11 +486,11 @@ public final class MPDServer {
         guard !connection.closed, let source = connection.source else { return }
         var events: IOEvents = []
         let idle = connection.idleSubscriptions != nil
-        // Read only when the input can be used: not while a command waits or output piles up.
-        if idle
-            || (!connection.busy && !connection.closeAfterOutput
-                && connection.pendingOutput < settings.outputHighWater
-                && connection.pendingInput <= settings.maxLineBytes)
+        // Read only when the input can be used: not while a command waits or output piles up (in
+        // `idle` too: a client that does not read its output cannot have its input pile up).
+        if (idle || (!connection.busy && !connection.closeAfterOutput))
+            && connection.pendingOutput < settings.outputHighWater
+            && connection.pendingInput <= settings.maxLineBytes
         {
             events.insert(.readable)
         }
@@ -468,16 +531,39 @@ public final class MPDServer {
         }
     }
 
+    /// Closes the clients inactive for longer than the timeout (see `MPDSettings.idleTimeoutSeconds`).
     private func sweep() {
-        let now = Syscalls.monotonicNanoseconds()
         let limit = UInt64(settings.idleTimeoutSeconds) * 1_000_000_000
         for connection in Array(connections.values) {
-            if connection.idleSubscriptions != nil || connection.waitingForArtwork { continue }
-            if now - connection.lastActivityNs > limit {
+            if let inactive = inactiveNanoseconds(connection), inactive > limit {
                 statistics.closedTimeout += 1
                 close(connection, reason: "timed out")
             }
         }
+    }
+
+    /// How long `connection` has neither sent a whole line nor taken output; nil for a real `idle`
+    /// client and one waiting for a picture, which are never dropped for it.
+    private func inactiveNanoseconds(_ connection: MPDConnection) -> UInt64? {
+        if connection.isQuietlyIdle || connection.waitingForArtwork { return nil }
+        let now = Syscalls.monotonicNanoseconds()
+        return now > connection.lastActivityNs ? now - connection.lastActivityNs : 0
+    }
+
+    /// Makes room for a new client by closing the one inactive longest, when that one has been
+    /// inactive for `evictInactiveAfterMilliseconds`; false when every client is active or idle.
+    private func evictLongestInactive() -> Bool {
+        let grace = UInt64(settings.evictInactiveAfterMilliseconds) * 1_000_000
+        var victim: (connection: MPDConnection, inactive: UInt64)?
+        for connection in connections.values {
+            guard let inactive = inactiveNanoseconds(connection), inactive >= grace else { continue }
+            if victim == nil || inactive > victim!.inactive { victim = (connection, inactive) }
+        }
+        guard let victim else { return false }
+        statistics.evicted += 1
+        close(
+            victim.connection, reason: "inactive for \(victim.inactive / 1_000_000) ms; its place goes to a new client")
+        return true
     }
 
     // MARK: - idle
@@ -516,6 +602,8 @@ public final class MPDServer {
         guard !changed.isEmpty else { return }
         connection.pendingIdle = []
         connection.idleSubscriptions = nil
+        // Its timeout starts again (as MPD's IdleNotify does): it had no reason to speak.
+        connection.lastActivityNs = Syscalls.monotonicNanoseconds()
         for (name, flag) in MPDIdle.names where changed.contains(flag) { connection.write("changed: \(name)\n") }
         connection.write("OK\n")
     }

@@ -15,17 +15,36 @@ public struct MPDSettings: Sendable, Equatable {
     public var maxClients = 8
     /// A line (command plus arguments) longer than this closes the connection, as in MPD.
     public var maxLineBytes = 8192
-    /// Commands in one command list, and their total bytes; more closes the connection.
+    /// Commands in one command list, and their total bytes (each line plus one, as MPD counts for its
+    /// client_max_command_list_size, 2 MiB there); more closes the connection.
     public var maxCommandListCommands = 4096
     public var maxCommandListBytes = 1 << 20
     /// Output held for a client before the server stops producing more for it (long responses are
     /// produced as the client reads them).
     public var outputHighWater = 64 << 10
+    /// The kernel's send buffer of each client socket (SO_SNDBUF).
+    public var socketSendBufferBytes = 32 << 10
+    /// Output held for a client beyond which it is disconnected, as MPD's max_output_buffer_size
+    /// (8 MiB there; ours is smaller because responses are produced only as the client reads).
+    public var maxOutputBytes = 1 << 20
+    /// One client's share of a turn of the loop: lines taken, commands run or response pieces
+    /// produced, and time; then the other clients and the rest of the loop go first.
+    public var maxStepsPerTurn = 32
+    public var maxMicrosecondsPerTurn = 1000
+    /// The clients' turns after their first (work queued: list lines, pipelined commands, long
+    /// responses) take at most this much of each window of the loop's time, together; the rest is
+    /// for fresh commands, the buttons, the screen and the watchdog.
+    public var backlogWindowMilliseconds = 25
+    public var backlogMillisecondsPerWindow = 10
     /// The largest `binarylimit` honoured (albumart/readpicture chunk size).
     public var maxBinaryChunk = 256 << 10
-    /// A client that neither sends a command nor reads its output for this long is disconnected
-    /// (a client waiting in `idle` is exempt), as MPD's connection_timeout.
+    /// A client that neither sends a whole command line nor reads its output for this long is
+    /// disconnected, as MPD's connection_timeout (60 s there too): bytes of a line that never ends do
+    /// not count. A client waiting in `idle` with nothing left to read is exempt, as in MPD.
     public var idleTimeoutSeconds = 60
+    /// When `maxClients` are connected, a new client takes the place of the one inactive longest (by
+    /// the rule above) if that one has been inactive this long; otherwise the new one is refused.
+    public var evictInactiveAfterMilliseconds = 5000
     /// Largest picture served (cover files and embedded pictures).
     public var maxPictureBytes = 16 << 20
     /// Pictures kept for the chunks that follow the first (bytes, over all entries).

@@ -225,6 +225,56 @@ import Testing
         #expect(h.player.currentTrack?.title == "Wuthering")
     }
 
+    @Test func namesWithControlCharactersAreListedByURIsThatAddidAccepts() throws {
+        // Tab, ESC, BEL, backslash and quote pass through the protocol quoted; line breaks cannot,
+        // so they are listed as ␤ and ␍, and a name that already has such a URI gets another.
+        let names = [
+            "tab\there", "esc\u{1B}[31mred", "bell\u{07}", "back\\slash", "quote\"d", "new\nline", "carriage\rreturn",
+            "new\u{2424}line",
+        ]
+        let h = try Harness(extraTracks: { music in
+            for name in names {
+                try SyntheticLibrary.write(
+                    SyntheticTrack(
+                        relativePath: "Odd\nFolder/\(name).flac", tags: [(name: "TITLE", value: name)], seconds: 2,
+                        sampleRate: 44_100),
+                    under: music)
+            }
+            return names.count
+        })
+        let path = h.socketPath
+        let (volume, listed, added, queue) = try h.client {
+            let c = try TestClient(unix: path)
+            func quoted(_ uri: String) -> String {
+                var text = "\""
+                for character in uri {
+                    if character == "\\" || character == "\"" { text.append("\\") }
+                    text.append(character)
+                }
+                return text + "\""
+            }
+            let volume = try c.command("lsinfo USBSTICK")
+            let folder = volume.first { $0.hasPrefix("directory: USBSTICK/Odd") }.map { String($0.dropFirst(11)) } ?? ""
+            let listed = try c.command("lsinfo \(quoted(folder))").filter { $0.hasPrefix("file: ") }.map {
+                String($0.dropFirst(6))
+            }
+            let added = try listed.map { try c.command("addid \(quoted($0))") }
+            let queue = try c.command("playlistinfo").filter { $0.hasPrefix("file: ") }.map { String($0.dropFirst(6)) }
+            return (volume, listed, added, queue)
+        }
+        #expect(volume.contains("directory: USBSTICK/Odd\u{2424}Folder"))
+        #expect(listed.count == names.count)
+        #expect(Set(listed).count == names.count)
+        #expect(listed.contains("USBSTICK/Odd\u{2424}Folder/tab\there.flac"))
+        #expect(listed.contains("USBSTICK/Odd\u{2424}Folder/esc\u{1B}[31mred.flac"))
+        #expect(listed.contains("USBSTICK/Odd\u{2424}Folder/carriage\u{240D}return.flac"))
+        for (uri, answer) in zip(listed, added) {
+            #expect(answer.first?.hasPrefix("Id: ") == true && answer.last == "OK", "addid \(uri): \(answer)")
+        }
+        #expect(queue == listed)
+        #expect(Set(h.player.queue.map(\.relativePath)) == Set(names.map { "Odd\nFolder/\($0).flac" }))
+    }
+
     @Test func findIsExactAndSearchIgnoresCase() throws {
         let h = try Harness()
         let path = h.socketPath

@@ -253,6 +253,14 @@ final class TestClient {
 
     /// Whether the server closed the connection (reads until end of stream or timeout).
     func isClosedByServer() -> Bool {
+        isClosedByServer(waitingMs: timeoutMs)
+    }
+
+    /// Whether the server closed the connection within `waitingMs` of silence.
+    func isClosedByServer(waitingMs: Int32) -> Bool {
+        let saved = timeoutMs
+        timeoutMs = waitingMs
+        defer { timeoutMs = saved }
         while true {
             do {
                 if try !fill() { return true }

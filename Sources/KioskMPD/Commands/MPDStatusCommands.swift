@@ -78,6 +78,6 @@ enum MPDStatusCommands {
 extension MPDServer {
     /// The URI of a queue entry (its volume may have left the catalog since).
     func uri(of track: Track) -> String {
-        database.uri(of: track) ?? track.volume.rawValue + "/" + track.relativePath
+        database.uri(of: track) ?? track.volume.rawValue + "/" + MPDDatabase.uriText(track.relativePath)
     }
 }

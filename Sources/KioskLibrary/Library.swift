@@ -335,19 +335,20 @@ public final class Library {
         }
     }
 
-    /// Files left out by a scan, with their reasons, in the journal: the first
-    /// `leftOutLogLines` of them (a stick of broken files must not flood it), then a count.
+    /// Files left out by a scan, and files listed with something ignored, with their reasons, in
+    /// the journal: the first `leftOutLogLines` of them (a stick of broken files must not flood
+    /// it), then a count.
     static let leftOutLogLines = 20
 
     static func logLeftOut(_ problems: [LibraryProblem], volume: VolumeID) {
-        let excluded = problems.filter { $0.severity == .excluded && !$0.relativePath.isEmpty }
-        for problem in excluded.prefix(leftOutLogLines) {
-            Log.notice("library: left out \(volume): \(problem.relativePath): \(problem.reason)")
+        let files = problems.filter { !$0.relativePath.isEmpty }
+        for problem in files.prefix(leftOutLogLines) {
+            let what = problem.severity == .excluded ? "left out" : "listed, but"
+            Log.notice("library: \(what) \(volume): \(problem.relativePath): \(problem.reason)")
         }
-        if excluded.count > leftOutLogLines {
+        if files.count > leftOutLogLines {
             Log.notice(
-                "library: left out \(volume): \(excluded.count - leftOutLogLines) more files (kiosk-player scan lists them all)"
-            )
+                "library: \(volume): \(files.count - leftOutLogLines) more problems (kiosk-player scan lists them all)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import CKioskShims
+import KioskTestSupport
 import Testing
 
 @testable import KioskDisplay
@@ -11,7 +12,7 @@ struct ImageMemoryBoundTests {
     @Test func multiScanSequentialJPEGIsRefusedBeforeLibjpegBuffersIt() throws {
         // 10000×3600 in a few hundred bytes: three one-component scans make libjpeg keep every
         // coefficient (3 × 1250 × 450 blocks × 128 bytes = 216 MB), as for a progressive image.
-        let jpeg = multiScanJPEG(width: 10_000, height: 3600)
+        let jpeg = HostileFiles.multiScanJPEG(width: 10_000, height: 3600)
         #expect(jpeg.count < 700)
         var gauge = HeapGauge()
         do {
@@ -29,7 +30,7 @@ struct ImageMemoryBoundTests {
     }
 
     @Test func theArtworkProblemNamesTheCoverAndTheLimit() throws {
-        let jpeg = multiScanJPEG(width: 10_000, height: 3600)
+        let jpeg = HostileFiles.multiScanJPEG(width: 10_000, height: 3600)
         let job = ArtworkWorker.Job(key: "/media/usb/Album/cover.jpg", size: cover, load: { jpeg })
         let result = ArtworkWorker.run(job, limits: .default)
         #expect(result.image == nil && result.key == "/media/usb/Album/cover.jpg")
@@ -38,7 +39,7 @@ struct ImageMemoryBoundTests {
 
     @Test func libjpegItselfRefusesBuffersOverWhatItIsLeft() throws {
         // Whatever our count says, libjpeg's memory manager is capped: over it, no allocation.
-        let jpeg = multiScanJPEG(width: 10_000, height: 3600)
+        let jpeg = HostileFiles.multiScanJPEG(width: 10_000, height: 3600)
         var header = kiosk_jpeg_header()
         var message = [CChar](repeating: 0, count: 256)
         var gauge = HeapGauge()
@@ -58,7 +59,7 @@ struct ImageMemoryBoundTests {
     }
 
     @Test func smallMultiScanSequentialJPEGStillDecodes() throws {
-        let jpeg = multiScanJPEG(width: 64, height: 48)
+        let jpeg = HostileFiles.multiScanJPEG(width: 64, height: 48)
         var gauge = HeapGauge()
         let image = try ImageDecoder.decode(jpeg, limits: .default, gauge: &gauge)
         #expect(image.width == 64 && image.height == 48)
@@ -78,30 +79,6 @@ struct ImageMemoryBoundTests {
         #expect(image.width == 8 && image.color(x: 4, y: 4) == Color(rgb: 0xC8C8C8))
         #expect(gauge.peak < 16 << 20, "peak \(megabytes(gauge.peak))")
     }
-}
-
-/// A baseline (SOF0) JPEG of three 1×1-sampled components whose scans each hold one component
-/// (so libjpeg buffers the whole image), with all-zero coefficients: 1-bit Huffman codes for a DC
-/// difference of 0 and for end-of-block, so a block is two 0 bits.
-func multiScanJPEG(width: Int, height: Int) -> [UInt8] {
-    func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
-        [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
-    }
-    var out: [UInt8] = [0xFF, 0xD8]
-    out += segment(0xDB, [0] + [UInt8](repeating: 1, count: 64))
-    var frame: [UInt8] = [8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 3]
-    for c in 1...3 { frame += [UInt8(c), 0x11, 0] }
-    out += segment(0xC0, frame)
-    let oneCode: [UInt8] = [1] + [UInt8](repeating: 0, count: 15) + [0]
-    out += segment(0xC4, [0x00] + oneCode + [0x10] + oneCode)
-    let blocks = ((width + 7) / 8) * ((height + 7) / 8)
-    // Two zero bits per block, when the image is small enough to carry them; a big one ends early
-    // (libjpeg warns and fills) and stays a few hundred bytes.
-    let data = blocks <= 4096 ? [UInt8](repeating: 0, count: (blocks * 2 + 7) / 8) : [UInt8](repeating: 0, count: 8)
-    for c in 1...3 {
-        out += segment(0xDA, [1, UInt8(c), 0x00, 0, 63, 0]) + data
-    }
-    return out + [0xFF, 0xD9]
 }
 
 /// A PNG chunk with its length and CRC.

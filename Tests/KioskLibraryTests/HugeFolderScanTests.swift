@@ -59,7 +59,7 @@ import Testing
 }
 
 @Suite(.serialized) struct LeftOutLogTests {
-    @Test("a scan's left-out files reach the log with their reasons, the first 20 of them, then a count")
+    @Test("a scan's problem files reach the log with their reasons, the first 20 of them, then a count")
     func leftOutLines() {
         let volume = VolumeID(rawValue: "stick")
         let problems =
@@ -67,13 +67,13 @@ import Testing
             + [LibraryProblem(volume: volume, relativePath: "b.flac", reason: "odd tag", severity: .warning)]
         let lines = Locked<[String]>([])
         let token = Log.addObserver { level, message in
-            if level == .notice && message.hasPrefix("library: left out") { lines.withLock { $0.append(message) } }
+            if level == .notice && message.hasPrefix("library: ") { lines.withLock { $0.append(message) } }
         }
         Library.logLeftOut(problems, volume: volume)
         Log.removeObserver(token)
         let logged = lines.withLock { $0 }
         #expect(logged.count == 21)
         #expect(logged.first == "library: left out stick: a/0.mp3: empty file")
-        #expect(logged.last == "library: left out stick: 5 more files (kiosk-player scan lists them all)")
+        #expect(logged.last == "library: stick: 6 more problems (kiosk-player scan lists them all)")
     }
 }

@@ -32,4 +32,28 @@ public enum HostileFiles {
         mp4Box("ftyp", Array("M4A ".utf8) + [0, 0, 0, 0] + Array("M4A mp42isom".utf8))
             + be32(1) + Array("moov".utf8) + be64(size) + [UInt8](repeating: 0, count: 32)
     }
+
+    /// A baseline (SOF0) JPEG of three 1×1-sampled components whose scans each hold one component
+    /// (so libjpeg buffers the whole image), with all-zero coefficients: 1-bit Huffman codes for a DC
+    /// difference of 0 and for end-of-block, so a block is two 0 bits.
+    public static func multiScanJPEG(width: Int, height: Int) -> [UInt8] {
+        func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }
+        var out: [UInt8] = [0xFF, 0xD8]
+        out += segment(0xDB, [0] + [UInt8](repeating: 1, count: 64))
+        var frame: [UInt8] = [8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 3]
+        for c in 1...3 { frame += [UInt8(c), 0x11, 0] }
+        out += segment(0xC0, frame)
+        let oneCode: [UInt8] = [1] + [UInt8](repeating: 0, count: 15) + [0]
+        out += segment(0xC4, [0x00] + oneCode + [0x10] + oneCode)
+        let blocks = ((width + 7) / 8) * ((height + 7) / 8)
+        // Two zero bits per block, when the image is small enough to carry them; a big one ends early
+        // (libjpeg warns and fills) and stays a few hundred bytes.
+        let data = blocks <= 4096 ? [UInt8](repeating: 0, count: (blocks * 2 + 7) / 8) : [UInt8](repeating: 0, count: 8)
+        for c in 1...3 {
+            out += segment(0xDA, [1, UInt8(c), 0x00, 0, 63, 0]) + data
+        }
+        return out + [0xFF, 0xD9]
+    }
 }

@@ -79,6 +79,15 @@ for page in $(sed -n 's/^Documentation=//p' "$here"/systemd/* | tr ' ' '\n' | se
 done
 if [ -z "$missing" ]; then result "the units' Documentation= man pages are shipped (deploy/debian/)" 0
 else result "the units' Documentation= man pages are shipped (deploy/debian/)" 1 "missing:$missing"; fi
+# Every file a unit's Documentation= names is one the package and install.sh put there: README.md,
+# docs/*.md and boards.md (boards/README.md) under /usr/share/doc/kiosk-player.
+missing=""
+for doc in $(sed -n 's/^Documentation=//p' "$here"/systemd/* | tr ' ' '\n' | sed -n 's|^file:/usr/share/doc/kiosk-player/||p' | sort -u); do
+    case "$doc" in boards.md) src=boards/README.md ;; *) src=$doc ;; esac
+    [ -f "$repo/$src" ] || missing="$missing $doc"
+done
+if [ -z "$missing" ]; then result "the units' Documentation= files are shipped (README.md, docs/)" 0
+else result "the units' Documentation= files are shipped (README.md, docs/)" 1 "missing:$missing"; fi
 
 echo "== 2. systemd-analyze security --offline=yes"
 if command -v systemd-analyze >/dev/null && systemd-analyze security --help 2>/dev/null | grep -q -- '--offline'; then

@@ -243,7 +243,7 @@ if [ -n "$binary" ]; then
         barch=$(elf_arch "$binary")
         [ "$barch" != 32-bit ] || die "$binary is a 32-bit program: KioskPlayer runs on 64-bit systems only (arm64, amd64)"
         if [ "$arch" != unknown ] && [ "$barch" != "$arch" ]; then
-            die "$binary is built for $barch but the target is $arch (build on the device, or cross-build: see README)"
+            die "$binary is built for $barch but the target is $arch (build on the device, or cross-build: see docs/install.md)"
         fi
     fi
     step "binary $binary"
@@ -304,6 +304,7 @@ if [ -d "$(t $share/boards)" ]; then
     done
 fi
 put "$repo/README.md" "$doc/README.md" 0644 || true
+for f in "$repo"/docs/*.md; do put "$f" "$doc/docs/$(basename "$f")" 0644 || true; done
 put "$repo/boards/README.md" "$doc/boards.md" 0644 || true
 put "$deploy/debian/kiosk-player.1" "$man_page" 0644 || true
 

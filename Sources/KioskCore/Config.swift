@@ -5,7 +5,7 @@ import KioskSystem
 
 /// The player's configuration: one JSON file (`/etc/kiosk-player/config.json`, or `--config`).
 ///
-/// Every key is optional; the defaults below are documented in README.md. Unknown keys, wrong
+/// Every key is optional; the defaults below are documented in docs/configuration.md. Unknown keys, wrong
 /// types and out-of-range values are errors that name the file, the key path and what was
 /// expected. `$STATE_DIRECTORY` and `$CONFIGURATION_DIRECTORY` (set by systemd) override the
 /// default directories. A value type, built once at start.

@@ -131,7 +131,7 @@ import Testing
         }
     }
 
-    /// The README's way to add an RC522 to a stock profile: config.json's cards.readers.
+    /// docs/buttons-and-cards.md's way to add an RC522 to a stock profile: config.json's cards.readers.
     @Test func aConfiguredReaderIsAddedToAStockBoard() throws {
         let board = try BoardProfile.load(file: TestPaths.repository + "/boards/rpi4.json")
         let text = #"{"cards": {"readers": [{"type": "rc522", "spiBus": 0, "spiCS": 0, "reset": 25}]}}"#

@@ -98,7 +98,7 @@ fi
 rm -rf "$out"
 mkdir -p "$out"
 
-# print_table : the results as a Markdown table (paste-able into the README).
+# print_table : the results as a Markdown table (paste-able into docs/testing.md).
 print_table() {
     echo
     echo "| scenario | result | seconds | first PCM (ms) | player CPU (ms) | player max RSS (MB) | note |"

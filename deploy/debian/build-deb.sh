@@ -62,6 +62,7 @@ cp "$repo/deploy/kiosk-automount" "$repo/deploy/kiosk-library-dropin" "$repo/dep
 cp "$repo"/boards/*.json "$stage/boards/"
 cp "$repo/deploy/config.json" "$stage/config/config.json"
 cp "$repo/README.md" "$stage/README.md"
+cp -a "$repo/docs" "$stage/docs"
 cp "$repo/boards/README.md" "$stage/boards.md"
 bash "$here/changelog.sh" "$version" "$suite" >"$stage/debian/changelog"
 

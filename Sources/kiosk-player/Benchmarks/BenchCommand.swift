@@ -4,7 +4,7 @@ import KioskSystem
 /// `kiosk-player bench WHAT`: prints performance figures. Each benchmark is one entry of `benchmarks`.
 enum BenchCommand {
     /// The benchmarks, each with its options (all of them optional: defaults give the figures
-    /// the README quotes).
+    /// docs/performance.md quotes).
     static var benchmarks: [Command] {
         let library = CommandOption.text(
             "--library", "DIR", "the synthetic library (default: generated once under /var/tmp)")

@@ -12,7 +12,7 @@
 #      a lost device: no "audio device lost", no gap while it reopens), stall-watch saw the
 #      stalls, and every frame comes — apart from what snd-aloop itself does when its timer runs
 #      that late (frames of the ring heard twice, and as many never coming, at the recorded
-#      stalls only: see README "Facts worth knowing");
+#      stalls only: see Tests/System/README.md, "Facts worth knowing");
 #   3. SIGTERM → exit 0.
 # timeout: 150
 # shellcheck source=../lib.sh

@@ -70,6 +70,10 @@ public final class VolumeScanner {
     static let crashedReason =
         "skipped: the player stopped while reading this file at an earlier start; it is not read again until it changes"
 
+    /// Unplayable files a scan's contents remember for a rescan from memory; past it they are not
+    /// reusable (a rescan reads the index).
+    static let maxUnplayableInFingerprint = 10_000
+
     /// Files submitted to the readers ahead of the one the scan takes next.
     static let readAheadFiles = 512
 
@@ -259,7 +263,13 @@ public final class VolumeScanner {
             case .unplayable(let reason):
                 problems.append(LibraryProblem(volume: volume, relativePath: file.relativePath, reason: reason))
                 fileEntries.append(Int32(-1 - unplayableFiles.count))
-                unplayableFiles.append(ScanFingerprint.UnplayableFile(file: file, reason: reason))
+                // A stick of mostly broken files is not kept for an in-memory rescan (the index
+                // still has them): the list would cost 48 bytes a file on top of the walk's.
+                if unplayableFiles.count < Self.maxUnplayableInFingerprint {
+                    unplayableFiles.append(ScanFingerprint.UnplayableFile(file: file, reason: reason))
+                } else {
+                    reusable = false
+                }
                 return
             }
             fileEntries.append(Int32(tracks.count - 1))

@@ -45,14 +45,17 @@ struct HostileStickTests {
             "Bad/inflate-200MB.mp3",
             F.tag(
                 version: 4,
-                frames: [H.compressedFrame("TPE1", compressed: H.zlibStream([0], zeros: 200 << 20), inflated: 200 << 20)])
+                frames: [
+                    H.compressedFrame("TPE1", compressed: H.zlibStream([0], zeros: 200 << 20), inflated: 200 << 20)
+                ])
                 + mp3)
         var frames: [[UInt8]] = []
         for i in 0..<60_000 { frames.append(F.frame("TXXX", [0] + Array("D\(i)".utf8) + [0, 0x78], version: 3)) }
         try library.write("Bad/txxx-60000.mp3", F.tag(version: 3, frames: frames) + mp3)
         try library.write("Bad/ape-200000.mp3", mp3 + F.apeTag((0..<200_000).map { ("K\($0)", "v") }))
         try F.tone(library.root + "/src.wav", rate: 48000)
-        try F.tool(F.ffmpeg, ["-v", "error", "-y", "-i", library.root + "/src.wav", "-c:a", "aac", library.root + "/src.m4a"])
+        try F.tool(
+            F.ffmpeg, ["-v", "error", "-y", "-i", library.root + "/src.wav", "-c:a", "aac", library.root + "/src.m4a"])
         try F.tool(F.oggenc, ["-Q", "-o", library.root + "/src.ogg", library.root + "/src.wav"])
         try F.tool(F.opusenc, ["--quiet", library.root + "/src.wav", library.root + "/src.opus"])
         let m4a = try library.read("src.m4a")
@@ -112,11 +115,13 @@ struct HostileStickTests {
         try Self.writeStick(library, emptyFiles: 20_000)
         let box = try TemporaryDirectory("kiosk-hostile-box")
         defer { box.remove() }
-        try box.write("boards/e2e.json", #"{"name": "e2e", "description": "hostile stick", "screen": {"type": "none"}}"#)
+        try box.write(
+            "boards/e2e.json", #"{"name": "e2e", "description": "hostile stick", "screen": {"type": "none"}}"#)
         let out = box.file("out.raw")
         let config = JSONValue.object([
             ("board", .string("e2e")), ("boardsDirectory", .string(box.file("boards"))),
-            ("mediaRoots", .array([.string(box.file("media"))])), ("libraryDirectories", .array([.string(library.root)])),
+            ("mediaRoots", .array([.string(box.file("media"))])),
+            ("libraryDirectories", .array([.string(library.root)])),
             ("stateDirectory", .string(box.file("state"))), ("volume", .number(100)),
             (
                 "audio",

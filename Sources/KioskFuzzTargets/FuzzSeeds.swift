@@ -94,14 +94,13 @@ public enum FuzzSeeds {
         }
         // Scan trees: a folder with a FLAC, a cover, a playlist, a link and a FIFO.
         let flacBytes = try Syscalls.readFile(flac)
-        try seed(
-            .scan, "tree",
-            scanTree([
-                (0, "Artist/Album/01 Song.flac", flacBytes), (0, "Artist/Album/cover.jpg", SyntheticLibrary.sampleJPEG),
-                (0, "list.m3u8", Array("Artist/Album/01 Song.flac\nmissing.flac\n".utf8)),
-                (2, "link", Array("Artist".utf8)),
-                (3, "pipe.mp3", []), (0, "empty.mp3", []), (1, "Empty Folder", []),
-            ]))
+        let tree: [(kind: UInt8, name: String, content: [UInt8])] = [
+            (0, "Artist/Album/01 Song.flac", flacBytes), (0, "Artist/Album/cover.jpg", SyntheticLibrary.sampleJPEG),
+            (0, "list.m3u8", Array("Artist/Album/01 Song.flac\nmissing.flac\n".utf8)),
+            (2, "link", Array("Artist".utf8)),
+            (3, "pipe.mp3", []), (0, "empty.mp3", []), (1, "Empty Folder", []),
+        ]
+        try seed(.scan, "tree", scanTree(tree))
         // ID3 (ID3Fuzz's layout): a plain v2.3 title; v2.4 compressed frames, one of them a small
         // bomb (24 bytes × (255 × 16 + 1), past the 64 KiB budget); a v2.3 tag unsynchronised whole; a v2.4 frame compressed,
         // unsynchronised and with a false data length.
@@ -187,10 +186,23 @@ public enum FuzzSeeds {
 
     /// An RF64 header (ds64 with its 64-bit sizes, fmt, data sized 0xFFFFFFFF) and four frames.
     static let rf64: [UInt8] = {
-        let ds64 = le32(36 + 28 + 24 + 16) + le32(0) + le32(16) + le32(0) + le32(4) + le32(0) + le32(0)
-        var bytes = Array("RF64".utf8) + le32(0xFFFF_FFFF) + Array("WAVEds64".utf8) + le32(UInt32(ds64.count)) + ds64
-        bytes += Array("fmt ".utf8) + le32(16) + [1, 0, 2, 0] + le32(44_100) + le32(44_100 * 4) + [4, 0, 16, 0]
-        bytes += Array("data".utf8) + le32(0xFFFF_FFFF) + [UInt8](repeating: 0x22, count: 16)
+        // Appended piece by piece: one long `+` chain is too much for Swift 6.0's type checker.
+        var ds64: [UInt8] = []
+        for word: UInt32 in [36 + 28 + 24 + 16, 0, 16, 0, 4, 0, 0] { ds64 += le32(word) }
+        var bytes: [UInt8] = Array("RF64".utf8)
+        bytes += le32(0xFFFF_FFFF)
+        bytes += Array("WAVEds64".utf8)
+        bytes += le32(UInt32(ds64.count))
+        bytes += ds64
+        bytes += Array("fmt ".utf8)
+        bytes += le32(16)
+        bytes += [1, 0, 2, 0]
+        bytes += le32(44_100)
+        bytes += le32(44_100 * 4)
+        bytes += [4, 0, 16, 0]
+        bytes += Array("data".utf8)
+        bytes += le32(0xFFFF_FFFF)
+        bytes += [UInt8](repeating: 0x22, count: 16)
         return bytes
     }()
 

@@ -13,13 +13,30 @@ public enum HostileFiles {
     /// An RF64 WAV (EBU Tech 3306): `RF64`, a `ds64` chunk whose data size is `dataSize`, a 16-bit
     /// stereo 44.1 kHz `fmt `, and a `data` chunk of size 0xFFFFFFFF holding `frames` silent frames.
     public static func rf64(dataSize: UInt64, frames: Int = 64) -> [UInt8] {
-        var ds64 = le64(UInt64(36 + 24 + 24 + frames * 4)) + le64(dataSize) + le64(UInt64(frames)) + le32(0)
-        ds64 += [UInt8](repeating: 0, count: 28 - ds64.count)
-        let fmt = le16(1) + le16(2) + le32(44_100) + le32(44_100 * 4) + le16(4) + le16(16)
-        return Array("RF64".utf8) + le32(0xFFFF_FFFF) + Array("WAVE".utf8)
-            + Array("ds64".utf8) + le32(UInt32(ds64.count)) + ds64
-            + Array("fmt ".utf8) + le32(UInt32(fmt.count)) + fmt
-            + Array("data".utf8) + le32(0xFFFF_FFFF) + [UInt8](repeating: 0, count: frames * 4)
+        // Appended piece by piece: one long `+` chain is too much for Swift 6.0's type checker.
+        var ds64: [UInt8] = le64(UInt64(36 + 24 + 24 + frames * 4))
+        ds64 += le64(dataSize)
+        ds64 += le64(UInt64(frames))
+        ds64 += le32(0)
+        var fmt: [UInt8] = le16(1)
+        fmt += le16(2)
+        fmt += le32(44_100)
+        fmt += le32(44_100 * 4)
+        fmt += le16(4)
+        fmt += le16(16)
+        var bytes: [UInt8] = Array("RF64".utf8)
+        bytes += le32(0xFFFF_FFFF)
+        bytes += Array("WAVE".utf8)
+        bytes += Array("ds64".utf8)
+        bytes += le32(UInt32(ds64.count))
+        bytes += ds64
+        bytes += Array("fmt ".utf8)
+        bytes += le32(UInt32(fmt.count))
+        bytes += fmt
+        bytes += Array("data".utf8)
+        bytes += le32(0xFFFF_FFFF)
+        bytes += [UInt8](repeating: 0, count: frames * 4)
+        return bytes
     }
 
     /// An MP4 box of `type` with `body`, its size in the 32-bit field.
@@ -29,8 +46,15 @@ public enum HostileFiles {
 
     /// An M4A whose second box uses the 64-bit size field to claim `size` bytes.
     public static func mp4(largeBoxSize size: UInt64) -> [UInt8] {
-        mp4Box("ftyp", Array("M4A ".utf8) + [0, 0, 0, 0] + Array("M4A mp42isom".utf8))
-            + be32(1) + Array("moov".utf8) + be64(size) + [UInt8](repeating: 0, count: 32)
+        var ftyp: [UInt8] = Array("M4A ".utf8)
+        ftyp += [0, 0, 0, 0]
+        ftyp += Array("M4A mp42isom".utf8)
+        var bytes = mp4Box("ftyp", ftyp)
+        bytes += be32(1)
+        bytes += Array("moov".utf8)
+        bytes += be64(size)
+        bytes += [UInt8](repeating: 0, count: 32)
+        return bytes
     }
 
     /// A baseline (SOF0) JPEG of three 1×1-sampled components whose scans each hold one component

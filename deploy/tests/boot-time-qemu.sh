@@ -77,7 +77,8 @@ skip() {
 if [ "$mpd_abuse" = 1 ]; then
     [ "$arch" = amd64 ] || { echo "boot-time: --mpd-abuse is x86 only (install.sh's tree)" >&2; exit 2; }
     [ -n "$binary" ] || { echo "boot-time: --mpd-abuse needs a real player (--binary FILE)" >&2; exit 2; }
-    [ "$boots_given" = 1 ] || boots=1
+    [ "$boots_given" = 0 ] || [ "$boots" = 1 ] || { echo "boot-time: --mpd-abuse judges one boot (no --boots)" >&2; exit 2; }
+    boots=1
     for c in sox metaflac gcc; do command -v "$c" >/dev/null || skip "$c missing (deploy/install-deps.sh)"; done
 fi
 console=ttyS0

@@ -5,6 +5,7 @@
 # (tools/notify-listen.py on $NOTIFY_SOCKET; the guest has no systemd as PID 1): READY=1, then
 # WATCHDOG=1 pings at half of $WATCHDOG_USEC. The watchdog is set to 4 s, five times stricter than
 # the unit's WatchdogSec=20s, so a stall of the loop that the unit would survive still shows.
+# The same abuse under the real systemd and the installed unit: deploy/tests/boot-time-qemu.sh --mpd-abuse.
 #   1. the two-albums stick, `mpd.socket` with maxClients 64 (the config's most); READY=1 arrives;
 #   2. a client queues the stick and plays; then tools/mpd-abuse.py opens 63 clients at once:
 #      16 send `command_list_begin` and 4000 `add`s and never end the list, 16 wait in `idle`,

@@ -11,7 +11,13 @@
 #      16 send `command_list_begin` and 4000 `add`s and never end the list, 16 wait in `idle`,
 #      16 trickle one byte of `status` a second, 15 pipeline `listallinfo` and never read;
 #      for 30 s a fresh client connects every 100 ms and times `status` from connect to OK:
-#      every one answered, the slowest within 250 ms;
+#      every one answered, the median within 100 ms, the slowest within 3 s. The probe is a Python
+#      client on the same emulated CPUs as the 63 Python abusers, scheduled by the guest: on a quiet
+#      host the median was 6–11 ms and the slowest 215–763 ms (p99 up to 462 ms) in four runs, so
+#      250 ms for every probe is not a bound this guest can judge; the median tells the fix (322 ms
+#      with per-client turns only, seconds before any fix), the 4 s watchdog below the loop's stalls.
+#      Every probe within 250 ms is judged under the real systemd, where the probe is C on a FIFO
+#      thread: deploy/tests/boot-time-qemu.sh --mpd-abuse (slowest 35–90 ms);
 #   3. the real idle clients are all still connected at the end (MPD keeps them too);
 #   4. no watchdog ping later than the 4 s a systemd would wait; the player is the process started
 #      in 1 (no crash, no restart: what NRestarts=0 says under systemd); SIGTERM → exit 0.
@@ -68,13 +74,14 @@ check "every fresh client was answered (${failures:-?} failed)" test "${failures
 stalls=$SYSTEST_OUT/stalls.txt
 [ -f "$stalls" ] || stalls=/dev/null
 judge_probes() {
-    awk -v stall_ms=100 '
+    : >"$SYSTEST_WORK/judged.txt"
+    awk -v stall_ms=100 -v judged_file="$SYSTEST_WORK/judged.txt" '
         FILENAME == ARGV[1] { split($2, s, "="); split($3, l, "=")
             if (l[2] >= stall_ms * 1000) { n++; from[n] = s[2]; to[n] = s[2] + l[2] } next }
         { start = $1; end = $1 + $2 * 1000; stalled = 0
           for (i = 1; i <= n; i++) if (from[i] < end && to[i] > start) { stalled = 1; break }
           if (stalled) { skipped++; if ($2 > worst_stalled) worst_stalled = $2 }
-          else { judged++; if ($2 > worst) worst = $2 } }
+          else { judged++; if ($2 > worst) worst = $2; print $2 > judged_file } }
         END { printf "judged=%d\nworst_ms=%.1f\nduring_stalls=%d\nworst_during_stalls_ms=%.1f\n",
               judged, worst, skipped, worst_stalled }' "$stalls" "$SYSTEST_ARTIFACTS/probes.txt"
 }
@@ -84,8 +91,13 @@ judged_count=$(sed -n 's/^judged=//p' <<< "$judged") worst=$(sed -n 's/^worst_ms
 figure mpd_status_max_ms_outside_vm_stalls "$worst"
 figure mpd_status_probes_during_vm_stalls "$(sed -n 's/^during_stalls=//p' <<< "$judged")"
 check "at least half the probes outside VM stalls to judge by (${judged_count:-0})" test "${judged_count:-0}" -ge $((${probes:-0} / 2))
-check "the slowest status outside VM stalls took under 250 ms (${worst:-none} ms; ${max_ms:-none} ms with them)" \
-    awk -v m="${worst:--1}" 'BEGIN { exit !(m >= 0 && m < 250) }'
+p50=$(sort -n "$SYSTEST_WORK/judged.txt" | awk '{ v[NR] = $1 } END { i = int(NR * 0.5 + 0.999); if (i < 1) i = 1; print (NR ? v[i] : -1) }')
+p99=$(sort -n "$SYSTEST_WORK/judged.txt" | awk '{ v[NR] = $1 } END { i = int(NR * 0.99 + 0.999); if (i < 1) i = 1; print (NR ? v[i] : -1) }')
+figure mpd_status_p99_ms_outside_vm_stalls "$p99"
+check "half the statuses outside VM stalls took under 100 ms (median ${p50:-none} ms)" \
+    awk -v m="${p50:--1}" 'BEGIN { exit !(m >= 0 && m < 100) }'
+check "the slowest status outside VM stalls took under 3 s (${worst:-none} ms; ${max_ms:-none} ms with them)" \
+    awk -v m="${worst:--1}" 'BEGIN { exit !(m >= 0 && m < 3000) }'
 
 # 3.
 check "the 16 clients waiting in idle are still connected" test "$(value kept_idle)" = 16

@@ -7,14 +7,7 @@ import Testing
 /// file as damaged; it never traps (a trap in the scan stopped the box at every start).
 @Suite struct DeclaredSizeTests {
     private func open(_ bytes: [UInt8], _ name: String) throws -> DecodeError? {
-        let dir = try TemporaryDirectory()
-        try dir.write(name, bytes)
-        do throws(DecodeError) {
-            _ = try DecoderSet().open(path: dir.file(name))
-            return nil
-        } catch {
-            return error
-        }
+        try openingError(bytes, named: name)
     }
 
     @Test("sums of declared sizes report overflow instead of trapping")

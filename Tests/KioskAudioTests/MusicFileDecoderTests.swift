@@ -14,6 +14,18 @@ private func decodeFile(_ path: String) throws -> (samples: [Int32], format: PCM
     return (all.samples, format, total, all.end)
 }
 
+/// Writes `bytes` as `name` and opens it the way the engine does: the error, or nil when it opens.
+func openingError(_ bytes: [UInt8], named name: String) throws -> DecodeError? {
+    let dir = try TemporaryDirectory()
+    try dir.write(name, bytes)
+    do throws(DecodeError) {
+        _ = try DecoderSet().open(path: dir.file(name))
+        return nil
+    } catch {
+        return error
+    }
+}
+
 /// Decodes from `frame` on after a seek.
 private func decodeAfterSeek(_ path: String, to frame: Int64) throws -> [Int32] {
     let decoder = try DecoderSet().open(path: path)
@@ -445,14 +457,7 @@ struct GaplessLossyTests {
     }
 
     private func open(_ bytes: [UInt8], _ name: String = "a.m4a") throws -> DecodeError? {
-        let dir = try TemporaryDirectory()
-        try dir.write(name, bytes)
-        do throws(DecodeError) {
-            _ = try DecoderSet().open(path: dir.file(name))
-            return nil
-        } catch {
-            return error
-        }
+        try openingError(bytes, named: name)
     }
 
     @Test("a FairPlay sample entry ('drms') is DRM-protected, whatever the file is called")

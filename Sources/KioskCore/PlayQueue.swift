@@ -2,9 +2,11 @@ import KioskAudio
 import KioskLibrary
 
 /// The queue the player plays: its tracks, the order they play in (the queue's own, or a shuffle),
-/// the current one, whether it repeats, and the ids its entries have in the engine. The one place
-/// of the rules "after the last track: the first with repeat on, else the end", "previous restarts
-/// the track when more than 3 s have played, or on the first track", and of shuffling: a shuffle is
+/// the current one, whether it repeats, MPD's single and consume modes, and the ids its entries have
+/// in the engine. The one place of "what plays next" (`step(after:origin:)`, as MPD's
+/// `Queue::GetNextOrder`): "after the last track: the first with repeat on, else the end",
+/// "previous restarts the track when more than 3 s have played, or on the first track", single
+/// (MPD's border pause, one-shot), consume (a played entry leaves), and of shuffling: a shuffle is
 /// a permutation (nothing repeats until everything has played), previous goes back along it, at the
 /// wrap a new one starts that does not begin with the track just played, an album shuffle plays
 /// whole albums in random order (each in its own order), and an audiobook is never shuffled.
@@ -61,6 +63,13 @@ public struct PlayQueue: Equatable, Sendable {
     public private(set) var isAudiobook = false
     /// The shuffles' random numbers (seeded in tests).
     private var random: SplitMix
+    /// MPD's single mode (set by MPD clients): the engine gets only the current entry.
+    public var single = SingleMode.off
+    /// MPD's consume mode (set by MPD clients): an entry that has played leaves the queue.
+    public var consume = false
+    /// The engine id of the entry the player itself last started (a jump, not a track border):
+    /// consume removes only entries the queue played past.
+    private var startedByPlayer: UInt64?
 
     public init(repeats: Bool = false, seed: UInt64 = UInt64.random(in: 0...UInt64.max)) {
         self.repeats = repeats
@@ -231,6 +240,46 @@ public struct PlayQueue: Equatable, Sendable {
 
     // MARK: - the rules
 
+    /// Who moves the queue on: the rule is one, the origin says where its meaning differs.
+    public enum Origin: Equatable, Sendable {
+        /// The engine played entry `after` to its end (the end of its queue).
+        case ended
+        /// Next from a button (or a card): the play state is kept, a move inside the engine's
+        /// queue is gapless.
+        case next
+        /// Previous from a button, `playedSeconds` into the current entry: its start again when
+        /// more than `restartThresholdSeconds` have played or on the first entry.
+        case previous(playedSeconds: Double)
+        /// MPD's `next`: always plays (also from pause).
+        case remoteNext
+        /// MPD's `previous`: the entry before, playing; on the first, the last with repeat on,
+        /// else the first again.
+        case remotePrevious
+    }
+
+    /// How the player goes on after a step.
+    public enum Transition: Equatable, Sendable {
+        /// The engine moves to entry `entry` by itself (`next`/`previous` inside its queue): no gap.
+        case gapless(to: Int)
+        /// The engine gets the queue again at entry `entry`, from its start, in `state`.
+        case start(at: Int, state: StartState)
+        /// The current entry from its start (the engine seeks).
+        case restart
+        /// The queue played out: stopped at the start of the first entry of the play order.
+        case end
+        /// Nothing is left (consume took the last entry).
+        case empty
+    }
+
+    /// The play state after a `start`.
+    public enum StartState: Equatable, Sendable {
+        /// As it was (a button's next keeps a pause).
+        case kept
+        case playing
+        /// MPD's border pause (single mode), at the start of the next entry.
+        case paused
+    }
+
     /// Where "next" goes from the current entry: the next entry; after the last, the first with
     /// repeat on, else the end.
     public var afterCurrent: Step { step(after: index) }
@@ -259,6 +308,132 @@ public struct PlayQueue: Equatable, Sendable {
         return repeats ? lastInOrder : firstInOrder
     }
 
+    /// The one home of "what plays next": moves the queue on from entry `entry` (the current one,
+    /// or for `.ended` the last the engine held) as `origin` asks, applying repeat, single,
+    /// one-shot, consume and the shuffle's new order at a wrap, and says how the player goes on.
+    /// The entry consumed (if any) is already out of the queue; indices in the transition are
+    /// after its removal.
+    public mutating func step(after entry: Int, origin: Origin) -> (transition: Transition, consumed: Int?) {
+        guard !tracks.isEmpty else { return (.empty, nil) }
+        switch origin {
+        case .ended:
+            // MPD: single with repeat plays the entry again.
+            if single != .off && repeats { return (.start(at: entry, state: .playing), nil) }
+            switch step(after: entry) {
+            case .entry(let next):
+                let (kept, consumed) = consumeIfOn(entry, keeping: next)
+                guard single != .off else { return (.start(at: kept, state: .playing), consumed) }
+                if single == .oneshot { single = .off }
+                return (.start(at: kept, state: .paused), consumed)
+            case .wrapped:
+                wrap(after: entry)
+                let (kept, consumed) = consumeIfOn(entry, keeping: firstInOrder)
+                return (tracks.isEmpty ? .empty : .start(at: kept, state: .playing), consumed)
+            case .end, .restart:
+                let (_, consumed) = consumeIfOn(entry, keeping: entry)
+                return (tracks.isEmpty ? .empty : .end, consumed)
+            }
+        case .next, .remoteNext:
+            let state: StartState = origin == .next ? .kept : .playing
+            switch step(after: entry) {
+            case .entry(let next):
+                let (kept, consumed) = consumeIfOn(entry, keeping: next)
+                // The engine holds the current entry alone (single) or must drop it (consume): a
+                // new queue; a button's next inside the engine's queue is gapless.
+                if origin == .next && single == .off && consumed == nil { return (.gapless(to: next), nil) }
+                return (.start(at: kept, state: state), consumed)
+            case .wrapped:
+                wrap(after: entry)
+                let (kept, consumed) = consumeIfOn(entry, keeping: firstInOrder)
+                return (tracks.isEmpty ? .empty : .start(at: kept, state: state), consumed)
+            case .end, .restart:
+                let (_, consumed) = consumeIfOn(entry, keeping: entry)
+                return (tracks.isEmpty ? .empty : .end, consumed)
+            }
+        case .previous(let playedSeconds):
+            switch beforeCurrent(playedSeconds: playedSeconds) {
+            case .entry(let before):
+                // Inside the engine's queue the move is gapless; not in single mode (the engine holds
+                // the current entry alone) nor with consume (the engine's start of the entry before
+                // would look like a border played past and consume the current one).
+                let gapless = single == .off && !consume
+                return (gapless ? .gapless(to: before) : .start(at: before, state: .kept), nil)
+            case .restart, .wrapped, .end:
+                return (.restart, nil)
+            }
+        case .remotePrevious:
+            return (.start(at: remotePrevious, state: .playing), nil)
+        }
+    }
+
+    /// Consume: entry `entry` (played past) leaves the queue; `keep`'s index after the removal.
+    private mutating func consumeIfOn(_ entry: Int, keeping keep: Int) -> (kept: Int, consumed: Int?) {
+        guard consume else { return (keep, nil) }
+        remove(entry: entry)
+        return (keep > entry ? keep - 1 : keep, entry)
+    }
+
+    /// The engine started the track of `id` (its `trackStarted`): the entry it names becomes
+    /// current; with consume on, the entry the queue played past (a track border, not a jump the
+    /// player made) leaves the queue. Returns the current entry, nil when `id` names none (an old
+    /// generation's, or a removed entry's).
+    public mutating func engineStarted(id: UInt64) -> Int? {
+        guard var entry = entry(ofEngineID: id) else { return nil }
+        if consume && id != startedByPlayer && entry != index {
+            entry = consumeIfOn(index, keeping: entry).kept
+        }
+        startedByPlayer = nil
+        index = entry
+        return entry
+    }
+
+    /// A position report of the track of `id`: the entry it names becomes current. False when it
+    /// names none, or with consume on for an entry before its `trackStarted` (which removes the
+    /// last one).
+    public mutating func takePosition(ofEngineID id: UInt64) -> Bool {
+        guard let entry = entry(ofEngineID: id), !(consume && entry != index) else { return false }
+        index = entry
+        return true
+    }
+
+    /// The entry the engine's queue ends with: the current one in single mode (the engine holds it
+    /// alone), else the last of the play order.
+    public var lastHandedToEngine: Int { single != .off ? index : lastInOrder }
+
+    /// Sets MPD's single mode; true when the engine's queue must be handed again (it holds the
+    /// current entry alone in single mode, all of them otherwise).
+    public mutating func setSingle(_ mode: SingleMode) -> Bool {
+        defer { single = mode }
+        return (mode == .off) != (single == .off)
+    }
+
+    // MARK: - handing the queue to the engine
+
+    /// Makes entry `entry` current and returns the engine's queue for playing from it, with where
+    /// `entry` is in it: the whole queue in play order (new ids), or in single mode the entry
+    /// alone. `entry` is a jump of the player's (consume keeps the entry it leaves).
+    public mutating func handOver(at entry: Int) -> (requests: [TrackRequest], start: Int) {
+        renewIDs()
+        index = entry
+        startedByPlayer = engineID(ofEntry: entry)
+        return engineQueue(at: entry)
+    }
+
+    /// The engine's queue positioned at `entry` without a new generation of ids.
+    public func engineQueue(at entry: Int) -> (requests: [TrackRequest], start: Int) {
+        if single != .off { return ([request(entry)], 0) }
+        return (requests, orderPosition(of: entry))
+    }
+
+    /// Appends `more` and returns what the engine appends to its queue (nothing in single mode,
+    /// where it holds the current entry alone).
+    public mutating func appendHandingOver(_ more: [Track]) -> [TrackRequest] {
+        let first = tracks.count
+        append(more)
+        // The new entries are the last of the play order (a shuffle plays them after the rest).
+        return single == .off ? order.suffix(tracks.count - first).map(request) : []
+    }
+
     // MARK: - engine ids
 
     /// A new generation of engine ids: call when the whole queue is handed to the engine again.
@@ -267,9 +442,10 @@ public struct PlayQueue: Equatable, Sendable {
         numberIDs()
     }
 
-    /// Ids such that entry `index` has `id` (a track that was already playing under that id
-    /// becomes that entry without a restart).
+    /// Ids such that entry `index` has `id`, and that entry current (a track that was already
+    /// playing under that id becomes that entry without a restart).
     public mutating func adoptID(_ id: UInt64, forEntry index: Int) {
+        self.index = index
         idBase = id &- UInt64(index)
         numberIDs()
     }

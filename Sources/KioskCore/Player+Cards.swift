@@ -3,27 +3,15 @@ import KioskInput
 import KioskLibrary
 import KioskSystem
 
-/// A new card's prompt: the card and the collection it would be linked to.
-struct CardPrompt {
-    let uid: CardUID
-    let collection: CardCollection?
-    let message: MessageState
-}
-
 /// Cards: a linked card plays its collection (where its bookmark left it) or acts like a button;
 /// the same card again and a card taken off do what config `cards` says; a new card offers to link
 /// itself to what plays or is selected; the Cards screen lists the links and unlinks one.
 /// Thread: the loop thread, like `Player`.
 extension Player {
-    /// How long a new card's prompt, and a card waiting for its stick, last.
-    static let cardPromptSeconds = 15
-    static let cardWaitNanoseconds: UInt64 = 5 * 60 * 1_000_000_000
-
     /// A card presented to a reader or taken off.
     public func handle(_ event: CardEvent) {
         guard !shuttingDown else { return }
-        rearmIdleTimer()
-        restartIdlePowerOff()
+        inputCame()
         switch event.kind {
         case .presented: cardPresented(event.uid)
         case .removed: cardRemoved(event.uid)
@@ -42,7 +30,7 @@ extension Player {
         case .action(let action):
             perform(action)
         case .collection(let wanted):
-            if uid == playingCard, let playing = queueCollection, playing.category == wanted.category,
+            if uid == cardSession.playing, let playing = queueCollection, playing.category == wanted.category,
                 playing.key == wanted.key
             {
                 presentedAgain()
@@ -54,13 +42,13 @@ extension Player {
 
     /// The card that started what plays, shown again.
     private func presentedAgain() {
-        if pausedByCardRemoval && status == .paused {
-            pausedByCardRemoval = false
+        if cardSession.pausedByRemoval && status == .paused {
+            cardSession.pausedByRemoval = false
             resume()
             return
         }
         switch config.cards.again {
-        case .restart: if !queue.isEmpty { startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing) }
+        case .restart: playFromStart()
         case .togglePause: transport(.playPause)
         case .nothing: if status != .playing { transport(.play) }
         case .next: skip(forward: true)
@@ -68,27 +56,26 @@ extension Player {
     }
 
     private func cardRemoved(_ uid: CardUID) {
-        guard uid == playingCard, config.cards.removed == .pause, status == .playing else { return }
+        guard uid == cardSession.playing, config.cards.removed == .pause, status == .playing else { return }
         pause()
-        pausedByCardRemoval = true
+        cardSession.pausedByRemoval = true
     }
 
     /// Plays a card's collection; when it is not there, says which stick to insert and plays it
     /// when it comes (within five minutes, unless something else is chosen first).
     func play(_ wanted: CardCollection, card uid: CardUID) {
         if let collection = resolve(wanted) {
-            waitingCard = nil
             play(collection: collection, fromStart: false)
-            playingCard = uid
-            pausedByCardRemoval = false
+            cardSession.playing = uid
+            cardSession.pausedByRemoval = false
             return
         }
-        waitingCard = (uid, wanted, scheduler.nowNanoseconds)
-        let onBox = volumesPresent.contains(wanted.volumeID) || volumeLabelPresent(wanted.volumeLabel)
-        if onBox && !scanning.isEmpty {
+        cardSession.waiting = (uid, wanted, scheduler.nowNanoseconds)
+        let onBox = isPresent(wanted.volumeID) || volumeLabelPresent(wanted.volumeLabel)
+        if onBox && isScanning {
             showTransient(MessageState(title: "Reading the stick…", detail: wanted.name, kind: .progress), seconds: 4)
         } else if onBox {
-            waitingCard = nil
+            cardSession.waiting = nil
             showTransient(
                 MessageState(
                     title: "Not on the stick", detail: "'\(wanted.name)' is not on \(wanted.stickName) any more",
@@ -103,15 +90,11 @@ extension Player {
 
     /// After the catalog changed: a card waiting for its stick plays now if its collection came.
     func playWaitingCard() {
-        guard let waiting = waitingCard else { return }
-        if scheduler.nowNanoseconds - waiting.since > Self.cardWaitNanoseconds {
-            waitingCard = nil
-            return
-        }
+        guard let waiting = cardSession.stillWaiting(now: scheduler.nowNanoseconds) else { return }
         guard resolve(waiting.collection) != nil else {
-            if scanning.isEmpty && volumesPresent.contains(waiting.collection.volumeID) {
+            if !isScanning && isPresent(waiting.collection.volumeID) {
                 // Its stick is in and read, without the collection.
-                waitingCard = nil
+                cardSession.waiting = nil
                 play(waiting.collection, card: waiting.uid)
             }
             return
@@ -147,27 +130,8 @@ extension Player {
         return !volumes(labelled: label).isEmpty
     }
 
-    /// Plays `collection`: where its bookmark left it (when it has one), else, or with
-    /// `fromStart`, from its first track.
-    func play(collection: Collection, fromStart: Bool) {
-        guard let catalog else { return }
-        let tracks = catalog.tracks(of: collection)
-        guard !tracks.isEmpty else { return }
-        // The listener chose something else: a saved queue that still waits for its stick is dropped,
-        // and the place in what played is kept for its bookmark.
-        noteBookmark(leaving: true)
-        pendingResume = nil
-        waitingCard = nil
-        playingCard = nil
-        let audiobook = audiobooks.isAudiobook(tracks)
-        playQueue.replace(with: tracks, collection: collection, audiobook: audiobook)
-        if !fromStart, let place = bookmarkedPlace(in: tracks, collection: collection, audiobook: audiobook) {
-            startQueue(at: place.index, frame: place.frame, status: .playing)
-        } else {
-            startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing)
-        }
-        mode = .nowPlaying
-    }
+    /// Something else was chosen than a card's collection: no card plays, none waits.
+    func forgetCard() { cardSession.forget() }
 
     private func perform(_ action: CardAction) {
         switch action {
@@ -177,7 +141,7 @@ extension Player {
         case .previous: skip(forward: false)
         case .shuffleOn:
             setShuffle(.tracks)
-            showTransient(MessageState(title: Self.shuffleTitle(playQueue.shuffle)), seconds: 2)
+            showTransient(MessageState(title: Self.shuffleTitle(shuffle)), seconds: 2)
         case .shuffleOff:
             setShuffle(.off)
             showTransient(MessageState(title: Self.shuffleTitle(.off)), seconds: 2)
@@ -185,22 +149,14 @@ extension Player {
             setSleepTimer(seconds: minutes * 60)
             showTransient(MessageState(title: "Sleep in \(minutes) min"), seconds: 2)
         case .volumeLimit(let percent):
-            cardVolumeCeiling = percent
-            if volume > volumeLimits.range.upperBound { changeVolume(by: volumeLimits.range.upperBound - volume) }
+            setVolumeCeiling(percent)
             showTransient(MessageState(title: "Volume at most \(volumeLimits.range.upperBound) %"), seconds: 2)
         case .volumeLimitOff:
-            cardVolumeCeiling = nil
+            setVolumeCeiling(nil)
             showTransient(MessageState(title: "Volume limit off"), seconds: 2)
         case .shutdown:
             requestShutdown()
         }
-    }
-
-    /// The volumes reachable now: the config's, lowered by a card's limit.
-    var volumeLimits: VolumeLimits {
-        guard let ceiling = cardVolumeCeiling else { return config.volumeLimits }
-        let range = config.volumeLimits.range
-        return VolumeLimits(range.lowerBound...max(range.lowerBound, min(range.upperBound, ceiling)))
     }
 
     // MARK: - linking on the box
@@ -216,33 +172,33 @@ extension Player {
         guard let target, let catalog else {
             let message = MessageState(
                 title: "New card", detail: "Choose an album, then show the card again", kind: .info)
-            cardPrompt = CardPrompt(uid: uid, collection: nil, message: message)
+            cardSession.prompt = CardPrompt(uid: uid, collection: nil, message: message)
             showTransient(message, seconds: 6)
             return
         }
         let collection = CardCollection.of(target, in: catalog)
         let message = MessageState(
             title: "New card", detail: "\(linkGesture) to link it to '\(collection.name)'", kind: .info)
-        cardPrompt = CardPrompt(uid: uid, collection: collection, message: message)
-        showTransient(message, seconds: Self.cardPromptSeconds)
+        cardSession.prompt = CardPrompt(uid: uid, collection: collection, message: message)
+        showTransient(message, seconds: CardSession.promptSeconds)
         Log.info("card \(uid): not linked; offering \(collection.name)")
     }
 
     /// While a new card's prompt shows, play-from-start (holding Select) links it; true when the
     /// action was used so.
     func answerCardPrompt(_ action: Action) -> Bool {
-        guard let prompt = cardPrompt else { return false }
-        guard transient?.message == prompt.message else {
-            cardPrompt = nil
+        guard let prompt = cardSession.prompt else { return false }
+        guard transientMessage == prompt.message else {
+            cardSession.prompt = nil
             return false
         }
         guard action == .playFromStart, let collection = prompt.collection else { return false }
-        cardPrompt = nil
+        cardSession.prompt = nil
         do {
             try cards.setLink(.collection(collection), for: prompt.uid)
             Log.notice("card \(prompt.uid) linked to \(collection.category.rawValue) \"\(collection.name)\"")
             if queueCollection?.key == collection.key && queueCollection?.category == collection.category {
-                playingCard = prompt.uid
+                cardSession.playing = prompt.uid
             }
             showTransient(MessageState(title: "Card linked", detail: collection.name, kind: .info), seconds: 3)
         } catch {
@@ -260,39 +216,18 @@ extension Player {
             + [BrowseItem(title: "Close", subtitle: cards.links.isEmpty ? "No cards linked yet" : nil)]
     }
 
-    /// Cards: next/previous move (wrapping); hold Select (play-from-start) unlinks the selected
-    /// card; select on a card says so, on Close closes; back and menu return to the menu.
-    func handleCards(_ action: Action, selected: Int) {
-        let count = cards.links.count + 1
-        switch action {
-        case .next, .down, .nextCollection: mode = .cards(selected: (selected + 1) % count)
-        case .previous, .up, .previousCollection: mode = .cards(selected: (selected + count - 1) % count)
-        case .select, .playPause:
-            if selected >= count - 1 {
-                mode = .nowPlaying
-            } else {
-                showTransient(MessageState(title: "\(linkGesture) to unlink this card"), seconds: 3)
-            }
-        case .playFromStart:
-            guard selected < count - 1 else {
-                mode = .nowPlaying
-                return
-            }
-            let uid = cards.sorted[selected].uid
-            do {
-                try cards.unlink(uid)
-                if playingCard == uid { playingCard = nil }
-                mode = .cards(selected: min(selected, cards.links.count))
-                showTransient(MessageState(title: "Card unlinked", detail: "card \(uid)"), seconds: 3)
-            } catch {
-                showTransient(
-                    MessageState(title: "Cannot unlink the card", detail: "\(error)", kind: .error), seconds: 6)
-            }
-        case .back, .menu: mode = .menu(selected: 5)
-        case .help: mode = .help(page: 0)
-        case .play, .pause, .stop: transport(action)
-        case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
+    /// Unlinks the card in row `row` of the Cards screen; false when that failed (a message says
+    /// why).
+    func unlinkCard(at row: Int) -> Bool {
+        let uid = cards.sorted[row].uid
+        do {
+            try cards.unlink(uid)
+            if cardSession.playing == uid { cardSession.playing = nil }
+            showTransient(MessageState(title: "Card unlinked", detail: "card \(uid)"), seconds: 3)
+            return true
+        } catch {
+            showTransient(MessageState(title: "Cannot unlink the card", detail: "\(error)", kind: .error), seconds: 6)
+            return false
         }
     }
 }

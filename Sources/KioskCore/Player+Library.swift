@@ -2,68 +2,64 @@ import KioskDisplay
 import KioskLibrary
 import KioskSystem
 
-/// The library coming and going: sticks added (the saved track plays at once), scanned, removed
-/// (the queue keeps the other sticks' tracks). Thread: the loop thread, like `Player`.
+/// The library coming and going (`LibraryShelf`): sticks added (the saved track plays at once),
+/// scanned, removed (the queue keeps the other sticks' tracks). Thread: the loop thread, like
+/// `Player`.
 extension Player {
+    /// One library event and the catalog after it; the screen is drawn once for it.
     public func handle(_ event: LibraryEvent, catalog newCatalog: Catalog) {
+        // A scan's end already brought its catalog: the change that follows it is no news.
+        if case .catalogChanged = event, newCatalog === catalog { return }
+        shelf.apply(event, catalog: newCatalog)
+        navigation.keepCategoryAvailable(newCatalog)
         switch event {
-        case .volumeAdded(let id, let mountPoint):
-            volumesPresent.insert(id.rawValue)
-            scanning[id.rawValue] = 0
-            fastResume(volume: id, mountPoint: mountPoint)
-        case .scanProgress(let id, let found):
-            scanning[id.rawValue] = found
-        case .scanFinished(let id, _, _, _):
-            scanning[id.rawValue] = nil
-        case .volumeRemoved(let id, let mountPoint):
-            volumesPresent.remove(id.rawValue)
-            scanning[id.rawValue] = nil
-            volumeRemoved(id, mountPoint: mountPoint)
-        case .catalogChanged:
-            break
+        case .volumeAdded(let id, let mountPoint): fastResume(volume: id, mountPoint: mountPoint)
+        case .volumeRemoved(let id, let mountPoint): volumeRemoved(id, mountPoint: mountPoint)
+        case .scanProgress:
+            // The count of tracks found so far is all that changed: the library screen shows it.
+            refreshScreen()
+            return
+        case .scanFinished, .catalogChanged: break
         }
-        catalog = newCatalog
-        if !availableCategories.contains(category), let first = availableCategories.first { category = first }
         tryResume()
         playWaitingCard()
         refreshScreen()
     }
 
+    /// Whether a scan runs (on any volume), and whether volume `id` is present.
+    var isScanning: Bool { shelf.isScanning }
+    func isPresent(_ volumeID: String) -> Bool { shelf.isPresent(volumeID) }
+
     /// A stick went away. When the current track was on it, playback stops and a message says why;
     /// the queue keeps the tracks of the other volumes (when it had any), and the state is saved.
-    func volumeRemoved(_ id: VolumeID, mountPoint: String) {
-        if provisional?.volumeID == id.rawValue && queue.isEmpty {
+    private func volumeRemoved(_ id: VolumeID, mountPoint: String) {
+        let removed = MessageState(title: "USB stick removed", detail: "Playback stopped", kind: .info)
+        if restoredTrack?.volumeID == id.rawValue && queue.isEmpty {
             // The restored track's stick went before its catalog came: stop; the saved state stays
             // for when it comes back.
-            dropProvisional()
-            showTransient(
-                MessageState(title: "USB stick removed", detail: "Playback stopped", kind: .info), seconds: 4)
+            dropRestoredTrack()
+            showTransient(removed, seconds: 4)
             return
         }
         guard queue.contains(where: { $0.volume == id }) else { return }
         let currentGone = currentTrack?.volume == id
         let remaining = queue.filter { $0.volume != id }
+        let keptIndex = currentGone ? 0 : (remaining.firstIndex(of: queue[queueIndex]) ?? 0)
+        let frame = currentGone ? 0 : positionFrames
+        let collection = queueCollection
         if currentGone {
             Log.notice("the volume of the current track went away (\(mountPoint)); playback stopped")
             // No engine.stop(): it would send the decoder to open the current track again, which is
             // gone ("Cannot play …" over this message). The new queue below stops the engine.
-            status = .stopped
-            recorder.stopPeriodic()
-            showTransient(
-                MessageState(title: "USB stick removed", detail: "Playback stopped", kind: .info), seconds: 4)
+            setStatus(.stopped)
+            showTransient(removed, seconds: 4)
         }
-        let keptIndex = currentGone ? 0 : (remaining.firstIndex(of: queue[queueIndex]) ?? 0)
-        playQueue.replace(with: remaining, collection: playQueue.collection)
-        if queue.isEmpty {
-            playQueue.clear()
-            positionFrames = 0
-            engineQueueIsProvisional = false
-            engine.setQueue([], startAt: 0, startFrame: 0)
-            recorder.saveSoon()
+        if remaining.isEmpty {
+            clearQueue()
         } else {
-            startQueue(
-                at: keptIndex, frame: currentGone ? 0 : positionFrames, status: currentGone ? .stopped : status)
+            playQueue.replace(with: remaining, collection: collection)
+            startQueue(at: keptIndex, frame: frame, status: status)
         }
-        if mode == .browse { mode = .nowPlaying }
+        if mode == .browse { show(.nowPlaying) }
     }
 }

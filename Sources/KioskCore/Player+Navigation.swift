@@ -1,11 +1,59 @@
+import KioskDisplay
 import KioskInput
 import KioskLibrary
 
-/// Navigation: what each action does on the now-playing, browse, help and menu screens, and
-/// moving through the categories and the browse list. Thread: the loop thread, like `Player`.
+/// Navigation: what each action does on each screen (now playing, browse, help, menu, cards, setup
+/// check), and moving through the categories and the browse list (`Navigation`).
+/// Thread: the loop thread, like `Player`.
 extension Player {
+    /// The categories in the order next/previous category cycles through them.
+    public static let categoryCycle = Navigation.categoryCycle
+
+    /// Applies one action. The effect depends on the mode; volume works everywhere.
+    ///
+    /// In every mode: volume up/down change the volume; shutdown asks the appliance to shut down;
+    /// while a transient message (e.g. "USB stick removed") shows, any other action only dismisses
+    /// it. With nothing queued the now-playing screen shows the browse list, and the actions act
+    /// as in browse mode.
+    public func handle(_ event: ActionEvent) {
+        guard !shuttingDown else { return }
+        inputCame()
+        if inputCancelsSleepFade() { return }
+        let steps = max(1, event.steps)
+        switch event.action {
+        case .volumeUp: return changeVolume(by: Self.volumeStep * steps)
+        case .volumeDown: return changeVolume(by: -Self.volumeStep * steps)
+        case .shutdown: return requestShutdown()
+        case .shuffle: cycleShuffle()
+        case .sleep: cycleSleepTimer()
+        default:
+            if answerCardPrompt(event.action) { break }
+            if transientMessage != nil {
+                // Any other press dismisses a transient message first and does nothing else.
+                overlays.clearMessage()
+                break
+            }
+            if navigation.mode == .nowPlaying && isIdle && !collections.isEmpty {
+                // The screen shows the browse list (see PlayerView): act on it.
+                navigation.mode = .browse
+            }
+            switch navigation.mode {
+            case .nowPlaying: handleNowPlaying(event.action, steps: steps)
+            case .browse: handleBrowse(event.action, steps: steps)
+            case .help(let page): handleHelp(event.action, page: page)
+            case .menu(let selected): handleMenu(event.action, selected: selected)
+            case .cards(let selected): handleCards(event.action, selected: selected)
+            case .setupCheck(let selected): handleSetupCheck(event.action, selected: selected)
+            }
+        }
+        refreshScreen()
+    }
+
+    /// Shows screen `mode`.
+    func show(_ mode: PlayerMode) { navigation.mode = mode }
+
     /// Now playing: transport on the queue; browsing actions open the browse list.
-    func handleNowPlaying(_ action: Action, steps: Int) {
+    private func handleNowPlaying(_ action: Action, steps: Int) {
         switch action {
         case .playPause, .play, .pause, .stop: transport(action)
         case .next: skip(forward: true)
@@ -15,28 +63,28 @@ extension Player {
         case .nextCollection, .down: enterBrowse(moveBy: steps)
         case .previousCollection, .up: enterBrowse(moveBy: -steps)
         case .select: enterBrowse(moveBy: 0)
-        case .playFromStart: if !queue.isEmpty { startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing) }
+        case .playFromStart: playFromStart()
         case .back: break
-        case .menu: mode = .menu(selected: 0)
-        case .help: mode = .help(page: 0)
+        case .menu: navigation.mode = .menu(selected: 0)
+        case .help: navigation.mode = .help(page: 0)
         case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
         }
     }
 
     /// Browse: next/previous (and up/down, next/previous collection) move the selection; select,
     /// play and play-pause play the selected collection from its first track.
-    func handleBrowse(_ action: Action, steps: Int) {
+    private func handleBrowse(_ action: Action, steps: Int) {
         switch action {
         case .down, .nextCollection, .next: moveSelection(by: steps)
         case .up, .previousCollection, .previous: moveSelection(by: -steps)
         case .select, .playPause, .play: playSelection()
         case .playFromStart: playSelection(fromStart: true)
         case .pause, .stop: transport(action)
-        case .back: mode = .nowPlaying
+        case .back: navigation.mode = .nowPlaying
         case .nextCategory: cycleCategory(by: 1)
         case .previousCategory: cycleCategory(by: -1)
-        case .menu: mode = .menu(selected: 0)
-        case .help: mode = .help(page: 0)
+        case .menu: navigation.mode = .menu(selected: 0)
+        case .help: navigation.mode = .help(page: 0)
         case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
         }
     }
@@ -44,12 +92,12 @@ extension Player {
     /// Help: next/previous turn the pages; back, help, select, menu, play-pause and play-from-start
     /// (select's long press on most boards, which have no back button) close it; play, pause and
     /// stop act on playback and leave the page open.
-    func handleHelp(_ action: Action, page: Int) {
+    private func handleHelp(_ action: Action, page: Int) {
         let pages = helpPageCount
         switch action {
-        case .next, .down, .nextCollection, .nextCategory: mode = .help(page: min(page + 1, pages - 1))
-        case .previous, .up, .previousCollection, .previousCategory: mode = .help(page: max(page - 1, 0))
-        case .back, .help, .select, .playPause, .menu, .playFromStart: mode = .nowPlaying
+        case .next, .down, .nextCollection, .nextCategory: navigation.mode = .help(page: min(page + 1, pages - 1))
+        case .previous, .up, .previousCollection, .previousCategory: navigation.mode = .help(page: max(page - 1, 0))
+        case .back, .help, .select, .playPause, .menu, .playFromStart: navigation.mode = .nowPlaying
         case .play, .pause, .stop: transport(action)
         case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
         }
@@ -57,74 +105,103 @@ extension Player {
 
     /// Menu entries; the output entry is always present so the device can be changed from the buttons.
     public var menuEntries: [String] {
-        [
+        var entries = [
             "Output: \(outputDevice)",
             "Repeat: \(repeatQueue ? "on" : "off")",
-            "Shuffle: \(playQueue.shuffle.rawValue)",
+            "Shuffle: \(shuffle.rawValue)",
             "Sleep: \(sleepRemainingSeconds.map { "\(($0 + 59) / 60) min" } ?? "off")",
             "Help",
             "Cards: \(cards.links.count) linked",
-        ] + setupCheckMenuEntry + ["Close"]
+        ]
+        entries.append(contentsOf: setupCheckMenuEntry)
+        entries.append("Close")
+        return entries
     }
 
     /// Menu: next/previous move (wrapping); select or play-pause chooses (output: the next device;
-    /// repeat: toggles; help; the cards; close); back, menu and play-from-start (select's long press on most
-    /// boards) close it; play, pause and stop act on playback.
-    func handleMenu(_ action: Action, selected: Int) {
+    /// repeat: toggles; help; the cards; close); back, menu and play-from-start (select's long press
+    /// on most boards) close it; play, pause and stop act on playback.
+    private func handleMenu(_ action: Action, selected: Int) {
         let count = menuEntries.count
         switch action {
-        case .next, .down, .nextCollection: mode = .menu(selected: (selected + 1) % count)
-        case .previous, .up, .previousCollection: mode = .menu(selected: (selected + count - 1) % count)
+        case .next, .down, .nextCollection: navigation.mode = .menu(selected: (selected + 1) % count)
+        case .previous, .up, .previousCollection: navigation.mode = .menu(selected: (selected + count - 1) % count)
         case .select, .playPause:
             switch selected {
-            case 0:
-                if outputDevices.count > 1 { chooseOutput(output.following, by: "in the menu") }
-            case 1:
-                playQueue.repeats.toggle()
-                recorder.saveSoon()
+            case 0: chooseNextOutput()
+            case 1: setRepeat(!repeatQueue)
             case 2: cycleShuffle()
             case 3: cycleSleepTimer()
-            case 4: mode = .help(page: 0)
-            case 5: mode = .cards(selected: 0)
-            case 6 where !setupCheckMenuEntry.isEmpty: mode = .setupCheck(selected: 0)
-            default: mode = .nowPlaying
+            case 4: navigation.mode = .help(page: 0)
+            case 5: navigation.mode = .cards(selected: 0)
+            case 6 where !setupCheckMenuEntry.isEmpty: navigation.mode = .setupCheck(selected: 0)
+            default: navigation.mode = .nowPlaying
             }
-        case .back, .menu, .playFromStart: mode = .nowPlaying
-        case .help: mode = .help(page: 0)
+        case .back, .menu, .playFromStart: navigation.mode = .nowPlaying
+        case .help: navigation.mode = .help(page: 0)
         case .play, .pause, .stop: transport(action)
         case .nextCategory, .previousCategory: break
         case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
         }
     }
 
-    /// Next/previous category: album → artist → playlist → genre → folder (categories with
-    /// nothing in them are skipped); the browse list opens on the category's first collection.
-    func cycleCategory(by delta: Int) {
-        let cycle = availableCategories
-        guard !cycle.isEmpty else { return }
-        let index = cycle.firstIndex(of: category) ?? (delta > 0 ? -1 : 0)
-        category = cycle[((index + delta) % cycle.count + cycle.count) % cycle.count]
-        // The screen shows the category's first collection.
-        selection[category] = 0
-        mode = .browse
+    /// Cards: next/previous move (wrapping); hold Select (play-from-start) unlinks the selected
+    /// card; select on a card says so, on Close closes; back and menu return to the menu.
+    private func handleCards(_ action: Action, selected: Int) {
+        let count = cards.links.count + 1
+        let onClose = selected >= count - 1
+        switch action {
+        case .next, .down, .nextCollection: navigation.mode = .cards(selected: (selected + 1) % count)
+        case .previous, .up, .previousCollection: navigation.mode = .cards(selected: (selected + count - 1) % count)
+        case .select, .playPause:
+            if onClose {
+                navigation.mode = .nowPlaying
+            } else {
+                showTransient(MessageState(title: "\(linkGesture) to unlink this card"), seconds: 3)
+            }
+        case .playFromStart:
+            if onClose {
+                navigation.mode = .nowPlaying
+            } else if unlinkCard(at: selected) {
+                navigation.mode = .cards(selected: min(selected, cards.links.count))
+            }
+        case .back, .menu: navigation.mode = .menu(selected: 5)
+        case .help: navigation.mode = .help(page: 0)
+        case .play, .pause, .stop: transport(action)
+        case .nextCategory, .previousCategory: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
+        }
+    }
+
+    /// Setup check page: next/previous move (wrapping); select on Close, back, menu and
+    /// play-from-start go back to the menu; play, pause and stop act on playback.
+    private func handleSetupCheck(_ action: Action, selected: Int) {
+        let count = setupCheckEntries.count
+        switch action {
+        case .next, .down, .nextCollection: navigation.mode = .setupCheck(selected: (selected + 1) % count)
+        case .previous, .up, .previousCollection:
+            navigation.mode = .setupCheck(selected: (selected + count - 1) % count)
+        case .select: if selected == count - 1 { navigation.mode = .menu(selected: 6) }
+        case .back, .menu, .playFromStart: navigation.mode = .menu(selected: 6)
+        case .play, .pause, .stop, .playPause: transport(action)
+        default: break
+        }
+    }
+
+    /// Next/previous category (`Navigation`); the browse list opens on its first collection.
+    private func cycleCategory(by delta: Int) {
+        guard navigation.cycleCategory(by: delta, in: catalog) else { return }
         provideArtworkForBrowse()
         recorder.saveSoon()
     }
 
-    func enterBrowse(moveBy delta: Int) {
-        if let playing = queueCollection, playing.category == category,
-            let index = collections.firstIndex(of: playing)
-        {
-            selection[category] = index
-        }
-        mode = .browse
-        moveSelection(by: delta)
+    private func enterBrowse(moveBy delta: Int) {
+        navigation.enterBrowse(moveBy: delta, playing: queueCollection, in: catalog)
+        provideArtworkForBrowse()
     }
 
-    func moveSelection(by delta: Int) {
-        let count = collections.count
-        guard count > 0 else { return }
-        selection[category] = ((selectedIndex + delta) % count + count) % count
+    private func moveSelection(by delta: Int) {
+        navigation.moveSelection(by: delta, count: collections.count)
         provideArtworkForBrowse()
     }
 

@@ -8,9 +8,11 @@ import KioskSystem
 ///
 /// Every operation takes effect at once (the queue index, the status and the volume are updated
 /// before it returns, so a client's next `status` sees them), refreshes the screen and so calls
-/// `onChange`. Editing the queue while playing hands the new queue to the engine at the current
-/// frame, which costs a short gap of silence (the engine has no "append" command). A queue built
-/// by a remote client has no collection, so it is not restored after a restart.
+/// `onChange`. They are the buttons' operations, with MPD's meaning where it differs given to the
+/// rule as an origin (`PlayQueue.Origin.remoteNext`). Appending while playing extends the engine's
+/// queue without a gap; another edit hands the new queue to the engine at the current frame,
+/// which costs a short gap of silence. A queue built by a remote client has no collection, so it
+/// is not restored after a restart.
 ///
 /// Thread: loop thread only, like the rest of `Player`.
 extension Player {
@@ -62,24 +64,12 @@ extension Player {
     }
 
     /// The next entry, playing (also from pause). On the last entry: the first with repeat on,
-    /// else playback stops. False while stopped (MPD answers "Not playing").
+    /// else playback stops. With consume on the current entry leaves the queue. False while
+    /// stopped (MPD answers "Not playing").
     @discardableResult
     public func remoteNext() -> Bool {
         guard status != .stopped, !queue.isEmpty else { return false }
-        // Consume: the current entry leaves the queue, as with MPD's `next`.
-        let leaving = consume ? queueIndex : nil
-        if leaving != nil && queue.count == 1 {
-            remoteClear()  // the last entry left (with repeat on too): the queue is empty
-            return true
-        }
-        func kept(_ index: Int) -> Int { leaving.map { consumeEntry($0, before: index) } ?? index }
-        switch playQueue.afterCurrent {
-        case .entry(let index): startQueue(at: kept(index), frame: 0, status: .playing)
-        case .wrapped: startQueue(at: kept(0), frame: 0, status: .playing)
-        // The end of the queue: stopped at the start of the first entry.
-        case .end, .restart:
-            startQueue(at: kept(0), frame: 0, status: .stopped)
-        }
+        moveOn(.remoteNext)
         refreshScreen()
         return true
     }
@@ -89,7 +79,7 @@ extension Player {
     @discardableResult
     public func remotePrevious() -> Bool {
         guard status != .stopped, !queue.isEmpty else { return false }
-        startQueue(at: playQueue.remotePrevious, frame: 0, status: .playing)
+        moveOn(.remotePrevious)
         refreshScreen()
         return true
     }
@@ -105,9 +95,7 @@ extension Player {
         var frame = Int64((max(0, seconds) * Double(track.sampleRate)).rounded(.down))
         if let total = track.totalFrames { frame = min(frame, max(0, total - 1)) }
         if target == queueIndex && status != .stopped {
-            engine.seek(toFrame: frame)
-            positionFrames = frame
-            recorder.saveSoon()
+            seek(toFrame: frame)
         } else if index != nil {
             startQueue(at: target, frame: frame, status: .playing)
         } else {
@@ -125,28 +113,26 @@ extension Player {
 
     /// Turns repeat (start again after the last entry) on or off.
     public func remoteSetRepeat(_ on: Bool) {
-        guard on != repeatQueue else { return }
-        playQueue.repeats = on
-        recorder.saveSoon()
+        setRepeat(on)
         refreshScreen()
     }
 
-    /// Sets MPD's single mode (`SingleMode`). While playing, the engine gets the queue again at
-    /// the current frame (the current entry alone, or all of it).
+    /// Sets MPD's single mode (`SingleMode`).
     public func remoteSetSingle(_ mode: SingleMode) {
-        guard mode != single else { return }
-        let engineChanges = (mode == .off) != (single == .off)
-        single = mode
-        if engineChanges && !queue.isEmpty && !engineQueueIsProvisional && provisional == nil {
-            startQueue(at: queueIndex, frame: status == .stopped ? 0 : livePositionFrames, status: status)
-        }
+        setSingle(mode)
         refreshScreen()
     }
 
     /// Sets MPD's consume mode: from now on each entry that has played leaves the queue.
     public func remoteSetConsume(_ on: Bool) {
-        guard on != consume else { return }
-        consume = on
+        setConsume(on)
+        refreshScreen()
+    }
+
+    /// MPD's `random`: on shuffles tracks (an album shuffle chosen on the box stays), off stops it.
+    public func remoteSetRandom(_ on: Bool) {
+        if on == (shuffle != .off) { return }
+        setShuffle(on ? .tracks : .off)
         refreshScreen()
     }
 
@@ -182,8 +168,7 @@ extension Player {
                 replaceQueue(edited, current: next, currentKept: false)
             } else {
                 // The current entry was among the last ones: stop at the start of the queue.
-                status = .stopped
-                replaceQueue(edited, current: 0, currentKept: false)
+                replaceQueue(edited, current: 0, currentKept: false, status: .stopped)
             }
         } else {
             let current = range.upperBound <= queueIndex ? queueIndex - range.count : queueIndex
@@ -214,11 +199,7 @@ extension Player {
 
     /// Empties the queue and stops.
     public func remoteClear() {
-        takeOver()
-        // Stops the engine on an empty queue (also a restored track still playing on its own).
-        dropProvisional()
-        playQueue.clear()
-        recorder.saveSoon()
+        clearQueue()
         refreshScreen()
     }
 
@@ -227,26 +208,6 @@ extension Player {
     public func remoteSetOutput(_ device: String) {
         guard device != outputDevice || device != preferredDevice else { return }
         chooseOutput(device, by: "by an MPD client")
-        refreshScreen()
-    }
-
-    /// A remote client decides the queue from now on: a saved queue that has not been restored
-    /// yet (its stick is still being scanned) must not replace it later.
-    private func takeOver() {
-        pendingResume = nil
-    }
-
-    /// Installs an edited queue whose current entry is `current`. When `currentKept`, the entry
-    /// that was playing is still there and goes on from where it is; otherwise `current` starts
-    /// from its beginning (playing if the player was).
-    private func replaceQueue(_ edited: [Track], current: Int, currentKept: Bool) {
-        takeOver()
-        let wasStatus = status
-        let frame = currentKept && wasStatus != .stopped ? livePositionFrames : 0
-        playQueue.replace(with: edited, collection: nil, current: edited.isEmpty ? nil : current)
-        // Playing goes on playing, paused stays paused (at the start of the next entry when the
-        // current one went), stopped stays stopped.
-        startQueue(at: current, frame: frame, status: wasStatus)
         refreshScreen()
     }
 }

@@ -1,19 +1,32 @@
 import KioskAudio
+import KioskDisplay
 import KioskLibrary
 import KioskSystem
 
-/// Restoring the saved queue after a restart. The saved track plays as soon as its stick is
-/// mounted, before the stick's scan ends (the engine gets that one file, the screen shows what the
-/// saved state says of it); when the catalog is ready the queue around it (the saved collection,
-/// else the track's folder) takes over without a break. Thread: the loop thread, like `Player`.
+/// Restoring the saved queue after a restart (`RestoreSession`). The saved track plays as soon as
+/// its stick is mounted, before the stick's scan ends (the engine gets that one file, the screen
+/// shows what the saved state says of it); when the catalog is ready the queue around it (the saved
+/// collection, else the track's folder) takes over without a break. Thread: the loop thread, like
+/// `Player`.
 extension Player {
+    /// Whether the engine's queue is the restored track alone (its queue not handed over yet).
+    var engineHoldsRestoredTrackOnly: Bool { restore.engineHoldsRestoredTrackOnly }
+
+    /// Whether engine id `id` is the restored track playing alone before its catalog came.
+    func restoredTrackAlone(_ id: UInt64) -> Bool {
+        id == RestoreSession.provisionalID && queue.isEmpty && restore.playingAloneState != nil
+    }
+
+    /// The listener or a remote client decides the queue from now on: a saved queue that has not
+    /// been restored yet (its stick is still being scanned) must not replace it later.
+    func takeOver() { restore = .none }
+
     /// Restores the saved queue once its volume's tracks are in the catalog: the saved collection,
     /// else (it is gone, e.g. a deleted playlist) the track's folder.
     func tryResume() {
-        guard let resume = pendingResume, let catalog, let volumeID = resume.volumeID,
-            let relativePath = resume.relativePath
+        guard let resume = restore.pending, let catalog, let volumeID = resume.volumeID,
+            let relativePath = resume.relativePath, shelf.isPresent(volumeID)
         else { return }
-        guard volumesPresent.contains(volumeID) else { return }
         var tracks: [Track] = []
         var collection: Collection?
         if let ref = resume.collection, let cat = KioskLibrary.Category(rawValue: ref.category),
@@ -32,20 +45,21 @@ extension Player {
         }
         guard let index else {
             // Still scanning that volume: wait; otherwise the saved track is gone.
-            if scanning[volumeID] == nil {
+            if !shelf.isScanning(volumeID) {
                 Log.notice("saved track \(relativePath) is no longer on the stick; not resuming")
-                pendingResume = nil
-                if provisional != nil { dropProvisional() }
+                let playing = restore.playingAloneState != nil
+                restore = .none
+                if playing { silenceEngine() }
             }
             return
         }
-        pendingResume = nil
         playQueue.replace(
-            with: tracks, collection: collection, audiobook: audiobooks.isAudiobook(tracks), current: index)
-        if provisional != nil {
-            adoptProvisional(at: index)
+            with: tracks, collection: collection, audiobook: memory.isAudiobook(tracks), current: index)
+        if case .playingAlone(_, let finished) = restore {
+            adoptRestoredTrack(at: index, finished: finished)
             return
         }
+        restore = .none
         let frame = tracks[index].sampleRate == resume.sampleRate ? resume.positionFrames : 0
         let rate = max(1, tracks[index].sampleRate)
         Log.info(
@@ -61,23 +75,17 @@ extension Player {
     /// Plays the saved track as soon as its stick is there, before the scan of the stick ends:
     /// the engine gets that one file; the screen shows what the saved state says of it.
     func fastResume(volume id: VolumeID, mountPoint: String) {
-        guard let resume = pendingResume, provisional == nil, queue.isEmpty, resume.volumeID == id.rawValue,
+        guard case .waiting(let resume) = restore, queue.isEmpty, resume.volumeID == id.rawValue,
             let relativePath = resume.relativePath
         else { return }
         let path = mountPoint == "/" ? "/" + relativePath : mountPoint + "/" + relativePath
         guard Syscalls.exists(path) else { return }
-        provisional = resume
-        engineQueueIsProvisional = true
-        provisionalFinished = false
+        restore = .playingAlone(resume, finished: false)
         engine.setQueue(
-            [TrackRequest(id: Self.provisionalID, path: path)], startAt: 0, startFrame: resume.positionFrames)
-        positionFrames = resume.positionFrames
-        sampleRate = resume.sampleRate
-        status = resume.playing ? .playing : (resume.positionFrames > 0 ? .paused : .stopped)
-        if status == .playing {
-            engine.play()
-            recorder.startPeriodic()
-        }
+            [TrackRequest(id: RestoreSession.provisionalID, path: path)], startAt: 0,
+            startFrame: resume.positionFrames)
+        transport.report(frames: resume.positionFrames, rate: resume.sampleRate)
+        setStatus(resume.playing ? .playing : (resume.positionFrames > 0 ? .paused : .stopped))
         Log.info(
             "resuming \(relativePath) at \(resume.positionSeconds) s (frame \(resume.positionFrames))\(Self.describe(resume)), before the scan of its stick ends"
         )
@@ -85,32 +93,32 @@ extension Player {
 
     /// The catalog came: the restored track becomes entry `index` of its queue without a break;
     /// the engine gets the rest of the queue when the track ends (or at the first skip).
-    private func adoptProvisional(at index: Int) {
-        provisional = nil
-        playQueue.index = index
-        playQueue.adoptID(Self.provisionalID, forEntry: index)
+    private func adoptRestoredTrack(at index: Int, finished: Bool) {
+        restore = .adopted
+        playQueue.adoptID(RestoreSession.provisionalID, forEntry: index)
         provideArtworkForCurrentTrack()
-        if provisionalFinished {
-            provisionalFinished = false
-            continueAfterProvisional()
-        }
+        if finished { restoredTrackEnded() }
         recorder.saveSoon()
     }
 
-    /// The restored track ended: the next entry of its queue plays (or the queue ends).
-    func continueAfterProvisional() {
-        engineQueueIsProvisional = false
-        advance(after: queueIndex)
+    /// The restored track ended (the engine's queue was that track alone): the next entry of its
+    /// queue plays (or the queue ends); before its catalog came, that waits for the catalog.
+    func restoredTrackEnded() {
+        guard !queue.isEmpty else {
+            restore.trackFinished()
+            return
+        }
+        restore = .none
+        moveOn(.ended)
     }
 
-    /// Stops a restored track whose queue cannot follow (its stick went, or it is gone).
-    func dropProvisional() {
-        provisional = nil
-        provisionalFinished = false
-        engineQueueIsProvisional = false
-        engine.setQueue([], startAt: 0, startFrame: 0)
-        status = .stopped
-        positionFrames = 0
-        recorder.stopPeriodic()
+    /// The restored track's stick went before its catalog came: the engine stops; the saved state
+    /// waits for the stick to come back.
+    func dropRestoredTrack() {
+        if let state = restore.playingAloneState { restore = .waiting(state) }
+        silenceEngine()
     }
+
+    /// The saved track playing alone, nil when none.
+    var restoredTrack: ResumeState? { restore.playingAloneState }
 }

@@ -39,6 +39,39 @@ struct PlayerView {
     var sleepCountdown: String?
     var statusLine: String?
 
+    init() {}
+
+    /// The view of the player's parts now (built once per screen refresh).
+    init(
+        navigation: Navigation, catalog: Catalog?, shelf: LibraryShelf, queue: PlayQueue, transport: Transport,
+        restore: RestoreSession, overlays: Overlays, volumeRange: ClosedRange<Int>, shuttingDown: Bool,
+        helpPageCount: Int, menuEntries: [String], cardEntries: [BrowseItem], sleepCountdown: String?
+    ) {
+        self.shuttingDown = shuttingDown
+        transient = overlays.message
+        mode = navigation.mode
+        helpEntries = navigation.helpEntries
+        self.helpPageCount = helpPageCount
+        self.menuEntries = menuEntries
+        category = navigation.category
+        collections = navigation.collections(catalog)
+        selectedIndex = navigation.selectedIndex(count: collections.count)
+        self.queue = queue
+        restored = restore.playingAloneState
+        noVolumes = shelf.present.isEmpty
+        trackCount = catalog?.trackCount ?? 0
+        if trackCount == 0, let catalog { leftOut = LeftOut(catalog.problems) }
+        scanningFound = shelf.scanningFound
+        status = transport.status
+        positionSeconds = transport.positionSeconds
+        volumeOverlay = overlays.volume
+        self.volumeRange = volumeRange
+        self.cardEntries = cardEntries
+        self.sleepCountdown = sleepCountdown
+        statusLine = overlays.statusLine
+        setupEntries = overlays.setupCheck.entries
+    }
+
     /// The screen now.
     var screen: ScreenState {
         if shuttingDown {

@@ -1,3 +1,4 @@
+import KioskLibrary
 import KioskSystem
 
 /// What the player was doing, saved so that a power cut loses at most a few seconds.
@@ -143,4 +144,42 @@ public struct ResumeState: Equatable, Sendable {
 
     /// Saves to `directory` as a new state record (the player keeps one `ResumeStore` instead).
     public func save(directory: String) throws { try ResumeStore(directory: directory).save(self) }
+}
+
+extension ResumeState {
+    /// The state to save now, made from the player's parts: the current track of `queue` and where
+    /// it is (`livePositionFrames`: the engine's counter while it plays); with nothing queued yet
+    /// (the saved queue's stick is still scanning), what was saved, with where the restored track
+    /// is now when it already plays.
+    init(
+        queue: PlayQueue, transport: Transport, livePositionFrames: Int64, restore: RestoreSession,
+        category: KioskLibrary.Category, volume: Int, outputDevice: String, sleepRemainingSeconds: Int?
+    ) {
+        self.init()
+        self.category = category.rawValue
+        if let track = queue.current {
+            volumeID = track.volume.rawValue
+            relativePath = track.relativePath
+            positionFrames = livePositionFrames
+            sampleRate = transport.sampleRate
+            queueIndex = queue.index
+            playing = transport.status == .playing
+            if let c = queue.collection { collection = .init(category: c.category.rawValue, key: c.key) }
+            title = track.title
+            artist = track.artist
+            album = track.album
+            durationSeconds = track.durationSeconds
+            queueCount = queue.count
+        } else if let pending = restore.pending {
+            self = pending
+            if restore.playingAloneState != nil {
+                playing = transport.status == .playing
+                positionFrames = livePositionFrames
+            }
+        }
+        volumePercent = volume
+        self.outputDevice = outputDevice
+        shuffle = queue.shuffle == .off ? nil : queue.shuffle.rawValue
+        self.sleepRemainingSeconds = sleepRemainingSeconds
+    }
 }

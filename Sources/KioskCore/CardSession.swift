@@ -1,0 +1,49 @@
+import KioskDisplay
+import KioskInput
+import KioskSystem
+
+/// A new card's prompt: the card and the collection it would be linked to.
+struct CardPrompt {
+    let uid: CardUID
+    let collection: CardCollection?
+    let message: MessageState
+}
+
+/// The cards on the box: the links (`cards.json`), a new card's prompt while it shows, the card that
+/// started what plays (for a second presentation and its removal), and a card waiting for its stick.
+///
+/// Thread: the loop thread (the player's part).
+struct CardSession {
+    /// How long a new card's prompt, and a card waiting for its stick, last.
+    static let promptSeconds = 15
+    static let waitNanoseconds: UInt64 = 5 * 60 * 1_000_000_000
+
+    /// The card links (`cards.json`).
+    let store: CardStore
+    /// How the box is told to link a new card ("hold Select"): the gesture of `play-from-start`.
+    var linkGesture = "Hold Select"
+    /// A new card waiting to be linked, while its prompt shows.
+    var prompt: CardPrompt?
+    /// The card that started what the queue plays.
+    var playing: CardUID?
+    /// The playing card was taken off and that paused playback: putting it back resumes.
+    var pausedByRemoval = false
+    /// A card whose collection was not there yet (its stick not inserted, or not scanned).
+    var waiting: (uid: CardUID, collection: CardCollection, since: UInt64)?
+
+    init(directory: String) {
+        store = CardStore(directory: directory)
+    }
+
+    /// Something else was chosen: no card plays, none waits.
+    mutating func forget() {
+        waiting = nil
+        playing = nil
+    }
+
+    /// A card that waited longer than `waitNanoseconds` by `now` is dropped; the one still waiting.
+    mutating func stillWaiting(now: UInt64) -> (uid: CardUID, collection: CardCollection, since: UInt64)? {
+        if let waiting, now - waiting.since > Self.waitNanoseconds { self.waiting = nil }
+        return waiting
+    }
+}

@@ -1,0 +1,58 @@
+import KioskAudio
+import KioskDisplay
+import KioskSystem
+
+/// What the engine reports: a track started (the queue's current entry follows it), positions,
+/// the end of its queue (the queue moves on: `PlayQueue.step(after:origin:)`), a file it cannot
+/// play, the device lost or back (the `OutputSupervisor` decides). Thread: the loop thread, like
+/// `Player`.
+extension Player {
+    public func handle(_ event: AudioEvent) {
+        switch event {
+        case .trackStarted(let id, let format, _):
+            // A track may start mid-way (a restored position, a seek): the engine knows where.
+            let now = engine.playbackPosition
+            let frames = now.trackID == id ? max(0, now.frames) : nil
+            if restoredTrackAlone(id) {
+                transport.report(frames: frames ?? positionFrames, rate: format.sampleRate)
+                Log.debug(
+                    "track started: \(restoredTrack?.relativePath ?? "?") (restored) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
+                )
+                break
+            }
+            guard let index = playQueue.engineStarted(id: id) else { return }
+            transport.report(frames: frames ?? 0, rate: format.sampleRate)
+            Log.debug(
+                "track started: \(queue[index].relativePath) (\(index + 1)/\(queue.count)) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
+            )
+            provideArtworkForCurrentTrack()
+            recorder.saveSoon()
+        case .position(let id, let frames, let rate):
+            guard restoredTrackAlone(id) || playQueue.takePosition(ofEngineID: id) else { return }
+            transport.report(frames: frames, rate: rate)
+            // Only the now-playing screen shows the position.
+            guard case .nowPlaying = mode else { return }
+        case .trackFinished:
+            return
+        case .queueFinished:
+            if engineHoldsRestoredTrackOnly {
+                restoredTrackEnded()
+            } else {
+                // The engine played its whole queue (in single mode: the current entry alone).
+                moveOn(.ended, after: playQueue.lastHandedToEngine)
+            }
+        case .error(_, let path, let message):
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            Log.warning("cannot play \(path): \(message)")
+            showTransient(MessageState(title: "Cannot play \(name)", detail: message, kind: .error), seconds: 4)
+        case .deviceLost, .deviceBack:
+            // The supervisor decides (fallback, return) and tells `outputChanged`.
+            output.handle(event)
+            return
+        case .formatChanged(_, let deviceFormat):
+            Log.info("output format: \(deviceFormat)")
+            return
+        }
+        refreshScreen()
+    }
+}

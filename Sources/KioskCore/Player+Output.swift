@@ -1,0 +1,45 @@
+import KioskAudio
+
+/// The audio output: the devices the menu offers, the one in use, the one chosen, and what the
+/// `OutputSupervisor` reports (a fallback, a device back) on the status line.
+/// Thread: the loop thread, like `Player`.
+extension Player {
+    /// Output devices the menu offers, the configured one first.
+    public var outputDevices: [String] { output.devices }
+    /// The device in use.
+    public var outputDevice: String { output.inUse }
+    /// The device chosen (by the config or in the menu), the one to go back to after a fallback.
+    public var preferredDevice: String { output.chosen }
+    public var fallbackDelayMilliseconds: Int {
+        get { output.fallbackDelayMilliseconds }
+        set { output.fallbackDelayMilliseconds = newValue }
+    }
+    public var returnProbeMilliseconds: Int {
+        get { output.returnProbeMilliseconds }
+        set { output.returnProbeMilliseconds = newValue }
+    }
+
+    /// Makes `device` the chosen output (in the menu, or by a remote client). `chooser` completes
+    /// the log line ("in the menu").
+    func chooseOutput(_ device: String, by chooser: String) {
+        output.choose(device, by: chooser)
+        overlays.showOutput(nil)
+        recorder.saveSoon()
+    }
+
+    /// The menu's output entry: the next device of the list, when there is more than one.
+    func chooseNextOutput() {
+        if outputDevices.count > 1 { chooseOutput(output.following, by: "in the menu") }
+    }
+
+    /// What the output supervisor reports, on the status line of the now-playing screen.
+    func outputChanged(_ change: OutputChange) {
+        switch change {
+        case .lost: overlays.showOutput("Audio device unplugged")
+        case .fellBack(let device, _): overlays.showOutput("Output: \(device)")
+        case .back: overlays.showOutput(outputDevice == preferredDevice ? nil : "Output: \(outputDevice)")
+        case .returned: overlays.showOutput(nil)
+        }
+        refreshScreen()
+    }
+}

@@ -1,0 +1,26 @@
+import KioskDisplay
+
+/// What shows over the screens (`Overlays`): messages, the doctor's findings at start and the
+/// under-voltage warning. Thread: the loop thread, like `Player`.
+extension Player {
+    /// The doctor's failed lines (the check runs on a worker at start; KioskDoctor's SetupCheckService).
+    public func setSetupProblems(_ problems: [SetupCheckState.Problem]) {
+        overlays.setSetupProblems(problems)
+        refreshScreen()
+    }
+
+    /// Shows `warning` in the status line while it is set (under-voltage); nil clears it.
+    public func setPowerWarning(_ warning: String?) {
+        if overlays.setPowerWarning(warning) { refreshScreen() }
+    }
+
+    /// The menu's setup-check entry (only when something failed) and the page's rows.
+    var setupCheckMenuEntry: [String] { overlays.setupCheck.menuEntry }
+    var setupCheckEntries: [BrowseItem] { overlays.setupCheck.entries }
+
+    /// Shows a message for `seconds` over the screen.
+    func showTransient(_ message: MessageState, seconds: Int) { overlays.show(message, seconds: seconds) }
+
+    /// The message showing now, nil when none.
+    var transientMessage: MessageState? { overlays.message }
+}

@@ -14,7 +14,8 @@ private let alpha = PlayerFixtures.mainAlbums[0]
 /// plugin (samples) or the "none" clock sink (timing) as the sound card.
 @Suite(
     .serialized, .enabled(if: canMount, "needs root and mount(8) to put a stick under the media root"),
-    .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced)
+    .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced,
+    .tags(.integration))
 struct EndToEndTests {
     /// Every press of a session, through the file plugin: the samples written are exactly the
     /// tracks the state machine says, decoded as `flac -d` decodes them, without gaps.
@@ -181,7 +182,8 @@ func browseScreen(_ catalog: Catalog, _ category: KioskLibrary.Category, label: 
 /// Power cuts: `kill -9` at random moments, then a restart.
 @Suite(
     .serialized, .enabled(if: canMount, "needs root and mount(8) to put a stick under the media root"),
-    .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced)
+    .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced,
+    .tags(.integration))
 struct PowerCutTests {
     /// After each kill the saved state is whole, names the track that was playing, and is at most
     /// 5 s behind where it was; the restarted player starts that track at the saved position (the

@@ -87,10 +87,12 @@ import Testing
 
 /// Tracks of the fixture library (scanned once).
 enum PlayQueueFixture {
+    /// The fixture's main volume, scanned by the real scanner (no library, no loop).
     private static let scanned: Result<Catalog, any Error> = Result {
-        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
-        defer { rig.shutdown() }
-        return rig.catalog
+        let root = try PlayerFixtures.prepare() + "/main"
+        let id = VolumeIdentity.identify(directory: root)
+        let scan = try VolumeScanner(readerThreads: 1).scan(volume: id, mountPoint: root, indexPath: nil)
+        return Catalog(volumes: [scan.contents])
     }
 
     static func album() throws -> Collection {

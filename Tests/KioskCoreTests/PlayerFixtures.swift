@@ -105,19 +105,21 @@ enum PlayerFixtures {
 
 /// A player on fixture volumes, driven by `press` and waited on with `run`/`idle`.
 ///
-/// By default the engine is a `FakeEngine` and the player's timers a `VirtualClock`: no audio
-/// threads, and time jumps from one timer to the next, so a test of a 6 s track takes
-/// milliseconds and cannot race. `realEngine: true` gives the real `AudioEngine` (the "none"
-/// clock sink unless told otherwise) on the loop's real timers, for the few tests of what only
-/// the real engine does (devices that fail to write, the samples in a file). The library is the
-/// real one in both cases (scans on its threads, events through the real loop).
+/// By default the engine is a `FakeEngine`, the library a `FakeLibrary` (the real scanner, its
+/// events on virtual time) and the player's timers a `VirtualClock`: no loop, no threads, and time
+/// jumps from one timer to the next, so a test of a 6 s track takes milliseconds and cannot race.
+/// `realEngine: true` gives the real `AudioEngine` (the "none" clock sink unless told otherwise)
+/// and the real `Library` on an `EventLoop`'s real timers, for the few tests of what only they do
+/// (devices that fail to write, the samples in a file); `screen: true` draws on a PNG surface,
+/// whose `Display` paces its frames on a real loop. Both are integration tests.
 final class PlayerRig {
     let state: TemporaryDirectory
-    let loop: EventLoop
+    /// The real loop: only with the real engine or a screen.
+    let loop: EventLoop?
     /// The player's timers when the engine is the fake one.
     let clock: VirtualClock?
     private(set) var engine: (any PlaybackEngine)!
-    private(set) var library: Library!
+    private(set) var library: (any RigLibrary)!
     private(set) var player: Player!
     private(set) var display: Display?
     /// Every engine event, in order.
@@ -133,20 +135,20 @@ final class PlayerRig {
     ///   - devices: the output devices, the first in use.
     ///   - resume: a saved state to restore.
     ///   - screen: draw on a PNG surface in the state directory.
-    ///   - realEngine: the real AudioEngine on real time instead of the fake on virtual time.
+    ///   - realEngine: the real AudioEngine and Library on real time instead of fakes on virtual time.
     init(
         volumes: [String], devices: [String] = ["none"], resume: ResumeState? = nil, screen: Bool = false,
         realEngine: Bool = false, configure: (inout Config) -> Void = { _ in }
     ) throws {
         _ = try PlayerFixtures.prepare()
         state = try TemporaryDirectory("kiosk-player-rig")
-        loop = try EventLoop()
+        loop = realEngine || screen ? try EventLoop() : nil
         clock = realEngine ? nil : VirtualClock()
         var config = Config()
         config.stateDirectory = state.path
         config.mediaRoots = []
         configure(&config)
-        if screen {
+        if screen, let loop {
             let fonts = try FontSet.load()
             display = try Display(
                 loop: loop, surface: PNGSurface(path: state.file("screen.png"), width: 320, height: 240), fonts: fonts)
@@ -155,6 +157,10 @@ final class PlayerRig {
             self.audioEvents.append(event)
             self.player?.handle(event)
         }
+        let libraryEvent: (LibraryEvent, Catalog) -> Void = { [unowned self] event, catalog in
+            self.libraryEvents.append(event)
+            self.player?.handle(event, catalog: catalog)
+        }
         let scheduler: any Scheduler
         let opens: (String) -> Bool
         if let clock {
@@ -162,15 +168,18 @@ final class PlayerRig {
             engine = fake
             scheduler = clock
             opens = { [unowned fake] device in fake.isAvailable(device) }
+            library = FakeLibrary(clock: clock, onEvent: libraryEvent)
         } else {
+            let loop = loop!
             let settings = AudioSettings(device: devices[0], bufferMs: 40, ringSeconds: 0.5, realtimePriority: nil)
             engine = try AudioEngine(loop: loop, settings: settings, onEvent: deliver)
             scheduler = loop
             opens = OutputSupervisor.alsaOpens
-        }
-        library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { [unowned self] event in
-            self.libraryEvents.append(event)
-            self.player?.handle(event, catalog: self.library.catalog)
+            var real: Library?
+            real = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event in
+                libraryEvent(event, real!.catalog)
+            }
+            library = real
         }
         player = Player(
             loop: scheduler, engine: engine, screen: display, config: config, outputDevices: devices, resume: resume,
@@ -194,24 +203,21 @@ final class PlayerRig {
     }
 
     /// Runs until `condition` holds (true) or `seconds` pass (false): of virtual time with the fake
-    /// engine (jumping from timer to timer; the real loop is served in between, and waited on while
-    /// the library works), of real time with the real one.
+    /// engine (jumping from timer to timer; a screen's real loop is served in between), of real
+    /// time with the real one.
     @discardableResult
     func run(seconds: Double = 10, until condition: () -> Bool) throws -> Bool {
-        guard let clock else { return try loop.run(until: condition, timeoutNanoseconds: UInt64(seconds * 1e9)) }
+        guard let clock else {
+            return try loop!.run(until: condition, timeoutNanoseconds: UInt64(seconds * 1e9))
+        }
         let deadline = clock.nowNanoseconds + UInt64(seconds * 1e9)
         while true {
             try serveLoop()
             clock.runDue()
             if condition() { return true }
-            if !library.isIdle {
-                // A scan on the library's threads: wait for it in real time, a little.
-                try loop.runOnce(timeoutMilliseconds: 2)
-                continue
-            }
             guard clock.nowNanoseconds < deadline else { return false }
             // The display paces its frames on the real loop: give it a moment at each step.
-            if display != nil { try loop.runOnce(timeoutMilliseconds: 1) }
+            if display != nil { try loop?.runOnce(timeoutMilliseconds: 1) }
             clock.advance(to: min(deadline, clock.nextDeadline ?? deadline))
         }
     }
@@ -219,7 +225,7 @@ final class PlayerRig {
     /// Lets `milliseconds` pass (timers, engine events).
     func idle(_ milliseconds: Int) throws {
         guard let clock else {
-            try loop.run(forNanoseconds: UInt64(milliseconds) * 1_000_000)
+            try loop!.run(forNanoseconds: UInt64(milliseconds) * 1_000_000)
             return
         }
         let deadline = clock.nowNanoseconds + UInt64(milliseconds) * 1_000_000
@@ -228,9 +234,9 @@ final class PlayerRig {
         try serveLoop()
     }
 
-    /// Dispatches what the real loop has ready (library events), without waiting.
+    /// Dispatches what the real loop (of a screen) has ready, without waiting.
     private func serveLoop() throws {
-        try loop.runOnce(timeoutMilliseconds: 0)
+        try loop?.runOnce(timeoutMilliseconds: 0)
     }
 
     /// The player's clock now, in nanoseconds.

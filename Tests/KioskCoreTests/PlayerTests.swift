@@ -535,7 +535,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 
 /// The help pages and the menu.
 @Suite struct PlayerHelpAndMenuTests {
-    @Test func helpTurnsPagesWithinBoundsAndCloses() throws {
+    @Test(.tags(.integration)) func helpTurnsPagesWithinBoundsAndCloses() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main], screen: true)
         rig.player.helpEntries = (1...40).map { HelpEntry(control: "button \($0)", action: "action \($0)") }
         let pages = rig.player.helpPageCount
@@ -897,7 +897,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 }
 
 /// The display gets what the player shows.
-@Suite struct PlayerScreenTests {
+@Suite(.tags(.integration)) struct PlayerScreenTests {
     @Test func theDisplayShowsThePlayersState() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main], screen: true)
         #expect(rig.display?.state == rig.player.screenState())
@@ -992,7 +992,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 /// What only the real engine shows: the samples reach an ALSA file device after a switch, and a
 /// device that opens but fails at the first write is left and taken back. Real audio threads and
 /// wall-clock waits, so few tests here.
-@Suite(Emulation.wallClockPaced) struct PlayerOnTheRealEngineTests {
+@Suite(Emulation.wallClockPaced, .tags(.integration)) struct PlayerOnTheRealEngineTests {
     @Test func switchingBetweenWorkingDevicesLosesNothing() throws {
         let scratch = try TemporaryDirectory("kiosk-output")
         defer { scratch.remove() }
@@ -1236,7 +1236,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 @Suite struct PlayerBrowseArtworkTests {
     /// The browse list shown at start (nothing queued yet) loads its thumbnails without any press
     /// (found by the QEMU system test: they appeared only once the selection moved).
-    @Test func browseListShownAtStartLoadsItsThumbnails() throws {
+    @Test(.tags(.integration)) func browseListShownAtStartLoadsItsThumbnails() throws {
         let dir = try TemporaryDirectory("kiosk-browse-art")
         defer { dir.remove() }
         for album in ["One", "Two"] {

@@ -74,9 +74,11 @@ let package = Package(
             name: "KioskDisplay",
             dependencies: ["KioskSystem", "KioskHardware", "CKioskShims", "CFreeType", "CJPEG"],
             swiftSettings: strict),
+        // The player's state machine and its rules; it uses the value types of the modules below
+        // (screen states, actions, tracks) and owns the protocols it consumes (screen, engine).
         .target(
             name: "KioskCore",
-            dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "CKioskShims"],
+            dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay"],
             swiftSettings: strict),
         // `kiosk-player doctor`: a checklist of the box as it is (board, sound, config.txt, GPIO, SPI,
         // screen, USB, power, state directory and groups), each check reading the system through a root.
@@ -91,10 +93,20 @@ let package = Package(
         .target(
             name: "KioskMPD", dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio"],
             swiftSettings: strict),
+        // The composition root: the appliance wires loop, engine, library, display, inputs, player,
+        // services (MPD, setup check) and systemd notification.
+        .target(
+            name: "KioskApp",
+            dependencies: [
+                "KioskCore", "KioskMPD", "KioskDoctor", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay",
+                "KioskHardware", "KioskSystem", "CKioskShims",
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "kiosk-player",
             dependencies: [
-                "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
+                "KioskApp", "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay",
+                "KioskHardware",
                 "KioskSystem", "CKioskShims", "KioskDoctor",
             ],
             swiftSettings: strict),
@@ -142,9 +154,13 @@ let package = Package(
         .testTarget(
             name: "KioskCoreTests",
             dependencies: [
-                "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
+                "KioskCore", "KioskApp", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
                 "KioskTestSupport",
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "KioskAppTests",
+            dependencies: ["KioskApp", "KioskCore", "KioskLibrary", "KioskSystem", "KioskTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskFuzzTests", dependencies: ["KioskFuzzTargets", "KioskSystem", "KioskTestSupport"],

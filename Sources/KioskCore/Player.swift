@@ -309,7 +309,8 @@ public final class Player {
     /// What the screen should show now.
     public func screenState() -> ScreenState { view.screen }
 
-    func statusText() -> String { view.statusText }
+    /// The one-line status (systemd's `STATUS=`).
+    public func statusText() -> String { view.statusText }
 
     /// Draws the screen from one view of the player and tells systemd and remote clients.
     public func refreshScreen() {

@@ -1,6 +1,5 @@
 import KioskDisplay
 import KioskLibrary
-import KioskSystem
 
 /// Where the player's screens go (the display, or nothing on a headless box).
 public protocol ScreenOutput: AnyObject {
@@ -9,21 +8,4 @@ public protocol ScreenOutput: AnyObject {
     func provideArtwork(key: String, loadArtwork: @escaping @Sendable () -> Artwork?)
     /// How many help pages `entries` entries need on this screen.
     func helpPageCount(entries: Int) -> Int
-}
-
-extension Display: ScreenOutput {
-    /// Reads the artwork's bytes (embedded, or the cover file, at most 16 MB) on the artwork worker.
-    public func provideArtwork(key: String, loadArtwork: @escaping @Sendable () -> Artwork?) {
-        provideArtwork(key: key) {
-            switch loadArtwork() {
-            case .embedded(let bytes, _): return bytes
-            case .file(let path): return try? Syscalls.readFile(path, limit: 16 << 20)
-            case nil: return nil
-            }
-        }
-    }
-
-    public func helpPageCount(entries: Int) -> Int {
-        ScreenLayout.helpPageCount(entries: entries, size: Size(width: surface.width, height: surface.height))
-    }
 }

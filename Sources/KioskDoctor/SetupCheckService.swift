@@ -9,7 +9,7 @@ import KioskSystem
 ///
 /// Thread: made, polled and stopped on the loop thread; the check runs on its own thread and posts
 /// its result back to the loop.
-public final class SetupCheckService: ApplianceService {
+public final class SetupCheckService {
     private let loop: EventLoop
     private var timer: TimerID?
     private var worker: KioskThread?
@@ -20,16 +20,11 @@ public final class SetupCheckService: ApplianceService {
         init(_ player: Player) { self.player = player }
     }
 
-    /// For `ApplianceOptions.services`.
-    @Sendable public static func make(_ context: ApplianceContext) throws -> (any ApplianceService)? {
-        SetupCheckService(context)
-    }
-
-    init(_ context: ApplianceContext) {
-        loop = context.loop
-        let resolved = context.resolved
-        let handle = context.loop.handle
-        let bound = LoopBound(context.player)
+    /// Starts the check for `player` of the box `resolved` describes, on `loop`.
+    public init(loop: EventLoop, player: Player, resolved: ResolvedConfig) {
+        self.loop = loop
+        let handle = loop.handle
+        let bound = LoopBound(player)
         worker = try? KioskThread(name: "setup-check") {
             let report = Doctor.run(
                 DoctorContext(
@@ -44,7 +39,6 @@ public final class SetupCheckService: ApplianceService {
             }
         }
         if let hwmon = PowerCheck.hwmon(.live) {
-            let player = context.player
             timer = loop.schedule(afterMilliseconds: 1000, repeatingMilliseconds: 2000) {
                 let low = SystemRoot.live.value("\(hwmon)/in0_lcrit_alarm") == "1"
                 player.setPowerWarning(low ? "Power supply too weak" : nil)

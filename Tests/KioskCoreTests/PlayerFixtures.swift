@@ -1,4 +1,5 @@
 import Glibc
+import KioskApp
 import KioskAudio
 import KioskDisplay
 import KioskInput

@@ -1,4 +1,5 @@
 import Glibc
+import KioskApp
 import KioskAudio
 import KioskCore
 import KioskDoctor
@@ -62,7 +63,7 @@ enum RunCommand {
                 options.exitAfterScriptMs = parsed.int("--exit-after-script")
                 if parsed.has("--keyboard") { options.keyboard = true }
                 if parsed.has("--no-keyboard") { options.keyboard = false }
-                options.services = [MPDService.make, SetupCheckService.make]
+                options.services = [MPDService.make, SetupCheck.make]
                 let resolved = ResolvedConfig(config: config, board: board)
                 try resolved.validate()
                 let appliance = try Appliance(resolved: resolved, options: options)

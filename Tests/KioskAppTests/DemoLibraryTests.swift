@@ -1,3 +1,4 @@
+import KioskApp
 import KioskCore
 import KioskLibrary
 import KioskSystem
@@ -6,14 +7,14 @@ import Testing
 
 /// The demo's library has what the demo is meant to show: albums, artists, genres, a playlist,
 /// embedded art, a cover file, a Japanese album, and a hi-res album (a format change).
-@Suite struct DemoLibraryTests {
+@Suite(.tags(.integration)) struct DemoLibraryTests {
     @Test func demoLibraryHasEveryFeatureTheDemoShows() throws {
         let dir = try TemporaryDirectory("kiosk-demo-lib")
         defer { dir.remove() }
         let music = try DemoLibrary.prepare(root: dir.path, seconds: 0.5)
-        let rig = try PlayerRig(volumes: [music])
-        defer { rig.shutdown() }
-        let catalog = rig.catalog
+        let id = VolumeIdentity.identify(directory: music)
+        let catalog = Catalog(
+            volumes: [try VolumeScanner().scan(volume: id, mountPoint: music, indexPath: nil).contents])
         #expect(catalog.problems.filter { $0.severity == .excluded }.isEmpty, "\(catalog.problems)")
         let albums = catalog.collections(in: .album).map(\.name)
         #expect(
@@ -58,7 +59,7 @@ import Testing
 }
 
 /// The terminal demo: the picture is the terminal, so the log goes to a file beside the library.
-@Suite struct DemoTerminalTests {
+@Suite(.tags(.integration)) struct DemoTerminalTests {
     @Test func logLinesGoToDemoLogNotOverThePicture() throws {
         let dir = try TemporaryDirectory("kiosk-demo-term")
         defer { dir.remove() }

@@ -1,4 +1,5 @@
 import Glibc
+import KioskApp
 import KioskCore
 import KioskSystem
 import KioskTestSupport

@@ -1,6 +1,7 @@
 import CKioskShims
 import Glibc
 import KioskAudio
+import KioskCore
 import KioskDisplay
 import KioskInput
 import KioskLibrary

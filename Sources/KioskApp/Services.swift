@@ -1,7 +1,10 @@
 import KioskCore
+import KioskDoctor
+import KioskMPD
 import KioskSystem
 
 extension MPDServer: ApplianceService {}
+extension SetupCheckService: ApplianceService {}
 
 /// Plugs the MPD server into the appliance (`ApplianceOptions.services`). Thread: loop thread.
 public enum MPDService {
@@ -19,5 +22,13 @@ public enum MPDService {
             return nil
         }
         return server
+    }
+}
+
+/// Plugs the doctor's setup check into the appliance (`ApplianceOptions.services`). Thread: loop
+/// thread.
+public enum SetupCheck {
+    @Sendable public static func make(_ context: ApplianceContext) throws -> (any ApplianceService)? {
+        SetupCheckService(loop: context.loop, player: context.player, resolved: context.resolved)
     }
 }

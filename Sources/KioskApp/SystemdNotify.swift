@@ -1,5 +1,6 @@
 import CKioskShims
 import Glibc
+import KioskCore
 import KioskSystem
 
 /// The systemd service notification protocol (`sd_notify(3)`), spoken directly: one datagram to

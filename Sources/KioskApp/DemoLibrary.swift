@@ -1,4 +1,5 @@
 import Glibc
+import KioskCore
 import KioskDisplay
 import KioskLibrary
 import KioskSystem

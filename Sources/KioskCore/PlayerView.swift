@@ -45,14 +45,17 @@ struct PlayerView {
     init(
         navigation: Navigation, catalog: Catalog?, shelf: LibraryShelf, queue: PlayQueue, transport: Transport,
         restore: RestoreSession, overlays: Overlays, volumeRange: ClosedRange<Int>, shuttingDown: Bool,
-        helpPageCount: Int, menuEntries: [String], cardEntries: [BrowseItem], sleepCountdown: String?
+        helpPageCount: Int, menuEntries: @autoclosure () -> [String], cardEntries: @autoclosure () -> [BrowseItem],
+        sleepCountdown: String?
     ) {
         self.shuttingDown = shuttingDown
         transient = overlays.message
         mode = navigation.mode
         helpEntries = navigation.helpEntries
         self.helpPageCount = helpPageCount
-        self.menuEntries = menuEntries
+        // The lists of the menu's pages are made only while their page shows (a refresh comes with
+        // every position report).
+        if case .menu = mode { self.menuEntries = menuEntries() }
         category = navigation.category
         collections = navigation.collections(catalog)
         selectedIndex = navigation.selectedIndex(count: collections.count)
@@ -66,10 +69,10 @@ struct PlayerView {
         positionSeconds = transport.positionSeconds
         volumeOverlay = overlays.volume
         self.volumeRange = volumeRange
-        self.cardEntries = cardEntries
+        if case .cards = mode { self.cardEntries = cardEntries() }
         self.sleepCountdown = sleepCountdown
         statusLine = overlays.statusLine
-        setupEntries = overlays.setupCheck.entries
+        if case .setupCheck = mode { setupEntries = overlays.setupCheck.entries }
     }
 
     /// The screen now.

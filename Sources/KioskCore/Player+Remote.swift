@@ -67,19 +67,17 @@ extension Player {
     /// else playback stops. With consume on the current entry leaves the queue. False while
     /// stopped (MPD answers "Not playing").
     @discardableResult
-    public func remoteNext() -> Bool {
-        guard status != .stopped, !queue.isEmpty else { return false }
-        moveOn(.remoteNext)
-        refreshScreen()
-        return true
-    }
+    public func remoteNext() -> Bool { remoteStep(.remoteNext) }
 
     /// The previous entry, playing (also from pause); the first entry starts again (with repeat
     /// on: the last entry). False while stopped.
     @discardableResult
-    public func remotePrevious() -> Bool {
+    public func remotePrevious() -> Bool { remoteStep(.remotePrevious) }
+
+    /// MPD's next and previous: only while playing or paused.
+    private func remoteStep(_ origin: PlayQueue.Origin) -> Bool {
         guard status != .stopped, !queue.isEmpty else { return false }
-        moveOn(.remotePrevious)
+        moveOn(origin)
         refreshScreen()
         return true
     }

@@ -282,6 +282,19 @@ final class PlayerRig {
         if player.category != category { throw RigError("category \(category) not reachable") }
     }
 
+    /// Adds the folder at `path` as a stick, waits for its scan to end, and returns the message
+    /// the screen shows then (throws when it shows none).
+    func messageAfterScanning(_ path: String) throws -> MessageState {
+        library.addVolume(path: path)
+        let scanned = try run {
+            self.library.isIdle && self.libraryEvents.contains { if case .scanFinished = $0 { true } else { false } }
+        }
+        guard scanned, case .message(let message) = player.screenState() else {
+            throw RigError("no message after scanning \(path): \(player.screenState())")
+        }
+        return message
+    }
+
     /// Waits until the player reports `seconds` or more of the current track.
     func waitForPosition(seconds: Double) throws {
         let reached = try run(seconds: seconds + 10) { self.player.positionSeconds >= seconds }
@@ -304,6 +317,18 @@ final class PlayerRig {
 struct RigError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+extension PlayerRig {
+    /// A player on the main fixture volume, restored stopped at the start of track `number` of its
+    /// first album (Alpha's "First Light": Dawn, Noon, Dusk).
+    static func stopped(atTrack number: Int) throws -> PlayerRig {
+        try PlayerRig(
+            volumes: [PlayerFixtures.main],
+            resume: resumeState(
+                volume: PlayerFixtures.main, album: PlayerFixtures.mainAlbums[0], number: number, seconds: 0,
+                playing: false))
+    }
 }
 
 /// A resume state for track `number` of fixture `album` on the volume at `volume`.

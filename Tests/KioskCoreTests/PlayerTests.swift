@@ -15,10 +15,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 /// Stopped, playing and paused on the now-playing screen: the transport actions.
 @Suite struct PlayerTransportTests {
     @Test func playPauseWhenStoppedPlaysTheCurrentTrackFromItsStart() throws {
-        let rig = try PlayerRig(
-            volumes: [PlayerFixtures.main],
-            resume: resumeState(
-                volume: PlayerFixtures.main, album: alpha, number: 1, seconds: 0, playing: false))
+        let rig = try PlayerRig.stopped(atTrack: 1)
         #expect(rig.player.status == .stopped)
         #expect(rig.title == "Noon")
         try rig.press(.playPause)
@@ -29,10 +26,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
     }
 
     @Test func playWhenStoppedPlaysAndPauseWhenStoppedDoesNothing() throws {
-        let rig = try PlayerRig(
-            volumes: [PlayerFixtures.main],
-            resume: resumeState(
-                volume: PlayerFixtures.main, album: alpha, number: 0, seconds: 0, playing: false))
+        let rig = try PlayerRig.stopped(atTrack: 0)
         try rig.press(.pause)
         #expect(rig.player.status == .stopped)
         try rig.idle(300)
@@ -110,10 +104,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
     }
 
     @Test func stopWhenStoppedStaysStopped() throws {
-        let rig = try PlayerRig(
-            volumes: [PlayerFixtures.main],
-            resume: resumeState(
-                volume: PlayerFixtures.main, album: alpha, number: 2, seconds: 0, playing: false))
+        let rig = try PlayerRig.stopped(atTrack: 2)
         try rig.press(.stop)
         #expect(rig.player.status == .stopped)
         #expect(rig.title == "Dusk")
@@ -252,10 +243,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
     }
 
     @Test func previousWhileStoppedMovesBack() throws {
-        let rig = try PlayerRig(
-            volumes: [PlayerFixtures.main],
-            resume: resumeState(
-                volume: PlayerFixtures.main, album: alpha, number: 2, seconds: 0, playing: false))
+        let rig = try PlayerRig.stopped(atTrack: 2)
         try rig.press(.previous)
         #expect(rig.player.status == .stopped)
         #expect(rig.title == "Noon")
@@ -782,15 +770,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
         defer { empty.remove() }
         try empty.write("notes.txt", "no music here")
         let rig = try PlayerRig(volumes: [])
-        rig.library.addVolume(path: empty.path)
-        #expect(
-            try rig.run {
-                rig.library.isIdle && rig.libraryEvents.contains { if case .scanFinished = $0 { true } else { false } }
-            })
-        guard case .message(let message) = rig.player.screenState() else {
-            Issue.record("not a message")
-            return
-        }
+        let message = try rig.messageAfterScanning(empty.path)
         #expect(message.title == "No playable music files")
     }
 
@@ -812,15 +792,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
         try stick.write("Bought/02 Song.m4a", m4p)
         try stick.write("Other/broken.mp3", "not an mp3")
         let rig = try PlayerRig(volumes: [])
-        rig.library.addVolume(path: stick.path)
-        #expect(
-            try rig.run {
-                rig.library.isIdle && rig.libraryEvents.contains { if case .scanFinished = $0 { true } else { false } }
-            })
-        guard case .message(let message) = rig.player.screenState() else {
-            Issue.record("not a message")
-            return
-        }
+        let message = try rig.messageAfterScanning(stick.path)
         #expect(message.title == "No playable music files")
         #expect(message.detail == "2 files are DRM-protected, 1 cannot be played")
         #expect(rig.catalog.problems.filter { $0.reason == "DRM-protected (FairPlay): cannot be played" }.count == 2)

@@ -49,9 +49,9 @@ extension Player {
         }
         switch config.cards.again {
         case .restart: playFromStart()
-        case .togglePause: transport(.playPause)
-        case .nothing: if status != .playing { transport(.play) }
-        case .next: skip(forward: true)
+        case .togglePause: apply(.togglePause, from: .card)
+        case .nothing: apply(.play, from: .card)
+        case .next: apply(.next, from: .card)
         }
     }
 
@@ -135,18 +135,18 @@ extension Player {
 
     private func perform(_ action: CardAction) {
         switch action {
-        case .playPause: transport(.playPause)
-        case .stop: transport(.stop)
-        case .next: skip(forward: true)
-        case .previous: skip(forward: false)
+        case .playPause: apply(.togglePause, from: .card)
+        case .stop: apply(.stop, from: .card)
+        case .next: apply(.next, from: .card)
+        case .previous: apply(.previous, from: .card)
         case .shuffleOn:
-            setShuffle(.tracks)
+            apply(.setShuffle(.tracks), from: .card)
             showTransient(MessageState(title: Self.shuffleTitle(shuffle)), seconds: 2)
         case .shuffleOff:
-            setShuffle(.off)
+            apply(.setShuffle(.off), from: .card)
             showTransient(MessageState(title: Self.shuffleTitle(.off)), seconds: 2)
         case .sleep(let minutes):
-            setSleepTimer(seconds: minutes * 60)
+            apply(.setSleepTimer(seconds: minutes * 60), from: .card)
             showTransient(MessageState(title: "Sleep in \(minutes) min"), seconds: 2)
         case .volumeLimit(let percent):
             setVolumeCeiling(percent)
@@ -155,7 +155,7 @@ extension Player {
             setVolumeCeiling(nil)
             showTransient(MessageState(title: "Volume limit off"), seconds: 2)
         case .shutdown:
-            requestShutdown()
+            apply(.shutdown, from: .card)
         }
     }
 

@@ -21,6 +21,7 @@ extension Player {
         if inputCancelsSleepFade() { return }
         let steps = max(1, event.steps)
         switch event.action {
+        // The volume and shutdown redraw by themselves.
         case .volumeUp: return changeVolume(by: Self.volumeStep * steps)
         case .volumeDown: return changeVolume(by: -Self.volumeStep * steps)
         case .shutdown: return requestShutdown()
@@ -49,6 +50,17 @@ extension Player {
         refreshScreen()
     }
 
+    /// Play-pause, play, pause and stop: the same commands on every screen.
+    private func transport(_ action: Action) {
+        switch action {
+        case .playPause: apply(.togglePause, from: .button)
+        case .play: apply(.play, from: .button)
+        case .pause: apply(.pause, from: .button)
+        case .stop: apply(.stop, from: .button)
+        default: break
+        }
+    }
+
     /// Shows screen `mode`.
     func show(_ mode: PlayerMode) { navigation.mode = mode }
 
@@ -56,8 +68,8 @@ extension Player {
     private func handleNowPlaying(_ action: Action, steps: Int) {
         switch action {
         case .playPause, .play, .pause, .stop: transport(action)
-        case .next: skip(forward: true)
-        case .previous: skip(forward: false)
+        case .next: apply(.next, from: .button)
+        case .previous: apply(.previous, from: .button)
         case .nextCategory: cycleCategory(by: 1)
         case .previousCategory: cycleCategory(by: -1)
         case .nextCollection, .down: enterBrowse(moveBy: steps)
@@ -129,7 +141,7 @@ extension Player {
         case .select, .playPause:
             switch selected {
             case 0: chooseNextOutput()
-            case 1: setRepeat(!repeatQueue)
+            case 1: apply(.setRepeat(!repeatQueue), from: .button)
             case 2: cycleShuffle()
             case 3: cycleSleepTimer()
             case 4: navigation.mode = .help(page: 0)

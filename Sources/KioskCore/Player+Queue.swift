@@ -87,7 +87,6 @@ extension Player {
         // Playing goes on playing, paused stays paused (at the start of the next entry when the
         // current one went), stopped stays stopped.
         startQueue(at: current, frame: frame, status: wanted ?? wasStatus)
-        refreshScreen()
     }
 
     /// Empties the queue and stops (also a restored track still playing on its own).

@@ -1,21 +1,9 @@
-import KioskInput
 import KioskSystem
 
 /// The transport: play, pause, resume and stop, the same from every screen and every origin, and
 /// the play state with what follows it (the engine plays, the periodic saves run, only while
 /// playing). Thread: the loop thread, like `Player`.
 extension Player {
-    /// Play-pause, play, pause and stop: the same in every mode.
-    func transport(_ action: Action) {
-        switch (action, status) {
-        case (.playPause, .playing), (.pause, .playing): pause()
-        case (.playPause, .paused), (.play, .paused): resume()
-        case (.playPause, .stopped), (.play, .stopped): play()
-        case (.stop, _): stop()
-        default: break
-        }
-    }
-
     /// Starts playing: the current queue from its position, or the selected collection.
     func play() {
         if isIdle {

@@ -12,7 +12,7 @@ import Testing
     @Test func singlePausesAtTheStartOfTheNextTrack() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()
-        rig.player.remoteSetSingle(.on)
+        rig.player.perform(.setSingle(.on), from: .remote)
         #expect(try rig.run(seconds: 10) { rig.player.status == .paused })
         #expect(rig.title == "Noon")
         #expect(rig.player.positionSeconds < 0.1)
@@ -22,11 +22,11 @@ import Testing
     @Test func singleOneshotPausesOnceThenTurnsItselfOff() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()
-        rig.player.remoteSetSingle(.oneshot)
+        rig.player.perform(.setSingle(.oneshot), from: .remote)
         #expect(try rig.run(seconds: 10) { rig.player.status == .paused })
         #expect(rig.title == "Noon")
         #expect(rig.player.single == .off)
-        rig.player.remotePlay()
+        rig.player.perform(.play, from: .remote)
         #expect(try rig.run(seconds: 10) { rig.title == "Dusk" })
         #expect(rig.player.status == .playing)
     }
@@ -34,8 +34,8 @@ import Testing
     @Test func singleWithRepeatPlaysTheTrackAgain() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()
-        rig.player.remoteSetSingle(.on)
-        rig.player.remoteSetRepeat(true)
+        rig.player.perform(.setSingle(.on), from: .remote)
+        rig.player.perform(.setRepeat(true), from: .remote)
         let before = rig.tracksStarted
         #expect(try rig.run(seconds: 10) { rig.tracksStarted > before })
         #expect(rig.title == "Dawn")
@@ -45,8 +45,8 @@ import Testing
     @Test func singleOnTheLastTrackStops() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()
-        _ = rig.player.remotePlay(at: 2)
-        rig.player.remoteSetSingle(.on)
+        _ = rig.player.perform(.playEntry(2), from: .remote)
+        rig.player.perform(.setSingle(.on), from: .remote)
         #expect(try rig.run(seconds: 10) { rig.player.status == .stopped })
         #expect(rig.player.queue.count == 3)
     }
@@ -55,9 +55,9 @@ import Testing
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()
         func lastQueue() -> String? { rig.fake?.commands.last { $0.hasPrefix("setQueue") } }
-        rig.player.remoteSetSingle(.on)
+        rig.player.perform(.setSingle(.on), from: .remote)
         #expect(lastQueue()?.hasPrefix("setQueue 1@0+") == true)
-        rig.player.remoteSetSingle(.off)
+        rig.player.perform(.setSingle(.off), from: .remote)
         #expect(lastQueue()?.hasPrefix("setQueue 3@0+") == true)
         #expect(rig.title == "Dawn" && rig.player.status == .playing)
     }
@@ -65,7 +65,7 @@ import Testing
     @Test func consumeTakesTheTrackPlayedPastOutOfTheQueue() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()
-        rig.player.remoteSetConsume(true)
+        rig.player.perform(.setConsume(true), from: .remote)
         #expect(try rig.run(seconds: 10) { rig.title == "Noon" })
         #expect(rig.player.queue.map(\.title) == ["Noon", "Dusk"])
         #expect(rig.player.queueIndex == 0)
@@ -75,7 +75,7 @@ import Testing
     @Test func consumeTakesTheCurrentTrackOutOnNext() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()
-        rig.player.remoteSetConsume(true)
+        rig.player.perform(.setConsume(true), from: .remote)
         try rig.press(.next)
         #expect(rig.player.queue.map(\.title) == ["Noon", "Dusk"])
         #expect(rig.title == "Noon")
@@ -85,7 +85,7 @@ import Testing
     @Test func consumeEmptiesTheQueueByItsEnd() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()
-        rig.player.remoteSetConsume(true)
+        rig.player.perform(.setConsume(true), from: .remote)
         #expect(try rig.run(seconds: 30) { rig.player.status == .stopped })
         #expect(rig.player.queue.isEmpty)
     }
@@ -93,8 +93,8 @@ import Testing
     /// One entry left, consume and repeat on (the MPD fuzzer found the next that crashed here).
     private func lastEntryWithConsumeAndRepeat(_ rig: PlayerRig) throws {
         try rig.playFirst()
-        rig.player.remoteSetConsume(true)
-        rig.player.remoteSetRepeat(true)
+        rig.player.perform(.setConsume(true), from: .remote)
+        rig.player.perform(.setRepeat(true), from: .remote)
         try rig.press(.next)
         try rig.press(.next)
         #expect(rig.player.queue.map(\.title) == ["Dusk"])
@@ -103,7 +103,7 @@ import Testing
     @Test func nextOnTheLastEntryWithConsumeAndRepeatEmptiesTheQueue() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try lastEntryWithConsumeAndRepeat(rig)
-        #expect(rig.player.remoteNext())
+        #expect(rig.player.perform(.next, from: .remote))
         try rig.idle(100)
         #expect(rig.player.queue.isEmpty)
         #expect(rig.player.status == .stopped)
@@ -120,8 +120,8 @@ import Testing
     @Test func consumeLeavesATrackAJumpLeftInTheQueue() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try rig.playFirst()
-        rig.player.remoteSetConsume(true)
-        #expect(rig.player.remotePlay(at: 2))
+        rig.player.perform(.setConsume(true), from: .remote)
+        #expect(rig.player.perform(.playEntry(2), from: .remote))
         try rig.idle(500)
         #expect(rig.player.queue.map(\.title) == ["Dawn", "Noon", "Dusk"])
         #expect(rig.title == "Dusk")

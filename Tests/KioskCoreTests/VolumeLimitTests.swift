@@ -42,9 +42,9 @@ import Testing
 
     @Test func aRemoteClientsVolumeIsClampedToTheLimits() throws {
         let rig = try rig(min: 10, max: 60)
-        rig.player.remoteSetVolume(100)
+        rig.player.perform(.setVolume(100), from: .remote)
         #expect(rig.player.volume == 60 && rig.fake?.volume == 60)
-        rig.player.remoteSetVolume(0)
+        rig.player.perform(.setVolume(0), from: .remote)
         #expect(rig.player.volume == 10 && rig.fake?.volume == 10)
     }
 

@@ -163,7 +163,7 @@ enum MPDDatabaseCommands {
             found = start < upper ? Array(found[start..<upper]) : []
         }
         if addToQueue {
-            s.player.remoteInsert(found.map { db.catalog.allTracks[$0] })
+            s.player.perform(.insert(found.map { db.catalog.allTracks[$0] }, at: nil), from: .remote)
             return s.changed()
         }
         let tags = c.tagMask

@@ -34,10 +34,10 @@ enum MPDOutputCommands {
         let device = devices[index]
         let enabled = device == s.player.outputDevice
         if enable(enabled) {
-            s.player.remoteSetOutput(device)
+            s.player.perform(.chooseOutput(device), from: .remote)
         } else if enabled {
             // Only one device plays at a time: disabling it leaves the silent sink.
-            s.player.remoteSetOutput(Player.silentOutput)
+            s.player.perform(.chooseOutput(Player.silentOutput), from: .remote)
         }
         return s.changed()
     }

@@ -6,11 +6,11 @@ enum MPDPlaybackCommands {
         if let argument = r.optional(0) {
             let position = try MPDArgument.int(argument)
             if position >= 0 {
-                guard s.player.remotePlay(at: position) else { throw .argument("Bad song index") }
+                guard s.player.perform(.playEntry(position), from: .remote) else { throw .argument("Bad song index") }
                 return s.changed()
             }
         }
-        s.player.remotePlay()
+        s.player.perform(.play, from: .remote)
         return s.changed()
     }
 
@@ -19,31 +19,32 @@ enum MPDPlaybackCommands {
             let id = try MPDArgument.int(argument)
             if id >= 0 {
                 guard let position = s.state.position(ofID: id) else { throw .noExist("No such song") }
-                s.player.remotePlay(at: position)
+                s.player.perform(.playEntry(position), from: .remote)
                 return s.changed()
             }
         }
-        s.player.remotePlay()
+        s.player.perform(.play, from: .remote)
         return s.changed()
     }
 
     static func pause(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        s.player.remotePause(try r.optional(0).map(MPDArgument.bool))
+        let pause = try r.optional(0).map(MPDArgument.bool)
+        s.player.perform(pause.map { $0 ? .pause : .resume } ?? .togglePause, from: .remote)
         return s.changed()
     }
 
     static func stop(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        s.player.remoteStop()
+        s.player.perform(.stop, from: .remote)
         return s.changed()
     }
 
     static func next(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        guard s.player.remoteNext() else { throw MPDError(.playerSync, "Not playing") }
+        guard s.player.perform(.next, from: .remote) else { throw MPDError(.playerSync, "Not playing") }
         return s.changed()
     }
 
     static func previous(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        guard s.player.remotePrevious() else { throw MPDError(.playerSync, "Not playing") }
+        guard s.player.perform(.previous, from: .remote) else { throw MPDError(.playerSync, "Not playing") }
         return s.changed()
     }
 
@@ -57,14 +58,16 @@ enum MPDPlaybackCommands {
         let value = try MPDArgument.double(argument)
         guard player.status != .stopped, player.currentTrack != nil else { throw MPDError(.playerSync, "Not playing") }
         let target = relative ? player.enginePositionSeconds + value : value
-        player.remoteSeek(toSeconds: max(0, target))
+        player.perform(.seek(entry: nil, seconds: max(0, target)), from: .remote)
         return s.changed()
     }
 
     static func seek(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let position = try MPDArgument.int(r[0])
         let seconds = try MPDArgument.double(r[1])
-        guard s.player.remoteSeek(index: position, toSeconds: seconds) else { throw .argument("Bad song index") }
+        guard s.player.perform(.seek(entry: position, seconds: seconds), from: .remote) else {
+            throw .argument("Bad song index")
+        }
         return s.changed()
     }
 
@@ -72,25 +75,25 @@ enum MPDPlaybackCommands {
         let id = try MPDArgument.unsigned(r[0])
         let seconds = try MPDArgument.double(r[1])
         guard let position = s.state.position(ofID: id) else { throw .noExist("No such song") }
-        s.player.remoteSeek(index: position, toSeconds: seconds)
+        s.player.perform(.seek(entry: position, seconds: seconds), from: .remote)
         return s.changed()
     }
 
     static func repeatMode(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        s.player.remoteSetRepeat(try MPDArgument.bool(r[0]))
+        s.player.perform(.setRepeat(try MPDArgument.bool(r[0])), from: .remote)
         return s.changed()
     }
 
     /// `random 1` shuffles the tracks (the box's shuffle; an audiobook keeps its order).
     static func random(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        s.player.remoteSetRandom(try MPDArgument.bool(r[0]))
+        s.player.perform(.setShuffle(try MPDArgument.bool(r[0]) ? .tracks : .off), from: .remote)
         return s.changed()
     }
 
     /// `consume 1`: each entry that has played leaves the queue (at the track border, at the end of
     /// the queue, on `next`), as in MPD 0.23.
     static func consume(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        s.player.remoteSetConsume(try MPDArgument.bool(r[0]))
+        s.player.perform(.setConsume(try MPDArgument.bool(r[0])), from: .remote)
         return s.changed()
     }
 
@@ -99,21 +102,21 @@ enum MPDPlaybackCommands {
         guard let mode = SingleMode(rawValue: r[0]) else {
             throw .argument("Unrecognized single mode, expected 0, 1, or oneshot")
         }
-        s.player.remoteSetSingle(mode)
+        s.player.perform(.setSingle(mode), from: .remote)
         return s.changed()
     }
 
     static func setVolume(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         guard let value = MPDArgument.parseInt(r[0]) else { throw .argument("Integer expected: \(r[0])") }
         guard (0...100).contains(value) else { throw .argument("Number too large: \(r[0])") }
-        s.player.remoteSetVolume(value)
+        s.player.perform(.setVolume(value), from: .remote)
         return s.changed()
     }
 
     static func volume(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         guard let delta = MPDArgument.parseInt(r[0]) else { throw .argument("Integer expected: \(r[0])") }
         guard (-100...100).contains(delta) else { throw .argument("Number too large: \(r[0])") }
-        s.player.remoteSetVolume(s.player.volume + delta)
+        s.player.perform(.setVolume(s.player.volume + delta), from: .remote)
         return s.changed()
     }
 

@@ -49,7 +49,7 @@ enum MPDPlaylistCommands {
             tracks = Array(tracks[range.start..<end])
         }
         let position = try MPDQueueCommands.insertPosition(s, r.optional(2))
-        s.player.remoteInsert(tracks, at: position)
+        s.player.perform(.insert(tracks, at: position), from: .remote)
         return s.changed()
     }
 

@@ -57,7 +57,7 @@ enum MPDQueueCommands {
     static func add(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let tracks = try tracksForAdd(s, r[0])
         let position = try insertPosition(s, r.optional(1))
-        s.player.remoteInsert(tracks, at: position)
+        s.player.perform(.insert(tracks, at: position), from: .remote)
         return s.changed()
     }
 
@@ -66,7 +66,9 @@ enum MPDQueueCommands {
         let tracks = try tracksForAdd(s, r[0])
         if tracks.count != 1 { throw .noExist("No such song") }
         let position = try insertPosition(s, r.optional(1))
-        let first = s.player.remoteInsert(tracks, at: position)
+        // Where the song lands: before entry `position`, or at the end.
+        let first = min(max(0, position ?? s.player.queue.count), s.player.queue.count)
+        s.player.perform(.insert(tracks, at: position), from: .remote)
         s.noteChanges()
         if first < s.state.ids.count { r.connection.write("Id: \(s.state.ids[first])\n") }
         return .done
@@ -76,19 +78,19 @@ enum MPDQueueCommands {
         let range = try MPDArgument.range(r[0])
         let count = s.player.queue.count
         guard range.start < count else { throw .argument("Bad song index") }
-        s.player.remoteDelete(range.start..<min(range.end ?? count, count))
+        s.player.perform(.delete(range.start..<min(range.end ?? count, count)), from: .remote)
         return s.changed()
     }
 
     static func deleteID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let id = try MPDArgument.unsigned(r[0])
         guard let position = s.state.position(ofID: id) else { throw .noExist("No such song") }
-        s.player.remoteDelete(position..<position + 1)
+        s.player.perform(.delete(position..<position + 1), from: .remote)
         return s.changed()
     }
 
     static func clear(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        s.player.remoteClear()
+        s.player.perform(.clear, from: .remote)
         return s.changed()
     }
 
@@ -97,7 +99,7 @@ enum MPDQueueCommands {
         let to = try MPDArgument.int(r[1])
         let count = s.player.queue.count
         let end = min(range.end ?? count, count)
-        guard range.start < end, s.player.remoteMove(range.start..<end, to: to) else {
+        guard range.start < end, s.player.perform(.move(range.start..<end, to: to), from: .remote) else {
             throw .argument("Bad song index")
         }
         return s.changed()

@@ -1,0 +1,174 @@
+import KioskAudio
+import KioskLibrary
+import KioskSystem
+
+/// The commands of buttons, cards and remote clients (`PlayerCommand`) as the player applies them.
+///
+/// Every command takes effect at once (the queue index, the status and the volume are updated
+/// before `perform` returns, so a remote client's next `status` sees them), and `perform` redraws
+/// the screen and so calls `onChange`. Appending while playing extends the engine's queue without a
+/// gap; another edit hands the new queue to the engine at the current frame, which costs a short
+/// gap of silence. A queue built by a remote client has no collection, so it is not restored after
+/// a restart. Thread: the loop thread, like `Player`.
+extension Player {
+    /// The device name that means "no output": the silent real-time sink.
+    public static let silentOutput = "none"
+
+    /// Seconds of the current track played, read from the engine while it plays (more recent
+    /// than `positionSeconds`, which follows the engine's position events).
+    public var enginePositionSeconds: Double {
+        sampleRate > 0 ? Double(livePositionFrames) / Double(sampleRate) : 0
+    }
+
+    /// Applies `command` from `origin` and redraws. False when it could not apply: MPD's "Not
+    /// playing" (next, previous or seek while stopped), an entry or range that does not exist.
+    @discardableResult
+    public func perform(_ command: PlayerCommand, from origin: CommandOrigin) -> Bool {
+        let applied = apply(command, from: origin)
+        refreshScreen()
+        return applied
+    }
+
+    /// Applies `command` without redrawing (a button's press redraws once after its screen's rule).
+    @discardableResult
+    func apply(_ command: PlayerCommand, from origin: CommandOrigin) -> Bool {
+        let remote = origin == .remote
+        switch command {
+        case .play:
+            if remote && queue.isEmpty { return false }
+            switch status {
+            case .playing: break
+            case .paused: resume()
+            case .stopped: play()
+            }
+        case .pause:
+            if status == .playing { pause() }
+        case .resume:
+            if status == .paused { resume() }
+        case .togglePause:
+            switch status {
+            case .playing: pause()
+            case .paused: resume()
+            // A remote client's `pause` leaves a stopped player stopped (as MPD).
+            case .stopped: if !remote { play() }
+            }
+        case .stop:
+            stop()
+        case .next, .previous:
+            guard !queue.isEmpty else { return false }
+            if remote {
+                guard status != .stopped else { return false }
+                moveOn(command == .next ? .remoteNext : .remotePrevious)
+            } else {
+                skip(forward: command == .next)
+            }
+        case .playEntry(let entry):
+            guard queue.indices.contains(entry) else { return false }
+            takeOver()
+            startQueue(at: entry, frame: 0, status: .playing)
+        case .seek(let entry, let seconds):
+            return seek(entry: entry, toSeconds: seconds)
+        case .setVolume(let percent):
+            changeVolume(by: volumeLimits.clamp(percent) - volume)
+        case .changeVolume(let delta):
+            changeVolume(by: delta)
+        case .setRepeat(let on):
+            setRepeat(on)
+        case .setSingle(let mode):
+            setSingle(mode)
+        case .setConsume(let on):
+            setConsume(on)
+        case .setShuffle(let mode):
+            // MPD's `random 1` is any shuffle: an album shuffle chosen on the box stays.
+            if remote && mode == .tracks && shuffle == .albums { break }
+            setShuffle(mode)
+        case .setSleepTimer(let seconds):
+            setSleepTimer(seconds: seconds)
+        case .chooseOutput(let device):
+            guard device != outputDevice || device != preferredDevice else { break }
+            chooseOutput(device, by: remote ? "by an MPD client" : "in the menu")
+        case .insert(let tracks, let position):
+            insert(tracks, at: position)
+        case .delete(let range):
+            delete(range)
+        case .move(let range, let position):
+            return move(range, to: position)
+        case .clear:
+            clearQueue()
+        case .shutdown:
+            requestShutdown()
+        }
+        return true
+    }
+
+    /// Seeks in entry `index` (nil = the current one) to `seconds` (clamped to the track), keeping
+    /// the play state; another entry starts playing. False when stopped (for the current entry)
+    /// or when there is no such entry.
+    private func seek(entry index: Int?, toSeconds seconds: Double) -> Bool {
+        let target = index ?? queueIndex
+        guard queue.indices.contains(target) else { return false }
+        let track = queue[target]
+        var frame = Int64((max(0, seconds) * Double(track.sampleRate)).rounded(.down))
+        if let total = track.totalFrames { frame = min(frame, max(0, total - 1)) }
+        if target == queueIndex && status != .stopped {
+            seek(toFrame: frame)
+        } else if index != nil {
+            startQueue(at: target, frame: frame, status: .playing)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// Inserts `tracks` before entry `position` (nil or past the end: appends). The current entry
+    /// goes on playing.
+    private func insert(_ tracks: [Track], at position: Int?) {
+        let at = min(max(0, position ?? queue.count), queue.count)
+        guard !tracks.isEmpty else { return }
+        if at == queue.count && !queue.isEmpty && status != .stopped && appendToEngineQueue(tracks) { return }
+        let wasEmpty = queue.isEmpty
+        var edited = queue
+        edited.insert(contentsOf: tracks, at: at)
+        let current = wasEmpty ? 0 : (at <= queueIndex ? queueIndex + tracks.count : queueIndex)
+        replaceQueue(edited, current: current, currentKept: !wasEmpty)
+    }
+
+    /// Removes the entries in `range` (clamped to the queue). Removing the current entry goes on
+    /// with the entry after it (stopping when there is none).
+    private func delete(_ range: Range<Int>) {
+        let range = range.clamped(to: queue.indices)
+        guard !range.isEmpty else { return }
+        var edited = queue
+        edited.removeSubrange(range)
+        if edited.isEmpty {
+            clearQueue()
+        } else if range.contains(queueIndex) {
+            // The current entry was among the last ones: stop at the start of the queue.
+            let last = range.lowerBound >= edited.count
+            replaceQueue(
+                edited, current: last ? 0 : range.lowerBound, currentKept: false, status: last ? .stopped : nil)
+        } else {
+            let current = range.upperBound <= queueIndex ? queueIndex - range.count : queueIndex
+            replaceQueue(edited, current: current, currentKept: true)
+        }
+    }
+
+    /// Moves the entries in `range` so that the first of them is at `position` of the result.
+    /// False when `range` or `position` is out of bounds.
+    private func move(_ range: Range<Int>, to position: Int) -> Bool {
+        guard range.lowerBound >= 0, range.upperBound <= queue.count, !range.isEmpty,
+            position >= 0, position + range.count <= queue.count
+        else { return false }
+        var edited = queue
+        let moved = Array(edited[range])
+        edited.removeSubrange(range)
+        edited.insert(contentsOf: moved, at: position)
+        // Where the current entry went.
+        var order = Array(queue.indices)
+        let movedIndices = Array(order[range])
+        order.removeSubrange(range)
+        order.insert(contentsOf: movedIndices, at: position)
+        replaceQueue(edited, current: order.firstIndex(of: queueIndex) ?? queueIndex, currentKept: true)
+        return true
+    }
+}

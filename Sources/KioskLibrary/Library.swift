@@ -100,6 +100,7 @@ public final class Library {
 
     /// Begins watching the mount table; volumes mounted under the media roots now are scanned.
     public func start() {
+        loop.assertInLoop()
         guard watcher == nil else { return }
         let watcher = MountWatcher(loop: loop, mediaRoots: mediaRoots) { [unowned self] added, removed in
             for mount in removed { self.volumeLeft(mountPoint: mount.mountPoint) }
@@ -115,6 +116,7 @@ public final class Library {
 
     /// Stops watching and cancels a running scan (waits for the worker to notice).
     public func stop() {
+        loop.assertInLoop()
         watcher?.stop()
         watcher = nil
         queue.removeAll()
@@ -128,6 +130,7 @@ public final class Library {
     /// Adds a plain folder (demo, tests), scanned like a mounted volume. Adding a folder that is
     /// present already rescans it.
     public func addVolume(path: String) {
+        loop.assertInLoop()
         let mountPoint = (try? Syscalls.canonicalPath(path)) ?? path
         if let existing = present.values.first(where: { $0.mountPoint == mountPoint }) {
             enqueue(existing.id)
@@ -138,11 +141,13 @@ public final class Library {
 
     /// Removes a folder added with `addVolume` (or a volume by its mount point).
     public func removeVolume(path: String) {
+        loop.assertInLoop()
         volumeLeft(mountPoint: (try? Syscalls.canonicalPath(path)) ?? path)
     }
 
     /// Rescans every present volume (only changed files are read).
     public func rescanAll() {
+        loop.assertInLoop()
         for id in present.keys.sorted() { enqueue(id) }
     }
 

@@ -107,8 +107,8 @@ public final class Display {
         refresh()
     }
 
-    /// Registers how to get the encoded artwork for `key` (read from the file or the FLAC
-    /// picture block). `load` runs on the worker thread when the artwork is first needed.
+    /// Registers how to get the encoded artwork for `key` (a cover file, or the picture embedded
+    /// in the music file). `load` runs on the worker thread when the artwork is first needed.
     public func provideArtwork(key: String, load: @escaping @Sendable () -> [UInt8]?) {
         loop.assertInLoop()
         if loaders[key] == nil {

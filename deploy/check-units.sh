@@ -143,10 +143,7 @@ tail -n 1 "$work/console.log"
 result "tests/test-console.sh (kiosk-console against a fake sysfs)" "$status" "$(grep -A3 FAIL "$work/console.log")"
 
 echo "== 5. board profiles"
-player=''
-for b in "${KIOSK_PLAYER:-}" "$repo/.build/debug/kiosk-player" "$repo/.build/release/kiosk-player"; do
-    if [ -n "$b" ] && [ -x "$b" ]; then player=$b; break; fi
-done
+player=$(built_player)
 if [ -n "$player" ]; then
     out=$("$player" boards --check --dir "$repo/boards" 2>&1)
     result "kiosk-player boards --check (boards/*.json)" $? "$out"

@@ -5,7 +5,7 @@
 #
 #   harness_name=test-foo; source "$repo/deploy/tests/harness.sh"
 #   pass NAME | fail NAME [DETAIL] | skip NAME REASON | check NAME COMMAND... | result NAME STATUS [DETAIL]
-#   expect_eq NAME GOT WANTED | expect_in NAME TEXT PART
+#   expect_eq NAME GOT WANTED | expect_in NAME TEXT PART | built_player
 #   harness_end   # prints "test-foo: N passed, N failed[, N skipped]"; returns 1 if any failed
 #
 # Lines are "<prefix>ok    NAME", "<prefix>FAIL  NAME" (DETAIL indented below, at most 20 lines) and
@@ -34,6 +34,15 @@ check() {
 result() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "${3:-}"; fi; }
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected '$3', got '$2'"; fi; }
 expect_in() { case $2 in *"$3"*) pass "$1" ;; *) fail "$1" "expected '$3' in: $2" ;; esac; }
+# built_player: the kiosk-player to check with ($KIOSK_PLAYER, else this checkout's debug or release
+# build); nothing when there is none.
+built_player() {
+    local root b
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+    for b in "${KIOSK_PLAYER:-}" "$root/.build/debug/kiosk-player" "$root/.build/release/kiosk-player"; do
+        if [ -n "$b" ] && [ -x "$b" ]; then echo "$b"; return; fi
+    done
+}
 harness_end() {
     echo "$harness_name: $passed passed, $failed failed$([ "$skipped" = 0 ] || echo ", $skipped skipped")"
     [ "$failed" = 0 ]

@@ -11,10 +11,7 @@ work=$(mktemp -d /tmp/check-boards-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=harness.sh
 source "$here/tests/harness.sh"
-player=''
-for b in "${KIOSK_PLAYER:-}" "$repo/.build/debug/kiosk-player" "$repo/.build/release/kiosk-player"; do
-    if [ -n "$b" ] && [ -x "$b" ]; then player=$b; break; fi
-done
+player=$(built_player)
 if [ -z "$player" ]; then
     skip "kiosk-player boards --check" "no built kiosk-player (swift build first, or KIOSK_PLAYER=path)"
     harness_end

@@ -7,6 +7,8 @@ import KioskSystem
 /// Thread: the event-loop thread only (owned by `InputManager`).
 final class CardReaderBackend {
     private unowned let router: InputManager
+    /// Its own reference: `stop` runs from the router's deinit, when `router` can no longer be read.
+    private let loop: EventLoop
     private var usbReaders: [Int: USBCardReader] = [:]
     private var rc522Readers: [RC522Reader] = []
     /// The card presented last, for a script's "card removed" without a number.
@@ -14,6 +16,7 @@ final class CardReaderBackend {
 
     init(router: InputManager) {
         self.router = router
+        loop = router.loop
     }
 
     /// Starts every card reader of the profile: USB readers are opened and grabbed (missing ones
@@ -24,7 +27,7 @@ final class CardReaderBackend {
             case .usb(let device):
                 guard usbReaders[i] == nil else { continue }
                 let usb = USBCardReader(
-                    spec: device, loop: router.loop, directory: router.evdevDirectory, retryMs: router.evdevRetryMs,
+                    spec: device, loop: loop, directory: router.evdevDirectory, retryMs: router.evdevRetryMs,
                     onCard: { [unowned self] in self.card($0) },
                     onProblem: { [unowned self] in self.router.problem($0) },
                     onRaw: { [unowned self] in self.router.raw($0) })
@@ -34,7 +37,7 @@ final class CardReaderBackend {
                 do throws(Errno) {
                     rc522Readers.append(
                         try RC522Reader(
-                            config: config, loop: router.loop, openBus: router.openRC522Bus,
+                            config: config, loop: loop, openBus: router.openRC522Bus,
                             gpioChips: router.profile.gpioChips, onCard: { [unowned self] in self.card($0) },
                             onProblem: { [unowned self] in self.router.problem($0) },
                             onRaw: { [unowned self] in self.router.raw($0) }))

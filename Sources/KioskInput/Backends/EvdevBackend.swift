@@ -20,11 +20,14 @@ final class EvdevBackend {
     }
 
     private unowned let router: InputManager
+    /// Its own reference: `stop` runs from the router's deinit, when `router` can no longer be read.
+    private let loop: EventLoop
     private var devices: [Device] = []
     private var retryMs: Int { router.evdevRetryMs }
 
     init(router: InputManager) {
         self.router = router
+        loop = router.loop
         for config in router.profile.evdev {
             var device = Device(config: config)
             for key in config.keys {
@@ -61,7 +64,7 @@ final class EvdevBackend {
         }
         let source: SourceID
         do throws(Errno) {
-            source = try router.loop.addSource(fd: device.fd, events: .readable) { [unowned self] events in
+            source = try loop.addSource(fd: device.fd, events: .readable) { [unowned self] events in
                 self.readable(i, events)
             }
         } catch {
@@ -73,7 +76,7 @@ final class EvdevBackend {
         devices[i].dropping = false
         devices[i].reportedMissing = false
         if let retry = devices[i].retry {
-            router.loop.cancel(retry)
+            loop.cancel(retry)
             devices[i].retry = nil
         }
         Log.info("evdev: \"\(device.name)\" at \(device.path)\(device.monotonic ? "" : " (no monotonic timestamps)")")
@@ -90,7 +93,7 @@ final class EvdevBackend {
 
     private func scheduleRetry(_ i: Int) {
         guard devices[i].retry == nil else { return }
-        devices[i].retry = router.loop.schedule(afterMilliseconds: retryMs, repeatingMilliseconds: retryMs) {
+        devices[i].retry = loop.schedule(afterMilliseconds: retryMs, repeatingMilliseconds: retryMs) {
             [unowned self] in
             if self.devices[i].device == nil { self.open(i) }
         }
@@ -127,7 +130,7 @@ final class EvdevBackend {
 
     private func vanished(_ i: Int, reason: String) {
         guard let device = devices[i].device else { return }
-        if let source = devices[i].source { router.loop.removeSource(source) }
+        if let source = devices[i].source { loop.removeSource(source) }
         devices[i].source = nil
         devices[i].device = nil
         let now = Syscalls.monotonicNanoseconds()
@@ -183,8 +186,8 @@ final class EvdevBackend {
     /// Closes the devices and cancels the retries. Safe to call twice.
     func stop() {
         for i in devices.indices {
-            if let source = devices[i].source { router.loop.removeSource(source) }
-            if let retry = devices[i].retry { router.loop.cancel(retry) }
+            if let source = devices[i].source { loop.removeSource(source) }
+            if let retry = devices[i].retry { loop.cancel(retry) }
             devices[i].source = nil
             devices[i].retry = nil
             devices[i].device = nil

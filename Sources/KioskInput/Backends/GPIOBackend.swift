@@ -30,6 +30,8 @@ final class GPIOBackend {
     }
 
     private unowned let router: InputManager
+    /// Its own reference: `stop` runs from the router's deinit, when `router` can no longer be read.
+    private let loop: EventLoop
     private var profile: InputProfile { router.profile }
     /// The gesture engine's id of each button of the profile, in order.
     private(set) var buttonIDs: [Gestures.ButtonID] = []
@@ -41,6 +43,7 @@ final class GPIOBackend {
 
     init(router: InputManager) {
         self.router = router
+        loop = router.loop
         let profile = router.profile
         for (i, button) in profile.buttons.enumerated() {
             let id = router.gestures.addButton(
@@ -113,7 +116,7 @@ final class GPIOBackend {
             return nil
         }
         do throws(Errno) {
-            let source = try router.loop.addSource(fd: line.fd, events: .readable) { [unowned self] _ in
+            let source = try loop.addSource(fd: line.fd, events: .readable) { [unowned self] _ in
                 self.drain()
                 self.router.eventsHandled()
             }
@@ -127,7 +130,7 @@ final class GPIOBackend {
 
     private func release(_ line: GPIOInputLine) {
         guard let index = requests.firstIndex(where: { $0.line === line }) else { return }
-        if let source = requests[index].source { router.loop.removeSource(source) }
+        if let source = requests[index].source { loop.removeSource(source) }
         requests.remove(at: index)
     }
 
@@ -199,7 +202,7 @@ final class GPIOBackend {
     /// Releases every line. Safe to call twice.
     func stop() {
         for request in requests {
-            if let source = request.source { router.loop.removeSource(source) }
+            if let source = request.source { loop.removeSource(source) }
         }
         requests.removeAll()
         chip = nil

@@ -9,6 +9,8 @@ import KioskSystem
 /// Thread: the event-loop thread only (owned by `InputManager`).
 final class KeyboardBackend {
     private unowned let router: InputManager
+    /// Its own reference: `stop` runs from the router's deinit, when `router` can no longer be read.
+    private let loop: EventLoop
     private var fd: Int32?
     private var source: SourceID?
     private var decoder = KeyboardDecoder()
@@ -16,6 +18,7 @@ final class KeyboardBackend {
 
     init(router: InputManager) {
         self.router = router
+        loop = router.loop
     }
 
     /// Reads keys from `fd`. A terminal is put in raw mode (no echo, no line editing) and restored
@@ -27,7 +30,7 @@ final class KeyboardBackend {
             return
         }
         do throws(Errno) {
-            source = try router.loop.addSource(fd: fd, events: .readable) { [unowned self] _ in self.readable() }
+            source = try loop.addSource(fd: fd, events: .readable) { [unowned self] _ in self.readable() }
             self.fd = fd
         } catch {
             _ = kiosk_keyboard_raw_end()
@@ -77,7 +80,7 @@ final class KeyboardBackend {
 
     /// Stops reading and restores the terminal. Safe to call twice.
     func stop() {
-        if let source { router.loop.removeSource(source) }
+        if let source { loop.removeSource(source) }
         source = nil
         fd = nil
         _ = kiosk_keyboard_raw_end()

@@ -1,5 +1,5 @@
 // swift-tools-version: 6.0
-// KioskPlayer: a FLAC player appliance for single-board computers. See README.md and docs/architecture.md.
+// KioskPlayer: a music player appliance for single-board computers (FLAC, MP3, M4A, Ogg Vorbis, Opus). See README.md and docs/architecture.md.
 import PackageDescription
 
 // Tools version 6.0: Debian trixie's swiftlang (6.0.3, what a Raspberry Pi owner can apt install) reads

@@ -5,9 +5,9 @@
 #   2. systemd-analyze security --offline=yes: kiosk-player.service exposure <= 2.0
 #   3. udev rules: `udevadm verify` (systemd >= 254), else a parse check through `udevadm test`
 #   4. USB automount: deploy/tests/test-automount.sh; the console helper: deploy/tests/test-console.sh
-#   5. board profiles: deploy/check-boards.py boards/ (to become `kiosk-player boards --check`), and,
-#      when a kiosk-player binary is built, `kiosk-player check-config deploy/config.json --board NAME`
-#      for every profile (the player's own loader, with the default config install.sh writes)
+#   5. board profiles, when a kiosk-player binary is built: `kiosk-player boards --check`, and
+#      `kiosk-player check-config deploy/config.json --board NAME` for every profile (the player's
+#      own loader, with the default config install.sh writes)
 #   6. the board checker's own tests: deploy/tests/test-check-boards.sh
 #   7. install.sh --dry-run on this machine, and install.sh --help / bad options
 # Prints "check-units: N passed, N failed" and exits 1 if any step failed.
@@ -18,17 +18,20 @@ repo=$(cd "$here/.." && pwd)
 max_exposure=2.0
 work=$(mktemp -d /tmp/check-units.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-units=(kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service)
+harness_prefix="check-units: "
+# shellcheck source=tests/harness.sh
+source "$here/tests/harness.sh"
+# shellcheck source=units.sh
+source "$here/units.sh"
+mapfile -t units < <(kiosk_units)
 
-result() {  # result NAME STATUS [DETAIL]
-    if [ "$2" = 0 ]; then passed=$((passed + 1)); echo "check-units: ok    $1"
-    else failed=$((failed + 1)); echo "check-units: FAIL  $1"; [ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/    /'; fi
-}
-skipped() { echo "check-units: skip  $1 ($2)"; }
 
 echo "== 1. systemd-analyze verify"
+listed=$(printf '%s\n' "${units[@]}" | sort)
+shipped=$(cd "$here/systemd" && ls | sort)
+[ "$listed" = "$shipped" ]
+result "deploy/units.list names every file of deploy/systemd/, and only those" $? "listed: $listed
+shipped: $shipped"
 if ! command -v systemd-analyze >/dev/null; then
     result "systemd-analyze is installed (package systemd)" 1
 else
@@ -42,7 +45,8 @@ else
     cp "$here/kiosk-automount" "$here/kiosk-lazytime" "$here/kiosk-console" "$scratch/usr/lib/kiosk-player/"
     chmod 0755 "$scratch/usr/bin/kiosk-player" "$scratch/usr/lib/kiosk-player/kiosk-automount" "$scratch/usr/lib/kiosk-player/kiosk-lazytime" \
         "$scratch/usr/lib/kiosk-player/kiosk-console"
-    for u in kiosk-player.service kiosk-automount@sda1.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service; do
+    for u in "${units[@]}"; do
+        u=${u/@./@sda1.}  # a template is verified as an instance
         # --man=no: verify would run the host's man, where the page is not installed (a fresh CI
         # machine); the pages are checked against the ones we ship below.
         out=$(systemd-analyze verify --man=no --root="$scratch" "$u" 2>&1)
@@ -127,7 +131,7 @@ elif command -v udevadm >/dev/null && command -v unshare >/dev/null && [ "$(id -
     case "$out" in *"99-self-test-bad.rules:1 Invalid key"*) result "the parse check reports a bad rule (self-test)" 0 ;;
         *) result "the parse check reports a bad rule (self-test)" 1 "$(printf '%s\n' "$out" | grep -i bad)" ;; esac
 else
-    skipped "udev rules" "no udevadm verify, and udevadm test needs root and unshare"
+    skip "udev rules" "no udevadm verify, and udevadm test needs root and unshare"
 fi
 
 echo "== 4. USB automount"
@@ -139,21 +143,18 @@ tail -n 1 "$work/console.log"
 result "tests/test-console.sh (kiosk-console against a fake sysfs)" "$status" "$(grep -A3 FAIL "$work/console.log")"
 
 echo "== 5. board profiles"
-python3 "$here/check-boards.py" "$repo/boards"
-result "boards/*.json validate" $?
-
-player=''
-for b in "${KIOSK_PLAYER:-}" "$repo/.build/debug/kiosk-player" "$repo/.build/release/kiosk-player"; do
-    if [ -n "$b" ] && [ -x "$b" ]; then player=$b; break; fi
-done
+player=$(built_player)
 if [ -n "$player" ]; then
+    out=$("$player" boards --check --dir "$repo/boards" 2>&1)
+    result "kiosk-player boards --check (boards/*.json)" $? "$out"
     for f in "$repo"/boards/*.json; do
         name=$(basename "$f" .json)
         out=$(KIOSK_BOARDS_DIR="$repo/boards" "$player" check-config "$here/config.json" --board "$name" 2>&1)
         result "kiosk-player check-config deploy/config.json --board $name" $? "$out"
     done
 else
-    skipped "kiosk-player check-config on each profile" "no built kiosk-player (swift build first, or KIOSK_PLAYER=path)"
+    skip "kiosk-player boards --check and check-config on each profile" \
+        "no built kiosk-player (swift build first, or KIOSK_PLAYER=path)"
 fi
 
 echo "== 6. board checker self-test"
@@ -174,5 +175,4 @@ out=$(bash "$here/install.sh" --dry-run --board no-such-board 2>&1)
 case "$out" in *"no boards/no-such-board.json"*) result "install.sh names a missing board" 0 ;;
     *) result "install.sh names a missing board" 1 "$out" ;; esac
 
-echo "check-units: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+harness_end

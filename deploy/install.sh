@@ -70,7 +70,10 @@ confdir=/etc/kiosk-player
 statedir=/var/lib/kiosk-player
 dropin_dir=/etc/systemd/system/kiosk-player.service.d
 mpd_dropin=$dropin_dir/50-mpd-tcp.conf
-units=(kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service)
+# shellcheck source=units.sh
+source "$deploy/units.sh"
+mapfile -t units < <(kiosk_units)
+mapfile -t enabled_units < <(kiosk_units enable)
 rules=(60-kiosk-player-devices.rules 80-kiosk-player-automount.rules)
 
 # t PATH: PATH inside the target tree.
@@ -167,14 +170,14 @@ check_libraries() {
 if [ "$uninstall" = 1 ]; then
     step "uninstalling from $root"
     if live; then
-        run systemctl disable --now kiosk-player.service kiosk-player-poweroff.path || true
+        run systemctl disable --now "${enabled_units[@]}" || true
         # Unmount sticks mounted by kiosk-automount@*.service.
         for u in $(systemctl list-units --plain --no-legend 'kiosk-automount@*' | awk '{print $1}'); do
             run systemctl stop "$u" || true
         done
     elif [ -e "$(t $unitdir/kiosk-player.service)" ]; then
-        if [ "$root" = / ]; then run systemctl disable kiosk-player.service kiosk-player-poweroff.path || true
-        else run systemctl --root="$root" disable kiosk-player.service kiosk-player-poweroff.path || true; fi
+        if [ "$root" = / ]; then run systemctl disable "${enabled_units[@]}" || true
+        else run systemctl --root="$root" disable "${enabled_units[@]}" || true; fi
     fi
     for u in "${units[@]}"; do remove "$unitdir/$u"; done
     for r in "${rules[@]}"; do remove "$rulesdir/$r"; done
@@ -352,7 +355,7 @@ if live; then
         run udevadm control --reload
         run udevadm trigger --action=change --subsystem-match=gpio --subsystem-match=spidev
     fi
-    run systemctl enable kiosk-player.service kiosk-player-poweroff.path
+    run systemctl enable "${enabled_units[@]}"
     if [ "$start" = 1 ]; then
         run systemctl start kiosk-player-poweroff.path
         run systemctl restart kiosk-player.service
@@ -360,8 +363,8 @@ if live; then
         step "not started (--no-start)"
     fi
 else
-    if [ "$root" = / ]; then run systemctl enable kiosk-player.service kiosk-player-poweroff.path
-    else run systemctl --root="$root" enable kiosk-player.service kiosk-player-poweroff.path; fi
+    if [ "$root" = / ]; then run systemctl enable "${enabled_units[@]}"
+    else run systemctl --root="$root" enable "${enabled_units[@]}"; fi
     step "not started: $([ "$root" = / ] && echo "systemd is not running here" || echo "installed into $root")"
 fi
 

@@ -15,10 +15,8 @@ int kiosk_evdev_read(int fd, struct kiosk_input_event *events, int max) {
     struct input_event raw[KIOSK_EVDEV_BATCH];
     if (max > KIOSK_EVDEV_BATCH) max = KIOSK_EVDEV_BATCH;
     if (max <= 0) return 0;
-    ssize_t n;
-    do {
-        n = read(fd, raw, sizeof raw[0] * (size_t)max);
-    } while (n < 0 && errno == EINTR);
+    // EINTR is returned (-1), not retried: the Swift caller retries through Syscalls.retrying.
+    ssize_t n = read(fd, raw, sizeof raw[0] * (size_t)max);
     if (n < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
     if (n == 0) {
         errno = ENODEV;
@@ -166,10 +164,7 @@ int kiosk_uinput_emit(int fd, uint16_t type, uint16_t code, int32_t value) {
     event.type = type;
     event.code = code;
     event.value = value;
-    ssize_t n;
-    do {
-        n = write(fd, &event, sizeof event);
-    } while (n < 0 && errno == EINTR);
+    ssize_t n = write(fd, &event, sizeof event);  // EINTR: -1, retried by the Swift caller
     if (n < 0) return -1;
     if (n != (ssize_t)sizeof event) {
         errno = EIO;

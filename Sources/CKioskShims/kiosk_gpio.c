@@ -30,6 +30,14 @@ static int set_nonblocking(int fd) {
     return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 
+// Closes `chip` on a failure path without losing the errno of what failed; returns -1.
+static int close_keeping_errno(struct gpiod_chip *chip) {
+    int saved = errno;
+    gpiod_chip_close(chip);
+    errno = saved;
+    return -1;
+}
+
 int kiosk_gpio_api_version(void) {
 #if KIOSK_GPIOD_V1
     return 1;
@@ -55,6 +63,12 @@ struct kiosk_gpio_line {
     int fd;
 };
 
+static void release_keeping_errno(struct gpiod_line *line) {
+    int saved = errno;
+    gpiod_line_release(line);
+    errno = saved;
+}
+
 int kiosk_gpio_chip_info(const char *path, struct kiosk_gpio_chip_info *info) {
     struct gpiod_chip *chip = gpiod_chip_open(path);
     if (!chip) return -1;
@@ -69,27 +83,23 @@ int kiosk_gpio_line_user(const char *path, unsigned int offset, int *used, char 
     struct gpiod_chip *chip = gpiod_chip_open(path);
     if (!chip) return -1;
     struct gpiod_line *line = gpiod_chip_get_line(chip, offset);
-    if (!line) {
-        int saved = errno;
-        gpiod_chip_close(chip);
-        errno = saved;
-        return -1;
-    }
+    if (!line) return close_keeping_errno(chip);
     *used = gpiod_line_is_used(line) ? 1 : 0;
     copy_string(consumer, size, gpiod_line_consumer(line));
     gpiod_chip_close(chip);
     return 0;
 }
 
-kiosk_gpio_line *kiosk_gpio_line_request(const char *path, unsigned int offset, int bias, int active_low,
-                                         const char *consumer) {
+// One line, either an input with both-edge events (output < 0) or an output driven to `output`
+// (as request_v2 for libgpiod 2).
+static kiosk_gpio_line *request_v1(const char *path, unsigned int offset, int bias, int active_low, int output,
+                                   const char *consumer) {
     struct gpiod_chip *chip = gpiod_chip_open(path);
     if (!chip) return NULL;
-    int saved;
     struct gpiod_line *line = gpiod_chip_get_line(chip, offset);
     if (!line) goto fail;
     int flags = active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0;
-    switch (bias) {
+    switch (output < 0 ? bias : KIOSK_GPIO_BIAS_AS_IS) {
     case KIOSK_GPIO_BIAS_DISABLE: flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_DISABLE; break;
     case KIOSK_GPIO_BIAS_PULL_UP: flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP; break;
     case KIOSK_GPIO_BIAS_PULL_DOWN: flags |= GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN; break;
@@ -97,64 +107,40 @@ kiosk_gpio_line *kiosk_gpio_line_request(const char *path, unsigned int offset, 
     }
     struct gpiod_line_request_config config = {
         .consumer = consumer,
-        .request_type = GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES,
+        .request_type = output < 0 ? GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES : GPIOD_LINE_REQUEST_DIRECTION_OUTPUT,
         .flags = flags,
     };
-    if (gpiod_line_request(line, &config, 0) != 0) goto fail;
-    int fd = gpiod_line_event_get_fd(line);
-    if (fd < 0 || set_nonblocking(fd) != 0) {
-        saved = errno;
-        gpiod_line_release(line);
-        errno = saved;
-        goto fail;
+    if (gpiod_line_request(line, &config, output > 0 ? 1 : 0) != 0) goto fail;
+    int fd = -1;
+    if (output < 0) {
+        fd = gpiod_line_event_get_fd(line);
+        if (fd < 0 || set_nonblocking(fd) != 0) goto release;
     }
     kiosk_gpio_line *result = calloc(1, sizeof *result);
     if (!result) {
-        gpiod_line_release(line);
         errno = ENOMEM;
-        goto fail;
+        goto release;
     }
     result->chip = chip;
     result->line = line;
     result->offset = offset;
     result->fd = fd;
     return result;
+release:
+    release_keeping_errno(line);
 fail:
-    saved = errno;
-    gpiod_chip_close(chip);
-    errno = saved;
+    close_keeping_errno(chip);
     return NULL;
+}
+
+kiosk_gpio_line *kiosk_gpio_line_request(const char *path, unsigned int offset, int bias, int active_low,
+                                         const char *consumer) {
+    return request_v1(path, offset, bias, active_low, -1, consumer);
 }
 
 kiosk_gpio_line *kiosk_gpio_output_request(const char *path, unsigned int offset, int active_low, int value,
                                            const char *consumer) {
-    struct gpiod_chip *chip = gpiod_chip_open(path);
-    if (!chip) return NULL;
-    int saved;
-    struct gpiod_line *line = gpiod_chip_get_line(chip, offset);
-    if (!line) goto fail;
-    struct gpiod_line_request_config config = {
-        .consumer = consumer,
-        .request_type = GPIOD_LINE_REQUEST_DIRECTION_OUTPUT,
-        .flags = active_low ? GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW : 0,
-    };
-    if (gpiod_line_request(line, &config, value ? 1 : 0) != 0) goto fail;
-    kiosk_gpio_line *result = calloc(1, sizeof *result);
-    if (!result) {
-        gpiod_line_release(line);
-        errno = ENOMEM;
-        goto fail;
-    }
-    result->chip = chip;
-    result->line = line;
-    result->offset = offset;
-    result->fd = -1;
-    return result;
-fail:
-    saved = errno;
-    gpiod_chip_close(chip);
-    errno = saved;
-    return NULL;
+    return request_v1(path, offset, KIOSK_GPIO_BIAS_AS_IS, active_low, value ? 1 : 0, consumer);
 }
 
 int kiosk_gpio_line_set_value(kiosk_gpio_line *line, int value) { return gpiod_line_set_value(line->line, value ? 1 : 0); }
@@ -196,12 +182,7 @@ int kiosk_gpio_chip_info(const char *path, struct kiosk_gpio_chip_info *info) {
     struct gpiod_chip *chip = gpiod_chip_open(path);
     if (!chip) return -1;
     struct gpiod_chip_info *chip_info = gpiod_chip_get_info(chip);
-    if (!chip_info) {
-        int saved = errno;
-        gpiod_chip_close(chip);
-        errno = saved;
-        return -1;
-    }
+    if (!chip_info) return close_keeping_errno(chip);
     copy_string(info->name, sizeof info->name, gpiod_chip_info_get_name(chip_info));
     copy_string(info->label, sizeof info->label, gpiod_chip_info_get_label(chip_info));
     info->num_lines = (unsigned int)gpiod_chip_info_get_num_lines(chip_info);
@@ -214,12 +195,7 @@ int kiosk_gpio_line_user(const char *path, unsigned int offset, int *used, char 
     struct gpiod_chip *chip = gpiod_chip_open(path);
     if (!chip) return -1;
     struct gpiod_line_info *info = gpiod_chip_get_line_info(chip, offset);
-    if (!info) {
-        int saved = errno;
-        gpiod_chip_close(chip);
-        errno = saved;
-        return -1;
-    }
+    if (!info) return close_keeping_errno(chip);
     *used = gpiod_line_info_is_used(info) ? 1 : 0;
     copy_string(consumer, size, gpiod_line_info_get_consumer(info));
     gpiod_line_info_free(info);

@@ -48,11 +48,7 @@ int kiosk_spi_transfer(int fd, const void *tx, void *rx, uint32_t length, uint32
     transfer.len = length;
     transfer.speed_hz = speed_hz;
     transfer.bits_per_word = 8;
-    int rc;
-    do {
-        rc = ioctl(fd, SPI_IOC_MESSAGE(1), &transfer);
-    } while (rc < 0 && errno == EINTR);
-    return rc;
+    return ioctl(fd, SPI_IOC_MESSAGE(1), &transfer);  // EINTR: -1, retried by the Swift caller
 }
 
 int kiosk_spi_write(int fd, const void *bytes, uint32_t length, uint32_t speed_hz) {

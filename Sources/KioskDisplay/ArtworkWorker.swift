@@ -15,11 +15,11 @@ struct ArtworkResult: Sendable {
     var nothingToShow = false
 }
 
-/// A worker thread that loads, decodes and scales artwork so the loop thread never waits on a
+/// Loads, decodes and scales artwork on a `WorkerThread` so the loop thread never waits on a
 /// file or a decoder. Newest requests first (when scrolling a list, the rows now on screen
 /// matter most); results go back through a `Mailbox`.
 ///
-/// Thread: `request` and `stop` from the loop thread; the body runs on its own thread.
+/// Thread: `request` and `stop` from the loop thread; the jobs run on the worker's thread.
 final class ArtworkWorker: Sendable {
     struct Job: Sendable {
         let key: String
@@ -27,60 +27,26 @@ final class ArtworkWorker: Sendable {
         let load: @Sendable () -> [UInt8]?
     }
 
-    private let jobs = Locked<(queue: [Job], stopping: Bool)>(([], false))
-    private let wake = EventCount()
-    private let thread = Locked<KioskThread?>(nil)
-    private let limits: ImageLimits
+    private let worker: WorkerThread<Job>
     private let deliver: Mailbox<ArtworkResult>
     /// Queued jobs beyond this are dropped (oldest first): they are for screens long gone.
     static let maxQueued = 64
 
     init(limits: ImageLimits, deliver: Mailbox<ArtworkResult>) throws(Errno) {
-        self.limits = limits
         self.deliver = deliver
-        let started = try KioskThread(name: "kiosk-artwork") { [self] in self.work(deliver) }
-        thread.withLock { $0 = started }
-    }
-
-    func request(_ job: Job) {
-        let dropped: Job? = jobs.withLock { state in
-            state.queue.append(job)
-            return state.queue.count > Self.maxQueued ? state.queue.removeFirst() : nil
-        }
-        if let dropped {
-            deliver.send(ArtworkResult(key: dropped.key, size: dropped.size, image: nil, problem: nil, dropped: true))
-        }
-        wake.signal()
-    }
-
-    /// Stops after the job in progress and waits for the thread. Safe to call twice.
-    func stop() {
-        let alreadyStopping = jobs.withLock { state in
-            defer { state.stopping = true }
-            return state.stopping
-        }
-        if alreadyStopping { return }
-        wake.signal()
-        let running = thread.withLock { t in
-            defer { t = nil }
-            return t
-        }
-        running?.join()
-    }
-
-    private func work(_ deliver: Mailbox<ArtworkResult>) {
-        while true {
-            wake.wait(until: { jobs.withLock { $0.stopping || !$0.queue.isEmpty } })
-            let next: Job? = jobs.withLock { state in
-                if state.stopping { return nil }
-                return state.queue.popLast()
-            }
-            let stopping = jobs.withLock { $0.stopping }
-            if stopping { return }
-            guard let job = next else { continue }
+        worker = try WorkerThread(name: "kiosk-artwork", order: .newestFirst, maxQueued: Self.maxQueued) { job in
             deliver.send(Self.run(job, limits: limits))
         }
     }
+
+    func request(_ job: Job) {
+        if let dropped = worker.submit(job) {
+            deliver.send(ArtworkResult(key: dropped.key, size: dropped.size, image: nil, problem: nil, dropped: true))
+        }
+    }
+
+    /// Stops after the job in progress and waits for the thread. Safe to call twice.
+    func stop() { worker.stop() }
 
     static func run(_ job: Job, limits: ImageLimits) -> ArtworkResult {
         guard let bytes = job.load() else {

@@ -84,6 +84,7 @@ public final class Display {
 
     /// Shows `state`; draws only if what is visible changed.
     public func show(_ state: ScreenState) {
+        loop.assertInLoop()
         guard !isShutDown else { return }
         let now = Syscalls.monotonicNanoseconds()
         if case .nowPlaying(let s) = state, let volume = s.volumeOverlay {
@@ -106,9 +107,10 @@ public final class Display {
         refresh()
     }
 
-    /// Registers how to get the encoded artwork for `key` (read from the file or the FLAC
-    /// picture block). `load` runs on the worker thread when the artwork is first needed.
+    /// Registers how to get the encoded artwork for `key` (a cover file, or the picture embedded
+    /// in the music file). `load` runs on the worker thread when the artwork is first needed.
     public func provideArtwork(key: String, load: @escaping @Sendable () -> [UInt8]?) {
+        loop.assertInLoop()
         if loaders[key] == nil {
             loaderOrder.append(key)
             if loaderOrder.count > Display.maxLoaders { loaders[loaderOrder.removeFirst()] = nil }
@@ -119,6 +121,7 @@ public final class Display {
 
     /// Forgets cached artwork of `key` (its file changed); it is loaded again when next shown.
     public func forgetArtwork(key: String) {
+        loop.assertInLoop()
         cache.removeAll(key: key)
         requestArtwork()
         artworkChanged = true
@@ -128,6 +131,7 @@ public final class Display {
     /// Input happened: wakes a sleeping screen (drawing what changed meanwhile) and restarts the
     /// idle countdown.
     public func noteActivity() {
+        loop.assertInLoop()
         guard !isShutDown else { return }
         if isAsleep {
             isAsleep = false
@@ -161,6 +165,7 @@ public final class Display {
 
     /// Stops the worker, clears the screen to black and gives it back (console text mode).
     public func shutdown() {
+        loop.assertInLoop()
         guard !isShutDown else { return }
         isShutDown = true
         for t in [tickTimer, overlayTimer, paceTimer, idleTimer].compactMap({ $0 }) { loop.cancel(t) }

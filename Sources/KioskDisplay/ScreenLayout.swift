@@ -42,6 +42,12 @@ public struct ScreenMetrics: Sendable, Equatable {
 
     /// Wider than tall by at least 1.2: artwork beside the text rather than above it.
     public var isLandscape: Bool { Double(size.width) >= Double(size.height) * 1.2 }
+
+    /// The font of list and help headers, help controls and the volume label: the body's, bold.
+    public var header: Font { Font(.bold, size: body.size) }
+
+    /// The rule under a header: the screen's width, half a gap thick, from `y` down.
+    public func rule(at y: Int) -> Rect { Rect(x: 0, y: y, width: size.width, height: max(1, gap / 2)) }
 }
 
 /// Where the parts of the now-playing screen go. Thread: a value.
@@ -183,7 +189,7 @@ public struct BrowseLayout: Sendable, Equatable {
         let w = size.width
         let h = size.height
         let gap = m.gap
-        let headerFont = Font(.bold, size: m.body.size)
+        let headerFont = m.header
         header = Rect(x: 0, y: 0, width: w, height: headerFont.lineHeight + 2 * gap)
         let countWidth = Int((Double(m.small.size) * 0.64 * 9).rounded(.up))
         headerCount = Rect(
@@ -191,7 +197,7 @@ public struct BrowseLayout: Sendable, Equatable {
             width: countWidth, height: m.small.lineHeight)
         headerLabel = Rect(
             x: m.margin, y: gap, width: headerCount.x - gap - m.margin, height: headerFont.lineHeight)
-        rule = Rect(x: 0, y: header.maxY, width: w, height: max(1, gap / 2))
+        rule = m.rule(at: header.maxY)
         list = Rect(x: 0, y: rule.maxY + gap, width: w, height: h - rule.maxY - 2 * gap)
         let twoLine = m.body.lineHeight + m.small.lineHeight + 2 * gap
         let oneLine = m.body.lineHeight + 2 * gap
@@ -245,9 +251,8 @@ public struct HelpLayout: Sendable, Equatable {
         let w = size.width
         let h = size.height
         let gap = m.gap
-        let headerFont = Font(.bold, size: m.body.size)
-        headerLabel = Rect(x: m.margin, y: gap, width: w - 2 * m.margin, height: headerFont.lineHeight)
-        rule = Rect(x: 0, y: headerLabel.maxY + gap, width: w, height: max(1, gap / 2))
+        headerLabel = Rect(x: m.margin, y: gap, width: w - 2 * m.margin, height: m.header.lineHeight)
+        rule = m.rule(at: headerLabel.maxY + gap)
         dotDiameter = max(6, Int((Double(m.base) * 0.032).rounded()))
         let indicatorHeight = max(dotDiameter, m.small.lineHeight) + 2 * gap
         indicator = Rect(x: m.margin, y: h - indicatorHeight - gap, width: w - 2 * m.margin, height: indicatorHeight)

@@ -192,7 +192,7 @@ public final class ScreenRenderer {
             range.upperBound < 100 && clamped >= range.upperBound
             ? " · max" : range.lowerBound > 0 && clamped <= range.lowerBound ? " · min" : ""
         drawText(
-            "Volume \(clamped)%\(limit)", Font(.bold, size: m.body.size), theme.primaryText, in: label, on: canvas,
+            "Volume \(clamped)%\(limit)", m.header, theme.primaryText, in: label, on: canvas,
             align: .center)
         let bar = Rect(x: inner.x, y: label.maxY + m.gap * 2, width: inner.width, height: m.barHeight * 2)
         canvas.drawProgressBar(bar, fraction: Double(clamped) / 100, track: theme.track, fill: theme.accent)
@@ -208,7 +208,7 @@ public final class ScreenRenderer {
         let layout = BrowseLayout(size: canvas.size)
         let m = layout.metrics
         canvas.fill(theme.background)
-        drawText(s.categoryLabel, Font(.bold, size: m.body.size), theme.primaryText, in: layout.headerLabel, on: canvas)
+        drawText(s.categoryLabel, m.header, theme.primaryText, in: layout.headerLabel, on: canvas)
         let count = s.items.count
         let selected = min(max(0, s.selectedIndex), max(0, count - 1))
         if count > 0 {
@@ -271,14 +271,14 @@ public final class ScreenRenderer {
         let layout = HelpLayout(size: canvas.size)
         let m = layout.metrics
         canvas.fill(theme.background)
-        drawText(s.title, Font(.bold, size: m.body.size), theme.primaryText, in: layout.headerLabel, on: canvas)
+        drawText(s.title, m.header, theme.primaryText, in: layout.headerLabel, on: canvas)
         canvas.fill(layout.rule, theme.accent)
         let pages = layout.pageCount(entries: s.entries.count)
         let page = ((s.page % pages) + pages) % pages
         // Spread the entries evenly over the pages (9 entries on 2 pages: 5 + 4, not 8 + 1).
         let perPage = (s.entries.count + pages - 1) / pages
         let shown = s.entries[min(s.entries.count, page * perPage)..<min(s.entries.count, (page + 1) * perPage)]
-        let controlFont = Font(.bold, size: m.body.size)
+        let controlFont = m.header
         // The control column is as wide as the widest control on the page, at most the layout's.
         let widest = shown.map { fonts.width(of: DisplayFormat.singleLine($0.control), controlFont) }.max() ?? 0
         for (i, entry) in shown.enumerated() {

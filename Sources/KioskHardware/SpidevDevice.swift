@@ -62,9 +62,11 @@ public final class SpidevDevice: SPIBus, @unchecked Sendable {
     public func write(_ bytes: UnsafeRawBufferPointer, speedHz: Int) throws(HardwareError) {
         precondition(bytes.count <= maxTransferBytes, "transfer larger than spidev's bufsiz")
         if bytes.isEmpty { return }
-        let rc = kiosk_spi_write(fd.rawValue, bytes.baseAddress, UInt32(bytes.count), UInt32(speedHz))
-        if rc < 0 {
-            let error = Errno.current
+        do throws(Errno) {
+            _ = try Syscalls.retrying("SPI transfer") {
+                kiosk_spi_write(fd.rawValue, bytes.baseAddress, UInt32(bytes.count), UInt32(speedHz))
+            }
+        } catch {
             throw HardwareError(message: "\(path): SPI transfer of \(bytes.count) bytes failed: \(error.message)")
         }
     }
@@ -75,13 +77,16 @@ public final class SpidevDevice: SPIBus, @unchecked Sendable {
         precondition(bytes.count <= maxTransferBytes, "transfer larger than spidev's bufsiz")
         var received = [UInt8](repeating: 0, count: bytes.count)
         if bytes.isEmpty { return received }
-        let rc = bytes.withUnsafeBytes { tx in
-            received.withUnsafeMutableBytes { rx in
-                kiosk_spi_transfer(fd.rawValue, tx.baseAddress, rx.baseAddress, UInt32(bytes.count), UInt32(speedHz))
+        do throws(Errno) {
+            _ = try Syscalls.retrying("SPI transfer") {
+                bytes.withUnsafeBytes { tx in
+                    received.withUnsafeMutableBytes { rx in
+                        kiosk_spi_transfer(
+                            fd.rawValue, tx.baseAddress, rx.baseAddress, UInt32(bytes.count), UInt32(speedHz))
+                    }
+                }
             }
-        }
-        if rc < 0 {
-            let error = Errno.current
+        } catch {
             throw HardwareError(message: "\(path): SPI transfer of \(bytes.count) bytes failed: \(error.message)")
         }
         return received

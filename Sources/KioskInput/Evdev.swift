@@ -86,8 +86,7 @@ final class EvdevDevice {
         var result: [kiosk_input_event] = []
         var buffer = [kiosk_input_event](repeating: kiosk_input_event(), count: 64)
         while true {
-            let n = kiosk_evdev_read(fd, &buffer, Int32(buffer.count))
-            if n < 0 { throw Errno.current.with("read \(path)") }
+            let n = try Syscalls.retrying("read \(path)") { kiosk_evdev_read(fd, &buffer, Int32(buffer.count)) }
             result.append(contentsOf: buffer[0..<Int(n)])
             if n < Int32(buffer.count) { return result }
         }

@@ -49,7 +49,7 @@ public final class UInputDevice {
 
     /// Sends one event (`type` EV_KEY/EV_REL/EV_SYN).
     public func emit(type: UInt16, code: UInt16, value: Int32) throws(Errno) {
-        if kiosk_uinput_emit(fd, type, code, value) != 0 { throw Errno.current.with("write uinput event") }
+        _ = try Syscalls.retrying("write uinput event") { kiosk_uinput_emit(fd, type, code, value) }
     }
 
     /// Sends SYN_REPORT: the end of a frame of events.

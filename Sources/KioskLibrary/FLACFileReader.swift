@@ -297,10 +297,11 @@ package final class FLACFileReader {
             bytes!.pointee = 0
             return FLAC__STREAM_DECODER_READ_STATUS_ABORT
         }
-        var n: Int
-        repeat { n = Glibc.pread(context.fd, buffer, wanted, off_t(context.position)) } while n < 0 && errno == EINTR
-        if n < 0 {
-            context.readError = errno
+        let n: Int
+        do throws(Errno) {
+            n = try Syscalls.retrying("pread") { Glibc.pread(context.fd, buffer, wanted, off_t(context.position)) }
+        } catch {
+            context.readError = error.rawValue
             bytes!.pointee = 0
             return FLAC__STREAM_DECODER_READ_STATUS_ABORT
         }

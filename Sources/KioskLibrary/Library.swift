@@ -15,7 +15,7 @@ public struct LibraryVolume: Sendable, Hashable {
 /// each is scanned on a worker thread, and `catalog` is replaced by a new snapshot when a scan
 /// finishes or a volume leaves.
 ///
-/// Scans run one at a time on a `KioskThread`; progress and results come back through a
+/// Scans run one at a time on a `WorkerThread`; progress and results come back through a
 /// `Mailbox`, so `onEvent` and every property are used on the loop thread only. A volume that
 /// goes away leaves the catalog at once (its index stays on disk, so its return rescans only what
 /// changed). Thread: the loop thread.
@@ -31,6 +31,8 @@ public final class Library {
     private let indexDirectory: String
     private var watcher: MountWatcher?
     private var mailbox: Mailbox<WorkerMessage>?
+    /// Runs the scans (one job at a time: the loop starts the next when the last has finished).
+    private let worker: WorkerThread<@Sendable () -> Void>
 
     private struct Present {
         let id: VolumeID
@@ -46,7 +48,6 @@ public final class Library {
         let volume: VolumeID
         let generation: Int
         let cancellation: ScanCancellation
-        let thread: KioskThread
     }
 
     private var present: [VolumeID: Present] = [:]
@@ -88,16 +89,18 @@ public final class Library {
         self.onEvent = onEvent
         indexDirectory = stateDirectory + "/library"
         try Syscalls.mkdirs(indexDirectory)
+        worker = try WorkerThread(name: "kiosk-scan") { $0() }
         mailbox = Mailbox(loop: loop) { [weak self] message in self?.receive(message) }
     }
 
     deinit {
         running?.cancellation.cancel()
-        running?.thread.join()
+        worker.stop()
     }
 
     /// Begins watching the mount table; volumes mounted under the media roots now are scanned.
     public func start() {
+        loop.assertInLoop()
         guard watcher == nil else { return }
         let watcher = MountWatcher(loop: loop, mediaRoots: mediaRoots) { [unowned self] added, removed in
             for mount in removed { self.volumeLeft(mountPoint: mount.mountPoint) }
@@ -113,12 +116,13 @@ public final class Library {
 
     /// Stops watching and cancels a running scan (waits for the worker to notice).
     public func stop() {
+        loop.assertInLoop()
         watcher?.stop()
         watcher = nil
         queue.removeAll()
         if let job = running {
             job.cancellation.cancel()
-            job.thread.join()
+            worker.waitUntilIdle()  // the worker stays for scans started after this
             running = nil
         }
     }
@@ -126,6 +130,7 @@ public final class Library {
     /// Adds a plain folder (demo, tests), scanned like a mounted volume. Adding a folder that is
     /// present already rescans it.
     public func addVolume(path: String) {
+        loop.assertInLoop()
         let mountPoint = (try? Syscalls.canonicalPath(path)) ?? path
         if let existing = present.values.first(where: { $0.mountPoint == mountPoint }) {
             enqueue(existing.id)
@@ -136,11 +141,13 @@ public final class Library {
 
     /// Removes a folder added with `addVolume` (or a volume by its mount point).
     public func removeVolume(path: String) {
+        loop.assertInLoop()
         volumeLeft(mountPoint: (try? Syscalls.canonicalPath(path)) ?? path)
     }
 
     /// Rescans every present volume (only changed files are read).
     public func rescanAll() {
+        loop.assertInLoop()
         for id in present.keys.sorted() { enqueue(id) }
     }
 
@@ -226,20 +233,14 @@ public final class Library {
             // contents; a volume that just came back may find its contents from before it left.
             let previous = volume.contents ?? (departed?.volume == id ? departed : nil)
             let inCatalog = volume.contents != nil
-            do {
-                let thread = try KioskThread(name: "kiosk-scan") {
-                    Syscalls.setThreadNiceness(VolumeScanner.niceness)
-                    Library.runScan(
-                        job: number, id: id, mountPoint: mountPoint, indexPath: indexPath, previous: previous,
-                        inCatalog: inCatalog, others: others, limits: limits, included: includedVolumes,
-                        cancellation: cancellation, mailbox: mailbox)
-                }
-                running = Job(
-                    number: number, volume: id, generation: volume.generation, cancellation: cancellation,
-                    thread: thread)
-            } catch {
-                Log.error("library: cannot start a scan thread: \(error)")
+            worker.submit {
+                Syscalls.setThreadNiceness(VolumeScanner.niceness)
+                Library.runScan(
+                    job: number, id: id, mountPoint: mountPoint, indexPath: indexPath, previous: previous,
+                    inCatalog: inCatalog, others: others, limits: limits, included: includedVolumes,
+                    cancellation: cancellation, mailbox: mailbox)
             }
+            running = Job(number: number, volume: id, generation: volume.generation, cancellation: cancellation)
             return
         }
     }
@@ -295,7 +296,6 @@ public final class Library {
             onEvent(.scanProgress(volume, tracksFound: tracks))
         case .finished(let number, let outcome):
             guard let job = running, job.number == number else { return }
-            job.thread.join()
             running = nil
             if !job.cancellation.isCancelled, var volume = present[job.volume], volume.generation == job.generation {
                 let unchanged = outcome.catalog == nil && volume.contents != nil

@@ -574,7 +574,7 @@ public struct LibraryProblem: Sendable, Hashable, CustomStringConvertible {
 public enum LibraryEvent: Sendable, Hashable {
     case volumeAdded(VolumeID, mountPoint: String)
     case volumeRemoved(VolumeID, mountPoint: String)
-    /// `tracksFound` counts the FLAC files examined so far (read, or taken from the index).
+    /// `tracksFound` counts the music files examined so far (read, or taken from the index).
     case scanProgress(VolumeID, tracksFound: Int)
     case scanFinished(VolumeID, tracks: Int, problems: Int, seconds: Double)
     /// `Library.catalog` is a new snapshot.

@@ -107,6 +107,7 @@ public final class MountWatcher {
 
     /// Opens the mount table, reports what is mounted now as added, and starts watching.
     public func start() throws(Errno) {
+        loop.assertInLoop()
         guard fd < 0 else { return }
         table = try FileDescriptor.open(path, O_RDONLY)
         source = try loop.addSource(fd: fd, events: [.priority]) { [unowned self] _ in self.refresh() }
@@ -114,6 +115,7 @@ public final class MountWatcher {
     }
 
     public func stop() {
+        loop.assertInLoop()
         if let source { loop.removeSource(source) }
         source = nil
         table = .invalid
@@ -121,6 +123,7 @@ public final class MountWatcher {
 
     /// Re-reads the mount table and reports differences.
     public func refresh() {
+        loop.assertInLoop()
         guard fd >= 0, let text = readTable() else { return }
         var now: [String: MountedVolume] = [:]
         for mount in MountInfo.parse(text)

@@ -2,7 +2,7 @@ import Glibc
 import KioskSystem
 import Synchronization
 
-/// FLAC files to read (tags and first frame), shared out to reader threads: files are submitted
+/// Music files to read (tags and first frame), shared out to reader threads: files are submitted
 /// (from any thread), and the scanning thread takes the outcomes in its own order, writing the
 /// index meanwhile, and reads a file itself when nothing it needs is ready. A file is read once
 /// however often it is submitted.

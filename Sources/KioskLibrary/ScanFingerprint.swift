@@ -4,14 +4,14 @@ import KioskSystem
 /// size and mtime), the covers, the walk's warnings, the limits and the index used. Two scans
 /// with equal fingerprints produce the same `VolumeContents`. Thread: any (a value).
 ///
-/// The FLAC files are not listed again: a playable file's path, size and mtime are its track's,
+/// The music files are not listed again: a playable file's path, size and mtime are its track's,
 /// so the fingerprint keeps only which track each file became (4 bytes a file) and the files
 /// left out.
 struct ScanFingerprint: Sendable {
-    /// For each FLAC file the walk found, in walk order: the index of its track in the contents'
+    /// For each music file the walk found, in walk order: the index of its track in the contents'
     /// `tracks` (≥ 0), or `-1 - k` for `unplayable[k]`.
     let files: [Int32]
-    /// The FLAC files left out, with the reason (as the index has it).
+    /// The music files left out, with the reason (as the index has it).
     let unplayable: [UnplayableFile]
     /// What the reader ignored in playable files, by track index (few files have any).
     let trackWarnings: [Int32: [String]]
@@ -22,13 +22,13 @@ struct ScanFingerprint: Sendable {
     let limits: ScanLimits
     let indexPath: String?
 
-    /// A FLAC file that is not a track, and why.
+    /// A music file that is not a track, and why.
     struct UnplayableFile: Sendable {
         let file: ScannedFile
         let reason: String
     }
 
-    /// Whether the FLAC files of `walk` are exactly those this fingerprint was made from (same
+    /// Whether the music files of `walk` are exactly those this fingerprint was made from (same
     /// paths in the same order, sizes and mtimes), `tracks` being the contents' tracks.
     func sameFiles(as walk: [ScannedFile], tracks: [Track]) -> Bool {
         guard walk.count == files.count else { return false }

@@ -24,7 +24,7 @@ struct SortKey: Comparable, Hashable, Sendable {
         if ignoringArticle, folded.count > 4, folded.starts(with: TextFolding.theArticle) {
             folded.removeFirst(4)
         }
-        units = SortKey.encode(folded)
+        units = SortKey.encode(count: folded.count, from: 0) { folded[$0] }
     }
 
     /// The units of an all-ASCII text in one pass over its bytes (most names on a stick), or nil.
@@ -33,7 +33,6 @@ struct SortKey: Comparable, Hashable, Sendable {
         return text.withUTF8 { bytes -> [UInt32]? in
             for b in bytes where b >= 0x80 { return nil }
             @inline(__always) func lower(_ b: UInt8) -> UInt32 { UInt32(b >= 0x41 && b <= 0x5A ? b + 0x20 : b) }
-            @inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
             @inline(__always) func isAlnum(_ b: UInt8) -> Bool { TextFolding.isAlphanumeric(UInt32(b)) }
             var i = bytes.firstIndex(where: isAlnum) ?? 0
             if ignoringArticle, bytes.count - i > 4, lower(bytes[i]) == 0x74, lower(bytes[i + 1]) == 0x68,
@@ -41,48 +40,30 @@ struct SortKey: Comparable, Hashable, Sendable {
             {
                 i += 4
             }
-            var out: [UInt32] = []
-            out.reserveCapacity(bytes.count - i + 4)
-            while i < bytes.count {
-                let b = bytes[i]
-                if isDigit(b) {
-                    var j = i
-                    while j < bytes.count && isDigit(bytes[j]) { j += 1 }
-                    var start = i
-                    while start < j - 1 && bytes[start] == 0x30 { start += 1 }
-                    out.append(1)
-                    out.append(UInt32(j - start))
-                    for k in start..<j { out.append(UInt32(bytes[k])) }
-                    i = j
-                } else if isAlnum(b) {
-                    out.append(lower(b) + 0x100)
-                    i += 1
-                } else {
-                    if out.last != 2 { out.append(2) }
-                    i += 1
-                }
-            }
-            while out.last == 2 { out.removeLast() }
-            return out
+            return encode(count: bytes.count, from: i) { lower(bytes[$0]) }
         }
     }
 
     /// Numbers become (1, digit count, digits…), letters their scalar value + 0x100, and every
     /// run of other characters a single 2, so "a-b" and "a b" sort together and digits first.
-    private static func encode(_ scalars: [UInt32]) -> [UInt32] {
+    /// `unit(i)` is the i-th folded unit (a lower-cased ASCII byte, or a folded scalar), `start`
+    /// the first one that counts.
+    @inline(__always)
+    private static func encode(count: Int, from start: Int, _ unit: (Int) -> UInt32) -> [UInt32] {
+        @inline(__always) func isDigit(_ s: UInt32) -> Bool { s >= 0x30 && s <= 0x39 }
         var out: [UInt32] = []
-        out.reserveCapacity(scalars.count + 4)
-        var i = 0
-        while i < scalars.count {
-            let s = scalars[i]
-            if s >= 0x30 && s <= 0x39 {
+        out.reserveCapacity(count - start + 4)
+        var i = start
+        while i < count {
+            let s = unit(i)
+            if isDigit(s) {
                 var j = i
-                while j < scalars.count && scalars[j] >= 0x30 && scalars[j] <= 0x39 { j += 1 }
-                var start = i
-                while start < j - 1 && scalars[start] == 0x30 { start += 1 }
+                while j < count && isDigit(unit(j)) { j += 1 }
+                var first = i
+                while first < j - 1 && unit(first) == 0x30 { first += 1 }
                 out.append(1)
-                out.append(UInt32(j - start))
-                out.append(contentsOf: scalars[start..<j])
+                out.append(UInt32(j - first))
+                for k in first..<j { out.append(unit(k)) }
                 i = j
             } else if TextFolding.isAlphanumeric(s) {
                 out.append(s + 0x100)

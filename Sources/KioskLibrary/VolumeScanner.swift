@@ -6,11 +6,11 @@ import Synchronization
 public struct ScanStatistics: Sendable, Hashable {
     public var volume: VolumeID
     public var mountPoint: String
-    /// FLAC files found by the walk.
+    /// Music files (FLAC, MP3, M4A, Ogg Vorbis, Opus) found by the walk.
     public var musicFiles = 0
-    /// FLAC files opened and read (new or changed since the index was written).
+    /// Music files opened and read (new or changed since the index was written).
     public var filesRead = 0
-    /// FLAC files taken from the index unopened (same size and mtime).
+    /// Music files taken from the index unopened (same size and mtime).
     public var filesUnchanged = 0
     /// Whether nothing had changed since the `previous` contents given to the scan, which were
     /// returned as they were (neither the index nor any file was read).
@@ -42,7 +42,7 @@ public final class ScanCancellation: Sendable {
     public var isCancelled: Bool { flag.load(ordering: .relaxed) }
 }
 
-/// Scans one volume: walk, read new or changed FLAC files (tags + playability), parse changed
+/// Scans one volume: walk, read new or changed music files (tags + playability), parse changed
 /// playlists, update the index, resolve playlists, and produce `VolumeContents`.
 ///
 /// Thread: the scan worker; one scan at a time per instance. Without an index path every file is
@@ -87,7 +87,7 @@ public final class VolumeScanner {
     ///   - previous: the contents an earlier scan of this volume produced, if still in memory.
     ///     When the walk finds exactly what that scan found (every path, size and mtime, with the
     ///     same limits and index), they are returned as they are: nothing else is read.
-    ///   - progress: called on this thread with the number of FLAC files examined so far.
+    ///   - progress: called on this thread with the number of music files examined so far.
     ///   - cancellation: checked between files; a cancelled scan throws.
     public func scan(
         volume: VolumeID, mountPoint: String, indexPath: String?, previous: VolumeContents? = nil,
@@ -181,7 +181,7 @@ public final class VolumeScanner {
         var problems = ProblemList(limits: limits)
         problems.append(contentsOf: walk.warnings + indexProblems)
 
-        // FLAC files: from the index when unchanged, else read.
+        // Music files: from the index when unchanged, else read.
         // Not reserved for every music file: a Track is ~190 bytes, and on a stick of 200 000 broken
         // files that reserve alone was 38 MB (heaptrack).
         var tracks: [Track] = []

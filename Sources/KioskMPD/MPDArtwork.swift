@@ -3,7 +3,7 @@ import KioskLibrary
 import KioskSystem
 
 /// Loads the pictures `albumart` and `readpicture` serve, off the loop thread (a USB stick can be
-/// slow), one at a time on a short-lived worker thread, and keeps the last few so that the chunks
+/// slow), one at a time on a `WorkerThread` (started by the first load), and keeps the last few so that the chunks
 /// after the first come from memory.
 ///
 /// Only what the catalog points at is read: a track's embedded picture, or the cover file of its
@@ -46,7 +46,8 @@ final class MPDArtworkLoader {
     private let cacheBytes: Int
     private var cache: [(key: Key, picture: Picture?)] = []
     private var queue: [Job] = []
-    private var running: (job: Job, thread: KioskThread)?
+    private var running: Job?
+    private var worker: WorkerThread<@Sendable () -> Void>?
     private var mailbox: Mailbox<Finished>?
     private var stopped = false
     /// Loads done on the worker (for tests).
@@ -76,8 +77,8 @@ final class MPDArtworkLoader {
             completion(hit)
             return
         }
-        if running?.job.key == key {
-            running!.job.completions.append(completion)
+        if running?.key == key {
+            running!.completions.append(completion)
             return
         }
         if let index = queue.firstIndex(where: { $0.key == key }) {
@@ -92,7 +93,7 @@ final class MPDArtworkLoader {
     func stop() {
         stopped = true
         queue.removeAll()
-        running?.thread.join()
+        worker?.stop()
         running = nil
     }
 
@@ -105,12 +106,13 @@ final class MPDArtworkLoader {
         let catalog = job.catalog
         let limit = maxBytes
         do {
-            let thread = try KioskThread(name: "kiosk-mpd-art") {
+            if worker == nil { worker = try WorkerThread(name: "kiosk-mpd-art") { $0() } }
+            worker!.submit {
                 let picture = MPDArtworkLoader.read(
                     key.kind, track: track, mountPoint: mountPoint, catalog: catalog, limit: limit)
                 mailbox.send(Finished(key: key, picture: picture))
             }
-            running = (job, thread)
+            running = job
         } catch {
             Log.error("mpd: cannot start the artwork thread: \(error)")
             for completion in job.completions { completion(nil) }
@@ -119,8 +121,7 @@ final class MPDArtworkLoader {
     }
 
     private func finished(_ result: Finished) {
-        guard let (job, thread) = running, job.key == result.key else { return }
-        thread.join()
+        guard let job = running, job.key == result.key else { return }
         running = nil
         loads += 1
         remember(result.key, result.picture)

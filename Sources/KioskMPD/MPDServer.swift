@@ -96,6 +96,7 @@ public final class MPDServer {
     /// Opens the listeners and starts following the player. Throws when no listener could be
     /// opened (one of two failing is logged).
     public func start() throws(Errno) {
+        loop.assertInLoop()
         guard !started else { return }
         var failures: [Errno] = []
         if let path = settings.socketPath {
@@ -140,6 +141,7 @@ public final class MPDServer {
 
     /// Closes every connection and listener; removes the Unix socket file.
     public func stop() {
+        loop.assertInLoop()
         guard started else { return }
         started = false
         player.onChange = nil

@@ -93,11 +93,10 @@ public func printLine(_ text: String) {
     bytes.withUnsafeMutableBytes { raw in
         var offset = 0
         while offset < raw.count {
-            let n = Glibc.write(1, raw.baseAddress! + offset, raw.count - offset)
-            if n <= 0 {
-                if n < 0 && errno == EINTR { continue }
-                return
+            let written = try? Syscalls.retrying("write") {
+                Glibc.write(1, raw.baseAddress! + offset, raw.count - offset)
             }
+            guard let n = written, n > 0 else { return }
             offset += n
         }
     }

@@ -16,9 +16,20 @@ public protocol Scheduler: AnyObject {
 
     /// Cancels a timer; it will not run again. Cancelling a fired one-shot timer does nothing.
     func cancel(_ timer: TimerID)
+
+    /// Whether the caller is on the scheduler's thread (`pthread_equal`: a few nanoseconds).
+    var inLoopThread: Bool { get }
 }
 
 extension Scheduler {
+    /// Stops the program when a type that belongs to the loop thread is entered from another
+    /// thread (a data race that would corrupt its state now and then): called at the public entries
+    /// of loop-thread types, as swift-nio's `assertInEventLoop()`. Cheap enough for release builds.
+    @inline(__always)
+    public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inLoopThread, "called off the loop thread: use handle.post or a Mailbox", file: file, line: line)
+    }
+
     /// A one-shot timer.
     @discardableResult
     public func schedule(afterMilliseconds delay: Int, _ body: @escaping () -> Void) -> TimerID {

@@ -32,14 +32,10 @@ extension Syscalls {
     /// Accepts one connection, non-blocking and close-on-exec; nil when none is waiting.
     /// The corresponding C function is `accept4(2)`.
     public static func accept(_ fd: Int32) throws(Errno) -> Int32? {
-        while true {
-            let rc = kiosk_net_accept(fd)
-            if rc >= 0 { return rc }
-            let e = errno
-            if e == EINTR { continue }
-            // A connection reset before it was accepted is not the listener's problem.
-            if e == EAGAIN || e == EWOULDBLOCK || e == ECONNABORTED { return nil }
-            throw Errno(rawValue: e, context: "accept")
+        do throws(Errno) {
+            return try retrying("accept") { kiosk_net_accept(fd) }
+        } catch  where [EAGAIN, EWOULDBLOCK, ECONNABORTED].contains(error.rawValue) {
+            return nil  // a connection reset before it was accepted is not the listener's problem
         }
     }
 
@@ -47,26 +43,20 @@ extension Syscalls {
     /// buffer is full). A closed peer is `EPIPE` (never SIGPIPE). The corresponding C function is
     /// `send(2)` with `MSG_NOSIGNAL | MSG_DONTWAIT`.
     public static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
-        while true {
-            let n = kiosk_net_send(fd, buffer.baseAddress, buffer.count)
-            if n >= 0 { return n }
-            let e = errno
-            if e == EINTR { continue }
-            if e == EAGAIN || e == EWOULDBLOCK { return 0 }
-            throw Errno(rawValue: e, context: "send")
+        do throws(Errno) {
+            return try retrying("send") { kiosk_net_send(fd, buffer.baseAddress, buffer.count) }
+        } catch  where error.rawValue == EAGAIN || error.rawValue == EWOULDBLOCK {
+            return 0
         }
     }
 
     /// Receives what is there without blocking: nil when nothing is, 0 at end of stream.
     /// The corresponding C function is `recv(2)` with `MSG_DONTWAIT`.
     public static func receive(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
-        while true {
-            let n = kiosk_net_receive(fd, buffer.baseAddress, buffer.count)
-            if n >= 0 { return n }
-            let e = errno
-            if e == EINTR { continue }
-            if e == EAGAIN || e == EWOULDBLOCK { return nil }
-            throw Errno(rawValue: e, context: "recv")
+        do throws(Errno) {
+            return try retrying("recv") { kiosk_net_receive(fd, buffer.baseAddress, buffer.count) }
+        } catch  where error.rawValue == EAGAIN || error.rawValue == EWOULDBLOCK {
+            return nil
         }
     }
 

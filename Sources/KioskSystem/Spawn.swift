@@ -67,7 +67,7 @@ extension Syscalls {
     public static func runAndWait(_ program: String, arguments: [String]) -> Int32 {
         guard let pid = try? spawn(program, arguments: arguments) else { return -1 }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = try? retrying("waitpid") { waitpid(pid, &status, 0) }
         return status
     }
 }

@@ -7,8 +7,11 @@ import Glibc
 /// function it calls. Thread: all functions may be called from any thread.
 public enum Syscalls {
     /// Runs `body` until it does not fail with EINTR. `body` returns -1 and sets errno on failure.
+    /// The one place that retries EINTR: a call site outside `Syscalls` that makes its own C call
+    /// (a shim, a callback of a C library) wraps it in this rather than looping itself.
     @inline(__always)
-    static func retrying<T: BinaryInteger>(_ what: @autoclosure () -> String, _ body: () -> T) throws(Errno) -> T {
+    public static func retrying<T: BinaryInteger>(_ what: @autoclosure () -> String, _ body: () -> T) throws(Errno) -> T
+    {
         while true {
             let rc = body()
             if rc != -1 { return rc }
@@ -83,12 +86,9 @@ public enum Syscalls {
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Errno.current.with("write")
+            offset += try retrying("write") {
+                bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
             }
-            offset += n
         }
     }
 
@@ -97,10 +97,8 @@ public enum Syscalls {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
-            let n = chunk.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress, raw.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Errno.current.with("read")
+            let n = try retrying("read") {
+                chunk.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress, raw.count) }
             }
             if n == 0 { return result }
             if result.count + n > limit { throw Errno(rawValue: EFBIG, context: "read: more than \(limit) bytes") }
@@ -245,12 +243,8 @@ public enum Syscalls {
     /// Reads (and resets) an eventfd or timerfd counter; 0 when nothing was pending.
     public static func readCounter(_ fd: Int32) -> UInt64 {
         var value: UInt64 = 0
-        while true {
-            let n = Glibc.read(fd, &value, 8)
-            if n == 8 { return value }
-            if n < 0 && errno == EINTR { continue }
-            return 0
-        }
+        let n = try? retrying("read counter") { Glibc.read(fd, &value, 8) }
+        return n == 8 ? value : 0
     }
 
     /// The corresponding C function is `signalfd(2)` over `signals`, non-blocking.
@@ -381,6 +375,10 @@ public enum Syscalls {
     public static func sleep(nanoseconds: UInt64) {
         var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
         var remaining = timespec()
-        while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+        _ = try? retrying("nanosleep") {
+            let rc = nanosleep(&request, &remaining)
+            request = remaining  // an interrupted sleep resumes with what was left
+            return rc
+        }
     }
 }

@@ -162,7 +162,7 @@ enum CommandLineTool {
 
     static var usage: String {
         var text = """
-            kiosk-player \(version): a FLAC player appliance for single-board computers.
+            kiosk-player \(version): a music player appliance for single-board computers.
 
             Usage: kiosk-player [--verbose] COMMAND [OPTIONS]
 

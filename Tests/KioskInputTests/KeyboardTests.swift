@@ -143,6 +143,22 @@ struct KeyboardTerminalTests {
         #expect(terminal.isCooked)
     }
 
+    /// The manager's deinit stops it (its backends no longer reach back to it there): dropping it
+    /// while the keyboard is read restores the terminal and takes the keyboard off the loop.
+    @Test func droppingTheManagerWithoutStopRestoresTheTerminal() throws {
+        let terminal = try PseudoTerminal()
+        let loop = try EventLoop()
+        let profile = try InputProfile.parse(
+            try JSONReader.parse(Array("{}".utf8), file: "box.json"), settings: InputSettings())
+        var manager: InputManager? = InputManager(loop: loop, profile: profile, settings: InputSettings()) { _ in }
+        manager!.startKeyboard(fd: terminal.slave)
+        #expect(terminal.isRaw)
+        manager = nil
+        #expect(terminal.isCooked)
+        terminal.type("n")
+        try loop.runOnce(timeoutMilliseconds: 50)  // nothing watches the terminal any more
+    }
+
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT])
     func terminalIsRestoredWhenTheProcessEndsBySignal(_ signal: Int32) throws {
         let terminal = try PseudoTerminal()

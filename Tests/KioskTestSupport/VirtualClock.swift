@@ -1,3 +1,4 @@
+import Glibc
 import KioskSystem
 
 /// A `Scheduler` whose time moves only when a test says so: `advance(byMilliseconds:)` runs every
@@ -18,6 +19,8 @@ public final class VirtualClock: Scheduler {
     private var entries: [UInt64: Entry] = [:]
     private var nextID: UInt64 = 1
     private var nextSequence: UInt64 = 0
+    /// The thread that asked `inLoopThread` first: the clock's loop thread from then on.
+    private var owner: pthread_t?
 
     /// Starts at `start` nanoseconds (not 0, so "never" and "at the start" differ).
     public init(start: UInt64 = 1_000_000_000) { nowNanoseconds = start }
@@ -36,6 +39,15 @@ public final class VirtualClock: Scheduler {
     }
 
     public func cancel(_ timer: TimerID) { entries[timer.raw] = nil }
+
+    public var inLoopThread: Bool {
+        let caller = pthread_self()
+        guard let owner else {
+            owner = caller
+            return true
+        }
+        return pthread_equal(owner, caller) != 0
+    }
 
     /// Whether `timer` is still scheduled.
     public func isScheduled(_ timer: TimerID) -> Bool { entries[timer.raw] != nil }

@@ -30,26 +30,15 @@ for pc in alsa flac libgpiod libturbojpeg libjpeg libpng freetype2 sqlite3 vorbi
     includes+=($(pkg-config --cflags-only-I "$pc"))
 done
 includes+=(-idirafter /usr/include)
-passed=0
-failed=0
-check() {
-    local what=$1
-    shift
-    if out=$("$@" 2>&1); then
-        passed=$((passed + 1))
-        echo "  ok    $what"
-    else
-        failed=$((failed + 1))
-        echo "  FAIL  $what"
-        printf '%s\n' "$out" | head -n 20 | sed 's/^/        /'
-    fi
-}
+harness_name=cross-aarch64
+# shellcheck source=../../deploy/tests/harness.sh
+source "$repo/deploy/tests/harness.sh"
 echo "cross-aarch64: $($cc --version | head -n 1)"
 for f in "$repo"/Sources/CKioskShims/*.c; do
     # jpeglib.h includes jconfig.h, which Debian installs under the architecture's include
     # directory (multiarch), as mpg123.h below: compiled in the arm64 tree.
     if [ "$(basename "$f")" = kiosk_jpeg.c ]; then
-        echo "  skip  CKioskShims/kiosk_jpeg.c (multiarch jconfig.h; compiled in the arm64 tree)"
+        skip "CKioskShims/kiosk_jpeg.c" "multiarch jconfig.h; compiled in the arm64 tree"
         continue
     fi
     check "CKioskShims/$(basename "$f")" "$cc" -std=gnu11 -O2 -Wall -Wextra -Werror "${includes[@]}" \
@@ -60,7 +49,7 @@ for shim in "$repo"/Sources/C*/shim.h; do
     # Debian installs mpg123.h under the architecture's include directory (multiarch): the host has
     # only x86_64's. It is compiled for aarch64 with the whole package in the trees (make test ARCH=arm64).
     if [ "$name" = CMPG123 ] || [ "$name" = CJPEGLib ]; then
-        echo "  skip  $name/shim.h (multiarch header; compiled in the arm64 tree)"
+        skip "$name/shim.h" "multiarch header; compiled in the arm64 tree"
         continue
     fi
     printf '#include "%s"\n' "$shim" >"$work/$name.c"
@@ -69,5 +58,4 @@ done
 if [ "$passed" -gt 0 ]; then
     file "$work"/kiosk_spi.o | grep -q 'ARM aarch64' && echo "  (objects are ELF aarch64)"
 fi
-echo "cross-aarch64: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+harness_end

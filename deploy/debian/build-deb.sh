@@ -56,7 +56,7 @@ mkdir -p "$stage/debian" "$stage/prebuilt" "$stage/modules-load.d" "$stage/confi
 cp -a "$here/control" "$here/rules" "$here/copyright" "$here/source" "$here"/kiosk-player.* "$stage/debian/"
 cp "$repo/deploy/sysusers-kiosk-player.conf" "$stage/debian/kiosk-player.sysusers"
 install -m 0755 "$binary" "$stage/prebuilt/kiosk-player"
-cp -a "$repo/deploy/systemd" "$repo/deploy/udev" "$stage/"
+cp -a "$repo/deploy/systemd" "$repo/deploy/udev" "$repo/deploy/units.list" "$stage/"
 cp "$repo/deploy/modules-load-kiosk-player.conf" "$stage/modules-load.d/kiosk-player.conf"
 cp "$repo/deploy/kiosk-automount" "$repo/deploy/kiosk-library-dropin" "$repo/deploy/kiosk-lazytime" "$repo/deploy/kiosk-console" "$stage/"
 cp "$repo"/boards/*.json "$stage/boards/"

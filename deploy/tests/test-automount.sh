@@ -10,9 +10,8 @@ export LC_ALL=C
 here=$(cd "$(dirname "$0")/.." && pwd)
 tool="$here/kiosk-automount"
 work=$(mktemp -d /tmp/kiosk-automount-test.XXXXXX)
-passed=0
-failed=0
-skipped=0
+# shellcheck source=harness.sh
+source "$here/tests/harness.sh"
 loops=()
 
 cleanup() {
@@ -24,10 +23,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass() { passed=$((passed + 1)); echo "  ok    $1"; }
-fail() { failed=$((failed + 1)); echo "  FAIL  $1"; [ $# -lt 2 ] || echo "        $2"; }
-skip() { skipped=$((skipped + 1)); echo "  skip  $1 ($2)"; }
-expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected '$3', got '$2'"; fi; }
 
 echo "safe-name"
 name() { "$tool" safe-name "$1" "$2" "$3"; }
@@ -228,5 +223,4 @@ else
         *) pass "the rule file parses cleanly" ;; esac
 fi
 
-echo "test-automount: $passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+harness_end

@@ -10,12 +10,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 tool="$here/kiosk-console"
 work=$(mktemp -d /tmp/kiosk-console-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "  ok    $1"; }
-fail() { failed=$((failed + 1)); echo "  FAIL  $1"; [ $# -lt 2 ] || printf '%s\n' "$2" | sed 's/^/        /'; }
-expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected '$3', got '$2'"; fi; }
-expect_in() { case $2 in *"$3"*) pass "$1" ;; *) fail "$1" "expected '$3' in: $2" ;; esac; }
+# shellcheck source=harness.sh
+source "$here/tests/harness.sh"
 
 sys=$work/sys
 mkdir -p "$sys/class/vtconsole/vtcon0" "$sys/class/vtconsole/vtcon1" "$sys/class/graphics/fb0" "$sys/class/graphics/fbcon"
@@ -78,5 +74,4 @@ echo "usage"
 sh "$tool" frobnicate >/dev/null 2>&1
 expect_eq "an unknown command exits 2" $? 2
 
-echo "test-console: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+harness_end

@@ -26,11 +26,11 @@ done
 [ -f "$deb" ] || { echo "test-deb: no .deb for $arch (make deb ARCH=$arch)" >&2; exit 1; }
 bench=${KIOSK_FLAC_TESTBENCH:-$repo/../shared/flac-testbench/subset}
 bench_name="testbench files"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "  ok    $1"; }
-fail() { failed=$((failed + 1)); echo "  FAIL  $1"; [ $# -lt 2 ] || printf '%s\n' "$2" | head -n 20 | sed 's/^/        /'; }
-check() { local name=$1; shift; if out=$("$@" 2>&1); then pass "$name"; else fail "$name" "$out"; fi; }
+harness_name=test-deb
+# shellcheck source=harness.sh
+source "$repo/deploy/tests/harness.sh"
+# shellcheck source=../units.sh
+source "$repo/deploy/units.sh"
 
 base=$(bash "$repo/deploy/trees/tree.sh" base "$arch") || exit 1
 work=$(mktemp -d /tmp/kiosk-test-deb.XXXXXX)
@@ -84,7 +84,7 @@ if in_tree dpkg-query -W -f='${Status}' kiosk-player 2>/dev/null | grep -q 'inst
     pass "apt-get install ./$(basename "$deb") (with its dependencies, in $(($(date +%s) - start)) s)"
 else
     fail "apt-get install ./$(basename "$deb")" "$(tail -n 20 "$work/apt.log")"
-    echo "test-deb: $passed passed, $failed failed"
+    harness_end
     exit 1
 fi
 pulled=$(grep -c '^Setting up ' "$work/apt.log")
@@ -105,8 +105,10 @@ check "60-kiosk-player-devices.rules gives gpiochip to gpio and spidev to spi" b
     "grep -q 'KERNEL==\"gpiochip\[0-9\]\*\", GROUP=\"gpio\", MODE=\"0660\"' '$tree/usr/lib/udev/rules.d/60-kiosk-player-devices.rules' &&
      grep -q 'KERNEL==\"spidev\[0-9\]\*\", GROUP=\"spi\", MODE=\"0660\"' '$tree/usr/lib/udev/rules.d/60-kiosk-player-devices.rules'"
 rm -f "$tree/usr/local/sbin/udevadm"
-check "kiosk-player.service enabled at boot" test -L "$tree/etc/systemd/system/multi-user.target.wants/kiosk-player.service"
-check "power-off path unit enabled" test -L "$tree/etc/systemd/system/multi-user.target.wants/kiosk-player-poweroff.path"
+for u in $(kiosk_units enable); do
+    check "$u enabled at boot" test -L "$tree/etc/systemd/system/multi-user.target.wants/$u"
+done
+for u in $(kiosk_units); do check "unit $u installed" test -f "$tree/usr/lib/systemd/system/$u"; done
 check "config is a conffile" bash -c "chroot '$tree' dpkg-query -W -f='\${Conffiles}' kiosk-player | grep -q /etc/kiosk-player/config.json"
 check "board profiles installed" test -f "$tree/usr/share/kiosk-player/boards/pirate-audio.json"
 check "kiosk-player boards --check" in_tree kiosk-player boards --check
@@ -186,5 +188,4 @@ check "purge removes the config" test ! -e "$tree/etc/kiosk-player"
 check "purge removes the state" test ! -e "$tree/var/lib/kiosk-player"
 check "purge removes the user" bash -c "! chroot '$tree' getent passwd kiosk-player"
 echo "test-deb: $(du -k "$deb" | cut -f1) KiB .deb, installed size $(dpkg-deb -f "$deb" Installed-Size) KiB"
-echo "test-deb: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+harness_end

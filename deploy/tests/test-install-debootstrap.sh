@@ -24,11 +24,11 @@ while [ $# -gt 0 ]; do
 done
 cache=/var/cache/kiosk-player/$suite-minbase
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "  ok    $1"; }
-fail() { failed=$((failed + 1)); echo "  FAIL  $1"; [ $# -lt 2 ] || printf '%s\n' "$2" | sed 's/^/        /'; }
-check() { local name=$1; shift; if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name"; fi; }
+harness_name=test-install
+# shellcheck source=harness.sh
+source "$repo/deploy/tests/harness.sh"
+# shellcheck source=../units.sh
+source "$repo/deploy/units.sh"
 
 [ "$(id -u)" = 0 ] || { echo "test-install: skipped: needs root"; exit 0; }
 command -v debootstrap >/dev/null || { echo "test-install: skipped: debootstrap is not installed (apt-get install debootstrap)"; exit 0; }
@@ -121,7 +121,7 @@ check "binary installed" test -x "$tree/usr/bin/kiosk-player"
 check "automount helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-automount"
 check "lazytime helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-lazytime"
 check "console helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-console"
-for u in kiosk-player.service kiosk-automount@.service kiosk-player-poweroff.path kiosk-player-poweroff.service kiosk-player-lazytime.service; do
+for u in $(kiosk_units); do
     check "unit $u installed" test -f "$tree/usr/lib/systemd/system/$u"
 done
 check "udev rules installed" test -f "$tree/usr/lib/udev/rules.d/80-kiosk-player-automount.rules"
@@ -135,10 +135,10 @@ for g in kiosk-player audio video input gpio spi; do case " $groups " in *" $g "
 if [ $ok = 1 ]; then pass "user kiosk-player in groups: $groups"; else fail "user kiosk-player and its groups" "$groups"; fi
 shell=$(in_tree getent passwd kiosk-player | cut -d: -f7)
 check "the user cannot log in ($shell)" test "$shell" = /usr/sbin/nologin
-state=$(systemctl --root="$tree" is-enabled kiosk-player.service 2>&1)
-check "kiosk-player.service enabled ($state)" test "$state" = enabled
-state=$(systemctl --root="$tree" is-enabled kiosk-player-poweroff.path 2>&1)
-check "kiosk-player-poweroff.path enabled ($state)" test "$state" = enabled
+for u in $(kiosk_units enable); do
+    state=$(systemctl --root="$tree" is-enabled "$u" 2>&1)
+    check "$u enabled ($state)" test "$state" = enabled
+done
 if [ "$runs_here" = 1 ]; then
 missing=$(in_tree ldd /usr/bin/kiosk-player 2>&1 | grep 'not found')
 if [ -z "$missing" ]; then pass "every shared library the binary needs is installed (ldd)"; else fail "shared libraries" "$missing"; fi
@@ -159,7 +159,7 @@ fi
 fi
 # --man=no: a minbase tree has no man to look the Documentation= pages up with; the page is
 # checked as a file instead.
-out=$(in_tree systemd-analyze verify --man=no kiosk-player.service kiosk-player-poweroff.path 2>&1)
+out=$(in_tree systemd-analyze verify --man=no $(kiosk_units enable) 2>&1)
 if [ -z "$out" ]; then pass "the tree's own systemd ($(in_tree systemctl --version | head -n 1 | awk '{print $2}')) verifies the units"
 else fail "the tree's systemd verifies the units" "$out"; fi
 if [ -f "$tree/usr/share/man/man1/kiosk-player.1" ]; then pass "the man page the units name is installed"
@@ -209,5 +209,4 @@ bash "$repo/deploy/install.sh" --root "$tree" --uninstall --purge >/dev/null 2>&
 check "--purge removes the config" test ! -e "$tree/etc/kiosk-player"
 if in_tree getent passwd kiosk-player >/dev/null; then fail "--purge removes the user"; else pass "--purge removes the user"; fi
 
-echo "test-install: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+harness_end

@@ -15,7 +15,7 @@ struct kiosk_input_event {
 };
 
 /// Reads pending events from an evdev fd, at most `max`. Returns the count, 0 when none is pending
-/// (EAGAIN), or -1 with errno set (ENODEV when the device was unplugged).
+/// (EAGAIN), or -1 with errno set (ENODEV when the device was unplugged; EINTR is the caller's to retry).
 int kiosk_evdev_read(int fd, struct kiosk_input_event *events, int max);
 /// EVIOCGNAME: the device's name. Returns 0 or -1 with errno set.
 int kiosk_evdev_name(int fd, char *name, size_t size);
@@ -41,7 +41,7 @@ const char *kiosk_evdev_code_name(unsigned int type, unsigned int code);
 /// fd (the device lives while it is open), or -1 with errno set.
 int kiosk_uinput_create(const char *path, const char *name, const uint16_t *keys, int key_count,
                         const uint16_t *rels, int rel_count);
-/// Sends one event through a uinput fd (add EV_SYN/SYN_REPORT to end a frame). 0 or -1.
+/// Sends one event through a uinput fd (add EV_SYN/SYN_REPORT to end a frame). 0 or -1 (EINTR not retried).
 int kiosk_uinput_emit(int fd, uint16_t type, uint16_t code, int32_t value);
 /// UI_GET_SYSNAME: the device's name under /sys/devices/virtual/input ("input7"). 0 or -1.
 int kiosk_uinput_sysname(int fd, char *name, size_t size);

@@ -15,12 +15,12 @@ int kiosk_spi_read_configuration(int fd, uint8_t *mode, uint8_t *bits_per_word, 
 
 /// Sends `length` bytes as one message of one transfer (SPI_IOC_MESSAGE(1)) at `speed_hz`, 8 bits
 /// per word, nothing received. spidev refuses messages larger than its `bufsiz` (EMSGSIZE).
-/// Returns the byte count, or -1 with errno set.
+/// Returns the byte count, or -1 with errno set (EINTR is the caller's to retry).
 int kiosk_spi_write(int fd, const void *bytes, uint32_t length, uint32_t speed_hz);
 
 /// Sends `length` bytes of `tx` and receives `length` bytes into `rx` in the same full-duplex
 /// transfer (one SPI_IOC_MESSAGE(1) with both buffers), at `speed_hz`, 8 bits per word: what a chip
-/// that answers on MISO (an MFRC522 card reader) needs. Returns the byte count, or -1 with errno set.
+/// that answers on MISO (an MFRC522 card reader) needs. Returns the byte count, or -1 with errno set (EINTR not retried).
 int kiosk_spi_transfer(int fd, const void *tx, void *rx, uint32_t length, uint32_t speed_hz);
 
 /// The layout facts the tests check: SPI_IOC_MESSAGE(1), the SPI_IOC_WR_* requests, and

@@ -39,10 +39,12 @@ final class USBCardReader {
     var label: String { "usb reader \"\(device?.name ?? spec)\"" }
 
     func start() {
+        loop.assertInLoop()
         if device == nil && !open() { scheduleRetry() }
     }
 
     func stop() {
+        loop.assertInLoop()
         if let source { loop.removeSource(source) }
         if let retry { loop.cancel(retry) }
         source = nil

@@ -270,8 +270,10 @@ extension BenchCommand {
         }
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            if errno != EINTR { throw ToolError("wait for \(program): \(Errno.current)") }
+        do throws(Errno) {
+            _ = try Syscalls.retrying("wait for \(program)") { wait4(pid, &status, 0, &usage) }
+        } catch {
+            throw ToolError("\(error)")
         }
         if status != 0 { throw ToolError("\(program) \(arguments.joined(separator: " ")) failed (status \(status))") }
         let cpu =

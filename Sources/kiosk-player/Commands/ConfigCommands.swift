@@ -52,7 +52,8 @@ enum ConfigCommands {
             description: """
                 Lists the board profiles found in DIR, $KIOSK_BOARDS_DIR, /etc/kiosk-player/boards,
                 /usr/share/kiosk-player/boards and the source checkout's boards/ (earlier wins).
-                With --check, validates each and exits 1 if any is invalid.
+                With --check, validates each (the loader's rules, and those of the profiles we ship: every
+                button and key bound, audio devices that name their card) and exits 1 if any is invalid.
 
                 """,
             options: [
@@ -71,7 +72,15 @@ enum ConfigCommands {
                     do {
                         let profile = try BoardProfile.load(file: entry.file)
                         let test = profile.isTest ? " [test]" : ""
-                        printLine("\(entry.name.padding(to: width))\(profile.description)\(test)")
+                        let problems = parsed.has("--check") ? BoardLint.problems(profile) : []
+                        if problems.isEmpty {
+                            printLine("\(entry.name.padding(to: width))\(profile.description)\(test)")
+                        } else {
+                            failures += 1
+                            for problem in problems {
+                                printLine("\(entry.name.padding(to: width))INVALID: \(entry.file): \(problem)")
+                            }
+                        }
                     } catch {
                         failures += 1
                         printLine("\(entry.name.padding(to: width))INVALID: \(error)")

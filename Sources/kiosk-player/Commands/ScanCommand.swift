@@ -11,7 +11,7 @@ enum ScanCommand {
             summary: "scan a folder, print the catalog summary and problems",
             synopsis: ["DIR [--json] [--state-dir DIR]"],
             description: """
-                Scans DIR like a USB stick: FLAC files (tags, playability), playlists (.m3u, .m3u8)
+                Scans DIR like a USB stick: music files (tags, playability), playlists (.m3u, .m3u8)
                 and cover images. Prints the number of collections per category, every file left
                 out or read with a caveat (file: reason), and the time taken.
 

@@ -28,6 +28,7 @@ final class Overlays {
 
     /// Shows `message` for `seconds` (replacing one that shows).
     func show(_ message: MessageState, seconds: Int) {
+        scheduler.assertInLoop()
         clearMessage()
         let timer = scheduler.schedule(afterMilliseconds: seconds * 1000) { [weak self] in
             self?.transient = nil

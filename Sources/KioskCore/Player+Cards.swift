@@ -10,6 +10,7 @@ import KioskSystem
 extension Player {
     /// A card presented to a reader or taken off.
     public func handle(_ event: CardEvent) {
+        scheduler.assertInLoop()
         guard !shuttingDown else { return }
         inputCame()
         switch event.kind {

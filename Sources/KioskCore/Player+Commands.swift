@@ -24,6 +24,7 @@ extension Player {
     /// playing" (next, previous or seek while stopped), an entry or range that does not exist.
     @discardableResult
     public func perform(_ command: PlayerCommand, from origin: CommandOrigin) -> Bool {
+        scheduler.assertInLoop()
         let applied = apply(command, from: origin)
         refreshScreen()
         return applied

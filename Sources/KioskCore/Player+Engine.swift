@@ -8,6 +8,7 @@ import KioskSystem
 /// `Player`.
 extension Player {
     public func handle(_ event: AudioEvent) {
+        scheduler.assertInLoop()
         switch event {
         case .trackStarted(let id, let format, _):
             // A track may start mid-way (a restored position, a seek): the engine knows where.

@@ -8,6 +8,7 @@ import KioskSystem
 extension Player {
     /// One library event and the catalog after it; the screen is drawn once for it.
     public func handle(_ event: LibraryEvent, catalog newCatalog: Catalog) {
+        scheduler.assertInLoop()
         // A scan's end already brought its catalog: the change that follows it is no news.
         if case .catalogChanged = event, newCatalog === catalog { return }
         shelf.apply(event, catalog: newCatalog)

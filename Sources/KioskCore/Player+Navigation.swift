@@ -16,6 +16,7 @@ extension Player {
     /// it. With nothing queued the now-playing screen shows the browse list, and the actions act
     /// as in browse mode.
     public func handle(_ event: ActionEvent) {
+        scheduler.assertInLoop()
         guard !shuttingDown else { return }
         inputCame()
         if inputCancelsSleepFade() { return }

@@ -5,12 +5,14 @@ import KioskDisplay
 extension Player {
     /// The doctor's failed lines (the check runs on a worker at start; KioskDoctor's SetupCheckService).
     public func setSetupProblems(_ problems: [SetupCheckState.Problem]) {
+        scheduler.assertInLoop()
         overlays.setSetupProblems(problems)
         refreshScreen()
     }
 
     /// Shows `warning` in the status line while it is set (under-voltage); nil clears it.
     public func setPowerWarning(_ warning: String?) {
+        scheduler.assertInLoop()
         if overlays.setPowerWarning(warning) { refreshScreen() }
     }
 

@@ -314,6 +314,7 @@ public final class Player {
 
     /// Draws the screen from one view of the player and tells systemd and remote clients.
     public func refreshScreen() {
+        scheduler.assertInLoop()
         let view = self.view
         let state = view.screen
         if case .nowPlaying = state {} else { overlays.dropVolume() }
@@ -361,6 +362,7 @@ public final class Player {
 
     /// Stops everything for process exit: state saved, audio stopped, screen cleared.
     public func shutdown() {
+        scheduler.assertInLoop()
         recorder.stopPeriodic()
         recorder.saveNow()
         engine.shutdown()

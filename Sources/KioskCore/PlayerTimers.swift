@@ -57,6 +57,7 @@ final class PlayerTimers {
 
     /// An input came: the browse timeout starts again.
     func rearmBrowseTimeout() {
+        scheduler.assertInLoop()
         if let timer = browseTimer { scheduler.cancel(timer) }
         browseTimer = scheduler.schedule(afterMilliseconds: browseTimeoutMilliseconds) { [weak self] in
             self?.events.browseTimedOut()
@@ -117,6 +118,7 @@ final class PlayerTimers {
     /// cycle it is. Returns whether a fade under way was cancelled (the volume comes back).
     @discardableResult
     func setSleep(seconds: Int?, minutes: Int? = nil) -> Bool {
+        scheduler.assertInLoop()
         let wasFading = cancelSleep()
         guard let seconds, seconds > 0 else { return wasFading }
         let deadline = scheduler.nowNanoseconds + UInt64(seconds) * 1_000_000_000

@@ -28,6 +28,7 @@ final class ResumeRecorder {
 
     /// Saves at the end of this loop turn.
     func saveSoon() {
+        scheduler.assertInLoop()
         guard !soonScheduled else { return }
         soonScheduled = true
         scheduler.schedule(afterMilliseconds: 0) { [weak self] in
@@ -37,6 +38,7 @@ final class ResumeRecorder {
     }
 
     func saveNow() {
+        scheduler.assertInLoop()
         do {
             try store.save(snapshot())
         } catch {

@@ -98,8 +98,8 @@ public final class Appliance {
         // the engine reports a device that does not open (deviceLost) and retries by itself.
         engine = try AudioEngine(loop: loop, settings: audioSettings) { event in sink.player?.handle(event) }
         library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: config.mediaRoots) {
-            [unowned self] event in
-            sink.player?.handle(event, catalog: self.library.catalog)
+            [unowned self] event, catalog in
+            sink.player?.handle(event, catalog: catalog)
             switch event {
             case .scanFinished, .catalogChanged: self.scheduleMemoryTrim()
             default: break

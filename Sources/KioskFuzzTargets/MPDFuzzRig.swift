@@ -47,14 +47,12 @@ final class MPDFuzzRig {
             config.stateDirectory = root + "/state"
             config.mediaRoots = []
             config.audio.device = .silent
-            library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: []) { event in
-                guard let player = box.player, let library = box.library else { return }
-                player.handle(event, catalog: library.catalog)
+            library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: []) { event, catalog in
+                box.player?.handle(event, catalog: catalog)
             }
             player = Player(
                 loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil)
             box.player = player
-            box.library = library
             var settings = MPDSettings()
             settings.socketPath = socket
             server = MPDServer(loop: loop, player: player, library: library, settings: settings)
@@ -68,10 +66,9 @@ final class MPDFuzzRig {
         }
     }
 
-    /// The player and library, for the engine's and the library's callbacks (set once built).
+    /// The player, for the engine's and the library's callbacks (set once built).
     private final class Box {
         weak var player: Player?
-        weak var library: Library?
     }
 
     func run(_ data: [UInt8]) {

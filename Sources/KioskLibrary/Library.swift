@@ -27,7 +27,7 @@ public final class Library {
     public private(set) var catalog: Catalog = .empty
 
     private let loop: EventLoop
-    private let onEvent: (LibraryEvent) -> Void
+    private let onEvent: (LibraryEvent, Catalog) -> Void
     private let indexDirectory: String
     private var watcher: MountWatcher?
     private var mailbox: Mailbox<WorkerMessage>?
@@ -77,10 +77,10 @@ public final class Library {
     /// - Parameters:
     ///   - stateDirectory: indexes go to `<stateDirectory>/library/<volume-id>.sqlite`.
     ///   - mediaRoots: folders under which mounted volumes are picked up (e.g. `/media`).
-    ///   - onEvent: called on the loop thread.
+    ///   - onEvent: called on the loop thread with each event and the catalog after it.
     public init(
         loop: EventLoop, stateDirectory: String, mediaRoots: [String], limits: ScanLimits = ScanLimits(),
-        onEvent: @escaping (LibraryEvent) -> Void
+        onEvent: @escaping (LibraryEvent, Catalog) -> Void
     ) throws {
         self.loop = loop
         self.stateDirectory = stateDirectory
@@ -180,7 +180,7 @@ public final class Library {
         present[id] = Present(id: id, mountPoint: mountPoint, generation: nextGeneration)
         nextGeneration += 1
         Log.info("library: volume \(id) at \(mountPoint)")
-        onEvent(.volumeAdded(id, mountPoint: mountPoint))
+        emit(.volumeAdded(id, mountPoint: mountPoint))
         enqueue(id)
     }
 
@@ -191,13 +191,16 @@ public final class Library {
         queue.removeAll { $0 == volume.id }
         if running?.volume == volume.id { running?.cancellation.cancel() }
         Log.info("library: volume \(volume.id) at \(mountPoint) went away")
-        onEvent(.volumeRemoved(volume.id, mountPoint: mountPoint))
+        emit(.volumeRemoved(volume.id, mountPoint: mountPoint))
         let updated = catalog.removing(volumes: [volume.id])
         if updated !== catalog {
             catalog = updated
-            onEvent(.catalogChanged)
+            emit(.catalogChanged)
         }
     }
+
+    /// Tells the owner of `event`, with the catalog after it: the owner never reads it back.
+    private func emit(_ event: LibraryEvent) { onEvent(event, catalog) }
 
     // MARK: - scanning
 
@@ -293,7 +296,7 @@ public final class Library {
         switch message {
         case .progress(let job, let volume, let tracks):
             guard running?.number == job else { return }
-            onEvent(.scanProgress(volume, tracksFound: tracks))
+            emit(.scanProgress(volume, tracksFound: tracks))
         case .finished(let number, let outcome):
             guard let job = running, job.number == number else { return }
             running = nil
@@ -326,10 +329,10 @@ public final class Library {
                     "library: scanned \(job.volume) in \(stats.seconds) s: \(stats.tracks) tracks, \(stats.filesRead) files read, \(stats.problems) problems\(stats.reusedPrevious ? " (nothing changed)" : "")"
                 )
                 Self.logLeftOut(outcome.contents.problems, volume: job.volume)
-                onEvent(
+                emit(
                     .scanFinished(
                         job.volume, tracks: stats.tracks, problems: stats.problems, seconds: stats.seconds))
-                if changed { onEvent(.catalogChanged) }
+                if changed { emit(.catalogChanged) }
             }
             startNext()
         }

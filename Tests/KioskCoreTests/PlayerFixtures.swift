@@ -176,11 +176,7 @@ final class PlayerRig {
             engine = try AudioEngine(loop: loop, settings: settings, onEvent: deliver)
             scheduler = loop
             opens = OutputSupervisor.alsaOpens
-            var real: Library?
-            real = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event in
-                libraryEvent(event, real!.catalog)
-            }
-            library = real
+            library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [], onEvent: libraryEvent)
         }
         player = Player(
             loop: scheduler, engine: engine, screen: display, config: config, outputDevices: devices, resume: resume,

@@ -81,7 +81,9 @@ final class EventLog {
         }
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { log.events.append($0) }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, _ in
+            log.events.append(event)
+        }
         library.addVolume(path: music.root)
         #expect(try loop.run(until: { log.finished == 1 }, timeoutNanoseconds: 30_000_000_000))
         let id = VolumeIdentity.identify(directory: music.root)
@@ -119,7 +121,9 @@ final class EventLog {
         for i in 1...3 { try music.track("Album/\(i).flac", title: "T\(i)", album: "Album", track: "\(i)") }
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { log.events.append($0) }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, _ in
+            log.events.append(event)
+        }
         library.addVolume(path: music.root)
         #expect(try loop.run(until: { log.finished == 1 }, timeoutNanoseconds: 30_000_000_000))
         let first = library.catalog
@@ -161,7 +165,9 @@ final class EventLog {
         try b.track("y.flac", title: "From B", artist: "Same", album: "Shared")
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { log.events.append($0) }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, _ in
+            log.events.append(event)
+        }
         library.addVolume(path: a.root)
         library.addVolume(path: b.root)
         #expect(try loop.run(until: { log.finished == 2 }, timeoutNanoseconds: 30_000_000_000))
@@ -181,7 +187,9 @@ final class EventLog {
         for i in 1...40 { try music.track("\(i).flac", title: "T\(i)") }
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { log.events.append($0) }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, _ in
+            log.events.append(event)
+        }
         library.addVolume(path: music.root)
         library.removeVolume(path: music.root)
         try loop.run(until: { library.isIdle }, timeoutNanoseconds: 30_000_000_000)
@@ -213,7 +221,7 @@ final class EventLog {
         let loop = try EventLoop()
         let log = EventLog()
         let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [media.path]) {
-            log.events.append($0)
+            event, _ in log.events.append(event)
         }
         library.start()
         try loop.run(forNanoseconds: 20_000_000)
@@ -279,7 +287,7 @@ final class EventLog {
         let loop = try EventLoop()
         let log = EventLog()
         let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [media.path]) {
-            log.events.append($0)
+            event, _ in log.events.append(event)
         }
         library.start()  // mounted already: scanned at start
         #expect(try loop.run(until: { log.finished == 1 }, timeoutNanoseconds: 30_000_000_000))

@@ -83,7 +83,9 @@ import Testing
         defer { state.remove() }
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { log.events.append($0) }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, _ in
+            log.events.append(event)
+        }
         library.addVolume(path: "/nonexistent/kiosk-music")
         #expect(try loop.run(until: { log.finished == 1 }, timeoutNanoseconds: 30_000_000_000))
         #expect(library.catalog.trackCount == 0)
@@ -94,7 +96,7 @@ import Testing
     @Test func stateDirectoryThatCannotBeMadeIsAnError() throws {
         let loop = try EventLoop()
         #expect(throws: Errno.self) {
-            _ = try Library(loop: loop, stateDirectory: "/proc/kiosk-nope", mediaRoots: []) { _ in }
+            _ = try Library(loop: loop, stateDirectory: "/proc/kiosk-nope", mediaRoots: []) { _, _ in }
         }
     }
 }

@@ -99,14 +99,13 @@ final class Harness {
         config.stateDirectory = directory.file("state")
         config.mediaRoots = []
         config.audio.device = .silent
-        library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: []) { event in
-            box.deliver(event)
+        library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: []) { event, catalog in
+            box.player?.handle(event, catalog: catalog)
         }
         player = Player(
             loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none", "default", "hw:9"],
             resume: nil)
         box.player = player
-        box.library = library
         let profile = try InputProfile.parse(
             try JSONReader.parse(Array(Harness.buttonsJSON.utf8), file: "test.json"), settings: InputSettings())
         inputs = InputManager(loop: loop, profile: profile, settings: InputSettings()) { [unowned player] event in
@@ -174,11 +173,6 @@ final class Harness {
 /// Routes engine and library events to the player once it exists.
 final class PlayerBox {
     weak var player: Player?
-    weak var library: Library?
-    func deliver(_ event: LibraryEvent) {
-        guard let player, let library else { return }
-        player.handle(event, catalog: library.catalog)
-    }
 }
 
 /// A failure with a message (for `throw` in helpers).

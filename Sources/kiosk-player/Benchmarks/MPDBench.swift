@@ -42,11 +42,9 @@ extension BenchCommand {
         var config = Config()
         config.stateDirectory = state
         config.mediaRoots = []
-        var libraryObject: Library?
-        let lib = try Library(loop: loop, stateDirectory: state, mediaRoots: []) { event in
-            if let library = libraryObject { box.player?.handle(event, catalog: library.catalog) }
+        let lib = try Library(loop: loop, stateDirectory: state, mediaRoots: []) { event, catalog in
+            box.player?.handle(event, catalog: catalog)
         }
-        libraryObject = lib
         let player = Player(
             loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil)
         box.player = player

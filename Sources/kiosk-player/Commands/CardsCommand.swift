@@ -140,7 +140,7 @@ enum CardsCommand {
     private static func scanLibrary(_ config: Config, seconds: Int) throws -> Catalog {
         let loop = try EventLoop()
         let library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: config.mediaRoots) {
-            _ in
+            _, _ in
         }
         library.start()
         for folder in config.libraryDirectories { library.addVolume(path: folder) }

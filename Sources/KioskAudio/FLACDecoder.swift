@@ -16,24 +16,21 @@ import KioskSystem
 ///
 /// Thread: one thread at a time (the engine's decoder thread). `decode` does not allocate (libFLAC
 /// sizes its own buffers on the first frame after open or seek, and when a larger block arrives).
-public final class FLACDecoder: AudioDecoder {
+public final class FLACDecoder: DecoderSkeleton {
     /// The largest block FLAC allows, in frames.
     public static let maxBlockFrames = 65535
     /// Bytes of junk scanned before giving up on finding a FLAC stream.
     public static let junkLimit: Int64 = 16 << 20
 
     private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>
-    /// The open file; `.invalid` between files.
-    private var file = FileDescriptor.invalid
-    private var fd: Int32 { file.rawValue }
+    /// The open file (closed between files).
+    private let source = SourceFile()
+    private var fd: Int32 { source.fd }
     private var initialized = false
 
-    /// The file that is open ("" when none).
-    public private(set) var path = ""
-    /// Format of the frames the next `decode` delivers; nil until a stream is open.
-    public private(set) var format: PCMFormat?
-    /// STREAMINFO's total frames, when set.
-    public private(set) var totalFrames: Int64?
+    /// The file's facts; `totalFrames` is STREAMINFO's, when set. The position is counted apart
+    /// (`position`): decoded frames may wait in the side buffer.
+    var stream = DecodedStream()
     /// STREAMINFO's largest block (frames), or `maxBlockFrames` when unknown.
     public private(set) var maxBlockSize = FLACDecoder.maxBlockFrames
     /// Frame number (per channel) of the next frame `decode` delivers.
@@ -71,16 +68,12 @@ public final class FLACDecoder: AudioDecoder {
         spill.deallocate()
     }
 
-    /// Closes the current file (if any).
-    public func close() {
+    func closeLibrary() {
         if initialized {
             FLAC__stream_decoder_finish(decoder)
             initialized = false
         }
-        file = .invalid
-        path = ""
-        format = nil
-        totalFrames = nil
+        source.close()
         resetSpill()
     }
 
@@ -91,21 +84,7 @@ public final class FLACDecoder: AudioDecoder {
 
     /// Opens `path` and reads up to the first audio: sets `format`, `totalFrames`, `maxBlockSize`.
     public func open(path: String) throws(DecodeError) {
-        close()
-        let opened: Int32
-        do throws(Errno) {
-            opened = try Syscalls.open(path, O_RDONLY)
-        } catch {
-            throw .cannotOpen(errno: error.rawValue)
-        }
-        file = FileDescriptor(owning: opened)
-        self.path = path
-        var st = stat()
-        if fstat(fd, &st) != 0 { throw fail(.cannotOpen(errno: errno)) }
-        if (st.st_mode & S_IFMT) != S_IFREG { throw fail(.notARegularFile) }
-        if st.st_size == 0 { throw fail(.emptyFile) }
-        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
-
+        try beginOpen(path, source: source)
         failure = nil
         pendingError = nil
         sawGoodFrame = false
@@ -130,9 +109,9 @@ public final class FLACDecoder: AudioDecoder {
             let streamFormat = PCMFormat(
                 sampleRate: Int(info.sample_rate), channels: Int(info.channels),
                 bitsPerSample: Int(info.bits_per_sample))
-            guard streamFormat.isPlayable else { throw fail(unsupported(streamFormat)) }
-            format = streamFormat
-            totalFrames = info.total_samples > 0 ? Int64(info.total_samples) : nil
+            guard streamFormat.isPlayable else { throw fail(.unsupported(streamFormat)) }
+            stream.format = streamFormat
+            stream.totalFrames = info.total_samples > 0 ? Int64(info.total_samples) : nil
             maxBlockSize =
                 info.max_blocksize >= 16
                 ? min(Int(info.max_blocksize), FLACDecoder.maxBlockFrames)
@@ -148,26 +127,13 @@ public final class FLACDecoder: AudioDecoder {
                     throw fail(sawGoodFrame ? .decoderFailed(state: state.rawValue) : .notFLAC)
                 }
             }
-            guard spillFormat.isPlayable else { throw fail(unsupported(spillFormat)) }
-            format = spillFormat
+            guard spillFormat.isPlayable else { throw fail(.unsupported(spillFormat)) }
+            stream.format = spillFormat
         }
     }
 
-    private func unsupported(_ f: PCMFormat) -> DecodeError {
-        .unsupportedFormat(sampleRate: f.sampleRate, channels: f.channels, bitsPerSample: f.bitsPerSample)
-    }
-
-    private func fail(_ error: DecodeError) -> DecodeError {
-        let keptPath = path
-        close()
-        path = keptPath
-        return error
-    }
-
-    /// Moves to frame `frame` (0-based, per channel); the next `decode` starts there.
-    public func seek(toFrame frame: Int64) throws(DecodeError) {
+    func seekLibrary(toFrame frame: Int64) throws(DecodeError) {
         guard initialized else { throw .seekFailed(frame: frame) }
-        if let total = totalFrames, frame >= total { throw .seekFailed(frame: frame) }
         resetSpill()
         pendingError = nil
         let keepFormat = format
@@ -185,7 +151,7 @@ public final class FLACDecoder: AudioDecoder {
         if let failure { throw failure }
         // The partial block libFLAC delivered during the seek sits in the spill buffer; a format
         // different from the one before the seek is reported by the next decode as usual.
-        if let keepFormat { format = keepFormat }
+        if let keepFormat { stream.format = keepFormat }
     }
 
     /// Decodes into `regions` (in `format.ringEncoding`), at most `regions.frames` frames.
@@ -215,7 +181,7 @@ public final class FLACDecoder: AudioDecoder {
 
     private func drainSpill(into regions: RingBuffer.Regions, current: PCMFormat) -> DecodeStep {
         if spillFormat != current {
-            format = spillFormat
+            stream.format = spillFormat
             return .formatChange(spillFormat)
         }
         let frameBytes = current.channels * current.ringEncoding.bytes
@@ -241,24 +207,19 @@ public final class FLACDecoder: AudioDecoder {
             bytes.pointee = 0
             return FLAC__STREAM_DECODER_READ_STATUS_ABORT
         }
-        while true {
-            let n = Glibc.read(fd, buffer, bytes.pointee)
-            if n > 0 {
-                bytes.pointee = n
-                bytesRead += Int64(n)
-                return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
-            }
-            if n == 0 {
-                bytes.pointee = 0
-                atEOF = true
-                return FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM
-            }
-            let e = errno
-            if e == EINTR { continue }
-            failure = .readFailed(errno: e)
-            bytes.pointee = 0
-            return FLAC__STREAM_DECODER_READ_STATUS_ABORT
+        let n = source.read(buffer, bytes.pointee)
+        if n > 0 {
+            bytes.pointee = n
+            bytesRead += Int64(n)
+            return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
         }
+        bytes.pointee = 0
+        if n == 0 {
+            atEOF = true
+            return FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM
+        }
+        failure = .readFailed(errno: source.readErrno)
+        return FLAC__STREAM_DECODER_READ_STATUS_ABORT
     }
 
     fileprivate func seekFile(_ offset: UInt64) -> FLAC__StreamDecoderSeekStatus {
@@ -317,7 +278,7 @@ public final class FLACDecoder: AudioDecoder {
             sampleRate: Int(header.sample_rate), channels: Int(header.channels),
             bitsPerSample: Int(header.bits_per_sample))
         guard frameFormat.isPlayable, blockFrames <= FLACDecoder.maxBlockFrames else {
-            failure = sawGoodFrame ? .corrupt(status: 1, atFrame: decodedPosition) : unsupported(frameFormat)
+            failure = sawGoodFrame ? .corrupt(status: 1, atFrame: decodedPosition) : .unsupported(frameFormat)
             return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
         }
         sawGoodFrame = true

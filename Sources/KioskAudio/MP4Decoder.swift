@@ -202,41 +202,44 @@ public final class MP4Decoder: DecoderSkeleton {
         guard keep > 0 else { return nil }
         let sampleFormat = AVSampleFormat(frame.pointee.format)
         let planar = kff_av_sample_fmt_is_planar(sampleFormat) != 0
+        let at = (planes: planes, planar: planar, channels: channels, skip: skip, keep: keep)
         switch sampleFormat {
         case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
-            let out = stage.buffer.assumingMemoryBound(to: Int32.self)
-            for c in 0..<channels {
-                guard let base = planes[planar ? c : 0] else { continue }
-                let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Float.self)
-                for i in 0..<keep {
-                    let x = planar ? samples[skip + i] : samples[(skip + i) * channels + c]
-                    let scaled = (x * 8_388_608).rounded()
-                    out[i * channels + c] = Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
-                }
+            Self.interleave(at, as: Float.self, into: stage.buffer.assumingMemoryBound(to: Int32.self)) { x in
+                let scaled = (x * 8_388_608).rounded()
+                return Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
             }
         case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P:
-            let out = stage.buffer.assumingMemoryBound(to: Int16.self)
-            for c in 0..<channels {
-                guard let base = planes[planar ? c : 0] else { continue }
-                let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Int16.self)
-                for i in 0..<keep {
-                    out[i * channels + c] = planar ? samples[skip + i] : samples[(skip + i) * channels + c]
-                }
-            }
+            Self.interleave(at, as: Int16.self, into: stage.buffer.assumingMemoryBound(to: Int16.self)) { $0 }
         case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P:
-            let out = stage.buffer.assumingMemoryBound(to: Int32.self)
-            for c in 0..<channels {
-                guard let base = planes[planar ? c : 0] else { continue }
-                let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Int32.self)
-                for i in 0..<keep {
-                    out[i * channels + c] = planar ? samples[skip + i] : samples[(skip + i) * channels + c]
-                }
-            }
+            Self.interleave(at, as: Int32.self, into: stage.buffer.assumingMemoryBound(to: Int32.self)) { $0 }
         default:
             return .unsupportedFormat(sampleRate: format.sampleRate, channels: channels, bitsPerSample: 0)
         }
         stage.filled(keep, format: format)
         stream.position = start + Int64(skip)
         return nil
+    }
+
+    /// Writes `frames.keep` frames from frame `frames.skip` on of a decoded frame's samples (one
+    /// plane per channel, or one interleaved plane) to `out` interleaved, each through `convert`.
+    /// Inlined with its closure into each case: no call per sample.
+    @inline(__always)
+    private static func interleave<Sample, Word>(
+        _ frames: (
+            planes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, planar: Bool, channels: Int, skip: Int,
+            keep: Int
+        ),
+        as: Sample.Type, into out: UnsafeMutablePointer<Word>, _ convert: (Sample) -> Word
+    ) {
+        let channels = frames.channels
+        for c in 0..<channels {
+            guard let base = frames.planes[frames.planar ? c : 0] else { continue }
+            let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Sample.self)
+            for i in 0..<frames.keep {
+                let j = frames.skip + i
+                out[i * channels + c] = convert(frames.planar ? samples[j] : samples[j * channels + c])
+            }
+        }
     }
 }

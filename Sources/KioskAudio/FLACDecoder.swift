@@ -34,16 +34,12 @@ public final class FLACDecoder: DecoderSkeleton {
     /// STREAMINFO's largest block (frames), or `maxBlockFrames` when unknown.
     public private(set) var maxBlockSize = FLACDecoder.maxBlockFrames
     /// Frame number (per channel) of the next frame `decode` delivers.
-    public var position: Int64 { decodedPosition - Int64(spillFrames - spillOffset) }
+    public var position: Int64 { decodedPosition - Int64(spill.heldFrames) }
     /// Frame number after the last frame libFLAC decoded (delivered or waiting in the side buffer).
     private var decodedPosition: Int64 = 0
 
     // Side buffer for samples that could not go to the target: one block in its own format.
-    private let spill: UnsafeMutableRawPointer
-    private static let spillBytes = FLACDecoder.maxBlockFrames * 8 * 4
-    private var spillFrames = 0
-    private var spillOffset = 0
-    private var spillFormat = PCMFormat(sampleRate: 0, channels: 0, bitsPerSample: 0)
+    private let spill = PCMStage(capacityBytes: FLACDecoder.maxBlockFrames * 8 * 4)
 
     // State the callbacks share with decode().
     fileprivate var target: RingBuffer.Regions?
@@ -59,13 +55,11 @@ public final class FLACDecoder: DecoderSkeleton {
     public init() {
         guard let made = FLAC__stream_decoder_new() else { fatalError("FLAC__stream_decoder_new: out of memory") }
         decoder = made
-        spill = UnsafeMutableRawPointer.allocate(byteCount: FLACDecoder.spillBytes, alignment: 16)
     }
 
     deinit {
         close()
         FLAC__stream_decoder_delete(decoder)
-        spill.deallocate()
     }
 
     func closeLibrary() {
@@ -74,12 +68,7 @@ public final class FLACDecoder: DecoderSkeleton {
             initialized = false
         }
         source.close()
-        resetSpill()
-    }
-
-    private func resetSpill() {
-        spillFrames = 0
-        spillOffset = 0
+        spill.reset()
     }
 
     /// Opens `path` and reads up to the first audio: sets `format`, `totalFrames`, `maxBlockSize`.
@@ -119,7 +108,7 @@ public final class FLACDecoder: DecoderSkeleton {
         } else {
             // No STREAMINFO: a stream that starts at a frame. Its first frame tells the format.
             maxBlockSize = FLACDecoder.maxBlockFrames
-            while spillFrames == 0 {
+            while spill.isEmpty {
                 let ok = FLAC__stream_decoder_process_single(decoder)
                 if let failure { throw fail(failure) }
                 let state = FLAC__stream_decoder_get_state(decoder)
@@ -127,14 +116,14 @@ public final class FLACDecoder: DecoderSkeleton {
                     throw fail(sawGoodFrame ? .decoderFailed(state: state.rawValue) : .notFLAC)
                 }
             }
-            guard spillFormat.isPlayable else { throw fail(.unsupported(spillFormat)) }
-            stream.format = spillFormat
+            guard spill.format.isPlayable else { throw fail(.unsupported(spill.format)) }
+            stream.format = spill.format
         }
     }
 
     func seekLibrary(toFrame frame: Int64) throws(DecodeError) {
         guard initialized else { throw .seekFailed(frame: frame) }
-        resetSpill()
+        spill.reset()
         pendingError = nil
         let keepFormat = format
         let keepPosition = decodedPosition
@@ -144,7 +133,7 @@ public final class FLACDecoder: DecoderSkeleton {
             if FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_SEEK_ERROR {
                 FLAC__stream_decoder_flush(decoder)
             }
-            resetSpill()
+            spill.reset()
             decodedPosition = keepPosition
             throw .seekFailed(frame: frame)
         }
@@ -156,8 +145,8 @@ public final class FLACDecoder: DecoderSkeleton {
 
     /// Decodes into `regions` (in `format.ringEncoding`), at most `regions.frames` frames.
     public func decode(into regions: RingBuffer.Regions) -> DecodeStep {
-        guard let current = format else { return .failed(.notFLAC) }
-        if spillFrames > 0 { return drainSpill(into: regions, current: current) }
+        guard format != nil else { return .failed(.notFLAC) }
+        if !spill.isEmpty { return deliver(spill, into: regions) }
         if let failure { return .failed(failure) }
         while true {
             target = regions
@@ -166,7 +155,7 @@ public final class FLACDecoder: DecoderSkeleton {
             target = nil
             if let failure { return .failed(failure) }
             if targetWritten > 0 { return .frames(targetWritten) }
-            if spillFrames > 0 { return drainSpill(into: regions, current: current) }
+            if !spill.isEmpty { return deliver(spill, into: regions) }
             let state = FLAC__stream_decoder_get_state(decoder)
             if state == FLAC__STREAM_DECODER_END_OF_STREAM {
                 if let total = totalFrames, decodedPosition < total {
@@ -177,24 +166,6 @@ public final class FLACDecoder: DecoderSkeleton {
             }
             if ok == 0 { return .failed(.decoderFailed(state: state.rawValue)) }
         }
-    }
-
-    private func drainSpill(into regions: RingBuffer.Regions, current: PCMFormat) -> DecodeStep {
-        if spillFormat != current {
-            stream.format = spillFormat
-            return .formatChange(spillFormat)
-        }
-        let frameBytes = current.channels * current.ringEncoding.bytes
-        let n = min(spillFrames - spillOffset, regions.frames)
-        let source = spill + spillOffset * frameBytes
-        let first = min(n, regions.firstFrames)
-        regions.first.copyMemory(from: source, byteCount: first * frameBytes)
-        if n > first {
-            regions.second.copyMemory(from: source + first * frameBytes, byteCount: (n - first) * frameBytes)
-        }
-        spillOffset += n
-        if spillOffset == spillFrames { resetSpill() }
-        return .frames(n)
     }
 
     // MARK: - callbacks (decoder thread, inside libFLAC calls)
@@ -308,15 +279,15 @@ public final class FLACDecoder: DecoderSkeleton {
             // No room, no target yet (open, seek) or a new format: keep the rest for later.
             let frameBytes = frameFormat.channels * encoding.bytes
             let count = blockFrames - done
-            let base = spillFrames
-            if spillFrames > 0 && frameFormat != spillFormat || (base + count) * frameBytes > FLACDecoder.spillBytes {
+            let base = spill.frames  // the side buffer is only added to before anything is drained from it
+            if !spill.isEmpty && frameFormat != spill.format || (base + count) * frameBytes > spill.capacityBytes {
                 failure = .decoderFailed(state: FLAC__STREAM_DECODER_ABORTED.rawValue)
                 return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
             }
             interleave(
-                buffer, frameFormat.channels, from: done, count: count, to: spill + base * frameBytes, encoding, shift)
-            spillFormat = frameFormat
-            spillFrames = base + count
+                buffer, frameFormat.channels, from: done, count: count, to: spill.buffer + base * frameBytes, encoding,
+                shift)
+            spill.filled(base + count, format: frameFormat)
         }
         decodedPosition += Int64(blockFrames)
         return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE

@@ -66,7 +66,7 @@ public struct PCMFileHeader: Equatable, Sendable {
     }
 
     /// A chunk's header: its four-character id, the length it declares for its body, and where the
-    /// body starts.
+    /// body starts. Thread: a value; any.
     private struct ChunkHeader {
         var id: String
         var length: Int64

@@ -90,7 +90,12 @@ public final class ClockOutput: AudioOutput {
 
     private func sleep(until deadline: UInt64) {
         var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+        _ = try? Syscalls.retrying("clock_nanosleep") { () -> Int32 in
+            let rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil)
+            if rc == 0 { return 0 }
+            errno = rc  // it returns its error rather than setting errno
+            return -1
+        }
     }
 
     public func delay() -> Int {

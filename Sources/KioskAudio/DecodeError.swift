@@ -116,3 +116,11 @@ public enum DecodeError: Error, Equatable, Sendable, BitwiseCopyable, CustomStri
         }
     }
 }
+
+extension DecodeError {
+    /// `unsupportedFormat` for a stream in `format`.
+    static func unsupported(_ format: PCMFormat) -> DecodeError {
+        .unsupportedFormat(
+            sampleRate: format.sampleRate, channels: format.channels, bitsPerSample: format.bitsPerSample)
+    }
+}

@@ -47,12 +47,7 @@ public final class DecoderSet {
     /// its frames.
     private func probeWithoutSignature(path: String, fd: Int32) throws(DecodeError) -> AudioFileFormat? {
         var window = [UInt8](repeating: 0, count: StreamProbe.windowBytes)
-        var n = 0
-        while true {
-            n = window.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, $0.count, 0) }
-            if n >= 0 { break }
-            if errno != EINTR { throw .readFailed(errno: errno) }
-        }
+        let n = try Self.pread(fd, into: &window, at: 0)
         guard let (format, _) = StreamProbe.probe(Array(window.prefix(n))) else { return nil }
         // A decoder of its own: the set's may hold the file that is playing.
         let decoder: any AudioDecoder = format == .flac ? FLACDecoder() : MP3Decoder()
@@ -66,11 +61,17 @@ public final class DecoderSet {
     }
 
     private func read(_ fd: Int32, at offset: Int64) throws(DecodeError) -> Int {
-        let count = head.count
-        while true {
-            let n = head.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, count, off_t(offset)) }
-            if n >= 0 { return n }
-            if errno != EINTR { throw .readFailed(errno: errno) }
+        try Self.pread(fd, into: &head, at: offset)
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset` into `buffer`: the bytes read.
+    private static func pread(_ fd: Int32, into buffer: inout [UInt8], at offset: Int64) throws(DecodeError) -> Int {
+        do throws(Errno) {
+            return try Syscalls.retrying("pread") {
+                buffer.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            }
+        } catch {
+            throw .readFailed(errno: error.rawValue)
         }
     }
 

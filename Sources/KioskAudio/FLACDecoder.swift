@@ -16,37 +16,30 @@ import KioskSystem
 ///
 /// Thread: one thread at a time (the engine's decoder thread). `decode` does not allocate (libFLAC
 /// sizes its own buffers on the first frame after open or seek, and when a larger block arrives).
-public final class FLACDecoder: AudioDecoder {
+public final class FLACDecoder: DecoderSkeleton {
     /// The largest block FLAC allows, in frames.
     public static let maxBlockFrames = 65535
     /// Bytes of junk scanned before giving up on finding a FLAC stream.
     public static let junkLimit: Int64 = 16 << 20
 
     private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>
-    /// The open file; `.invalid` between files.
-    private var file = FileDescriptor.invalid
-    private var fd: Int32 { file.rawValue }
+    /// The open file (closed between files).
+    private let source = SourceFile()
+    private var fd: Int32 { source.fd }
     private var initialized = false
 
-    /// The file that is open ("" when none).
-    public private(set) var path = ""
-    /// Format of the frames the next `decode` delivers; nil until a stream is open.
-    public private(set) var format: PCMFormat?
-    /// STREAMINFO's total frames, when set.
-    public private(set) var totalFrames: Int64?
+    /// The file's facts; `totalFrames` is STREAMINFO's, when set. The position is counted apart
+    /// (`position`): decoded frames may wait in the side buffer.
+    var stream = DecodedStream()
     /// STREAMINFO's largest block (frames), or `maxBlockFrames` when unknown.
     public private(set) var maxBlockSize = FLACDecoder.maxBlockFrames
     /// Frame number (per channel) of the next frame `decode` delivers.
-    public var position: Int64 { decodedPosition - Int64(spillFrames - spillOffset) }
+    public var position: Int64 { decodedPosition - Int64(spill.heldFrames) }
     /// Frame number after the last frame libFLAC decoded (delivered or waiting in the side buffer).
     private var decodedPosition: Int64 = 0
 
     // Side buffer for samples that could not go to the target: one block in its own format.
-    private let spill: UnsafeMutableRawPointer
-    private static let spillBytes = FLACDecoder.maxBlockFrames * 8 * 4
-    private var spillFrames = 0
-    private var spillOffset = 0
-    private var spillFormat = PCMFormat(sampleRate: 0, channels: 0, bitsPerSample: 0)
+    private let spill = PCMStage(capacityBytes: FLACDecoder.maxBlockFrames * 8 * 4)
 
     // State the callbacks share with decode().
     fileprivate var target: RingBuffer.Regions?
@@ -62,50 +55,25 @@ public final class FLACDecoder: AudioDecoder {
     public init() {
         guard let made = FLAC__stream_decoder_new() else { fatalError("FLAC__stream_decoder_new: out of memory") }
         decoder = made
-        spill = UnsafeMutableRawPointer.allocate(byteCount: FLACDecoder.spillBytes, alignment: 16)
     }
 
     deinit {
         close()
         FLAC__stream_decoder_delete(decoder)
-        spill.deallocate()
     }
 
-    /// Closes the current file (if any).
-    public func close() {
+    func closeLibrary() {
         if initialized {
             FLAC__stream_decoder_finish(decoder)
             initialized = false
         }
-        file = .invalid
-        path = ""
-        format = nil
-        totalFrames = nil
-        resetSpill()
-    }
-
-    private func resetSpill() {
-        spillFrames = 0
-        spillOffset = 0
+        source.close()
+        spill.reset()
     }
 
     /// Opens `path` and reads up to the first audio: sets `format`, `totalFrames`, `maxBlockSize`.
     public func open(path: String) throws(DecodeError) {
-        close()
-        let opened: Int32
-        do throws(Errno) {
-            opened = try Syscalls.open(path, O_RDONLY)
-        } catch {
-            throw .cannotOpen(errno: error.rawValue)
-        }
-        file = FileDescriptor(owning: opened)
-        self.path = path
-        var st = stat()
-        if fstat(fd, &st) != 0 { throw fail(.cannotOpen(errno: errno)) }
-        if (st.st_mode & S_IFMT) != S_IFREG { throw fail(.notARegularFile) }
-        if st.st_size == 0 { throw fail(.emptyFile) }
-        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
-
+        try beginOpen(path, source: source)
         failure = nil
         pendingError = nil
         sawGoodFrame = false
@@ -130,9 +98,9 @@ public final class FLACDecoder: AudioDecoder {
             let streamFormat = PCMFormat(
                 sampleRate: Int(info.sample_rate), channels: Int(info.channels),
                 bitsPerSample: Int(info.bits_per_sample))
-            guard streamFormat.isPlayable else { throw fail(unsupported(streamFormat)) }
-            format = streamFormat
-            totalFrames = info.total_samples > 0 ? Int64(info.total_samples) : nil
+            guard streamFormat.isPlayable else { throw fail(.unsupported(streamFormat)) }
+            stream.format = streamFormat
+            stream.totalFrames = info.total_samples > 0 ? Int64(info.total_samples) : nil
             maxBlockSize =
                 info.max_blocksize >= 16
                 ? min(Int(info.max_blocksize), FLACDecoder.maxBlockFrames)
@@ -140,7 +108,7 @@ public final class FLACDecoder: AudioDecoder {
         } else {
             // No STREAMINFO: a stream that starts at a frame. Its first frame tells the format.
             maxBlockSize = FLACDecoder.maxBlockFrames
-            while spillFrames == 0 {
+            while spill.isEmpty {
                 let ok = FLAC__stream_decoder_process_single(decoder)
                 if let failure { throw fail(failure) }
                 let state = FLAC__stream_decoder_get_state(decoder)
@@ -148,27 +116,14 @@ public final class FLACDecoder: AudioDecoder {
                     throw fail(sawGoodFrame ? .decoderFailed(state: state.rawValue) : .notFLAC)
                 }
             }
-            guard spillFormat.isPlayable else { throw fail(unsupported(spillFormat)) }
-            format = spillFormat
+            guard spill.format.isPlayable else { throw fail(.unsupported(spill.format)) }
+            stream.format = spill.format
         }
     }
 
-    private func unsupported(_ f: PCMFormat) -> DecodeError {
-        .unsupportedFormat(sampleRate: f.sampleRate, channels: f.channels, bitsPerSample: f.bitsPerSample)
-    }
-
-    private func fail(_ error: DecodeError) -> DecodeError {
-        let keptPath = path
-        close()
-        path = keptPath
-        return error
-    }
-
-    /// Moves to frame `frame` (0-based, per channel); the next `decode` starts there.
-    public func seek(toFrame frame: Int64) throws(DecodeError) {
+    func seekLibrary(toFrame frame: Int64) throws(DecodeError) {
         guard initialized else { throw .seekFailed(frame: frame) }
-        if let total = totalFrames, frame >= total { throw .seekFailed(frame: frame) }
-        resetSpill()
+        spill.reset()
         pendingError = nil
         let keepFormat = format
         let keepPosition = decodedPosition
@@ -178,20 +133,20 @@ public final class FLACDecoder: AudioDecoder {
             if FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_SEEK_ERROR {
                 FLAC__stream_decoder_flush(decoder)
             }
-            resetSpill()
+            spill.reset()
             decodedPosition = keepPosition
             throw .seekFailed(frame: frame)
         }
         if let failure { throw failure }
         // The partial block libFLAC delivered during the seek sits in the spill buffer; a format
         // different from the one before the seek is reported by the next decode as usual.
-        if let keepFormat { format = keepFormat }
+        if let keepFormat { stream.format = keepFormat }
     }
 
     /// Decodes into `regions` (in `format.ringEncoding`), at most `regions.frames` frames.
     public func decode(into regions: RingBuffer.Regions) -> DecodeStep {
-        guard let current = format else { return .failed(.notFLAC) }
-        if spillFrames > 0 { return drainSpill(into: regions, current: current) }
+        guard format != nil else { return .failed(.notFLAC) }
+        if !spill.isEmpty { return deliver(spill, into: regions) }
         if let failure { return .failed(failure) }
         while true {
             target = regions
@@ -200,7 +155,7 @@ public final class FLACDecoder: AudioDecoder {
             target = nil
             if let failure { return .failed(failure) }
             if targetWritten > 0 { return .frames(targetWritten) }
-            if spillFrames > 0 { return drainSpill(into: regions, current: current) }
+            if !spill.isEmpty { return deliver(spill, into: regions) }
             let state = FLAC__stream_decoder_get_state(decoder)
             if state == FLAC__STREAM_DECODER_END_OF_STREAM {
                 if let total = totalFrames, decodedPosition < total {
@@ -213,24 +168,6 @@ public final class FLACDecoder: AudioDecoder {
         }
     }
 
-    private func drainSpill(into regions: RingBuffer.Regions, current: PCMFormat) -> DecodeStep {
-        if spillFormat != current {
-            format = spillFormat
-            return .formatChange(spillFormat)
-        }
-        let frameBytes = current.channels * current.ringEncoding.bytes
-        let n = min(spillFrames - spillOffset, regions.frames)
-        let source = spill + spillOffset * frameBytes
-        let first = min(n, regions.firstFrames)
-        regions.first.copyMemory(from: source, byteCount: first * frameBytes)
-        if n > first {
-            regions.second.copyMemory(from: source + first * frameBytes, byteCount: (n - first) * frameBytes)
-        }
-        spillOffset += n
-        if spillOffset == spillFrames { resetSpill() }
-        return .frames(n)
-    }
-
     // MARK: - callbacks (decoder thread, inside libFLAC calls)
 
     fileprivate func read(_ buffer: UnsafeMutablePointer<UInt8>, _ bytes: UnsafeMutablePointer<Int>)
@@ -241,24 +178,19 @@ public final class FLACDecoder: AudioDecoder {
             bytes.pointee = 0
             return FLAC__STREAM_DECODER_READ_STATUS_ABORT
         }
-        while true {
-            let n = Glibc.read(fd, buffer, bytes.pointee)
-            if n > 0 {
-                bytes.pointee = n
-                bytesRead += Int64(n)
-                return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
-            }
-            if n == 0 {
-                bytes.pointee = 0
-                atEOF = true
-                return FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM
-            }
-            let e = errno
-            if e == EINTR { continue }
-            failure = .readFailed(errno: e)
-            bytes.pointee = 0
-            return FLAC__STREAM_DECODER_READ_STATUS_ABORT
+        let n = source.read(buffer, bytes.pointee)
+        if n > 0 {
+            bytes.pointee = n
+            bytesRead += Int64(n)
+            return FLAC__STREAM_DECODER_READ_STATUS_CONTINUE
         }
+        bytes.pointee = 0
+        if n == 0 {
+            atEOF = true
+            return FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM
+        }
+        failure = .readFailed(errno: source.readErrno)
+        return FLAC__STREAM_DECODER_READ_STATUS_ABORT
     }
 
     fileprivate func seekFile(_ offset: UInt64) -> FLAC__StreamDecoderSeekStatus {
@@ -317,7 +249,7 @@ public final class FLACDecoder: AudioDecoder {
             sampleRate: Int(header.sample_rate), channels: Int(header.channels),
             bitsPerSample: Int(header.bits_per_sample))
         guard frameFormat.isPlayable, blockFrames <= FLACDecoder.maxBlockFrames else {
-            failure = sawGoodFrame ? .corrupt(status: 1, atFrame: decodedPosition) : unsupported(frameFormat)
+            failure = sawGoodFrame ? .corrupt(status: 1, atFrame: decodedPosition) : .unsupported(frameFormat)
             return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
         }
         sawGoodFrame = true
@@ -347,15 +279,15 @@ public final class FLACDecoder: AudioDecoder {
             // No room, no target yet (open, seek) or a new format: keep the rest for later.
             let frameBytes = frameFormat.channels * encoding.bytes
             let count = blockFrames - done
-            let base = spillFrames
-            if spillFrames > 0 && frameFormat != spillFormat || (base + count) * frameBytes > FLACDecoder.spillBytes {
+            let base = spill.frames  // the side buffer is only added to before anything is drained from it
+            if !spill.isEmpty && frameFormat != spill.format || (base + count) * frameBytes > spill.capacityBytes {
                 failure = .decoderFailed(state: FLAC__STREAM_DECODER_ABORTED.rawValue)
                 return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
             }
             interleave(
-                buffer, frameFormat.channels, from: done, count: count, to: spill + base * frameBytes, encoding, shift)
-            spillFormat = frameFormat
-            spillFrames = base + count
+                buffer, frameFormat.channels, from: done, count: count, to: spill.buffer + base * frameBytes, encoding,
+                shift)
+            spill.filled(base + count, format: frameFormat)
         }
         decodedPosition += Int64(blockFrames)
         return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE

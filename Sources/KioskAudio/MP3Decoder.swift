@@ -11,7 +11,7 @@ import KioskSystem
 /// Samples are decoded as signed 32-bit, mpg123's most precise integer output.
 ///
 /// Thread: one thread at a time. `decode` does not allocate (mpg123 keeps its buffers).
-public final class MP3Decoder: AudioDecoder {
+public final class MP3Decoder: DecoderSkeleton {
     /// The longest MPEG audio frame (MPEG-1 layer II/III), in frames per channel.
     public static let blockFrames = 1152
 
@@ -21,10 +21,7 @@ public final class MP3Decoder: AudioDecoder {
     private var mpgEncoding = Int32(MPG123_ENC_SIGNED_32.rawValue)
     private var streamOpen = false
 
-    public private(set) var path = ""
-    public private(set) var format: PCMFormat?
-    public private(set) var totalFrames: Int64?
-    public private(set) var position: Int64 = 0
+    var stream = DecodedStream()
     public var maxBlockSize: Int { MP3Decoder.blockFrames }
 
     public init() {
@@ -51,22 +48,16 @@ public final class MP3Decoder: AudioDecoder {
         mpg123_delete(handle)
     }
 
-    public func close() {
+    func closeLibrary() {
         if streamOpen {
             _ = mpg123_close(handle)
             streamOpen = false
         }
         source.close()
-        path = ""
-        format = nil
-        totalFrames = nil
-        position = 0
     }
 
     public func open(path: String) throws(DecodeError) {
-        close()
-        try source.open(path)
-        self.path = path
+        try beginOpen(path, source: source)
         guard mpg123_open_fd(handle, source.fd) == MPG123_OK.rawValue else {
             throw fail(.libraryFailed(.mp3, code: mpg123_errcode(handle), atFrame: 0))
         }
@@ -76,28 +67,19 @@ public final class MP3Decoder: AudioDecoder {
         var got: Int32 = 0
         // Reads up to the first frame (skipping tags and junk up to mpg123's resync limit).
         guard mpg123_getformat(handle, &rate, &channels, &got) == MPG123_OK.rawValue, rate > 0 else {
-            if source.readErrno != 0 { throw fail(.readFailed(errno: source.readErrno)) }
-            throw fail(.badHeader(.mp3, .noFrames))
+            throw fail(source.readFailure(or: .badHeader(.mp3, .noFrames)))
         }
         let streamFormat = PCMFormat(sampleRate: rate, channels: Int(channels), bitsPerSample: encoding.bits)
-        guard streamFormat.isPlayable else { throw fail(VorbisDecoder.unsupported(streamFormat)) }
-        format = streamFormat
+        guard streamFormat.isPlayable else { throw fail(.unsupported(streamFormat)) }
+        stream.format = streamFormat
         let length = Int64(mpg123_length(handle))
-        totalFrames = length > 0 ? length : nil
+        stream.totalFrames = length > 0 ? length : nil
     }
 
-    private func fail(_ error: DecodeError) -> DecodeError {
-        let keep = path
-        close()
-        path = keep
-        return error
-    }
-
-    public func seek(toFrame frame: Int64) throws(DecodeError) {
-        guard streamOpen else { throw .seekFailed(frame: frame) }
-        if let total = totalFrames, frame >= total { throw .seekFailed(frame: frame) }
-        guard mpg123_seek(handle, off_t(max(0, frame)), SEEK_SET) >= 0 else { throw .seekFailed(frame: frame) }
-        position = frame
+    func seekLibrary(toFrame frame: Int64) throws(DecodeError) {
+        guard streamOpen, mpg123_seek(handle, off_t(max(0, frame)), SEEK_SET) >= 0 else {
+            throw .seekFailed(frame: frame)
+        }
     }
 
     public func decode(into regions: RingBuffer.Regions) -> DecodeStep {
@@ -111,7 +93,7 @@ public final class MP3Decoder: AudioDecoder {
             let status = mpg123_read(handle, regions.first, frames * frameBytes, &done)
             let n = done / frameBytes
             if n > 0 {
-                position += Int64(n)
+                stream.position += Int64(n)
                 return .frames(n)
             }
             switch status {
@@ -124,8 +106,8 @@ public final class MP3Decoder: AudioDecoder {
                 _ = mpg123_getformat(handle, &rate, &channels, &got)
                 let next = PCMFormat(sampleRate: rate, channels: Int(channels), bitsPerSample: encoding.bits)
                 if next != current {
-                    guard next.isPlayable else { return .failed(VorbisDecoder.unsupported(next)) }
-                    format = next
+                    guard next.isPlayable else { return .failed(.unsupported(next)) }
+                    stream.format = next
                     return .formatChange(next)
                 }
             case MPG123_OK.rawValue:
@@ -134,8 +116,8 @@ public final class MP3Decoder: AudioDecoder {
                 idle += 1
                 if idle > 64 { return .failed(.libraryFailed(.mp3, code: MPG123_ERR.rawValue, atFrame: position)) }
             default:
-                if source.readErrno != 0 { return .failed(.readFailed(errno: source.readErrno)) }
-                return .failed(.libraryFailed(.mp3, code: mpg123_errcode(handle), atFrame: position))
+                return .failed(
+                    source.readFailure(or: .libraryFailed(.mp3, code: mpg123_errcode(handle), atFrame: position)))
             }
         }
     }

@@ -17,7 +17,7 @@ import KioskSystem
 /// refused as `.libraryMissing`.
 ///
 /// Thread: one thread at a time. `decode` does not allocate once FFmpeg has its buffers.
-public final class MP4Decoder: AudioDecoder {
+public final class MP4Decoder: DecoderSkeleton {
     /// The most frames one decoded packet holds (ALAC: 4096; AAC: 1024, HE-AAC 2048).
     public static let blockFrames = 8192
 
@@ -25,17 +25,14 @@ public final class MP4Decoder: AudioDecoder {
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>!
     private var frame: UnsafeMutablePointer<AVFrame>!
-    private var stream: Int32 = -1
+    private var streamIndex: Int32 = -1
     private var timeBase = AVRational(num: 1, den: 1)
     private var flushing = false
     /// After a seek: frames before this one are dropped.
     private var seekTarget: Int64 = 0
     private let stage = PCMStage(capacityBytes: MP4Decoder.blockFrames * 8 * 4)
 
-    public private(set) var path = ""
-    public private(set) var format: PCMFormat?
-    public private(set) var totalFrames: Int64?
-    public private(set) var position: Int64 = 0
+    var stream = DecodedStream()
     public var maxBlockSize: Int { MP4Decoder.blockFrames }
     /// Whether the stream is Apple Lossless (then delivered bit-perfect).
     public private(set) var isLossless = false
@@ -68,31 +65,20 @@ public final class MP4Decoder: AudioDecoder {
         frame = f
     }
 
-    public func close() {
+    func closeLibrary() {
         if codec != nil { kff_avcodec_free_context(&codec) }
         if container != nil { kff_avformat_close_input(&container) }
-        stream = -1
-        path = ""
-        format = nil
-        totalFrames = nil
-        position = 0
+        streamIndex = -1
         seekTarget = 0
         flushing = false
         isLossless = false
         stage.reset()
     }
 
-    private func fail(_ error: DecodeError) -> DecodeError {
-        let keep = path
-        close()
-        path = keep
-        return error
-    }
-
     public func open(path: String) throws(DecodeError) {
         close()
         try prepare()
-        self.path = path
+        stream.path = path
         // "file:" so that no part of a name is taken for a protocol; DiskName for a name that is
         // not UTF-8 on disk.
         let url = Array("file:".utf8CString.dropLast()) + DiskName.openable(path)
@@ -101,8 +87,10 @@ public final class MP4Decoder: AudioDecoder {
         }
         guard kff_avformat_find_stream_info(container, nil) >= 0 else { throw fail(.badHeader(.mp4, .noStream)) }
         var decoder: UnsafePointer<AVCodec>?
-        stream = kff_av_find_best_stream(container, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
-        guard stream >= 0, let st = container.pointee.streams[Int(stream)], let parameters = st.pointee.codecpar else {
+        streamIndex = kff_av_find_best_stream(container, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
+        guard streamIndex >= 0, let st = container.pointee.streams[Int(streamIndex)],
+            let parameters = st.pointee.codecpar
+        else {
             throw fail(.badHeader(.mp4, .noStream))
         }
         guard let decoder, let context = kff_avcodec_alloc_context3(decoder) else { throw fail(.notSupported(.mp4)) }
@@ -128,10 +116,10 @@ public final class MP4Decoder: AudioDecoder {
         guard streamFormat.isPlayable else {
             throw fail(.unsupportedFormat(sampleRate: rate, channels: channels, bitsPerSample: bits))
         }
-        format = streamFormat
-        totalFrames = Self.iTunesLength(container.pointee.metadata) ?? Self.iTunesLength(st.pointee.metadata)
-        if totalFrames == nil, st.pointee.duration > 0, st.pointee.duration != kff_nopts_value() {
-            totalFrames = kff_av_rescale_q(st.pointee.duration, timeBase, AVRational(num: 1, den: Int32(rate)))
+        stream.format = streamFormat
+        stream.totalFrames = Self.iTunesLength(container.pointee.metadata) ?? Self.iTunesLength(st.pointee.metadata)
+        if stream.totalFrames == nil, st.pointee.duration > 0, st.pointee.duration != kff_nopts_value() {
+            stream.totalFrames = kff_av_rescale_q(st.pointee.duration, timeBase, AVRational(num: 1, den: Int32(rate)))
         }
     }
 
@@ -145,28 +133,22 @@ public final class MP4Decoder: AudioDecoder {
         return total
     }
 
-    public func seek(toFrame target: Int64) throws(DecodeError) {
+    func seekLibrary(toFrame target: Int64) throws(DecodeError) {
         guard let container, let codec, let format else { throw .seekFailed(frame: target) }
-        if let total = totalFrames, target >= total { throw .seekFailed(frame: target) }
         let ts = kff_av_rescale_q(max(0, target), AVRational(num: 1, den: Int32(format.sampleRate)), timeBase)
-        guard kff_av_seek_frame(container, stream, ts, AVSEEK_FLAG_BACKWARD) >= 0 else {
+        guard kff_av_seek_frame(container, streamIndex, ts, AVSEEK_FLAG_BACKWARD) >= 0 else {
             throw .seekFailed(frame: target)
         }
         kff_avcodec_flush_buffers(codec)
         stage.reset()
         flushing = false
         seekTarget = target
-        position = target
     }
 
     public func decode(into regions: RingBuffer.Regions) -> DecodeStep {
         guard let container, let codec, let current = format else { return .failed(.badHeader(.mp4, .noStream)) }
         while true {
-            if !stage.isEmpty {
-                let n = stage.drain(into: regions)
-                position += Int64(n)
-                return .frames(n)
-            }
+            if !stage.isEmpty { return deliver(stage, into: regions) }
             if let total = totalFrames, position >= total { return .endOfStream }
             let received = kff_avcodec_receive_frame(codec, frame)
             if received == 0 {
@@ -187,7 +169,7 @@ public final class MP4Decoder: AudioDecoder {
                 continue
             }
             defer { kff_av_packet_unref(packet) }
-            guard packet.pointee.stream_index == stream else { continue }
+            guard packet.pointee.stream_index == streamIndex else { continue }
             let sent = kff_avcodec_send_packet(codec, packet)
             if sent < 0 && sent != kff_error_eagain() {
                 return .failed(.libraryFailed(.mp4, code: sent, atFrame: position))
@@ -220,41 +202,44 @@ public final class MP4Decoder: AudioDecoder {
         guard keep > 0 else { return nil }
         let sampleFormat = AVSampleFormat(frame.pointee.format)
         let planar = kff_av_sample_fmt_is_planar(sampleFormat) != 0
+        let at = (planes: planes, planar: planar, channels: channels, skip: skip, keep: keep)
         switch sampleFormat {
         case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
-            let out = stage.buffer.assumingMemoryBound(to: Int32.self)
-            for c in 0..<channels {
-                guard let base = planes[planar ? c : 0] else { continue }
-                let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Float.self)
-                for i in 0..<keep {
-                    let x = planar ? samples[skip + i] : samples[(skip + i) * channels + c]
-                    let scaled = (x * 8_388_608).rounded()
-                    out[i * channels + c] = Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
-                }
+            Self.interleave(at, as: Float.self, into: stage.buffer.assumingMemoryBound(to: Int32.self)) { x in
+                let scaled = (x * 8_388_608).rounded()
+                return Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
             }
         case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P:
-            let out = stage.buffer.assumingMemoryBound(to: Int16.self)
-            for c in 0..<channels {
-                guard let base = planes[planar ? c : 0] else { continue }
-                let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Int16.self)
-                for i in 0..<keep {
-                    out[i * channels + c] = planar ? samples[skip + i] : samples[(skip + i) * channels + c]
-                }
-            }
+            Self.interleave(at, as: Int16.self, into: stage.buffer.assumingMemoryBound(to: Int16.self)) { $0 }
         case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P:
-            let out = stage.buffer.assumingMemoryBound(to: Int32.self)
-            for c in 0..<channels {
-                guard let base = planes[planar ? c : 0] else { continue }
-                let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Int32.self)
-                for i in 0..<keep {
-                    out[i * channels + c] = planar ? samples[skip + i] : samples[(skip + i) * channels + c]
-                }
-            }
+            Self.interleave(at, as: Int32.self, into: stage.buffer.assumingMemoryBound(to: Int32.self)) { $0 }
         default:
             return .unsupportedFormat(sampleRate: format.sampleRate, channels: channels, bitsPerSample: 0)
         }
         stage.filled(keep, format: format)
-        position = start + Int64(skip)
+        stream.position = start + Int64(skip)
         return nil
+    }
+
+    /// Writes `frames.keep` frames from frame `frames.skip` on of a decoded frame's samples (one
+    /// plane per channel, or one interleaved plane) to `out` interleaved, each through `convert`.
+    /// Inlined with its closure into each case: no call per sample.
+    @inline(__always)
+    private static func interleave<Sample, Word>(
+        _ frames: (
+            planes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, planar: Bool, channels: Int, skip: Int,
+            keep: Int
+        ),
+        as: Sample.Type, into out: UnsafeMutablePointer<Word>, _ convert: (Sample) -> Word
+    ) {
+        let channels = frames.channels
+        for c in 0..<channels {
+            guard let base = frames.planes[frames.planar ? c : 0] else { continue }
+            let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Sample.self)
+            for i in 0..<frames.keep {
+                let j = frames.skip + i
+                out[i * channels + c] = convert(frames.planar ? samples[j] : samples[j * channels + c])
+            }
+        }
     }
 }

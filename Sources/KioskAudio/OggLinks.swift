@@ -1,5 +1,6 @@
 @preconcurrency import CVorbisFile
 import Glibc
+import KioskSystem
 
 /// The links of a chained Ogg file, checked before libvorbisfile opens it seekable: vorbisfile 1.3.7
 /// leaks the serial-number list of a later link whose headers it cannot read
@@ -97,10 +98,10 @@ enum OggLinks {
         let callbacks = ov_callbacks(
             read_func: { buffer, size, count, client in
                 let view = Unmanaged<View>.fromOpaque(client!).takeUnretainedValue()
-                var n: Int
-                repeat {
-                    n = Glibc.pread(view.fd, buffer, size * count, off_t(view.position))
-                } while n < 0 && errno == EINTR
+                let n =
+                    (try? Syscalls.retrying("pread") {
+                        Glibc.pread(view.fd, buffer, size * count, off_t(view.position))
+                    }) ?? -1
                 if n <= 0 { return 0 }
                 view.position += Int64(n)
                 return n / max(size, 1)

@@ -10,7 +10,7 @@ import KioskSystem
 /// Floats reach the ring as 32-bit words holding 24 significant bits.
 ///
 /// Thread: one thread at a time. `decode` does not allocate once opusfile has its buffers.
-public final class OpusDecoder: AudioDecoder {
+public final class OpusDecoder: DecoderSkeleton {
     /// 120 ms at 48 kHz: the longest Opus packet, the most one `op_read_float` returns.
     public static let blockFrames = 5760
     private static let maxChannels = 8
@@ -21,10 +21,7 @@ public final class OpusDecoder: AudioDecoder {
     private let floats = UnsafeMutablePointer<Float>.allocate(
         capacity: OpusDecoder.blockFrames * OpusDecoder.maxChannels)
 
-    public private(set) var path = ""
-    public private(set) var format: PCMFormat?
-    public private(set) var totalFrames: Int64?
-    public private(set) var position: Int64 = 0
+    var stream = DecodedStream()
     public var maxBlockSize: Int { OpusDecoder.blockFrames }
 
     public init() {}
@@ -34,21 +31,15 @@ public final class OpusDecoder: AudioDecoder {
         floats.deallocate()
     }
 
-    public func close() {
+    func closeLibrary() {
         if let file { op_free(file) }
         file = nil
         source.close()
-        path = ""
-        format = nil
-        totalFrames = nil
-        position = 0
         stage.reset()
     }
 
     public func open(path: String) throws(DecodeError) {
-        close()
-        try source.open(path)
-        self.path = path
+        try beginOpen(path, source: source)
         var callbacks = OpusFileCallbacks(
             read: { client, buffer, count in
                 let file = Unmanaged<SourceFile>.fromOpaque(client!).takeUnretainedValue()
@@ -65,69 +56,42 @@ public final class OpusDecoder: AudioDecoder {
         var error: Int32 = 0
         file = op_open_callbacks(Unmanaged.passUnretained(source).toOpaque(), &callbacks, nil, 0, &error)
         guard let file else {
-            let keep = source.readErrno
-            _ = fail(.emptyFile)
-            if keep != 0 { throw .readFailed(errno: keep) }
-            throw error == OP_ENOTFORMAT || error == OP_EBADHEADER
-                ? .badHeader(.opus, .noStream) : .libraryFailed(.opus, code: error, atFrame: 0)
+            throw fail(
+                source.readFailure(
+                    or: error == OP_ENOTFORMAT || error == OP_EBADHEADER
+                        ? .badHeader(.opus, .noStream) : .libraryFailed(.opus, code: error, atFrame: 0)))
         }
         let channels = Int(op_channel_count(file, -1))
         let streamFormat = PCMFormat(sampleRate: 48000, channels: channels, bitsPerSample: 24)
-        guard streamFormat.isPlayable else { throw fail(VorbisDecoder.unsupported(streamFormat)) }
-        format = streamFormat
+        guard streamFormat.isPlayable else { throw fail(.unsupported(streamFormat)) }
+        stream.format = streamFormat
         let total = op_pcm_total(file, -1)
-        totalFrames = total > 0 ? total : nil
+        stream.totalFrames = total > 0 ? total : nil
     }
 
-    private func fail(_ error: DecodeError) -> DecodeError {
-        let keep = path
-        close()
-        path = keep
-        return error
-    }
-
-    public func seek(toFrame frame: Int64) throws(DecodeError) {
+    func seekLibrary(toFrame frame: Int64) throws(DecodeError) {
         guard let file else { throw .seekFailed(frame: frame) }
-        if let total = totalFrames, frame >= total { throw .seekFailed(frame: frame) }
         stage.reset()
         guard op_pcm_seek(file, max(0, frame)) == 0 else { throw .seekFailed(frame: frame) }
-        position = frame
     }
 
     public func decode(into regions: RingBuffer.Regions) -> DecodeStep {
-        guard let file, let current = format else { return .failed(.badHeader(.opus, .noStream)) }
-        if !stage.isEmpty {
-            if stage.format != current {
-                format = stage.format
-                return .formatChange(stage.format)
-            }
-            let n = stage.drain(into: regions)
-            position += Int64(n)
-            return .frames(n)
-        }
+        guard let file, format != nil else { return .failed(.badHeader(.opus, .noStream)) }
+        if !stage.isEmpty { return deliver(stage, into: regions) }
         while true {
             var link: Int32 = 0
             let room = Int32(OpusDecoder.blockFrames * OpusDecoder.maxChannels)
             let got = op_read_float(file, floats, room, &link)
             if got == 0 { return .endOfStream }
             if got == OP_HOLE { continue }  // a gap in the data; opusfile goes on after it
-            if got < 0 {
-                if source.readErrno != 0 { return .failed(.readFailed(errno: source.readErrno)) }
-                return .failed(.libraryFailed(.opus, code: got, atFrame: position))
-            }
+            if got < 0 { return .failed(source.readFailure(or: .libraryFailed(.opus, code: got, atFrame: position))) }
             let channels = Int(op_channel_count(file, link))
             let frameFormat = PCMFormat(sampleRate: 48000, channels: channels, bitsPerSample: 24)
-            guard frameFormat.isPlayable else { return .failed(VorbisDecoder.unsupported(frameFormat)) }
+            guard frameFormat.isPlayable else { return .failed(.unsupported(frameFormat)) }
             PCMStage.convert(
                 floats: floats, count: Int(got) * channels, to: stage.buffer.assumingMemoryBound(to: Int32.self))
             stage.filled(Int(got), format: frameFormat)
-            if frameFormat != current {
-                format = frameFormat
-                return .formatChange(frameFormat)
-            }
-            let delivered = stage.drain(into: regions)
-            position += Int64(delivered)
-            return .frames(delivered)
+            return deliver(stage, into: regions)
         }
     }
 }

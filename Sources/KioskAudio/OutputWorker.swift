@@ -1,139 +1,52 @@
 import Glibc
 import KioskSystem
 
-/// The output thread: takes frames from the ring and writes them to the device, follows the
-/// decoder's markers (track starts, format changes, resets, end of queue), keeps the position, and
-/// reports events to the loop.
+/// The output thread's loop: takes frames from the ring and sends them to the device, follows the
+/// decoder's markers (track starts, format changes, resets, end of queue) and the loop's requests
+/// (play, pause, stop, reset, device, shutdown), and waits when there is nothing to do.
 ///
-/// Positions are counted in device frames: `written` frames went to the device since it was set up,
-/// `written - delay` have been played. A marker becomes a "boundary" at the device frame where its
-/// data begins and takes effect (track started/finished) when that frame has been played.
+/// Its parts each own their state: `DeviceSession` (the device, its set-up, the output stage, loss
+/// and retry), `OutputTimeline` (boundaries, the current track, positions and their events),
+/// `OutputGain` (volume and fades) and `UnderrunWatch` (the underrun's account). This type holds
+/// only what the ring's side needs: the ring's format, the reset acknowledged, and whether it is
+/// dropping a refused track.
 ///
 /// Thread: its own (the output thread) only, after `init` on the loop thread.
 final class OutputWorker: @unchecked Sendable {
-    private struct Boundary {
-        var deviceFrame: Int
-        var marker: Marker
-    }
-
-    /// A fixed ring of pending boundaries in memory allocated once (no Array growth, no generic
-    /// runtime calls on the output thread).
-    private struct Boundaries {
-        static let capacity = 64
-        private let slots = UnsafeMutablePointer<Boundary>.allocate(capacity: Boundaries.capacity)
-        private var head = 0
-        private(set) var count = 0
-
-        var first: Boundary? { count > 0 ? slots[head] : nil }
-        var isFull: Bool { count == Boundaries.capacity }
-
-        mutating func append(_ boundary: Boundary) {
-            (slots + (head + count) % Boundaries.capacity).initialize(to: boundary)
-            count += 1
-        }
-
-        mutating func removeFirst() -> Boundary {
-            let boundary = slots[head]
-            head = (head + 1) % Boundaries.capacity
-            count -= 1
-            return boundary
-        }
-
-        mutating func removeAll() {
-            head = 0
-            count = 0
-        }
-
-        /// Moves every pending boundary to device frame `frame`.
-        func move(to frame: Int) {
-            for i in 0..<count { slots[(head + i) % Boundaries.capacity].deviceFrame = frame }
-        }
-
-        func deallocate() { slots.deallocate() }
-    }
-
     private let shared: EngineShared
-    private var deviceName: String
-    private var output: (any AudioOutput)?
-    /// The device set-up in use (nil: closed or lost).
-    private var configuration: OutputConfiguration?
+    private let session: DeviceSession
+    private let timeline: OutputTimeline
+    private let gain: OutputGain
+    private var underrunWatch = UnderrunWatch()
+
     /// The format the ring holds now, and its encoding (from the last trackStart/formatChange).
     private var ringFormat: PCMFormat?
     private var ringEncoding = SampleEncoding.s16
-    /// The format last reported through formatChanged.
-    private var reportedFormat: PCMFormat?
-
     private var acknowledged: UInt64 = 0
-    private var written = 0
-    private var boundaries = Boundaries()
-    private var current: Marker?
-    private var currentStartDevice = 0
-    private var nextPositionReport = 0
-    private var devicePaused = false
-    /// For an underrun's account: when the last good write returned, how long it waited in the
-    /// device, what the device then held, and whether the thread has since waited for the decoder
-    /// (an empty ring).
-    private var lastWriteNanoseconds: UInt64 = 0
-    private var lastWriteDuration: UInt64 = 0
-    private var queuedAfterLastWrite = 0
-    private var waitedForFrames = false
+    /// Dropping the frames of a track the device refused, up to the next marker.
+    private var skipping = false
     /// When this thread last waited (in the device, for frames, or asleep), for `yieldToUnpacedDevice`.
     private var lastWait: UInt64 = 0
 
-    /// Dropping the frames of a track the device refused, up to the next marker.
-    private var skipping = false
-    private var lost = false
-    private var retryDelay: UInt64 = 250_000_000
-    private var nextRetry: UInt64 = 0
-
-    /// The fade (`AudioEngine.fadeOut`): the last request seen, its length and progress in device
-    /// frames (nil: none). Past its end the output is silent until a cancel.
-    private var fadeSerialSeen: UInt64 = 0
-    private var fade: (total: Int, done: Int)?
-
-    /// Conversion buffer: `scratchFrames` frames of the widest frame (8 channels × 4 bytes).
-    private let scratch: UnsafeMutableRawPointer
-    private let scratchFrames = 4096
-    /// Channels and rate for a device that will not take the stream's (inactive otherwise).
-    private let adapter = StreamAdapter()
-
     init(shared: EngineShared) {
         self.shared = shared
-        deviceName = shared.settings.device
-        scratch = UnsafeMutableRawPointer.allocate(byteCount: 4096 * 32, alignment: 16)
-        memset(scratch, 0, 4096 * 32)
-    }
-
-    deinit {
-        scratch.deallocate()
-        boundaries.deallocate()
+        session = DeviceSession(shared: shared)
+        timeline = OutputTimeline(shared: shared)
+        gain = OutputGain(shared: shared)
     }
 
     private var ring: RingBuffer { shared.ring }
 
-    private func makeOutput(_ name: String) -> any AudioOutput {
-        shared.settings.makeOutput?(name) ?? makeAudioOutput(device: name)
-    }
-
     func run() {
-        output = makeOutput(deviceName)
+        session.start()
         while !shared.isShuttingDown {
             step()
         }
-        if let output {
-            output.drop()
-            output.close()
-        }
+        session.finish()
     }
 
     private func step() {
-        if let name = shared.deviceRequests.take(), name != deviceName {
-            output?.close()
-            deviceName = name
-            output = makeOutput(name)
-            configuration = nil
-            if lost { lost = false }
-        }
+        if let name = shared.deviceRequests.take() { session.switchDevice(to: name) }
         let request = shared.flushRequest.load(ordering: .acquiring)
         if request > acknowledged {
             flush(request)
@@ -141,17 +54,14 @@ final class OutputWorker: @unchecked Sendable {
         }
         if !shared.playing.load(ordering: .acquiring) {
             hold()
-            if shared.stopped.load(ordering: .relaxed) { release() }
+            if shared.stopped.load(ordering: .relaxed), session.release() { timeline.restart(at: 0) }
             // Ended by the loop's `publishState` (play), the decoder's flush request or device
             // handoff (`reset`), `setDevice` after the end, `shutdown`.
             shared.outputWake.wait(until: { self.shouldWake(playing: true) })
             return
         }
-        if devicePaused {
-            if let output, configuration != nil { _ = output.pause(false) }
-            devicePaused = false
-        }
-        if lost {
+        session.resume()
+        if session.lost {
             retryDevice()
             return
         }
@@ -178,11 +88,12 @@ final class OutputWorker: @unchecked Sendable {
             }
             return
         }
+        let configuration = session.configuration
         let limit = shared.markers.peek().map { $0.position - ring.readPosition } ?? (published &- ring.readPosition)
         let chunk = min(limit, configuration.map { max($0.periodFrames, 256) } ?? 4096)
         let regions = ring.readableRegions(limit: chunk)
         if regions.frames == 0 {
-            waitedForFrames = true
+            underrunWatch.waitingForDecoder()
             // Ended by the decoder's `commitWrite` or marker `push` (both signal after publishing),
             // a pause or stop (`publishState`), a flush request, a device request, `shutdown`.
             shared.outputWake.wait(until: {
@@ -203,7 +114,7 @@ final class OutputWorker: @unchecked Sendable {
         }
         let before = AllocationProbe.sample()
         // libsoxr sizes its buffers on its first blocks after a (re)start: set-up, not steady state.
-        let warming = adapter.isWarmingUp
+        let warming = session.adapter.isWarmingUp
         if write(regions.first, frames: regions.firstFrames), !warming {
             let after = AllocationProbe.sample()
             shared.outputIterations.add(1, ordering: .relaxed)
@@ -225,7 +136,8 @@ final class OutputWorker: @unchecked Sendable {
     /// Writes up to `frames` frames at `source` (ring memory), through the output stage when the
     /// device needs the stream changed; true when frames went out (or into the stage).
     private func write(_ source: UnsafeMutableRawPointer, frames: Int) -> Bool {
-        guard configuration != nil else { return false }
+        guard session.configuration != nil else { return false }
+        let adapter = session.adapter
         guard adapter.isActive else { return write(UnsafeRawPointer(source), ringEncoding, frames: frames) }
         if adapter.pendingFrames == 0 {
             let consumed = adapter.convert(source, ringEncoding, frames: frames)
@@ -238,55 +150,18 @@ final class OutputWorker: @unchecked Sendable {
     }
 
     /// Writes up to `frames` frames in `encoding` at `source` to the device: the ring's frames, or
-    /// the output stage's (`fromStage`); true when frames went out.
+    /// the output stage's (when it is active); true when frames went out.
     private func write(_ source: UnsafeRawPointer, _ encoding: SampleEncoding, frames: Int) -> Bool {
-        guard let output, let configuration else { return false }
-        let fromStage = adapter.isActive
-        var pointer = source
-        var count = frames
-        let gain = shared.volumeGain.load(ordering: .relaxed)
-        followFadeRequests(rate: configuration.deviceRate)
-        if let fade {
-            // Each block of `fadeBlockFrames` gets the curve's gain at its start: over a fade of
-            // seconds a block's step is far below what an ear hears as a step.
-            count = min(count, scratchFrames)
-            let channels = configuration.channels
-            let inBytes = encoding.bytes * channels
-            let outBytes = configuration.encoding.bytes * channels
-            var offset = 0
-            while offset < count {
-                let n = min(Self.fadeBlockFrames, count - offset)
-                let blockGain = Int32(
-                    (Int64(gain) * Int64(Self.fadeCurve(done: fade.done + offset, total: fade.total))) >> 16)
-                SampleConverter.convert(
-                    pointer + offset * inBytes, encoding, to: scratch + offset * outBytes,
-                    configuration.encoding, samples: n * channels, gain: blockGain)
-                offset += n
-            }
-            pointer = UnsafeRawPointer(scratch)
-        } else if configuration.encoding != encoding || gain != SampleConverter.unity {
-            count = min(count, scratchFrames)
-            SampleConverter.convert(
-                pointer, encoding, to: scratch, configuration.encoding,
-                samples: count * configuration.channels, gain: gain)
-            pointer = UnsafeRawPointer(scratch)
-        }
+        guard let output = session.output, let configuration = session.configuration else { return false }
+        let fromStage = session.adapter.isActive
+        let (pointer, count) = gain.prepare(source, encoding, frames: frames, device: configuration)
         let writeStart = Syscalls.monotonicNanoseconds()
         let result = output.write(pointer, count: count)
         let writeEnd = Syscalls.monotonicNanoseconds()
         yieldToUnpacedDevice(writeStart: writeStart, writeEnd: writeEnd)
         if result < 0 {
             if result == -Int(EPIPE) {
-                let rate = max(1, configuration.deviceRate)
-                shared.underrunAwayNanoseconds.store(writeEnd &- lastWriteNanoseconds, ordering: .relaxed)
-                shared.underrunWaitNanoseconds.store(lastWriteDuration, ordering: .relaxed)
-                shared.underrunQueuedMicroseconds.store(queuedAfterLastWrite * 1_000_000 / rate, ordering: .relaxed)
-                shared.underrunBufferMicroseconds.store(
-                    configuration.bufferFrames * 1_000_000 / rate, ordering: .relaxed)
-                shared.underrunRingWasEmpty.store(waitedForFrames, ordering: .relaxed)
-                shared.underruns.add(1, ordering: .relaxed)
-                // Wakes the loop, which logs the count now rather than at the next event.
-                Syscalls.eventfdSignal(shared.eventFD)
+                underrunWatch.underrun(at: writeEnd, device: configuration, shared: shared)
             }
             let recovered = output.recover(result)
             if recovered < 0 {
@@ -299,18 +174,14 @@ final class OutputWorker: @unchecked Sendable {
             return false
         }
         if fromStage {
-            adapter.took(result)
+            session.adapter.took(result)
         } else {
             ring.commitRead(result)
             if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
         }
-        written += result
-        if let f = fade { fade = (f.total, f.done + result) }
-        // The wait is the write's own; what follows (the position, its events) is time away.
-        lastWriteNanoseconds = writeEnd
-        lastWriteDuration = writeEnd &- writeStart
-        queuedAfterLastWrite = updatePosition()
-        waitedForFrames = false
+        timeline.wrote(result)
+        gain.sent(result)
+        underrunWatch.wrote(start: writeStart, end: writeEnd, queued: updatePosition())
         return true
     }
 
@@ -327,130 +198,13 @@ final class OutputWorker: @unchecked Sendable {
         }
     }
 
-    /// Frames per fade block: 32 (0.7 ms at 44.1 kHz).
-    static let fadeBlockFrames = 32
-
-    /// The fade's gain (Q16) after `done` of `total` frames: (1 − t)³, which falls about evenly in
-    /// loudness (the volume law is the square of the percentage), then 0.
-    static func fadeCurve(done: Int, total: Int) -> Int32 {
-        guard total > 0, done < total else { return 0 }
-        let rest = Double(total - done) / Double(total)
-        return Int32(rest * rest * rest * 65536)
-    }
-
-    /// Starts or ends a fade when the loop asked for one since the last look.
-    private func followFadeRequests(rate: Int) {
-        let serial = shared.fadeSerial.load(ordering: .acquiring)
-        guard serial != fadeSerialSeen else { return }
-        fadeSerialSeen = serial
-        let milliseconds = shared.fadeMilliseconds.load(ordering: .relaxed)
-        fade = milliseconds > 0 ? (max(1, milliseconds * rate / 1000), 0) : nil
-    }
-
     /// Fires the boundaries the device has played and publishes the position; returns the
     /// frames the device still holds.
     @discardableResult
     private func updatePosition() -> Int {
-        let delay = min(max(0, output?.delay() ?? 0), written)
-        settle(played: written - delay)
+        let delay = min(max(0, session.delay()), timeline.written)
+        timeline.settle(played: timeline.written - delay, device: session.configuration)
         return delay
-    }
-
-    private func settle(played: Int) {
-        while let first = boundaries.first, first.deviceFrame <= played {
-            fire(boundaries.removeFirst())
-        }
-        guard let current else { return }
-        // Device frames are stream frames unless the output stage resamples.
-        let deviceRate = configuration?.deviceRate ?? current.format.sampleRate
-        var elapsed = Int64(played - currentStartDevice)
-        if deviceRate != current.format.sampleRate, deviceRate > 0 {
-            elapsed = elapsed * Int64(current.format.sampleRate) / Int64(deviceRate)
-        }
-        let frames = current.startFrame + elapsed
-        shared.playingPosition.setFrames(frames)
-        if played >= nextPositionReport {
-            nextPositionReport = played + max(1, deviceRate / 4)
-            var record = EventRecord(kind: .position, epoch: current.epoch)
-            record.trackID = current.trackID
-            record.index = current.index
-            record.frames = frames
-            record.format = current.format
-            shared.postPosition(record)
-        }
-    }
-
-    private func addBoundary(_ marker: Marker) {
-        if boundaries.isFull { fire(boundaries.removeFirst()) }
-        // What came before the marker and is still in the output stage plays first.
-        let held = adapter.isActive ? adapter.heldFrames : 0
-        boundaries.append(Boundary(deviceFrame: written + held, marker: marker))
-    }
-
-    /// A marker's data is being played: the track (or its new format) is current.
-    private func fire(_ boundary: Boundary) {
-        let marker = boundary.marker
-        switch marker.kind {
-        case .trackStart:
-            if let current { post(.trackFinished, current) }
-            current = marker
-            currentStartDevice = boundary.deviceFrame
-            nextPositionReport = boundary.deviceFrame
-            publish(marker)
-            if reportedFormat != marker.format { reportFormat(marker.format) }
-            var record = EventRecord(kind: .trackStarted, epoch: marker.epoch)
-            record.trackID = marker.trackID
-            record.index = marker.index
-            record.format = marker.format
-            record.totalFrames = marker.totalFrames
-            shared.post(record, from: shared.outputEvents)
-        case .formatChange:
-            current = marker
-            currentStartDevice = boundary.deviceFrame
-            nextPositionReport = boundary.deviceFrame
-            publish(marker)
-            if reportedFormat != marker.format { reportFormat(marker.format) }
-        case .queueEnd:
-            if let current { post(.trackFinished, current) }
-            current = nil
-            var ended = PlayingSnapshot()
-            ended.epoch = marker.epoch
-            shared.playingPosition.publish(ended)
-            var record = EventRecord(kind: .queueFinished, epoch: marker.epoch)
-            record.index = marker.index  // the length of the queue that ended
-            shared.post(record, from: shared.outputEvents)
-        case .segmentEnd:
-            break
-        }
-    }
-
-    private func publish(_ marker: Marker) {
-        var value = PlayingSnapshot()
-        value.epoch = marker.epoch
-        value.valid = true
-        value.trackID = marker.trackID
-        value.index = marker.index
-        value.frames = marker.startFrame
-        shared.playingPosition.publish(value)
-    }
-
-    private func post(_ kind: EventRecord.Kind, _ marker: Marker) {
-        var record = EventRecord(kind: kind, epoch: marker.epoch)
-        record.trackID = marker.trackID
-        record.index = marker.index
-        shared.post(record, from: shared.outputEvents)
-    }
-
-    private func reportFormat(_ format: PCMFormat) {
-        guard let configuration else { return }
-        reportedFormat = format
-        var record = EventRecord(kind: .formatChanged, epoch: current?.epoch ?? 0)
-        record.format = format
-        record.encoding = configuration.encoding
-        record.deviceRate = configuration.deviceRate
-        record.deviceChannels = configuration.channels
-        record.exact = configuration.exact
-        shared.post(record, from: shared.outputEvents)
     }
 
     // MARK: - markers
@@ -460,7 +214,7 @@ final class OutputWorker: @unchecked Sendable {
         case .trackStart, .formatChange:
             _ = shared.markers.pop()
             shared.decoderWake.signal()
-            var needsSetUp = configuration == nil
+            var needsSetUp = session.configuration == nil
             if let ringFormat {
                 needsSetUp =
                     needsSetUp || ringFormat.sampleRate != marker.format.sampleRate
@@ -468,16 +222,17 @@ final class OutputWorker: @unchecked Sendable {
             }
             ringFormat = marker.format
             ringEncoding = marker.encoding
-            addBoundary(marker)
+            // What came before the marker and is still in the output stage plays first.
+            let held = session.adapter.isActive ? session.adapter.heldFrames : 0
+            timeline.add(marker, held: held, device: session.configuration)
             if needsSetUp { setUpDevice(for: marker) }
         case .segmentEnd, .queueEnd:
             writeStageTail()
-            if let output, configuration != nil { output.drain() }
-            settle(played: written)
-            written = 0
+            session.drain()
+            timeline.streamPlayedOut(device: session.configuration)
             _ = shared.markers.pop()
             if marker.kind == .queueEnd {
-                fire(Boundary(deviceFrame: 0, marker: marker))
+                timeline.queueEnded(marker, device: session.configuration)
             } else {
                 acknowledge(marker.sequence)
             }
@@ -488,10 +243,11 @@ final class OutputWorker: @unchecked Sendable {
     /// At a stream's end: what the output stage still holds (the resampler's tail) goes to the
     /// device before it drains. A failed write drops the rest (the device is lost or reset anyway).
     private func writeStageTail() {
-        guard adapter.isActive, configuration != nil else { return }
+        let adapter = session.adapter
+        guard adapter.isActive, session.configuration != nil else { return }
         while adapter.pendingFrames > 0 || adapter.flush() {
-            let before = written
-            if !write(adapter.pending, .s32, frames: adapter.pendingFrames) || written == before {
+            let before = timeline.written
+            if !write(adapter.pending, .s32, frames: adapter.pendingFrames) || timeline.written == before {
                 adapter.reset()
                 return
             }
@@ -506,74 +262,32 @@ final class OutputWorker: @unchecked Sendable {
 
     /// Out-of-band reset: drop everything, acknowledge, wait for the new stream.
     private func flush(_ request: UInt64) {
-        if let output, configuration != nil { output.drop() }
-        adapter.reset()
-        devicePaused = false
+        session.drop()
         ring.discardReadable()
         while shared.markers.pop() != nil {}
         skipping = false
-        boundaries.removeAll()
-        current = nil
-        written = 0
+        timeline.clear()
         acknowledge(request)
     }
 
     /// Not playing: pause the device in place, or drop what it holds when it cannot pause.
     private func hold() {
-        guard !devicePaused, let output, configuration != nil else { return }
-        devicePaused = true
-        if written == 0 { return }
-        if !output.pause(true) {
-            let played = written - min(max(0, output.delay()), written)
-            settle(played: played)
-            output.drop()
-            // The dropped frames will not play: what was after them now starts at `played`.
-            boundaries.move(to: played)
-            written = played
-        }
+        guard let played = session.hold(written: timeline.written) else { return }
+        timeline.settle(played: played, device: session.configuration)
+        // The dropped frames will not play: what was after them now starts at `played`.
+        timeline.restart(at: played)
     }
 
     // MARK: - device
 
-    /// Stopped: close the device (not lost: the next frames set it up again). What it held is
-    /// dropped, as the reset that comes with every stop drops the ring.
-    private func release() {
-        guard let output, configuration != nil else { return }
-        output.drop()
-        output.close()
-        adapter.reset()
-        configuration = nil
-        devicePaused = false
-        boundaries.move(to: 0)
-        written = 0
-    }
-
     private func setUpDevice(for marker: Marker? = nil) {
         guard let ringFormat else { return }
-        let device = output ?? makeOutput(deviceName)
-        output = device
         do throws(AudioOutputError) {
-            let configured = try device.configure(
-                ringFormat, source: ringEncoding, bufferMilliseconds: shared.bufferMs)
-            try adapter.configure(
-                ringFormat, deviceChannels: configured.channels, deviceRate: configured.deviceRate)
-            if adapter.isActive {
-                // Taken by the loop with the formatChanged below, logged once per stream.
-                shared.conversions.put("converted: " + adapter.conversions.joined(separator: ", "))
-            } else {
-                _ = shared.conversions.take()
-            }
-            configuration = configured
-            written = 0
-            boundaries.move(to: 0)
-            if lost {
-                lost = false
-                retryDelay = 250_000_000
-                shared.post(EventRecord(kind: .deviceBack, epoch: current?.epoch ?? 0), from: shared.outputEvents)
-            }
-            reportFormat(ringFormat)
+            try session.setUp(for: ringFormat, ringEncoding)
+            timeline.restart(at: 0)
+            session.cameBack(epoch: timeline.epoch)
+            timeline.reportFormat(ringFormat, device: session.configuration)
         } catch {
-            configuration = nil
             if error.formatRejected, let marker {
                 reject(marker, error)
             } else {
@@ -584,53 +298,30 @@ final class OutputWorker: @unchecked Sendable {
 
     /// The device cannot take the stream at `marker`: report the track and drop its frames.
     private func reject(_ marker: Marker, _ error: AudioOutputError) {
-        boundaries.removeAll()
-        written = 0
-        if marker.kind == .trackStart, let current { post(.trackFinished, current) }
-        current = nil
         ringFormat = nil
-        shared.rejections.put(error.message)
-        var record = EventRecord(kind: .error, epoch: marker.epoch)
-        record.trackID = marker.trackID
-        record.index = marker.index
-        record.format = marker.format
-        shared.post(record, from: shared.outputEvents)
+        timeline.reject(marker, reason: error.message)
         skipping = true
     }
 
-    /// The device failed: report it once, close it, and retry with back-off.
+    /// The device failed: what it played counts, then it is reported once, closed, and retried
+    /// with back-off.
     private func lose(code: Int32, message: String?) {
-        let played = written - min(max(0, output?.delay() ?? 0), written)
-        settle(played: played)
-        boundaries.move(to: 0)
-        written = 0
-        output?.close()
-        adapter.reset()
-        configuration = nil
-        if !lost {
-            lost = true
-            shared.deviceErrors.put(message ?? "\(deviceName): \(alsaErrorText(code))")
-            var record = EventRecord(kind: .deviceLost, epoch: current?.epoch ?? 0)
-            record.code = code
-            shared.post(record, from: shared.outputEvents)
-        } else {
-            retryDelay = min(retryDelay * 2, 5_000_000_000)
-        }
-        nextRetry = Syscalls.monotonicNanoseconds() &+ retryDelay
+        timeline.settle(played: timeline.played(delay: session.delay()), device: session.configuration)
+        timeline.restart(at: 0)
+        session.lose(code: code, message: message, epoch: timeline.epoch)
     }
 
     private func retryDevice() {
         let now = Syscalls.monotonicNanoseconds()
-        if now < nextRetry {
+        if now < session.nextRetry {
             // Ended by the timeout (the next try), or a stop, flush, device request or shutdown.
             shared.outputWake.wait(
-                until: { self.shouldWake(playing: false) }, timeoutNanoseconds: Int64(nextRetry - now))
+                until: { self.shouldWake(playing: false) }, timeoutNanoseconds: Int64(session.nextRetry - now))
             return
         }
         if ringFormat == nil {
             // Nothing to set the device up for yet: the next track's marker will.
-            lost = false
-            shared.post(EventRecord(kind: .deviceBack, epoch: current?.epoch ?? 0), from: shared.outputEvents)
+            session.backWithoutStream(epoch: timeline.epoch)
             return
         }
         setUpDevice()

@@ -7,7 +7,7 @@ import KioskSystem
 /// become 32-bit words holding 24 significant bits.
 ///
 /// Thread: one thread at a time. `decode` does not allocate.
-public final class PCMFileDecoder: AudioDecoder {
+public final class PCMFileDecoder: DecoderSkeleton {
     public static let blockFrames = 4096
     private static let scratchBytes = PCMFileDecoder.blockFrames * 8 * 8
 
@@ -15,10 +15,7 @@ public final class PCMFileDecoder: AudioDecoder {
     private let scratch = UnsafeMutableRawPointer.allocate(byteCount: PCMFileDecoder.scratchBytes, alignment: 16)
     private var header: PCMFileHeader?
 
-    public private(set) var path = ""
-    public private(set) var format: PCMFormat?
-    public var totalFrames: Int64? { header?.totalFrames }
-    public private(set) var position: Int64 = 0
+    var stream = DecodedStream()
     public var maxBlockSize: Int { PCMFileDecoder.blockFrames }
 
     public init() {}
@@ -28,32 +25,27 @@ public final class PCMFileDecoder: AudioDecoder {
         scratch.deallocate()
     }
 
-    public func close() {
+    func closeLibrary() {
         source.close()
         header = nil
-        path = ""
-        format = nil
-        position = 0
     }
 
     public func open(path: String) throws(DecodeError) {
-        close()
-        try source.open(path)
-        self.path = path
+        try beginOpen(path, source: source)
         do throws(DecodeError) {
             let found = try PCMFileHeader.read(fd: source.fd, size: source.size)
             header = found
-            format = PCMFormat(
+            stream.format = PCMFormat(
                 sampleRate: found.sampleRate, channels: found.channels, bitsPerSample: found.bitsPerSample)
+            stream.totalFrames = found.totalFrames
         } catch {
-            source.close()
-            throw error
+            throw fail(error)
         }
     }
 
-    public func seek(toFrame frame: Int64) throws(DecodeError) {
-        guard let header, frame >= 0, frame < header.totalFrames else { throw .seekFailed(frame: frame) }
-        position = frame
+    /// Nothing to move: `decode` reads at `position`.
+    func seekLibrary(toFrame frame: Int64) throws(DecodeError) {
+        guard header != nil, frame >= 0 else { throw .seekFailed(frame: frame) }
     }
 
     public func decode(into regions: RingBuffer.Regions) -> DecodeStep {
@@ -73,7 +65,7 @@ public final class PCMFileDecoder: AudioDecoder {
             convert(
                 header, format, from: scratch + first * header.blockAlign, frames: whole - first, to: regions.second)
         }
-        position += Int64(whole)
+        stream.position += Int64(whole)
         return .frames(whole)
     }
 

@@ -65,6 +65,24 @@ public struct PCMFileHeader: Equatable, Sendable {
         Int64(b[i]) << 24 | Int64(b[i + 1]) << 16 | Int64(b[i + 2]) << 8 | Int64(b[i + 3])
     }
 
+    /// A chunk's header: its four-character id, the length it declares for its body, and where the
+    /// body starts. Thread: a value; any.
+    private struct ChunkHeader {
+        var id: String
+        var length: Int64
+        var body: Int64
+    }
+
+    /// The header of the chunk at `offset` (lengths big-endian in AIFF, little-endian in WAV), nil
+    /// when it lies past `size` or cannot be read.
+    private static func chunkHeader(fd: Int32, at offset: Int64, size: Int64, bigEndian: Bool) -> ChunkHeader? {
+        var chunk = [UInt8](repeating: 0, count: 8)
+        guard offset + 8 <= size, readExactly(fd, &chunk, at: offset) else { return nil }
+        return ChunkHeader(
+            id: String(decoding: chunk[0..<4], as: UTF8.self), length: bigEndian ? be32(chunk, 4) : le32(chunk, 4),
+            body: offset + 8)
+    }
+
     /// The size of the largest tag chunk (`id3 `, `ID3 `, `LIST`) among the first `maxChunks`
     /// top-level chunks of a WAV, RF64 or AIFF file, 0 when there is none: the tag reader is given
     /// the file only when this is within its limit (it reads such a chunk whole).
@@ -75,13 +93,9 @@ public struct PCMFileHeader: Equatable, Sendable {
         var offset: Int64 = 12
         var largest: Int64 = 0
         for _ in 0..<maxChunks {
-            var chunk = [UInt8](repeating: 0, count: 8)
-            guard offset + 8 <= size, readExactly(fd, &chunk, at: offset) else { break }
-            let length = bigEndian ? be32(chunk, 4) : le32(chunk, 4)
-            let id = chunk[0..<4]
-            if id.elementsEqual("id3 ".utf8) || id.elementsEqual("ID3 ".utf8) || id.elementsEqual("LIST".utf8) {
-                largest = max(largest, length)
-            }
+            guard let chunk = chunkHeader(fd: fd, at: offset, size: size, bigEndian: bigEndian) else { break }
+            let length = chunk.length
+            if chunk.id == "id3 " || chunk.id == "ID3 " || chunk.id == "LIST" { largest = max(largest, length) }
             // An RF64 data chunk's size is in ds64 (0xFFFFFFFF here): nothing after it is walked.
             if length == 0xFFFF_FFFF { break }
             offset += 8 + length + (length & 1)
@@ -94,11 +108,10 @@ public struct PCMFileHeader: Equatable, Sendable {
         var format: (tag: Int, channels: Int, rate: Int, blockAlign: Int, bits: Int, valid: Int)?
         var rf64DataSize: Int64?
         for _ in 0..<maxChunks {
-            var chunk = [UInt8](repeating: 0, count: 8)
-            guard offset + 8 <= size, readExactly(fd, &chunk, at: offset) else { break }
-            let id = String(decoding: chunk[0..<4], as: UTF8.self)
-            var length = le32(chunk, 4)
-            let body = offset + 8
+            guard let chunk = chunkHeader(fd: fd, at: offset, size: size, bigEndian: false) else { break }
+            let id = chunk.id
+            var length = chunk.length
+            let body = chunk.body
             if id == "data" {
                 guard let f = format else { throw .badHeader(.wav, .noFormatChunk) }
                 if length == 0xFFFF_FFFF, let big = rf64DataSize { length = big }
@@ -139,11 +152,10 @@ public struct PCMFileHeader: Equatable, Sendable {
         var offset: Int64 = 12
         var common: (channels: Int, bits: Int, rate: Int, compression: String)?
         for _ in 0..<maxChunks {
-            var chunk = [UInt8](repeating: 0, count: 8)
-            guard offset + 8 <= size, readExactly(fd, &chunk, at: offset) else { break }
-            let id = String(decoding: chunk[0..<4], as: UTF8.self)
-            var length = be32(chunk, 4)
-            let body = offset + 8
+            guard let chunk = chunkHeader(fd: fd, at: offset, size: size, bigEndian: true) else { break }
+            let id = chunk.id
+            var length = chunk.length
+            let body = chunk.body
             if id == "SSND" {
                 guard let c = common else { throw .badHeader(.aiff, .noFormatChunk) }
                 var ssnd = [UInt8](repeating: 0, count: 8)

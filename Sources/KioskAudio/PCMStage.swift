@@ -19,6 +19,8 @@ final class PCMStage {
     deinit { buffer.deallocate() }
 
     var isEmpty: Bool { offset >= frames }
+    /// Frames held and not handed out yet.
+    var heldFrames: Int { frames - offset }
     /// Frames of `frameBytes` the buffer can hold.
     func capacity(frameBytes: Int) -> Int { capacityBytes / frameBytes }
 

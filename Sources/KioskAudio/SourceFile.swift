@@ -2,7 +2,7 @@ import Glibc
 import KioskSystem
 
 /// The open file a library-driven decoder (vorbisfile, opusfile) reads through callbacks: a
-/// descriptor with read, seek and tell that retry EINTR and remember the first read error, so the
+/// descriptor with read, seek and tell that retry EINTR (`Syscalls.retrying`) and remember the first read error, so the
 /// decoder can name it instead of the library's generic "read failed".
 ///
 /// Thread: that of its decoder.
@@ -52,24 +52,31 @@ final class SourceFile {
 
     /// Reads up to `count` bytes; 0 at the end, -1 on an error (kept in `readErrno`).
     func read(_ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-        while true {
-            let n = Glibc.read(fd, buffer, count)
-            if n >= 0 { return n }
-            if errno == EINTR { continue }
-            if readErrno == 0 { readErrno = errno }
-            return -1
+        do throws(Errno) {
+            return try Syscalls.retrying("read") { Glibc.read(fd, buffer, count) }
+        } catch {
+            return failed(error)
         }
     }
 
     /// Reads up to `count` bytes at `offset`, without moving the file position.
     func pread(_ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64) -> Int {
-        while true {
-            let n = Glibc.pread(fd, buffer, count, off_t(offset))
-            if n >= 0 { return n }
-            if errno == EINTR { continue }
-            if readErrno == 0 { readErrno = errno }
-            return -1
+        do throws(Errno) {
+            return try Syscalls.retrying("pread") { Glibc.pread(fd, buffer, count, off_t(offset)) }
+        } catch {
+            return failed(error)
         }
+    }
+
+    /// A read failed: keeps its errno when it is the first since `open`; -1.
+    private func failed(_ error: Errno) -> Int {
+        if readErrno == 0 { readErrno = error.rawValue }
+        return -1
+    }
+
+    /// The failed read when there was one (its errno says more than the library's code), else `error`.
+    func readFailure(or error: DecodeError) -> DecodeError {
+        readErrno != 0 ? .readFailed(errno: readErrno) : error
     }
 
     /// lseek(2): the new offset, or -1.

@@ -1,0 +1,88 @@
+import Glibc
+
+/// The output's gain: the volume (`AudioEngine.setVolume`) and the fade (`AudioEngine.fadeOut`)
+/// applied to frames on their way to the device, converting them into its encoding in a scratch
+/// buffer when they are not sent as they are.
+///
+/// The fade is the last request seen, its length and progress in device frames; past its end the
+/// output is silent until a cancel.
+///
+/// Thread: the output thread only (`OutputWorker` owns it), after `init` on the loop thread.
+final class OutputGain {
+    /// Frames per fade block: 32 (0.7 ms at 44.1 kHz).
+    static let fadeBlockFrames = 32
+    /// The most frames one `prepare` converts (the scratch buffer's, at the widest frame: 8
+    /// channels × 4 bytes).
+    static let scratchFrames = 4096
+
+    private let shared: EngineShared
+    private var fadeSerialSeen: UInt64 = 0
+    private var fade: (total: Int, done: Int)?
+    private let scratch: UnsafeMutableRawPointer
+
+    init(shared: EngineShared) {
+        self.shared = shared
+        scratch = UnsafeMutableRawPointer.allocate(byteCount: Self.scratchFrames * 32, alignment: 16)
+        memset(scratch, 0, Self.scratchFrames * 32)
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// The fade's gain (Q16) after `done` of `total` frames: (1 − t)³, which falls about evenly in
+    /// loudness (the volume law is the square of the percentage), then 0.
+    static func fadeCurve(done: Int, total: Int) -> Int32 {
+        guard total > 0, done < total else { return 0 }
+        let rest = Double(total - done) / Double(total)
+        return Int32(rest * rest * rest * 65536)
+    }
+
+    /// The frames to send for `frames` frames in `encoding` at `source`: the source itself when
+    /// the device takes them as they are at full volume, else the scratch buffer (and then at most
+    /// `scratchFrames`).
+    func prepare(_ source: UnsafeRawPointer, _ encoding: SampleEncoding, frames: Int, device: OutputConfiguration)
+        -> (pointer: UnsafeRawPointer, frames: Int)
+    {
+        let gain = shared.volumeGain.load(ordering: .relaxed)
+        followFadeRequests(rate: device.deviceRate)
+        if let fade {
+            // Each block of `fadeBlockFrames` gets the curve's gain at its start: over a fade of
+            // seconds a block's step is far below what an ear hears as a step.
+            let count = min(frames, Self.scratchFrames)
+            let channels = device.channels
+            let inBytes = encoding.bytes * channels
+            let outBytes = device.encoding.bytes * channels
+            var offset = 0
+            while offset < count {
+                let n = min(Self.fadeBlockFrames, count - offset)
+                let blockGain = Int32(
+                    (Int64(gain) * Int64(Self.fadeCurve(done: fade.done + offset, total: fade.total))) >> 16)
+                SampleConverter.convert(
+                    source + offset * inBytes, encoding, to: scratch + offset * outBytes,
+                    device.encoding, samples: n * channels, gain: blockGain)
+                offset += n
+            }
+            return (UnsafeRawPointer(scratch), count)
+        }
+        if device.encoding != encoding || gain != SampleConverter.unity {
+            let count = min(frames, Self.scratchFrames)
+            SampleConverter.convert(
+                source, encoding, to: scratch, device.encoding, samples: count * device.channels, gain: gain)
+            return (UnsafeRawPointer(scratch), count)
+        }
+        return (source, frames)
+    }
+
+    /// `frames` of what `prepare` gave went to the device: the fade moves on.
+    func sent(_ frames: Int) {
+        if let f = fade { fade = (f.total, f.done + frames) }
+    }
+
+    /// Starts or ends a fade when the loop asked for one since the last look.
+    private func followFadeRequests(rate: Int) {
+        let serial = shared.fadeSerial.load(ordering: .acquiring)
+        guard serial != fadeSerialSeen else { return }
+        fadeSerialSeen = serial
+        let milliseconds = shared.fadeMilliseconds.load(ordering: .relaxed)
+        fade = milliseconds > 0 ? (max(1, milliseconds * rate / 1000), 0) : nil
+    }
+}

@@ -1,0 +1,221 @@
+/// The output's timeline: where in the device's frames each marker's data begins (a "boundary"),
+/// which track is current, its position in stream frames, and the events that report them
+/// (track started/finished, position, format changed, queue finished).
+///
+/// Positions are counted in device frames: `written` frames went to the device since it was set up,
+/// `written - delay` have been played. A marker becomes a boundary at the device frame where its
+/// data begins and takes effect when that frame has been played. The device itself is
+/// `DeviceSession`'s; this type only hears how many frames went out and how many it still holds.
+///
+/// Thread: the output thread only (`OutputWorker` owns it), after `init` on the loop thread.
+final class OutputTimeline {
+    private struct Boundary {
+        var deviceFrame: Int
+        var marker: Marker
+    }
+
+    /// A fixed ring of pending boundaries in memory allocated once (no Array growth, no generic
+    /// runtime calls on the output thread).
+    private struct Boundaries {
+        static let capacity = 64
+        private let slots = UnsafeMutablePointer<Boundary>.allocate(capacity: Boundaries.capacity)
+        private var head = 0
+        private(set) var count = 0
+
+        var first: Boundary? { count > 0 ? slots[head] : nil }
+        var isFull: Bool { count == Boundaries.capacity }
+
+        mutating func append(_ boundary: Boundary) {
+            (slots + (head + count) % Boundaries.capacity).initialize(to: boundary)
+            count += 1
+        }
+
+        mutating func removeFirst() -> Boundary {
+            let boundary = slots[head]
+            head = (head + 1) % Boundaries.capacity
+            count -= 1
+            return boundary
+        }
+
+        mutating func removeAll() {
+            head = 0
+            count = 0
+        }
+
+        /// Moves every pending boundary to device frame `frame`.
+        func move(to frame: Int) {
+            for i in 0..<count { slots[(head + i) % Boundaries.capacity].deviceFrame = frame }
+        }
+
+        func deallocate() { slots.deallocate() }
+    }
+
+    private let shared: EngineShared
+    /// Frames that went to the device since it was set up (or since the last stream's end).
+    private(set) var written = 0
+    private var boundaries = Boundaries()
+    private var current: Marker?
+    private var currentStartDevice = 0
+    private var nextPositionReport = 0
+    /// The format last reported through formatChanged.
+    private var reportedFormat: PCMFormat?
+
+    init(shared: EngineShared) {
+        self.shared = shared
+    }
+
+    deinit { boundaries.deallocate() }
+
+    /// The epoch of the current track (0 when none), for the device's events.
+    var epoch: UInt64 { current?.epoch ?? 0 }
+
+    /// The frames played of those written, when the device says it still holds `delay`.
+    func played(delay: Int) -> Int {
+        written - min(max(0, delay), written)
+    }
+
+    /// `frames` more went to the device.
+    func wrote(_ frames: Int) {
+        written += frames
+    }
+
+    /// The device restarted at `frame` (0: empty after a set-up, a close or a loss; else what played
+    /// before a drop): every pending boundary starts there.
+    func restart(at frame: Int) {
+        boundaries.move(to: frame)
+        written = frame
+    }
+
+    /// An out-of-band reset: nothing is pending, no track is current.
+    func clear() {
+        boundaries.removeAll()
+        current = nil
+        written = 0
+    }
+
+    /// `marker`'s data begins after what went to the device so far and `held` frames still in the
+    /// output stage (they play first).
+    func add(_ marker: Marker, held: Int, device: OutputConfiguration?) {
+        if boundaries.isFull { fire(boundaries.removeFirst(), device: device) }
+        boundaries.append(Boundary(deviceFrame: written + held, marker: marker))
+    }
+
+    /// The device has played out a stream (drained): everything written is played, and the next
+    /// stream counts from 0.
+    func streamPlayedOut(device: OutputConfiguration?) {
+        settle(played: written, device: device)
+        written = 0
+    }
+
+    /// The queue has ended (after `streamPlayedOut`).
+    func queueEnded(_ marker: Marker, device: OutputConfiguration?) {
+        fire(Boundary(deviceFrame: 0, marker: marker), device: device)
+    }
+
+    /// Fires the boundaries the device has played and publishes the position.
+    func settle(played: Int, device: OutputConfiguration?) {
+        while let first = boundaries.first, first.deviceFrame <= played {
+            fire(boundaries.removeFirst(), device: device)
+        }
+        guard let current else { return }
+        // Device frames are stream frames unless the output stage resamples.
+        let deviceRate = device?.deviceRate ?? current.format.sampleRate
+        var elapsed = Int64(played - currentStartDevice)
+        if deviceRate != current.format.sampleRate, deviceRate > 0 {
+            elapsed = elapsed * Int64(current.format.sampleRate) / Int64(deviceRate)
+        }
+        let frames = current.startFrame + elapsed
+        shared.playingPosition.setFrames(frames)
+        if played >= nextPositionReport {
+            nextPositionReport = played + max(1, deviceRate / 4)
+            var record = EventRecord(kind: .position, epoch: current.epoch)
+            record.trackID = current.trackID
+            record.index = current.index
+            record.frames = frames
+            record.format = current.format
+            shared.postPosition(record)
+        }
+    }
+
+    /// The device cannot take the stream at `marker` (`reason`): nothing pending plays, the current
+    /// track (when `marker` starts another) is finished, and the track at `marker` is reported.
+    func reject(_ marker: Marker, reason: String) {
+        boundaries.removeAll()
+        written = 0
+        if marker.kind == .trackStart, let current { post(.trackFinished, current) }
+        current = nil
+        shared.rejections.put(reason)
+        var record = EventRecord(kind: .error, epoch: marker.epoch)
+        record.trackID = marker.trackID
+        record.index = marker.index
+        record.format = marker.format
+        shared.post(record, from: shared.outputEvents)
+    }
+
+    /// Reports that the stream in `format` plays on the device set up as `device`.
+    func reportFormat(_ format: PCMFormat, device: OutputConfiguration?) {
+        guard let device else { return }
+        reportedFormat = format
+        var record = EventRecord(kind: .formatChanged, epoch: current?.epoch ?? 0)
+        record.format = format
+        record.encoding = device.encoding
+        record.deviceRate = device.deviceRate
+        record.deviceChannels = device.channels
+        record.exact = device.exact
+        shared.post(record, from: shared.outputEvents)
+    }
+
+    /// A marker's data is being played: the track (or its new format) is current.
+    private func fire(_ boundary: Boundary, device: OutputConfiguration?) {
+        let marker = boundary.marker
+        switch marker.kind {
+        case .trackStart:
+            if let current { post(.trackFinished, current) }
+            current = marker
+            currentStartDevice = boundary.deviceFrame
+            nextPositionReport = boundary.deviceFrame
+            publish(marker)
+            if reportedFormat != marker.format { reportFormat(marker.format, device: device) }
+            var record = EventRecord(kind: .trackStarted, epoch: marker.epoch)
+            record.trackID = marker.trackID
+            record.index = marker.index
+            record.format = marker.format
+            record.totalFrames = marker.totalFrames
+            shared.post(record, from: shared.outputEvents)
+        case .formatChange:
+            current = marker
+            currentStartDevice = boundary.deviceFrame
+            nextPositionReport = boundary.deviceFrame
+            publish(marker)
+            if reportedFormat != marker.format { reportFormat(marker.format, device: device) }
+        case .queueEnd:
+            if let current { post(.trackFinished, current) }
+            current = nil
+            var ended = PlayingSnapshot()
+            ended.epoch = marker.epoch
+            shared.playingPosition.publish(ended)
+            var record = EventRecord(kind: .queueFinished, epoch: marker.epoch)
+            record.index = marker.index  // the length of the queue that ended
+            shared.post(record, from: shared.outputEvents)
+        case .segmentEnd:
+            break
+        }
+    }
+
+    private func publish(_ marker: Marker) {
+        var value = PlayingSnapshot()
+        value.epoch = marker.epoch
+        value.valid = true
+        value.trackID = marker.trackID
+        value.index = marker.index
+        value.frames = marker.startFrame
+        shared.playingPosition.publish(value)
+    }
+
+    private func post(_ kind: EventRecord.Kind, _ marker: Marker) {
+        var record = EventRecord(kind: kind, epoch: marker.epoch)
+        record.trackID = marker.trackID
+        record.index = marker.index
+        shared.post(record, from: shared.outputEvents)
+    }
+}

@@ -8,9 +8,11 @@ import Testing
 /// fail the fuzz run like crashes do.
 struct ImageFuzzTests {
     @Test func theImageTargetMeasuresWhatTheDecoderHeld() {
-        // A 2000×1500 picture decoded whole holds its 12 MB of pixels (and more, to fit it).
+        // A 2000×1500 picture decoded whole holds its 12 MB of pixels (and more, to fit it). The
+        // gauge counts the whole process: memory other tests free meanwhile lowers one reading
+        // (9.9 MB seen in a parallel run), so the largest of three readings is judged.
         let png = SyntheticLibrary.solidPNG(width: 2000, height: 1500, red: 200, green: 10, blue: 30)
-        #expect(ImageFuzz.peakHeap(png) >= 12_000_000)
+        #expect((0..<3).map { _ in ImageFuzz.peakHeap(png) }.max()! >= 12_000_000)
     }
 
     @Test func aMultiScanBaselineJPEGStaysUnderTheBound() throws {

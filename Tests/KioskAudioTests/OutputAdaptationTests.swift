@@ -51,8 +51,8 @@ struct OutputAdaptationTests {
         let out = Fixtures.parse(device.captured, width: 2, significantBits: 16)
         let left = stride(from: 0, to: out.count, by: 2).map { out[$0] >> 16 }
         let right = stride(from: 1, to: out.count, by: 2).map { out[$0] >> 16 }
-        #expect(left == samples, "left is the source, sample for sample")
-        #expect(right == samples, "right is the source, sample for sample")
+        expectSameSamples(left, samples, "left is the source, sample for sample")
+        expectSameSamples(right, samples, "right is the source, sample for sample")
     }
 
     @Test func aSixChannelTrackOnAStereoOnlyDeviceIsDownmixedByBS775() throws {
@@ -147,19 +147,7 @@ struct ConstrainedDeviceTests {
 
     init() throws {
         dir = try TemporaryDirectory("kiosk-constrained")
-        try dir.write(
-            ".asoundrc",
-            """
-            pcm.capture_file { type file; slave.pcm "null"; file "\(dir.file("out.raw"))"; format "raw" }
-            pcm.stereo_only {
-                type multi
-                slaves.a { pcm "capture_file"; channels 2 }
-                bindings.0 { slave a; channel 0 }
-                bindings.1 { slave a; channel 1 }
-            }
-            pcm.hat { type plug; slave { pcm "capture_file"; channels 2; rate 48000 } }
-
-            """)
+        try dir.write(".asoundrc", constrainedDevicesALSAConfig(capturingTo: dir.file("out.raw")))
     }
 
     private func play(_ file: String, device: String) -> ProcessResult {

@@ -52,12 +52,7 @@ import Testing
         ),
     ])
     func errorsSayWhereAndWhat(text: String, message: String) {
-        do {
-            _ = try parse(text)
-            Issue.record("accepted \(text)")
-        } catch {
-            #expect(error.description == message)
-        }
+        expectError(describedAs: message) { try parse(text) }
     }
 
     @Test func everyShippedProfileIsValid() throws {

@@ -134,7 +134,7 @@ struct DisplayTests {
     @Test func undecodableArtworkKeepsThePlaceholderAndIsLogged() throws {
         let f = try Fixture()
         defer { f.finish() }
-        let messages = Mutex<[String]>([])
+        let messages = Locked<[String]>([])
         let token = Log.addObserver { _, text in messages.withLock { $0.append(text) } }
         defer { Log.removeObserver(token) }
         let loads = Counter()

@@ -143,19 +143,7 @@ extension [DoctorLine] {
 @Suite(.serialized) struct DoctorConstrainedDeviceTests {
     func doctor(_ box: FakeBox, device: String, json: Bool = false) throws -> ProcessResult {
         if !box.root.exists("/config.json") { try box.write("/config.json", #"{"board": "usb-keypad-hdmi"}"#) }
-        try box.write(
-            "/home/.asoundrc",
-            """
-            pcm.capture_file { type file; slave.pcm "null"; file "/dev/null"; format "raw" }
-            pcm.stereo_only {
-                type multi
-                slaves.a { pcm "capture_file"; channels 2 }
-                bindings.0 { slave a; channel 0 }
-                bindings.1 { slave a; channel 1 }
-            }
-            pcm.hat { type plug; slave { pcm "capture_file"; channels 2; rate 48000 } }
-
-            """)
+        try box.write("/home/.asoundrc", constrainedDevicesALSAConfig(capturingTo: "/dev/null"))
         var environment = currentEnvironment()
         environment["HOME"] = box.root.path("/home")
         return run(

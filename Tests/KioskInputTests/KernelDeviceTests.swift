@@ -17,7 +17,7 @@ private func deviceNumber(_ text: String) -> dev_t? {
 private func makeNode(for device: UInputDevice, in directory: String) throws -> String {
     var node: (name: String, device: String)?
     // sysfs shows the event node a moment after UI_DEV_CREATE.
-    _ = waitFor(5) {
+    _ = waitFor(seconds: 5) {
         node = try? device.eventNode()
         return node != nil
     }

@@ -70,11 +70,7 @@ struct HostileStickTests {
         try library.write("Bad/vorbis-then-opus.ogg", ogg + opus)
         try library.write("Bad/empty.mp3", [])
         try library.write("Names/a\u{1B}]0;pwned\u{07}\nforged line.mp3", [])
-        try Syscalls.mkdirs(library.root + "/Empty")
-        for n in 0..<emptyFiles {
-            let fd = Glibc.open(library.root + "/Empty/\(n).mp3", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-            if fd >= 0 { Glibc.close(fd) }
-        }
+        try makeEmptyFiles(emptyFiles, in: library.root + "/Empty")
     }
 
     @Test("scan: the good tracks listed, every bad file named with its reason, under 100 MB and 30 s")

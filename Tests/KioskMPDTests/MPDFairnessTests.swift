@@ -199,10 +199,7 @@ import Testing
     }
 
     @Test func newClientsTakeTheSlotsOfTheClientsInactiveLongestAndTricklingIsNotActivity() throws {
-        let h = try Harness {
-            $0.maxClients = 4
-            $0.evictInactiveAfterMilliseconds = 300
-        }
+        let h = try Harness(maxClients: 4, evictInactiveAfterMilliseconds: 300)
         let path = h.socketPath
         let (statuses, stillThere) = try h.client {
             // Trickling (never a whole line), silent, an unterminated list, and one that never reads.
@@ -232,10 +229,7 @@ import Testing
     }
 
     @Test func clientsWaitingInIdleKeepTheirSlotsAndANewcomerIsRefused() throws {
-        let h = try Harness {
-            $0.maxClients = 2
-            $0.evictInactiveAfterMilliseconds = 100
-        }
+        let h = try Harness(maxClients: 2, evictInactiveAfterMilliseconds: 100)
         let path = h.socketPath
         let (refused, answers) = try h.client {
             let idlers = try (0..<2).map { _ in try TestClient(unix: path) }
@@ -248,5 +242,15 @@ import Testing
         #expect(refused)
         #expect(answers == [["OK"], ["OK"]])
         #expect(h.server.statistics.evicted == 0)
+    }
+}
+
+extension Harness {
+    /// A harness whose server takes `maxClients` and may evict one inactive that long.
+    convenience init(maxClients: Int, evictInactiveAfterMilliseconds: Int) throws {
+        try self.init {
+            $0.maxClients = maxClients
+            $0.evictInactiveAfterMilliseconds = evictInactiveAfterMilliseconds
+        }
     }
 }

@@ -160,7 +160,7 @@ import Testing
             }
 
             """)
-        let mpd = try BackgroundProcess(
+        let mpd = try ChildProcess(
             which("mpd")!, ["--no-daemon", "--stderr", dir.file("mpd.conf")], log: dir.file("mpd.log"))
         defer { mpd.stop() }
         guard waitFor(seconds: 20, { Syscalls.exists(socket) && (try? TestClient(unix: socket)) != nil }) else {

@@ -175,30 +175,17 @@ public func listDirectory(_ path: String) -> [String] {
 
 /// Collects log messages (all levels) while alive; for asserting that an error was reported.
 public final class WarningCollector: @unchecked Sendable {
-    private let lock = NSLockLike()
-    private var collected: [String] = []
+    private let collected = Locked<[String]>([])
     private var token = 0
 
     public init() {
         token = Log.addObserver { [weak self] level, message in
             guard let self, level <= .warning else { return }
-            self.lock.withLock { self.collected.append(message) }
+            self.collected.withLock { $0.append(message) }
         }
     }
 
-    public var messages: [String] { lock.withLock { collected } }
+    public var messages: [String] { collected.withLock { $0 } }
 
     public func stop() { Log.removeObserver(token) }
-}
-
-/// A pthread mutex, for test helpers.
-final class NSLockLike: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    func withLock<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body()
-    }
 }

@@ -7,6 +7,7 @@ import Testing
 private var playerBuilt: Bool { access(TestPaths.playerBinary, X_OK) == 0 }
 
 @Suite(
+    .tags(.integration),
     .serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"),
     .enabled(if: playerBuilt, "kiosk-player is not built next to the tests (swift build)"))
 struct AudioCommandTests {

@@ -33,7 +33,7 @@ private func trackOrder(_ run: EngineRun) -> [String] {
     }
 }
 
-@Suite(.serialized) struct AudioEngineBitPerfectTests {
+@Suite(.tags(.integration), .serialized) struct AudioEngineBitPerfectTests {
     /// Every file of the FLAC decoder testbench, through ALSAOutput into ALSA's file plugin, equals
     /// `flac -d` byte for byte in the container the engine negotiated.
     @Test(.enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
@@ -100,7 +100,7 @@ private func smallestOfEachFormat(_ names: [String], in bench: String) throws ->
     return smallest.values.map(\.name).sorted()
 }
 
-@Suite(.serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+@Suite(.tags(.integration), .serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
 struct AudioEngineTests {
     @Test func consecutiveTracksOfOneSignalJoinWithoutAGap() throws {
         let dir = try TemporaryDirectory("kiosk-gapless")
@@ -483,7 +483,7 @@ struct AudioEngineTests {
 
 /// The engine's fade (the sleep timer's end): a smooth fall to silence over the asked length of
 /// audio, heard on ALSA's file plugin.
-@Suite(.serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+@Suite(.tags(.integration), .serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
 struct AudioEngineFadeTests {
     /// Plays 2 s of a constant level (DC at 8192 of 16 bits) with `prepare` applied before play;
     /// returns each output frame's level relative to the source (left channel).

@@ -36,7 +36,7 @@ func decodeAll(_ decoder: any AudioDecoder) -> (samples: [Int32], formats: [PCMF
 
 private func leftJustified(_ samples: [Int32], bits: Int) -> [Int32] { samples.map { $0 << Int32(32 - bits) } }
 
-@Suite(.serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+@Suite(.tags(.integration), .serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
 struct FLACDecoderTests {
     let format = PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 16)
 

@@ -6,7 +6,9 @@ import Testing
 
 /// M4A files made with Debian's ffmpeg: AAC against ffmpeg's own decode, ALAC bit-perfect against
 /// its source.
-@Suite(.serialized, .enabled(if: MusicFiles.hasFFmpeg, "needs sox and ffmpeg (apt-get install sox ffmpeg)"))
+@Suite(
+    .tags(.integration), .serialized,
+    .enabled(if: MusicFiles.hasFFmpeg, "needs sox and ffmpeg (apt-get install sox ffmpeg)"))
 struct MP4DecoderTests {
     private func decode(_ path: String) throws -> (samples: [Int32], format: PCMFormat, total: Int64?) {
         let decoder = try DecoderSet().open(path: path)

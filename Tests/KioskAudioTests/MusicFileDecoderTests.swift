@@ -35,7 +35,7 @@ private func decodeAfterSeek(_ path: String, to frame: Int64) throws -> [Int32] 
 
 private func leftJustified16(_ samples: [Int32]) -> [Int32] { samples.map { $0 << 16 } }
 
-@Suite(.serialized, .enabled(if: MusicFiles.hasSox, "needs sox (apt-get install sox)"))
+@Suite(.tags(.integration), .serialized, .enabled(if: MusicFiles.hasSox, "needs sox (apt-get install sox)"))
 struct WAVAndAIFFDecoderTests {
     @Test("a 16-bit WAV reaches the ring unchanged")
     func wav16() throws {
@@ -147,6 +147,7 @@ struct WAVAndAIFFDecoderTests {
 }
 
 @Suite(
+    .tags(.integration),
     .serialized, .enabled(if: MusicFiles.hasMP3Tools, "needs sox, lame and mpg123 (apt-get install sox lame mpg123)"))
 struct MP3DecoderTests {
     @Test("a LAME V2 MP3 decodes to mpg123's samples, exactly as long as its source (gapless)")
@@ -245,6 +246,7 @@ struct MP3DecoderTests {
 }
 
 @Suite(
+    .tags(.integration),
     .serialized,
     .enabled(if: MusicFiles.hasVorbisTools, "needs sox and vorbis-tools (apt-get install sox vorbis-tools)"))
 struct VorbisDecoderTests {
@@ -290,6 +292,7 @@ struct VorbisDecoderTests {
 
 /// Chained Ogg files: links one after another, each with its own headers.
 @Suite(
+    .tags(.integration),
     .serialized,
     .enabled(if: MusicFiles.hasVorbisTools && MusicFiles.hasOpusTools, "needs sox, vorbis-tools and opus-tools"))
 struct ChainedOggTests {
@@ -321,7 +324,9 @@ struct ChainedOggTests {
     }
 }
 
-@Suite(.serialized, .enabled(if: MusicFiles.hasOpusTools, "needs sox and opus-tools (apt-get install sox opus-tools)"))
+@Suite(
+    .tags(.integration), .serialized,
+    .enabled(if: MusicFiles.hasOpusTools, "needs sox and opus-tools (apt-get install sox opus-tools)"))
 struct OpusDecoderTests {
     @Test("Opus decodes at 48 kHz to opusdec's samples, pre-skip and end trim honoured")
     func matchesOpusdec() throws {
@@ -354,7 +359,7 @@ struct OpusDecoderTests {
 /// every part keeps its exact length (encoder delay and padding removed), decodes as the reference
 /// decoder decodes it, and the stream after each join is the tone in phase (no gap, no extra
 /// samples). What remains at a join is the codec's own edge transient, the same in the reference.
-@Suite(.serialized)
+@Suite(.tags(.integration), .serialized)
 struct GaplessLossyTests {
     private func check(
         _ make: ([Int32], TemporaryDirectory, String) throws -> String,

@@ -28,7 +28,7 @@ struct DeviceFitTests {
 }
 
 /// The engine through a device that takes only some channel counts or rates (the capture device).
-@Suite(.enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+@Suite(.tags(.integration), .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
 struct OutputAdaptationTests {
     private func play(_ path: String, on device: CapturingOutput) throws -> EngineRun {
         let run = try EngineRun(capturingTo: device)
@@ -141,7 +141,9 @@ struct OutputAdaptationTests {
 /// (a `multi` over ALSA's file plugin: 2 channels, any rate) and `hat` (a `plug` whose slave is fixed
 /// at 2 channels and 48 kHz: the player opens it without ALSA's automatic conversions, so it takes
 /// nothing else). Mono FLAC and MP3, 6-channel FLAC and 96 kHz FLAC all play.
-@Suite(.serialized, .enabled(if: Fixtures.hasFlac && MusicFiles.hasMP3Tools, "needs flac, sox, lame, mpg123"))
+@Suite(
+    .tags(.integration), .serialized,
+    .enabled(if: Fixtures.hasFlac && MusicFiles.hasMP3Tools, "needs flac, sox, lame, mpg123"))
 struct ConstrainedDeviceTests {
     private let dir: TemporaryDirectory
 

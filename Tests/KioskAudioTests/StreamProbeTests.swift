@@ -15,7 +15,7 @@ private func junk(_ count: Int, seed: UInt32) -> [UInt8] {
 
 /// Streams without a signature at their first byte are recognised by their frames and their
 /// decoder, not refused as "not a music file"; junk still is, after one small read.
-@Suite(.serialized)
+@Suite(.tags(.integration), .serialized)
 struct StreamProbeTests {
     @Test(.enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
     func aFLACStreamThatStartsAtAFrameHeaderIsRecognisedAndPlays() throws {

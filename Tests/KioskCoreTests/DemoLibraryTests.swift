@@ -7,7 +7,7 @@ import Testing
 /// The demo's library has what the demo is meant to show: albums, artists, genres, a playlist,
 /// embedded art, a cover file, a Japanese album, and a hi-res album (a format change).
 @Suite struct DemoLibraryTests {
-    @Test func demoLibraryHasEveryFeatureTheDemoShows() throws {
+    @Test(.tags(.integration)) func demoLibraryHasEveryFeatureTheDemoShows() throws {
         let dir = try TemporaryDirectory("kiosk-demo-lib")
         defer { dir.remove() }
         let music = try DemoLibrary.prepare(root: dir.path, seconds: 0.5)
@@ -58,7 +58,7 @@ import Testing
 }
 
 /// The terminal demo: the picture is the terminal, so the log goes to a file beside the library.
-@Suite struct DemoTerminalTests {
+@Suite(.tags(.integration)) struct DemoTerminalTests {
     @Test func logLinesGoToDemoLogNotOverThePicture() throws {
         let dir = try TemporaryDirectory("kiosk-demo-term")
         defer { dir.remove() }

@@ -13,6 +13,7 @@ private let alpha = PlayerFixtures.mainAlbums[0]
 /// while it runs, an event script as the buttons, PNG frames as the screen, and ALSA's file
 /// plugin (samples) or the "none" clock sink (timing) as the sound card.
 @Suite(
+    .tags(.integration),
     .serialized, .enabled(if: canMount, "needs root and mount(8) to put a stick under the media root"),
     .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced)
 struct EndToEndTests {
@@ -163,6 +164,7 @@ func browseScreen(_ catalog: Catalog, _ category: KioskLibrary.Category, label: 
 
 /// Power cuts: `kill -9` at random moments, then a restart.
 @Suite(
+    .tags(.integration),
     .serialized, .enabled(if: canMount, "needs root and mount(8) to put a stick under the media root"),
     .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced)
 struct PowerCutTests {

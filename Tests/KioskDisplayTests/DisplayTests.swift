@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// The display object on a real event loop, drawing into a file-backed framebuffer.
-@Suite(.serialized, .enabled(if: TestFonts.available, Comment(rawValue: TestFonts.missingReason)))
+@Suite(.tags(.integration), .serialized, .enabled(if: TestFonts.available, Comment(rawValue: TestFonts.missingReason)))
 struct DisplayTests {
     final class Counter: Sendable {
         let value = Atomic<Int>(0)

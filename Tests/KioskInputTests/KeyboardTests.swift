@@ -126,6 +126,7 @@ let pseudoTerminalsAvailable: Bool = {
 }()
 
 @Suite(
+    .tags(.integration),
     .serialized,
     .enabled(if: pseudoTerminalsAvailable, "no pseudo-terminals here (posix_openpt failed: /dev/pts missing?)"))
 struct KeyboardTerminalTests {

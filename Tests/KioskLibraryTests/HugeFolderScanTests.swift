@@ -7,7 +7,7 @@ import Testing
 
 /// A stick of a hundred thousand broken files costs the scan memory for the files, not for a
 /// problem line or a read-ahead outcome per file.
-@Suite(.serialized) struct HugeFolderScanTests {
+@Suite(.tags(.integration), .serialized) struct HugeFolderScanTests {
     private func stick(emptyFiles count: Int, folders: Int = 1) throws -> TemporaryDirectory {
         let dir = try TemporaryDirectory("kiosk-huge")
         for folder in 0..<folders { try makeEmptyFiles(count / folders, in: dir.file("f\(folder)")) }

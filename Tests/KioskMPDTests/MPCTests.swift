@@ -111,6 +111,7 @@ struct MPCStatus {
 }
 
 @Suite(
+    .tags(.integration),
     .serialized,
     .enabled(if: which("mpc") != nil, "mpc is not installed (deploy/install-deps.sh installs it)"))
 struct MPCTests {

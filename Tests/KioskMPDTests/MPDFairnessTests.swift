@@ -9,7 +9,7 @@ import Testing
 /// Many clients that hold the server's time or slots: command lists that never end, clients that
 /// never send a whole line, never read, or never say anything. A fresh client is still answered at
 /// once and the loop keeps turning.
-@Suite(.serialized, Emulation.cpuBoundStress) struct MPDFairnessTests {
+@Suite(.tags(.integration), .serialized, Emulation.cpuBoundStress) struct MPDFairnessTests {
     /// The longest time between two ticks of a 1 ms timer on the loop while `body` runs.
     final class StallWatch {
         private(set) var longestGapNs: UInt64 = 0

@@ -11,9 +11,7 @@ private typealias H = HostileTagFixtures
 /// One stick holding every hostile file of issue 31 beside two good tracks: the scan lists the
 /// good ones and names each bad one with its reason, within 100 MB and 30 s, and `run` plays the
 /// good ones from it. Everything is made in the test.
-@Suite(
-    .tags(.integration), .serialized,
-    .enabled(if: F.hasEncoders, "needs sox, lame, vorbis-tools, opus-tools and ffmpeg"))
+@Suite(.tags(.integration), .serialized, .needsTagEncoders)
 struct HostileStickTests {
     /// The bad files and the start of the reason each must be listed with.
     static let expectedReasons: [(path: String, reason: String)] = [

@@ -132,9 +132,7 @@ import Testing
             $0.maxCommandListCommands = 40_000
             $0.maxCommandListBytes = 4 << 20
         }
-        let path = h.socketPath
-        let (short, long) = try h.client(timeoutSeconds: 300) {
-            let c = try TestClient(unix: path)
+        let (short, long) = try h.withClient(timeoutSeconds: 300) { c in
             func milliseconds(_ count: Int) throws -> Double {
                 let start = Syscalls.monotonicNanoseconds()
                 let answer = try c.command(
@@ -152,9 +150,7 @@ import Testing
 
     @Test func aBurstOfThousandsOfLinesIsTakenAFewStepsPerTurnOfTheLoop() throws {
         let h = try Harness()
-        let path = h.socketPath
-        let answers = try h.client {
-            let c = try TestClient(unix: path)
+        let answers = try h.withClient { c in
             try c.send(String(repeating: "ping\n", count: 3000))
             return try (0..<3000).map { _ in try c.response() }.filter { $0 == ["OK"] }.count
         }
@@ -165,9 +161,7 @@ import Testing
 
     @Test func aClientTricklingALineByteByByteIsDroppedAtTheTimeout() throws {
         let h = try Harness { $0.idleTimeoutSeconds = 1 }
-        let path = h.socketPath
-        let droppedAfterMs = try h.client {
-            let c = try TestClient(unix: path)
+        let droppedAfterMs = try h.withClient { c in
             let start = Syscalls.monotonicNanoseconds()
             // One byte every 150 ms of a line that never ends, for up to 6 s.
             for i in 0..<40 {
@@ -187,9 +181,7 @@ import Testing
 
     @Test func aClientWaitingInIdleIsKeptPastTheTimeoutAndAnsweredAfterIt() throws {
         let h = try Harness { $0.idleTimeoutSeconds = 1 }
-        let path = h.socketPath
-        let answer = try h.client {
-            let c = try TestClient(unix: path)
+        let answer = try h.withClient { c in
             try c.send("idle\n")
             Syscalls.sleep(nanoseconds: 2_500_000_000)
             return try c.command("noidle") + c.command("ping")

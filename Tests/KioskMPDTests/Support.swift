@@ -157,6 +157,14 @@ final class Harness {
         return try outcome.get()
     }
 
+    /// `client` with one connection to the server, opened on the client thread.
+    func withClient<T: Sendable>(
+        timeoutSeconds: Double = 60, _ body: @escaping @Sendable (TestClient) throws -> T
+    ) throws -> T {
+        let path = socketPath
+        return try client(timeoutSeconds: timeoutSeconds) { try body(TestClient(unix: path)) }
+    }
+
     /// Runs the loop for a while (lets timers and the engine move on).
     func spin(milliseconds: Int) throws {
         try loop.run(forNanoseconds: UInt64(milliseconds) * 1_000_000)

@@ -396,7 +396,7 @@ public enum SyntheticLibrary {
             png.append(contentsOf: bigEndian(UInt32(data.count)))
             let body = Array(type.utf8) + data
             png.append(contentsOf: body)
-            png.append(contentsOf: bigEndian(crc32(body)))
+            png.append(contentsOf: bigEndian(CRC32.checksum(body)))
         }
         chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0])
         chunk("IDAT", zlib)
@@ -406,19 +406,5 @@ public enum SyntheticLibrary {
 
     private static func bigEndian(_ v: UInt32) -> [UInt8] {
         [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
-    }
-
-    private static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
-        return c
-    }
-
-    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        crcTable.withUnsafeBufferPointer { table in
-            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        }
-        return ~crc
     }
 }

@@ -33,7 +33,7 @@ private func trackOrder(_ run: EngineRun) -> [String] {
     }
 }
 
-@Suite(.serialized) struct AudioEngineBitPerfectTests {
+@Suite(.tags(.integration), .serialized) struct AudioEngineBitPerfectTests {
     /// Every file of the FLAC decoder testbench, through ALSAOutput into ALSA's file plugin, equals
     /// `flac -d` byte for byte in the container the engine negotiated.
     @Test(.enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
@@ -76,11 +76,7 @@ private func trackOrder(_ run: EngineRun) -> [String] {
             let reference = try Fixtures.reference(path, bits: format.bitsPerSample, scratch: dir)
             let expected = Fixtures.encodeLeftJustified(reference, as: encoding)
             let output = try Syscalls.readFile(out, limit: 1 << 30)
-            let difference = Fixtures.firstDifference(output, expected)
-            #expect(
-                difference == nil,
-                "\(name) (\(format), \(deviceFormat)): first difference at byte \(difference ?? -1) of \(expected.count) (got \(output.count))"
-            )
+            expectSameSamples(output, expected, "\(name) (\(format), \(deviceFormat)), bytes")
             unlink(out)
             checked += 1
         }
@@ -104,7 +100,7 @@ private func smallestOfEachFormat(_ names: [String], in bench: String) throws ->
     return smallest.values.map(\.name).sorted()
 }
 
-@Suite(.serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+@Suite(.tags(.integration), .serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
 struct AudioEngineTests {
     @Test func consecutiveTracksOfOneSignalJoinWithoutAGap() throws {
         let dir = try TemporaryDirectory("kiosk-gapless")
@@ -115,7 +111,7 @@ struct AudioEngineTests {
         try Fixtures.encode(Array(signal[(cut * 2)...]), format: cd, to: dir.file("2.flac"))
         let run = try playToFile([dir.file("1.flac"), dir.file("2.flac")], out: dir.file("out.raw"))
         let output = try Syscalls.readFile(dir.file("out.raw"))
-        #expect(Fixtures.firstDifference(output, Fixtures.bytes(signal, width: 2)) == nil)
+        expectSameSamples(output, Fixtures.bytes(signal, width: 2))
         #expect(run.deviceFormats == ["S16_LE 44100 Hz 2 ch"], "one device set-up for both tracks")
         let order = trackOrder(run)
         #expect(order == ["start 1", "end 1", "start 2", "end 2", "done"])
@@ -149,7 +145,7 @@ struct AudioEngineTests {
         run.shutdown()
         let output = try Syscalls.readFile(dir.file("out.raw"))
         #expect(output.count == signal.count * 2)
-        #expect(Fixtures.firstDifference(output, Fixtures.bytes(signal, width: 2)) == nil, "every frame once, in order")
+        expectSameSamples(output, Fixtures.bytes(signal, width: 2), "every frame once, in order")
         let order = trackOrder(run)
         #expect(order == ["start 1", "end 1", "start 2", "end 2", "done"])
     }
@@ -185,8 +181,7 @@ struct AudioEngineTests {
             #expect(
                 output.count == expected.count,
                 "from frame \(frame): \(output.count / 4) frames played, \(expected.count / 4) expected")
-            let difference = Fixtures.firstDifference(output, Array(expected))
-            #expect(difference == nil, "from frame \(frame): first difference at byte \(difference ?? -1)")
+            expectSameSamples(output, Array(expected), "from frame \(frame), bytes")
         }
     }
 
@@ -209,7 +204,7 @@ struct AudioEngineTests {
         let run = try playToFile(paths, out: dir.file("out.raw"))
         #expect(run.deviceFormats == ["S16_LE 44100 Hz 2 ch", "S32_LE 96000 Hz 2 ch", "S16_LE 48000 Hz 1 ch"])
         #expect(run.started() == [1, 2, 3])
-        #expect(Fixtures.firstDifference(try Syscalls.readFile(dir.file("out.raw")), expected) == nil)
+        expectSameSamples(try Syscalls.readFile(dir.file("out.raw")), expected)
     }
 
     @Test func badFilesAreReportedByNameAndSkipped() throws {
@@ -274,7 +269,7 @@ struct AudioEngineTests {
             try run.run { run.finished }
             run.shutdown()
             #expect(run.deviceFormats == [note])
-            #expect(device.captured == Fixtures.deviceBytes(samples, bits: bits, encoding: accepted))
+            expectSameSamples(device.captured, Fixtures.deviceBytes(samples, bits: bits, encoding: accepted))
         }
     }
 
@@ -298,7 +293,7 @@ struct AudioEngineTests {
         #expect(run.errors.map(\.path) == [dir.file("odd.flac")])
         #expect(run.errors.first?.message == "capture: does not take 11025 Hz")
         #expect(run.started() == [1, 3])
-        #expect(device.captured == Fixtures.bytes(a + c, width: 2))
+        expectSameSamples(device.captured, Fixtures.bytes(a + c, width: 2))
         #expect(!run.events.contains { if case .deviceLost = $0 { return true } else { return false } })
     }
 
@@ -309,7 +304,7 @@ struct AudioEngineTests {
         let run = try playToFile([dir.file("a.flac")], out: dir.file("out.raw"), volume: 50)
         #expect(run.finished)
         let output = try Syscalls.readFile(dir.file("out.raw"))
-        #expect(output == Fixtures.bytes(samples.map { $0 >> 2 }, width: 2))
+        expectSameSamples(output, Fixtures.bytes(samples.map { $0 >> 2 }, width: 2))
     }
 
     @Test func lostDeviceIsReportedReopenedAndPlaybackGoesOnWhereItStopped() throws {
@@ -334,7 +329,7 @@ struct AudioEngineTests {
         let back = run.events.firstIndex(of: .deviceBack(device: "capture"))
         #expect(lost != nil && back != nil && lost! < back!)
         #expect(run.started() == [1, 2])
-        #expect(device.captured == Fixtures.bytes(a + b, width: 2), "no frame lost or repeated")
+        expectSameSamples(device.captured, Fixtures.bytes(a + b, width: 2), "no frame lost or repeated")
     }
 
     @Test func anUnderrunIsCountedAndTheTrackGoesOnWithNoFrameLostOrRepeated() throws {
@@ -351,7 +346,7 @@ struct AudioEngineTests {
         run.shutdown()
         #expect(run.engine.underruns == 1)
         #expect(!run.events.contains { if case .deviceLost = $0 { return true } else { return false } })
-        #expect(device.captured == Fixtures.bytes(a, width: 2))
+        expectSameSamples(device.captured, Fixtures.bytes(a, width: 2))
     }
 
     /// Real-time transport on the `none` sink, checked through position reports.
@@ -488,7 +483,7 @@ struct AudioEngineTests {
 
 /// The engine's fade (the sleep timer's end): a smooth fall to silence over the asked length of
 /// audio, heard on ALSA's file plugin.
-@Suite(.serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+@Suite(.tags(.integration), .serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
 struct AudioEngineFadeTests {
     /// Plays 2 s of a constant level (DC at 8192 of 16 bits) with `prepare` applied before play;
     /// returns each output frame's level relative to the source (left channel).

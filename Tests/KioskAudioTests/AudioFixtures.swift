@@ -142,20 +142,6 @@ enum Fixtures {
         return offset
     }
 
-    /// Index of the first differing byte, nil when equal.
-    static func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
-        let n = min(a.count, b.count)
-        let found: Int? = a.withUnsafeBufferPointer { x in
-            b.withUnsafeBufferPointer { y in
-                if n == 0 || memcmp(x.baseAddress!, y.baseAddress!, n) == 0 { return nil }
-                for i in 0..<n where x[i] != y[i] { return i }
-                return nil
-            }
-        }
-        if let found { return found }
-        return a.count == b.count ? nil : n
-    }
-
     static func encoding(named text: String) -> SampleEncoding? {
         let name = text.split(separator: " ").first.map(String.init) ?? ""
         return SampleEncoding.allCases.first { $0.alsaName == name }

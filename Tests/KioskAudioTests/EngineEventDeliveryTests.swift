@@ -8,7 +8,7 @@ import Testing
 /// while an unpaced device takes audio as fast as the decoder makes it (ALSA's file and null
 /// plugins; a real card's clock paces the threads, but a loop starved by the real-time audio
 /// threads is the same case). A lost `queueFinished` left `kiosk-player play` waiting forever.
-@Suite(.serialized) struct EngineEventDeliveryTests {
+@Suite(.tags(.integration), .serialized) struct EngineEventDeliveryTests {
     /// A 16-bit mono WAV of `frames` frames at `rate` (a ramp, so no two blocks are alike).
     private func writeWAV(_ path: String, frames: Int, rate: Int) throws {
         var bytes: [UInt8] = []

@@ -7,7 +7,7 @@ import Testing
 /// loop thread while its decoder and output threads run: nothing breaks, nothing is reported as an
 /// error, and afterwards it still plays a track bit-exactly. The cross-thread paths `make tsan`
 /// checks.
-@Suite(.serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+@Suite(.tags(.integration), .serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
 struct EngineStressTests {
     @Test(arguments: [UInt64(1), 2, 3])
     func aCommandStormLeavesTheEnginePlayingBitExactly(seed: UInt64) throws {

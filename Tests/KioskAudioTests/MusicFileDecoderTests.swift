@@ -35,7 +35,7 @@ private func decodeAfterSeek(_ path: String, to frame: Int64) throws -> [Int32] 
 
 private func leftJustified16(_ samples: [Int32]) -> [Int32] { samples.map { $0 << 16 } }
 
-@Suite(.serialized, .enabled(if: MusicFiles.hasSox, "needs sox (apt-get install sox)"))
+@Suite(.tags(.integration), .serialized, .enabled(if: MusicFiles.hasSox, "needs sox (apt-get install sox)"))
 struct WAVAndAIFFDecoderTests {
     @Test("a 16-bit WAV reaches the ring unchanged")
     func wav16() throws {
@@ -45,7 +45,7 @@ struct WAVAndAIFFDecoderTests {
         let decoded = try decodeFile(dir.file("a.wav"))
         #expect(decoded.format == PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 16))
         #expect(decoded.total == 30000)
-        #expect(decoded.samples == leftJustified16(source))
+        expectSameSamples(decoded.samples, leftJustified16(source))
         #expect(decoded.end == .endOfStream)
     }
 
@@ -57,7 +57,7 @@ struct WAVAndAIFFDecoderTests {
         try MusicFiles.soxWrite(source, bits: bits, to: dir.file("a.wav"))
         let decoded = try decodeFile(dir.file("a.wav"))
         #expect(decoded.format.bitsPerSample == bits)
-        #expect(decoded.samples == source.map { $0 << Int32(32 - bits) })
+        expectSameSamples(decoded.samples, source.map { $0 << Int32(32 - bits) })
     }
 
     @Test("AIFF (big-endian) at 16 and 24 bits is bit-perfect", arguments: [16, 24])
@@ -67,7 +67,7 @@ struct WAVAndAIFFDecoderTests {
         try MusicFiles.soxWrite(source, bits: bits, to: dir.file("a.aiff"))
         let decoded = try decodeFile(dir.file("a.aiff"))
         #expect(decoded.format == PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: bits))
-        #expect(decoded.samples == source.map { $0 << Int32(32 - bits) })
+        expectSameSamples(decoded.samples, source.map { $0 << Int32(32 - bits) })
     }
 
     @Test("AIFC with little-endian samples ('sowt') is bit-perfect")
@@ -86,7 +86,7 @@ struct WAVAndAIFFDecoderTests {
         try dir.write("a.aifc", bytes)
         let decoded = try decodeFile(dir.file("a.aifc"))
         #expect(decoded.format.channels == 1)
-        #expect(decoded.samples == leftJustified16(source))
+        expectSameSamples(decoded.samples, leftJustified16(source))
     }
 
     @Test("a 32-bit float WAV is within one 24-bit step of its samples")
@@ -106,7 +106,7 @@ struct WAVAndAIFFDecoderTests {
         let source = MusicFiles.tone(frames: 20000)
         try MusicFiles.soxWrite(source, bits: 16, to: dir.file("a.wav"))
         let tail = try decodeAfterSeek(dir.file("a.wav"), to: 12345)
-        #expect(tail == leftJustified16(Array(source[(12345 * 2)...])))
+        expectSameSamples(tail, leftJustified16(Array(source[(12345 * 2)...])))
     }
 
     @Test("a WAV whose data chunk claims more than the file holds plays what is there")
@@ -119,7 +119,7 @@ struct WAVAndAIFFDecoderTests {
         for k in 0..<4 { bytes[data + 4 + k] = 0xFF }
         try dir.write("long.wav", bytes)
         let decoded = try decodeFile(dir.file("long.wav"))
-        #expect(decoded.samples == leftJustified16(source))
+        expectSameSamples(decoded.samples, leftJustified16(source))
     }
 
     @Test("a WAV chunk that claims more bytes than the file has is refused by name")
@@ -147,6 +147,7 @@ struct WAVAndAIFFDecoderTests {
 }
 
 @Suite(
+    .tags(.integration),
     .serialized, .enabled(if: MusicFiles.hasMP3Tools, "needs sox, lame and mpg123 (apt-get install sox lame mpg123)"))
 struct MP3DecoderTests {
     @Test("a LAME V2 MP3 decodes to mpg123's samples, exactly as long as its source (gapless)")
@@ -159,7 +160,7 @@ struct MP3DecoderTests {
         #expect(decoded.format == PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 32))
         #expect(decoded.total == 44100)
         #expect(decoded.samples.count == source.count)
-        #expect(decoded.samples == reference)
+        expectSameSamples(decoded.samples, reference)
         // Lossy, but the same tone: within 1 % of full scale of the source.
         #expect(MusicFiles.maxDifference(decoded.samples, leftJustified16(source)) < Int64(Int32.max / 100))
     }
@@ -190,7 +191,7 @@ struct MP3DecoderTests {
         #expect(decoded.format == PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 32))
         #expect(decoded.samples.count >= 2 * 44100)
         let reference = try MusicFiles.mpg123Reference(path, in: dir)
-        #expect(decoded.samples == reference)
+        expectSameSamples(decoded.samples, reference)
     }
 
     @Test("seeking in an MP3 lands on the frame: the samples from there are those of a whole decode")
@@ -245,6 +246,7 @@ struct MP3DecoderTests {
 }
 
 @Suite(
+    .tags(.integration),
     .serialized,
     .enabled(if: MusicFiles.hasVorbisTools, "needs sox and vorbis-tools (apt-get install sox vorbis-tools)"))
 struct VorbisDecoderTests {
@@ -290,6 +292,7 @@ struct VorbisDecoderTests {
 
 /// Chained Ogg files: links one after another, each with its own headers.
 @Suite(
+    .tags(.integration),
     .serialized,
     .enabled(if: MusicFiles.hasVorbisTools && MusicFiles.hasOpusTools, "needs sox, vorbis-tools and opus-tools"))
 struct ChainedOggTests {
@@ -321,7 +324,9 @@ struct ChainedOggTests {
     }
 }
 
-@Suite(.serialized, .enabled(if: MusicFiles.hasOpusTools, "needs sox and opus-tools (apt-get install sox opus-tools)"))
+@Suite(
+    .tags(.integration), .serialized,
+    .enabled(if: MusicFiles.hasOpusTools, "needs sox and opus-tools (apt-get install sox opus-tools)"))
 struct OpusDecoderTests {
     @Test("Opus decodes at 48 kHz to opusdec's samples, pre-skip and end trim honoured")
     func matchesOpusdec() throws {
@@ -354,7 +359,7 @@ struct OpusDecoderTests {
 /// every part keeps its exact length (encoder delay and padding removed), decodes as the reference
 /// decoder decodes it, and the stream after each join is the tone in phase (no gap, no extra
 /// samples). What remains at a join is the codec's own edge transient, the same in the reference.
-@Suite(.serialized)
+@Suite(.tags(.integration), .serialized)
 struct GaplessLossyTests {
     private func check(
         _ make: ([Int32], TemporaryDirectory, String) throws -> String,

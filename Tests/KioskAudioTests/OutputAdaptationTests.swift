@@ -28,7 +28,7 @@ struct DeviceFitTests {
 }
 
 /// The engine through a device that takes only some channel counts or rates (the capture device).
-@Suite(.enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+@Suite(.tags(.integration), .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
 struct OutputAdaptationTests {
     private func play(_ path: String, on device: CapturingOutput) throws -> EngineRun {
         let run = try EngineRun(capturingTo: device)
@@ -51,8 +51,8 @@ struct OutputAdaptationTests {
         let out = Fixtures.parse(device.captured, width: 2, significantBits: 16)
         let left = stride(from: 0, to: out.count, by: 2).map { out[$0] >> 16 }
         let right = stride(from: 1, to: out.count, by: 2).map { out[$0] >> 16 }
-        #expect(left == samples, "left is the source, sample for sample")
-        #expect(right == samples, "right is the source, sample for sample")
+        expectSameSamples(left, samples, "left is the source, sample for sample")
+        expectSameSamples(right, samples, "right is the source, sample for sample")
     }
 
     @Test func aSixChannelTrackOnAStereoOnlyDeviceIsDownmixedByBS775() throws {
@@ -141,25 +141,15 @@ struct OutputAdaptationTests {
 /// (a `multi` over ALSA's file plugin: 2 channels, any rate) and `hat` (a `plug` whose slave is fixed
 /// at 2 channels and 48 kHz: the player opens it without ALSA's automatic conversions, so it takes
 /// nothing else). Mono FLAC and MP3, 6-channel FLAC and 96 kHz FLAC all play.
-@Suite(.serialized, .enabled(if: Fixtures.hasFlac && MusicFiles.hasMP3Tools, "needs flac, sox, lame, mpg123"))
+@Suite(
+    .tags(.integration), .serialized,
+    .enabled(if: Fixtures.hasFlac && MusicFiles.hasMP3Tools, "needs flac, sox, lame, mpg123"))
 struct ConstrainedDeviceTests {
     private let dir: TemporaryDirectory
 
     init() throws {
         dir = try TemporaryDirectory("kiosk-constrained")
-        try dir.write(
-            ".asoundrc",
-            """
-            pcm.capture_file { type file; slave.pcm "null"; file "\(dir.file("out.raw"))"; format "raw" }
-            pcm.stereo_only {
-                type multi
-                slaves.a { pcm "capture_file"; channels 2 }
-                bindings.0 { slave a; channel 0 }
-                bindings.1 { slave a; channel 1 }
-            }
-            pcm.hat { type plug; slave { pcm "capture_file"; channels 2; rate 48000 } }
-
-            """)
+        try dir.write(".asoundrc", constrainedDevicesALSAConfig(capturingTo: dir.file("out.raw")))
     }
 
     private func play(_ file: String, device: String) -> ProcessResult {

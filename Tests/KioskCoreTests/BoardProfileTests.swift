@@ -52,7 +52,7 @@ import Testing
         ),
     ])
     func errorsSayWhereAndWhat(text: String, message: String) {
-        expectRejected(text, saying: message) { try parse($0) }
+        expectError(describedAs: message) { try parse(text) }
     }
 
     @Test func everyShippedProfileIsValid() throws {

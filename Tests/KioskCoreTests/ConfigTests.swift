@@ -133,7 +133,7 @@ import Testing
         ("[]", "config.json: expected an object, got an array"),
     ])
     func errorsSayWhereAndWhat(text: String, message: String) {
-        expectRejected(text, saying: message) { try parse($0) }
+        expectError(describedAs: message) { try parse(text) }
     }
 
     @Test func theFamilyKeysAreRead() throws {
@@ -222,18 +222,5 @@ import Testing
         defer { warnings.stop() }
         #expect(ResumeState.load(directory: dir.path) == nil)
         #expect(warnings.messages.contains { $0.hasPrefix("ignoring saved state: \(dir.path)/resume.json") })
-    }
-}
-
-/// `parse` refuses `text` with exactly `message` (a file's errors say where and what).
-func expectRejected<T>(
-    _ text: String, saying message: String, by parse: (String) throws -> T,
-    sourceLocation: SourceLocation = #_sourceLocation
-) {
-    do {
-        _ = try parse(text)
-        Issue.record("accepted \(text)", sourceLocation: sourceLocation)
-    } catch {
-        #expect(String(describing: error) == message, sourceLocation: sourceLocation)
     }
 }

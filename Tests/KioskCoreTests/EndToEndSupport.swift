@@ -7,74 +7,6 @@ import Testing
 
 @testable import KioskCore
 
-/// A `kiosk-player` child process, running while the test goes on: stdout and stderr go to files
-/// in the box's directory. Killed (SIGKILL) and reaped by `finish` if still running.
-final class PlayerProcess {
-    let pid: pid_t
-    let logPath: String
-    /// CLOCK_MONOTONIC just before the spawn.
-    let startedNs: UInt64
-    private(set) var exitStatus: Int32?
-
-    /// `home`: the child's HOME, where libasound reads `.asoundrc`.
-    init(_ arguments: [String], logPath: String, home: String? = nil) throws {
-        self.logPath = logPath
-        var environment = currentEnvironment()
-        environment["JOURNAL_STREAM"] = nil
-        environment["NOTIFY_SOCKET"] = nil
-        if let home {
-            environment["HOME"] = home
-            environment["XDG_CONFIG_HOME"] = nil
-        }
-        startedNs = Syscalls.monotonicNanoseconds()
-        pid = try Syscalls.spawn(
-            TestPaths.playerBinary, arguments: arguments, environment: environment, stdin: .null(writing: false),
-            stdout: .file(logPath, flags: O_WRONLY | O_CREAT | O_APPEND), stderr: .duplicate(1))
-    }
-
-    deinit { finish() }
-
-    /// Whether it still runs (reaps it when it ended).
-    var isRunning: Bool {
-        guard exitStatus == nil else { return false }
-        var status: Int32 = 0
-        let r = waitpid(pid, &status, WNOHANG)
-        if r == pid {
-            exitStatus = Self.decode(status)
-            return false
-        }
-        return r == 0
-    }
-
-    func signal(_ signal: Int32) { if exitStatus == nil { kill(pid, signal) } }
-
-    /// Waits for the exit (at most `seconds`); its status, 128 + signal for a signal, nil on timeout.
-    @discardableResult
-    func wait(seconds: Double) -> Int32? {
-        let deadline = Syscalls.monotonicNanoseconds() + UInt64(seconds * 1e9)
-        while isRunning {
-            if Syscalls.monotonicNanoseconds() > deadline { return nil }
-            Syscalls.sleep(nanoseconds: 5_000_000)
-        }
-        return exitStatus
-    }
-
-    /// Kills it (SIGKILL) and reaps it, unless it ended already.
-    func finish() {
-        guard isRunning else { return }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        exitStatus = Self.decode(status)
-    }
-
-    var log: String { String(decoding: (try? Syscalls.readFile(logPath, limit: 16 << 20)) ?? [], as: UTF8.self) }
-
-    private static func decode(_ status: Int32) -> Int32 {
-        (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    }
-}
-
 /// The "track started" debug lines of a player's log: which track, at which frame, when.
 struct TrackStartLine: Equatable {
     let relativePath: String
@@ -157,9 +89,28 @@ final class EndToEndBox {
     }
 
     /// Starts `kiosk-player --verbose run --config …` plus `extra` arguments, logging to `logName`.
-    func start(_ extra: [String] = [], logName: String = "player.log") throws -> PlayerProcess {
-        try PlayerProcess(
-            ["--verbose", "run", "--config", configPath] + extra, logPath: dir.file(logName), home: dir.path)
+    /// The player's HOME is the box, where libasound reads `.asoundrc`.
+    func start(_ extra: [String] = [], logName: String = "player.log") throws -> ChildProcess {
+        var environment = currentEnvironment()
+        environment["HOME"] = dir.path
+        environment["XDG_CONFIG_HOME"] = nil
+        return try ChildProcess(
+            TestPaths.playerBinary, ["--verbose", "run", "--config", configPath] + extra, log: dir.file(logName),
+            environment: environment)
+    }
+
+    /// Writes `script` (JSON lines of key presses) and starts the player on it, to end `exitAfterMs`
+    /// after its last event; once the first frame is drawn, mounts `source` as the stick. Nil, the
+    /// test skipped, when mounting is not possible here.
+    func startScripted(_ script: String, exitAfterMs: Int, stick source: String) throws -> ChildProcess? {
+        try dir.write("script.jsonl", script)
+        let player = try start(["--script", dir.file("script.jsonl"), "--exit-after-script", "\(exitAfterMs)"])
+        #expect(waitFor(seconds: 10) { !frameFiles().isEmpty }, "no first frame: \(player.log)")
+        if let problem = mount(source) {
+            try skipTest(problem)
+            return nil
+        }
+        return player
     }
 
     /// Everything the player wrote through ALSA's file plugin to `path`, in order: `path` from the
@@ -193,17 +144,6 @@ final class EndToEndBox {
     /// Frame files written so far, in order.
     func frameFiles() -> [String] {
         listDirectory(frames).filter { $0.hasPrefix("frame-") && $0.hasSuffix(".png") }.map { frames + "/" + $0 }
-    }
-
-    /// Waits (polling) until `condition` holds, at most `seconds`.
-    @discardableResult
-    func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Syscalls.monotonicNanoseconds() + UInt64(seconds * 1e9)
-        while !condition() {
-            if Syscalls.monotonicNanoseconds() > deadline { return false }
-            Syscalls.sleep(nanoseconds: 10_000_000)
-        }
-        return true
     }
 
     func saved() -> ResumeState? { ResumeState.load(directory: state) }

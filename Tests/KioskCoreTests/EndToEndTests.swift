@@ -13,6 +13,7 @@ private let alpha = PlayerFixtures.mainAlbums[0]
 /// while it runs, an event script as the buttons, PNG frames as the screen, and ALSA's file
 /// plugin (samples) or the "none" clock sink (timing) as the sound card.
 @Suite(
+    .tags(.integration),
     .serialized, .enabled(if: canMount, "needs root and mount(8) to put a stick under the media root"),
     .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced,
     .tags(.integration))
@@ -26,9 +27,7 @@ struct EndToEndTests {
         // Artists (Alpha first) → select: Alpha's three tracks play (at file speed) and the queue
         // ends, back at Dawn. Next → Noon; play → Noon, Dusk; next ×3 → Noon, Dusk, end (stopped at
         // Dawn); previous on the first track → still Dawn; play → Dawn, Noon, Dusk; stop.
-        try box.dir.write(
-            "script.jsonl",
-            """
+        let script = """
             {"t": 2500, "key": "tab"}
             {"t": 3000, "key": "enter"}
             {"t": 3600, "key": "n"}
@@ -40,13 +39,8 @@ struct EndToEndTests {
             {"t": 5800, "key": "space"}
             {"t": 6400, "key": "s"}
 
-            """)
-        let player = try box.start(["--script", box.dir.file("script.jsonl"), "--exit-after-script", "500"])
-        #expect(box.waitFor(seconds: 10) { !box.frameFiles().isEmpty }, "no first frame: \(player.log)")
-        if let problem = box.mount(PlayerFixtures.main) {
-            try skipTest(problem)
-            return
-        }
+            """
+        guard let player = try box.startScripted(script, exitAfterMs: 500, stick: PlayerFixtures.main) else { return }
         let status = player.wait(seconds: 30)
         #expect(status == 0, "exit status \(status.map(String.init) ?? "none (still running)"): \(player.log)")
 
@@ -57,10 +51,7 @@ struct EndToEndTests {
         let expected = dawn + noon + dusk + noon + dusk + dawn + noon + dusk
         let written = try box.captured(out)
         #expect(written.count == expected.count, "\(written.count) bytes written, expected \(expected.count)")
-        #expect(
-            written == expected,
-            "first difference at byte \(written.indices.first { $0 >= expected.count || written[$0] != expected[$0] } ?? -1)"
-        )
+        expectSameSamples(written, expected, "bytes written")
         // Stopped on Dawn at the end, saved.
         let saved = try #require(box.saved())
         #expect(saved.relativePath == PlayerFixtures.relativePath(alpha, 0))
@@ -72,9 +63,7 @@ struct EndToEndTests {
     @Test func theScreensFollowThePressesAndAPulledStickStopsCleanly() throws {
         let box = try EndToEndBox()
         try box.writeConfig(device: "none")
-        try box.dir.write(
-            "script.jsonl",
-            """
+        let script = """
             {"t": 3000, "key": "tab"}
             {"t": 3700, "key": "enter"}
             {"t": 4900, "key": "n"}
@@ -82,14 +71,9 @@ struct EndToEndTests {
             {"t": 7300, "key": "s"}
             {"t": 8000, "key": "space"}
 
-            """)
+            """
         let screens = try ExpectedScreens()
-        let player = try box.start(["--script", box.dir.file("script.jsonl"), "--exit-after-script", "8000"])
-        #expect(box.waitFor(seconds: 10) { !box.frameFiles().isEmpty }, "no first frame: \(player.log)")
-        if let problem = box.mount(PlayerFixtures.main) {
-            try skipTest(problem)
-            return
-        }
+        guard let player = try box.startScripted(script, exitAfterMs: 8000, stick: PlayerFixtures.main) else { return }
         // Pull the stick while Noon plays again (after the last press at 8 s).
         let pullAt = player.startedNs + 9_500_000_000
         while Syscalls.monotonicNanoseconds() < pullAt { Syscalls.sleep(nanoseconds: 10_000_000) }
@@ -181,6 +165,7 @@ func browseScreen(_ catalog: Catalog, _ category: KioskLibrary.Category, label: 
 
 /// Power cuts: `kill -9` at random moments, then a restart.
 @Suite(
+    .tags(.integration),
     .serialized, .enabled(if: canMount, "needs root and mount(8) to put a stick under the media root"),
     .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced,
     .tags(.integration))
@@ -209,7 +194,7 @@ struct PowerCutTests {
                 run == 0
                 ? Double.random(in: 7...13, using: &generator) : Double.random(in: 0.05...10, using: &generator)
             if run == 1 {
-                _ = box.waitFor(seconds: 10) { !TrackStartLine.all(in: player.log).isEmpty }
+                _ = waitFor(seconds: 10) { !TrackStartLine.all(in: player.log).isEmpty }
                 let started = TrackStartLine.all(in: player.log).first.map {
                     Double($0.monotonicNs - player.startedNs) / 1e9
                 }
@@ -267,7 +252,7 @@ struct PowerCutTests {
         let out = box.dir.file("out.raw")
         try box.writeConfig(device: "file:'\(out)',raw")
         let player = try box.start(logName: "final.log")
-        #expect(box.waitFor(seconds: 20) { box.saved()?.playing == false }, "the queue did not end: \(player.log)")
+        #expect(waitFor(seconds: 20) { box.saved()?.playing == false }, "the queue did not end: \(player.log)")
         player.signal(SIGTERM)
         #expect(player.wait(seconds: 10) == 0, "\(player.log)")
         let reference = try decodedWithFlacTool(box.stick + "/" + path, scratch: box.dir)
@@ -275,8 +260,8 @@ struct PowerCutTests {
         let offset = Int(state.positionFrames) * 4
         let count = min(written.count, reference.count - offset, 22_050 * 4)
         #expect(count > 22_050 * 4 / 2, "only \(written.count) bytes written")
-        #expect(
-            Array(written.prefix(count)) == Array(reference[offset..<(offset + count)]),
+        expectSameSamples(
+            Array(written.prefix(count)), Array(reference[offset..<(offset + count)]),
             "the restart did not play \(path) from frame \(state.positionFrames)")
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// The display's frame pacing and screen sleep, on an SPI panel surface over a recording
 /// transport (so sleep and wake are seen as the panel would see them).
-@Suite(.serialized, .enabled(if: TestFonts.available, Comment(rawValue: TestFonts.missingReason)))
+@Suite(.tags(.integration), .serialized, .enabled(if: TestFonts.available, Comment(rawValue: TestFonts.missingReason)))
 struct DisplayPowerAndPacingTests {
     struct Fixture {
         let loop: EventLoop

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// The display object on a real event loop, drawing into a file-backed framebuffer.
-@Suite(.serialized, .enabled(if: TestFonts.available, Comment(rawValue: TestFonts.missingReason)))
+@Suite(.tags(.integration), .serialized, .enabled(if: TestFonts.available, Comment(rawValue: TestFonts.missingReason)))
 struct DisplayTests {
     final class Counter: Sendable {
         let value = Atomic<Int>(0)
@@ -134,7 +134,7 @@ struct DisplayTests {
     @Test func undecodableArtworkKeepsThePlaceholderAndIsLogged() throws {
         let f = try Fixture()
         defer { f.finish() }
-        let messages = Mutex<[String]>([])
+        let messages = Locked<[String]>([])
         let token = Log.addObserver { _, text in messages.withLock { $0.append(text) } }
         defer { Log.removeObserver(token) }
         let loads = Counter()

@@ -57,16 +57,6 @@ func channelDistance(_ a: Color, _ b: Color) -> Int {
         abs(Int(a.alpha) - Int(b.alpha)))
 }
 
-/// CRC-32 (as PNG chunks use), for building hostile PNG headers.
-func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in bytes {
-        crc ^= UInt32(byte)
-        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-    }
-    return ~crc
-}
-
 /// A PNG whose IHDR claims `width` × `height` (CRC fixed up), with the rest of `png` after it.
 func pngClaiming(width: Int, height: Int, from png: [UInt8]) -> [UInt8] {
     var bytes = png
@@ -74,7 +64,7 @@ func pngClaiming(width: Int, height: Int, from png: [UInt8]) -> [UInt8] {
     for (offset, value) in [(16, width), (20, height)] {
         for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * i)) }
     }
-    let crc = crc32(bytes[12..<29])
+    let crc = CRC32.checksum(bytes[12..<29])
     for i in 0..<4 { bytes[29 + i] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * i)) }
     return bytes
 }

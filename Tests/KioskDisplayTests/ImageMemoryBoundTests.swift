@@ -1,4 +1,5 @@
 import CKioskShims
+import KioskSystem
 import KioskTestSupport
 import Testing
 
@@ -85,7 +86,7 @@ struct ImageMemoryBoundTests {
 func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
     func be(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
     let body = Array(type.utf8) + data
-    return be(UInt32(data.count)) + body + be(crc32(body[...]))
+    return be(UInt32(data.count)) + body + be(CRC32.checksum(body))
 }
 
 /// A zlib stream of 1 + 258 × `runs` bytes `byte` (< 144) in a few bytes per kilobyte: one

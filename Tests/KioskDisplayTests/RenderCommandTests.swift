@@ -4,7 +4,7 @@ import KioskTestSupport
 import Testing
 
 /// `kiosk-player render` end to end: the built binary writes a PNG a person can look at.
-@Suite(.enabled(if: TestFonts.available, Comment(rawValue: TestFonts.missingReason)))
+@Suite(.tags(.integration), .enabled(if: TestFonts.available, Comment(rawValue: TestFonts.missingReason)))
 struct RenderCommandTests {
     let binary = TestPaths.playerBinary
 

@@ -12,7 +12,7 @@ import Testing
 /// data/command line (a gpio-sim line) at that moment.
 /// The recording is decoded by the same panel simulator as the recording transport's.
 /// Skipped where there is no /proc/spi-record (this machine has no SPI controller).
-@Suite(.serialized) struct SpidevKernelTests {
+@Suite(.tags(.integration), .serialized) struct SpidevKernelTests {
     static let proc = "/proc/spi-record"
     static let configfs = "/sys/kernel/config/gpio-sim"
 

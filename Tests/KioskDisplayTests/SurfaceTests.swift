@@ -318,6 +318,7 @@ struct OtherSurfaceTests {
 
 /// The same surface on a real framebuffer device, where the machine has one (the QEMU system
 /// test loads vfb; KIOSK_TEST_FRAMEBUFFER names another device).
+@Suite(.tags(.integration))
 struct RealFramebufferTests {
     static let device = Syscalls.environment("KIOSK_TEST_FRAMEBUFFER") ?? "/dev/fb0"
     // Built outside the trait: Swift 6.0.3 crashes on string interpolation inside a @Test(...).

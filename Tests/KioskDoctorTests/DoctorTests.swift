@@ -140,22 +140,10 @@ extension [DoctorLine] {
 /// `kiosk-player doctor` against alsa-lib PCMs as strict as a DAC HAT (a `multi` over ALSA's file
 /// plugin: 2 channels only) and a HAT at 48 kHz only (a `plug` whose slave is fixed at 2 ch and
 /// 48 kHz, opened without ALSA's conversions), defined in an .asoundrc in $HOME of the child.
-@Suite(.serialized) struct DoctorConstrainedDeviceTests {
+@Suite(.tags(.integration), .serialized) struct DoctorConstrainedDeviceTests {
     func doctor(_ box: FakeBox, device: String, json: Bool = false) throws -> ProcessResult {
         if !box.root.exists("/config.json") { try box.write("/config.json", #"{"board": "usb-keypad-hdmi"}"#) }
-        try box.write(
-            "/home/.asoundrc",
-            """
-            pcm.capture_file { type file; slave.pcm "null"; file "/dev/null"; format "raw" }
-            pcm.stereo_only {
-                type multi
-                slaves.a { pcm "capture_file"; channels 2 }
-                bindings.0 { slave a; channel 0 }
-                bindings.1 { slave a; channel 1 }
-            }
-            pcm.hat { type plug; slave { pcm "capture_file"; channels 2; rate 48000 } }
-
-            """)
+        try box.write("/home/.asoundrc", constrainedDevicesALSAConfig(capturingTo: "/dev/null"))
         var environment = currentEnvironment()
         environment["HOME"] = box.root.path("/home")
         return run(
@@ -260,7 +248,9 @@ extension [DoctorLine] {
         #expect(line.fix?.contains("gpiodetect") == true)
     }
 
-    @Test(.enabled(if: SimulatedChip.unavailableReason == nil, "needs gpio-sim (the VM system test runs it)"))
+    @Test(
+        .tags(.integration),
+        .enabled(if: SimulatedChip.unavailableReason == nil, "needs gpio-sim (the VM system test runs it)"))
     func aHeldLineNamesItsHolderAndAFreedLinePasses() throws {
         let sim = try SimulatedChip(lines: 8)
         let box = try FakeBox()
@@ -356,7 +346,7 @@ extension [DoctorLine] {
         #expect(PowerCheck.lines(context).passed("no under-voltage now") != nil)
     }
 
-    @Test func theFirmwaresThrottledFlagsAreReadThroughVcgencmd() throws {
+    @Test(.tags(.integration)) func theFirmwaresThrottledFlagsAreReadThroughVcgencmd() throws {
         let box = try FakeBox()
         defer { box.dir.remove() }
         let context = try box.context(board: "usb-keypad-hdmi")
@@ -409,7 +399,7 @@ extension [DoctorLine] {
     }
 }
 
-@Suite struct DoctorToneTests {
+@Suite(.tags(.integration)) struct DoctorToneTests {
     @Test func theToneIsLeftOnlyThenRightOnlyThroughThePlayer() throws {
         let box = try FakeBox()
         defer { box.dir.remove() }

@@ -6,7 +6,7 @@ import Testing
 /// Every fuzz target runs its seed corpus (made as `make fuzz` makes it) and every input that once
 /// crashed it (Tests/Fuzz/regressions/TARGET/) without trapping; every target has seeds.
 @Suite struct FuzzCorpusTests {
-    @Test func everyTargetRunsItsSeedsAndItsPastCrashes() throws {
+    @Test(.tags(.integration)) func everyTargetRunsItsSeedsAndItsPastCrashes() throws {
         let dir = try TemporaryDirectory("kiosk-fuzz-seeds")
         defer { dir.remove() }
         let counts = try FuzzSeeds.write(to: dir.path, repository: TestPaths.repository)

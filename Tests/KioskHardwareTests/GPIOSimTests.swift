@@ -6,7 +6,7 @@ import Testing
 /// Output lines (e.g. the SPI panel's data/command, reset and backlight) on a gpio-sim chip: the
 /// simulator's sysfs `value` shows what the line drives. Named `GPIOSimTests` like the input
 /// lines' suite, so that the VM system test runs both (Tests/System/scenarios/90-input-kernel-devices.sh).
-@Suite(.serialized) struct GPIOSimTests {
+@Suite(.tags(.integration), .serialized) struct GPIOSimTests {
     @Test(
         .enabled(if: SimulatedChip.unavailableReason == nil, Comment(rawValue: SimulatedChip.unavailableReason ?? "")))
     func outputLinesDriveTheSimulatedChip() throws {

@@ -31,7 +31,7 @@ import Testing
         return (h, cards)
     }
 
-    @Test func anRC522CardIsPresentedWhenPutOnAndRemovedWhenTakenOff() throws {
+    @Test(.tags(.integration)) func anRC522CardIsPresentedWhenPutOnAndRemovedWhenTakenOff() throws {
         let sim = SimulatedMFRC522()
         let (h, cards) = try harness(sim)
         h.manager.startCardReaders()
@@ -50,7 +50,7 @@ import Testing
         #expect(h.actions.isEmpty)
     }
 
-    @Test func aGarbledReplyOnceDoesNotRemoveTheCard() throws {
+    @Test(.tags(.integration)) func aGarbledReplyOnceDoesNotRemoveTheCard() throws {
         let sim = SimulatedMFRC522()
         let (h, cards) = try harness(sim)
         h.manager.startCardReaders()

@@ -158,7 +158,7 @@ let encoderProfile = """
         #expect(h.raw.contains("key KEY_A (not mapped)"))
     }
 
-    @Test func eventScriptReplaysOnTheLoopTimersWithScriptTimestamps() throws {
+    @Test(.tags(.integration)) func eventScriptReplaysOnTheLoopTimersWithScriptTimestamps() throws {
         let h = try ManagerHarness(
             #"{"buttons": [{"name": "A", "line": 5, "press": "play-pause", "longPress": "next-category"}, {"name": "X", "line": 16, "hold": "volume-up"}]}"#
         )

@@ -3,7 +3,7 @@ import KioskSystem
 import KioskTestSupport
 import Testing
 
-@Suite struct InputsCommandTests {
+@Suite(.tags(.integration)) struct InputsCommandTests {
     @Test func listsTheInputsOfAProfile() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

@@ -17,7 +17,7 @@ private func deviceNumber(_ text: String) -> dev_t? {
 private func makeNode(for device: UInputDevice, in directory: String) throws -> String {
     var node: (name: String, device: String)?
     // sysfs shows the event node a moment after UI_DEV_CREATE.
-    _ = waitFor(5) {
+    _ = waitFor(seconds: 5) {
         node = try? device.eventNode()
         return node != nil
     }
@@ -33,7 +33,7 @@ private func makeNode(for device: UInputDevice, in directory: String) throws -> 
 private let uinputMissing =
     "no writable /dev/uinput here (this kernel has no uinput, or no permission): the evdev backend reads real devices in the VM system test"
 
-@Suite(.serialized) struct UInputEvdevTests {
+@Suite(.tags(.integration), .serialized) struct UInputEvdevTests {
     @Test(.enabled(if: UInputDevice.isAvailable(), Comment(rawValue: uinputMissing)))
     func virtualKeypadAndEncoderAreReadThroughTheEvdevBackend() throws {
         let name = "kiosk-test-keypad-\(getpid())"
@@ -100,7 +100,7 @@ private let uinputMissing =
     }
 }
 
-@Suite(.serialized) struct UInputCardReaderTests {
+@Suite(.tags(.integration), .serialized) struct UInputCardReaderTests {
     /// A USB card reader made with uinput: a keyboard that types "0004561234" and Enter.
     @Test(.enabled(if: UInputDevice.isAvailable(), Comment(rawValue: uinputMissing)))
     func aUSBReadersCardIsReadAndItsKeysReachNoOneElse() throws {
@@ -144,7 +144,7 @@ private let uinputMissing =
     }
 }
 
-@Suite(.serialized) struct GPIOSimTests {
+@Suite(.tags(.integration), .serialized) struct GPIOSimTests {
     @Test(
         .enabled(if: SimulatedChip.unavailableReason == nil, Comment(rawValue: SimulatedChip.unavailableReason ?? "")))
     func buttonsEncoderAndErrorsOnASimulatedChip() throws {

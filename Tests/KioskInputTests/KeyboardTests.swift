@@ -73,6 +73,17 @@ final class PseudoTerminal {
         _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }
     }
 
+    /// Reads what the other side writes until it contains `text`, at most `seconds`: whether it did,
+    /// and all that was read.
+    func output(containing text: String, seconds: Double) -> (found: Bool, output: String) {
+        var output = ""
+        let found = waitFor(seconds: seconds) {
+            output += self.output()
+            return output.contains(text)
+        }
+        return (found, output)
+    }
+
     /// What the other side wrote so far (non-blocking).
     func output() -> String {
         var result: [UInt8] = []
@@ -86,16 +97,6 @@ final class PseudoTerminal {
         }
         return String(decoding: result, as: UTF8.self)
     }
-}
-
-/// Waits (polling) up to `seconds` for `condition`.
-func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Syscalls.monotonicNanoseconds() + UInt64(seconds * 1e9)
-    while Syscalls.monotonicNanoseconds() < deadline {
-        if condition() { return true }
-        Syscalls.sleep(nanoseconds: 10_000_000)
-    }
-    return condition()
 }
 
 /// Starts `kiosk-player ARGS` with the terminal as stdin, stdout and stderr.
@@ -125,6 +126,7 @@ let pseudoTerminalsAvailable: Bool = {
 }()
 
 @Suite(
+    .tags(.integration),
     .serialized,
     .enabled(if: pseudoTerminalsAvailable, "no pseudo-terminals here (posix_openpt failed: /dev/pts missing?)"))
 struct KeyboardTerminalTests {
@@ -168,14 +170,10 @@ struct KeyboardTerminalTests {
             var status: Int32 = 0
             waitpid(pid, &status, 0)
         }
-        #expect(waitFor(20) { terminal.isRaw }, "kiosk-player did not put the terminal in raw mode")
+        #expect(waitFor(seconds: 20) { terminal.isRaw }, "kiosk-player did not put the terminal in raw mode")
         terminal.type("n")
-        var output = ""
-        #expect(
-            waitFor(10) {
-                output += terminal.output()
-                return output.contains("keyboard n → next")
-            }, "output: \(output)")
+        let read = terminal.output(containing: "keyboard n → next", seconds: 10)
+        #expect(read.found, "output: \(read.output)")
         kill(pid, signal)
         var status: Int32 = 0
         #expect(waitpid(pid, &status, 0) == pid)
@@ -196,21 +194,17 @@ struct KeyboardTerminalTests {
             var status: Int32 = 0
             waitpid(pid, &status, 0)
         }
-        #expect(waitFor(20) { terminal.isRaw }, "kiosk-player did not put the terminal in raw mode")
+        #expect(waitFor(seconds: 20) { terminal.isRaw }, "kiosk-player did not put the terminal in raw mode")
         kill(pid, SIGTSTP)
         var status: Int32 = 0
         #expect(waitpid(pid, &status, WUNTRACED) == pid)
         #expect(status & 0xff == 0x7f && (status >> 8) & 0xff == SIGTSTP, "stopped by SIGTSTP")
         #expect(terminal.isCooked, "the terminal is usable while the player is stopped")
         kill(pid, SIGCONT)
-        #expect(waitFor(10) { terminal.isRaw }, "raw again after SIGCONT")
+        #expect(waitFor(seconds: 10) { terminal.isRaw }, "raw again after SIGCONT")
         terminal.type("n")
-        var output = ""
-        #expect(
-            waitFor(10) {
-                output += terminal.output()
-                return output.contains("keyboard n → next")
-            }, "output: \(output)")
+        let read = terminal.output(containing: "keyboard n → next", seconds: 10)
+        #expect(read.found, "output: \(read.output)")
         kill(pid, SIGTERM)
         #expect(waitpid(pid, &status, 0) == pid)
         #expect(status == 0)

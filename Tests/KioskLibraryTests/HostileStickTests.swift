@@ -11,7 +11,7 @@ private typealias H = HostileTagFixtures
 /// One stick holding every hostile file of issue 31 beside two good tracks: the scan lists the
 /// good ones and names each bad one with its reason, within 100 MB and 30 s, and `run` plays the
 /// good ones from it. Everything is made in the test.
-@Suite(.serialized, .enabled(if: F.hasEncoders, "needs sox, lame, vorbis-tools, opus-tools and ffmpeg"))
+@Suite(.tags(.integration), .serialized, .needsTagEncoders)
 struct HostileStickTests {
     /// The bad files and the start of the reason each must be listed with.
     static let expectedReasons: [(path: String, reason: String)] = [
@@ -70,11 +70,7 @@ struct HostileStickTests {
         try library.write("Bad/vorbis-then-opus.ogg", ogg + opus)
         try library.write("Bad/empty.mp3", [])
         try library.write("Names/a\u{1B}]0;pwned\u{07}\nforged line.mp3", [])
-        try Syscalls.mkdirs(library.root + "/Empty")
-        for n in 0..<emptyFiles {
-            let fd = Glibc.open(library.root + "/Empty/\(n).mp3", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-            if fd >= 0 { Glibc.close(fd) }
-        }
+        try makeEmptyFiles(emptyFiles, in: library.root + "/Empty")
     }
 
     @Test("scan: the good tracks listed, every bad file named with its reason, under 100 MB and 30 s")

@@ -7,16 +7,10 @@ import Testing
 
 /// A stick of a hundred thousand broken files costs the scan memory for the files, not for a
 /// problem line or a read-ahead outcome per file.
-@Suite(.serialized) struct HugeFolderScanTests {
+@Suite(.tags(.integration), .serialized) struct HugeFolderScanTests {
     private func stick(emptyFiles count: Int, folders: Int = 1) throws -> TemporaryDirectory {
         let dir = try TemporaryDirectory("kiosk-huge")
-        for folder in 0..<folders {
-            try Syscalls.mkdirs(dir.file("f\(folder)"))
-            for n in 0..<count / folders {
-                let fd = Glibc.open(dir.file("f\(folder)/\(n).mp3"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-                if fd >= 0 { Glibc.close(fd) }
-            }
-        }
+        for folder in 0..<folders { try makeEmptyFiles(count / folders, in: dir.file("f\(folder)")) }
         return dir
     }
 

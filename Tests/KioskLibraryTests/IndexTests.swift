@@ -13,6 +13,24 @@ import Testing
         return try VolumeIndex(path: path).loadFiles(volume: volume, strings: &strings).count
     }
 
+    /// A library and a state directory for its index.
+    func libraryAndState() throws -> (TestLibrary, TemporaryDirectory) {
+        (try TestLibrary(), try TemporaryDirectory("kiosk-state"))
+    }
+
+    func remove(_ library: TestLibrary, _ state: TemporaryDirectory) {
+        library.remove()
+        state.remove()
+    }
+
+    /// Album A's tracks 1…`tracks` ("Song N"), a file that is not audio (bad.flac) and list.m3u
+    /// holding `playlist`.
+    func albumA(_ library: TestLibrary, tracks: Int, playlist: String) throws {
+        for i in 1...tracks { try library.track("A/\(i).flac", title: "Song \(i)", album: "A", track: "\(i)") }
+        try library.write("bad.flac", text: "junk")
+        try library.write("list.m3u", text: playlist)
+    }
+
     /// Sets a file's mtime (so a rewrite within the same clock tick still counts as a change).
     func touch(_ path: String, seconds: Int) {
         var times = [
@@ -22,14 +40,10 @@ import Testing
     }
 
     @Test func rescanReadsOnlyChangedFiles() throws {
-        let library = try TestLibrary()
-        defer { library.remove() }
-        let state = try TemporaryDirectory("kiosk-state")
-        defer { state.remove() }
+        let (library, state) = try libraryAndState()
+        defer { remove(library, state) }
         let index = state.file("index.sqlite")
-        for i in 1...5 { try library.track("A/\(i).flac", title: "Song \(i)", album: "A", track: "\(i)") }
-        try library.write("bad.flac", text: "junk")
-        try library.write("list.m3u", text: "A/1.flac\n")
+        try albumA(library, tracks: 5, playlist: "A/1.flac\n")
 
         let (first, firstStats) = try library.scan(indexPath: index)
         #expect(firstStats.filesRead == 6)
@@ -63,14 +77,10 @@ import Testing
     /// A rescan given the previous contents returns them as they are when the walk finds the
     /// same files, and scans normally (from the index) as soon as anything differs.
     @Test func unchangedRescanReusesPreviousContents() throws {
-        let library = try TestLibrary()
-        defer { library.remove() }
-        let state = try TemporaryDirectory("kiosk-state")
-        defer { state.remove() }
+        let (library, state) = try libraryAndState()
+        defer { remove(library, state) }
         let index = state.file("index.sqlite")
-        for i in 1...4 { try library.track("A/\(i).flac", title: "Song \(i)", album: "A", track: "\(i)") }
-        try library.write("bad.flac", text: "junk")
-        try library.write("list.m3u", text: "A/1.flac\nA/9.flac\n")
+        try albumA(library, tracks: 4, playlist: "A/1.flac\nA/9.flac\n")
         try library.write("A/cover.jpg", SyntheticLibrary.sampleJPEG)
         let (first, firstStats) = try library.rescan(from: nil, indexPath: index)
         #expect(!firstStats.reusedPrevious)
@@ -141,10 +151,8 @@ import Testing
     /// Contents from a scan whose index could not be used stand for nothing later: the next scan
     /// must try again.
     @Test func contentsAfterIndexTroubleAreNotReused() throws {
-        let library = try TestLibrary()
-        defer { library.remove() }
-        let state = try TemporaryDirectory("kiosk-state")
-        defer { state.remove() }
+        let (library, state) = try libraryAndState()
+        defer { remove(library, state) }
         try library.track("a.flac", title: "A")
         let index = state.file("not-a-database")
         try Syscalls.mkdirs(index)  // a folder where the database should be
@@ -159,10 +167,8 @@ import Testing
     }
 
     @Test func indexRoundTripsEveryField() throws {
-        let library = try TestLibrary()
-        defer { library.remove() }
-        let state = try TemporaryDirectory("kiosk-state")
-        defer { state.remove() }
+        let (library, state) = try libraryAndState()
+        defer { remove(library, state) }
         try library.flac(
             "x.flac",
             [
@@ -186,10 +192,8 @@ import Testing
     }
 
     @Test func otherSchemaVersionIsRebuilt() throws {
-        let library = try TestLibrary()
-        defer { library.remove() }
-        let state = try TemporaryDirectory("kiosk-state")
-        defer { state.remove() }
+        let (library, state) = try libraryAndState()
+        defer { remove(library, state) }
         try library.track("a.flac", title: "A")
         let path = state.file("i.sqlite")
         _ = try library.scan(indexPath: path)
@@ -205,10 +209,8 @@ import Testing
     }
 
     @Test func damagedIndexIsRebuilt() throws {
-        let library = try TestLibrary()
-        defer { library.remove() }
-        let state = try TemporaryDirectory("kiosk-state")
-        defer { state.remove() }
+        let (library, state) = try libraryAndState()
+        defer { remove(library, state) }
         try library.track("a.flac", title: "A")
         let path = state.file("i.sqlite")
         try state.write("i.sqlite", [UInt8](repeating: 0x42, count: 8192))

@@ -201,7 +201,7 @@ final class EventLog {
 
     /// Real mount events: a bind mount made under a temporary media root (needs root; skipped
     /// with the reason otherwise).
-    @Test func mountAndUnmountUnderAMediaRootAddAndRemoveTheVolume() throws {
+    @Test(.tags(.integration)) func mountAndUnmountUnderAMediaRootAddAndRemoveTheVolume() throws {
         guard getuid() == 0, let mount = which("mount"), let umount = which("umount") else {
             try skipTest("needs root and mount(8) to make a real mount")
             return
@@ -265,7 +265,7 @@ final class EventLog {
         library.stop()
     }
 
-    @Test func tmpfsMountIsAVolumeToo() throws {
+    @Test(.tags(.integration)) func tmpfsMountIsAVolumeToo() throws {
         guard getuid() == 0, let mount = which("mount"), let umount = which("umount") else {
             try skipTest("needs root and mount(8) to make a real mount")
             return

@@ -1,6 +1,7 @@
 import Glibc
 import KioskSystem
 import KioskTestSupport
+import Testing
 
 @testable import KioskLibrary
 
@@ -191,5 +192,12 @@ enum MusicTagFixtures {
         list += sub("IPRD", album)
         list += sub("IGNR", genre)
         return list
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a suite only where the fixtures' encoders are installed.
+    static var needsTagEncoders: Self {
+        .enabled(if: MusicTagFixtures.hasEncoders, "needs sox, lame, vorbis-tools, opus-tools and ffmpeg")
     }
 }

@@ -10,7 +10,7 @@ private typealias F = MusicTagFixtures
 
 /// Tags and pictures of every format but FLAC, read by the library through TagLib, and each file's
 /// playability checked by its decoder.
-@Suite(.serialized, .enabled(if: F.hasEncoders, "needs sox, lame, vorbis-tools and opus-tools"))
+@Suite(.tags(.integration), .serialized, .needsTagEncoders)
 struct MusicTagTests {
     let library: TestLibrary
 

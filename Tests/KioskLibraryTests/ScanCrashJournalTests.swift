@@ -9,7 +9,7 @@ import Testing
 /// dies at every start. The crash is real: an LD_PRELOAD library (Tests/Preload/crash_on_open.c)
 /// traps or SIGKILLs the process when the reader opens one file; `kiosk-player scan --state-dir`
 /// is the scan `run` does, with the index and its journal in the state directory.
-@Suite(.serialized, .enabled(if: which("cc") != nil, "needs a C compiler for the crash library"))
+@Suite(.tags(.integration), .serialized, .enabled(if: which("cc") != nil, "needs a C compiler for the crash library"))
 struct ScanCrashJournalTests {
     private struct Stick {
         let library: TestLibrary

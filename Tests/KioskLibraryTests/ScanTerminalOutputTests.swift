@@ -5,7 +5,7 @@ import Testing
 
 /// `kiosk-player scan DIR` prints names from the stick: an escape sequence in a name must not
 /// reach the terminal, and a newline must not forge a line of the report.
-@Suite struct ScanTerminalOutputTests {
+@Suite(.tags(.integration)) struct ScanTerminalOutputTests {
     @Test("names with ESC, OSC and newlines are printed escaped, on their own line")
     func escapedNames() throws {
         let dir = try TemporaryDirectory("kiosk-names")

@@ -38,7 +38,7 @@ import Testing
         #expect(cover.hasSuffix("Album 0002/cover.jpg"))
     }
 
-    @Test(.enabled(if: which("flac") != nil, "the flac command is not installed"))
+    @Test(.tags(.integration), .enabled(if: which("flac") != nil, "the flac command is not installed"))
     func generatedFilesPassTheReferenceDecoder() throws {
         let dir = try TemporaryDirectory("kiosk-synthetic")
         defer { dir.remove() }
@@ -55,7 +55,7 @@ import Testing
         }
     }
 
-    @Test func solidPNGIsWellFormed() throws {
+    @Test(.tags(.integration)) func solidPNGIsWellFormed() throws {
         let png = SyntheticLibrary.solidPNG(width: 300, height: 300, red: 10, green: 20, blue: 30)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
         #expect(Array(png[12..<16]) == Array("IHDR".utf8))
@@ -94,7 +94,7 @@ import Testing
     }
 }
 
-@Suite struct ScanCommandTests {
+@Suite(.tags(.integration)) struct ScanCommandTests {
     @Test func scanPrintsSummaryAndProblems() throws {
         let library = try TestLibrary()
         defer { library.remove() }

@@ -12,7 +12,7 @@ private typealias H = HostileTagFixtures
 /// Tags that cost far more than their size (issue 31): each file is scanned by `kiosk-player scan`
 /// on its own and must cost about what a plain file of its format costs, in memory and in time,
 /// with one problem line saying what was skipped.
-@Suite(.serialized, .enabled(if: F.hasEncoders, "needs sox, lame, vorbis-tools, opus-tools and ffmpeg"))
+@Suite(.tags(.integration), .serialized, .needsTagEncoders)
 struct TagBudgetTests {
     let library: TestLibrary
 

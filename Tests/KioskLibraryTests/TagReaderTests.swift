@@ -115,7 +115,7 @@ import Testing
         #expect(track.durationSeconds == 1.5)
     }
 
-    @Test func embeddedPictureFrontCoverPreferred() throws {
+    @Test(.tags(.integration)) func embeddedPictureFrontCoverPreferred() throws {
         let library = try TestLibrary()
         defer { library.remove() }
         let back = EmbeddedPicture(

@@ -14,7 +14,7 @@ final class RunningPlayer {
     let socket: String
     let port: UInt16
     let state: String
-    let process: BackgroundProcess
+    let process: ChildProcess
     let mpcPath: String
 
     /// `extraConfig`: more top-level config keys (JSON members, each followed by a comma).
@@ -48,12 +48,12 @@ final class RunningPlayer {
              "stateDirectory": "\(state)", "audio": {"device": "none", "realtimePriority": 0},
              "mpd": {"listen": "127.0.0.1:\(port)"}}
             """)
-        process = try BackgroundProcess(
+        process = try ChildProcess(
             TestPaths.playerBinary,
             [
                 "run", "--config", directory.file("config.json"), "--library", music, "--keyboard", "--screen", "none",
                 "--mpd-socket", socket,
-            ], log: directory.file("player.log"))
+            ], log: directory.file("player.log"), input: .pipe)
         let ready = waitFor(seconds: 60) { [socket, mpc] in
             run(mpc, ["-h", socket, "stats"], timeoutSeconds: 10).output.split(separator: "\n").contains {
                 $0.hasPrefix("Songs:") && $0.split(separator: " ").last == "\(songs)"
@@ -111,6 +111,7 @@ struct MPCStatus {
 }
 
 @Suite(
+    .tags(.integration),
     .serialized,
     .enabled(if: which("mpc") != nil, "mpc is not installed (deploy/install-deps.sh installs it)"))
 struct MPCTests {
@@ -192,7 +193,7 @@ struct MPCTests {
         let p = try RunningPlayer()
         try session(p, tcp: true)
         let before = p.saved { _ in true }?.volumePercent ?? 0
-        let idle = try BackgroundProcess(
+        let idle = try ChildProcess(
             p.mpcPath, ["-h", "127.0.0.1", "-p", "\(p.port)", "idle"], log: p.directory.file("idle.log"))
         // The button: "+" on the player's keyboard (stdin). Pressed until mpc idle returns, as the
         // press may come before mpc has sent "idle".

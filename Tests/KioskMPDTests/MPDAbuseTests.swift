@@ -8,7 +8,7 @@ import Testing
 
 /// Clients that misbehave: the loop keeps serving the buttons and the other clients, the
 /// server's buffers stay within their bounds, and nothing outside the volumes is read.
-@Suite(.serialized, Emulation.cpuBoundStress) struct MPDAbuseTests {
+@Suite(.tags(.integration), .serialized, Emulation.cpuBoundStress) struct MPDAbuseTests {
     @Test func aTenMegabyteLineClosesThatClientOnly() throws {
         let h = try Harness()
         let path = h.socketPath

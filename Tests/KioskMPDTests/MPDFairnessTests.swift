@@ -9,7 +9,7 @@ import Testing
 /// Many clients that hold the server's time or slots: command lists that never end, clients that
 /// never send a whole line, never read, or never say anything. A fresh client is still answered at
 /// once and the loop keeps turning.
-@Suite(.serialized, Emulation.cpuBoundStress) struct MPDFairnessTests {
+@Suite(.tags(.integration), .serialized, Emulation.cpuBoundStress) struct MPDFairnessTests {
     /// The longest time between two ticks of a 1 ms timer on the loop while `body` runs.
     final class StallWatch {
         private(set) var longestGapNs: UInt64 = 0
@@ -132,9 +132,7 @@ import Testing
             $0.maxCommandListCommands = 40_000
             $0.maxCommandListBytes = 4 << 20
         }
-        let path = h.socketPath
-        let (short, long) = try h.client(timeoutSeconds: 300) {
-            let c = try TestClient(unix: path)
+        let (short, long) = try h.withClient(timeoutSeconds: 300) { c in
             func milliseconds(_ count: Int) throws -> Double {
                 let start = Syscalls.monotonicNanoseconds()
                 let answer = try c.command(
@@ -152,9 +150,7 @@ import Testing
 
     @Test func aBurstOfThousandsOfLinesIsTakenAFewStepsPerTurnOfTheLoop() throws {
         let h = try Harness()
-        let path = h.socketPath
-        let answers = try h.client {
-            let c = try TestClient(unix: path)
+        let answers = try h.withClient { c in
             try c.send(String(repeating: "ping\n", count: 3000))
             return try (0..<3000).map { _ in try c.response() }.filter { $0 == ["OK"] }.count
         }
@@ -165,9 +161,7 @@ import Testing
 
     @Test func aClientTricklingALineByteByByteIsDroppedAtTheTimeout() throws {
         let h = try Harness { $0.idleTimeoutSeconds = 1 }
-        let path = h.socketPath
-        let droppedAfterMs = try h.client {
-            let c = try TestClient(unix: path)
+        let droppedAfterMs = try h.withClient { c in
             let start = Syscalls.monotonicNanoseconds()
             // One byte every 150 ms of a line that never ends, for up to 6 s.
             for i in 0..<40 {
@@ -187,9 +181,7 @@ import Testing
 
     @Test func aClientWaitingInIdleIsKeptPastTheTimeoutAndAnsweredAfterIt() throws {
         let h = try Harness { $0.idleTimeoutSeconds = 1 }
-        let path = h.socketPath
-        let answer = try h.client {
-            let c = try TestClient(unix: path)
+        let answer = try h.withClient { c in
             try c.send("idle\n")
             Syscalls.sleep(nanoseconds: 2_500_000_000)
             return try c.command("noidle") + c.command("ping")
@@ -199,10 +191,7 @@ import Testing
     }
 
     @Test func newClientsTakeTheSlotsOfTheClientsInactiveLongestAndTricklingIsNotActivity() throws {
-        let h = try Harness {
-            $0.maxClients = 4
-            $0.evictInactiveAfterMilliseconds = 300
-        }
+        let h = try Harness(maxClients: 4, evictInactiveAfterMilliseconds: 300)
         let path = h.socketPath
         let (statuses, stillThere) = try h.client {
             // Trickling (never a whole line), silent, an unterminated list, and one that never reads.
@@ -232,10 +221,7 @@ import Testing
     }
 
     @Test func clientsWaitingInIdleKeepTheirSlotsAndANewcomerIsRefused() throws {
-        let h = try Harness {
-            $0.maxClients = 2
-            $0.evictInactiveAfterMilliseconds = 100
-        }
+        let h = try Harness(maxClients: 2, evictInactiveAfterMilliseconds: 100)
         let path = h.socketPath
         let (refused, answers) = try h.client {
             let idlers = try (0..<2).map { _ in try TestClient(unix: path) }
@@ -248,5 +234,15 @@ import Testing
         #expect(refused)
         #expect(answers == [["OK"], ["OK"]])
         #expect(h.server.statistics.evicted == 0)
+    }
+}
+
+extension Harness {
+    /// A harness whose server takes `maxClients` and may evict one inactive that long.
+    convenience init(maxClients: Int, evictInactiveAfterMilliseconds: Int) throws {
+        try self.init {
+            $0.maxClients = maxClients
+            $0.evictInactiveAfterMilliseconds = evictInactiveAfterMilliseconds
+        }
     }
 }

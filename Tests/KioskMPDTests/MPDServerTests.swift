@@ -7,7 +7,7 @@ import KioskTestSupport
 import Testing
 
 /// Conversations with the server in process: the responses, and the player's state after them.
-@Suite(.serialized) struct MPDServerTests {
+@Suite(.tags(.integration), .serialized) struct MPDServerTests {
     @Test func greetingAndStatusOfAStoppedPlayer() throws {
         let h = try Harness()
         let path = h.socketPath

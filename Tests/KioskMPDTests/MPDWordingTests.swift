@@ -7,7 +7,7 @@ import Testing
 /// Errors as MPD words them. The expected lines were taken from MPD 0.23 (Debian 12's mpd) with
 /// the same commands; where `mpd` is installed, `realMPDAnswersTheSame` checks them against it
 /// again.
-@Suite(.serialized) struct MPDWordingTests {
+@Suite(.tags(.integration), .serialized) struct MPDWordingTests {
     /// (command line, the ACK line MPD answers). The queue is empty and the player stopped.
     static let cases: [(String, String)] = [
         ("foo", #"ACK [5@0] {} unknown command "foo""#),
@@ -160,7 +160,7 @@ import Testing
             }
 
             """)
-        let mpd = try BackgroundProcess(
+        let mpd = try ChildProcess(
             which("mpd")!, ["--no-daemon", "--stderr", dir.file("mpd.conf")], log: dir.file("mpd.log"))
         defer { mpd.stop() }
         guard waitFor(seconds: 20, { Syscalls.exists(socket) && (try? TestClient(unix: socket)) != nil }) else {

@@ -6,7 +6,7 @@ import KioskSystem
 import Testing
 
 /// The operations `Player+Remote.swift` adds, called directly on the loop thread.
-@Suite(.serialized) struct PlayerRemoteTests {
+@Suite(.tags(.integration), .serialized) struct PlayerRemoteTests {
     func tracks(_ h: Harness, _ folder: String) -> [Track] {
         (h.player.catalog?.allTracks ?? []).filter { $0.relativePath.hasPrefix(folder) }.sorted {
             $0.relativePath < $1.relativePath

@@ -6,7 +6,6 @@ import KioskLibrary
 import KioskMPD
 import KioskSystem
 import KioskTestSupport
-import Synchronization
 import Testing
 
 /// The music every test plays with: two artists, three albums (one with an embedded cover, one
@@ -139,7 +138,7 @@ final class Harness {
     func client<T: Sendable>(
         timeoutSeconds: Double = 60, _ body: @escaping @Sendable () throws -> T
     ) throws -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
+        let result = Locked<Result<T, any Error>?>(nil)
         let handle = loop.handle
         let thread = try KioskThread(name: "mpd-test-client") {
             let outcome = Result { try body() }
@@ -155,6 +154,14 @@ final class Harness {
         thread.join()
         guard let outcome = result.withLock({ $0 }) else { throw TestFailure("the client did not finish") }
         return try outcome.get()
+    }
+
+    /// `client` with one connection to the server, opened on the client thread.
+    func withClient<T: Sendable>(
+        timeoutSeconds: Double = 60, _ body: @escaping @Sendable (TestClient) throws -> T
+    ) throws -> T {
+        let path = socketPath
+        return try client(timeoutSeconds: timeoutSeconds) { try body(TestClient(unix: path)) }
     }
 
     /// Runs the loop for a while (lets timers and the engine move on).
@@ -173,12 +180,6 @@ final class Harness {
 /// Routes engine and library events to the player once it exists.
 final class PlayerBox {
     weak var player: Player?
-}
-
-/// A failure with a message (for `throw` in helpers).
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// A blocking MPD client for tests, on its own thread. Reads time out (a test never hangs).
@@ -291,91 +292,6 @@ final class TestClient {
         }
         return result
     }
-}
-
-/// A child process that runs while the test goes on: stdin from a pipe the test writes to,
-/// stdout and stderr to files. Killed (SIGTERM, then SIGKILL) by `stop()`.
-final class BackgroundProcess {
-    let pid: pid_t
-    let stdinFD: Int32
-    let logPath: String
-    private var exitStatus: Int32?
-    private var stdinClosed = false
-
-    init(_ executable: String, _ arguments: [String], log: String, environment: [String: String]? = nil) throws {
-        logPath = log
-        let (readEnd, writeEnd) = try Syscalls.pipe()
-        var env = environment ?? currentEnvironment()
-        env["JOURNAL_STREAM"] = nil
-        defer { Syscalls.closeIgnoringErrors(readEnd) }
-        do {
-            pid = try Syscalls.spawn(
-                executable, arguments: arguments, environment: env, stdin: .duplicate(readEnd),
-                stdout: .file(log, flags: O_WRONLY | O_CREAT | O_TRUNC), stderr: .duplicate(1))
-        } catch {
-            Syscalls.closeIgnoringErrors(writeEnd)
-            throw error
-        }
-        stdinFD = writeEnd
-    }
-
-    deinit { stop() }
-
-    /// Writes to the child's standard input.
-    func type(_ text: String) throws {
-        try Syscalls.writeAll(stdinFD, Array(text.utf8))
-    }
-
-    /// Whether the child still runs.
-    var isRunning: Bool {
-        if exitStatus != nil { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            exitStatus = status
-            return false
-        }
-        return true
-    }
-
-    /// What the child printed so far.
-    var log: String { String(decoding: (try? Syscalls.readFile(logPath)) ?? [], as: UTF8.self) }
-
-    /// A field of /proc/PID/status in kB (VmRSS, VmHWM).
-    func memoryKilobytes(_ field: String) -> Int? {
-        guard let bytes = try? Syscalls.readFile("/proc/\(pid)/status", limit: 1 << 16) else { return nil }
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(field + ":") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        }
-        return nil
-    }
-
-    func stop() {
-        // Once only: a second close could hit a descriptor number another test reuses meanwhile.
-        if !stdinClosed {
-            stdinClosed = true
-            Syscalls.closeIgnoringErrors(stdinFD)
-        }
-        guard isRunning else { return }
-        kill(pid, SIGTERM)
-        for _ in 0..<500 {
-            if !isRunning { return }
-            Syscalls.sleep(nanoseconds: 10_000_000)
-        }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        exitStatus = status
-    }
-}
-
-/// Waits (sleeping) until `condition` holds or `seconds` pass; returns whether it held.
-func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Syscalls.monotonicNanoseconds() + UInt64(seconds * 1e9)
-    while Syscalls.monotonicNanoseconds() < deadline {
-        if condition() { return true }
-        Syscalls.sleep(nanoseconds: 20_000_000)
-    }
-    return condition()
 }
 
 /// Sends `bytes` on a socket (MSG_NOSIGNAL), waiting up to `timeoutMs` each time it is full.

@@ -3,7 +3,7 @@ import KioskTestSupport
 import Testing
 
 /// The `kiosk-player` binary's dispatch: help, unknown commands and options.
-@Suite struct CommandLineTests {
+@Suite(.tags(.integration)) struct CommandLineTests {
     let binary = TestPaths.playerBinary
 
     @Test func helpListsTheCommands() throws {

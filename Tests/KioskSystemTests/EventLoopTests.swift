@@ -141,7 +141,7 @@ import Testing
         if let a = sourceA { loop.removeSource(a) }
     }
 
-    @Test func signalSentToThePlayerProcessStopsItsLoop() throws {
+    @Test(.tags(.integration)) func signalSentToThePlayerProcessStopsItsLoop() throws {
         let binary = TestPaths.playerBinary
         try #require(Syscalls.exists(binary), "kiosk-player is built next to the tests")
         let dir = try TemporaryDirectory()
@@ -156,7 +156,7 @@ import Testing
         #expect(output.contains("bench idle: event loop idle for"))
     }
 
-    @Test func idleLoopWaitsWithoutSpinning() throws {
+    @Test(.tags(.integration)) func idleLoopWaitsWithoutSpinning() throws {
         let loop = try EventLoop()
         loop.schedule(afterMilliseconds: 3_600_000) {}
         let before = kioskThreadCPU()

@@ -821,18 +821,38 @@ first_pcm_figure() {
     figure first_pcm_ms $(( ($(capture_frame_us "$1") - PLAYER_START_US) / 1000 ))
 }
 
+# track_references LIBRARY ARTIST ALBUM N : sets ref1…refN to the reference PCM of the album's
+# tracks 1…N; fails the scenario when one cannot be decoded.
+track_references() {
+    local n ref
+    for n in $(seq 1 "$4"); do
+        ref=$(track_reference "$(track_file "$1" "$2" "$3" "$n")") || fail "decode $3 $n"
+        printf -v "ref$n" '%s' "$ref"
+    done
+}
+
+# black_screen : fills /dev/fb0 with black and grabs it as black.raw, what "the player draws" is
+# judged against.
+black_screen() {
+    fbtool fill /dev/fb0 000000
+    fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
+}
+
+# player_start_captured : starts the capture into capture.raw, then the player with $CONFIG.
+player_start_captured() {
+    must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
+    player_start "$CONFIG"
+}
+
 # resume_fixture_play : with `use_fixture resume`: its FAT stick mounted, the player started on
 # it with the capture running, play pressed once the screen settled, and Delta 1 heard from its
 # start. Sets library, ref1 (Delta 1's reference PCM), press_frame and track_start.
 resume_fixture_play() {
     library=$FIXTURE/library
-    ref1=$(track_reference "$(track_file "$library" "Artist D" Delta 1)") || fail "decode Delta 1"
+    track_references "$library" "Artist D" Delta 1
     must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKRES
-    fbtool fill /dev/fb0 000000
-    fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
-
-    must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
-    player_start "$CONFIG"
+    black_screen
+    player_start_captured
     must "the player draws and the screen settles within 30 s" \
         fb_settle 30 "$SYSTEST_WORK/browse.raw" "$SYSTEST_WORK/black.raw"
     press_frame=$(capture_now)

@@ -354,10 +354,10 @@ build_tools() {
     for src in "$here"/tools/*.c; do
         name=$(basename "$src" .c)
         rel=${dir#"$cache"/}/$name
-        if stamp_ok "$rel" "$src" "$here/tools/common.h"; then continue; fi
+        if stamp_ok "$rel" "$src" "$here"/tools/*.h; then continue; fi
         libs=(-lm); grep -q '<png.h>' "$src" && libs+=(-lpng); grep -q '<alsa/asoundlib.h>' "$src" && libs+=(-lasound -lpthread)
         if "$@" gcc -O2 -Wall -Wextra -Werror -o "$dir/$name" "$src" "${libs[@]}" 2> "$dir/$name.log"; then
-            stamp_write "$rel" "$src" "$here/tools/common.h"; built=1
+            stamp_write "$rel" "$src" "$here"/tools/*.h; built=1
         else
             echo "MISSING_tool_${name//-/_}=gcc failed: $(head -c 300 "$dir/$name.log" | tr '\n' ' ')"
         fi

@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../Tests/System/tools/stall-timer.h"
+
 #define MAX_ABUSERS 64
 #define MAX_STALLS 4096
 #define MAX_PROBES 100000
@@ -62,47 +64,28 @@ static int64_t now_us(void) {
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* ---- stalls of the guest (as Tests/System/tools/stall-watch.c, hrtimers only) ---- */
+/* ---- stalls of the guest (the hrtimer watcher of Tests/System/tools/stall-watch.c) ---- */
 
 static pthread_mutex_t stall_lock = PTHREAD_MUTEX_INITIALIZER;
 static int64_t stall_from[MAX_STALLS], stall_to[MAX_STALLS];
 static int stall_count;
 static int realtime_refused;
 
+static void record_stall(int cpu, int64_t due_us, int64_t late_us) {
+    (void)cpu;
+    pthread_mutex_lock(&stall_lock);
+    if (stall_count < MAX_STALLS) {
+        stall_from[stall_count] = due_us;
+        stall_to[stall_count] = due_us + late_us;
+        stall_count++;
+    }
+    pthread_mutex_unlock(&stall_lock);
+}
+
 static void *watch_cpu(void *arg) {
     int cpu = (int)(intptr_t)arg;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-    struct sched_param param = {.sched_priority = 99};
-    if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) != 0) realtime_refused = 1;
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
-    for (;;) {
-        next.tv_nsec += 2000000;
-        while (next.tv_nsec >= 1000000000) {
-            next.tv_nsec -= 1000000000;
-            next.tv_sec++;
-        }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {
-        }
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        int64_t due = (int64_t)next.tv_sec * 1000000 + next.tv_nsec / 1000;
-        int64_t late = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000 - due;
-        if (late > 20000) {
-            pthread_mutex_lock(&stall_lock);
-            if (stall_count < MAX_STALLS) {
-                stall_from[stall_count] = due;
-                stall_to[stall_count] = due + late;
-                stall_count++;
-            }
-            pthread_mutex_unlock(&stall_lock);
-            next = now; /* a new schedule from here: one stall is one record */
-        }
-    }
-    return NULL;
+    if (stall_timer_pin(cpu) != 0) realtime_refused = 1;
+    stall_timer_run(cpu, 2000, 20000, record_stall);
 }
 
 static void start_stall_watch(void) {

@@ -28,12 +28,9 @@ require_player_run
 use_fixture two-albums  # fixtures.sh: Alpha 3 × 12 s (magenta cover), Beta 2 × 4 s (no cover)
 
 library=$FIXTURE/library
-ref1=$(track_reference "$(track_file "$library" "Artist A" Alpha 1)") || fail "decode Alpha 1"
-ref2=$(track_reference "$(track_file "$library" "Artist A" Alpha 2)") || fail "decode Alpha 2"
-ref3=$(track_reference "$(track_file "$library" "Artist A" Alpha 3)") || fail "decode Alpha 3"
+track_references "$library" "Artist A" Alpha 3
 must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKLIB
-fbtool fill /dev/fb0 000000
-fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
+black_screen
 
 board_file=$(sed -n 's/.*"boardFile": *"\([^"]*\)".*/\1/p' "$SYSTEST_WORK/check-config.log")
 keys=0
@@ -42,8 +39,7 @@ if grep -q kiosk-systest-keys "$board_file" 2>/dev/null; then
     keys=1
 fi
 
-must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
-player_start "$CONFIG"
+player_start_captured
 
 # 1. the first album on screen
 must "the player draws and the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/browse.raw" "$SYSTEST_WORK/black.raw"

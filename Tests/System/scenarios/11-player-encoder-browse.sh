@@ -38,11 +38,9 @@ browse_state() {
 }
 must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKMANY
 album_ref() { track_reference "$(track_file "$library" "Artist $(printf %02d "$1")" "Album $(printf %02d "$1")" 1)"; }
-fbtool fill /dev/fb0 000000
-fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
+black_screen
 
-must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
-player_start "$CONFIG"
+player_start_captured
 encoder_rest
 
 # 1.

@@ -20,13 +20,11 @@ require_player_run
 use_fixture long-track  # fixtures.sh: ext4, Gamma: 40 s + 5 s, yellow cover
 
 library=$FIXTURE/library
-ref1=$(track_reference "$(track_file "$library" "Artist C" Gamma 1)") || fail "decode Gamma 1"
+track_references "$library" "Artist C" Gamma 1
 must "the ext4 stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKEXT
-fbtool fill /dev/fb0 000000
-fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
+black_screen
 
-must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
-player_start "$CONFIG"
+player_start_captured
 must "the player draws and the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/browse.raw" "$SYSTEST_WORK/black.raw"
 browse='{"categoryLabel":"Albums","selectedIndex":0,"items":[{"title":"Gamma","subtitle":"Artist C · 2 tracks","artworkKey":"gamma"}]}'
 expected=$(render_expected browse-gamma browse "$browse" --artwork "$FIXTURE/library/Artist C/Gamma/cover.png")

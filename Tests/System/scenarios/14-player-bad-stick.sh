@@ -23,10 +23,8 @@ good2=$(track_file "$FIXTURE/library" Good "Good Album" 2)
 ref_good1=$(track_reference "$good1") && ref_good2=$(track_reference "$good2") || fail "decode the good tracks"
 
 must "the ext4 stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKBAD
-fbtool fill /dev/fb0 000000
-fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
-must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
-player_start "$CONFIG"
+black_screen
+player_start_captured
 
 # 1.
 must "the player draws and the screen settles within 30 s" fb_settle 30 "$SYSTEST_WORK/screen.raw" "$SYSTEST_WORK/black.raw"

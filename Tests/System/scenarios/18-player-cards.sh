@@ -22,8 +22,7 @@ require_player_run
 use_fixture two-albums  # fixtures.sh: Alpha 3 × 12 s (magenta cover), Beta 2 × 4 s (no cover)
 
 library=$FIXTURE/library
-ref1=$(track_reference "$(track_file "$library" "Artist A" Alpha 1)") || fail "decode Alpha 1"
-ref2=$(track_reference "$(track_file "$library" "Artist A" Alpha 2)") || fail "decode Alpha 2"
+track_references "$library" "Artist A" Alpha 2
 must "the FAT stick mounted read-only" player_stick "$FIXTURE/stick.img" KIOSKLIB
 player_config "$CONFIG" "$MEDIA_ROOT" "$STATE_DIR" \
     '"cards": {"readers": [{"type": "usb", "device": "kiosk-systest-rfid"}]}'

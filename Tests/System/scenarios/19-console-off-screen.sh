@@ -57,8 +57,7 @@ chvt 1 2>/dev/null || true
 python3 -c 'import fcntl, os; fcntl.ioctl(os.open("/dev/tty1", os.O_RDWR), 0x4B3A, 0)' ||
     log "KDSETMODE KD_TEXT on tty1 failed"
 must "the FAT stick mounted read-only; a valid config" player_stick "$FIXTURE/stick.img" KIOSKLIB
-fbtool fill /dev/fb0 000000
-fbtool grab /dev/fb0 "$SYSTEST_WORK/black.raw"
+black_screen
 echo 1 > "$vtcon/bind"
 must "fbcon bound to the console layer" fbcon_bound
 printf '\033[2J\033[H\nkiosk login: ' > /dev/tty1

@@ -39,6 +39,18 @@ def read_greeting(s):
     return data
 
 
+def command(s, line):
+    """Sends one command line; returns the answer up to its OK or ACK."""
+    s.sendall(line + b"\n")
+    data = b""
+    while not (data.endswith(b"OK\n") or b"ACK " in data):
+        chunk = s.recv(65536)
+        if not chunk:
+            raise OSError("closed before the answer to " + line.decode(errors="replace"))
+        data += chunk
+    return data
+
+
 def fresh_status(path, timeout):
     start = time.monotonic()
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -46,13 +58,7 @@ def fresh_status(path, timeout):
     try:
         s.connect(path)
         read_greeting(s)
-        s.sendall(b"status\n")
-        data = b""
-        while not (data.endswith(b"OK\n") or b"ACK " in data):
-            chunk = s.recv(65536)
-            if not chunk:
-                raise OSError("closed before OK")
-            data += chunk
+        data = command(s, b"status")
         if b"ACK " in data:
             raise OSError("status failed: " + data.decode(errors="replace"))
     finally:
@@ -90,15 +96,9 @@ def main():
     if a.setup:
         s = connect(a.socket)
         read_greeting(s)
-        for command in a.setup:
-            s.sendall(command.encode() + b"\n")
-            data = b""
-            while not (data.endswith(b"OK\n") or b"ACK " in data):
-                chunk = s.recv(65536)
-                if not chunk:
-                    raise OSError("closed during setup")
-                data += chunk
-            print(f"setup: {command}: {data.decode(errors='replace').strip().splitlines()[-1]}", flush=True)
+        for command_text in a.setup:
+            data = command(s, command_text.encode())
+            print(f"setup: {command_text}: {data.decode(errors='replace').strip().splitlines()[-1]}", flush=True)
         s.close()
 
     kinds = ["lists"] * a.lists + ["idle"] * a.idle + ["trickle"] * a.trickle + ["silent"] * a.silent

@@ -8,6 +8,7 @@
  * the elapsed jiffies when its timer finally runs, so a late timer copies more than the player's
  * buffer holds: the capture then repeats the buffer (see pcm-match trace --stalls). */
 #include "common.h"
+#include "stall-timer.h"
 
 #include <alsa/asoundlib.h>
 #include <fcntl.h>
@@ -32,35 +33,17 @@ static void record(const char *source, long long late) {
     if (write(out_fd, line, (size_t)n) < 0) die("write: %s", strerror(errno));
 }
 
+static void record_cpu(int cpu, int64_t due_us, int64_t late_us) {
+    (void)due_us;
+    char source[16];
+    snprintf(source, sizeof source, "%d", cpu);
+    record(source, late_us);
+}
+
 static void *watch(void *arg) {
     int cpu = (int)(intptr_t)arg;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-    struct sched_param param = {.sched_priority = 99};
-    pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
-    struct timespec next;
-    clock_gettime(CLOCK_MONOTONIC, &next);
-    for (;;) {
-        next.tv_nsec += period_us * 1000;
-        while (next.tv_nsec >= 1000000000) {
-            next.tv_nsec -= 1000000000;
-            next.tv_sec++;
-        }
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {
-        }
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        int64_t late = ((int64_t)now.tv_sec - next.tv_sec) * 1000000 + (now.tv_nsec - next.tv_nsec) / 1000;
-        if (late > threshold_us) {
-            char source[16];
-            snprintf(source, sizeof source, "%d", cpu);
-            record(source, late);
-            next = now; /* a new schedule from here: one stall is one line */
-        }
-    }
-    return NULL;
+    stall_timer_pin(cpu);
+    stall_timer_run(cpu, period_us, threshold_us, record_cpu);
 }
 
 /* ALSA's global system timer runs on a jiffies timer_list, like snd-aloop's: its callback runs in

@@ -15,8 +15,7 @@ private let alpha = PlayerFixtures.mainAlbums[0]
 @Suite(
     .tags(.integration),
     .serialized, .enabled(if: canMount, "needs root and mount(8) to put a stick under the media root"),
-    .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced,
-    .tags(.integration))
+    .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced)
 struct EndToEndTests {
     /// Every press of a session, through the file plugin: the samples written are exactly the
     /// tracks the state machine says, decoded as `flac -d` decodes them, without gaps.
@@ -167,8 +166,7 @@ func browseScreen(_ catalog: Catalog, _ category: KioskLibrary.Category, label: 
 @Suite(
     .tags(.integration),
     .serialized, .enabled(if: canMount, "needs root and mount(8) to put a stick under the media root"),
-    .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced,
-    .tags(.integration))
+    .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced)
 struct PowerCutTests {
     /// After each kill the saved state is whole, names the track that was playing, and is at most
     /// 5 s behind where it was; the restarted player starts that track at the saved position (the

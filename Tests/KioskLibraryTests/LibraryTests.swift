@@ -60,6 +60,9 @@ import Testing
 final class EventLog {
     var events: [LibraryEvent] = []
 
+    /// The library's `onEvent`: keeps the event (the catalog is read from the library).
+    func record(_ event: LibraryEvent, _ catalog: Catalog) { events.append(event) }
+
     func count(_ match: (LibraryEvent) -> Bool) -> Int { events.filter(match).count }
 
     var finished: Int {
@@ -81,9 +84,7 @@ final class EventLog {
         }
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, _ in
-            log.events.append(event)
-        }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [], onEvent: log.record)
         library.addVolume(path: music.root)
         #expect(try loop.run(until: { log.finished == 1 }, timeoutNanoseconds: 30_000_000_000))
         let id = VolumeIdentity.identify(directory: music.root)
@@ -121,9 +122,7 @@ final class EventLog {
         for i in 1...3 { try music.track("Album/\(i).flac", title: "T\(i)", album: "Album", track: "\(i)") }
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, _ in
-            log.events.append(event)
-        }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [], onEvent: log.record)
         library.addVolume(path: music.root)
         #expect(try loop.run(until: { log.finished == 1 }, timeoutNanoseconds: 30_000_000_000))
         let first = library.catalog
@@ -165,9 +164,7 @@ final class EventLog {
         try b.track("y.flac", title: "From B", artist: "Same", album: "Shared")
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, _ in
-            log.events.append(event)
-        }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [], onEvent: log.record)
         library.addVolume(path: a.root)
         library.addVolume(path: b.root)
         #expect(try loop.run(until: { log.finished == 2 }, timeoutNanoseconds: 30_000_000_000))
@@ -187,9 +184,7 @@ final class EventLog {
         for i in 1...40 { try music.track("\(i).flac", title: "T\(i)") }
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, _ in
-            log.events.append(event)
-        }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [], onEvent: log.record)
         library.addVolume(path: music.root)
         library.removeVolume(path: music.root)
         try loop.run(until: { library.isIdle }, timeoutNanoseconds: 30_000_000_000)
@@ -220,9 +215,7 @@ final class EventLog {
 
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [media.path]) {
-            event, _ in log.events.append(event)
-        }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [media.path], onEvent: log.record)
         library.start()
         try loop.run(forNanoseconds: 20_000_000)
         #expect(library.volumes.isEmpty)
@@ -286,9 +279,7 @@ final class EventLog {
 
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [media.path]) {
-            event, _ in log.events.append(event)
-        }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [media.path], onEvent: log.record)
         library.start()  // mounted already: scanned at start
         #expect(try loop.run(until: { log.finished == 1 }, timeoutNanoseconds: 30_000_000_000))
         #expect(library.catalog.allTracks.map(\.title) == ["In RAM"])

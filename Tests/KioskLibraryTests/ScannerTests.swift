@@ -83,9 +83,7 @@ import Testing
         defer { state.remove() }
         let loop = try EventLoop()
         let log = EventLog()
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, _ in
-            log.events.append(event)
-        }
+        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [], onEvent: log.record)
         library.addVolume(path: "/nonexistent/kiosk-music")
         #expect(try loop.run(until: { log.finished == 1 }, timeoutNanoseconds: 30_000_000_000))
         #expect(library.catalog.trackCount == 0)

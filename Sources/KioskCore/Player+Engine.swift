@@ -21,13 +21,17 @@ extension Player {
                 )
                 break
             }
+            let shown = currentTrack
             guard let index = playQueue.engineStarted(id: id) else { return }
             transport.report(frames: frames ?? 0, rate: format.sampleRate)
             Log.debug(
                 "track started: \(queue[index].relativePath) (\(index + 1)/\(queue.count)) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
             )
-            provideArtworkForCurrentTrack()
-            recorder.saveSoon()
+            // A jump of the player showed the track and saved already; a track border did not.
+            if currentTrack != shown {
+                provideArtworkForCurrentTrack()
+                recorder.saveSoon()
+            }
         case .position(let id, let frames, let rate):
             guard restoredTrackAlone(id) || playQueue.takePosition(ofEngineID: id) else { return }
             transport.report(frames: frames, rate: rate)

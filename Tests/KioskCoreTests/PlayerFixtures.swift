@@ -136,9 +136,11 @@ final class PlayerRig {
     ///   - devices: the output devices, the first in use.
     ///   - resume: a saved state to restore.
     ///   - screen: draw on a PNG surface in the state directory.
+    ///   - recordingScreen: a screen that records what the player asks of it (no loop).
     ///   - realEngine: the real AudioEngine and Library on real time instead of fakes on virtual time.
     init(
         volumes: [String], devices: [String] = ["none"], resume: ResumeState? = nil, screen: Bool = false,
+        recordingScreen: RecordingScreen? = nil,
         realEngine: Bool = false, configure: (inout Config) -> Void = { _ in }
     ) throws {
         _ = try PlayerFixtures.prepare()
@@ -179,7 +181,8 @@ final class PlayerRig {
             library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [], onEvent: libraryEvent)
         }
         player = Player(
-            loop: scheduler, engine: engine, screen: display, config: config, outputDevices: devices, resume: resume,
+            loop: scheduler, engine: engine, screen: display ?? recordingScreen, config: config, outputDevices: devices,
+            resume: resume,
             deviceOpens: opens)
         for volume in volumes { library.addVolume(path: volume) }
         if !volumes.isEmpty {
@@ -341,4 +344,15 @@ func resumeState(
     state.category = category
     state.volumePercent = 100
     return state
+}
+
+/// A screen that records what the player shows and which artwork it asks for, without drawing.
+/// Thread: the test's thread only.
+final class RecordingScreen: ScreenOutput {
+    private(set) var shown: [ScreenState] = []
+    private(set) var artworkRequests: [String] = []
+
+    func show(_ state: ScreenState) { shown.append(state) }
+    func provideArtwork(key: String, loadArtwork: @escaping @Sendable () -> Artwork?) { artworkRequests.append(key) }
+    func helpPageCount(entries: Int) -> Int { 1 }
 }

@@ -103,6 +103,21 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(rig.player.positionSeconds < 0.9)
     }
 
+    @Test func aButtonsNextAsksForTheNewTracksArtworkOnceAndATrackBorderToo() throws {
+        let screen = RecordingScreen()
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], recordingScreen: screen)
+        try rig.playFirst()
+        func requests(_ title: String) -> Int {
+            let track = rig.player.queue.first { $0.title == title }!
+            return screen.artworkRequests.count { $0 == PlayerView.artworkKey(for: track) }
+        }
+        try rig.press(.next)
+        #expect(try rig.run { rig.tracksStarted == 2 && rig.title == "Noon" })
+        #expect(requests("Noon") == 1, "asked when shown, not again when the engine confirmed it")
+        #expect(try rig.run(seconds: 10) { rig.title == "Dusk" })
+        #expect(requests("Dusk") == 1, "a track border asks once")
+    }
+
     @Test func stopWhenStoppedStaysStopped() throws {
         let rig = try PlayerRig.stopped(atTrack: 2)
         try rig.press(.stop)

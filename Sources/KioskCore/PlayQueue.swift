@@ -316,28 +316,19 @@ public struct PlayQueue: Equatable, Sendable {
     public mutating func step(after entry: Int, origin: Origin) -> (transition: Transition, consumed: Int?) {
         guard !tracks.isEmpty else { return (.empty, nil) }
         switch origin {
-        case .ended:
-            // MPD: single with repeat plays the entry again.
-            if single != .off && repeats { return (.start(at: entry, state: .playing), nil) }
-            switch step(after: entry) {
-            case .entry(let next):
-                let (kept, consumed) = consumeIfOn(entry, keeping: next)
-                guard single != .off else { return (.start(at: kept, state: .playing), consumed) }
-                if single == .oneshot { single = .off }
-                return (.start(at: kept, state: .paused), consumed)
-            case .wrapped:
-                wrap(after: entry)
-                let (kept, consumed) = consumeIfOn(entry, keeping: firstInOrder)
-                return (tracks.isEmpty ? .empty : .start(at: kept, state: .playing), consumed)
-            case .end, .restart:
-                let (_, consumed) = consumeIfOn(entry, keeping: entry)
-                return (tracks.isEmpty ? .empty : .end, consumed)
-            }
-        case .next, .remoteNext:
+        case .ended, .next, .remoteNext:
+            let ended = origin == .ended
+            // MPD: single with repeat plays the entry again at its end.
+            if ended && single != .off && repeats { return (.start(at: entry, state: .playing), nil) }
             let state: StartState = origin == .next ? .kept : .playing
             switch step(after: entry) {
             case .entry(let next):
                 let (kept, consumed) = consumeIfOn(entry, keeping: next)
+                if ended && single != .off {
+                    // MPD's border pause at the start of the next entry; one-shot turns itself off.
+                    if single == .oneshot { single = .off }
+                    return (.start(at: kept, state: .paused), consumed)
+                }
                 // The engine holds the current entry alone (single) or must drop it (consume): a
                 // new queue; a button's next inside the engine's queue is gapless.
                 if origin == .next && single == .off && consumed == nil { return (.gapless(to: next), nil) }

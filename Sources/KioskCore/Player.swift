@@ -300,7 +300,7 @@ public final class Player {
     /// The player as the screen sees it.
     var view: PlayerView {
         PlayerView(
-            navigation: navigation, catalog: catalog, shelf: shelf, queue: playQueue, transport: transport,
+            navigation: navigation, shelf: shelf, queue: playQueue, transport: transport,
             restore: restore, overlays: overlays, volumeRange: volumeLimits.range, shuttingDown: shuttingDown,
             helpPageCount: helpPageCount, menuEntries: menuEntries, cardEntries: cardEntries,
             sleepCountdown: timers.sleepCountdown)
@@ -322,7 +322,8 @@ public final class Player {
         // A browse list can appear without a move (nothing queued at start, a new catalog): its
         // visible entries need their thumbnails then too.
         if case .browse(let list) = state, list.items.contains(where: { $0.artworkKey != nil }), let catalog,
-            navigation.browseArtworkDue("\(category.rawValue)#\(selectedIndex)#\(ObjectIdentifier(catalog).hashValue)")
+            navigation.browseArtworkDue(
+                "\(view.category.rawValue)#\(view.selectedIndex)#\(ObjectIdentifier(catalog).hashValue)")
         {
             provideArtworkForBrowse()
         }

@@ -88,7 +88,7 @@ final class PlayerTimers {
         }
     }
 
-    func cancelIdlePowerOff() {
+    private func cancelIdlePowerOff() {
         if let countdown = idlePowerOff { scheduler.cancel(countdown.timer) }
         idlePowerOff = nil
     }

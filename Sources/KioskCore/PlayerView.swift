@@ -43,7 +43,7 @@ struct PlayerView {
 
     /// The view of the player's parts now (built once per screen refresh).
     init(
-        navigation: Navigation, catalog: Catalog?, shelf: LibraryShelf, queue: PlayQueue, transport: Transport,
+        navigation: Navigation, shelf: LibraryShelf, queue: PlayQueue, transport: Transport,
         restore: RestoreSession, overlays: Overlays, volumeRange: ClosedRange<Int>, shuttingDown: Bool,
         helpPageCount: Int, menuEntries: @autoclosure () -> [String], cardEntries: @autoclosure () -> [BrowseItem],
         sleepCountdown: String?
@@ -57,6 +57,7 @@ struct PlayerView {
         // every position report).
         if case .menu = mode { self.menuEntries = menuEntries() }
         category = navigation.category
+        let catalog = shelf.catalog
         collections = navigation.collections(catalog)
         selectedIndex = navigation.selectedIndex(count: collections.count)
         self.queue = queue

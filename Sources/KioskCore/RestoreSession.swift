@@ -47,9 +47,4 @@ enum RestoreSession: Equatable {
     mutating func trackFinished() {
         if case .playingAlone(let state, _) = self { self = .playingAlone(state, finished: true) }
     }
-
-    /// A listener or a remote client chose something else: a saved queue still waiting is dropped.
-    mutating func takeOver() {
-        if case .waiting = self { self = .none }
-    }
 }

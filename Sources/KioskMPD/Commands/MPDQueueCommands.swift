@@ -66,8 +66,8 @@ enum MPDQueueCommands {
         let tracks = try tracksForAdd(s, r[0])
         if tracks.count != 1 { throw .noExist("No such song") }
         let position = try insertPosition(s, r.optional(1))
-        // Where the song lands: before entry `position`, or at the end.
-        let first = min(max(0, position ?? s.player.queue.count), s.player.queue.count)
+        // Where the song lands: `position` (checked by insertPosition), or the end.
+        let first = position ?? s.player.queue.count
         s.player.perform(.insert(tracks, at: position), from: .remote)
         s.noteChanges()
         if first < s.state.ids.count { r.connection.write("Id: \(s.state.ids[first])\n") }

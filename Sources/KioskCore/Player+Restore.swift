@@ -55,6 +55,9 @@ extension Player {
         }
         playQueue.replace(
             with: tracks, collection: collection, audiobook: memory.isAudiobook(tracks), current: index)
+        if let runs = resume.songIDs, let ids = QueueIdentity.ids(fromRuns: runs) { playQueue.adoptSongIDs(ids) }
+        // MPD restores its current song too, stopped or not.
+        playQueue.chooseCurrent()
         if case .playingAlone(_, let finished) = restore {
             adoptRestoredTrack(at: index, finished: finished)
             return

@@ -83,6 +83,7 @@ public final class Player {
         playQueue = PlayQueue(repeats: config.repeatQueue)
         playQueue.setShuffle(resume?.shuffle.flatMap(PlayQueue.Shuffle.init(rawValue:)) ?? config.shuffle)
         if let resume {
+            playQueue.continueIdentity(version: resume.queueVersion ?? 0, nextSongID: resume.nextSongID ?? 0)
             navigation.category = KioskLibrary.Category(rawValue: resume.category) ?? .album
             // resumeAtBoot false: the box starts stopped; the saved volume and device still count.
             if resume.relativePath != nil && config.resumeAtBoot { restore = .waiting(resume) }
@@ -116,6 +117,8 @@ public final class Player {
     public var queueCollection: Collection? { playQueue.collection }
     public var repeatQueue: Bool { playQueue.repeats }
     public var currentTrack: Track? { playQueue.current }
+    /// MPD's current song: the current entry once it played or was chosen, nil before.
+    public var mpdCurrentPosition: Int? { playQueue.hasChosenCurrent && !queue.isEmpty ? queueIndex : nil }
     /// The card links (`cards.json`).
     public var cards: CardStore { cardSession.store }
     /// How the box is told to link a new card ("hold Select").

@@ -50,6 +50,11 @@ public struct ResumeState: Equatable, Sendable {
     public var shuffle: String?
     /// Seconds left on the sleep timer when saved; nil = off.
     public var sleepRemainingSeconds: Int?
+    /// What remote clients know the queue by (`QueueIdentity`): its version, the next song id,
+    /// and its entries' ids as runs ("12-40,45"); nil in a file of an older release.
+    public var queueVersion: UInt32?
+    public var nextSongID: UInt32?
+    public var songIDs: String?
 
     public init() {}
 
@@ -83,6 +88,9 @@ public struct ResumeState: Equatable, Sendable {
         if let sleepRemainingSeconds {
             members.append(("sleepRemainingSeconds", .number(Double(sleepRemainingSeconds))))
         }
+        if let queueVersion { members.append(("queueVersion", .number(Double(queueVersion)))) }
+        if let nextSongID { members.append(("nextSongID", .number(Double(nextSongID)))) }
+        if let songIDs { members.append(("songIDs", .string(songIDs))) }
         return .object(members)
     }
 
@@ -119,6 +127,14 @@ public struct ResumeState: Equatable, Sendable {
         state.queueCount = try r.int("queueCount", range: 0...1_000_000) ?? 0
         state.shuffle = try r.choice("shuffle", PlayQueue.Shuffle.allCases.map(\.rawValue))
         state.sleepRemainingSeconds = try r.int("sleepRemainingSeconds", range: 0...86_400)
+        state.queueVersion = try r.int("queueVersion", range: 0...Int(Int32.max)).map(UInt32.init)
+        state.nextSongID = try r.int("nextSongID", range: 0...Int(Int32.max)).map(UInt32.init)
+        if let runs = try r.string("songIDs", nonEmpty: false) {
+            guard QueueIdentity.ids(fromRuns: runs) != nil else {
+                throw ConfigError(file: file, path: "songIDs", message: "not runs of song ids")
+            }
+            state.songIDs = runs
+        }
         try r.finish()
         return state
     }
@@ -170,6 +186,7 @@ extension ResumeState {
             album = track.album
             durationSeconds = track.durationSeconds
             queueCount = queue.count
+            songIDs = QueueIdentity.runs(of: queue.identity.songIDs)
         } else if let pending = restore.pending {
             self = pending
             if restore.playingAloneState != nil {
@@ -181,5 +198,7 @@ extension ResumeState {
         self.outputDevice = outputDevice
         shuffle = queue.shuffle == .off ? nil : queue.shuffle.rawValue
         self.sleepRemainingSeconds = sleepRemainingSeconds
+        queueVersion = queue.identity.version
+        nextSongID = queue.identity.nextSongID
     }
 }

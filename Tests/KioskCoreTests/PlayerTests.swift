@@ -718,6 +718,25 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(rig.player.positionSeconds < 3.5)
     }
 
+    /// MPD clients resync with `plchanges LAST-VERSION` and cached ids: after a restart the restored
+    /// queue's entries have the ids they had, and the version goes on from where it was.
+    @Test func aRestartKeepsTheQueuesSongIDsAndItsVersion() throws {
+        let first = try PlayerRig(volumes: [PlayerFixtures.main])
+        try first.playFirst()
+        first.player.perform(.next, from: .button)
+        let ids = first.player.playQueue.identity.songIDs
+        let version = first.player.playQueue.identity.version
+        first.player.saveNow()
+        let saved = try #require(first.saved())
+        first.shutdown()
+        #expect(saved.queueVersion == version)
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], resume: saved)
+        #expect(rig.player.queue == first.player.queue)
+        #expect(rig.player.playQueue.identity.songIDs == ids)
+        #expect(rig.player.playQueue.identity.version > version)
+        #expect(rig.player.mpdCurrentPosition == 1)
+    }
+
     @Test func aMissingCollectionResumesInTheTracksFolder() throws {
         var saved = resumeState(volume: PlayerFixtures.main, album: alpha, number: 2, seconds: 1, playing: false)
         saved.collection = .init(category: "playlist", key: "no such playlist")

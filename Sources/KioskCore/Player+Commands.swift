@@ -8,8 +8,8 @@ import KioskSystem
 /// before `perform` returns, so a remote client's next `status` sees them), and `perform` redraws
 /// the screen and so calls `onChange`. Appending while playing extends the engine's queue without a
 /// gap; another edit hands the new queue to the engine at the current frame, which costs a short
-/// gap of silence. A queue built by a remote client has no collection, so it is not restored after
-/// a restart. Thread: the loop thread, like `Player`.
+/// gap of silence. A queue built by a remote client has no collection: it is saved entry by entry
+/// (`ClientQueueFile`) and comes back after a restart. Thread: the loop thread, like `Player`.
 extension Player {
     /// The device name that means "no output": the silent real-time sink.
     public static let silentOutput = "none"

@@ -88,10 +88,12 @@ public final class Player {
             // resumeAtBoot false: the box starts stopped; the saved volume and device still count.
             if resume.relativePath != nil && config.resumeAtBoot { restore = .waiting(resume) }
         }
-        recorder = ResumeRecorder(directory: config.stateDirectory, scheduler: loop) { [unowned self] in
-            self.noteBookmark()
-            return self.resumeState()
-        }
+        recorder = ResumeRecorder(
+            directory: config.stateDirectory, scheduler: loop,
+            snapshot: { [unowned self] in
+                self.noteBookmark()
+                return self.resumeState()
+            }, queue: { [unowned self] in self.queue })
         output.onChange = { [unowned self] change in self.outputChanged(change) }
         overlays.onExpired = { [unowned self] in self.refreshScreen() }
         timers.events = timerEvents()

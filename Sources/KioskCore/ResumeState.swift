@@ -55,6 +55,10 @@ public struct ResumeState: Equatable, Sendable {
     public var queueVersion: UInt32?
     public var nextSongID: UInt32?
     public var songIDs: String?
+    /// The version of the queue saved in `ClientQueueFile` (a queue a remote client built).
+    public var clientQueueVersion: UInt32?
+    /// That queue's entries, read with the state (not part of the record).
+    var clientQueue: [ClientQueueFile.Entry]?
 
     public init() {}
 
@@ -91,6 +95,7 @@ public struct ResumeState: Equatable, Sendable {
         if let queueVersion { members.append(("queueVersion", .number(Double(queueVersion)))) }
         if let nextSongID { members.append(("nextSongID", .number(Double(nextSongID)))) }
         if let songIDs { members.append(("songIDs", .string(songIDs))) }
+        if let clientQueueVersion { members.append(("clientQueueVersion", .number(Double(clientQueueVersion)))) }
         return .object(members)
     }
 
@@ -129,6 +134,7 @@ public struct ResumeState: Equatable, Sendable {
         state.sleepRemainingSeconds = try r.int("sleepRemainingSeconds", range: 0...86_400)
         state.queueVersion = try r.int("queueVersion", range: 0...Int(Int32.max)).map(UInt32.init)
         state.nextSongID = try r.int("nextSongID", range: 0...Int(Int32.max)).map(UInt32.init)
+        state.clientQueueVersion = try r.int("clientQueueVersion", range: 0...Int(UInt32.max)).map(UInt32.init)
         if let runs = try r.string("songIDs", nonEmpty: false) {
             guard QueueIdentity.ids(fromRuns: runs) != nil else {
                 throw ConfigError(file: file, path: "songIDs", message: "not runs of song ids")
@@ -151,7 +157,13 @@ public struct ResumeState: Equatable, Sendable {
 
     /// Loads the saved state of `directory` (resume.state, else an old resume.json); nil (with a
     /// warning for a bad file) when there is none.
-    public static func load(directory: String) -> ResumeState? { ResumeStore.load(directory: directory) }
+    public static func load(directory: String) -> ResumeState? {
+        guard var state = ResumeStore.load(directory: directory) else { return nil }
+        if let version = state.clientQueueVersion {
+            state.clientQueue = ClientQueueFile(directory: directory).load(version: version)
+        }
+        return state
+    }
 
     /// The state in the bytes of a resume.state; nil when neither slot holds a valid record.
     public static func decodeRecordFile(_ bytes: [UInt8]) -> ResumeState? {
@@ -187,6 +199,7 @@ extension ResumeState {
             durationSeconds = track.durationSeconds
             queueCount = queue.count
             songIDs = QueueIdentity.runs(of: queue.identity.songIDs)
+            if queue.collection == nil { clientQueueVersion = queue.identity.version }
         } else if let pending = restore.pending {
             self = pending
             if restore.playingAloneState != nil {

@@ -26,31 +26,42 @@ final class MPDStickers {
         self.maxValueBytes = maxValueBytes
     }
 
-    /// The open database, created with MPD's schema when new.
+    /// The open database, created with MPD's schema when new. A file that is not a database (or is
+    /// damaged) is kept beside it as `.corrupt` and a new one started, so stickers work again.
     private func database() throws(MPDError) -> SQLiteDatabase {
         if let db { return db }
         do throws(SQLiteError) {
-            let opened = try SQLiteDatabase(path: path)
-            // WAL with synchronous=NORMAL, as the library's index: a power cut loses at most the last
-            // change, and a change costs no fsync on the loop thread.
-            try opened.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
-            try opened.execute(
-                """
-                CREATE TABLE IF NOT EXISTS sticker(type VARCHAR NOT NULL, uri VARCHAR NOT NULL, \
-                name VARCHAR NOT NULL, value VARCHAR NOT NULL);
-                CREATE UNIQUE INDEX IF NOT EXISTS sticker_value ON sticker(type, uri, name);
-                """)
-            db = opened
-            return opened
+            db = try open()
         } catch {
-            throw MPDStickers.failure(error)
+            guard error.isCorruption else { throw failure(error) }
+            Log.error("mpd: stickers: \(error); kept as \(path).corrupt, starting a new sticker database")
+            for leftover in ["-wal", "-shm"] { try? Syscalls.unlink(path + leftover) }
+            do throws(Errno) { try Syscalls.rename(path, path + ".corrupt") } catch {
+                throw MPDError(.system, "\(error)")
+            }
+            do throws(SQLiteError) { db = try open() } catch { throw failure(error) }
         }
+        return db!
     }
 
-    /// SQLite's failures as MPD reports them (`SqliteError`: ACK_ERROR_UNKNOWN).
-    private static func failure(_ error: SQLiteError) -> MPDError {
+    private func open() throws(SQLiteError) -> SQLiteDatabase {
+        let opened = try SQLiteDatabase(path: path)
+        // WAL with synchronous=NORMAL, as the library's index: a power cut loses at most the last
+        // change, and a change costs no fsync on the loop thread.
+        try opened.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
+        try opened.execute(
+            """
+            CREATE TABLE IF NOT EXISTS sticker(type VARCHAR NOT NULL, uri VARCHAR NOT NULL, \
+            name VARCHAR NOT NULL, value VARCHAR NOT NULL);
+            CREATE UNIQUE INDEX IF NOT EXISTS sticker_value ON sticker(type, uri, name);
+            """)
+        return opened
+    }
+
+    /// SQLite's failures as MPD reports them (`SqliteError`: ACK_ERROR_UNKNOWN), naming the file.
+    private func failure(_ error: SQLiteError) -> MPDError {
         Log.error("mpd: stickers: \(error)")
-        return MPDError(.unknown, "sticker database: \(error.message)")
+        return MPDError(.unknown, "sticker database \(path): \(error.message)")
     }
 
     /// The value of sticker `name` of the song `uri`, nil when it has none.
@@ -63,7 +74,7 @@ final class MPDStickers {
             statement.bind(2, name)
             return try statement.step() ? statement.string(0) : nil
         } catch {
-            throw MPDStickers.failure(error)
+            throw failure(error)
         }
     }
 
@@ -78,7 +89,7 @@ final class MPDStickers {
             while try statement.step() { result.append((statement.string(0) ?? "", statement.string(1) ?? "")) }
             return result
         } catch {
-            throw MPDStickers.failure(error)
+            throw failure(error)
         }
     }
 
@@ -94,7 +105,7 @@ final class MPDStickers {
         do throws(SQLiteError) {
             changed = try store(db, uri: uri, name: name, value: value)
         } catch {
-            throw MPDStickers.failure(error)
+            throw failure(error)
         }
         guard let changed else { throw MPDError(.unknown, "sticker database is full (\(maxStickers) stickers)") }
         return changed
@@ -134,7 +145,7 @@ final class MPDStickers {
             try statement.run()
             return db.changes > 0
         } catch {
-            throw MPDStickers.failure(error)
+            throw failure(error)
         }
     }
 
@@ -171,7 +182,7 @@ final class MPDStickers {
             }
             return result
         } catch {
-            throw MPDStickers.failure(error)
+            throw failure(error)
         }
     }
 }

@@ -28,12 +28,16 @@ final class MPDStoredPlaylists {
         self.maxLength = maxLength
     }
 
+    /// The longest name: its file and that file's `AtomicFile` temporary (`.NAME.m3u8.tmp`) must fit
+    /// in a file name (255 bytes).
+    static let maxNameBytes = 255 - suffix.utf8.count - ".".utf8.count - ".tmp".utf8.count
+
     /// Refuses what MPD's spl_valid_name refuses (empty, `/`, line breaks), and also a leading `.`
-    /// (hidden files, and the `AtomicFile` temporaries are dot files), NUL, and names too long for
-    /// a file name with the suffix.
+    /// (hidden files, and the `AtomicFile` temporaries are dot files), NUL, and names longer than
+    /// `maxNameBytes`.
     static func check(name: String) throws(MPDError) {
         let bytes = name.utf8
-        guard !bytes.isEmpty, bytes.first != UInt8(ascii: "."), bytes.count + suffix.utf8.count <= 255,
+        guard !bytes.isEmpty, bytes.first != UInt8(ascii: "."), bytes.count <= maxNameBytes,
             !bytes.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0x0A || $0 == 0x0D || $0 == 0 })
         else { throw .argument("Bad playlist name") }
     }

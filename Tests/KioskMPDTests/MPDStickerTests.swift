@@ -114,6 +114,20 @@ import Testing
         #expect(answers[4] == ["ACK [2@0] {sticker} Sticker name or value too long (at most 8 bytes)"])
     }
 
+    @Test func aStickerFileThatIsNotADatabaseIsKeptAsideAndANewOneStarted() throws {
+        let h = try Harness()
+        let garbage = Array(repeating: UInt8(0x5A), count: 8192)
+        try h.directory.write("state/mpd-stickers.sqlite", garbage)
+        let answers = try h.withClient { c in
+            [
+                try c.command("sticker set song \(Self.gulls) rating 5"),
+                try c.command("sticker get song \(Self.gulls) rating"),
+            ]
+        }
+        #expect(answers == [["OK"], ["sticker: rating=5", "OK"]])
+        #expect(try Syscalls.readFile(h.directory.file("state/mpd-stickers.sqlite.corrupt")) == garbage)
+    }
+
     @Test func withoutAStateDirectoryTheStickerDatabaseIsDisabled() throws {
         let h = try Harness { $0.stateDirectory = nil }
         let answer = try h.withClient { c in try c.command("sticker get song \(Self.gulls) rating") }

@@ -43,12 +43,13 @@ import Testing
     @Test func namesThatWouldLeaveTheDirectoryAreBadPlaylistNames() throws {
         let h = try Harness()
         let answers = try h.withClient { c in
-            try ["save ../escape", "save a/b", "save .hidden", "save \"\"", "playlistadd x/y USBSTICK"].map {
-                try c.command($0)
-            }
+            try [
+                "save ../escape", "save a/b", "save .hidden", "save \"\"", "playlistadd x/y USBSTICK",
+                "save " + String(repeating: "x", count: 246),
+            ].map { try c.command($0) }
         }
-        #expect(answers.map { $0.last?.hasSuffix("} Bad playlist name") } == [true, true, true, true, true])
-        #expect(answers.map { $0.last?.hasPrefix("ACK [2@0]") } == [true, true, true, true, true])
+        #expect(answers.allSatisfy { $0.count == 1 && $0[0].hasSuffix("} Bad playlist name") })
+        #expect(answers.allSatisfy { $0[0].hasPrefix("ACK [2@0]") })
         let entries = try Syscalls.readDirectory(h.directory.file("state")).entries.map(\.name)
         #expect(!entries.contains("escape.m3u8"))
         #expect(!Syscalls.exists(h.directory.file("state/mpd-playlists/a")))
@@ -205,6 +206,17 @@ import Testing
         #expect(loaded == ["OK"])
         #expect(h.player.queue.map(\.title) == ["Gulls"])
         #expect(Self.file(h, "Gone") == text)
+    }
+
+    @Test func aPlaylistFileLongerThanTheLimitIsReadUpToTheLimit() throws {
+        let h = try Harness { $0.maxStoredPlaylistLength = 2 }
+        try h.directory.write(
+            "state/mpd-playlists/Long.m3u8", "#EXTM3U\n\(Self.gulls)\n\n\(Self.lowTide)\n\(Self.polarNight)\n")
+        let (list, longest) = try h.withClient { c in
+            (try c.command("listplaylist Long"), try c.command("save " + String(repeating: "x", count: 245)))
+        }
+        #expect(list == ["file: \(Self.gulls)", "file: \(Self.lowTide)", "OK"])
+        #expect(longest == ["OK"])
     }
 
     @Test func withoutAStateDirectoryStoredPlaylistsAreDisabled() throws {

@@ -247,7 +247,7 @@ enum MPDQueueCommands {
     }
 
     /// The tracks a URI names for `add`: one song, or everything under a directory.
-    private static func tracksForAdd(_ s: MPDServer, _ uri: String) throws(MPDError) -> [Track] {
+    static func tracksForAdd(_ s: MPDServer, _ uri: String) throws(MPDError) -> [Track] {
         let db = s.database
         if uri.hasPrefix("/") && uri != "/" || uri.hasPrefix("file:") { throw .noExist("No such song") }
         if uri.contains("://") { throw .noExist("Unsupported URI scheme") }

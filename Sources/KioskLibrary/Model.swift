@@ -30,13 +30,20 @@ public struct TrackTags: Sendable, Hashable {
     public var trackTotal: Int?
     public var discNumber: Int?
     public var discTotal: Int?
+    /// The tags the box does not show (for MPD clients), in the file's order; usually none.
+    public var extras: [ExtraTagValue] = []
 
     public init() {}
 
     /// Whether the file had no tag the library uses.
     public var isEmpty: Bool {
         titles.isEmpty && artists.isEmpty && albums.isEmpty && albumArtists.isEmpty && genres.isEmpty
-            && dates.isEmpty && trackNumber == nil && discNumber == nil
+            && dates.isEmpty && trackNumber == nil && discNumber == nil && extras.isEmpty
+    }
+
+    /// The values of `tag`, in the file's order.
+    public func values(of tag: ExtraTag) -> [String] {
+        extras.isEmpty ? [] : extras.compactMap { $0.tag == tag ? $0.value : nil }
     }
 }
 
@@ -49,7 +56,8 @@ public struct TrackTags: Sendable, Hashable {
 /// mount point are one shared reference, numbers are stored in the fewest bytes that hold them,
 /// artist, album, album artist, genre and date strings are shared by the tracks that have the
 /// same value (`StringPool`), and the raw tags are kept only when they cannot be told from the
-/// display values (a field with several values): `tags` is rebuilt from the display values.
+/// display values (a field with several values) or the file has `ExtraTag`s (few files do):
+/// otherwise `tags` is rebuilt from the display values.
 public struct Track: Sendable, Hashable {
     /// The volume and where it is mounted, shared by all tracks of one scan.
     private let place: TrackVolume
@@ -83,7 +91,8 @@ public struct Track: Sendable, Hashable {
     private let channelCount: UInt8
     private let bits: UInt8
     private var flags: Flags
-    /// The tags as read, when some field has several values (else nil: `tags` is rebuilt).
+    /// The tags as read, when some field has several values or there are extra tags (else nil:
+    /// `tags` is rebuilt).
     private let rawTags: RawTags?
 
     public var volume: VolumeID { place.id }
@@ -198,6 +207,9 @@ public struct Track: Sendable, Hashable {
         return result
     }
 
+    /// The values of an extra tag (none without a `rawTags`).
+    public func values(of tag: ExtraTag) -> [String] { rawTags?.tags.values(of: tag) ?? [] }
+
     /// The first ARTIST value (the display fallback when there is none).
     var firstArtist: String { rawTags?.tags.artists.first ?? artist }
 
@@ -306,12 +318,13 @@ public struct Track: Sendable, Hashable {
         let severalValues =
             tags.titles.count > 1 || tags.artists.count > 1 || tags.albums.count > 1 || tags.albumArtists.count > 1
             || tags.genres.count > 1 || tags.dates.count > 1
-        self.init(
-            volume: volume, file: file, values: values, rawTags: severalValues ? tags : nil, sameFolderAs: previous)
+        let keepTags = severalValues || !tags.extras.isEmpty
+        self.init(volume: volume, file: file, values: values, rawTags: keepTags ? tags : nil, sameFolderAs: previous)
     }
 
     /// A track from its values (strings already shared through a `StringPool`); `rawTags` when
-    /// some field has several values (`values` then hold them joined with ", ", the first date).
+    /// some field has several values (`values` then hold them joined with ", ", the first date) or
+    /// there are extra tags.
     init(volume: TrackVolume, file: ScannedFile, values: Values, rawTags: TrackTags?, sameFolderAs previous: Track?) {
         place = volume
         relativePath = file.relativePath

@@ -118,8 +118,9 @@ public struct Track: Sendable, Hashable {
 
     /// The tags as found in the file.
     public var tags: TrackTags {
-        if let rawTags { return rawTags.tags }
+        if let several = rawTags?.several { return several }
         var tags = TrackTags()
+        tags.extras = rawTags?.extras ?? []
         if flags.contains(.titleTag) { tags.titles = [title] }
         if flags.contains(.artistTag) { tags.artists = [artist] }
         if flags.contains(.albumTag) { tags.albums = [album] }
@@ -208,25 +209,28 @@ public struct Track: Sendable, Hashable {
     }
 
     /// The values of an extra tag (none without a `rawTags`).
-    public func values(of tag: ExtraTag) -> [String] { rawTags?.tags.values(of: tag) ?? [] }
+    public func values(of tag: ExtraTag) -> [String] {
+        guard let extras = rawTags?.extras, !extras.isEmpty else { return [] }
+        return extras.compactMap { $0.tag == tag ? $0.value : nil }
+    }
 
     /// The first ARTIST value (the display fallback when there is none).
-    var firstArtist: String { rawTags?.tags.artists.first ?? artist }
+    var firstArtist: String { rawTags?.several?.artists.first ?? artist }
 
     /// The artists to file the track under in the artist category (at least one).
     public var artistNames: [String] {
-        if let artists = rawTags?.tags.artists, !artists.isEmpty { return artists }
+        if let artists = rawTags?.several?.artists, !artists.isEmpty { return artists }
         return [artist]
     }
     /// The genres to file the track under (at least one).
     public var genreNames: [String] {
-        if let genres = rawTags?.tags.genres, !genres.isEmpty { return genres }
+        if let genres = rawTags?.several?.genres, !genres.isEmpty { return genres }
         return [genre]
     }
     /// The artists of `artistNames` when there are several (no array is made for one).
-    var multipleArtists: [String]? { rawTags.flatMap { $0.tags.artists.count > 1 ? $0.tags.artists : nil } }
+    var multipleArtists: [String]? { rawTags?.several.flatMap { $0.artists.count > 1 ? $0.artists : nil } }
     /// The genres of `genreNames` when there are several.
-    var multipleGenres: [String]? { rawTags.flatMap { $0.tags.genres.count > 1 ? $0.tags.genres : nil } }
+    var multipleGenres: [String]? { rawTags?.several.flatMap { $0.genres.count > 1 ? $0.genres : nil } }
 
     public static let unknownArtist = "Unknown Artist"
     public static let unknownAlbum = "Unknown Album"
@@ -318,8 +322,13 @@ public struct Track: Sendable, Hashable {
         let severalValues =
             tags.titles.count > 1 || tags.artists.count > 1 || tags.albums.count > 1 || tags.albumArtists.count > 1
             || tags.genres.count > 1 || tags.dates.count > 1
+        var kept = tags
+        // Album-wide extra values (MusicBrainz album and artist ids, sort names) are shared too.
+        for i in kept.extras.indices {
+            kept.extras[i] = ExtraTagValue(kept.extras[i].tag, strings.shared(kept.extras[i].value))
+        }
         let keepTags = severalValues || !tags.extras.isEmpty
-        self.init(volume: volume, file: file, values: values, rawTags: keepTags ? tags : nil, sameFolderAs: previous)
+        self.init(volume: volume, file: file, values: values, rawTags: keepTags ? kept : nil, sameFolderAs: previous)
     }
 
     /// A track from its values (strings already shared through a `StringPool`); `rawTags` when
@@ -354,7 +363,7 @@ public struct Track: Sendable, Hashable {
         if values.albumArtist != nil { flags.insert(.albumArtistTag) }
         if values.genre != nil { flags.insert(.genreTag) }
         self.flags = flags
-        self.rawTags = rawTags.map(RawTags.init)
+        self.rawTags = rawTags.flatMap(RawTags.make)
     }
 
     /// What the reader found, as the index stores it.
@@ -430,15 +439,34 @@ final class TrackVolume: Sendable, Hashable {
     }
 }
 
-/// The raw tags of a track whose display values cannot stand for them. Thread: any (immutable).
+/// What a track's display values cannot stand for: the raw tags when a field has several values,
+/// and the extra tags (kept apart, so a file with only those costs no copy of its other fields).
+/// Thread: any (immutable).
 final class RawTags: Sendable, Hashable {
-    let tags: TrackTags
+    /// The tags as read (extras included), when some field has several values.
+    let several: TrackTags?
+    let extras: [ExtraTagValue]
 
-    init(_ tags: TrackTags) { self.tags = tags }
+    private init(several: TrackTags?, extras: [ExtraTagValue]) {
+        self.several = several
+        self.extras = extras
+    }
 
-    static func == (a: RawTags, b: RawTags) -> Bool { a === b || a.tags == b.tags }
+    /// What of `tags` the display values cannot stand for; nil when they stand for all of it.
+    static func make(_ tags: TrackTags) -> RawTags? {
+        let several =
+            tags.titles.count > 1 || tags.artists.count > 1 || tags.albums.count > 1 || tags.albumArtists.count > 1
+            || tags.genres.count > 1 || tags.dates.count > 1
+        if !several && tags.extras.isEmpty { return nil }
+        return RawTags(several: several ? tags : nil, extras: tags.extras)
+    }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(tags) }
+    static func == (a: RawTags, b: RawTags) -> Bool { a === b || (a.several == b.several && a.extras == b.extras) }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(several)
+        hasher.combine(extras)
+    }
 }
 
 /// Hands out one shared copy of equal strings (byte for byte: "é" composed and decomposed stay

@@ -120,7 +120,8 @@ final class VolumeIndex {
 
     /// The stored files by path. Playable ones come as tracks of `volume`, made straight from the
     /// row's bytes: strings only for what the track keeps (path, title, and artist, album, genre
-    /// and date values `strings` has not seen), raw tag arrays only for fields with several values.
+    /// and date values `strings` has not seen), raw tag arrays only for fields with several values,
+    /// and the extra tags (their values shared through `strings` too).
     ///
     /// - Parameter expected: about how many rows there are (room is made for them at once).
     func loadFiles(expected: Int = 0, volume: TrackVolume, strings: inout StringPool) throws(SQLiteError)
@@ -149,8 +150,8 @@ final class VolumeIndex {
                     discTotal: s.optionalInt(14), sampleRate: s.int(15), channels: s.int(16),
                     bitsPerSample: s.int(17), totalFrames: s.isNull(18) ? nil : s.int64(18), hasPicture: s.int(19) != 0)
                 var rawTags: TrackTags?
-                let extras = Self.extras(s.string(20))
-                if several || !extras.isEmpty {
+                let extras = Self.extras(s.string(20), strings: &strings)
+                if several {
                     var tags = TrackTags()
                     tags.titles = Self.split(s.string(5))
                     tags.artists = Self.split(s.string(6))
@@ -184,6 +185,11 @@ final class VolumeIndex {
                     values.albumArtist = pooled(8)
                     values.genre = pooled(9)
                     values.date = pooled(10)
+                    if !extras.isEmpty {
+                        var tags = TrackTags()
+                        tags.extras = extras
+                        rawTags = tags
+                    }
                 }
                 let track = Track(volume: volume, file: file, values: values, rawTags: rawTags, sameFolderAs: previous)
                 previous = track
@@ -301,11 +307,12 @@ final class VolumeIndex {
     }
 
     /// The `extras` column: `Name=value` entries (MPD's tag names); unknown names are skipped.
-    private static func extras(_ text: String?) -> [ExtraTagValue] {
-        split(text).compactMap { entry in
+    private static func extras(_ text: String?, strings: inout StringPool) -> [ExtraTagValue] {
+        guard let text else { return [] }
+        return split(text).compactMap { entry in
             guard let equals = entry.firstIndex(of: "="), let tag = ExtraTag(rawValue: String(entry[..<equals]))
             else { return nil }
-            return ExtraTagValue(tag, String(entry[entry.index(after: equals)...]))
+            return ExtraTagValue(tag, strings.shared(String(entry[entry.index(after: equals)...])))
         }
     }
 

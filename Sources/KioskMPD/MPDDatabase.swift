@@ -254,6 +254,9 @@ final class MPDDatabase {
         return result
     }
 
+    /// Every track, in the order MPD walks its database (`tracks(under: "")`).
+    private(set) lazy var walkOrder: [Int] = tracks(under: "")
+
     /// The stored playlist called `name` (its title or its URI).
     func playlist(named name: String) -> StoredPlaylist? {
         if let index = playlistByName[name] { return playlists[index] }

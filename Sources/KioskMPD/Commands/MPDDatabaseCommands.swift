@@ -120,13 +120,11 @@ enum MPDDatabaseCommands {
         return (rest, sort, window)
     }
 
-    /// The catalog's tracks that match (indices into `allTracks`, in canonical order).
+    /// The catalog's tracks that match (indices into `allTracks`), in the order MPD walks its
+    /// database (folders by name, each folder's subfolders before its songs).
     private static func matching(_ filter: MPDFilter, _ db: MPDDatabase) -> [Int] {
-        var result: [Int] = []
-        for (i, track) in db.catalog.allTracks.enumerated() where filter.matches(track, uri: db.uri(ofTrackAt: i)) {
-            result.append(i)
-        }
-        return result
+        let tracks = db.catalog.allTracks
+        return db.walkOrder.filter { filter.matches(tracks[$0], uri: db.uri(ofTrackAt: $0)) }
     }
 
     static func find(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {

@@ -62,11 +62,20 @@ indirect enum MPDFilter {
             // without those as if its value were empty.
             return match.matches(any: tag?.valuesWithFallback(of: track) ?? [])
         case .tag(.any, let match):
+            // Every value of every tag (the tags made once, not once a tag).
+            let tags = track.tags
             var tagged = false
-            for tag in MPDTag.allCases {
-                let values = tag.values(of: track)
+            func check(_ values: [String]) -> Bool {
                 tagged = tagged || !values.isEmpty
-                if values.contains(where: { match.matches($0) }) { return true }
+                return values.contains(where: { match.matches($0) })
+            }
+            if check(tags.artists) || check(tags.albums) || check(tags.albumArtists) || check(tags.titles)
+                || check(tags.genres) || check(tags.dates) || check(tags.extras.map(\.value))
+            {
+                return true
+            }
+            for number in [track.trackNumber, track.discNumber] {
+                if let number, check(["\(number)"]) { return true }
             }
             return tagged ? false : match.matches("")
         case .uri(let match):

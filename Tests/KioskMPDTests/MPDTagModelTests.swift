@@ -272,4 +272,25 @@ struct MPDTagModelAgreementTests {
             #expect(Self.normalised(ours[i]) == Self.normalised(theirs), "\(command)")
         }
     }
+
+    @Test(
+        "mpc finds and lists an album without ALBUMARTIST by its artist", .enabled(if: which("mpc") != nil, "needs mpc")
+    )
+    func mpcAlbumArtist() throws {
+        let h = try Harness(extraTracks: MPDTagModelTests.classics)
+        let mpc = which("mpc")!
+        let socket = h.socketPath
+        let (found, listed) = try h.client {
+            (
+                run(mpc, ["-h", socket, "find", "albumartist", "The Field Recorders"]).output,
+                run(mpc, ["-h", socket, "list", "album", "albumartist", "Solo"]).output
+            )
+        }
+        #expect(
+            found.split(separator: "\n") == [
+                "USBSTICK/The Field Recorders/Coastline/01 Low Tide.flac",
+                "USBSTICK/The Field Recorders/Coastline/02 Gulls.flac",
+            ])
+        #expect(listed == "Sketches\n")
+    }
 }

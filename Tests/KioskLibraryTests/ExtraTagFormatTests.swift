@@ -81,6 +81,13 @@ struct ExtraTagFormatTests {
         #expect(tags.values(of: .musicBrainzTrackID) == ["mb-track"])
     }
 
+    @Test("a TXXX frame 'MusicBrainz Track Id' gives the track id too, as MPD's TXXX table has it")
+    func id3MusicBrainzTrackIDFromTXXX() throws {
+        defer { library.remove() }
+        try mp3("a.mp3", [Self.txxx("MusicBrainz Track Id", "mb-track")])
+        #expect(try tags("a.mp3").values(of: .musicBrainzTrackID) == ["mb-track"])
+    }
+
     @Test("ID3v2 frames MPD does not read give nothing: TSOC, TMCL, TXXX WORK and PERFORMER")
     func id3FramesMPDIgnores() throws {
         defer { library.remove() }

@@ -1,4 +1,3 @@
-import CKioskTags
 import Glibc
 import KioskSystem
 import KioskTestSupport

@@ -1,4 +1,3 @@
-import CSQLite
 import Glibc
 import KioskSystem
 import KioskTestSupport

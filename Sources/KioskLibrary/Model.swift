@@ -448,6 +448,7 @@ final class RawTags: Sendable, Hashable {
     let several: Several?
     let extras: [ExtraTagValue]
 
+    /// The boxed copy of the tags. Thread: any (immutable).
     final class Several: Sendable {
         let tags: TrackTags
 

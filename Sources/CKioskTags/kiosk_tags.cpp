@@ -16,6 +16,7 @@
 #include <taglib/mpegfile.h>
 #include <taglib/opusfile.h>
 #include <taglib/taglib.h>
+#include <taglib/textidentificationframe.h>
 #include <taglib/tpropertymap.h>
 #include <taglib/vorbisfile.h>
 #include <taglib/wavfile.h>
@@ -119,6 +120,38 @@ Picture find_picture(TagLib::File *file, int format) {
     return best;
 }
 
+TagLib::ID3v2::Tag *id3v2_tag(TagLib::File *file, int format) {
+    switch (format) {
+    case 2: {
+        auto *f = static_cast<TagLib::MPEG::File *>(file);
+        return f->hasID3v2Tag() ? f->ID3v2Tag() : nullptr;
+    }
+    case 5: {
+        auto *f = static_cast<TagLib::RIFF::WAV::File *>(file);
+        return f->hasID3v2Tag() ? f->ID3v2Tag() : nullptr;
+    }
+    case 6: {
+        auto *f = static_cast<TagLib::RIFF::AIFF::File *>(file);
+        return f->hasID3v2Tag() ? f->tag() : nullptr;
+    }
+    default: return nullptr;
+    }
+}
+
+// TagLib names TIT1 WORK and TPE4 REMIXER (mixed with TXXX frames of those names), where MPD reads
+// them as Grouping and Performer: these two frames are handed over as "ID3 TIT1" and "ID3 TPE4".
+void emit_id3_frames(TagLib::ID3v2::Tag *tag, kiosk_tag_property property, void *context) {
+    if (!tag) return;
+    for (const char *id : {"TIT1", "TPE4"}) {
+        const std::string key = std::string("ID3 ") + id;
+        for (auto *frame : tag->frameListMap()[id]) {
+            auto *text = dynamic_cast<TagLib::ID3v2::TextIdentificationFrame *>(frame);
+            if (!text) continue;
+            for (const auto &value : text->fieldList()) property(context, key.c_str(), value.toCString(true));
+        }
+    }
+}
+
 }  // namespace
 
 extern "C" int kiosk_tags_read(
@@ -134,6 +167,7 @@ extern "C" int kiosk_tags_read(
             const std::string key = entry.first.to8Bit(true);
             for (const auto &value : entry.second) property(context, key.c_str(), value.toCString(true));
         }
+        emit_id3_frames(id3v2_tag(file.get(), format), property, context);
         Picture picture = find_picture(file.get(), format);
         if (picture.found) *picture_bytes = static_cast<long>(picture.data.size());
         return 0;

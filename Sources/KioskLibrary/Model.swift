@@ -30,13 +30,20 @@ public struct TrackTags: Sendable, Hashable {
     public var trackTotal: Int?
     public var discNumber: Int?
     public var discTotal: Int?
+    /// The tags the box does not show (for MPD clients), in the file's order; usually none.
+    public var extras: [ExtraTagValue] = []
 
     public init() {}
 
     /// Whether the file had no tag the library uses.
     public var isEmpty: Bool {
         titles.isEmpty && artists.isEmpty && albums.isEmpty && albumArtists.isEmpty && genres.isEmpty
-            && dates.isEmpty && trackNumber == nil && discNumber == nil
+            && dates.isEmpty && trackNumber == nil && discNumber == nil && extras.isEmpty
+    }
+
+    /// The values of `tag`, in the file's order.
+    public func values(of tag: ExtraTag) -> [String] {
+        extras.isEmpty ? [] : extras.compactMap { $0.tag == tag ? $0.value : nil }
     }
 }
 
@@ -49,7 +56,8 @@ public struct TrackTags: Sendable, Hashable {
 /// mount point are one shared reference, numbers are stored in the fewest bytes that hold them,
 /// artist, album, album artist, genre and date strings are shared by the tracks that have the
 /// same value (`StringPool`), and the raw tags are kept only when they cannot be told from the
-/// display values (a field with several values): `tags` is rebuilt from the display values.
+/// display values (a field with several values) or the file has `ExtraTag`s (few files do):
+/// otherwise `tags` is rebuilt from the display values.
 public struct Track: Sendable, Hashable {
     /// The volume and where it is mounted, shared by all tracks of one scan.
     private let place: TrackVolume
@@ -83,7 +91,8 @@ public struct Track: Sendable, Hashable {
     private let channelCount: UInt8
     private let bits: UInt8
     private var flags: Flags
-    /// The tags as read, when some field has several values (else nil: `tags` is rebuilt).
+    /// The tags as read, when some field has several values or there are extra tags (else nil:
+    /// `tags` is rebuilt).
     private let rawTags: RawTags?
 
     public var volume: VolumeID { place.id }
@@ -109,8 +118,9 @@ public struct Track: Sendable, Hashable {
 
     /// The tags as found in the file.
     public var tags: TrackTags {
-        if let rawTags { return rawTags.tags }
+        if let several = rawTags?.several { return several.tags }
         var tags = TrackTags()
+        tags.extras = rawTags?.extras ?? []
         if flags.contains(.titleTag) { tags.titles = [title] }
         if flags.contains(.artistTag) { tags.artists = [artist] }
         if flags.contains(.albumTag) { tags.albums = [album] }
@@ -198,23 +208,29 @@ public struct Track: Sendable, Hashable {
         return result
     }
 
+    /// The values of an extra tag (none without a `rawTags`).
+    public func values(of tag: ExtraTag) -> [String] {
+        guard let extras = rawTags?.extras, !extras.isEmpty else { return [] }
+        return extras.compactMap { $0.tag == tag ? $0.value : nil }
+    }
+
     /// The first ARTIST value (the display fallback when there is none).
-    var firstArtist: String { rawTags?.tags.artists.first ?? artist }
+    var firstArtist: String { rawTags?.several?.tags.artists.first ?? artist }
 
     /// The artists to file the track under in the artist category (at least one).
     public var artistNames: [String] {
-        if let artists = rawTags?.tags.artists, !artists.isEmpty { return artists }
+        if let artists = rawTags?.several?.tags.artists, !artists.isEmpty { return artists }
         return [artist]
     }
     /// The genres to file the track under (at least one).
     public var genreNames: [String] {
-        if let genres = rawTags?.tags.genres, !genres.isEmpty { return genres }
+        if let genres = rawTags?.several?.tags.genres, !genres.isEmpty { return genres }
         return [genre]
     }
     /// The artists of `artistNames` when there are several (no array is made for one).
-    var multipleArtists: [String]? { rawTags.flatMap { $0.tags.artists.count > 1 ? $0.tags.artists : nil } }
+    var multipleArtists: [String]? { rawTags?.several.flatMap { $0.tags.artists.count > 1 ? $0.tags.artists : nil } }
     /// The genres of `genreNames` when there are several.
-    var multipleGenres: [String]? { rawTags.flatMap { $0.tags.genres.count > 1 ? $0.tags.genres : nil } }
+    var multipleGenres: [String]? { rawTags?.several.flatMap { $0.tags.genres.count > 1 ? $0.tags.genres : nil } }
 
     public static let unknownArtist = "Unknown Artist"
     public static let unknownAlbum = "Unknown Album"
@@ -303,15 +319,18 @@ public struct Track: Sendable, Hashable {
             trackTotal: tags.trackTotal, discNumber: tags.discNumber, discTotal: tags.discTotal,
             sampleRate: info.sampleRate, channels: info.channels, bitsPerSample: info.bitsPerSample,
             totalFrames: info.totalFrames, hasPicture: info.hasPicture)
-        let severalValues =
-            tags.titles.count > 1 || tags.artists.count > 1 || tags.albums.count > 1 || tags.albumArtists.count > 1
-            || tags.genres.count > 1 || tags.dates.count > 1
-        self.init(
-            volume: volume, file: file, values: values, rawTags: severalValues ? tags : nil, sameFolderAs: previous)
+        var kept = tags
+        // Album-wide extra values (MusicBrainz album and artist ids, sort names) are shared too.
+        for i in kept.extras.indices {
+            kept.extras[i] = ExtraTagValue(kept.extras[i].tag, strings.shared(kept.extras[i].value))
+        }
+        // RawTags.make keeps what the display values cannot stand for, nothing for most files.
+        self.init(volume: volume, file: file, values: values, rawTags: kept, sameFolderAs: previous)
     }
 
     /// A track from its values (strings already shared through a `StringPool`); `rawTags` when
-    /// some field has several values (`values` then hold them joined with ", ", the first date).
+    /// some field has several values (`values` then hold them joined with ", ", the first date) or
+    /// there are extra tags.
     init(volume: TrackVolume, file: ScannedFile, values: Values, rawTags: TrackTags?, sameFolderAs previous: Track?) {
         place = volume
         relativePath = file.relativePath
@@ -341,7 +360,7 @@ public struct Track: Sendable, Hashable {
         if values.albumArtist != nil { flags.insert(.albumArtistTag) }
         if values.genre != nil { flags.insert(.genreTag) }
         self.flags = flags
-        self.rawTags = rawTags.map(RawTags.init)
+        self.rawTags = rawTags.flatMap(RawTags.make)
     }
 
     /// What the reader found, as the index stores it.
@@ -417,15 +436,44 @@ final class TrackVolume: Sendable, Hashable {
     }
 }
 
-/// The raw tags of a track whose display values cannot stand for them. Thread: any (immutable).
+/// What a track's display values cannot stand for: the raw tags when a field has several values,
+/// and the extra tags (kept apart, so a file with only those costs no copy of its other fields).
+/// Thread: any (immutable).
 final class RawTags: Sendable, Hashable {
-    let tags: TrackTags
+    /// The tags as read (extras included), when some field has several values; boxed, so a track
+    /// with only extra tags does not carry room for them (measured: 110 bytes a track).
+    let several: Several?
+    let extras: [ExtraTagValue]
 
-    init(_ tags: TrackTags) { self.tags = tags }
+    /// The boxed copy of the tags. Thread: any (immutable).
+    final class Several: Sendable {
+        let tags: TrackTags
 
-    static func == (a: RawTags, b: RawTags) -> Bool { a === b || a.tags == b.tags }
+        init(_ tags: TrackTags) { self.tags = tags }
+    }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(tags) }
+    private init(several: Several?, extras: [ExtraTagValue]) {
+        self.several = several
+        self.extras = extras
+    }
+
+    /// What of `tags` the display values cannot stand for; nil when they stand for all of it.
+    static func make(_ tags: TrackTags) -> RawTags? {
+        let several =
+            tags.titles.count > 1 || tags.artists.count > 1 || tags.albums.count > 1 || tags.albumArtists.count > 1
+            || tags.genres.count > 1 || tags.dates.count > 1
+        if !several && tags.extras.isEmpty { return nil }
+        return RawTags(several: several ? Several(tags) : nil, extras: tags.extras)
+    }
+
+    static func == (a: RawTags, b: RawTags) -> Bool {
+        a === b || (a.several?.tags == b.several?.tags && a.extras == b.extras)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(several?.tags)
+        hasher.combine(extras)
+    }
 }
 
 /// Hands out one shared copy of equal strings (byte for byte: "é" composed and decomposed stay

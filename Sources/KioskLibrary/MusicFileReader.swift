@@ -162,7 +162,8 @@ package final class MusicFileReader {
             warnings.append("\(problem); tags ignored")
             return (TrackTags(), 0)
         }
-        let collector = TagCollector(limits: limits)
+        // MP3, WAV and AIFF tags are ID3v2 (TagLib names their frames its own way).
+        let collector = TagCollector(limits: limits, id3: format == .mp3 || format == .wav || format == .aiff)
         var pictureBytes = 0
         var budget = kiosk_tag_budget(
             max_inflated_bytes: UInt(limits.maxInflatedTagBytes), refused_streams: 0, inflated_bytes: 0)
@@ -195,11 +196,15 @@ package final class MusicFileReader {
 /// Thread: that of the reader that made it.
 private final class TagCollector {
     let limits: ScanLimits
+    let id3: Bool
     var tags = TrackTags()
     var seen = 0
     var dropped = 0
 
-    init(limits: ScanLimits) { self.limits = limits }
+    init(limits: ScanLimits, id3: Bool) {
+        self.limits = limits
+        self.id3 = id3
+    }
 
     func add(_ key: UnsafePointer<CChar>, _ value: UnsafePointer<CChar>) {
         seen += 1
@@ -209,7 +214,7 @@ private final class TagCollector {
         }
         let keyLength = strlen(key)
         let field = key.withMemoryRebound(to: UInt8.self, capacity: keyLength) {
-            TagFields.field(named: UnsafeBufferPointer(start: $0, count: keyLength)[...])
+            TagFields.field(named: UnsafeBufferPointer(start: $0, count: keyLength)[...], id3: id3)
         }
         guard let field else { return }
         let valueLength = strlen(value)

@@ -1,24 +1,58 @@
 /// The tag fields the library uses, how comment and property names map to them, and how values
 /// are added to `TrackTags` (one home for FLAC's Vorbis comments and TagLib's property maps).
 ///
+/// The box's own fields take the names it always took; the `ExtraTag`s are read as MPD 0.23 reads
+/// them: a Vorbis comment named as the tag (plus MPD's DESCRIPTION, MOVEMENTNAME, MOVEMENT), and
+/// from ID3v2 only the frames MPD reads (TPE4 is Performer, TIT1 Grouping, handed over by
+/// kiosk_tags.cpp as "ID3 TPE4" and "ID3 TIT1"; the MusicBrainz ids from TXXX and UFID), through
+/// the names TagLib gives those frames.
+///
 /// Thread: stateless; any.
 enum TagFields {
     static let maxValuesPerField = 16
 
     enum Field {
         case title, artist, album, albumArtist, genre, date, trackNumber, trackTotal, discNumber, discTotal
+        case extra(ExtraTag)
     }
 
-    static let fields: [(name: [UInt8], field: Field)] = [(String, Field)]([
+    private static let boxFields: [(String, Field)] = [
         ("TITLE", .title), ("ARTIST", .artist), ("ALBUM", .album), ("ALBUMARTIST", .albumArtist),
         ("ALBUM ARTIST", .albumArtist), ("ALBUM_ARTIST", .albumArtist), ("GENRE", .genre), ("DATE", .date),
         ("YEAR", .date), ("TRACKNUMBER", .trackNumber), ("TRACKTOTAL", .trackTotal), ("TOTALTRACKS", .trackTotal),
         ("DISCNUMBER", .discNumber), ("DISCTOTAL", .discTotal), ("TOTALDISCS", .discTotal),
-    ]).map { (Array($0.0.utf8), $0.1) }
+    ]
 
-    /// The field a comment name stands for (ASCII, any case), without making a String.
-    static func field(named name: Slice<UnsafeBufferPointer<UInt8>>) -> Field? {
-        candidates: for (known, field) in fields where known.count == name.count {
+    /// Vorbis comments (FLAC, Ogg, Opus) and TagLib's names of MP4 atoms: MPD's tag names, where
+    /// MPD's own table (src/lib/xiph/XiphTags.cxx) comes first: MOVEMENT is the movement's number.
+    static let fields: [(name: [UInt8], field: Field)] =
+        (boxFields
+        + ExtraTag.allCases.filter { $0 != .movement }.map { ($0.rawValue.uppercased(), Field.extra($0)) }
+        + [("MOVEMENTNAME", .extra(.movement)), ("MOVEMENT", .extra(.movementNumber))])
+        .map { (Array($0.0.utf8), $0.1) }
+
+    /// TagLib's names of the ID3v2 frames MPD reads (src/tag/Id3Scan.cxx, Id3MusicBrainz.cxx).
+    static let id3Fields: [(name: [UInt8], field: Field)] =
+        (boxFields
+        + [
+            ("ARTISTSORT", .extra(.artistSort)), ("ALBUMSORT", .extra(.albumSort)),
+            ("ALBUMARTISTSORT", .extra(.albumArtistSort)), ("ORIGINALDATE", .extra(.originalDate)),
+            ("COMPOSER", .extra(.composer)), ("CONDUCTOR", .extra(.conductor)), ("ID3 TPE4", .extra(.performer)),
+            ("ID3 TIT1", .extra(.grouping)), ("LABEL", .extra(.label)),
+            ("MUSICBRAINZ_ARTISTID", .extra(.musicBrainzArtistID)),
+            ("MUSICBRAINZ_ALBUMID", .extra(.musicBrainzAlbumID)),
+            ("MUSICBRAINZ_ALBUMARTISTID", .extra(.musicBrainzAlbumArtistID)),
+            ("MUSICBRAINZ_TRACKID", .extra(.musicBrainzTrackID)),
+            ("MUSICBRAINZ TRACK ID", .extra(.musicBrainzTrackID)),
+            ("MUSICBRAINZ_RELEASETRACKID", .extra(.musicBrainzReleaseTrackID)),
+            ("MUSICBRAINZ_WORKID", .extra(.musicBrainzWorkID)),
+        ])
+        .map { (Array($0.0.utf8), $0.1) }
+
+    /// The field a comment name stands for (ASCII, any case), without making a String; `id3` for
+    /// TagLib's names of ID3v2 frames.
+    static func field(named name: Slice<UnsafeBufferPointer<UInt8>>, id3: Bool = false) -> Field? {
+        candidates: for (known, field) in id3 ? id3Fields : fields where known.count == name.count {
             for (a, b) in zip(known, name) where a != (b >= 0x61 && b <= 0x7A ? b - 0x20 : b) {
                 continue candidates
             }
@@ -111,6 +145,11 @@ enum TagFields {
             if tags.discTotal == nil { tags.discTotal = total }
         case .discTotal:
             if tags.discTotal == nil { tags.discTotal = numberAndTotal(value).0 }
+        case .extra(let tag):
+            let entry = ExtraTagValue(tag, value)
+            if !tags.extras.contains(entry) && tags.extras.lazy.filter({ $0.tag == tag }).count < maxValuesPerField {
+                tags.extras.append(entry)
+            }
         }
     }
 }

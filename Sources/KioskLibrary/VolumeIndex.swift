@@ -43,7 +43,9 @@ struct IndexedPlaylist: Sendable {
 ///
 /// Thread: the scan worker that opened it.
 final class VolumeIndex {
-    static let schemaVersion = 1
+    /// 2: the `extras` column (MPD's tags beyond the box's own); an index of version 1 has none of
+    /// them read, so it is rebuilt.
+    static let schemaVersion = 2
     private static let separator: Character = "\u{1F}"
 
     let path: String
@@ -89,7 +91,7 @@ final class VolumeIndex {
                     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, problem TEXT, warnings TEXT,
                     title TEXT, artist TEXT, album TEXT, albumartist TEXT, genre TEXT, date TEXT,
                     track INTEGER, tracktotal INTEGER, disc INTEGER, disctotal INTEGER,
-                    rate INTEGER, channels INTEGER, bits INTEGER, frames INTEGER, picture INTEGER
+                    rate INTEGER, channels INTEGER, bits INTEGER, frames INTEGER, picture INTEGER, extras TEXT
                 ) WITHOUT ROWID;
                 CREATE TABLE playlists(
                     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, name TEXT NOT NULL,
@@ -118,7 +120,8 @@ final class VolumeIndex {
 
     /// The stored files by path. Playable ones come as tracks of `volume`, made straight from the
     /// row's bytes: strings only for what the track keeps (path, title, and artist, album, genre
-    /// and date values `strings` has not seen), raw tag arrays only for fields with several values.
+    /// and date values `strings` has not seen), raw tag arrays only for fields with several values,
+    /// and the extra tags (their values shared through `strings` too).
     ///
     /// - Parameter expected: about how many rows there are (room is made for them at once).
     func loadFiles(expected: Int = 0, volume: TrackVolume, strings: inout StringPool) throws(SQLiteError)
@@ -127,7 +130,7 @@ final class VolumeIndex {
         let s = try database.prepare(
             """
             SELECT path, size, mtime, problem, warnings, title, artist, album, albumartist, genre, date,
-                   track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture FROM files
+                   track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture, extras FROM files
             """)
         var result: [String: IndexedFile] = [:]
         result.reserveCapacity(expected)
@@ -147,6 +150,7 @@ final class VolumeIndex {
                     discTotal: s.optionalInt(14), sampleRate: s.int(15), channels: s.int(16),
                     bitsPerSample: s.int(17), totalFrames: s.isNull(18) ? nil : s.int64(18), hasPicture: s.int(19) != 0)
                 var rawTags: TrackTags?
+                let extras = Self.extras(s.string(20), strings: &strings)
                 if several {
                     var tags = TrackTags()
                     tags.titles = Self.split(s.string(5))
@@ -159,6 +163,7 @@ final class VolumeIndex {
                     tags.trackTotal = values.trackTotal
                     tags.discNumber = values.discNumber
                     tags.discTotal = values.discTotal
+                    tags.extras = extras
                     func joined(_ values: [String]) -> String? {
                         values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: ", ")
                     }
@@ -180,6 +185,11 @@ final class VolumeIndex {
                     values.albumArtist = pooled(8)
                     values.genre = pooled(9)
                     values.date = pooled(10)
+                    if !extras.isEmpty {
+                        var tags = TrackTags()
+                        tags.extras = extras
+                        rawTags = tags
+                    }
                 }
                 let track = Track(volume: volume, file: file, values: values, rawTags: rawTags, sameFolderAs: previous)
                 previous = track
@@ -220,8 +230,8 @@ final class VolumeIndex {
             upsertFile = try database.prepare(
                 """
                 INSERT OR REPLACE INTO files(path, size, mtime, problem, warnings, title, artist, album, albumartist,
-                    genre, date, track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    genre, date, track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture, extras)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         }
         let s = upsertFile!
@@ -251,6 +261,7 @@ final class VolumeIndex {
             s.bind(18, info.bitsPerSample)
             s.bind(19, info.totalFrames)
             s.bind(20, info.hasPicture ? 1 : 0)
+            s.bind(21, Self.join(info.tags.extras.map { $0.tag.rawValue + "=" + $0.value }))
         }
         try s.run()
     }
@@ -293,6 +304,16 @@ final class VolumeIndex {
 
     private static func join(_ values: [String]) -> String? {
         values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: String(separator))
+    }
+
+    /// The `extras` column: `Name=value` entries (MPD's tag names); unknown names are skipped.
+    private static func extras(_ text: String?, strings: inout StringPool) -> [ExtraTagValue] {
+        guard let text else { return [] }
+        return split(text).compactMap { entry in
+            guard let equals = entry.firstIndex(of: "="), let tag = ExtraTag(rawValue: String(entry[..<equals]))
+            else { return nil }
+            return ExtraTagValue(tag, strings.shared(String(entry[entry.index(after: equals)...])))
+        }
     }
 
     private static func split(_ text: String?) -> [String] {

@@ -2,57 +2,94 @@ import Glibc
 import KioskLibrary
 import KioskSystem
 
-/// The tags the server reports and filters on, with MPD's names.
+/// The tags the server reports and filters on: MPD 0.23's tag types in its order (src/tag/Type.h),
+/// with its names, but Comment, which MPD does not keep unless configured to.
 enum MPDTag: String, CaseIterable, Sendable {
     case artist = "Artist"
+    case artistSort = "ArtistSort"
     case album = "Album"
+    case albumSort = "AlbumSort"
     case albumArtist = "AlbumArtist"
+    case albumArtistSort = "AlbumArtistSort"
     case title = "Title"
     case track = "Track"
+    case name = "Name"
     case genre = "Genre"
     case date = "Date"
+    case originalDate = "OriginalDate"
+    case composer = "Composer"
+    case composerSort = "ComposerSort"
+    case performer = "Performer"
+    case conductor = "Conductor"
+    case work = "Work"
+    case movement = "Movement"
+    case movementNumber = "MovementNumber"
+    case ensemble = "Ensemble"
+    case location = "Location"
+    case grouping = "Grouping"
     case disc = "Disc"
+    case label = "Label"
+    case musicBrainzArtistID = "MUSICBRAINZ_ARTISTID"
+    case musicBrainzAlbumID = "MUSICBRAINZ_ALBUMID"
+    case musicBrainzAlbumArtistID = "MUSICBRAINZ_ALBUMARTISTID"
+    case musicBrainzTrackID = "MUSICBRAINZ_TRACKID"
+    case musicBrainzReleaseTrackID = "MUSICBRAINZ_RELEASETRACKID"
+    case musicBrainzWorkID = "MUSICBRAINZ_WORKID"
 
-    /// The order tags are printed in a song's description.
-    static let printOrder: [MPDTag] = [.artist, .albumArtist, .title, .album, .track, .date, .genre, .disc]
+    /// The order tags are printed in a song's description: the box's eight, then the others.
+    static let printOrder: [MPDTag] =
+        [.artist, .albumArtist, .title, .album, .track, .date, .genre, .disc]
+        + allCases.filter { $0.extra != nil }
 
-    /// Every tag name MPD 0.23 knows (lower case); the ones the library does not keep match "".
-    static let knownNames: Set<String> = [
-        "artist", "artistsort", "album", "albumsort", "albumartist", "albumartistsort", "title", "titlesort", "track",
-        "name", "genre", "mood", "date", "originaldate", "composer", "composersort", "performer", "conductor", "work",
-        "ensemble", "movement", "movementnumber", "location", "grouping", "comment", "disc", "label",
-        "musicbrainz_artistid", "musicbrainz_albumid", "musicbrainz_albumartistid", "musicbrainz_trackid",
-        "musicbrainz_releasetrackid", "musicbrainz_workid",
-    ]
+    /// Every tag name MPD 0.23 knows (lower case); Comment, which the library does not keep, matches "".
+    static let knownNames: Set<String> = Set(allCases.map { $0.rawValue.lowercased() } + ["comment"])
 
-    /// The tag for a name in any case; nil for names MPD knows but the library does not keep, and
-    /// for unknown names (check `knownNames`).
+    private static let byName: [String: MPDTag] = Dictionary(
+        uniqueKeysWithValues: allCases.map { ($0.rawValue.lowercased(), $0) })
+
+    /// The tag for a name in any case; nil for Comment and for unknown names (check `knownNames`).
     init?(name: String) {
-        guard let tag = MPDTag.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
-            return nil
-        }
+        guard let tag = MPDTag.byName[name.lowercased()] else { return nil }
         self = tag
     }
 
     /// MPD's spelling of a known tag name ("albumartistsort" → "AlbumArtistSort").
     static func canonicalName(_ name: String) -> String {
         if let tag = MPDTag(name: name) { return tag.rawValue }
-        let lower = name.lowercased()
-        let spellings = [
-            "artistsort": "ArtistSort", "albumsort": "AlbumSort", "albumartistsort": "AlbumArtistSort",
-            "titlesort": "TitleSort", "name": "Name", "mood": "Mood", "originaldate": "OriginalDate",
-            "composer": "Composer", "composersort": "ComposerSort", "performer": "Performer",
-            "conductor": "Conductor", "work": "Work", "ensemble": "Ensemble", "movement": "Movement",
-            "movementnumber": "MovementNumber", "location": "Location", "grouping": "Grouping",
-            "comment": "Comment", "label": "Label", "musicbrainz_artistid": "MUSICBRAINZ_ARTISTID",
-            "musicbrainz_albumid": "MUSICBRAINZ_ALBUMID", "musicbrainz_albumartistid": "MUSICBRAINZ_ALBUMARTISTID",
-            "musicbrainz_trackid": "MUSICBRAINZ_TRACKID", "musicbrainz_releasetrackid": "MUSICBRAINZ_RELEASETRACKID",
-            "musicbrainz_workid": "MUSICBRAINZ_WORKID",
-        ]
-        return spellings[lower] ?? name
+        return name.lowercased() == "comment" ? "Comment" : name
     }
 
-    /// The track's values of this tag, as the file has them (no display fallbacks).
+    /// The library's tag of the same name, for the tags the box does not show (a switch: looking
+    /// it up by name made `search any` a third slower).
+    var extra: ExtraTag? {
+        switch self {
+        case .artist, .album, .albumArtist, .title, .track, .genre, .date, .disc: nil
+        case .artistSort: .artistSort
+        case .albumSort: .albumSort
+        case .albumArtistSort: .albumArtistSort
+        case .name: .name
+        case .originalDate: .originalDate
+        case .composer: .composer
+        case .composerSort: .composerSort
+        case .performer: .performer
+        case .conductor: .conductor
+        case .work: .work
+        case .movement: .movement
+        case .movementNumber: .movementNumber
+        case .ensemble: .ensemble
+        case .location: .location
+        case .grouping: .grouping
+        case .label: .label
+        case .musicBrainzArtistID: .musicBrainzArtistID
+        case .musicBrainzAlbumID: .musicBrainzAlbumID
+        case .musicBrainzAlbumArtistID: .musicBrainzAlbumArtistID
+        case .musicBrainzTrackID: .musicBrainzTrackID
+        case .musicBrainzReleaseTrackID: .musicBrainzReleaseTrackID
+        case .musicBrainzWorkID: .musicBrainzWorkID
+        }
+    }
+
+    /// The track's values of this tag, as the file has them (no fallbacks).
     func values(of track: Track) -> [String] {
         switch self {
         case .artist: track.tags.artists
@@ -63,7 +100,53 @@ enum MPDTag: String, CaseIterable, Sendable {
         case .date: track.tags.dates
         case .track: track.trackNumber.map { ["\($0)"] } ?? []
         case .disc: track.discNumber.map { ["\($0)"] } ?? []
+        default: extra.map { track.values(of: $0) } ?? []
         }
+    }
+
+    /// The tags MPD looks at when a song lacks this one, in turn (src/tag/Fallback.hxx): AlbumArtist
+    /// and ArtistSort fall back to Artist, AlbumSort to Album, AlbumArtistSort to AlbumArtist, then
+    /// Artist (MPD's code skips ArtistSort there, whatever its comment says).
+    var fallbacks: [MPDTag] {
+        switch self {
+        case .albumArtist, .artistSort: [.artist]
+        case .albumSort: [.album]
+        case .albumArtistSort: [.albumArtist, .artist]
+        default: []
+        }
+    }
+
+    /// The values MPD filters, lists and groups by: the tag's own, else those of the first of its
+    /// `fallbacks` the song has; none when it has none of them.
+    func valuesWithFallback(of track: Track) -> [String] {
+        let own = values(of: track)
+        if !own.isEmpty { return own }
+        for tag in fallbacks {
+            let found = tag.values(of: track)
+            if !found.isEmpty { return found }
+        }
+        return []
+    }
+
+    /// The value `find … sort` orders by (MPD's `Tag::GetSortValue`): the tag's first value, else
+    /// that of the tag without "Sort", else of AlbumArtist's and MUSICBRAINZ_ALBUMARTISTID's
+    /// fallbacks (Artist, MUSICBRAINZ_ARTISTID), else "".
+    func sortValue(of track: Track) -> String {
+        if let value = values(of: track).first { return value }
+        let unsorted: MPDTag? =
+            switch self {
+            case .artistSort: .artist
+            case .albumSort: .album
+            case .albumArtistSort: .albumArtist
+            default: nil
+            }
+        if let unsorted, let value = unsorted.values(of: track).first { return value }
+        func fallback(_ tag: MPDTag) -> MPDTag? {
+            tag == .albumArtist ? .artist : tag == .musicBrainzAlbumArtistID ? .musicBrainzArtistID : nil
+        }
+        if let next = fallback(self) { return next.sortValue(of: track) }
+        if let unsorted, let next = fallback(unsorted) { return next.sortValue(of: track) }
+        return ""
     }
 }
 
@@ -197,6 +280,9 @@ final class MPDDatabase {
         walk(directory)
         return result
     }
+
+    /// Every track, in the order MPD walks its database (`tracks(under: "")`).
+    private(set) lazy var walkOrder: [Int] = tracks(under: "")
 
     /// The stored playlist called `name` (its title or its URI).
     func playlist(named name: String) -> StoredPlaylist? {

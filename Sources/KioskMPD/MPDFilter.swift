@@ -24,14 +24,18 @@ indirect enum MPDFilter {
             needle = foldCase ? MPDText.folded(value) : Array(value.utf8)
         }
 
-        func matches(_ candidate: String) -> Bool {
-            let hit: Bool
-            if !foldCase && !substring {
-                hit = candidate == value
-            } else {
-                hit = MPDText.find(needle, in: candidate, folding: foldCase, whole: !substring)
-            }
-            return hit != negated
+        func matches(_ candidate: String) -> Bool { hits(candidate) != negated }
+
+        /// Whether one of `candidates` is hit, negated as a whole (MPD: `!=` holds when no value
+        /// equals, not when some value differs); none is compared as "".
+        func matches(any candidates: [String]) -> Bool {
+            candidates.isEmpty ? matches("") : candidates.contains(where: hits) != negated
+        }
+
+        /// The comparison without the negation.
+        private func hits(_ candidate: String) -> Bool {
+            if !foldCase && !substring { return candidate == value }
+            return MPDText.find(needle, in: candidate, folding: foldCase, whole: !substring)
         }
     }
 
@@ -54,15 +58,24 @@ indirect enum MPDFilter {
     func matches(_ track: Track, uri: String) -> Bool {
         switch self {
         case .tag(.tag(let tag), let match):
-            let values = tag?.values(of: track) ?? []
-            // A song without the tag is compared as if its value were empty.
-            return values.isEmpty ? match.matches("") : values.contains { match.matches($0) }
+            // A song without the tag is compared by its fallback's (AlbumArtist by Artist…), and
+            // without those as if its value were empty.
+            return match.matches(any: tag?.valuesWithFallback(of: track) ?? [])
         case .tag(.any, let match):
+            // Every value of every tag (the tags made once, not once a tag).
+            let tags = track.tags
             var tagged = false
-            for tag in MPDTag.allCases {
-                let values = tag.values(of: track)
+            func check(_ values: [String]) -> Bool {
                 tagged = tagged || !values.isEmpty
-                if values.contains(where: { match.matches($0) }) { return true }
+                return values.contains(where: { match.matches($0) })
+            }
+            if check(tags.artists) || check(tags.albums) || check(tags.albumArtists) || check(tags.titles)
+                || check(tags.genres) || check(tags.dates) || check(tags.extras.map(\.value))
+            {
+                return true
+            }
+            for number in [track.trackNumber, track.discNumber] {
+                if let number, check(["\(number)"]) { return true }
             }
             return tagged ? false : match.matches("")
         case .uri(let match):

@@ -130,13 +130,11 @@ enum MPDDatabaseCommands {
         return (rest, sort, window)
     }
 
-    /// The catalog's tracks that match (indices into `allTracks`, in canonical order).
+    /// The catalog's tracks that match (indices into `allTracks`), in the order MPD walks its
+    /// database (folders by name, each folder's subfolders before its songs).
     private static func matching(_ filter: MPDFilter, _ db: MPDDatabase) -> [Int] {
-        var result: [Int] = []
-        for (i, track) in db.catalog.allTracks.enumerated() where filter.matches(track, uri: db.uri(ofTrackAt: i)) {
-            result.append(i)
-        }
-        return result
+        let tracks = db.catalog.allTracks
+        return db.walkOrder.filter { filter.matches(tracks[$0], uri: db.uri(ofTrackAt: $0)) }
     }
 
     static func find(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
@@ -178,8 +176,17 @@ enum MPDDatabaseCommands {
         var found = matching(filter, db)
         if let sort = options.sort {
             let tracks = db.catalog.allTracks
-            func key(_ i: Int) -> String { sort.tag.flatMap { $0.values(of: tracks[i]).first } ?? "" }
-            found.sort { sort.descending ? key($0) > key($1) : key($0) < key($1) }
+            // MPD's order: by sort value (Track and Disc as numbers), stable.
+            let keys = found.map { sort.tag?.sortValue(of: tracks[$0]) ?? "" }
+            let numeric = sort.tag == .track || sort.tag == .disc
+            func before(_ a: String, _ b: String) -> Bool {
+                numeric ? Self.leadingNumber(a) < Self.leadingNumber(b) : a.utf8.lexicographicallyPrecedes(b.utf8)
+            }
+            let order = found.indices.sorted { x, y in
+                let (a, b) = sort.descending ? (keys[y], keys[x]) : (keys[x], keys[y])
+                return before(a, b) || (!before(b, a) && x < y)
+            }
+            found = order.map { found[$0] }
         }
         if let (start, end) = options.window {
             let upper = min(end ?? found.count, found.count)
@@ -199,6 +206,16 @@ enum MPDDatabaseCommands {
                 let index = found[i]
                 MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: tags, to: &out)
             })
+    }
+
+    /// The number a Track or Disc value starts with (MPD's `CompareNumeric`), 0 for none.
+    private static func leadingNumber(_ text: String) -> Int {
+        var n = 0
+        for byte in text.utf8 {
+            guard byte >= 0x30 && byte <= 0x39, n < 100_000_000 else { break }
+            n = n * 10 + Int(byte - 0x30)
+        }
+        return n
     }
 
     /// `list TYPE [FILTER] [group GROUPTYPE ...]`.
@@ -232,8 +249,8 @@ enum MPDDatabaseCommands {
         let tracks = filter.map { matching($0, db) } ?? Array(db.catalog.allTracks.indices)
         func values(_ name: String, _ index: Int) -> [String] {
             if name.lowercased() == "file" { return [db.uri(ofTrackAt: index)] }
-            let found = MPDTag(name: name)?.values(of: db.catalog.allTracks[index]) ?? []
-            // A song without the tag counts as an empty value, as in MPD.
+            let found = MPDTag(name: name)?.valuesWithFallback(of: db.catalog.allTracks[index]) ?? []
+            // A song without the tag (nor its fallbacks) counts as an empty value, as in MPD.
             return found.isEmpty ? [""] : found
         }
         let typeLabel = isFile ? "file" : MPDTag.canonicalName(typeName)
@@ -288,7 +305,7 @@ enum MPDDatabaseCommands {
         }
         var byValue: [String: [Int]] = [:]
         for index in found {
-            let values = MPDTag(name: group)?.values(of: db.catalog.allTracks[index]) ?? []
+            let values = MPDTag(name: group)?.valuesWithFallback(of: db.catalog.allTracks[index]) ?? []
             for value in values.isEmpty ? [""] : values { byValue[value, default: []].append(index) }
         }
         for value in byValue.keys.sorted() {

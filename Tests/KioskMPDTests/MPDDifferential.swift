@@ -186,7 +186,7 @@ final class DifferentialPeer {
     /// The keys whose values are times, sizes of the audio stream or the server's own counters.
     static let timeKeys: Set<String> = [
         "Time", "duration", "elapsed", "time", "Last-Modified", "uptime", "playtime", "db_playtime", "db_update",
-        "bitrate", "audio", "Format", "updating_db",
+        "Format", "updating_db",
     ]
     static let idKeys: Set<String> = ["Id", "songid", "nextsongid"]
 
@@ -213,7 +213,13 @@ final class DifferentialPeer {
     func normalisedExchange(_ text: String) throws -> [String] {
         let raw = try exchange(text)
         if text.hasPrefix("addid ") { added += raw.compactMap { $0.hasPrefix("Id: ") ? String($0.dropFirst(4)) : nil } }
-        return DifferentialPeer.sortingTags(raw.map(normalise))
+        return DifferentialPeer.sortingTags(raw.filter { !DifferentialPeer.isStreamLine($0) }.map(normalise))
+    }
+
+    /// `audio` and `bitrate` in status come once the decoder has started, a moment after `play`
+    /// (on mpd too): left out, so the answer does not depend on when it was asked.
+    static func isStreamLine(_ line: String) -> Bool {
+        line.hasPrefix("audio: ") || line.hasPrefix("bitrate: ")
     }
 
     /// Gives labels to the queue's ids not seen yet, in queue order: called after every exchange,

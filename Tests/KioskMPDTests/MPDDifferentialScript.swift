@@ -469,6 +469,11 @@ enum DifferentialScript {
         $ mpc play
         $ mpc seek 10
         $ mpc seek +5
+        $ mpc toggle
+        $ mpc toggle
+        $ mpc cdprev
+        $ mpc pause-if-playing
+        $ mpc prio 5 1
         $ mpc stop
         $ mpc random on
         $ mpc repeat on
@@ -500,6 +505,8 @@ enum DifferentialScript {
         $ mpc find albumartist "Aurora Quartet"
         $ mpc search title "o"
         $ mpc findadd album "Coastline"
+        $ mpc searchadd title "echo"
+        $ mpc playlist "USBSTICK/Mix.m3u8"
         $ mpc list album
         $ mpc list albumartist
         $ mpc list album group albumartist
@@ -510,6 +517,9 @@ enum DifferentialScript {
         $ mpc crossfade 3
         $ mpc crossfade 0
         $ mpc replaygain
+        $ mpc mixrampdb
+        $ mpc mixrampdelay
+        $ mpc clearerror
         $ mpc sticker "USBSTICK/Loose/duet.flac" set rating 4
         $ mpc sticker "USBSTICK/Loose/duet.flac" list
         $ mpc sticker "USBSTICK/Loose/duet.flac" delete rating
@@ -521,7 +531,7 @@ enum DifferentialScript {
 
     /// One exchange of the script.
     struct Exchange: Sendable {
-        enum Kind: Sendable {
+        enum Kind: Sendable, Equatable {
             case protocolLines(sorted: Bool)
             case mpc
             case mark

@@ -5,7 +5,7 @@
 /// - `A ; B ; C` is one exchange of several lines (command lists).
 /// - `~command`: the answer is compared as a sorted set of lines (MPD leaves its order open).
 /// - `$ mpc ARGS`: mpc run on the server; its output, errors and exit status compared.
-/// - `@mark NAME` remembers the playlist version (nothing is compared).
+/// - `@mark NAME` remembers the playlist version; `@send LINE` sends LINE (nothing is compared).
 /// - Placeholders, each replaced by the server's own value: `{id@N}` the song id at position N,
 ///   `{songid}` the current song's, `{added}`/`{added-1}` the ids `addid` answered last,
 ///   `{mark:NAME}` a remembered version.
@@ -35,6 +35,7 @@ enum DifferentialScript {
         playlistinfo 99
         playlistid {id@1}
         playlistid 999999
+        playlist
         addid "USBSTICK/Loose/duet.flac"
         addid "USBSTICK/Loose/untagged.flac" 1
         addid "USBSTICK/Loose/duet.flac" +0
@@ -99,6 +100,16 @@ enum DifferentialScript {
         stop
         status
         currentsong
+
+        # idle
+        @send idle ; noidle
+        setvol 20
+        ~idle ; noidle
+        add "USBSTICK/Loose/duet.flac"
+        repeat 1
+        ~idle ; noidle
+        idle ; noidle
+        idle bogus
 
         # move and swap
         add "USBSTICK/Kid Kilo/Night Drive"
@@ -535,6 +546,7 @@ enum DifferentialScript {
             case protocolLines(sorted: Bool)
             case mpc
             case mark
+            case unchecked
         }
         /// `scene: line`, with ` #N` from a line's second appearance in the scene on.
         let key: String
@@ -561,6 +573,8 @@ enum DifferentialScript {
             let key = "\(scene): \(line)" + (seen[line]! > 1 ? " #\(seen[line]!)" : "")
             if line.hasPrefix("@mark ") {
                 result.append(Exchange(key: key, scene: scene, line: line, kind: .mark, commands: []))
+            } else if line.hasPrefix("@send ") {
+                result.append(Exchange(key: key, scene: scene, line: line, kind: .unchecked, commands: []))
             } else if line.hasPrefix("$ mpc ") {
                 let arguments = splitArguments(String(line.dropFirst(6)))
                 result.append(

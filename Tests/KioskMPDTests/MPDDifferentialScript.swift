@@ -12,6 +12,7 @@
 ///
 /// What the script covers: every command MPD clients send (mpc, ncmpcpp, M.A.L.P., MPDroid,
 /// Cantata), with ranges, relative positions, filters, `group`, errors; MPDroid's crop and reorder.
+/// Thread: any.
 /// Nothing whose answer is random on either server (the order after `shuffle` is compared as a
 /// set; `status` after it would name a random next song; the next song in random mode, which
 /// priorities decide in MPD, is random while they are missing).

@@ -439,7 +439,8 @@ struct MPDDifferentialTests {
         let reference = try ReferenceMPD(
             music: harness.directory.file("sticks"), directory: harness.directory.file("mpd"),
             songs: harness.trackCount)
-        defer { reference.process.stop() }
+        // mpd stops before the harness removes the directory it works in.
+        defer { withExtendedLifetime(harness) { reference.process.stop() } }
         let mpc = which("mpc")
         var exchanges = DifferentialScript.exchanges()
         var table = knownDifferences

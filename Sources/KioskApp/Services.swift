@@ -12,8 +12,9 @@ public enum MPDService {
     /// nil otherwise (the default). A listener that cannot be opened is logged; the player runs on.
     public static func make(_ context: ApplianceContext) throws -> (any ApplianceService)? {
         let config = context.resolved.config
-        guard let settings = try MPDSettings.from(config.mpd, file: config.file.isEmpty ? "config.json" : config.file)
+        guard var settings = try MPDSettings.from(config.mpd, file: config.file.isEmpty ? "config.json" : config.file)
         else { return nil }
+        settings.stateDirectory = config.stateDirectory
         let server = MPDServer(loop: context.loop, player: context.player, library: context.library, settings: settings)
         do {
             try server.start()

@@ -67,6 +67,11 @@ public struct PlayQueue: Equatable, Sendable {
     public var single = SingleMode.off
     /// MPD's consume mode (set by MPD clients): an entry that has played leaves the queue.
     public var consume = false
+    /// What remote clients know the entries by: MPD's song ids, versions and priorities.
+    public private(set) var identity = QueueIdentity()
+    /// Whether the current entry is MPD's "current song": one that played or was chosen (a queue a
+    /// remote client built has none until it plays, and `+N` positions are refused then).
+    public private(set) var hasChosenCurrent = false
     /// The engine id of the entry the player itself last started (a jump, not a track border):
     /// consume removes only entries the queue played past.
     private var startedByPlayer: UInt64?
@@ -110,6 +115,9 @@ public struct PlayQueue: Equatable, Sendable {
         self.collection = collection
         isAudiobook = audiobook
         numberIDs()
+        identity.replaced(count: tracks.count)
+        identity.commit()
+        hasChosenCurrent = false
         index = min(current ?? index, max(0, tracks.count - 1))
         reorder(startingWith: current.map { _ in index })
     }
@@ -122,14 +130,20 @@ public struct PlayQueue: Equatable, Sendable {
         // After the last id in use, so that ids stay increasing (an entry may have been removed).
         let next = (ids.last.map { $0 &+ 1 } ?? idBase)
         ids += (0..<UInt64(more.count)).map { next &+ $0 }
+        identity.rearranged(from: Array(0..<first) + Array(repeating: nil, count: more.count))
+        identity.commit()
         collection = nil
         order += arrange(Array(first..<tracks.count))
+        applyPriorities()
     }
 
     /// Empties the queue.
     public mutating func clear() {
         tracks = []
         ids = []
+        identity.rearranged(from: [])
+        identity.commit()
+        hasChosenCurrent = false
         index = 0
         collection = nil
         isAudiobook = false
@@ -143,6 +157,8 @@ public struct PlayQueue: Equatable, Sendable {
         guard tracks.indices.contains(entry) else { return }
         tracks.remove(at: entry)
         ids.remove(at: entry)
+        identity.rearranged(from: tracks.indices.map { $0 < entry ? $0 : $0 + 1 })
+        identity.commit()
         order = order.compactMap { $0 == entry ? nil : ($0 > entry ? $0 - 1 : $0) }
         if index > entry { index -= 1 }
         index = min(index, max(0, tracks.count - 1))
@@ -164,6 +180,155 @@ public struct PlayQueue: Equatable, Sendable {
                 order = lastUnit + middle + firstUnit
             }
         }
+    }
+
+    // MARK: - edits of remote clients (MPD's src/queue/PlaylistEdit.cxx)
+
+    /// The queue is no longer the collection it was made from (a remote client edited it).
+    public mutating func detachFromCollection() {
+        collection = nil
+        isAudiobook = false
+    }
+
+    /// Continues the song ids and the version of the run before (read at start).
+    public mutating func continueIdentity(version: UInt32, nextSongID: UInt32) {
+        identity.continueAfter(version: version, nextSongID: nextSongID)
+    }
+
+    /// The restored queue's entries take their saved ids (when it has as many entries).
+    public mutating func adoptSongIDs(_ ids: [UInt32]) { identity.adopt(songIDs: ids) }
+
+    /// The entry MPD's current song is from now on: it played, or the listener or a client chose it.
+    public mutating func chooseCurrent() { hasChosenCurrent = !tracks.isEmpty }
+
+    /// No current song (MPD's after its current entry was deleted while stopped).
+    public mutating func forgetCurrent() { hasChosenCurrent = false }
+
+    /// Inserts `more` before entry `position` (clamped; the end appends); returns their song ids.
+    /// The current entry stays current.
+    @discardableResult
+    public mutating func insert(_ more: [Track], at position: Int) -> [UInt32] {
+        let at = min(max(0, position), tracks.count)
+        var edited = tracks
+        edited.insert(contentsOf: more, at: at)
+        let from: [Int?] = Array(0..<at) + Array(repeating: nil, count: more.count) + Array(at..<tracks.count)
+        return rearrange(edited, from: from)
+    }
+
+    /// Removes the entries at `positions`. The current entry stays current; when it is among them,
+    /// the one after it in play order (with repeat: around the end) that stays becomes current,
+    /// and that is returned as `successor` (nil: none stays after it).
+    @discardableResult
+    public mutating func removeEntries(_ positions: Set<Int>) -> (currentRemoved: Bool, successor: Int?) {
+        let positions = positions.filter { tracks.indices.contains($0) }
+        guard !positions.isEmpty else { return (false, nil) }
+        let currentRemoved = positions.contains(index)
+        var successor: Int?
+        if currentRemoved {
+            let at = orderPosition(of: index)
+            let after = Array(order[(at + 1)...]) + (repeats ? Array(order[..<at]) : [])
+            successor = after.first { !positions.contains($0) }
+        }
+        let from = tracks.indices.filter { !positions.contains($0) }
+        let successorID = successor.map { identity.marks[$0].songID }
+        rearrange(from.map { tracks[$0] }, from: from)
+        if let successorID, let at = identity.position(ofSongID: successorID) {
+            index = at
+            return (true, at)
+        }
+        if currentRemoved { index = 0 }
+        return (currentRemoved, nil)
+    }
+
+    /// Moves the entries `range` so that the first is at `position`: false when either is out of
+    /// the queue (MPD's "Bad song index").
+    public mutating func move(_ range: Range<Int>, to position: Int) -> Bool {
+        guard range.lowerBound >= 0, range.upperBound <= tracks.count, !range.isEmpty, position >= 0,
+            position + range.count <= tracks.count
+        else { return false }
+        // MPD: a move to where it is changes nothing (not even the version).
+        if range.lowerBound == position { return true }
+        var from = Array(tracks.indices)
+        from.removeSubrange(range)
+        from.insert(contentsOf: range, at: position)
+        rearrange(from.map { tracks[$0] }, from: from)
+        return true
+    }
+
+    /// Swaps entries `a` and `b`; false when either does not exist.
+    public mutating func swap(_ a: Int, _ b: Int) -> Bool {
+        guard tracks.indices.contains(a), tracks.indices.contains(b) else { return false }
+        var from = Array(tracks.indices)
+        from.swapAt(a, b)
+        rearrange(from.map { tracks[$0] }, from: from)
+        return true
+    }
+
+    /// MPD's `shuffle`: the entries `range` in a random order of positions (not the play order);
+    /// with `keepingCurrentFirst` (playing) the current entry, when in the range, moves to its start
+    /// and the rest is shuffled after it.
+    public mutating func shuffleEntries(_ range: Range<Int>, keepingCurrentFirst: Bool) {
+        let range = range.clamped(to: tracks.indices)
+        guard range.count >= 2 else { return }
+        var from = Array(tracks.indices)
+        var rest = range
+        if keepingCurrentFirst && range.contains(index) {
+            from.swapAt(range.lowerBound, index)
+            rest = (range.lowerBound + 1)..<range.upperBound
+        }
+        let shuffledRest = shuffled(Array(from[rest]))
+        from.replaceSubrange(rest, with: shuffledRest)
+        rearrange(from.map { tracks[$0] }, from: from)
+    }
+
+    /// MPD's `prio`: entries `range` get `priority`; in a shuffle the entries after the current one
+    /// play in priority order (higher first), each priority in its shuffled order.
+    public mutating func setPriority(_ priority: UInt8, for range: Range<Int>) {
+        let range = range.clamped(to: tracks.indices)
+        guard !range.isEmpty else { return }
+        identity.setPriority(priority, for: range)
+        identity.commit()
+        applyPriorities()
+    }
+
+    /// Installs `edited`, whose entry `i` was entry `from[i]` (nil: new): ids, versions, the engine
+    /// ids, the play order (kept for the entries that stay; new ones after them) and the current
+    /// entry (by identity). Returns the new entries' song ids.
+    @discardableResult
+    private mutating func rearrange(_ edited: [Track], from: [Int?]) -> [UInt32] {
+        let currentID = tracks.indices.contains(index) ? identity.marks[index].songID : nil
+        var newPosition = [Int?](repeating: nil, count: tracks.count)
+        for (i, source) in from.enumerated() { if let source { newPosition[source] = i } }
+        let kept = order.compactMap { newPosition[$0] }
+        tracks = edited
+        let added = identity.rearranged(from: from)
+        identity.commit()
+        numberIDs()
+        order = isShuffled ? kept + arrange(from.indices.filter { from[$0] == nil }) : Array(tracks.indices)
+        if let currentID, let at = identity.position(ofSongID: currentID) { index = at }
+        index = min(index, max(0, tracks.count - 1))
+        if tracks.isEmpty {
+            hasChosenCurrent = false
+            collection = nil
+        }
+        applyPriorities()
+        return added
+    }
+
+    /// In a shuffle with priorities set, the entries after the current one in play order sorted by
+    /// priority, higher first (a stable sort: each priority keeps its shuffled order), as MPD's
+    /// `queue_sort_order_by_priority`.
+    private mutating func applyPriorities() {
+        guard isShuffled, identity.marks.contains(where: { $0.priority != 0 }) else { return }
+        let start = hasChosenCurrent ? orderPosition(of: index) + 1 : 0
+        guard start < order.count else { return }
+        let marks = identity.marks
+        var rest = order[start...].enumerated().map { ($0.offset, $0.element) }
+        rest.sort { a, b in
+            let (pa, pb) = (marks[a.1].priority, marks[b.1].priority)
+            return pa != pb ? pa > pb : a.0 < b.0
+        }
+        order.replaceSubrange(start..., with: rest.map(\.1))
     }
 
     /// Builds `order` afresh: the queue's order, or a shuffle; `first` (when given) plays first.

@@ -8,8 +8,8 @@ import KioskSystem
 /// before `perform` returns, so a remote client's next `status` sees them), and `perform` redraws
 /// the screen and so calls `onChange`. Appending while playing extends the engine's queue without a
 /// gap; another edit hands the new queue to the engine at the current frame, which costs a short
-/// gap of silence. A queue built by a remote client has no collection, so it is not restored after
-/// a restart. Thread: the loop thread, like `Player`.
+/// gap of silence. A queue built by a remote client has no collection: it is saved entry by entry
+/// (`ClientQueueFile`) and comes back after a restart. Thread: the loop thread, like `Player`.
 extension Player {
     /// The device name that means "no output": the silent real-time sink.
     public static let silentOutput = "none"
@@ -93,7 +93,13 @@ extension Player {
         case .delete(let range):
             delete(range)
         case .move(let range, let position):
-            return move(range, to: position)
+            return editQueue { $0.move(range, to: position) }
+        case .swap(let a, let b):
+            return editQueue { $0.swap(a, b) }
+        case .shuffleEntries(let range):
+            shuffleEntries(range)
+        case .setPriority(let priority, let range):
+            setPriority(priority, for: range)
         case .clear:
             clearQueue()
         case .shutdown:
@@ -122,54 +128,21 @@ extension Player {
     }
 
     /// Inserts `tracks` before entry `position` (nil or past the end: appends). The current entry
-    /// goes on playing.
+    /// goes on playing; appended to a playing queue, they join the engine's queue without a gap.
     private func insert(_ tracks: [Track], at position: Int?) {
         let at = min(max(0, position ?? queue.count), queue.count)
         guard !tracks.isEmpty else { return }
         if at == queue.count && !queue.isEmpty && status != .stopped && appendToEngineQueue(tracks) { return }
-        let wasEmpty = queue.isEmpty
-        var edited = queue
-        edited.insert(contentsOf: tracks, at: at)
-        let current = wasEmpty ? 0 : (at <= queueIndex ? queueIndex + tracks.count : queueIndex)
-        replaceQueue(edited, current: current, currentKept: !wasEmpty)
-    }
-
-    /// Removes the entries in `range` (clamped to the queue). Removing the current entry goes on
-    /// with the entry after it (stopping when there is none).
-    private func delete(_ range: Range<Int>) {
-        let range = range.clamped(to: queue.indices)
-        guard !range.isEmpty else { return }
-        var edited = queue
-        edited.removeSubrange(range)
-        if edited.isEmpty {
-            clearQueue()
-        } else if range.contains(queueIndex) {
-            // The current entry was among the last ones: stop at the start of the queue.
-            let last = range.lowerBound >= edited.count
-            replaceQueue(
-                edited, current: last ? 0 : range.lowerBound, currentKept: false, status: last ? .stopped : nil)
-        } else {
-            let current = range.upperBound <= queueIndex ? queueIndex - range.count : queueIndex
-            replaceQueue(edited, current: current, currentKept: true)
+        editQueue { queue in
+            queue.insert(tracks, at: at)
+            return true
         }
     }
 
-    /// Moves the entries in `range` so that the first of them is at `position` of the result.
-    /// False when `range` or `position` is out of bounds.
-    private func move(_ range: Range<Int>, to position: Int) -> Bool {
-        guard range.lowerBound >= 0, range.upperBound <= queue.count, !range.isEmpty,
-            position >= 0, position + range.count <= queue.count
-        else { return false }
-        var edited = queue
-        let moved = Array(edited[range])
-        edited.removeSubrange(range)
-        edited.insert(contentsOf: moved, at: position)
-        // Where the current entry went.
-        var order = Array(queue.indices)
-        let movedIndices = Array(order[range])
-        order.removeSubrange(range)
-        order.insert(contentsOf: movedIndices, at: position)
-        replaceQueue(edited, current: order.firstIndex(of: queueIndex) ?? queueIndex, currentKept: true)
-        return true
+    /// Removes the entries in `range` (clamped to the queue).
+    private func delete(_ range: Range<Int>) {
+        let range = range.clamped(to: queue.indices)
+        guard !range.isEmpty else { return }
+        removeEntries(Set(range))
     }
 }

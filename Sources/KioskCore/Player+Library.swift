@@ -44,10 +44,7 @@ extension Player {
         }
         guard queue.contains(where: { $0.volume == id }) else { return }
         let currentGone = currentTrack?.volume == id
-        let remaining = queue.filter { $0.volume != id }
-        let keptIndex = currentGone ? 0 : (remaining.firstIndex(of: queue[queueIndex]) ?? 0)
         let frame = currentGone ? 0 : positionFrames
-        let collection = queueCollection
         if currentGone {
             Log.notice("the volume of the current track went away (\(mountPoint)); playback stopped")
             // No engine.stop(): it would send the decoder to open the current track again, which is
@@ -55,11 +52,12 @@ extension Player {
             setStatus(.stopped)
             showTransient(removed, seconds: 4)
         }
-        if remaining.isEmpty {
+        // The entries that stay keep their ids (MPD removes the songs of a vanished stick alike).
+        playQueue.removeEntries(Set(queue.indices.filter { queue[$0].volume == id }))
+        if queue.isEmpty {
             clearQueue()
         } else {
-            playQueue.replace(with: remaining, collection: collection)
-            startQueue(at: keptIndex, frame: frame, status: status)
+            startQueue(at: currentGone ? 0 : queueIndex, frame: frame, status: status)
         }
         if mode == .browse { show(.nowPlaying) }
     }

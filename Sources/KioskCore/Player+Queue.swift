@@ -76,17 +76,62 @@ extension Player {
         startQueue(at: playQueue.firstInOrder, frame: 0, status: .playing)
     }
 
-    /// Installs an edited queue (a remote client's) whose current entry is `current`. When
-    /// `currentKept`, the entry that was playing is still there and goes on from where it is;
-    /// otherwise `current` starts from its beginning (playing if the player was).
-    func replaceQueue(_ edited: [Track], current: Int, currentKept: Bool, status wanted: PlaybackStatus? = nil) {
+    /// Applies a remote client's edit of the queue (`PlayQueue`'s edits keep every entry's id and
+    /// the current entry). The engine gets the edited queue at the current entry and frame, in the
+    /// same play state. False (nothing changed) when the edit refuses.
+    @discardableResult
+    func editQueue(_ edit: (inout PlayQueue) -> Bool) -> Bool {
+        // Read before the edit: the engine's position belongs to the current entry's engine id.
+        let frame = status == .stopped ? 0 : livePositionFrames
+        let wasEmpty = queue.isEmpty
+        guard edit(&playQueue) else { return false }
         takeOver()
+        playQueue.detachFromCollection()
+        if queue.isEmpty {
+            clearQueue()
+        } else {
+            startQueue(at: queueIndex, frame: wasEmpty ? 0 : frame, status: status)
+        }
+        return true
+    }
+
+    /// Removes the entries at `positions`, as MPD does: when the current entry is among them, a
+    /// playing queue goes on with the entry after it in play order, a paused one stops there, and
+    /// a stopped one (or one with nothing after it) has no current song any more.
+    func removeEntries(_ positions: Set<Int>) {
         let wasStatus = status
-        let frame = currentKept && wasStatus != .stopped ? livePositionFrames : 0
-        playQueue.replace(with: edited, collection: nil, current: edited.isEmpty ? nil : current)
-        // Playing goes on playing, paused stays paused (at the start of the next entry when the
-        // current one went), stopped stays stopped.
-        startQueue(at: current, frame: frame, status: wanted ?? wasStatus)
+        let frame = wasStatus == .stopped ? 0 : livePositionFrames
+        let (currentRemoved, successor) = playQueue.removeEntries(positions)
+        takeOver()
+        playQueue.detachFromCollection()
+        if queue.isEmpty {
+            clearQueue()
+        } else if !currentRemoved {
+            startQueue(at: queueIndex, frame: frame, status: wasStatus)
+        } else if let successor, wasStatus != .stopped {
+            startQueue(at: successor, frame: 0, status: wasStatus == .playing ? .playing : .stopped)
+        } else {
+            startQueue(at: queueIndex, frame: 0, status: .stopped)
+            playQueue.forgetCurrent()
+        }
+    }
+
+    /// MPD's `shuffle` of the entries `range`: playing or paused, the current entry (when in the
+    /// range) goes first; stopped, there is no current song afterwards.
+    func shuffleEntries(_ range: Range<Int>) {
+        let playing = status != .stopped
+        editQueue { queue in
+            queue.shuffleEntries(range, keepingCurrentFirst: playing)
+            return true
+        }
+        if !playing { playQueue.forgetCurrent() }
+    }
+
+    /// MPD's `prio`: the engine gets the queue again only when the play order changed (a shuffle).
+    func setPriority(_ priority: UInt8, for range: Range<Int>) {
+        let before = playQueue.order
+        playQueue.setPriority(priority, for: range)
+        if playQueue.order != before { handQueueAgain() }
     }
 
     /// Empties the queue and stops (also a restored track still playing on its own).

@@ -35,7 +35,19 @@ extension Player {
             collection = match
             tracks = catalog.tracks(of: match)
         }
-        var index = tracks.firstIndex { $0.volume.rawValue == volumeID && $0.relativePath == relativePath }
+        if resume.collection == nil, let entries = resume.clientQueue {
+            // A remote client's queue: once every stick it names that is still being scanned is
+            // in the catalog; entries of absent sticks are left out.
+            if entries.contains(where: { shelf.isScanning($0.volume) }) { return }
+            tracks = entries.compactMap {
+                catalog.track(volume: VolumeID(rawValue: $0.volume), relativePath: $0.relativePath)
+            }
+        }
+        let isCurrent = { (track: Track) in track.volume.rawValue == volumeID && track.relativePath == relativePath }
+        // The saved position when it still holds the track (a song may be queued twice).
+        var index =
+            tracks.indices.contains(resume.queueIndex) && isCurrent(tracks[resume.queueIndex])
+            ? resume.queueIndex : tracks.firstIndex(where: isCurrent)
         if index == nil, let track = catalog.track(volume: VolumeID(rawValue: volumeID), relativePath: relativePath),
             let folder = catalog.collection(.folder, key: "\(volumeID)\u{1F}\(track.folder)")
         {
@@ -55,6 +67,9 @@ extension Player {
         }
         playQueue.replace(
             with: tracks, collection: collection, audiobook: memory.isAudiobook(tracks), current: index)
+        if let runs = resume.songIDs, let ids = QueueIdentity.ids(fromRuns: runs) { playQueue.adoptSongIDs(ids) }
+        // MPD restores its current song too, stopped or not.
+        playQueue.chooseCurrent()
         if case .playingAlone(_, let finished) = restore {
             adoptRestoredTrack(at: index, finished: finished)
             return

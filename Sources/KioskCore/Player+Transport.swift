@@ -39,6 +39,8 @@ extension Player {
     /// The status, with the engine playing and the periodic saves running only while playing.
     func setStatus(_ status: PlaybackStatus) {
         transport.status = status
+        // MPD's current song: what plays or is paused.
+        if status != .stopped { playQueue.chooseCurrent() }
         if status == .playing {
             engine.play()
             recorder.startPeriodic()

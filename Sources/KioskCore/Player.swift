@@ -83,14 +83,17 @@ public final class Player {
         playQueue = PlayQueue(repeats: config.repeatQueue)
         playQueue.setShuffle(resume?.shuffle.flatMap(PlayQueue.Shuffle.init(rawValue:)) ?? config.shuffle)
         if let resume {
+            playQueue.continueIdentity(version: resume.queueVersion ?? 0, nextSongID: resume.nextSongID ?? 0)
             navigation.category = KioskLibrary.Category(rawValue: resume.category) ?? .album
             // resumeAtBoot false: the box starts stopped; the saved volume and device still count.
             if resume.relativePath != nil && config.resumeAtBoot { restore = .waiting(resume) }
         }
-        recorder = ResumeRecorder(directory: config.stateDirectory, scheduler: loop) { [unowned self] in
-            self.noteBookmark()
-            return self.resumeState()
-        }
+        recorder = ResumeRecorder(
+            directory: config.stateDirectory, scheduler: loop,
+            snapshot: { [unowned self] in
+                self.noteBookmark()
+                return self.resumeState()
+            }, queue: { [unowned self] in self.queue })
         output.onChange = { [unowned self] change in self.outputChanged(change) }
         overlays.onExpired = { [unowned self] in self.refreshScreen() }
         timers.events = timerEvents()
@@ -116,6 +119,8 @@ public final class Player {
     public var queueCollection: Collection? { playQueue.collection }
     public var repeatQueue: Bool { playQueue.repeats }
     public var currentTrack: Track? { playQueue.current }
+    /// MPD's current song: the current entry once it played or was chosen, nil before.
+    public var mpdCurrentPosition: Int? { playQueue.hasChosenCurrent && !queue.isEmpty ? queueIndex : nil }
     /// The card links (`cards.json`).
     public var cards: CardStore { cardSession.store }
     /// How the box is told to link a new card ("hold Select").

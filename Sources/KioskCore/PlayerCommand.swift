@@ -44,6 +44,12 @@ public enum PlayerCommand: Equatable, Sendable {
     case delete(Range<Int>)
     /// The entries in the range move so that the first is at `to`.
     case move(Range<Int>, to: Int)
+    /// Entries `a` and `b` change places.
+    case swap(Int, Int)
+    /// The entries in the range in a random order (MPD's `shuffle`: positions, not the play order).
+    case shuffleEntries(Range<Int>)
+    /// The entries in the range get MPD's priority (played first in random mode, higher first).
+    case setPriority(UInt8, Range<Int>)
     /// The queue is emptied and playback stops.
     case clear
     /// The appliance is asked to shut down.

@@ -1,3 +1,4 @@
+import KioskLibrary
 import KioskSystem
 
 /// Writes the resume state (resume.state, through a `ResumeStore`) when it matters: soon after a change (the changes of one
@@ -14,16 +15,28 @@ final class ResumeRecorder {
     var intervalMilliseconds = ResumeRecorder.defaultIntervalMilliseconds
     private let scheduler: any Scheduler
     private let snapshot: () -> ResumeState
+    /// The queue's entries, saved in `clientQueueFile` when the state names a client's queue.
+    private let queue: () -> [Track]
     private let store: ResumeStore
+    private let clientQueueFile: ClientQueueFile
+    /// The version of the client queue in `clientQueueFile` (written by this recorder).
+    private var savedClientQueueVersion: UInt32?
     private var soonScheduled = false
     private var periodic: TimerID?
 
-    /// - Parameter snapshot: the state to save, asked for at each save.
-    init(directory: String, scheduler: any Scheduler, snapshot: @escaping () -> ResumeState) {
+    /// - Parameters:
+    ///   - snapshot: the state to save, asked for at each save.
+    ///   - queue: the queue's entries (saved when the state says a remote client built it).
+    init(
+        directory: String, scheduler: any Scheduler, snapshot: @escaping () -> ResumeState,
+        queue: @escaping () -> [Track]
+    ) {
         self.directory = directory
         self.scheduler = scheduler
         self.snapshot = snapshot
+        self.queue = queue
         store = ResumeStore(directory: directory)
+        clientQueueFile = ClientQueueFile(directory: directory)
     }
 
     /// Saves at the end of this loop turn.
@@ -39,8 +52,26 @@ final class ResumeRecorder {
 
     func saveNow() {
         scheduler.assertInLoop()
+        var state = snapshot()
+        if let version = state.clientQueueVersion, version != savedClientQueueVersion {
+            // The entries first, then the state that names them (a cut in between leaves the
+            // state before, which does not).
+            let tracks = queue()
+            if !tracks.isEmpty {
+                do {
+                    if try clientQueueFile.save(tracks, version: version) {
+                        savedClientQueueVersion = version
+                    } else {
+                        state.clientQueueVersion = nil
+                    }
+                } catch {
+                    Log.error("cannot save the queue in \(directory): \(error)")
+                    state.clientQueueVersion = nil
+                }
+            }
+        }
         do {
-            try store.save(snapshot())
+            try store.save(state)
         } catch {
             Log.error("cannot save state in \(directory): \(error)")
         }

@@ -50,6 +50,15 @@ public struct ResumeState: Equatable, Sendable {
     public var shuffle: String?
     /// Seconds left on the sleep timer when saved; nil = off.
     public var sleepRemainingSeconds: Int?
+    /// What remote clients know the queue by (`QueueIdentity`): its version, the next song id,
+    /// and its entries' ids as runs ("12-40,45"); nil in a file of an older release.
+    public var queueVersion: UInt32?
+    public var nextSongID: UInt32?
+    public var songIDs: String?
+    /// The version of the queue saved in `ClientQueueFile` (a queue a remote client built).
+    public var clientQueueVersion: UInt32?
+    /// That queue's entries, read with the state (not part of the record).
+    var clientQueue: [ClientQueueFile.Entry]?
 
     public init() {}
 
@@ -83,6 +92,10 @@ public struct ResumeState: Equatable, Sendable {
         if let sleepRemainingSeconds {
             members.append(("sleepRemainingSeconds", .number(Double(sleepRemainingSeconds))))
         }
+        if let queueVersion { members.append(("queueVersion", .number(Double(queueVersion)))) }
+        if let nextSongID { members.append(("nextSongID", .number(Double(nextSongID)))) }
+        if let songIDs { members.append(("songIDs", .string(songIDs))) }
+        if let clientQueueVersion { members.append(("clientQueueVersion", .number(Double(clientQueueVersion)))) }
         return .object(members)
     }
 
@@ -119,6 +132,15 @@ public struct ResumeState: Equatable, Sendable {
         state.queueCount = try r.int("queueCount", range: 0...1_000_000) ?? 0
         state.shuffle = try r.choice("shuffle", PlayQueue.Shuffle.allCases.map(\.rawValue))
         state.sleepRemainingSeconds = try r.int("sleepRemainingSeconds", range: 0...86_400)
+        state.queueVersion = try r.int("queueVersion", range: 0...Int(Int32.max)).map(UInt32.init)
+        state.nextSongID = try r.int("nextSongID", range: 0...Int(Int32.max)).map(UInt32.init)
+        state.clientQueueVersion = try r.int("clientQueueVersion", range: 0...Int(UInt32.max)).map(UInt32.init)
+        if let runs = try r.string("songIDs", nonEmpty: false) {
+            guard QueueIdentity.ids(fromRuns: runs) != nil else {
+                throw ConfigError(file: file, path: "songIDs", message: "not runs of song ids")
+            }
+            state.songIDs = runs
+        }
         try r.finish()
         return state
     }
@@ -135,7 +157,13 @@ public struct ResumeState: Equatable, Sendable {
 
     /// Loads the saved state of `directory` (resume.state, else an old resume.json); nil (with a
     /// warning for a bad file) when there is none.
-    public static func load(directory: String) -> ResumeState? { ResumeStore.load(directory: directory) }
+    public static func load(directory: String) -> ResumeState? {
+        guard var state = ResumeStore.load(directory: directory) else { return nil }
+        if let version = state.clientQueueVersion {
+            state.clientQueue = ClientQueueFile(directory: directory).load(version: version)
+        }
+        return state
+    }
 
     /// The state in the bytes of a resume.state; nil when neither slot holds a valid record.
     public static func decodeRecordFile(_ bytes: [UInt8]) -> ResumeState? {
@@ -170,6 +198,8 @@ extension ResumeState {
             album = track.album
             durationSeconds = track.durationSeconds
             queueCount = queue.count
+            songIDs = QueueIdentity.runs(of: queue.identity.songIDs)
+            if queue.collection == nil { clientQueueVersion = queue.identity.version }
         } else if let pending = restore.pending {
             self = pending
             if restore.playingAloneState != nil {
@@ -181,5 +211,7 @@ extension ResumeState {
         self.outputDevice = outputDevice
         shuffle = queue.shuffle == .off ? nil : queue.shuffle.rawValue
         self.sleepRemainingSeconds = sleepRemainingSeconds
+        queueVersion = queue.identity.version
+        nextSongID = queue.identity.nextSongID
     }
 }

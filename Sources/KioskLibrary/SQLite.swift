@@ -1,15 +1,15 @@
 import CSQLite
 
 /// An SQLite error: the operation, SQLite's result code and message.
-struct SQLiteError: Error, CustomStringConvertible {
-    let code: Int32
-    let message: String
-    let context: String
+package struct SQLiteError: Error, CustomStringConvertible {
+    package let code: Int32
+    package let message: String
+    package let context: String
 
-    var description: String { "\(context): \(message) (SQLite code \(code))" }
+    package var description: String { "\(context): \(message) (SQLite code \(code))" }
 
     /// The database file is damaged or is not a database: delete it and start again.
-    var isCorruption: Bool {
+    package var isCorruption: Bool {
         let primary = code & 0xFF
         return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
     }
@@ -18,11 +18,11 @@ struct SQLiteError: Error, CustomStringConvertible {
 /// A connection to one SQLite database file.
 ///
 /// Thread: the thread that opened it (connections are opened with `SQLITE_OPEN_NOMUTEX`).
-final class SQLiteDatabase {
+package final class SQLiteDatabase {
     private let handle: OpaquePointer
-    let path: String
+    package let path: String
 
-    init(path: String) throws(SQLiteError) {
+    package init(path: String) throws(SQLiteError) {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -40,17 +40,20 @@ final class SQLiteDatabase {
         sqlite3_close_v2(handle)
     }
 
-    func error(_ rc: Int32, _ context: String) -> SQLiteError {
+    package func error(_ rc: Int32, _ context: String) -> SQLiteError {
         SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), context: context)
     }
 
     /// Runs one or more statements that return no rows.
-    func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         if rc != SQLITE_OK { throw error(rc, String(sql.prefix(60))) }
     }
 
-    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    /// Rows changed by the last INSERT, UPDATE or DELETE (`sqlite3_changes`).
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var statement: OpaquePointer?
         let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard rc == SQLITE_OK, let statement else { throw error(rc, "prepare \(sql.prefix(60))") }
@@ -58,7 +61,7 @@ final class SQLiteDatabase {
     }
 
     /// `PRAGMA user_version`: the schema version this program wrote.
-    var userVersion: Int {
+    package var userVersion: Int {
         get throws(SQLiteError) {
             let statement = try prepare("PRAGMA user_version")
             guard try statement.step() else { return 0 }
@@ -69,7 +72,7 @@ final class SQLiteDatabase {
 
 /// A prepared statement. Bind indices start at 1, column indices at 0.
 /// Thread: its database's thread.
-final class SQLiteStatement {
+package final class SQLiteStatement {
     private let statement: OpaquePointer
     private let database: SQLiteDatabase
 
@@ -82,7 +85,7 @@ final class SQLiteStatement {
         sqlite3_finalize(statement)
     }
 
-    func bind(_ index: Int32, _ value: String?) {
+    package func bind(_ index: Int32, _ value: String?) {
         guard var value else {
             sqlite3_bind_null(statement, index)
             return
@@ -95,14 +98,14 @@ final class SQLiteStatement {
         }
     }
 
-    func bind(_ index: Int32, _ value: Int64?) {
+    package func bind(_ index: Int32, _ value: Int64?) {
         if let value { sqlite3_bind_int64(statement, index, value) } else { sqlite3_bind_null(statement, index) }
     }
 
-    func bind(_ index: Int32, _ value: Int?) { bind(index, value.map(Int64.init)) }
+    package func bind(_ index: Int32, _ value: Int?) { bind(index, value.map(Int64.init)) }
 
     /// Advances; true when a row is available.
-    func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(statement)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
@@ -110,31 +113,31 @@ final class SQLiteStatement {
     }
 
     /// Runs the statement to completion and resets it for the next bindings.
-    func run() throws(SQLiteError) {
+    package func run() throws(SQLiteError) {
         defer { reset() }
         while try step() {}
     }
 
-    func reset() {
+    package func reset() {
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)
     }
 
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
 
-    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
+    package func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
 
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
 
-    func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
+    package func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
 
     /// The bytes of a text column (valid until the next step), nil for NULL.
-    func withText<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+    package func withText<R>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
         guard let text = sqlite3_column_text(statement, column) else { return nil }
         return body(UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column))))
     }
 
-    func string(_ column: Int32) -> String? {
+    package func string(_ column: Int32) -> String? {
         guard let text = sqlite3_column_text(statement, column) else { return nil }
         let count = Int(sqlite3_column_bytes(statement, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)

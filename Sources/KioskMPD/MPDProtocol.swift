@@ -125,6 +125,13 @@ enum MPDArgument {
         return value
     }
 
+    /// A number from 0 to `max` (MPD's `ParseCommandArgUnsigned(s, max)`).
+    static func unsigned(_ s: String, max: Int) throws(MPDError) -> Int {
+        guard let value = UInt64(s) else { throw .argument("Integer expected: \(s)") }
+        guard value <= UInt64(Swift.max(0, max)) else { throw .argument("Number too large: \(s)") }
+        return Int(value)
+    }
+
     static func bool(_ s: String) throws(MPDError) -> Bool {
         switch s {
         case "0": return false
@@ -152,6 +159,8 @@ enum MPDArgument {
             return (start, end)
         }
         guard let value = parseInt(s) else { throw .argument("Integer or range expected: \(s)") }
+        // MPD: "-1" is the whole list (compatibility with its older versions).
+        if value == -1 { return (0, nil) }
         guard value >= 0 else { throw .argument("Number is negative: \(s)") }
         return (value, value + 1)
     }

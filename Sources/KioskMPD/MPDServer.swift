@@ -73,6 +73,17 @@ public final class MPDServer {
     private var backlogShare: MPDBacklogShare
     var databaseView: MPDDatabase?
     let artwork: MPDArtworkLoader
+    /// The clients' saved playlists and stickers, in the state directory; nil without one.
+    lazy var storedPlaylists: MPDStoredPlaylists? = settings.stateDirectory.map {
+        MPDStoredPlaylists(
+            directory: $0 + "/mpd-playlists", maxPlaylists: settings.maxStoredPlaylists,
+            maxLength: settings.maxStoredPlaylistLength)
+    }
+    lazy var stickers: MPDStickers? = settings.stateDirectory.map {
+        MPDStickers(
+            path: $0 + "/mpd-stickers.sqlite", maxStickers: settings.maxStickers,
+            maxValueBytes: settings.maxStickerBytes)
+    }
 
     public init(loop: EventLoop, player: Player, library: Library?, settings: MPDSettings) {
         self.loop = loop

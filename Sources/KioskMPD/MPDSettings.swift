@@ -50,6 +50,17 @@ public struct MPDSettings: Sendable, Equatable {
     /// Pictures kept for the chunks that follow the first (bytes, over all entries).
     public var pictureCacheBytes = 16 << 20
 
+    /// The state directory: the clients' stored playlists (`mpd-playlists/`) and stickers
+    /// (`mpd-stickers.sqlite`) live there; nil: both are disabled, as in MPD without a
+    /// playlist_directory or sticker_file.
+    public var stateDirectory: String?
+    /// Stored playlists a client may make, and songs in one (MPD's max_playlist_length).
+    public var maxStoredPlaylists = 1000
+    public var maxStoredPlaylistLength = 16384
+    /// Stickers kept, and the longest sticker name or value, so that no client can fill the card.
+    public var maxStickers = 100_000
+    public var maxStickerBytes = 4096
+
     public init() {}
 
     /// The settings for `config.mpd`, nil when neither a socket nor a TCP address is configured

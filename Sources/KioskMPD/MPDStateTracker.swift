@@ -3,14 +3,15 @@ import KioskLibrary
 import KioskSystem
 
 /// Follows the player from one `onChange` to the next and derives what MPD clients need that the
-/// player does not keep: which idle subsystems changed, stable song IDs for the queue entries, the
-/// queue's version (`playlist:` in status, `plchanges`), when the database changed, and how long
-/// the player has played. Thread: loop thread.
+/// player does not keep: which idle subsystems changed, when the database changed, and how long the
+/// player has played. (Song ids and the queue's version are the queue's own: `QueueIdentity`.)
+/// Thread: loop thread.
 struct MPDStateTracker {
     private struct Observed {
         var status: PlaybackStatus = .stopped
-        var queueIndex = 0
-        var queue: [Track] = []
+        var queueVersion: UInt32 = 0
+        /// The song id of MPD's current song, nil when there is none.
+        var currentID: UInt32?
         var volume = -1
         var repeatQueue = false
         var shuffle = false
@@ -26,12 +27,6 @@ struct MPDStateTracker {
     private var last = Observed()
     private var first = true
 
-    /// Song IDs of the queue entries, parallel to `Player.queue`.
-    private(set) var ids: [Int] = []
-    /// The queue version at which each entry last changed (for `plchanges`).
-    private(set) var entryVersions: [Int] = []
-    private(set) var playlistVersion = 1
-    private var nextID = 1
     /// Seconds since the epoch of the last catalog change.
     private(set) var databaseUpdated = Int(Syscalls.realtimeNanoseconds() / 1_000_000_000)
     /// Nanoseconds of playback seen so far.
@@ -45,8 +40,8 @@ struct MPDStateTracker {
         let now = Syscalls.monotonicNanoseconds()
         var seen = Observed()
         seen.status = player.status
-        seen.queueIndex = player.queueIndex
-        seen.queue = player.queue
+        seen.queueVersion = player.playQueue.identity.version
+        seen.currentID = player.mpdCurrentPosition.map { player.playQueue.identity.marks[$0].songID }
         seen.volume = player.volume
         seen.repeatQueue = player.repeatQueue
         seen.shuffle = player.shuffle != .off
@@ -61,24 +56,12 @@ struct MPDStateTracker {
             last = seen
             first = false
         }
-        if first {
-            assignIDs(from: [], to: seen.queue)
-            return []
-        }
+        if first { return [] }
         if last.status == .playing { playedNs &+= now &- last.atNs }
         var changes: MPDIdle = []
-        if seen.queue != last.queue {
-            playlistVersion += 1
-            assignIDs(from: last.queue, to: seen.queue)
-            changes.insert(.playlist)
-        }
+        if seen.queueVersion != last.queueVersion { changes.insert(.playlist) }
         // The current song changed (a queue that just got its first entries had no current song).
-        let hadCurrent = last.queue.indices.contains(last.queueIndex)
-        let hasCurrent = seen.queue.indices.contains(seen.queueIndex)
-        let trackChanged =
-            hadCurrent
-            && (!hasCurrent || seen.queueIndex != last.queueIndex
-                || seen.queue[seen.queueIndex] != last.queue[last.queueIndex])
+        let trackChanged = last.currentID != nil && seen.currentID != last.currentID
         if seen.status != last.status || trackChanged {
             changes.insert(.player)
         } else if seen.status != .stopped {
@@ -100,39 +83,4 @@ struct MPDStateTracker {
         if seen.scanning != last.scanning { changes.insert(.update) }
         return changes
     }
-
-    /// Keeps the IDs of entries that stayed (matched in order) and gives new ones to the rest.
-    private mutating func assignIDs(from old: [Track], to new: [Track]) {
-        var newIDs: [Int] = []
-        var newVersions: [Int] = []
-        newIDs.reserveCapacity(new.count)
-        var j = 0
-        for (i, track) in new.enumerated() {
-            // The next old entry equal to this one (looking a bounded distance ahead keeps it linear).
-            var match: Int?
-            var k = j
-            while k < old.count && k < j + 64 {
-                if old[k] == track {
-                    match = k
-                    break
-                }
-                k += 1
-            }
-            if let m = match, m < ids.count {
-                newIDs.append(ids[m])
-                // Same entry at the same position: unchanged for plchanges.
-                newVersions.append(m == i && m < entryVersions.count ? entryVersions[m] : playlistVersion)
-                j = m + 1
-            } else {
-                newIDs.append(nextID)
-                nextID += 1
-                newVersions.append(playlistVersion)
-            }
-        }
-        ids = newIDs
-        entryVersions = newVersions
-    }
-
-    /// The queue position of song `id`.
-    func position(ofID id: Int) -> Int? { ids.firstIndex(of: id) }
 }

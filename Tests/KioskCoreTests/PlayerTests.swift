@@ -718,6 +718,47 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(rig.player.positionSeconds < 3.5)
     }
 
+    /// MPD clients resync with `plchanges LAST-VERSION` and cached ids: after a restart the restored
+    /// queue's entries have the ids they had, and the version goes on from where it was.
+    @Test func aRestartKeepsTheQueuesSongIDsAndItsVersion() throws {
+        let first = try PlayerRig(volumes: [PlayerFixtures.main])
+        try first.playFirst()
+        first.player.perform(.next, from: .button)
+        let ids = first.player.playQueue.identity.songIDs
+        let version = first.player.playQueue.identity.version
+        first.player.saveNow()
+        let saved = try #require(first.saved())
+        first.shutdown()
+        #expect(saved.queueVersion == version)
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], resume: saved)
+        #expect(rig.player.queue == first.player.queue)
+        #expect(rig.player.playQueue.identity.songIDs == ids)
+        #expect(rig.player.playQueue.identity.version > version)
+        #expect(rig.player.mpdCurrentPosition == 1)
+    }
+
+    /// A queue a remote client built (no collection to make it again from) comes back whole after
+    /// a restart, in its order, duplicates and all, with its ids; not the current track's folder.
+    @Test func aQueueARemoteClientBuiltComesBackAfterARestart() throws {
+        let first = try PlayerRig(volumes: [PlayerFixtures.main])
+        let all = first.catalog.allTracks
+        let built = [all[3], all[0], all[3], all[1]]
+        first.player.perform(.insert(built, at: nil), from: .remote)
+        first.player.perform(.move(0..<1, to: 3), from: .remote)
+        first.player.perform(.playEntry(1), from: .remote)
+        let queue = first.player.queue
+        let ids = first.player.playQueue.identity.songIDs
+        first.player.saveNow()
+        let saved = try #require(first.saved())
+        first.shutdown()
+        #expect(saved.collection == nil)
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], resume: saved)
+        #expect(rig.player.queue == queue)
+        #expect(rig.player.queueIndex == 1)
+        #expect(rig.player.playQueue.identity.songIDs == ids)
+        #expect(rig.player.status == .playing)
+    }
+
     @Test func aMissingCollectionResumesInTheTracksFolder() throws {
         var saved = resumeState(volume: PlayerFixtures.main, album: alpha, number: 2, seconds: 1, playing: false)
         saved.collection = .init(category: "playlist", key: "no such playlist")

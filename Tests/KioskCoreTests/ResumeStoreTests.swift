@@ -42,6 +42,35 @@ import Testing
         return ResumeStore.slotFile(directory: dir.path).records(in: bytes, region: region).first?.slot
     }
 
+    /// A damaged client-queue.json is ignored with a warning: the state still loads (and resumes
+    /// the current track's folder), nothing crashes.
+    @Test func aDamagedClientQueueFileLeavesTheStateWithoutIt() throws {
+        let dir = try TemporaryDirectory("kiosk-resume")
+        defer { dir.remove() }
+        var saved = state()
+        saved.collection = nil
+        saved.clientQueueVersion = 7
+        try saved.save(directory: dir.path)
+        let file = ClientQueueFile(directory: dir.path)
+        try AtomicFile.replace(file.path, with: "{\"format\": \"kiosk-player-client-queue\", \"entr")
+        let loaded = try #require(ResumeState.load(directory: dir.path))
+        #expect(loaded.clientQueueVersion == 7)
+        #expect(loaded.clientQueue == nil)
+    }
+
+    @Test func aClientQueueFileOfAnotherVersionIsNotUsed() throws {
+        let dir = try TemporaryDirectory("kiosk-resume")
+        defer { dir.remove() }
+        var saved = state()
+        saved.collection = nil
+        saved.clientQueueVersion = 7
+        try saved.save(directory: dir.path)
+        #expect(try ClientQueueFile(directory: dir.path).save([], version: 6))
+        #expect(ResumeState.load(directory: dir.path)?.clientQueue == nil)
+        #expect(try ClientQueueFile(directory: dir.path).save([], version: 7))
+        #expect(ResumeState.load(directory: dir.path)?.clientQueue == [])
+    }
+
     @Test func theLatestSaveIsLoaded() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }

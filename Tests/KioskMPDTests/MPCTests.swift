@@ -122,7 +122,8 @@ struct MPCTests {
         // Nothing saved yet: the config's volume.
         #expect(status.volume == (ResumeState.load(directory: p.state)?.volumePercent ?? Config().volume))
 
-        #expect(p.mpc(["ls"], tcp: tcp).output == "USBSTICK\n")
+        // The root lists the stored playlists after the volumes, as mpd's does.
+        #expect(p.mpc(["ls"], tcp: tcp).output == "USBSTICK\nRoad Trip\n")
         #expect(
             p.mpc(["ls", "USBSTICK"], tcp: tcp).output
                 == "USBSTICK/Aurora Quartet\nUSBSTICK/Loose\nUSBSTICK/The Field Recorders\nUSBSTICK/Mix.m3u8\n")
@@ -212,6 +213,25 @@ struct MPCTests {
         let after = MPCStatus(p.mpc(["status"], tcp: true).output).volume
         #expect(after == min(100, before + 5 * presses))
         #expect(p.saved { $0.volumePercent == after } != nil)
+    }
+
+    @Test func mpcSavesListsLoadsAndRemovesAStoredPlaylist() throws {
+        let p = try RunningPlayer()
+        #expect(p.mpc(["add", "USBSTICK/The Field Recorders"]).status == 0)
+        #expect(p.mpc(["save", "Mine"]).status == 0)
+        // mpc 0.34 lists stored playlists through the root lsinfo.
+        #expect(p.mpc(["lsplaylists"]).output.split(separator: "\n").sorted() == ["Mine", "Road Trip"])
+        #expect(
+            p.mpc(["playlist", "Mine"]).output.split(separator: "\n") == [
+                "The Field Recorders - Low Tide", "The Field Recorders - Gulls",
+            ])
+        #expect(p.mpc(["clear"]).status == 0)
+        #expect(p.mpc(["load", "Mine"]).status == 0)
+        #expect(p.mpc(["playlist"]).output.split(separator: "\n").count == 2)
+        let again = p.mpc(["save", "Mine"])
+        #expect(again.status != 0 && again.errors.contains("Playlist already exists"))
+        #expect(p.mpc(["rm", "Mine"]).status == 0)
+        #expect(p.mpc(["lsplaylists"]).output.split(separator: "\n") == ["Road Trip"])
     }
 
     @Test func mpcVolumeStopsAtTheConfiguredLimits() throws {

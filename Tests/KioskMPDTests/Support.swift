@@ -114,6 +114,7 @@ final class Harness {
         }
         var settings = MPDSettings()
         settings.socketPath = socketPath
+        settings.stateDirectory = config.stateDirectory
         if tcp {
             settings.tcpHost = "127.0.0.1"
             settings.tcpPort = 0

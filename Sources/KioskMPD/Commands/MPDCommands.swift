@@ -2,8 +2,8 @@
 /// src/command/AllCommands.cxx: name, permission, argument counts (min, max; -1 as there), handler.
 /// The handlers live in files by kind (`MPDClientCommands`, `MPDStatusCommands`,
 /// `MPDPlaybackCommands`, `MPDQueueCommands`, `MPDDatabaseCommands`, `MPDPlaylistCommands`,
-/// `MPDOutputCommands`, `MPDPictureCommands`). `commands`/`notcommands` answer from this table;
-/// `MPDServer.execute` checks permission and counts from it, once, before any handler runs.
+/// `MPDOutputCommands`, `MPDPictureCommands`, `MPDStickerCommands`). `commands`/`notcommands`
+/// answer from this table; `MPDServer.execute` checks permission and counts from it, once, before any handler runs.
 ///
 /// `command_list_begin`/`_end` and `noidle` are words of the connection (`MPDServer.handleLine`),
 /// not commands, as in MPD. Thread: the table is immutable; any.
@@ -16,6 +16,7 @@ enum MPDCommands {
     private typealias Playlist = MPDPlaylistCommands
     private typealias Output = MPDOutputCommands
     private typealias Picture = MPDPictureCommands
+    private typealias Sticker = MPDStickerCommands
 
     static let table: [MPDCommand] = [
         MPDCommand("add", .add, 1, 2, Queue.add),
@@ -28,6 +29,7 @@ enum MPDCommands {
         MPDCommand("commands", .anyone, 0, 0, Client.commands),
         MPDCommand("consume", .player, 1, 1, Playback.consume),
         MPDCommand("count", .read, 1, -1, Database.count),
+        MPDCommand("crossfade", .player, 1, 1, Playback.crossfade),
         MPDCommand("currentsong", .read, 0, 0, Status.currentSong),
         MPDCommand("decoders", .read, 0, 0, Client.decoders),
         MPDCommand("delete", .player, 1, 1, Queue.delete),
@@ -46,7 +48,10 @@ enum MPDCommands {
         MPDCommand("listplaylists", .read, 0, 0, Playlist.listPlaylists),
         MPDCommand("load", .add, 1, 3, Playlist.load),
         MPDCommand("lsinfo", .read, 0, 1, Database.lsinfo),
+        MPDCommand("mixrampdb", .player, 1, 1, Playback.mixRampDB),
+        MPDCommand("mixrampdelay", .player, 1, 1, Playback.mixRampDelay),
         MPDCommand("move", .player, 2, 2, Queue.move),
+        MPDCommand("moveid", .player, 2, 2, Queue.moveID),
         MPDCommand("next", .player, 0, 0, Playback.next),
         MPDCommand("notcommands", .anyone, 0, 0, Client.notCommands),
         MPDCommand("outputs", .read, 0, 0, Output.outputs),
@@ -55,25 +60,44 @@ enum MPDCommands {
         MPDCommand("ping", .anyone, 0, 0, Client.ping),
         MPDCommand("play", .player, 0, 1, Playback.play),
         MPDCommand("playid", .player, 0, 1, Playback.playID),
+        MPDCommand("playlistadd", .control, 2, 3, Playlist.add),
+        MPDCommand("playlistclear", .control, 1, 1, Playlist.clear),
+        MPDCommand("playlistdelete", .control, 2, 2, Playlist.delete),
+        MPDCommand("playlistfind", .read, 1, -1, Queue.playlistFind),
         MPDCommand("playlistid", .read, 0, 1, Queue.playlistID),
         MPDCommand("playlistinfo", .read, 0, 1, Queue.playlistInfo),
+        MPDCommand("playlistmove", .control, 3, 3, Playlist.move),
+        MPDCommand("playlistsearch", .read, 1, -1, Queue.playlistSearch),
         MPDCommand("plchanges", .read, 1, 2, Queue.changes),
         MPDCommand("plchangesposid", .read, 1, 2, Queue.changedPositions),
         MPDCommand("previous", .player, 0, 0, Playback.previous),
+        MPDCommand("prio", .player, 2, -1, Queue.priority),
+        MPDCommand("prioid", .player, 2, -1, Queue.priorityID),
         MPDCommand("random", .player, 1, 1, Playback.random),
+        MPDCommand("rangeid", .add, 2, 2, Queue.rangeID),
         MPDCommand("readpicture", .read, 2, 2, Picture.readPicture),
+        MPDCommand("rename", .control, 2, 2, Playlist.rename),
         MPDCommand("repeat", .player, 1, 1, Playback.repeatMode),
+        MPDCommand("replay_gain_mode", .player, 1, 1, Playback.replayGainMode),
+        MPDCommand("replay_gain_status", .read, 0, 0, Playback.replayGainStatus),
         MPDCommand("rescan", .control, 0, 1, Database.update),
+        MPDCommand("rm", .control, 1, 1, Playlist.remove),
+        MPDCommand("save", .control, 1, 1, Playlist.save),
         MPDCommand("search", .read, 1, -1, Database.search),
         MPDCommand("searchadd", .add, 1, -1, Database.searchAdd),
+        MPDCommand("searchaddpl", .control, 2, -1, Database.searchAddPlaylist),
         MPDCommand("seek", .player, 2, 2, Playback.seek),
         MPDCommand("seekcur", .player, 1, 1, Playback.seekCurrent),
         MPDCommand("seekid", .player, 2, 2, Playback.seekID),
         MPDCommand("setvol", .player, 1, 1, Playback.setVolume),
+        MPDCommand("shuffle", .player, 0, 1, Queue.shuffle),
         MPDCommand("single", .player, 1, 1, Playback.single),
         MPDCommand("stats", .read, 0, 0, Status.stats),
         MPDCommand("status", .read, 0, 0, Status.status),
+        MPDCommand("sticker", .admin, 3, -1, Sticker.sticker),
         MPDCommand("stop", .player, 0, 0, Playback.stop),
+        MPDCommand("swap", .player, 2, 2, Queue.swap),
+        MPDCommand("swapid", .player, 2, 2, Queue.swapID),
         MPDCommand("tagtypes", .anyone, 0, -1, Client.tagTypes),
         MPDCommand("toggleoutput", .admin, 1, 1, Output.toggle),
         MPDCommand("update", .control, 0, 1, Database.update),

@@ -13,7 +13,10 @@ enum MPDDatabaseCommands {
             MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: c.tagMask, to: &c.output)
             return .done
         case .root:
-            return directoryListing(c, db, "")
+            // MPD lists the stored playlists after the root directory (handle_lsinfo_relative).
+            var playlists: [UInt8] = []
+            MPDPlaylistCommands.printPlaylists(s, to: &playlists)
+            return directoryListing(c, db, "", then: playlists)
         case .directory(let path):
             return directoryListing(c, db, path)
         case nil:
@@ -21,15 +24,22 @@ enum MPDDatabaseCommands {
         }
     }
 
-    private static func directoryListing(_ c: MPDConnection, _ db: MPDDatabase, _ path: String) -> MPDOutcome {
-        guard let node = db.directories[path] else { return .done }
+    private static func directoryListing(
+        _ c: MPDConnection, _ db: MPDDatabase, _ path: String, then trailer: [UInt8] = []
+    ) -> MPDOutcome {
+        guard let node = db.directories[path] else {
+            c.output.append(contentsOf: trailer)
+            return .done
+        }
         for sub in node.subdirectories { c.write("directory: \(path.isEmpty ? sub : path + "/" + sub)\n") }
         let tags = c.tagMask
         let tracks = node.tracks
         let playlists = node.playlists
         return .stream(
-            ItemProducer(count: tracks.count + playlists.count) { i, out in
-                if i < tracks.count {
+            ItemProducer(count: tracks.count + playlists.count + 1) { i, out in
+                if i == tracks.count + playlists.count {
+                    out.append(contentsOf: trailer)
+                } else if i < tracks.count {
                     let index = tracks[i]
                     MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: tags, to: &out)
                 } else {
@@ -145,9 +155,22 @@ enum MPDDatabaseCommands {
         try find(s, r.connection, r.arguments, foldCase: true, addToQueue: true)
     }
 
+    /// `searchaddpl NAME FILTER [sort TAG] [window START:END] [position POS]`: the songs a search
+    /// matches into a stored playlist (at POS, else at its end).
+    static func searchAddPlaylist(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        var a = Array(r.arguments.dropFirst())
+        var position: Int?
+        if a.count >= 2 && a[a.count - 2] == "position" {
+            position = try MPDArgument.unsigned(a[a.count - 1])
+            a.removeLast(2)
+        }
+        return try find(s, r.connection, a, foldCase: true, addToQueue: false, toPlaylist: (r[0], position))
+    }
+
     /// The songs a filter matches (case folded for search), sorted and windowed; listed or queued.
     private static func find(
-        _ s: MPDServer, _ c: MPDConnection, _ a: [String], foldCase: Bool, addToQueue: Bool
+        _ s: MPDServer, _ c: MPDConnection, _ a: [String], foldCase: Bool, addToQueue: Bool,
+        toPlaylist: (name: String, position: Int?)? = nil
     ) throws(MPDError) -> MPDOutcome {
         let options = try findOptions(a)
         let filter = try MPDFilter.parse(options.filter, foldCase: foldCase)
@@ -161,6 +184,10 @@ enum MPDDatabaseCommands {
         if let (start, end) = options.window {
             let upper = min(end ?? found.count, found.count)
             found = start < upper ? Array(found[start..<upper]) : []
+        }
+        if let (name, position) = toPlaylist {
+            try MPDPlaylistCommands.insert(s, name, found.map { db.uri(ofTrackAt: $0) }, at: position)
+            return .done
         }
         if addToQueue {
             s.player.perform(.insert(found.map { db.catalog.allTracks[$0] }, at: nil), from: .remote)

@@ -18,7 +18,7 @@ enum MPDPlaybackCommands {
         if let argument = r.optional(0) {
             let id = try MPDArgument.int(argument)
             if id >= 0 {
-                guard let position = s.state.position(ofID: id) else { throw .noExist("No such song") }
+                let position = try s.position(ofID: argument)
                 s.player.perform(.playEntry(position), from: .remote)
                 return s.changed()
             }
@@ -72,9 +72,8 @@ enum MPDPlaybackCommands {
     }
 
     static func seekID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        let id = try MPDArgument.unsigned(r[0])
         let seconds = try MPDArgument.double(r[1])
-        guard let position = s.state.position(ofID: id) else { throw .noExist("No such song") }
+        let position = try s.position(ofID: r[0])
         s.player.perform(.seek(entry: position, seconds: seconds), from: .remote)
         return s.changed()
     }
@@ -122,6 +121,37 @@ enum MPDPlaybackCommands {
 
     static func getVolume(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         r.connection.write("volume: \(s.player.volume)\n")
+        return .done
+    }
+
+    /// `crossfade SECONDS`: accepted, as every client's settings screen sends it; the box plays
+    /// gapless and does not crossfade, so `status` goes on reporting none (no `xfade:`).
+    static func crossfade(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        _ = try MPDArgument.unsigned(r[0], max: Int(UInt32.max))
+        return .done
+    }
+
+    /// `mixrampdb DB` and `mixrampdelay SECONDS`: accepted; the box does no MixRamp overlap, so
+    /// `status` reports `mixrampdb: 0` and no `mixrampdelay`.
+    static func mixRampDB(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        _ = try MPDArgument.double(r[0])
+        return .done
+    }
+
+    static func mixRampDelay(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        _ = try MPDArgument.double(r[0])
+        return .done
+    }
+
+    /// `replay_gain_mode off`: the box has no ReplayGain yet, so `off` is the one mode it can be in;
+    /// the others are refused with the words MPD uses for a mode it does not know.
+    static func replayGainMode(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        guard r[0] == "off" else { throw .argument("Unrecognized replay gain mode") }
+        return .done
+    }
+
+    static func replayGainStatus(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        r.connection.write("replay_gain_mode: off\n")
         return .done
     }
 }

@@ -15,8 +15,7 @@ enum MPDQueueCommands {
 
     static func playlistID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         guard let argument = r.optional(0) else { return entries(s, r.connection, 0..<s.player.queue.count) }
-        let id = try MPDArgument.unsigned(argument)
-        guard let position = s.state.position(ofID: id) else { throw .noExist("No such song") }
+        let position = try s.position(ofID: argument)
         return entries(s, r.connection, position..<position + 1)
     }
 
@@ -24,34 +23,33 @@ enum MPDQueueCommands {
     static func changes(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let changed = try changedEntries(s, r)
         let queue = s.player.queue
-        let ids = s.state.ids
+        let ids = s.player.playQueue.identity.songIDs
         let tags = r.connection.tagMask
         return .stream(
             ItemProducer(count: changed.count) { [unowned s] i, out in
                 let position = changed[i]
                 MPDFormat.song(
-                    queue[position], uri: s.uri(of: queue[position]), tags: tags, queue: (position, ids[position]),
+                    queue[position], uri: s.uri(of: queue[position]), tags: tags, queue: (position, Int(ids[position])),
                     to: &out)
             })
     }
 
     /// `plchangesposid VERSION [START:END]`: positions and IDs only.
     static func changedPositions(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        let ids = s.state.ids
+        let ids = s.player.playQueue.identity.songIDs
         for position in try changedEntries(s, r) { r.connection.write("cpos: \(position)\nId: \(ids[position])\n") }
         return .done
     }
 
     private static func changedEntries(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> [Int] {
-        let version = try MPDArgument.int(r[0])
+        guard let version = UInt32(r[0]) else { throw .argument("Integer expected: \(r[0])") }
         let count = s.player.queue.count
         var range = 0..<count
         if let argument = r.optional(1) {
             let given = try MPDArgument.range(argument)
             range = min(given.start, count)..<min(given.end ?? count, count)
         }
-        let versions = s.state.entryVersions
-        return range.filter { $0 < versions.count && versions[$0] > version }
+        return s.player.playQueue.identity.changed(since: version, in: range)
     }
 
     static func add(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
@@ -61,7 +59,7 @@ enum MPDQueueCommands {
         return s.changed()
     }
 
-    /// `addid URI [POSITION]`: one song, answering its queue ID.
+    /// `addid URI [POSITION]`: one song, answering its queue ID (which it keeps until it leaves).
     static func addID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let tracks = try tracksForAdd(s, r[0])
         if tracks.count != 1 { throw .noExist("No such song") }
@@ -70,21 +68,19 @@ enum MPDQueueCommands {
         let first = position ?? s.player.queue.count
         s.player.perform(.insert(tracks, at: position), from: .remote)
         s.noteChanges()
-        if first < s.state.ids.count { r.connection.write("Id: \(s.state.ids[first])\n") }
+        let marks = s.player.playQueue.identity.marks
+        if first < marks.count { r.connection.write("Id: \(marks[first].songID)\n") }
         return .done
     }
 
     static func delete(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        let range = try MPDArgument.range(r[0])
-        let count = s.player.queue.count
-        guard range.start < count else { throw .argument("Bad song index") }
-        s.player.perform(.delete(range.start..<min(range.end ?? count, count)), from: .remote)
+        let range = try clippedRange(s, r[0])
+        if !range.isEmpty { s.player.perform(.delete(range), from: .remote) }
         return s.changed()
     }
 
     static func deleteID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        let id = try MPDArgument.unsigned(r[0])
-        guard let position = s.state.position(ofID: id) else { throw .noExist("No such song") }
+        let position = try s.position(ofID: r[0])
         s.player.perform(.delete(position..<position + 1), from: .remote)
         return s.changed()
     }
@@ -94,21 +90,151 @@ enum MPDQueueCommands {
         return s.changed()
     }
 
+    /// `move FROM[:TO] DEST`: DEST absolute, or `+N`/`-N` relative to the current song (0.23).
     static func move(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        let range = try MPDArgument.range(r[0])
-        let to = try MPDArgument.int(r[1])
+        let given = try MPDArgument.range(r[0])
+        guard let end = given.end else { throw .argument("Open-ended range not supported") }
+        return try move(s, given.start..<end, to: r[1])
+    }
+
+    /// `moveid ID DEST`.
+    static func moveID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let position = try s.position(ofID: r[0])
+        return try move(s, position..<position + 1, to: r[1])
+    }
+
+    private static func move(_ s: MPDServer, _ range: Range<Int>, to argument: String) throws(MPDError) -> MPDOutcome {
         let count = s.player.queue.count
-        let end = min(range.end ?? count, count)
-        guard range.start < end, s.player.perform(.move(range.start..<end, to: to), from: .remote) else {
-            throw .argument("Bad song index")
-        }
+        guard !range.isEmpty, range.upperBound <= count else { throw .argument("Bad song index") }
+        let to = try moveDestination(s, argument, range: range)
+        guard s.player.perform(.move(range, to: to), from: .remote) else { throw .argument("Bad song index") }
         return s.changed()
+    }
+
+    /// MPD's `ParseMoveDestination`: `+N`/`-N` count from the current song as it will be once the
+    /// range is taken out; the current song cannot move relative to itself.
+    private static func moveDestination(_ s: MPDServer, _ argument: String, range: Range<Int>) throws(MPDError) -> Int {
+        let count = s.player.queue.count
+        guard let sign = argument.first, sign == "+" || sign == "-" else {
+            return try MPDArgument.unsigned(argument, max: count - range.count)
+        }
+        var current = try requireCurrent(s)
+        if range.contains(current) { throw .argument("Cannot move current song relative to itself") }
+        if current >= range.upperBound { current -= range.count }
+        let offset = try MPDArgument.unsigned(String(argument.dropFirst()), max: count - current - range.count)
+        return sign == "+" ? current + 1 + offset : current - offset
+    }
+
+    /// `swap POS1 POS2`.
+    static func swap(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let a = try MPDArgument.unsigned(r[0], max: Int(UInt32.max))
+        let b = try MPDArgument.unsigned(r[1], max: Int(UInt32.max))
+        guard s.player.perform(.swap(a, b), from: .remote) else { throw .argument("Bad song index") }
+        return s.changed()
+    }
+
+    /// `swapid ID1 ID2`.
+    static func swapID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let a = try s.position(ofID: r[0])
+        let b = try s.position(ofID: r[1])
+        s.player.perform(.swap(a, b), from: .remote)
+        return s.changed()
+    }
+
+    /// `shuffle [START:END]`: the entries' positions in random order (not random mode).
+    static func shuffle(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let range = try r.optional(0).map { (a) throws(MPDError) in try clippedRange(s, a) } ?? 0..<s.player.queue.count
+        s.player.perform(.shuffleEntries(range), from: .remote)
+        return s.changed()
+    }
+
+    /// `prio PRIORITY START:END...`.
+    static func priority(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let priority = UInt8(try MPDArgument.unsigned(r[0], max: 255))
+        var ranges: [Range<Int>] = []
+        for argument in r.arguments.dropFirst() { ranges.append(try clippedRange(s, argument)) }
+        for range in ranges { s.player.perform(.setPriority(priority, range), from: .remote) }
+        return s.changed()
+    }
+
+    /// `prioid PRIORITY ID...`.
+    static func priorityID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let priority = UInt8(try MPDArgument.unsigned(r[0], max: 255))
+        var positions: [Int] = []
+        for argument in r.arguments.dropFirst() { positions.append(try s.position(ofID: argument)) }
+        for position in positions { s.player.perform(.setPriority(priority, position..<position + 1), from: .remote) }
+        return s.changed()
+    }
+
+    /// `rangeid ID START:END`: MPD plays a part of a song; the box plays whole files, so only the
+    /// whole song (`:` or `0:`) is accepted, and any other range is refused in MPD's words for a
+    /// range it cannot apply.
+    static func rangeID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let position = try s.position(ofID: r[0])
+        guard let range = timeRange(r[1]) else { throw .argument("Bad range") }
+        if s.player.status != .stopped && s.player.mpdCurrentPosition == position {
+            throw MPDError(.argument, "Cannot edit the current song")
+        }
+        guard range.start == 0 && range.end == nil else {
+            throw MPDError(.argument, "Playing part of a song is not supported")
+        }
+        return .done
+    }
+
+    /// MPD's `parse_time_range`: "START:END" in seconds, either may be empty; nil when malformed.
+    private static func timeRange(_ s: String) -> (start: Double, end: Double?)? {
+        guard let colon = s.firstIndex(of: ":") else { return nil }
+        let (a, b) = (s[..<colon], s[s.index(after: colon)...])
+        let start = a.isEmpty ? 0 : Double(a)
+        let end = b.isEmpty ? 0 : Double(b)
+        guard let start, let end, start >= 0, end >= 0, end == 0 || end > start else { return nil }
+        return (start, end == 0 ? nil : end)
+    }
+
+    /// `playlistfind FILTER` / `playlistsearch FILTER`: the queue's entries that match.
+    static func playlistFind(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        try playlistMatch(s, r, foldCase: false)
+    }
+
+    static func playlistSearch(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        try playlistMatch(s, r, foldCase: true)
+    }
+
+    private static func playlistMatch(_ s: MPDServer, _ r: MPDRequest, foldCase: Bool) throws(MPDError) -> MPDOutcome {
+        let filter = try MPDFilter.parse(r.arguments[...], foldCase: foldCase)
+        let queue = s.player.queue
+        let ids = s.player.playQueue.identity.songIDs
+        let matching = queue.indices.filter { filter.matches(queue[$0], uri: s.uri(of: queue[$0])) }
+        let tags = r.connection.tagMask
+        return .stream(
+            ItemProducer(count: matching.count) { [unowned s] i, out in
+                let position = matching[i]
+                MPDFormat.song(
+                    queue[position], uri: s.uri(of: queue[position]), tags: tags, queue: (position, Int(ids[position])),
+                    to: &out)
+            })
+    }
+
+    /// A position range clipped to the queue (MPD's `RangeArg::CheckClip`): "Bad song index" when it
+    /// starts past the end.
+    private static func clippedRange(_ s: MPDServer, _ argument: String) throws(MPDError) -> Range<Int> {
+        let given = try MPDArgument.range(argument)
+        let count = s.player.queue.count
+        let end = min(given.end ?? count, count)
+        guard given.start <= end else { throw .argument("Bad song index") }
+        return given.start..<end
+    }
+
+    /// MPD's current song, or its "No current song".
+    private static func requireCurrent(_ s: MPDServer) throws(MPDError) -> Int {
+        guard let current = s.player.mpdCurrentPosition else { throw MPDError(.playerSync, "No current song") }
+        return current
     }
 
     /// Queue entries `range` with their positions and IDs, written as the client reads.
     private static func entries(_ s: MPDServer, _ c: MPDConnection, _ range: Range<Int>) -> MPDOutcome {
         let queue = s.player.queue
-        let ids = s.state.ids
+        let ids = s.player.playQueue.identity.songIDs
         let tags = c.tagMask
         let start = range.lowerBound
         return .stream(
@@ -116,12 +242,12 @@ enum MPDQueueCommands {
                 let position = start + i
                 MPDFormat.song(
                     queue[position], uri: s.uri(of: queue[position]), tags: tags,
-                    queue: (position, position < ids.count ? ids[position] : 0), to: &out)
+                    queue: (position, Int(ids[position])), to: &out)
             })
     }
 
     /// The tracks a URI names for `add`: one song, or everything under a directory.
-    private static func tracksForAdd(_ s: MPDServer, _ uri: String) throws(MPDError) -> [Track] {
+    static func tracksForAdd(_ s: MPDServer, _ uri: String) throws(MPDError) -> [Track] {
         let db = s.database
         if uri.hasPrefix("/") && uri != "/" || uri.hasPrefix("file:") { throw .noExist("No such song") }
         if uri.contains("://") { throw .noExist("Unsupported URI scheme") }
@@ -133,18 +259,29 @@ enum MPDQueueCommands {
         }
     }
 
-    /// A queue position argument: `N`, or `+N`/`-N` relative to the current entry.
+    /// MPD's `ParseInsertPosition`: `N`, or `+N`/`-N` relative to the current song (refused
+    /// without one).
     static func insertPosition(_ s: MPDServer, _ argument: String?) throws(MPDError) -> Int? {
         guard let argument else { return nil }
         let count = s.player.queue.count
-        let value = try MPDArgument.int(argument)
-        var position = value
-        if argument.hasPrefix("+") {
-            position = s.player.queueIndex + 1 + value
-        } else if argument.hasPrefix("-") {
-            position = s.player.queueIndex + value
+        guard let sign = argument.first, sign == "+" || sign == "-" else {
+            return try MPDArgument.unsigned(argument, max: count)
         }
-        guard position >= 0, position <= count else { throw .argument("Bad song index") }
+        let current = try requireCurrent(s)
+        if sign == "+" {
+            return current + 1 + (try MPDArgument.unsigned(String(argument.dropFirst()), max: count - current - 1))
+        }
+        return current - (try MPDArgument.unsigned(String(argument.dropFirst()), max: current))
+    }
+}
+
+extension MPDServer {
+    /// The queue position of the song with the id in `argument` (MPD's "No such song").
+    func position(ofID argument: String) throws(MPDError) -> Int {
+        let id = try MPDArgument.unsigned(argument)
+        guard id <= Int(UInt32.max), let position = player.playQueue.identity.position(ofSongID: UInt32(id)) else {
+            throw .noExist("No such song")
+        }
         return position
     }
 }

@@ -15,7 +15,7 @@ enum MPDStatusCommands {
         MPDFormat.pair("single", player.single.rawValue, to: &out)
         MPDFormat.pair("consume", player.consume ? "1" : "0", to: &out)
         MPDFormat.pair("partition", "default", to: &out)
-        MPDFormat.pair("playlist", "\(state.playlistVersion)", to: &out)
+        MPDFormat.pair("playlist", "\(player.playQueue.identity.version)", to: &out)
         MPDFormat.pair("playlistlength", "\(queue.count)", to: &out)
         MPDFormat.pair("mixrampdb", "0", to: &out)
         let stateName: String =
@@ -25,27 +25,25 @@ enum MPDStatusCommands {
             case .stopped: "stop"
             }
         MPDFormat.pair("state", stateName, to: &out)
-        if queue.indices.contains(player.queueIndex) {
-            let index = player.queueIndex
-            let track = queue[index]
+        let ids = player.playQueue.identity.songIDs
+        if let index = player.mpdCurrentPosition {
             MPDFormat.pair("song", "\(index)", to: &out)
-            if index < state.ids.count { MPDFormat.pair("songid", "\(state.ids[index])", to: &out) }
-            if player.status != .stopped {
-                let elapsed = player.enginePositionSeconds
-                let duration = track.durationSeconds ?? 0
-                MPDFormat.pair("time", "\(Int(elapsed.rounded())):\(Int(duration.rounded()))", to: &out)
-                MPDFormat.pair("elapsed", MPDFormat.fixed3(elapsed), to: &out)
-                if duration > 0 {
-                    MPDFormat.pair("bitrate", "\(Int(Double(track.fileSize) * 8 / duration / 1000))", to: &out)
-                }
-                if track.durationSeconds != nil { MPDFormat.pair("duration", MPDFormat.fixed3(duration), to: &out) }
-                MPDFormat.pair("audio", "\(track.sampleRate):\(track.bitsPerSample):\(track.channels)", to: &out)
+            MPDFormat.pair("songid", "\(ids[index])", to: &out)
+        }
+        if player.status != .stopped, let track = player.currentTrack {
+            let elapsed = player.enginePositionSeconds
+            let duration = track.durationSeconds ?? 0
+            MPDFormat.pair("time", "\(Int(elapsed.rounded())):\(Int(duration.rounded()))", to: &out)
+            MPDFormat.pair("elapsed", MPDFormat.fixed3(elapsed), to: &out)
+            if duration > 0 {
+                MPDFormat.pair("bitrate", "\(Int(Double(track.fileSize) * 8 / duration / 1000))", to: &out)
             }
-            let next = player.upcomingEntry
-            if let next, next < state.ids.count {
-                MPDFormat.pair("nextsong", "\(next)", to: &out)
-                MPDFormat.pair("nextsongid", "\(state.ids[next])", to: &out)
-            }
+            if track.durationSeconds != nil { MPDFormat.pair("duration", MPDFormat.fixed3(duration), to: &out) }
+            MPDFormat.pair("audio", "\(track.sampleRate):\(track.bitsPerSample):\(track.channels)", to: &out)
+        }
+        if player.mpdCurrentPosition != nil, let next = player.upcomingEntry {
+            MPDFormat.pair("nextsong", "\(next)", to: &out)
+            MPDFormat.pair("nextsongid", "\(ids[next])", to: &out)
         }
         if state.scanning { MPDFormat.pair("updating_db", "1", to: &out) }
         r.connection.output.append(contentsOf: out)
@@ -54,12 +52,11 @@ enum MPDStatusCommands {
 
     static func currentSong(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let queue = s.player.queue
-        let index = s.player.queueIndex
-        guard queue.indices.contains(index) else { return .done }
-        let ids = s.state.ids
+        guard let index = s.player.mpdCurrentPosition else { return .done }
+        let id = s.player.playQueue.identity.marks[index].songID
         MPDFormat.song(
-            queue[index], uri: s.uri(of: queue[index]), tags: r.connection.tagMask,
-            queue: (index, index < ids.count ? ids[index] : 0), to: &r.connection.output)
+            queue[index], uri: s.uri(of: queue[index]), tags: r.connection.tagMask, queue: (index, Int(id)),
+            to: &r.connection.output)
         return .done
     }
 

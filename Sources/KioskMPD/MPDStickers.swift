@@ -1,0 +1,188 @@
+import KioskLibrary
+import KioskSystem
+
+/// MPD's sticker database (src/sticker/Database.cxx): name=value pairs attached to songs by their
+/// URI, in an SQLite file in the state directory with MPD's own schema, so that a client's ratings
+/// and play counts survive restarts. Opened on first use; a file that cannot be opened is reported
+/// to the client that asked, and tried again on the next command. Bounded: at most `maxStickers`
+/// rows, names and values of at most `maxValueBytes`.
+/// Thread: loop thread (the connection is opened there with `SQLITE_OPEN_NOMUTEX`).
+final class MPDStickers {
+    enum Operator {
+        case exists
+        case equals(String)
+        case lessThan(String)
+        case greaterThan(String)
+    }
+
+    let path: String
+    let maxStickers: Int
+    let maxValueBytes: Int
+    private var db: SQLiteDatabase?
+
+    init(path: String, maxStickers: Int, maxValueBytes: Int) {
+        self.path = path
+        self.maxStickers = maxStickers
+        self.maxValueBytes = maxValueBytes
+    }
+
+    /// The open database, created with MPD's schema when new. A file that is not a database (or is
+    /// damaged) is kept beside it as `.corrupt` and a new one started, so stickers work again.
+    private func database() throws(MPDError) -> SQLiteDatabase {
+        if let db { return db }
+        do throws(SQLiteError) {
+            db = try open()
+        } catch {
+            guard error.isCorruption else { throw failure(error) }
+            Log.error("mpd: stickers: \(error); kept as \(path).corrupt, starting a new sticker database")
+            for leftover in ["-wal", "-shm"] { try? Syscalls.unlink(path + leftover) }
+            do throws(Errno) { try Syscalls.rename(path, path + ".corrupt") } catch {
+                throw MPDError(.system, "\(error)")
+            }
+            do throws(SQLiteError) { db = try open() } catch { throw failure(error) }
+        }
+        return db!
+    }
+
+    private func open() throws(SQLiteError) -> SQLiteDatabase {
+        let opened = try SQLiteDatabase(path: path)
+        // WAL with synchronous=NORMAL, as the library's index: a power cut loses at most the last
+        // change, and a change costs no fsync on the loop thread.
+        try opened.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
+        try opened.execute(
+            """
+            CREATE TABLE IF NOT EXISTS sticker(type VARCHAR NOT NULL, uri VARCHAR NOT NULL, \
+            name VARCHAR NOT NULL, value VARCHAR NOT NULL);
+            CREATE UNIQUE INDEX IF NOT EXISTS sticker_value ON sticker(type, uri, name);
+            """)
+        return opened
+    }
+
+    /// SQLite's failures as MPD reports them (`SqliteError`: ACK_ERROR_UNKNOWN), naming the file.
+    private func failure(_ error: SQLiteError) -> MPDError {
+        Log.error("mpd: stickers: \(error)")
+        return MPDError(.unknown, "sticker database \(path): \(error.message)")
+    }
+
+    /// The value of sticker `name` of the song `uri`, nil when it has none.
+    func value(uri: String, name: String) throws(MPDError) -> String? {
+        if name.isEmpty { return nil }
+        let db = try database()
+        do throws(SQLiteError) {
+            let statement = try db.prepare("SELECT value FROM sticker WHERE type='song' AND uri=? AND name=?")
+            statement.bind(1, uri)
+            statement.bind(2, name)
+            return try statement.step() ? statement.string(0) : nil
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// Every sticker of the song `uri`, by name (MPD prints them from a `std::map`).
+    func list(uri: String) throws(MPDError) -> [(name: String, value: String)] {
+        let db = try database()
+        do throws(SQLiteError) {
+            let statement = try db.prepare(
+                "SELECT name, value FROM sticker WHERE type='song' AND uri=? ORDER BY name")
+            statement.bind(1, uri)
+            var result: [(String, String)] = []
+            while try statement.step() { result.append((statement.string(0) ?? "", statement.string(1) ?? "")) }
+            return result
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// Sets sticker `name` of the song `uri`; true when something changed (an empty name is
+    /// ignored, as in MPD).
+    func set(uri: String, name: String, value: String) throws(MPDError) -> Bool {
+        if name.isEmpty { return false }
+        guard name.utf8.count <= maxValueBytes, value.utf8.count <= maxValueBytes else {
+            throw .argument("Sticker name or value too long (at most \(maxValueBytes) bytes)")
+        }
+        let db = try database()
+        let changed: Bool?
+        do throws(SQLiteError) {
+            changed = try store(db, uri: uri, name: name, value: value)
+        } catch {
+            throw failure(error)
+        }
+        guard let changed else { throw MPDError(.unknown, "sticker database is full (\(maxStickers) stickers)") }
+        return changed
+    }
+
+    /// Update, else insert; nil when a new row would pass `maxStickers`.
+    private func store(_ db: SQLiteDatabase, uri: String, name: String, value: String) throws(SQLiteError) -> Bool? {
+        let update = try db.prepare("UPDATE sticker SET value=? WHERE type='song' AND uri=? AND name=?")
+        update.bind(1, value)
+        update.bind(2, uri)
+        update.bind(3, name)
+        try update.run()
+        if db.changes > 0 { return true }
+        let count = try db.prepare("SELECT count(*) FROM sticker")
+        guard try count.step(), count.int(0) < maxStickers else { return nil }
+        let insert = try db.prepare("INSERT INTO sticker(type, uri, name, value) VALUES('song', ?, ?, ?)")
+        insert.bind(1, uri)
+        insert.bind(2, name)
+        insert.bind(3, value)
+        try insert.run()
+        return true
+    }
+
+    /// Deletes sticker `name` of the song `uri`, or all its stickers when `name` is nil; false when
+    /// there was none.
+    func delete(uri: String, name: String?) throws(MPDError) -> Bool {
+        let db = try database()
+        do throws(SQLiteError) {
+            let statement: SQLiteStatement
+            if let name {
+                statement = try db.prepare("DELETE FROM sticker WHERE type='song' AND uri=? AND name=?")
+                statement.bind(2, name)
+            } else {
+                statement = try db.prepare("DELETE FROM sticker WHERE type='song' AND uri=?")
+            }
+            statement.bind(1, uri)
+            try statement.run()
+            return db.changes > 0
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// The songs under `base` (`""` = all; else `base/…`) with sticker `name` whose value passes
+    /// `op` (compared as byte strings, as SQLite compares text), in URI order.
+    func find(base: String, name: String, _ op: Operator) throws(MPDError) -> [(uri: String, value: String)] {
+        var sql = "SELECT uri, value FROM sticker WHERE type='song' AND name=?"
+        var operand: String?
+        switch op {
+        case .exists: break
+        case .equals(let value):
+            sql += " AND value=?"
+            operand = value
+        case .lessThan(let value):
+            sql += " AND value<?"
+            operand = value
+        case .greaterThan(let value):
+            sql += " AND value>?"
+            operand = value
+        }
+        sql += " ORDER BY uri"
+        let prefix = base.isEmpty ? "" : base + "/"
+        let db = try database()
+        do throws(SQLiteError) {
+            let statement = try db.prepare(sql)
+            statement.bind(1, name)
+            if let operand { statement.bind(2, operand) }
+            var result: [(String, String)] = []
+            while try statement.step() {
+                let uri = statement.string(0) ?? ""
+                // A prefix of bytes, not MPD's LIKE (which folds ASCII case and reads `%` and `_`
+                // as wildcards before MPD's own byte comparison drops those rows again).
+                if uri.utf8.starts(with: prefix.utf8) { result.append((uri, statement.string(1) ?? "")) }
+            }
+            return result
+        } catch {
+            throw failure(error)
+        }
+    }
+}

@@ -201,6 +201,21 @@ public struct PlayQueue: Equatable, Sendable {
     /// The entry MPD's current song is from now on: it played, or the listener or a client chose it.
     public mutating func chooseCurrent() { hasChosenCurrent = !tracks.isEmpty }
 
+    /// A jump to entry `entry` in a shuffle (MPD's `play N` in random mode): it moves in the play
+    /// order to right after the current entry, so that what was still to play still plays and
+    /// what played does not come again (MPD swaps the two, which plays the current one again
+    /// later); the rest keeps its priorities. Outside a shuffle it only becomes current.
+    public mutating func jump(to entry: Int) {
+        guard tracks.indices.contains(entry) else { return }
+        if isShuffled && entry != index {
+            order.remove(at: orderPosition(of: entry))
+            let slot = hasChosenCurrent ? orderPosition(of: index) + 1 : 0
+            order.insert(entry, at: slot)
+        }
+        index = entry
+        applyPriorities()
+    }
+
     /// No current song (MPD's after its current entry was deleted while stopped).
     public mutating func forgetCurrent() { hasChosenCurrent = false }
 

@@ -66,6 +66,7 @@ extension Player {
         case .playEntry(let entry):
             guard queue.indices.contains(entry) else { return false }
             takeOver()
+            playQueue.jump(to: entry)
             startQueue(at: entry, frame: 0, status: .playing)
         case .seek(let entry, let seconds):
             return seek(entry: entry, toSeconds: seconds)
@@ -120,6 +121,7 @@ extension Player {
         if target == queueIndex && status != .stopped {
             seek(toFrame: frame)
         } else if index != nil {
+            playQueue.jump(to: target)
             startQueue(at: target, frame: frame, status: .playing)
         } else {
             return false

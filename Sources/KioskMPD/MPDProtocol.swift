@@ -127,9 +127,17 @@ enum MPDArgument {
 
     /// A number from 0 to `max` (MPD's `ParseCommandArgUnsigned(s, max)`).
     static func unsigned(_ s: String, max: Int) throws(MPDError) -> Int {
+        // strtoul: a minus sign makes a huge number ("-1": too large, not malformed).
+        if s.hasPrefix("-"), UInt64(s.dropFirst()) != nil { throw .argument("Number too large: \(s)") }
         guard let value = UInt64(s) else { throw .argument("Integer expected: \(s)") }
         guard value <= UInt64(Swift.max(0, max)) else { throw .argument("Number too large: \(s)") }
         return Int(value)
+    }
+
+    /// Any floating-point number strtof reads, NaN and infinities too (MPD's `ParseCommandArgFloat`).
+    static func anyFloat(_ s: String) throws(MPDError) -> Double {
+        guard let value = Double(s) else { throw .argument("Float expected: \(s)") }
+        return value
     }
 
     static func bool(_ s: String) throws(MPDError) -> Bool {

@@ -48,7 +48,7 @@ enum MPDFormat {
     /// and `Pos`/`Id` for a queue entry.
     static func song(
         _ track: Track, uri: String, tags: Set<MPDTag>, queue: (position: Int, id: Int)? = nil,
-        to output: inout [UInt8]
+        priority: UInt8 = 0, to output: inout [UInt8]
     ) {
         pair("file", uri, to: &output)
         pair("Last-Modified", MPDTime.iso8601(nanoseconds: track.modificationTime), to: &output)
@@ -63,6 +63,7 @@ enum MPDFormat {
         if let queue {
             pair("Pos", "\(queue.position)", to: &output)
             pair("Id", "\(queue.id)", to: &output)
+            if priority != 0 { pair("Prio", "\(priority)", to: &output) }
         }
     }
 }

@@ -218,4 +218,18 @@ import Testing
         #expect(queue.order.first == 0, "the current entry stays first")
         #expect(Array(queue.order[1...2]) == [4, 2])
     }
+
+    /// A jump in a shuffle (MPD's `play N` in random mode) takes the current entry's place in the
+    /// play order: what was still to play still plays, nothing is skipped or repeated.
+    @Test func aJumpInAShuffleKeepsWhatWasStillToPlay() throws {
+        var queue = PlayQueue(seed: 3)
+        queue.replace(with: try PlayQueueFixture.allTracks(), collection: nil, current: 0)
+        queue.chooseCurrent()
+        queue.setShuffle(.tracks)
+        let toPlay = Set(queue.order.dropFirst())
+        let target = queue.order[3]
+        queue.jump(to: target)
+        let at = queue.orderPosition(of: target)
+        #expect(Set(queue.order[(at + 1)...]) == toPlay.subtracting([target]))
+    }
 }

@@ -227,4 +227,32 @@ import Testing
         #expect(result.1["state"] == "stop")
         #expect(result.1["song"] == "0" && "Id: \(result.1["songid"] ?? "")" == result.0[1])
     }
+
+    @Test func playlistinfoShowsAPriorityAndPlaylistListsTheURIs() throws {
+        let h = try Harness()
+        let result = try h.withClient { c in
+            _ = try c.command("add \"USBSTICK/The Field Recorders\"")
+            _ = try c.command("prio 7 1")
+            return (try c.command("playlistinfo 1"), try c.command("playlist"))
+        }
+        #expect(Array(result.0.suffix(2)) == ["Prio: 7", "OK"])
+        #expect(
+            result.1 == [
+                "0:file: USBSTICK/The Field Recorders/Coastline/01 Low Tide.flac",
+                "1:file: USBSTICK/The Field Recorders/Coastline/02 Gulls.flac", "OK",
+            ])
+    }
+
+    /// MPD parses the destination before it checks the range: without a current song a relative
+    /// move answers "No current song" whatever the range.
+    @Test func aRelativeMoveWithoutACurrentSongIsRefusedAsSuch() throws {
+        let h = try Harness()
+        let result = try h.withClient { c in
+            _ = try c.command("add \"USBSTICK/The Field Recorders\"")
+            return (try c.command("move 7 -6"), try c.command("move 9 0"), try c.command("crossfade -1"))
+        }
+        #expect(result.0 == ["ACK [55@0] {move} No current song"])
+        #expect(result.1 == ["ACK [2@0] {move} Bad song index"])
+        #expect(result.2 == ["ACK [2@0] {crossfade} Number too large: -1"])
+    }
 }

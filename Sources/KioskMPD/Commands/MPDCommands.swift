@@ -60,6 +60,7 @@ enum MPDCommands {
         MPDCommand("ping", .anyone, 0, 0, Client.ping),
         MPDCommand("play", .player, 0, 1, Playback.play),
         MPDCommand("playid", .player, 0, 1, Playback.playID),
+        MPDCommand("playlist", .read, 0, 0, Queue.playlist),
         MPDCommand("playlistadd", .control, 2, 3, Playlist.add),
         MPDCommand("playlistclear", .control, 1, 1, Playlist.clear),
         MPDCommand("playlistdelete", .control, 2, 2, Playlist.delete),

@@ -134,12 +134,12 @@ enum MPDPlaybackCommands {
     /// `mixrampdb DB` and `mixrampdelay SECONDS`: accepted; the box does no MixRamp overlap, so
     /// `status` reports `mixrampdb: 0` and no `mixrampdelay`.
     static func mixRampDB(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        _ = try MPDArgument.double(r[0])
+        _ = try MPDArgument.anyFloat(r[0])
         return .done
     }
 
     static func mixRampDelay(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        _ = try MPDArgument.double(r[0])
+        _ = try MPDArgument.anyFloat(r[0])
         return .done
     }
 

@@ -23,14 +23,14 @@ enum MPDQueueCommands {
     static func changes(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let changed = try changedEntries(s, r)
         let queue = s.player.queue
-        let ids = s.player.playQueue.identity.songIDs
+        let marks = s.player.playQueue.identity.marks
         let tags = r.connection.tagMask
         return .stream(
             ItemProducer(count: changed.count) { [unowned s] i, out in
                 let position = changed[i]
                 MPDFormat.song(
-                    queue[position], uri: s.uri(of: queue[position]), tags: tags, queue: (position, Int(ids[position])),
-                    to: &out)
+                    queue[position], uri: s.uri(of: queue[position]), tags: tags,
+                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority, to: &out)
             })
     }
 
@@ -104,10 +104,11 @@ enum MPDQueueCommands {
     }
 
     private static func move(_ s: MPDServer, _ range: Range<Int>, to argument: String) throws(MPDError) -> MPDOutcome {
-        let count = s.player.queue.count
-        guard !range.isEmpty, range.upperBound <= count else { throw .argument("Bad song index") }
+        // The destination first (MPD: "No current song" before a range out of the queue).
         let to = try moveDestination(s, argument, range: range)
-        guard s.player.perform(.move(range, to: to), from: .remote) else { throw .argument("Bad song index") }
+        guard !range.isEmpty, range.upperBound <= s.player.queue.count,
+            s.player.perform(.move(range, to: to), from: .remote)
+        else { throw .argument("Bad song index") }
         return s.changed()
     }
 
@@ -115,14 +116,26 @@ enum MPDQueueCommands {
     /// range is taken out; the current song cannot move relative to itself.
     private static func moveDestination(_ s: MPDServer, _ argument: String, range: Range<Int>) throws(MPDError) -> Int {
         let count = s.player.queue.count
+        // MPD's limits are unsigned: a range longer than the queue makes them wrap to huge ones
+        // (the move then fails as "Bad song index").
+        func limit(_ value: Int) -> Int { value < 0 ? Int(UInt32.max) : value }
         guard let sign = argument.first, sign == "+" || sign == "-" else {
-            return try MPDArgument.unsigned(argument, max: count - range.count)
+            return try MPDArgument.unsigned(argument, max: limit(count - range.count))
         }
         var current = try requireCurrent(s)
         if range.contains(current) { throw .argument("Cannot move current song relative to itself") }
         if current >= range.upperBound { current -= range.count }
-        let offset = try MPDArgument.unsigned(String(argument.dropFirst()), max: count - current - range.count)
+        let offset = try MPDArgument.unsigned(String(argument.dropFirst()), max: limit(count - current - range.count))
         return sign == "+" ? current + 1 + offset : current - offset
+    }
+
+    /// `playlist` (deprecated in MPD, still sent by old clients): "POS:file: URI" lines.
+    static func playlist(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let queue = s.player.queue
+        return .stream(
+            ItemProducer(count: queue.count) { [unowned s] i, out in
+                MPDFormat.pair("\(i):file", s.uri(of: queue[i]), to: &out)
+            })
     }
 
     /// `swap POS1 POS2`.
@@ -170,8 +183,9 @@ enum MPDQueueCommands {
     /// whole song (`:` or `0:`) is accepted, and any other range is refused in MPD's words for a
     /// range it cannot apply.
     static func rangeID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        let position = try s.position(ofID: r[0])
+        _ = try MPDArgument.unsigned(r[0])
         guard let range = timeRange(r[1]) else { throw .argument("Bad range") }
+        let position = try s.position(ofID: r[0])
         if s.player.status != .stopped && s.player.mpdCurrentPosition == position {
             throw MPDError(.argument, "Cannot edit the current song")
         }
@@ -203,15 +217,15 @@ enum MPDQueueCommands {
     private static func playlistMatch(_ s: MPDServer, _ r: MPDRequest, foldCase: Bool) throws(MPDError) -> MPDOutcome {
         let filter = try MPDFilter.parse(r.arguments[...], foldCase: foldCase)
         let queue = s.player.queue
-        let ids = s.player.playQueue.identity.songIDs
+        let marks = s.player.playQueue.identity.marks
         let matching = queue.indices.filter { filter.matches(queue[$0], uri: s.uri(of: queue[$0])) }
         let tags = r.connection.tagMask
         return .stream(
             ItemProducer(count: matching.count) { [unowned s] i, out in
                 let position = matching[i]
                 MPDFormat.song(
-                    queue[position], uri: s.uri(of: queue[position]), tags: tags, queue: (position, Int(ids[position])),
-                    to: &out)
+                    queue[position], uri: s.uri(of: queue[position]), tags: tags,
+                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority, to: &out)
             })
     }
 
@@ -234,7 +248,7 @@ enum MPDQueueCommands {
     /// Queue entries `range` with their positions and IDs, written as the client reads.
     private static func entries(_ s: MPDServer, _ c: MPDConnection, _ range: Range<Int>) -> MPDOutcome {
         let queue = s.player.queue
-        let ids = s.player.playQueue.identity.songIDs
+        let marks = s.player.playQueue.identity.marks
         let tags = c.tagMask
         let start = range.lowerBound
         return .stream(
@@ -242,7 +256,7 @@ enum MPDQueueCommands {
                 let position = start + i
                 MPDFormat.song(
                     queue[position], uri: s.uri(of: queue[position]), tags: tags,
-                    queue: (position, Int(ids[position])), to: &out)
+                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority, to: &out)
             })
     }
 

@@ -53,10 +53,10 @@ enum MPDStatusCommands {
     static func currentSong(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let queue = s.player.queue
         guard let index = s.player.mpdCurrentPosition else { return .done }
-        let id = s.player.playQueue.identity.marks[index].songID
+        let mark = s.player.playQueue.identity.marks[index]
         MPDFormat.song(
-            queue[index], uri: s.uri(of: queue[index]), tags: r.connection.tagMask, queue: (index, Int(id)),
-            to: &r.connection.output)
+            queue[index], uri: s.uri(of: queue[index]), tags: r.connection.tagMask, queue: (index, Int(mark.songID)),
+            priority: mark.priority, to: &r.connection.output)
         return .done
     }
 

@@ -67,6 +67,27 @@ let knownDifferences: [KnownDifference] = [
         ]),
     KnownDifference.rows(
         .featureFails,
+        #"by design (issue 33): rangeid accepts only the whole song (`Playing part of a song is not supported`), so no Range line follows"#,
+        [
+            #"shuffle and priorities: rangeid {id@0} 1.0:2.5"#,
+            #"shuffle and priorities: playlistinfo 0"#,
+        ]),
+    KnownDifference.rows(
+        .differsButWorks,
+        #"by design (issue 33): crossfade and mixramp are accepted and status goes on reporting none (the box plays gapless, never overlapping)"#,
+        [
+            #"volume, crossfade, replay gain: status #2"#,
+            #"volume, crossfade, replay gain: status #3"#,
+        ]),
+    KnownDifference.rows(
+        .featureFails,
+        #"by design until the box reads ReplayGain (issue 33): replay_gain_mode other than off is refused with MPD's wording"#,
+        [
+            #"volume, crossfade, replay gain: replay_gain_mode track"#,
+            #"volume, crossfade, replay gain: replay_gain_status #2"#,
+        ]),
+    KnownDifference.rows(
+        .featureFails,
         #"no AlbumArtist → Artist fallback: albums without an ALBUMARTIST tag have an empty album artist in list, find, search, count and group (M.A.L.P.'s `find album X albumartist Y` and mpc find albumartist find nothing)"#,
         [
             #"list: list albumartist"#,
@@ -80,100 +101,6 @@ let knownDifferences: [KnownDifference] = [
             #"mpc: $ mpc find albumartist "Aurora Quartet""#,
             #"mpc: $ mpc list albumartist"#,
             #"mpc: $ mpc list album group albumartist"#,
-        ]),
-    KnownDifference.rows(
-        .featureFails,
-        #"the queue differs after the AlbumArtist fallback above (findadd albumartist adds fewer songs)"#,
-        [
-            #"findadd and searchadd: status #2"#
-        ]),
-    KnownDifference.rows(
-        .featureFails, #"regular expressions (`=~`, `!~`) are refused (docs/remote-control.md says so)"#,
-        [
-            #"find and search: search "(title =~ '^S')""#
-        ]),
-    KnownDifference.rows(
-        .featureFails,
-        #"`findadd`/`searchadd … position POS` (0.23) refused as an unknown filter type; the queue differs after it"#,
-        [
-            #"findadd and searchadd: findadd "(album == 'Summer Sampler')" position 0"#,
-            #"findadd and searchadd: playlistinfo #3"#,
-            #"findadd and searchadd: status"#,
-        ]),
-    KnownDifference.rows(
-        .featureFails, #"listfiles is unknown"#,
-        [
-            #"browse: listfiles "USBSTICK/Loose""#
-        ]),
-    KnownDifference.rows(
-        .featureFails,
-        #"by design (issue 33): rangeid accepts only the whole song (`Playing part of a song is not supported`), so no Range line follows"#,
-        [
-            #"shuffle and priorities: rangeid {id@0} 1.0:2.5"#,
-            #"shuffle and priorities: playlistinfo 0"#,
-        ]),
-    KnownDifference.rows(
-        .featureFails,
-        #"by design until the box reads ReplayGain (issue 33): replay_gain_mode other than off is refused with MPD's wording"#,
-        [
-            #"volume, crossfade, replay gain: replay_gain_mode track"#,
-            #"volume, crossfade, replay gain: replay_gain_status #2"#,
-        ]),
-    KnownDifference.rows(
-        .featureFails, #"`mixrampdelay nan` (MPD's way to switch it off) is refused: Float expected"#,
-        [
-            #"volume, crossfade, replay gain: mixrampdelay nan"#
-        ]),
-    KnownDifference.rows(
-        .differsButWorks,
-        #"the deprecated `playlist` (MPD's docs: use playlistinfo) is unknown; mpc, ncmpcpp, M.A.L.P., MPDroid and Cantata do not send it"#,
-        [
-            #"queue add and delete: playlist"#
-        ]),
-    KnownDifference.rows(
-        .differsButWorks, #"playlistinfo has no Prio line for an entry given a priority (mpd: `Prio: N`)"#,
-        [
-            #"shuffle and priorities: playlistinfo"#,
-            #"shuffle and priorities: playlistinfo 0 #2"#,
-        ]),
-    KnownDifference.rows(
-        .differsButWorks,
-        #"by design (issue 33): crossfade and mixramp are accepted and status goes on reporting none (the box plays gapless, never overlapping)"#,
-        [
-            #"volume, crossfade, replay gain: status #2"#,
-            #"volume, crossfade, replay gain: status #3"#,
-        ]),
-    KnownDifference.rows(
-        .differsButWorks,
-        #"the root of lsinfo lists the sticks' playlists by name, as listplaylists and load take them (mpd: only its playlist directory's), and its directory has no Last-Modified"#,
-        [
-            #"browse: lsinfo"#,
-            #"browse: lsinfo """#,
-            #"browse: lsinfo /"#,
-            #"mpc: $ mpc lsplaylists"#,
-            #"mpc: $ mpc lsplaylists #2"#,
-            #"mpc: $ mpc ls"#,
-        ]),
-    KnownDifference.rows(
-        .differsButWorks,
-        #"listplaylists lists the sticks' playlists (by name, as `load` takes them); mpd lists only its playlist directory (a stick's playlist is loaded by its path there)"#,
-        [
-            #"stored playlists: ~listplaylists"#,
-            #"stored playlists: ~listplaylists #2"#,
-            #"stored playlists: ~listplaylists #3"#,
-            #"stored playlists: ~listplaylists #4"#,
-        ]),
-    KnownDifference.rows(
-        .differsButWorks,
-        #"outputs are the configured ALSA devices, one playing at a time (mpd here: its null output)"#,
-        [
-            #"client and server: outputs"#,
-            #"mpc: $ mpc outputs"#,
-        ]),
-    KnownDifference.rows(
-        .cosmetic, #"`crossfade -1` worded `Integer expected` (mpd: `Number too large`)"#,
-        [
-            #"volume, crossfade, replay gain: crossfade -1"#
         ]),
     KnownDifference.rows(
         .cosmetic,
@@ -196,10 +123,34 @@ let knownDifferences: [KnownDifference] = [
             #"find and search: find "(album == 'Summer Sampler')" sort -track"#,
         ]),
     KnownDifference.rows(
-        .cosmetic, #"directories and playlists in lsinfo and listallinfo have no Last-Modified line"#,
+        .featureFails, #"regular expressions (`=~`, `!~`) are refused (docs/remote-control.md says so)"#,
         [
-            #"browse: lsinfo "USBSTICK/Classical/Bach""#,
-            #"browse: listallinfo "USBSTICK/Kid Kilo/Singles""#,
+            #"find and search: search "(title =~ '^S')""#
+        ]),
+    KnownDifference.rows(
+        .featureFails,
+        #"`findadd`/`searchadd … position POS` (0.23) refused as an unknown filter type; the queue differs after it"#,
+        [
+            #"findadd and searchadd: findadd "(album == 'Summer Sampler')" position 0"#,
+            #"findadd and searchadd: playlistinfo #3"#,
+            #"findadd and searchadd: status"#,
+        ]),
+    KnownDifference.rows(
+        .featureFails,
+        #"the queue differs after the AlbumArtist fallback above (findadd albumartist adds fewer songs)"#,
+        [
+            #"findadd and searchadd: status #2"#
+        ]),
+    KnownDifference.rows(
+        .differsButWorks,
+        #"the root of lsinfo lists the sticks' playlists by name, as listplaylists and load take them (mpd: only its playlist directory's), and its directory has no Last-Modified"#,
+        [
+            #"browse: lsinfo"#,
+            #"browse: lsinfo """#,
+            #"browse: lsinfo /"#,
+            #"mpc: $ mpc lsplaylists"#,
+            #"mpc: $ mpc lsplaylists #2"#,
+            #"mpc: $ mpc ls"#,
         ]),
     KnownDifference.rows(
         .cosmetic, #"in a directory, playlists come after its subdirectories (mpd: first) and without Last-Modified"#,
@@ -211,6 +162,26 @@ let knownDifferences: [KnownDifference] = [
             #"mpc: $ mpc ls "USBSTICK/Kid Kilo""#,
         ]),
     KnownDifference.rows(
+        .cosmetic, #"directories and playlists in lsinfo and listallinfo have no Last-Modified line"#,
+        [
+            #"browse: lsinfo "USBSTICK/Classical/Bach""#,
+            #"browse: listallinfo "USBSTICK/Kid Kilo/Singles""#,
+        ]),
+    KnownDifference.rows(
+        .featureFails, #"listfiles is unknown"#,
+        [
+            #"browse: listfiles "USBSTICK/Loose""#
+        ]),
+    KnownDifference.rows(
+        .differsButWorks,
+        #"listplaylists lists the sticks' playlists (by name, as `load` takes them); mpd lists only its playlist directory (a stick's playlist is loaded by its path there)"#,
+        [
+            #"stored playlists: ~listplaylists"#,
+            #"stored playlists: ~listplaylists #2"#,
+            #"stored playlists: ~listplaylists #3"#,
+            #"stored playlists: ~listplaylists #4"#,
+        ]),
+    KnownDifference.rows(
         .cosmetic, #"`tagtypes disable bogus` names the bad type in its ACK (mpd: "Unknown tag type")"#,
         [
             #"tag types: tagtypes disable bogus"#
@@ -219,6 +190,13 @@ let knownDifferences: [KnownDifference] = [
         .cosmetic, #"`commands` lists KioskPlayer's commands (mpd: its own, partitions, mounts, messages)"#,
         [
             #"client and server: commands"#
+        ]),
+    KnownDifference.rows(
+        .differsButWorks,
+        #"outputs are the configured ALSA devices, one playing at a time (mpd here: its null output)"#,
+        [
+            #"client and server: outputs"#,
+            #"mpc: $ mpc outputs"#,
         ]),
     KnownDifference.rows(
         .cosmetic, #"decoders lists the box's decoders and their suffixes and MIME types"#,

@@ -80,14 +80,16 @@ final class Harness {
     static let buttonsJSON =
         #"{"buttons": [{"name": "A", "line": 5, "press": "play-pause"}, {"name": "X", "line": 6, "press": "volume-up"}]}"#
 
-    /// `extraTracks` writes more tracks under the stick's folder before the scan and returns how many.
+    /// `stick` writes the stick's folder (`sticks/USBSTICK`) and returns its track count;
+    /// `extraTracks` writes more tracks there before the scan and returns how many.
     init(
         _ adjust: (inout MPDSettings) -> Void = { _ in }, tcp: Bool = false,
+        stick: (String) throws -> Int = { try Fixture.write(under: $0) },
         extraTracks: (String) throws -> Int = { _ in 0 }
     ) throws {
         directory = try TemporaryDirectory("kiosk-mpd")
         music = directory.file("sticks/USBSTICK")
-        trackCount = try Fixture.write(under: music) + extraTracks(music)
+        trackCount = try stick(music) + extraTracks(music)
         socketPath = directory.file("run/mpd.socket")
         loop = try EventLoop()
         let box = PlayerBox()

@@ -268,6 +268,17 @@ final class MPDDatabase {
         return nil
     }
 
+    /// Where directory `path` of the database is on its stick (nil for the root, a volume of
+    /// another catalog, or a name the URI had to change: line breaks).
+    func filePath(ofDirectory path: String) -> String? {
+        guard directories[path] != nil else { return nil }
+        let first = String(path.prefix { $0 != "/" })
+        guard let volume = volumesByName[first], let mount = mountPoints[volume] else { return nil }
+        let rest = path.dropFirst(first.count)
+        let file = (mount == "/" ? "" : mount) + rest
+        return file.isEmpty ? "/" : file
+    }
+
     /// Every track under `directory` (`""` = all): subdirectories first, in name order, then the
     /// directory's own tracks — the order MPD walks its database in.
     func tracks(under directory: String) -> [Int] {

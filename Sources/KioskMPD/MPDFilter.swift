@@ -5,7 +5,8 @@ import KioskLibrary
 /// `(EXPR AND EXPR ...)`, `(file == 'URI')`, `(base 'DIR')`, `(modified-since 'TIME')`,
 /// `(AudioFormat == 'R:B:C')`, and the old `TAG VALUE ...` pairs. `find` compares exactly;
 /// `search` ignores case (and, for the old pairs, matches substrings). Regular expressions
-/// (`=~`) are not supported, as in an MPD built without PCRE. Thread: a value; any.
+/// (`=~`, `!~`) are POSIX extended ones (`MPDRegex`), where MPD uses PCRE. Thread: the loop
+/// thread (a compiled regular expression is not shared between threads).
 indirect enum MPDFilter {
     /// How a string is compared.
     struct StringMatch {
@@ -15,12 +16,15 @@ indirect enum MPDFilter {
         let negated: Bool
         /// The value's bytes, case-folded when `foldCase`.
         private let needle: [UInt8]
+        /// For `=~`/`!~`: the value as a regular expression.
+        private let regex: MPDRegex?
 
-        init(_ value: String, foldCase: Bool, substring: Bool, negated: Bool) {
+        init(_ value: String, foldCase: Bool, substring: Bool, negated: Bool, regex: MPDRegex? = nil) {
             self.value = value
             self.foldCase = foldCase
             self.substring = substring
             self.negated = negated
+            self.regex = regex
             needle = foldCase ? MPDText.folded(value) : Array(value.utf8)
         }
 
@@ -34,6 +38,7 @@ indirect enum MPDFilter {
 
         /// The comparison without the negation.
         private func hits(_ candidate: String) -> Bool {
+            if let regex { return regex.matches(candidate) }
             if !foldCase && !substring { return candidate == value }
             return MPDText.find(needle, in: candidate, folding: foldCase, whole: !substring)
         }
@@ -292,6 +297,15 @@ indirect enum MPDFilter {
                 i += "!contains ".utf8.count
                 skipSpaces()
                 return StringMatch(try quoted(), foldCase: foldCase, substring: true, negated: true)
+            }
+            if hasPrefix("=~") || hasPrefix("!~") {
+                let negated = hasPrefix("!~")
+                i += 2
+                skipSpaces()
+                let pattern = try quoted()
+                return StringMatch(
+                    pattern, foldCase: foldCase, substring: false, negated: negated,
+                    regex: try MPDRegex(pattern, foldCase: foldCase))
             }
             let negated: Bool
             if hasPrefix("!=") {

@@ -66,20 +66,6 @@ let knownDifferences: [KnownDifference] = [
             #"find and search: find "(album == 'Summer Sampler')" sort -track"#,
         ]),
     KnownDifference.rows(
-        .featureFails, #"regular expressions (`=~`, `!~`) are refused (docs/remote-control.md says so)"#,
-        [
-            #"find and search: search "(title =~ '^S')""#
-        ]),
-    KnownDifference.rows(
-        .featureFails,
-        #"`findadd`/`searchadd … position POS` (0.23) refused as an unknown filter type; the queue differs after it"#,
-        [
-            #"findadd and searchadd: findadd "(album == 'Summer Sampler')" position 0"#,
-            #"findadd and searchadd: playlistinfo #3"#,
-            #"findadd and searchadd: status"#,
-            #"findadd and searchadd: status #2"#,
-        ]),
-    KnownDifference.rows(
         .differsButWorks,
         #"the root of lsinfo lists the sticks' playlists by name, as listplaylists and load take them (mpd: only its playlist directory's), and its directory has no Last-Modified"#,
         [
@@ -111,11 +97,6 @@ let knownDifferences: [KnownDifference] = [
         [
             #"browse: listall "USBSTICK/Loose""#,
             #"mpc: $ mpc listall "USBSTICK/Loose""#,
-        ]),
-    KnownDifference.rows(
-        .featureFails, #"listfiles is unknown"#,
-        [
-            #"browse: listfiles "USBSTICK/Loose""#
         ]),
     KnownDifference.rows(
         .differsButWorks,

@@ -2,7 +2,7 @@
 /// src/command/AllCommands.cxx: name, permission, argument counts (min, max; -1 as there), handler.
 /// The handlers live in files by kind (`MPDClientCommands`, `MPDStatusCommands`,
 /// `MPDPlaybackCommands`, `MPDQueueCommands`, `MPDDatabaseCommands`, `MPDPlaylistCommands`,
-/// `MPDOutputCommands`, `MPDPictureCommands`, `MPDStickerCommands`). `commands`/`notcommands`
+/// `MPDOutputCommands`, `MPDPictureCommands`, `MPDStickerCommands`, `MPDFileCommands`). `commands`/`notcommands`
 /// answer from this table; `MPDServer.execute` checks permission and counts from it, once, before any handler runs.
 ///
 /// `command_list_begin`/`_end` and `noidle` are words of the connection (`MPDServer.handleLine`),
@@ -16,6 +16,7 @@ enum MPDCommands {
     private typealias Playlist = MPDPlaylistCommands
     private typealias Output = MPDOutputCommands
     private typealias Picture = MPDPictureCommands
+    private typealias Files = MPDFileCommands
     private typealias Sticker = MPDStickerCommands
 
     static let table: [MPDCommand] = [
@@ -43,6 +44,7 @@ enum MPDCommands {
         MPDCommand("list", .read, 1, -1, Database.list),
         MPDCommand("listall", .read, 0, 1, Database.listAll),
         MPDCommand("listallinfo", .read, 0, 1, Database.listAllInfo),
+        MPDCommand("listfiles", .read, 0, 1, Files.listFiles),
         MPDCommand("listplaylist", .read, 1, 2, Playlist.listPlaylist),
         MPDCommand("listplaylistinfo", .read, 1, 2, Playlist.listPlaylistInfo),
         MPDCommand("listplaylists", .read, 0, 0, Playlist.listPlaylists),

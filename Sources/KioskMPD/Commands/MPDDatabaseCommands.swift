@@ -145,12 +145,22 @@ enum MPDDatabaseCommands {
         try find(s, r.connection, r.arguments, foldCase: true, addToQueue: false)
     }
 
+    /// `findadd FILTER [sort TAG] [window START:END] [position POS]` (POS as `add` takes it, 0.23).
     static func findAdd(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        try find(s, r.connection, r.arguments, foldCase: false, addToQueue: true)
+        let (arguments, position) = try queuePosition(s, r.arguments)
+        return try find(s, r.connection, arguments, foldCase: false, addToQueue: true, at: position)
     }
 
     static func searchAdd(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        try find(s, r.connection, r.arguments, foldCase: true, addToQueue: true)
+        let (arguments, position) = try queuePosition(s, r.arguments)
+        return try find(s, r.connection, arguments, foldCase: true, addToQueue: true, at: position)
+    }
+
+    /// A trailing `position POS` (MPD's `ParseInsertPosition` of DatabaseCommands.cxx): the
+    /// arguments before it and where the songs go (nil: the end).
+    private static func queuePosition(_ s: MPDServer, _ a: [String]) throws(MPDError) -> ([String], Int?) {
+        guard a.count >= 2, a[a.count - 2] == "position" else { return (a, nil) }
+        return (Array(a.dropLast(2)), try MPDQueueCommands.insertPosition(s, a[a.count - 1]))
     }
 
     /// `searchaddpl NAME FILTER [sort TAG] [window START:END] [position POS]`: the songs a search
@@ -167,7 +177,7 @@ enum MPDDatabaseCommands {
 
     /// The songs a filter matches (case folded for search), sorted and windowed; listed or queued.
     private static func find(
-        _ s: MPDServer, _ c: MPDConnection, _ a: [String], foldCase: Bool, addToQueue: Bool,
+        _ s: MPDServer, _ c: MPDConnection, _ a: [String], foldCase: Bool, addToQueue: Bool, at position: Int? = nil,
         toPlaylist: (name: String, position: Int?)? = nil
     ) throws(MPDError) -> MPDOutcome {
         let options = try findOptions(a)
@@ -197,7 +207,7 @@ enum MPDDatabaseCommands {
             return .done
         }
         if addToQueue {
-            s.player.perform(.insert(found.map { db.catalog.allTracks[$0] }, at: nil), from: .remote)
+            s.player.perform(.insert(found.map { db.catalog.allTracks[$0] }, at: position), from: .remote)
             return s.changed()
         }
         let tags = c.tagMask

@@ -34,6 +34,7 @@ let package = Package(
         // The resampler of the output stage (as MPD's and squeezelite's): a device that refuses the
         // stream's rate gets it converted, not skipped.
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
         .target(
             name: "CKioskShims", dependencies: ["CALSA", "CGPIOD", "CPNG", "CJPEGLib"],
@@ -91,7 +92,7 @@ let package = Package(
             swiftSettings: strict),
         // Remote control over the MPD protocol (a server on the player's event loop).
         .target(
-            name: "KioskMPD", dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio"],
+            name: "KioskMPD", dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "CPCRE2"],
             swiftSettings: strict),
         // The composition root: the appliance wires loop, engine, library, display, inputs, player,
         // services (MPD, setup check) and systemd notification.

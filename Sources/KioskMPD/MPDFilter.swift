@@ -5,8 +5,8 @@ import KioskLibrary
 /// `(EXPR AND EXPR ...)`, `(file == 'URI')`, `(base 'DIR')`, `(modified-since 'TIME')`,
 /// `(AudioFormat == 'R:B:C')`, and the old `TAG VALUE ...` pairs. `find` compares exactly;
 /// `search` ignores case (and, for the old pairs, matches substrings). Regular expressions
-/// (`=~`, `!~`) are POSIX extended ones (`MPDRegex`), where MPD uses PCRE. Thread: the loop
-/// thread (a compiled regular expression is not shared between threads).
+/// (`=~`, `!~`) are PCRE2's, as MPD's (`MPDRegex`, bounded in time). Thread: the loop thread (a
+/// compiled regular expression is not shared between threads).
 indirect enum MPDFilter {
     /// How a string is compared.
     struct StringMatch {
@@ -29,6 +29,9 @@ indirect enum MPDFilter {
         }
 
         func matches(_ candidate: String) -> Bool { hits(candidate) != negated }
+
+        /// Whether its regular expression gave up (`MPDRegex.exhausted`).
+        var regexExhausted: Bool { regex?.exhausted ?? false }
 
         /// Whether one of `candidates` is hit, negated as a whole (MPD: `!=` holds when no value
         /// equals, not when some value differs); none is compared as "".
@@ -59,6 +62,23 @@ indirect enum MPDFilter {
     case and([MPDFilter])
 
     // MARK: - matching
+
+    /// Whether a regular expression in it gave up at its limits: the command answers an error
+    /// (what it matched so far is not the answer).
+    var regexExhausted: Bool {
+        switch self {
+        case .tag(_, let match), .uri(let match): match.regexExhausted
+        case .not(let inner): inner.regexExhausted
+        case .and(let items): items.contains { $0.regexExhausted }
+        case .base, .modifiedSince, .audioFormat: false
+        }
+    }
+
+    /// The error a command answers when `regexExhausted`.
+    static let regexTooCostly = MPDError(
+        .argument,
+        "Regular expression too costly: it gave up after \(MPDRegex.matchLimit) steps on a song or \(MPDRegex.budgetNanoseconds / 1_000_000) ms in all"
+    )
 
     func matches(_ track: Track, uri: String) -> Bool {
         switch self {

@@ -132,9 +132,11 @@ enum MPDDatabaseCommands {
 
     /// The catalog's tracks that match (indices into `allTracks`), in the order MPD walks its
     /// database (folders by name, each folder's subfolders before its songs).
-    private static func matching(_ filter: MPDFilter, _ db: MPDDatabase) -> [Int] {
+    private static func matching(_ filter: MPDFilter, _ db: MPDDatabase) throws(MPDError) -> [Int] {
         let tracks = db.catalog.allTracks
-        return db.walkOrder.filter { filter.matches(tracks[$0], uri: db.uri(ofTrackAt: $0)) }
+        let found = db.walkOrder.filter { filter.matches(tracks[$0], uri: db.uri(ofTrackAt: $0)) }
+        if filter.regexExhausted { throw MPDFilter.regexTooCostly }
+        return found
     }
 
     static func find(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
@@ -183,7 +185,7 @@ enum MPDDatabaseCommands {
         let options = try findOptions(a)
         let filter = try MPDFilter.parse(options.filter, foldCase: foldCase)
         let db = s.database
-        var found = matching(filter, db)
+        var found = try matching(filter, db)
         if let sort = options.sort {
             let tracks = db.catalog.allTracks
             // MPD's order: by sort value (Track and Disc as numbers), stable.
@@ -256,7 +258,8 @@ enum MPDDatabaseCommands {
             filter = try MPDFilter.parse(rest, foldCase: false)
         }
         let db = s.database
-        let tracks = filter.map { matching($0, db) } ?? Array(db.catalog.allTracks.indices)
+        let tracks =
+            try filter.map { (f) throws(MPDError) in try matching(f, db) } ?? Array(db.catalog.allTracks.indices)
         func values(_ name: String, _ index: Int) -> [String] {
             if name.lowercased() == "file" { return [db.uri(ofTrackAt: index)] }
             let found = MPDTag(name: name)?.valuesWithFallback(of: db.catalog.allTracks[index]) ?? []
@@ -305,7 +308,7 @@ enum MPDDatabaseCommands {
         let db = s.database
         let found =
             rest.isEmpty
-            ? Array(db.catalog.allTracks.indices) : matching(try MPDFilter.parse(rest, foldCase: false), db)
+            ? Array(db.catalog.allTracks.indices) : try matching(try MPDFilter.parse(rest, foldCase: false), db)
         func seconds(_ list: [Int]) -> Int {
             Int(list.reduce(0.0) { $0 + (db.catalog.allTracks[$1].durationSeconds ?? 0) }.rounded())
         }

@@ -219,6 +219,7 @@ enum MPDQueueCommands {
         let queue = s.player.queue
         let marks = s.player.playQueue.identity.marks
         let matching = queue.indices.filter { filter.matches(queue[$0], uri: s.uri(of: queue[$0])) }
+        if filter.regexExhausted { throw MPDFilter.regexTooCostly }
         let tags = r.connection.tagMask
         return .stream(
             ItemProducer(count: matching.count) { [unowned s] i, out in

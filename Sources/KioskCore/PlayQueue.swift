@@ -650,12 +650,17 @@ public struct PlayQueue: Equatable, Sendable {
         return nil
     }
 
+    /// The frame entry `index` starts playing at: its range's start (0 for the whole song).
+    public func firstFrame(ofEntry index: Int) -> Int64 {
+        identity.marks[index].range.startFrame(sampleRate: tracks[index].sampleRate)
+    }
+
     /// Entry `index` as the engine gets it, with the frames of its range.
     public func request(_ index: Int) -> TrackRequest {
         let track = tracks[index]
         let range = identity.marks[index].range
         return TrackRequest(
-            id: engineID(ofEntry: index), path: track.path, startFrame: range.startFrame(sampleRate: track.sampleRate),
+            id: engineID(ofEntry: index), path: track.path, startFrame: firstFrame(ofEntry: index),
             endFrame: range.endFrame(sampleRate: track.sampleRate))
     }
 

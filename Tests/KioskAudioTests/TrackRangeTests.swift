@@ -44,8 +44,8 @@ struct TrackRangeTests {
         #expect(playback.events.contains(.trackFinished(id: 1)))
     }
 
-    /// Positions in a ranged track count from the file's start (the player's frames), so the first
-    /// one is at or after the range's start and none reaches its end.
+    /// Positions in a ranged track count from the file's start (the player's frames): the position
+    /// before it plays is the range's start, and none reported reaches past its end.
     @Test func positionsOfARangedTrackCountFromTheFilesStart() throws {
         let dir = try TemporaryDirectory("kiosk-range-positions")
         defer { dir.remove() }
@@ -55,6 +55,7 @@ struct TrackRangeTests {
         run.engine.setQueue(
             [TrackRequest(id: 1, path: dir.file("a.flac"), startFrame: 44_100, endFrame: 66_150)], startAt: 0,
             startFrame: 0)
+        #expect(run.engine.playbackPosition.frames == 44_100, "before it plays: its range's start")
         run.engine.play()
         #expect(try run.run(seconds: 10) { run.finished })
         let positions = run.positions(id: 1)

@@ -265,7 +265,8 @@ public final class AudioEngine: PlaybackEngine {
         let valid = index >= 0 && index < tracks.count
         shared.targetID.store(valid ? tracks[index].id : 0, ordering: .relaxed)
         shared.targetIndex.store(index, ordering: .relaxed)
-        shared.targetFrame.store(valid ? frame : 0, ordering: .relaxed)
+        // A ranged track starts at its range's start at the earliest (as the decoder opens it).
+        shared.targetFrame.store(valid ? max(frame, tracks[index].startFrame) : 0, ordering: .relaxed)
         shared.targetValid.store(valid, ordering: .relaxed)
         shared.targetEpoch.store(epoch, ordering: .releasing)
         recentQueues.append((epoch, tracks))

@@ -2,16 +2,24 @@ import CKioskShims
 import KioskSystem
 import Synchronization
 
-/// One entry of the engine's queue: a file and the identifier the player gave it.
+/// One entry of the engine's queue: a file, the identifier the player gave it, and the part of the
+/// file that plays (MPD's `rangeid`; the whole file by default).
 ///
 /// Thread: a value; any.
 public struct TrackRequest: Equatable, Sendable {
     /// Chosen by the player; reported back in events. Unique within a queue.
     public let id: UInt64
     public let path: String
-    public init(id: UInt64, path: String) {
+    /// The file's frame the track starts at (positions still count from the file's start).
+    public let startFrame: Int64
+    /// The file's frame the track ends before (nil: the file's end); the next track follows it
+    /// gaplessly as at a file's end.
+    public let endFrame: Int64?
+    public init(id: UInt64, path: String, startFrame: Int64 = 0, endFrame: Int64? = nil) {
         self.id = id
         self.path = path
+        self.startFrame = max(0, startFrame)
+        self.endFrame = endFrame
     }
 }
 

@@ -16,6 +16,8 @@ final class DecoderWorker: @unchecked Sendable {
     private var epoch: UInt64 = 0
     private var index = 0
     private var startFrame: Int64 = 0
+    /// The frame the current track ends before (its request's range; nil: the file's end).
+    private var endFrame: Int64?
     /// The format the ring is set up for (nil: must be set up before the next frames).
     private var segment: PCMFormat?
     private var resetSequence: UInt64 = 0
@@ -153,18 +155,21 @@ final class DecoderWorker: @unchecked Sendable {
             return
         }
         let track = tracks[index]
+        // A track's range bounds where it starts: a resume or seek before it starts at its start.
+        let start = max(startFrame, track.startFrame)
         do throws(DecodeError) {
             decoder = try decoders.open(path: track.path)
-            if startFrame > 0 {
-                if let total = decoder.totalFrames, startFrame >= total {
-                    // Resuming past the end (the file changed): go on with the next track.
+            if start > 0 || track.endFrame != nil {
+                let end = min(track.endFrame ?? .max, decoder.totalFrames ?? .max)
+                if start >= end {
+                    // Resuming past the end (the file changed, or its range): go on with the next track.
                     decoder.close()
                     index += 1
                     startFrame = 0
                     return
                 }
-                try decoder.seek(toFrame: startFrame)
             }
+            if start > 0 { try decoder.seek(toFrame: start) }
         } catch {
             decoders.closeAll()
             postError(error, index: index, id: track.id)
@@ -178,10 +183,11 @@ final class DecoderWorker: @unchecked Sendable {
         marker.index = index
         marker.format = format
         marker.encoding = format.ringEncoding
-        marker.startFrame = startFrame
+        marker.startFrame = start
         marker.totalFrames = decoder.totalFrames ?? -1
         guard push(marker) else { return }
         startFrame = 0
+        endFrame = track.endFrame
         warm = false
         state = .decoding
     }
@@ -196,8 +202,15 @@ final class DecoderWorker: @unchecked Sendable {
             })
             return
         }
+        var limit = Int.max
+        if let endFrame {
+            let left = endFrame - decoder.position
+            // The range's end is the track's end: what follows it in the file is not played.
+            guard left > 0 else { return finishTrack() }
+            limit = Int(clamping: left)
+        }
         let before = AllocationProbe.sample()
-        let step = decoder.decode(into: ring.writableRegions())
+        let step = decoder.decode(into: ring.writableRegions(limit: limit))
         if case .frames(let n) = step {
             ring.commitWrite(n)
             shared.outputWake.signal()
@@ -225,15 +238,21 @@ final class DecoderWorker: @unchecked Sendable {
             marker.totalFrames = decoder.totalFrames ?? -1
             _ = push(marker)
         case .endOfStream:
-            decoder.close()
-            index += 1
-            state = .open
+            finishTrack()
         case .failed(let failure):
             decoder.close()
             postError(failure, index: index, id: track.id)
             index += 1
             state = .open
         }
+    }
+
+    /// The current track is decoded to its end: the next one opens (gaplessly when its format allows).
+    private func finishTrack() {
+        decoder.close()
+        endFrame = nil
+        index += 1
+        state = .open
     }
 
     /// Total allocator calls of this thread so far (0 without the counter).

@@ -306,6 +306,14 @@ public struct PlayQueue: Equatable, Sendable {
         applyPriorities()
     }
 
+    /// MPD's `rangeid`: entry `entry` plays `range` from now on (what the engine holds of it is
+    /// the player's to renew).
+    public mutating func setRange(_ range: SongRange, at entry: Int) {
+        guard tracks.indices.contains(entry) else { return }
+        identity.setRange(range, at: entry)
+        identity.commit()
+    }
+
     /// Installs `edited`, whose entry `i` was entry `from[i]` (nil: new): ids, versions, the engine
     /// ids, the play order (kept for the entries that stay; new ones after them) and the current
     /// entry (by identity). Returns the new entries' song ids.
@@ -642,9 +650,18 @@ public struct PlayQueue: Equatable, Sendable {
         return nil
     }
 
-    /// Entry `index` as the engine gets it.
+    /// The frame entry `index` starts playing at: its range's start (0 for the whole song).
+    public func firstFrame(ofEntry index: Int) -> Int64 {
+        identity.marks[index].range.startFrame(sampleRate: tracks[index].sampleRate)
+    }
+
+    /// Entry `index` as the engine gets it, with the frames of its range.
     public func request(_ index: Int) -> TrackRequest {
-        TrackRequest(id: engineID(ofEntry: index), path: tracks[index].path)
+        let track = tracks[index]
+        let range = identity.marks[index].range
+        return TrackRequest(
+            id: engineID(ofEntry: index), path: track.path, startFrame: firstFrame(ofEntry: index),
+            endFrame: range.endFrame(sampleRate: track.sampleRate))
     }
 
     /// The whole queue as the engine gets it: in play order.

@@ -101,6 +101,8 @@ extension Player {
             shuffleEntries(range)
         case .setPriority(let priority, let range):
             setPriority(priority, for: range)
+        case .setRange(let entry, let range):
+            return setRange(range, at: entry)
         case .clear:
             clearQueue()
         case .shutdown:
@@ -118,6 +120,10 @@ extension Player {
         let track = queue[target]
         var frame = Int64((max(0, seconds) * Double(track.sampleRate)).rounded(.down))
         if let total = track.totalFrames { frame = min(frame, max(0, total - 1)) }
+        // A seek inside a ranged entry stays inside its range (its end ends the entry).
+        let range = playQueue.identity.marks[target].range
+        frame = max(frame, range.startFrame(sampleRate: track.sampleRate))
+        if let end = range.endFrame(sampleRate: track.sampleRate) { frame = min(frame, end) }
         if target == queueIndex && status != .stopped {
             seek(toFrame: frame)
         } else if index != nil {

@@ -23,7 +23,7 @@ extension Player {
             }
             let shown = currentTrack
             guard let index = playQueue.engineStarted(id: id) else { return }
-            transport.report(frames: frames ?? 0, rate: format.sampleRate)
+            transport.report(frames: frames ?? playQueue.firstFrame(ofEntry: index), rate: format.sampleRate)
             Log.debug(
                 "track started: \(queue[index].relativePath) (\(index + 1)/\(queue.count)) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
             )

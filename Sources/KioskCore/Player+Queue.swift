@@ -134,6 +134,17 @@ extension Player {
         if playQueue.order != before { handQueueAgain() }
     }
 
+    /// Entry `entry` plays `range` from now on. The engine gets the queue again (at the current
+    /// frame) so that it holds the entry with its new range, as MPD re-queues its queued song.
+    /// False for no such entry, or the current one while playing or paused (MPD's "Cannot edit the
+    /// current song").
+    func setRange(_ range: SongRange, at entry: Int) -> Bool {
+        guard queue.indices.contains(entry), status == .stopped || entry != queueIndex else { return false }
+        playQueue.setRange(range, at: entry)
+        handQueueAgain()
+        return true
+    }
+
     /// Empties the queue and stops (also a restored track still playing on its own).
     func clearQueue() {
         takeOver()

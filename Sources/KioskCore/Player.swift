@@ -220,7 +220,8 @@ public final class Player {
         if restore.engineHoldsRestoredTrackOnly { restore = .none }
         let (requests, start) = playQueue.handOver(at: index)
         engine.setQueue(requests, startAt: start, startFrame: frame)
-        transport.positionFrames = frame
+        // The engine starts a ranged entry at its range's start at the earliest.
+        transport.positionFrames = max(frame, playQueue.firstFrame(ofEntry: index))
         transport.sampleRate = queue[index].sampleRate
         provideArtworkForCurrentTrack()
         setStatus(newStatus)

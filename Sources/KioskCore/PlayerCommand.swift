@@ -50,6 +50,9 @@ public enum PlayerCommand: Equatable, Sendable {
     case shuffleEntries(Range<Int>)
     /// The entries in the range get MPD's priority (played first in random mode, higher first).
     case setPriority(UInt8, Range<Int>)
+    /// Entry `entry` plays only `range` of its song (MPD's `rangeid`); refused for the current entry
+    /// while playing or paused.
+    case setRange(Int, SongRange)
     /// The queue is emptied and playback stops.
     case clear
     /// The appliance is asked to shut down.

@@ -15,6 +15,8 @@ public struct QueueIdentity: Equatable, Sendable {
         public fileprivate(set) var version: UInt32
         /// MPD's priority (0–255): in random mode higher priorities play first.
         public fileprivate(set) var priority: UInt8
+        /// The part of the song that plays (MPD's `rangeid`); it goes with the entry through moves.
+        public fileprivate(set) var range = SongRange.whole
     }
 
     /// The marks, parallel to the queue's entries.
@@ -82,6 +84,13 @@ public struct QueueIdentity: Equatable, Sendable {
             marks[i].priority = priority
             marks[i].version = version
         }
+    }
+
+    /// Entry `position` plays `range` (it counts as changed for `plchanges`, as in MPD's
+    /// `ModifyAtPosition`).
+    mutating func setRange(_ range: SongRange, at position: Int) {
+        marks[position].range = range
+        marks[position].version = version
     }
 
     /// The change is complete: the queue has a new version (wrapping as MPD's does).

@@ -1,3 +1,4 @@
+import KioskCore
 import KioskLibrary
 
 /// Writes items one after another into the output as the client reads, about 4 KB at a time (a
@@ -44,19 +45,32 @@ enum MPDFormat {
         return "\(millis / 1000).\(padded)"
     }
 
-    /// A song as MPD describes it: `file`, `Last-Modified`, `Format`, the tags, `Time`, `duration`,
-    /// and `Pos`/`Id` for a queue entry.
+    /// Milliseconds as MPD prints a range's times: "S.mmm".
+    static func milliseconds(_ value: UInt32) -> String {
+        let fraction = value % 1000
+        return "\(value / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + "\(fraction)"
+    }
+
+    /// A song as MPD describes it: `file`, `Range` for a queue entry playing part of it,
+    /// `Last-Modified`, `Format`, the tags, `Time`, `duration` (the range's), and `Pos`/`Id` for a
+    /// queue entry.
     static func song(
         _ track: Track, uri: String, tags: Set<MPDTag>, queue: (position: Int, id: Int)? = nil,
-        priority: UInt8 = 0, to output: inout [UInt8]
+        priority: UInt8 = 0, range: SongRange = .whole, to output: inout [UInt8]
     ) {
         pair("file", uri, to: &output)
+        // MPD's `PrintRange`: nothing for the whole song, an open end as "S-".
+        if let end = range.endMS {
+            pair("Range", "\(milliseconds(range.startMS))-\(milliseconds(end))", to: &output)
+        } else if range.startMS > 0 {
+            pair("Range", "\(milliseconds(range.startMS))-", to: &output)
+        }
         pair("Last-Modified", MPDTime.iso8601(nanoseconds: track.modificationTime), to: &output)
         pair("Format", "\(track.sampleRate):\(track.bitsPerSample):\(track.channels)", to: &output)
         for tag in MPDTag.printOrder where tags.contains(tag) {
             for value in tag.values(of: track) { pair(tag.rawValue, value, to: &output) }
         }
-        if let duration = track.durationSeconds {
+        if let duration = range.duration(ofFileSeconds: track.durationSeconds) {
             pair("Time", "\(Int(duration.rounded()))", to: &output)
             pair("duration", fixed3(duration), to: &output)
         }

@@ -147,6 +147,23 @@ import Testing
         #expect(queue.identity.marks[queue.index].songID == before[2])
     }
 
+    /// A range (`rangeid`) belongs to its entry: it follows the entry through a move, and the
+    /// engine's request for the entry carries it in frames of the track's sample rate.
+    @Test func aRangeFollowsItsEntryAndReachesTheEngineInFrames() throws {
+        var queue = PlayQueue()
+        queue.replace(with: try PlayQueueFixture.allTracks(), collection: nil, current: 0)
+        let id = queue.identity.songIDs[3]
+        queue.setRange(SongRange(startMS: 1_500, endMS: 2_250), at: 3)
+        let moved = queue.move(3..<4, to: 0)
+        #expect(moved)
+        #expect(queue.identity.marks[0].songID == id)
+        #expect(queue.identity.marks[0].range == SongRange(startMS: 1_500, endMS: 2_250))
+        #expect(queue.identity.marks[4].range == .whole)
+        let rate = Int64(queue.tracks[0].sampleRate)
+        let request = queue.request(0)
+        #expect(request.startFrame == 1_500 * rate / 1000 && request.endFrame == 2_250 * rate / 1000)
+    }
+
     @Test func theSameSongAddedTwiceHasTwoIDs() throws {
         var queue = PlayQueue()
         let song = try PlayQueueFixture.allTracks()[0]

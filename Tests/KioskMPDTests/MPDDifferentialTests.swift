@@ -39,13 +39,6 @@ struct KnownDifference: Sendable {
 /// (the report ends with the table as Swift, new rows marked TODO).
 let knownDifferences: [KnownDifference] = [
     KnownDifference.rows(
-        .featureFails,
-        #"by design (issue 33): rangeid accepts only the whole song (`Playing part of a song is not supported`), so no Range line follows"#,
-        [
-            #"shuffle and priorities: rangeid {id@0} 1.0:2.5"#,
-            #"shuffle and priorities: playlistinfo 0"#,
-        ]),
-    KnownDifference.rows(
         .differsButWorks,
         #"by design (issue 33): crossfade and mixramp are accepted and status goes on reporting none (the box plays gapless, never overlapping)"#,
         [

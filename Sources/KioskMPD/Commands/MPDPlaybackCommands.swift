@@ -57,14 +57,16 @@ enum MPDPlaybackCommands {
         let relative = argument.hasPrefix("+") || argument.hasPrefix("-")
         let value = try MPDArgument.double(argument)
         guard player.status != .stopped, player.currentTrack != nil else { throw MPDError(.playerSync, "Not playing") }
-        let target = relative ? player.enginePositionSeconds + value : value
-        player.perform(.seek(entry: nil, seconds: max(0, target)), from: .remote)
+        // MPD's times in a ranged song count from the range's start; the player's from the file's.
+        let start = s.rangeStartSeconds(ofEntry: player.mpdCurrentPosition)
+        let target = relative ? player.enginePositionSeconds - start + value : value
+        player.perform(.seek(entry: nil, seconds: start + max(0, target)), from: .remote)
         return s.changed()
     }
 
     static func seek(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let position = try MPDArgument.int(r[0])
-        let seconds = try MPDArgument.double(r[1])
+        let seconds = try MPDArgument.double(r[1]) + s.rangeStartSeconds(ofEntry: position)
         guard s.player.perform(.seek(entry: position, seconds: seconds), from: .remote) else {
             throw .argument("Bad song index")
         }
@@ -74,7 +76,8 @@ enum MPDPlaybackCommands {
     static func seekID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let seconds = try MPDArgument.double(r[1])
         let position = try s.position(ofID: r[0])
-        s.player.perform(.seek(entry: position, seconds: seconds), from: .remote)
+        s.player.perform(
+            .seek(entry: position, seconds: seconds + s.rangeStartSeconds(ofEntry: position)), from: .remote)
         return s.changed()
     }
 

@@ -1,3 +1,4 @@
+import KioskCore
 import KioskLibrary
 
 /// The queue ("the current playlist" in MPD's words; src/command/QueueCommands.cxx). Thread: loop thread.
@@ -30,7 +31,8 @@ enum MPDQueueCommands {
                 let position = changed[i]
                 MPDFormat.song(
                     queue[position], uri: s.uri(of: queue[position]), tags: tags,
-                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority, to: &out)
+                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority,
+                    range: marks[position].range, to: &out)
             })
     }
 
@@ -179,30 +181,45 @@ enum MPDQueueCommands {
         return s.changed()
     }
 
-    /// `rangeid ID START:END`: MPD plays a part of a song; the box plays whole files, so only the
-    /// whole song (`:` or `0:`) is accepted, and any other range is refused in MPD's words for a
-    /// range it cannot apply.
+    /// `rangeid ID START:END`: the entry plays only seconds START to END of its song (MPD's
+    /// `playlist::SetSongIdRange`): not the current song while playing or paused, not from past
+    /// the song's end; an END at or past the end means the song's end.
     static func rangeID(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         _ = try MPDArgument.unsigned(r[0])
-        guard let range = timeRange(r[1]) else { throw .argument("Bad range") }
+        guard var range = timeRange(r[1]) else { throw .argument("Bad range") }
         let position = try s.position(ofID: r[0])
-        if s.player.status != .stopped && s.player.mpdCurrentPosition == position {
-            throw MPDError(.argument, "Cannot edit the current song")
+        let player = s.player
+        if player.status != .stopped && player.mpdCurrentPosition == position {
+            throw MPDError(.permission, "Cannot edit the current song")
         }
-        guard range.start == 0 && range.end == nil else {
-            throw MPDError(.argument, "Playing part of a song is not supported")
+        let track = player.queue[position]
+        if let total = track.totalFrames, track.sampleRate > 0 {
+            // MPD's tag duration: whole milliseconds (`SongTime::FromScale`).
+            let duration = total * 1000 / Int64(track.sampleRate)
+            if Int64(range.startMS) > duration { throw .argument("Invalid start offset") }
+            if let end = range.endMS, Int64(end) >= duration { range.endMS = nil }
         }
-        return .done
+        guard player.perform(.setRange(position, range), from: .remote) else {
+            throw MPDError(.permission, "Cannot edit the current song")
+        }
+        return s.changed()
     }
 
-    /// MPD's `parse_time_range`: "START:END" in seconds, either may be empty; nil when malformed.
-    private static func timeRange(_ s: String) -> (start: Double, end: Double?)? {
+    /// MPD's `parse_time_range`: "START:END" in seconds (parsed as C floats, kept in whole
+    /// milliseconds), either may be empty; nil when malformed or when END is not after START.
+    private static func timeRange(_ s: String) -> SongRange? {
         guard let colon = s.firstIndex(of: ":") else { return nil }
         let (a, b) = (s[..<colon], s[s.index(after: colon)...])
-        let start = a.isEmpty ? 0 : Double(a)
-        let end = b.isEmpty ? 0 : Double(b)
-        guard let start, let end, start >= 0, end >= 0, end == 0 || end > start else { return nil }
-        return (start, end == 0 ? nil : end)
+        guard let start = a.isEmpty ? 0 : milliseconds(a), let end = b.isEmpty ? 0 : milliseconds(b),
+            end == 0 || end > start
+        else { return nil }
+        return SongRange(startMS: start, endMS: end == 0 ? nil : end)
+    }
+
+    /// Seconds as MPD's `SongTime::FromS(float)` keeps them: `seconds × 1000` in a float, truncated.
+    private static func milliseconds(_ text: Substring) -> UInt32? {
+        guard let seconds = Float(text), seconds.isFinite, seconds >= 0 else { return nil }
+        return UInt32(min(seconds * 1000, Float(UInt32.max)).rounded(.towardZero))
     }
 
     /// `playlistfind FILTER` / `playlistsearch FILTER`: the queue's entries that match.
@@ -226,7 +243,8 @@ enum MPDQueueCommands {
                 let position = matching[i]
                 MPDFormat.song(
                     queue[position], uri: s.uri(of: queue[position]), tags: tags,
-                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority, to: &out)
+                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority,
+                    range: marks[position].range, to: &out)
             })
     }
 
@@ -257,7 +275,8 @@ enum MPDQueueCommands {
                 let position = start + i
                 MPDFormat.song(
                     queue[position], uri: s.uri(of: queue[position]), tags: tags,
-                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority, to: &out)
+                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority,
+                    range: marks[position].range, to: &out)
             })
     }
 
@@ -292,6 +311,14 @@ enum MPDQueueCommands {
 
 extension MPDServer {
     /// The queue position of the song with the id in `argument` (MPD's "No such song").
+    /// Where entry `position`'s range starts, in seconds of its file: MPD counts `elapsed` and
+    /// seeks in a ranged song from there (0 for no such entry).
+    func rangeStartSeconds(ofEntry position: Int?) -> Double {
+        let marks = player.playQueue.identity.marks
+        guard let position, marks.indices.contains(position) else { return 0 }
+        return Double(marks[position].range.startMS) / 1000
+    }
+
     func position(ofID argument: String) throws(MPDError) -> Int {
         let id = try MPDArgument.unsigned(argument)
         guard id <= Int(UInt32.max), let position = player.playQueue.identity.position(ofSongID: UInt32(id)) else {

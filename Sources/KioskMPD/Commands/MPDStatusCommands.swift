@@ -31,14 +31,17 @@ enum MPDStatusCommands {
             MPDFormat.pair("songid", "\(ids[index])", to: &out)
         }
         if player.status != .stopped, let track = player.currentTrack {
-            let elapsed = player.enginePositionSeconds
-            let duration = track.durationSeconds ?? 0
+            // A ranged song (`rangeid`) counts from its range's start and lasts its range, as in MPD.
+            let range = player.mpdCurrentPosition.map { player.playQueue.identity.marks[$0].range } ?? .whole
+            let elapsed = max(0, player.enginePositionSeconds - Double(range.startMS) / 1000)
+            let songDuration = range.duration(ofFileSeconds: track.durationSeconds)
+            let duration = songDuration ?? 0
             MPDFormat.pair("time", "\(Int(elapsed.rounded())):\(Int(duration.rounded()))", to: &out)
             MPDFormat.pair("elapsed", MPDFormat.fixed3(elapsed), to: &out)
             if duration > 0 {
                 MPDFormat.pair("bitrate", "\(Int(Double(track.fileSize) * 8 / duration / 1000))", to: &out)
             }
-            if track.durationSeconds != nil { MPDFormat.pair("duration", MPDFormat.fixed3(duration), to: &out) }
+            if songDuration != nil { MPDFormat.pair("duration", MPDFormat.fixed3(duration), to: &out) }
             MPDFormat.pair("audio", "\(track.sampleRate):\(track.bitsPerSample):\(track.channels)", to: &out)
         }
         if player.mpdCurrentPosition != nil, let next = player.upcomingEntry {
@@ -56,7 +59,7 @@ enum MPDStatusCommands {
         let mark = s.player.playQueue.identity.marks[index]
         MPDFormat.song(
             queue[index], uri: s.uri(of: queue[index]), tags: r.connection.tagMask, queue: (index, Int(mark.songID)),
-            priority: mark.priority, to: &r.connection.output)
+            priority: mark.priority, range: mark.range, to: &r.connection.output)
         return .done
     }
 

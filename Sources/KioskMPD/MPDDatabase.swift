@@ -166,7 +166,7 @@ enum MPDTag: String, CaseIterable, Sendable {
 final class MPDDatabase {
     struct Directory {
         var subdirectories: [String] = []
-        /// Indices into `catalog.allTracks`, in file-name order.
+        /// Indices into `catalog.allTracks`, in MPD's song order (`songPrecedes`).
         var tracks: [Int] = []
         /// Indices into `playlists`.
         var playlists: [Int] = []
@@ -279,18 +279,43 @@ final class MPDDatabase {
         return file.isEmpty ? "/" : file
     }
 
-    /// Every track under `directory` (`""` = all): subdirectories first, in name order, then the
-    /// directory's own tracks — the order MPD walks its database in.
+    /// What a walk of the database meets.
+    enum WalkEntry {
+        case directory(String)
+        case song(Int)
+        case playlist(Int)
+    }
+
+    /// Walks `directory` (`""` = the root) as MPD's `Directory::Walk`: its songs (in MPD's song
+    /// order), its playlists, then each subdirectory (in name order): its line, then its contents.
+    func walk(_ directory: String, recursive: Bool = true, _ visit: (WalkEntry) -> Void) {
+        guard let node = directories[directory] else { return }
+        for track in node.tracks { visit(.song(track)) }
+        for playlist in node.playlists { visit(.playlist(playlist)) }
+        for sub in node.subdirectories {
+            let path = directory.isEmpty ? sub : directory + "/" + sub
+            visit(.directory(path))
+            if recursive { walk(path, visit) }
+        }
+    }
+
+    /// Every track under `directory` (`""` = all), in the order MPD walks its database.
     func tracks(under directory: String) -> [Int] {
         var result: [Int] = []
-        func walk(_ path: String) {
-            guard let node = directories[path] else { return }
-            for sub in node.subdirectories { walk(path.isEmpty ? sub : path + "/" + sub) }
-            result.append(contentsOf: node.tracks)
-        }
-        walk(directory)
+        walk(directory) { if case .song(let track) = $0 { result.append(track) } }
         return result
     }
+
+    /// The modification time of directory `path` on its stick (MPD's `Last-Modified` of a
+    /// directory), read once per database view; nil when it cannot be read.
+    func modificationTime(ofDirectory path: String) -> Int64? {
+        if let known = directoryTimes[path] { return known }
+        guard let file = filePath(ofDirectory: path), let st = try? Syscalls.fileStatus(file) else { return nil }
+        let time = FileMetadata(st).modificationTime
+        directoryTimes[path] = time
+        return time
+    }
+    private var directoryTimes: [String: Int64] = [:]
 
     /// Every track, in the order MPD walks its database (`tracks(under: "")`).
     private(set) lazy var walkOrder: [Int] = tracks(under: "")
@@ -315,6 +340,28 @@ final class MPDDatabase {
     }()
 
     // MARK: - building
+
+    /// MPD's order of names (ICU collation there): case ignored first, then the bytes.
+    static func collates(_ a: String, _ b: String) -> Bool {
+        let (la, lb) = (a.lowercased(), b.lowercased())
+        return la != lb ? la.utf8.lexicographicallyPrecedes(lb.utf8) : a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    /// MPD's order of the songs of a directory (src/db/plugins/simple/SongSort.cxx): by album
+    /// (none first), disc, track (none or 0 first), then file name.
+    static func songPrecedes(_ a: Track, _ uriA: String, _ b: Track, _ uriB: String) -> Bool {
+        let (albumA, albumB) = (a.tags.albums.first, b.tags.albums.first)
+        if albumA != albumB {
+            guard let albumA else { return true }
+            guard let albumB else { return false }
+            if albumA.lowercased() != albumB.lowercased() || albumA != albumB { return collates(albumA, albumB) }
+        }
+        for (x, y) in [(a.discNumber, b.discNumber), (a.trackNumber, b.trackNumber)] {
+            let (nx, ny) = (max(0, x ?? 0), max(0, y ?? 0))
+            if nx != ny { return nx < ny }
+        }
+        return collates(uriA, uriB)
+    }
 
     private func build() {
         let tracks = catalog.allTracks
@@ -369,10 +416,10 @@ final class MPDDatabase {
             }
         }
         for (path, names) in subdirectorySets {
-            directories[path, default: Directory()].subdirectories = names.sorted()
+            directories[path, default: Directory()].subdirectories = names.sorted(by: MPDDatabase.collates)
         }
         for path in Array(directories.keys) {
-            directories[path]!.tracks.sort { uris[$0] < uris[$1] }
+            directories[path]!.tracks.sort { MPDDatabase.songPrecedes(tracks[$0], uris[$0], tracks[$1], uris[$1]) }
         }
 
         // Stored playlists: the playlist collections (key = volume ID, U+001F, relative path).

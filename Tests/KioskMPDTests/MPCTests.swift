@@ -126,7 +126,7 @@ struct MPCTests {
         #expect(p.mpc(["ls"], tcp: tcp).output == "USBSTICK\nRoad Trip\n")
         #expect(
             p.mpc(["ls", "USBSTICK"], tcp: tcp).output
-                == "USBSTICK/Aurora Quartet\nUSBSTICK/Loose\nUSBSTICK/The Field Recorders\nUSBSTICK/Mix.m3u8\n")
+                == "USBSTICK/Mix.m3u8\nUSBSTICK/Aurora Quartet\nUSBSTICK/Loose\nUSBSTICK/The Field Recorders\n")
         let found = p.mpc(["search", "artist", "aurora quartet"], tcp: tcp).output.split(separator: "\n")
         #expect(found.count == 5)
         #expect(found.allSatisfy { $0.hasPrefix("USBSTICK/Aurora Quartet/") })

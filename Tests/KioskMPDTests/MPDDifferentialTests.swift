@@ -70,28 +70,6 @@ let knownDifferences: [KnownDifference] = [
             #"mpc: $ mpc ls"#,
         ]),
     KnownDifference.rows(
-        .cosmetic, #"in a directory, playlists come after its subdirectories (mpd: first) and without Last-Modified"#,
-        [
-            #"browse: lsinfo USBSTICK"#,
-            #"browse: lsinfo "USBSTICK/Kid Kilo""#,
-            #"browse: listall "USBSTICK/Kid Kilo""#,
-            #"mpc: $ mpc ls USBSTICK"#,
-            #"mpc: $ mpc ls "USBSTICK/Kid Kilo""#,
-        ]),
-    KnownDifference.rows(
-        .cosmetic, #"directories and playlists in lsinfo and listallinfo have no Last-Modified line"#,
-        [
-            #"browse: lsinfo "USBSTICK/Classical/Bach""#,
-            #"browse: listallinfo "USBSTICK/Kid Kilo/Singles""#,
-        ]),
-    KnownDifference.rows(
-        .cosmetic,
-        #"unsorted results come in KioskPlayer's catalog order (mpd: its database's directory order, songs by disc, track and name); the same songs"#,
-        [
-            #"browse: listall "USBSTICK/Loose""#,
-            #"mpc: $ mpc listall "USBSTICK/Loose""#,
-        ]),
-    KnownDifference.rows(
         .differsButWorks,
         #"listplaylists lists the sticks' playlists (by name, as `load` takes them); mpd lists only its playlist directory (a stick's playlist is loaded by its path there)"#,
         [

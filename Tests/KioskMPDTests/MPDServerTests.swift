@@ -187,9 +187,11 @@ import Testing
         #expect(root.filter { !$0.hasPrefix("Last-Modified") } == ["directory: USBSTICK", "playlist: Road Trip", "OK"])
         #expect(
             volume.filter { !$0.hasPrefix("Last-Modified") } == [
-                "directory: USBSTICK/Aurora Quartet", "directory: USBSTICK/Loose",
-                "directory: USBSTICK/The Field Recorders", "playlist: USBSTICK/Mix.m3u8", "OK",
+                "playlist: USBSTICK/Mix.m3u8", "directory: USBSTICK/Aurora Quartet", "directory: USBSTICK/Loose",
+                "directory: USBSTICK/The Field Recorders", "OK",
             ])
+        // As MPD: songs, then playlists, then subdirectories, each of the last two with its time.
+        #expect(volume.filter { $0.hasPrefix("Last-Modified") }.count == 4)
         #expect(folder.filter { $0.hasPrefix("file:") }.count == 2)
         #expect(song.contains("Title: Polar Night"))
         #expect(song.contains("Artist: Aurora Quartet"))

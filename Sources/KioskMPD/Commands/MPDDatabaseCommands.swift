@@ -24,31 +24,49 @@ enum MPDDatabaseCommands {
         }
     }
 
+    /// A directory's songs, playlists and subdirectories, in MPD's walk order, each playlist and
+    /// subdirectory with its Last-Modified.
+    /// `trailer` follows the entries (the stored playlists after the root's, as MPD's
+    /// handle_lsinfo_relative prints them).
     private static func directoryListing(
         _ c: MPDConnection, _ db: MPDDatabase, _ path: String, then trailer: [UInt8] = []
     ) -> MPDOutcome {
-        guard let node = db.directories[path] else {
-            c.output.append(contentsOf: trailer)
-            return .done
-        }
-        for sub in node.subdirectories { c.write("directory: \(path.isEmpty ? sub : path + "/" + sub)\n") }
+        var entries: [MPDDatabase.WalkEntry] = []
+        db.walk(path, recursive: false) { entries.append($0) }
         let tags = c.tagMask
-        let tracks = node.tracks
-        let playlists = node.playlists
         return .stream(
-            ItemProducer(count: tracks.count + playlists.count + 1) { i, out in
-                if i == tracks.count + playlists.count {
+            ItemProducer(count: entries.count + 1) { i, out in
+                if i == entries.count {
                     out.append(contentsOf: trailer)
-                } else if i < tracks.count {
-                    let index = tracks[i]
-                    MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: tags, to: &out)
                 } else {
-                    let playlist = db.playlists[playlists[i - tracks.count]]
-                    MPDFormat.pair("playlist", playlist.uri, to: &out)
-                    MPDFormat.pair(
-                        "Last-Modified", MPDTime.iso8601(nanoseconds: playlist.modificationTime), to: &out)
+                    entry(entries[i], db, tags: tags, info: true, to: &out)
                 }
             })
+    }
+
+    /// One entry of a walk as `lsinfo`/`listallinfo` (`info`) or `listall` print it.
+    private static func entry(
+        _ entry: MPDDatabase.WalkEntry, _ db: MPDDatabase, tags: Set<MPDTag>, info: Bool, to out: inout [UInt8]
+    ) {
+        switch entry {
+        case .song(let index):
+            if info {
+                MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: tags, to: &out)
+            } else {
+                MPDFormat.pair("file", db.uri(ofTrackAt: index), to: &out)
+            }
+        case .playlist(let index):
+            let playlist = db.playlists[index]
+            MPDFormat.pair("playlist", playlist.uri, to: &out)
+            if info {
+                MPDFormat.pair("Last-Modified", MPDTime.iso8601(nanoseconds: playlist.modificationTime), to: &out)
+            }
+        case .directory(let path):
+            MPDFormat.pair("directory", path, to: &out)
+            if info, let time = db.modificationTime(ofDirectory: path) {
+                MPDFormat.pair("Last-Modified", MPDTime.iso8601(nanoseconds: time), to: &out)
+            }
+        }
     }
 
     static func listAll(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
@@ -78,27 +96,13 @@ enum MPDDatabaseCommands {
         case .root: root = ""
         case nil: throw .noExist("No such directory")
         }
-        // Depth first: a directory line, then its subdirectories, then its songs.
-        var entries: [(directory: String?, track: Int?)] = []
-        func walk(_ path: String) {
-            guard let node = db.directories[path] else { return }
-            if !path.isEmpty { entries.append((path, nil)) }
-            for sub in node.subdirectories { walk(path.isEmpty ? sub : path + "/" + sub) }
-            for track in node.tracks { entries.append((nil, track)) }
-        }
-        walk(root)
+        // The directory itself, then MPD's walk: songs, playlists, each subdirectory and its contents.
+        var entries: [MPDDatabase.WalkEntry] = root.isEmpty ? [] : [.directory(root)]
+        db.walk(root) { entries.append($0) }
         let tags = c.tagMask
         return .stream(
             ItemProducer(count: entries.count) { i, out in
-                if let directory = entries[i].directory {
-                    MPDFormat.pair("directory", directory, to: &out)
-                } else if let index = entries[i].track {
-                    if info {
-                        MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: tags, to: &out)
-                    } else {
-                        MPDFormat.pair("file", db.uri(ofTrackAt: index), to: &out)
-                    }
-                }
+                entry(entries[i], db, tags: tags, info: info, to: &out)
             })
     }
 

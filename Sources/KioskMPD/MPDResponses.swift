@@ -56,7 +56,7 @@ enum MPDFormat {
     /// queue entry.
     static func song(
         _ track: Track, uri: String, tags: Set<MPDTag>, queue: (position: Int, id: Int)? = nil,
-        priority: UInt8 = 0, range: SongRange = .whole, to output: inout [UInt8]
+        priority: UInt8 = 0, range: SongRange = .whole, format: Bool = true, to output: inout [UInt8]
     ) {
         pair("file", uri, to: &output)
         // MPD's `PrintRange`: nothing for the whole song, an open end as "S-".
@@ -66,7 +66,7 @@ enum MPDFormat {
             pair("Range", "\(milliseconds(range.startMS))-", to: &output)
         }
         pair("Last-Modified", MPDTime.iso8601(nanoseconds: track.modificationTime), to: &output)
-        pair("Format", "\(track.sampleRate):\(track.bitsPerSample):\(track.channels)", to: &output)
+        if format { pair("Format", "\(track.sampleRate):\(track.bitsPerSample):\(track.channels)", to: &output) }
         for tag in MPDTag.printOrder where tags.contains(tag) {
             for value in tag.values(of: track) { pair(tag.rawValue, value, to: &output) }
         }

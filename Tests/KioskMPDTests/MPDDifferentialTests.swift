@@ -53,12 +53,6 @@ let knownDifferences: [KnownDifference] = [
             #"volume, crossfade, replay gain: replay_gain_status #2"#,
         ]),
     KnownDifference.rows(
-        .cosmetic, #"`find … sort` results: mpd leaves out the Format line there, KioskPlayer does not"#,
-        [
-            #"find and search: find artist "Kid Kilo" sort title"#,
-            #"find and search: find "(album == 'Summer Sampler')" sort -track"#,
-        ]),
-    KnownDifference.rows(
         .differsButWorks,
         #"the root of lsinfo lists the sticks' playlists by name, as listplaylists and load take them (mpd: only its playlist directory's), and its directory has no Last-Modified"#,
         [
@@ -77,11 +71,6 @@ let knownDifferences: [KnownDifference] = [
             #"stored playlists: ~listplaylists #2"#,
             #"stored playlists: ~listplaylists #3"#,
             #"stored playlists: ~listplaylists #4"#,
-        ]),
-    KnownDifference.rows(
-        .cosmetic, #"`tagtypes disable bogus` names the bad type in its ACK (mpd: "Unknown tag type")"#,
-        [
-            #"tag types: tagtypes disable bogus"#
         ]),
     KnownDifference.rows(
         .cosmetic, #"`commands` lists KioskPlayer's commands (mpd: its own, partitions, mounts, messages)"#,

@@ -55,7 +55,7 @@ enum MPDClientCommands {
             var result: [MPDTag] = []
             for name in names {
                 guard MPDTag.knownNames.contains(name.lowercased()) else {
-                    throw .argument("Unknown tag type: \(name)")
+                    throw .argument("Unknown tag type")
                 }
                 if let tag = MPDTag(name: name) { result.append(tag) }
             }

@@ -217,10 +217,13 @@ enum MPDDatabaseCommands {
             return s.changed()
         }
         let tags = c.tagMask
+        // MPD sorts copies of its songs that have no audio format: no Format line then.
+        let format = options.sort == nil
         return .stream(
             ItemProducer(count: found.count) { i, out in
                 let index = found[i]
-                MPDFormat.song(db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: tags, to: &out)
+                MPDFormat.song(
+                    db.catalog.allTracks[index], uri: db.uri(ofTrackAt: index), tags: tags, format: format, to: &out)
             })
     }
 

@@ -9,9 +9,13 @@ public struct TrackRequest: Equatable, Sendable {
     /// Chosen by the player; reported back in events. Unique within a queue.
     public let id: UInt64
     public let path: String
-    public init(id: UInt64, path: String) {
+    /// The linear scale to play the track at (its ReplayGain, worked out by the player); 1 plays
+    /// it untouched (bit-perfect at 100 % volume).
+    public let gain: Float
+    public init(id: UInt64, path: String, gain: Float = 1) {
         self.id = id
         self.path = path
+        self.gain = gain
     }
 }
 
@@ -114,6 +118,8 @@ struct Marker: BitwiseCopyable {
     var encoding = SampleEncoding.s16
     var startFrame: Int64 = 0
     var totalFrames: Int64 = -1
+    /// The track's gain (`TrackRequest.gain`) in Q16, for trackStart and formatChange.
+    var gain = SampleConverter.unity
 }
 
 /// An event on its way from an audio thread to the loop: plain values only.

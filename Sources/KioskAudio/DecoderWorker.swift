@@ -180,6 +180,7 @@ final class DecoderWorker: @unchecked Sendable {
         marker.encoding = format.ringEncoding
         marker.startFrame = startFrame
         marker.totalFrames = decoder.totalFrames ?? -1
+        marker.gain = SampleConverter.gain(scale: track.gain)
         guard push(marker) else { return }
         startFrame = 0
         warm = false
@@ -223,6 +224,7 @@ final class DecoderWorker: @unchecked Sendable {
             marker.encoding = format.ringEncoding
             marker.startFrame = decoder.position
             marker.totalFrames = decoder.totalFrames ?? -1
+            marker.gain = SampleConverter.gain(scale: track.gain)
             _ = push(marker)
         case .endOfStream:
             decoder.close()

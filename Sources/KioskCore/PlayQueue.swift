@@ -49,6 +49,8 @@ public struct PlayQueue: Equatable, Sendable {
     public var index = 0
     /// The collection the queue was made from (nil for one a remote client built).
     public var collection: Collection?
+    /// How the tracks' ReplayGain tags become the gain the engine plays them at.
+    public var replayGain = ReplayGainSettings()
     /// Start again after the last entry.
     public var repeats = false
     /// The id generation: entry `i` of a queue handed to the engine has `idBase + i`.
@@ -642,9 +644,14 @@ public struct PlayQueue: Equatable, Sendable {
         return nil
     }
 
-    /// Entry `index` as the engine gets it.
+    /// Entry `index` as the engine gets it, with its ReplayGain scale (album gain in `auto` when
+    /// the queue is an album).
     public func request(_ index: Int) -> TrackRequest {
-        TrackRequest(id: engineID(ofEntry: index), path: tracks[index].path)
+        let track = tracks[index]
+        let gain =
+            replayGain.mode == .off
+            ? 1 : replayGain.scale(for: track.replayGain, queueIsAlbum: collection?.category == .album)
+        return TrackRequest(id: engineID(ofEntry: index), path: track.path, gain: gain)
     }
 
     /// The whole queue as the engine gets it: in play order.

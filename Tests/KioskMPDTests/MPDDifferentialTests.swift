@@ -53,13 +53,6 @@ let knownDifferences: [KnownDifference] = [
             #"volume, crossfade, replay gain: status #3"#,
         ]),
     KnownDifference.rows(
-        .featureFails,
-        #"by design until the box reads ReplayGain (issue 33): replay_gain_mode other than off is refused with MPD's wording"#,
-        [
-            #"volume, crossfade, replay gain: replay_gain_mode track"#,
-            #"volume, crossfade, replay gain: replay_gain_status #2"#,
-        ]),
-    KnownDifference.rows(
         .cosmetic, #"`find … sort` results: mpd leaves out the Format line there, KioskPlayer does not"#,
         [
             #"find and search: find artist "Kid Kilo" sort title"#,

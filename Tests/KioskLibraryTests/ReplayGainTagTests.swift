@@ -75,7 +75,10 @@ struct ReplayGainTagTests {
         try F.tone(library.root + "/src.wav")
         try F.tool(
             F.ffmpeg,
-            ["-v", "error", "-y", "-i", library.root + "/src.wav", "-c:a", "aac", "-metadata", "title=Song", library.root + "/plain.m4a"])
+            [
+                "-v", "error", "-y", "-i", library.root + "/src.wav", "-c:a", "aac", "-metadata", "title=Song",
+                library.root + "/plain.m4a",
+            ])
         var file = try library.read("plain.m4a")
         try Self.addFreeform(Self.rsgainValues.map { ($0.0.lowercased(), $0.1) }, to: &file)
         try library.write("a.m4a", file)

@@ -25,8 +25,11 @@ final class OutputGain {
     private let scratch: UnsafeMutableRawPointer
     /// The gain of the track whose frames go out now (Q16).
     private var trackGain = SampleConverter.unity
-    /// The next track's gain and how many device frames of the previous track come before it.
-    private var nextTrack: (gain: Int32, after: Int)?
+    /// The next track's gain, and how many device frames of the previous track come before it (0:
+    /// no change waits). Plain values, not an optional tuple: a debug build instantiates a tuple's
+    /// type metadata on first use, which allocates on this thread.
+    private var nextTrackGain = SampleConverter.unity
+    private var framesBeforeNextTrack = 0
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -52,7 +55,7 @@ final class OutputGain {
     {
         let gain = SampleConverter.product(shared.volumeGain.load(ordering: .relaxed), trackGain)
         // A chunk never spans a change of track gain.
-        let frames = nextTrack.map { min(frames, $0.after) } ?? frames
+        let frames = framesBeforeNextTrack > 0 ? min(frames, framesBeforeNextTrack) : frames
         followFadeRequests(rate: device.deviceRate)
         if let fade {
             // Each block of `fadeBlockFrames` gets the curve's gain at its start: over a fade of
@@ -85,12 +88,12 @@ final class OutputGain {
     /// `frames` of what `prepare` gave went to the device: the fade moves on.
     func sent(_ frames: Int) {
         if let f = fade { fade = (f.total, f.done + frames) }
-        if let next = nextTrack {
-            if next.after <= frames {
-                trackGain = next.gain
-                nextTrack = nil
+        if framesBeforeNextTrack > 0 {
+            if framesBeforeNextTrack <= frames {
+                trackGain = nextTrackGain
+                framesBeforeNextTrack = 0
             } else {
-                nextTrack = (next.gain, next.after - frames)
+                framesBeforeNextTrack -= frames
             }
         }
     }
@@ -98,19 +101,19 @@ final class OutputGain {
     /// A track (or its next part in another format) with `gain` starts after `held` device frames
     /// of what came before (0: with the next frame). A change still waiting takes effect first.
     func trackStarts(gain: Int32, after held: Int) {
-        if let next = nextTrack { trackGain = next.gain }
+        reset()
         if held <= 0 {
             trackGain = gain
-            nextTrack = nil
         } else {
-            nextTrack = (gain, held)
+            nextTrackGain = gain
+            framesBeforeNextTrack = held
         }
     }
 
     /// After a flush: nothing of the previous stream is left to play.
     func reset() {
-        if let next = nextTrack { trackGain = next.gain }
-        nextTrack = nil
+        if framesBeforeNextTrack > 0 { trackGain = nextTrackGain }
+        framesBeforeNextTrack = 0
     }
 
     /// Starts or ends a fade when the loop asked for one since the last look.

@@ -65,3 +65,22 @@ import Testing
         #expect(try gains(.auto, asAlbum: false) == [-6, -2, 0])
     }
 }
+
+/// The player's ReplayGain mode, as an MPD client changes it.
+@Suite struct ReplayGainPlayerTests {
+    @Test func changingTheModeWhilePlayingHandsTheQueueAgainAtTheCurrentFrameWithTheNewGains() throws {
+        // The fixture's files have no ReplayGain tags: they play at the missing preamp.
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main]) { $0.replayGain.missingPreampDb = -6 }
+        try rig.playFirst()
+        let fake = try #require(rig.fake)
+        #expect(fake.tracks.allSatisfy { $0.gain == 1 }, "off by default")
+        _ = try rig.run(seconds: 0.5) { false }
+        let frame = rig.player.livePositionFrames
+        rig.player.perform(.setReplayGain(.track), from: .remote)
+        #expect(rig.player.replayGainMode == .track)
+        #expect(fake.tracks.count == 3 && fake.tracks.allSatisfy { abs($0.gain - 0.501187) < 1e-5 })
+        let handed = try #require(fake.commands.last { $0.hasPrefix("setQueue") })
+        #expect(handed == "setQueue 3@0+\(frame)", "the current track goes on from where it was")
+        #expect(rig.player.status == .playing)
+    }
+}

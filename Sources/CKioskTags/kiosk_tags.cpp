@@ -152,6 +152,21 @@ void emit_id3_frames(TagLib::ID3v2::Tag *tag, kiosk_tag_property property, void 
     }
 }
 
+// MP4 freeform items ----:com.apple.iTunes:NAME (where rsgain and foobar2000 put ReplayGain) are
+// handed over as NAME: TagLib 1.13's property map leaves out names it has no table entry for.
+void emit_mp4_freeform(TagLib::File *file, int format, kiosk_tag_property property, void *context) {
+    if (format != 7) return;
+    auto *tag = static_cast<TagLib::MP4::File *>(file)->tag();
+    if (!tag) return;
+    static const TagLib::String prefix("----:com.apple.iTunes:");
+    for (const auto &item : tag->itemMap()) {
+        if (!item.first.startsWith(prefix)) continue;
+        const std::string name = item.first.substr(prefix.size()).upper().to8Bit(true);
+        if (name.rfind("REPLAYGAIN_", 0) != 0) continue;
+        for (const auto &value : item.second.toStringList()) property(context, name.c_str(), value.toCString(true));
+    }
+}
+
 }  // namespace
 
 extern "C" int kiosk_tags_read(
@@ -168,6 +183,7 @@ extern "C" int kiosk_tags_read(
             for (const auto &value : entry.second) property(context, key.c_str(), value.toCString(true));
         }
         emit_id3_frames(id3v2_tag(file.get(), format), property, context);
+        emit_mp4_freeform(file.get(), format, property, context);
         Picture picture = find_picture(file.get(), format);
         if (picture.found) *picture_bytes = static_cast<long>(picture.data.size());
         return 0;

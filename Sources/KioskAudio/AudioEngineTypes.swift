@@ -15,11 +15,15 @@ public struct TrackRequest: Equatable, Sendable {
     /// The file's frame the track ends before (nil: the file's end); the next track follows it
     /// gaplessly as at a file's end.
     public let endFrame: Int64?
-    public init(id: UInt64, path: String, startFrame: Int64 = 0, endFrame: Int64? = nil) {
+    /// The linear scale to play the track at (its ReplayGain, worked out by the player); 1 plays
+    /// it untouched (bit-perfect at 100 % volume).
+    public let gain: Float
+    public init(id: UInt64, path: String, startFrame: Int64 = 0, endFrame: Int64? = nil, gain: Float = 1) {
         self.id = id
         self.path = path
         self.startFrame = max(0, startFrame)
         self.endFrame = endFrame
+        self.gain = gain
     }
 }
 
@@ -122,6 +126,8 @@ struct Marker: BitwiseCopyable {
     var encoding = SampleEncoding.s16
     var startFrame: Int64 = 0
     var totalFrames: Int64 = -1
+    /// The track's gain (`TrackRequest.gain`) in Q16, for trackStart and formatChange.
+    var gain = SampleConverter.unity
 }
 
 /// An event on its way from an audio thread to the loop: plain values only.

@@ -185,6 +185,7 @@ final class DecoderWorker: @unchecked Sendable {
         marker.encoding = format.ringEncoding
         marker.startFrame = start
         marker.totalFrames = decoder.totalFrames ?? -1
+        marker.gain = SampleConverter.gain(scale: track.gain)
         guard push(marker) else { return }
         startFrame = 0
         endFrame = track.endFrame
@@ -236,6 +237,7 @@ final class DecoderWorker: @unchecked Sendable {
             marker.encoding = format.ringEncoding
             marker.startFrame = decoder.position
             marker.totalFrames = decoder.totalFrames ?? -1
+            marker.gain = SampleConverter.gain(scale: track.gain)
             _ = push(marker)
         case .endOfStream:
             finishTrack()

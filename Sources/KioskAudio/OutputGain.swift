@@ -1,11 +1,15 @@
 import Glibc
 
-/// The output's gain: the volume (`AudioEngine.setVolume`) and the fade (`AudioEngine.fadeOut`)
-/// applied to frames on their way to the device, converting them into its encoding in a scratch
+/// The output's gain: the volume (`AudioEngine.setVolume`), the track's gain (`TrackRequest.gain`,
+/// from its trackStart marker) and the fade (`AudioEngine.fadeOut`) applied to frames on their way to the device, converting them into its encoding in a scratch
 /// buffer when they are not sent as they are.
 ///
 /// The fade is the last request seen, its length and progress in device frames; past its end the
 /// output is silent until a cancel.
+///
+/// A track's gain takes over on its first frame: at once when the frames come from the ring (the
+/// marker is handled when the ring is read up to it), else after the frames of the previous track
+/// the output stage still holds (`trackStarts(gain:after:)`).
 ///
 /// Thread: the output thread only (`OutputWorker` owns it), after `init` on the loop thread.
 final class OutputGain {
@@ -19,6 +23,13 @@ final class OutputGain {
     private var fadeSerialSeen: UInt64 = 0
     private var fade: (total: Int, done: Int)?
     private let scratch: UnsafeMutableRawPointer
+    /// The gain of the track whose frames go out now (Q16).
+    private var trackGain = SampleConverter.unity
+    /// The next track's gain, and how many device frames of the previous track come before it (0:
+    /// no change waits). Plain values, not an optional tuple: a debug build instantiates a tuple's
+    /// type metadata on first use, which allocates on this thread.
+    private var nextTrackGain = SampleConverter.unity
+    private var framesBeforeNextTrack = 0
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -42,7 +53,9 @@ final class OutputGain {
     func prepare(_ source: UnsafeRawPointer, _ encoding: SampleEncoding, frames: Int, device: OutputConfiguration)
         -> (pointer: UnsafeRawPointer, frames: Int)
     {
-        let gain = shared.volumeGain.load(ordering: .relaxed)
+        let gain = SampleConverter.product(shared.volumeGain.load(ordering: .relaxed), trackGain)
+        // A chunk never spans a change of track gain.
+        let frames = framesBeforeNextTrack > 0 ? min(frames, framesBeforeNextTrack) : frames
         followFadeRequests(rate: device.deviceRate)
         if let fade {
             // Each block of `fadeBlockFrames` gets the curve's gain at its start: over a fade of
@@ -75,6 +88,32 @@ final class OutputGain {
     /// `frames` of what `prepare` gave went to the device: the fade moves on.
     func sent(_ frames: Int) {
         if let f = fade { fade = (f.total, f.done + frames) }
+        if framesBeforeNextTrack > 0 {
+            if framesBeforeNextTrack <= frames {
+                trackGain = nextTrackGain
+                framesBeforeNextTrack = 0
+            } else {
+                framesBeforeNextTrack -= frames
+            }
+        }
+    }
+
+    /// A track (or its next part in another format) with `gain` starts after `held` device frames
+    /// of what came before (0: with the next frame). A change still waiting takes effect first.
+    func trackStarts(gain: Int32, after held: Int) {
+        reset()
+        if held <= 0 {
+            trackGain = gain
+        } else {
+            nextTrackGain = gain
+            framesBeforeNextTrack = held
+        }
+    }
+
+    /// After a flush: nothing of the previous stream is left to play.
+    func reset() {
+        if framesBeforeNextTrack > 0 { trackGain = nextTrackGain }
+        framesBeforeNextTrack = 0
     }
 
     /// Starts or ends a fade when the loop asked for one since the last look.

@@ -225,6 +225,7 @@ final class OutputWorker: @unchecked Sendable {
             // What came before the marker and is still in the output stage plays first.
             let held = session.adapter.isActive ? session.adapter.heldFrames : 0
             timeline.add(marker, held: held, device: session.configuration)
+            gain.trackStarts(gain: marker.gain, after: held)
             if needsSetUp { setUpDevice(for: marker) }
         case .segmentEnd, .queueEnd:
             writeStageTail()
@@ -267,6 +268,7 @@ final class OutputWorker: @unchecked Sendable {
         while shared.markers.pop() != nil {}
         skipping = false
         timeline.clear()
+        gain.reset()
         acknowledge(request)
     }
 

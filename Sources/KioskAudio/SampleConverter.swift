@@ -1,4 +1,5 @@
-/// Copies ring samples to the device's container, applying software volume, on the output thread.
+/// Copies ring samples to the device's container, applying software volume and the track's gain
+/// (ReplayGain; a sample it would take past full scale is clamped), on the output thread.
 ///
 /// Used only when the device takes another container than the ring holds, or the software volume is
 /// below 100 %; otherwise frames go from the ring to the device untouched (bit-perfect). Widening
@@ -16,6 +17,20 @@ public enum SampleConverter {
         return Int32(p * p * 65536 / 10000)
     }
 
+    /// Q16 gain for a linear scale (a track's ReplayGain), 0…16 (above 1: amplified, clamped when
+    /// stored).
+    public static func gain(scale: Float) -> Int32 {
+        guard scale.isFinite, scale > 0 else { return scale.isNaN ? unity : 0 }
+        return Int32((Double(min(scale, 16)) * 65536).rounded())
+    }
+
+    /// Q16 product of two Q16 gains.
+    public static func product(_ a: Int32, _ b: Int32) -> Int32 {
+        if a == unity { return b }
+        if b == unity { return a }
+        return Int32(clamping: (Int64(a) * Int64(b)) >> 16)
+    }
+
     /// Converts `samples` samples (frames × channels) from `source` to `destination`.
     public static func convert(
         _ input: UnsafeRawPointer, _ source: SampleEncoding, to output: UnsafeMutableRawPointer,
@@ -28,14 +43,14 @@ public enum SampleConverter {
             let from = input.assumingMemoryBound(to: Int16.self)
             for i in 0..<samples {
                 var v = Int32(from[i]) << 16  // left-justified in 32 bits
-                if scaled { v = Int32(truncatingIfNeeded: (Int64(v) * g) >> 16) }
+                if scaled { v = Int32(clamping: (Int64(v) * g) >> 16) }
                 store(v, at: i, output, destination)
             }
         default:
             let from = input.assumingMemoryBound(to: Int32.self)
             for i in 0..<samples {
                 var v = from[i]
-                if scaled { v = Int32(truncatingIfNeeded: (Int64(v) * g) >> 16) }
+                if scaled { v = Int32(clamping: (Int64(v) * g) >> 16) }
                 store(v, at: i, output, destination)
             }
         }

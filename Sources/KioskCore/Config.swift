@@ -1,6 +1,7 @@
 import Glibc
 import KioskAudio
 import KioskInput
+import KioskLibrary
 import KioskSystem
 
 /// The player's configuration: one JSON file (`/etc/kiosk-player/config.json`, or `--config`).
@@ -117,6 +118,9 @@ public struct Config: Sendable {
     public var repeatQueue = false
     /// The shuffle at the first start (afterwards the one last chosen, kept in the resume state).
     public var shuffle = PlayQueue.Shuffle.off
+    /// ReplayGain (`replayGain`, `replayGainPreampDb`, `replayGainMissingPreampDb`): off by default,
+    /// so the samples reach the device as decoded.
+    public var replayGain = ReplayGainSettings()
     public var audio = Audio()
     public var screen = Screen()
     public var inputs = Inputs()
@@ -130,7 +134,7 @@ public struct Config: Sendable {
         "board", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "volumeMin", "volumeMax", "volumeAtBoot",
         "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "bookmarks", "sleepMinutes",
         "sleepAction",
-        "repeat", "shuffle", "audio", "screen",
+        "repeat", "shuffle", "replayGain", "replayGainPreampDb", "replayGainMissingPreampDb", "audio", "screen",
         "inputs", "mpd", "cards",
     ]
 
@@ -190,6 +194,11 @@ public struct Config: Sendable {
         }
         c.repeatQueue = try r.bool("repeat") ?? c.repeatQueue
         c.shuffle = try r.choice("shuffle", PlayQueue.Shuffle.self) ?? c.shuffle
+        c.replayGain.mode = try r.choice("replayGain", ReplayGainMode.self) ?? c.replayGain.mode
+        if let preamp = try r.double("replayGainPreampDb", range: -15...15) { c.replayGain.preampDb = Float(preamp) }
+        if let missing = try r.double("replayGainMissingPreampDb", range: -15...15) {
+            c.replayGain.missingPreampDb = Float(missing)
+        }
         if let a = try r.object("audio") {
             c.audio.device = try a.string("device").map(AudioDevice.init(name:))
             c.audio.fallbackDevices = try a.strings("fallbackDevices", maxCount: 16)?.map(AudioDevice.init(name:))

@@ -49,6 +49,8 @@ public struct PlayQueue: Equatable, Sendable {
     public var index = 0
     /// The collection the queue was made from (nil for one a remote client built).
     public var collection: Collection?
+    /// How the tracks' ReplayGain tags become the gain the engine plays them at.
+    public var replayGain = ReplayGainSettings()
     /// Start again after the last entry.
     public var repeats = false
     /// The id generation: entry `i` of a queue handed to the engine has `idBase + i`.
@@ -655,13 +657,17 @@ public struct PlayQueue: Equatable, Sendable {
         identity.marks[index].range.startFrame(sampleRate: tracks[index].sampleRate)
     }
 
-    /// Entry `index` as the engine gets it, with the frames of its range.
+    /// Entry `index` as the engine gets it: the frames of its range, and its ReplayGain scale
+    /// (album gain in `auto` when the queue is an album).
     public func request(_ index: Int) -> TrackRequest {
         let track = tracks[index]
         let range = identity.marks[index].range
+        let gain =
+            replayGain.mode == .off
+            ? 1 : replayGain.scale(for: track.replayGain, queueIsAlbum: collection?.category == .album)
         return TrackRequest(
             id: engineID(ofEntry: index), path: track.path, startFrame: firstFrame(ofEntry: index),
-            endFrame: range.endFrame(sampleRate: track.sampleRate))
+            endFrame: range.endFrame(sampleRate: track.sampleRate), gain: gain)
     }
 
     /// The whole queue as the engine gets it: in play order.

@@ -84,6 +84,8 @@ extension Player {
             // MPD's `random 1` is any shuffle: an album shuffle chosen on the box stays.
             if remote && mode == .tracks && shuffle == .albums { break }
             setShuffle(mode)
+        case .setReplayGain(let mode):
+            setReplayGain(mode)
         case .setSleepTimer(let seconds):
             setSleepTimer(seconds: seconds)
         case .chooseOutput(let device):

@@ -60,6 +60,17 @@ extension Player {
         if playQueue.setSingle(mode) { handQueueAgain() }
     }
 
+    /// The ReplayGain mode the tracks play with.
+    public var replayGainMode: ReplayGainMode { playQueue.replayGain.mode }
+
+    /// Sets the ReplayGain mode. While playing or paused the engine gets the queue again at the
+    /// current frame, so the new gain applies at once (MPD applies it to the next chunks too).
+    func setReplayGain(_ mode: ReplayGainMode) {
+        guard mode != playQueue.replayGain.mode else { return }
+        playQueue.replayGain.mode = mode
+        handQueueAgain()
+    }
+
     /// Sets MPD's consume mode: from now on each entry that has played leaves the queue.
     func setConsume(_ on: Bool) { playQueue.consume = on }
 

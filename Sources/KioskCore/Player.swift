@@ -81,6 +81,7 @@ public final class Player {
         volumeControl = VolumeControl(
             configured: config.volumeLimits, level: config.volumeAtBoot ?? resume?.volumePercent ?? config.volume)
         playQueue = PlayQueue(repeats: config.repeatQueue)
+        playQueue.replayGain = config.replayGain
         playQueue.setShuffle(resume?.shuffle.flatMap(PlayQueue.Shuffle.init(rawValue:)) ?? config.shuffle)
         if let resume {
             playQueue.continueIdentity(version: resume.queueVersion ?? 0, nextSongID: resume.nextSongID ?? 0)

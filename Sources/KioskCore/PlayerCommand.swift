@@ -34,6 +34,8 @@ public enum PlayerCommand: Equatable, Sendable {
     /// The shuffle; from a remote client (MPD's `random 1`) `tracks` keeps an album shuffle chosen
     /// on the box.
     case setShuffle(PlayQueue.Shuffle)
+    /// The ReplayGain mode (MPD's `replay_gain_mode`); the config's `replayGain` at every start.
+    case setReplayGain(ReplayGainMode)
     /// The sleep timer, `seconds` from now (nil: off).
     case setSleepTimer(seconds: Int?)
     /// The audio output (one of the devices, or `Player.silentOutput`).

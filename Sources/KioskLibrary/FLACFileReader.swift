@@ -10,6 +10,9 @@ package struct TrackInfo: Sendable, Hashable {
     var totalFrames: Int64?
     var tags: TrackTags
     var hasPicture: Bool
+
+    /// The file's ReplayGain tags, nil when it has none.
+    package var replayGain: ReplayGainInfo? { tags.replayGain.isEmpty ? nil : tags.replayGain }
 }
 
 /// The result of reading one file.

@@ -32,6 +32,8 @@ public struct TrackTags: Sendable, Hashable {
     public var discTotal: Int?
     /// The tags the box does not show (for MPD clients), in the file's order; usually none.
     public var extras: [ExtraTagValue] = []
+    /// The ReplayGain tags (NaN for those the file lacks).
+    public var replayGain = ReplayGainInfo()
 
     public init() {}
 
@@ -39,6 +41,7 @@ public struct TrackTags: Sendable, Hashable {
     public var isEmpty: Bool {
         titles.isEmpty && artists.isEmpty && albums.isEmpty && albumArtists.isEmpty && genres.isEmpty
             && dates.isEmpty && trackNumber == nil && discNumber == nil && extras.isEmpty
+            && replayGain.isEmpty
     }
 
     /// The values of `tag`, in the file's order.
@@ -121,6 +124,7 @@ public struct Track: Sendable, Hashable {
         if let several = rawTags?.several { return several.tags }
         var tags = TrackTags()
         tags.extras = rawTags?.extras ?? []
+        tags.replayGain = rawTags?.replayGain ?? ReplayGainInfo()
         if flags.contains(.titleTag) { tags.titles = [title] }
         if flags.contains(.artistTag) { tags.artists = [artist] }
         if flags.contains(.albumTag) { tags.albums = [album] }
@@ -213,6 +217,10 @@ public struct Track: Sendable, Hashable {
         guard let extras = rawTags?.extras, !extras.isEmpty else { return [] }
         return extras.compactMap { $0.tag == tag ? $0.value : nil }
     }
+
+    /// The ReplayGain tags; nil when the file has none (boxed with the raw tags, so a track without
+    /// them carries no room for them).
+    public var replayGain: ReplayGainInfo? { rawTags?.replayGain }
 
     /// The first ARTIST value (the display fallback when there is none).
     var firstArtist: String { rawTags?.several?.tags.artists.first ?? artist }
@@ -444,6 +452,8 @@ final class RawTags: Sendable, Hashable {
     /// with only extra tags does not carry room for them (measured: 110 bytes a track).
     let several: Several?
     let extras: [ExtraTagValue]
+    /// The ReplayGain tags, when the file has some.
+    let replayGain: ReplayGainInfo?
 
     /// The boxed copy of the tags. Thread: any (immutable).
     final class Several: Sendable {
@@ -452,9 +462,10 @@ final class RawTags: Sendable, Hashable {
         init(_ tags: TrackTags) { self.tags = tags }
     }
 
-    private init(several: Several?, extras: [ExtraTagValue]) {
+    private init(several: Several?, extras: [ExtraTagValue], replayGain: ReplayGainInfo?) {
         self.several = several
         self.extras = extras
+        self.replayGain = replayGain
     }
 
     /// What of `tags` the display values cannot stand for; nil when they stand for all of it.
@@ -462,17 +473,19 @@ final class RawTags: Sendable, Hashable {
         let several =
             tags.titles.count > 1 || tags.artists.count > 1 || tags.albums.count > 1 || tags.albumArtists.count > 1
             || tags.genres.count > 1 || tags.dates.count > 1
-        if !several && tags.extras.isEmpty { return nil }
-        return RawTags(several: several ? Several(tags) : nil, extras: tags.extras)
+        let replayGain = tags.replayGain.isEmpty ? nil : tags.replayGain
+        if !several && tags.extras.isEmpty && replayGain == nil { return nil }
+        return RawTags(several: several ? Several(tags) : nil, extras: tags.extras, replayGain: replayGain)
     }
 
     static func == (a: RawTags, b: RawTags) -> Bool {
-        a === b || (a.several?.tags == b.several?.tags && a.extras == b.extras)
+        a === b || (a.several?.tags == b.several?.tags && a.extras == b.extras && a.replayGain == b.replayGain)
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(several?.tags)
         hasher.combine(extras)
+        hasher.combine(replayGain)
     }
 }
 

@@ -14,7 +14,19 @@ enum TagFields {
     enum Field {
         case title, artist, album, albumArtist, genre, date, trackNumber, trackTotal, discNumber, discTotal
         case extra(ExtraTag)
+        case replayGain(ReplayGainField)
     }
+
+    /// The ReplayGain tags (REPLAYGAIN_* in any format; Opus's R128_* in Q7.8 dB).
+    enum ReplayGainField { case trackGain, trackPeak, albumGain, albumPeak, r128Track, r128Album }
+
+    /// Read from every format, under the same names (TagLib gives ID3v2 TXXX, APE and MP4 freeform
+    /// items their description as name; any case, as MPD compares them).
+    private static let replayGainFields: [(String, Field)] = [
+        ("REPLAYGAIN_TRACK_GAIN", .replayGain(.trackGain)), ("REPLAYGAIN_TRACK_PEAK", .replayGain(.trackPeak)),
+        ("REPLAYGAIN_ALBUM_GAIN", .replayGain(.albumGain)), ("REPLAYGAIN_ALBUM_PEAK", .replayGain(.albumPeak)),
+        ("R128_TRACK_GAIN", .replayGain(.r128Track)), ("R128_ALBUM_GAIN", .replayGain(.r128Album)),
+    ]
 
     private static let boxFields: [(String, Field)] = [
         ("TITLE", .title), ("ARTIST", .artist), ("ALBUM", .album), ("ALBUMARTIST", .albumArtist),
@@ -28,7 +40,7 @@ enum TagFields {
     static let fields: [(name: [UInt8], field: Field)] =
         (boxFields
         + ExtraTag.allCases.filter { $0 != .movement }.map { ($0.rawValue.uppercased(), Field.extra($0)) }
-        + [("MOVEMENTNAME", .extra(.movement)), ("MOVEMENT", .extra(.movementNumber))])
+        + [("MOVEMENTNAME", .extra(.movement)), ("MOVEMENT", .extra(.movementNumber))] + replayGainFields)
         .map { (Array($0.0.utf8), $0.1) }
 
     /// TagLib's names of the ID3v2 frames MPD reads (src/tag/Id3Scan.cxx, Id3MusicBrainz.cxx).
@@ -46,7 +58,7 @@ enum TagFields {
             ("MUSICBRAINZ TRACK ID", .extra(.musicBrainzTrackID)),
             ("MUSICBRAINZ_RELEASETRACKID", .extra(.musicBrainzReleaseTrackID)),
             ("MUSICBRAINZ_WORKID", .extra(.musicBrainzWorkID)),
-        ])
+        ] + replayGainFields)
         .map { (Array($0.0.utf8), $0.1) }
 
     /// The field a comment name stands for (ASCII, any case), without making a String; `id3` for
@@ -145,6 +157,22 @@ enum TagFields {
             if tags.discTotal == nil { tags.discTotal = total }
         case .discTotal:
             if tags.discTotal == nil { tags.discTotal = numberAndTotal(value).0 }
+        case .replayGain(let which):
+            // The first readable value counts, as in MPD (later ones overwrite there; files have one).
+            switch which {
+            case .trackGain:
+                if tags.replayGain.trackGain.isNaN { tags.replayGain.trackGain = ReplayGainInfo.number(value) ?? .nan }
+            case .trackPeak:
+                if tags.replayGain.trackPeak.isNaN { tags.replayGain.trackPeak = ReplayGainInfo.number(value) ?? .nan }
+            case .albumGain:
+                if tags.replayGain.albumGain.isNaN { tags.replayGain.albumGain = ReplayGainInfo.number(value) ?? .nan }
+            case .albumPeak:
+                if tags.replayGain.albumPeak.isNaN { tags.replayGain.albumPeak = ReplayGainInfo.number(value) ?? .nan }
+            case .r128Track:
+                if tags.replayGain.trackGain.isNaN { tags.replayGain.trackGain = ReplayGainInfo.r128(value) ?? .nan }
+            case .r128Album:
+                if tags.replayGain.albumGain.isNaN { tags.replayGain.albumGain = ReplayGainInfo.r128(value) ?? .nan }
+            }
         case .extra(let tag):
             let entry = ExtraTagValue(tag, value)
             if !tags.extras.contains(entry) && tags.extras.lazy.filter({ $0.tag == tag }).count < maxValuesPerField {

@@ -44,8 +44,8 @@ struct IndexedPlaylist: Sendable {
 /// Thread: the scan worker that opened it.
 final class VolumeIndex {
     /// 2: the `extras` column (MPD's tags beyond the box's own); an index of version 1 has none of
-    /// them read, so it is rebuilt.
-    static let schemaVersion = 2
+    /// them read, so it is rebuilt. 3: the `replaygain` column (`ReplayGainInfo.stored`).
+    static let schemaVersion = 3
     private static let separator: Character = "\u{1F}"
 
     let path: String
@@ -91,7 +91,8 @@ final class VolumeIndex {
                     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, problem TEXT, warnings TEXT,
                     title TEXT, artist TEXT, album TEXT, albumartist TEXT, genre TEXT, date TEXT,
                     track INTEGER, tracktotal INTEGER, disc INTEGER, disctotal INTEGER,
-                    rate INTEGER, channels INTEGER, bits INTEGER, frames INTEGER, picture INTEGER, extras TEXT
+                    rate INTEGER, channels INTEGER, bits INTEGER, frames INTEGER, picture INTEGER, extras TEXT,
+                    replaygain TEXT
                 ) WITHOUT ROWID;
                 CREATE TABLE playlists(
                     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, name TEXT NOT NULL,
@@ -130,7 +131,7 @@ final class VolumeIndex {
         let s = try database.prepare(
             """
             SELECT path, size, mtime, problem, warnings, title, artist, album, albumartist, genre, date,
-                   track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture, extras FROM files
+                   track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture, extras, replaygain FROM files
             """)
         var result: [String: IndexedFile] = [:]
         result.reserveCapacity(expected)
@@ -151,6 +152,7 @@ final class VolumeIndex {
                     bitsPerSample: s.int(17), totalFrames: s.isNull(18) ? nil : s.int64(18), hasPicture: s.int(19) != 0)
                 var rawTags: TrackTags?
                 let extras = Self.extras(s.string(20), strings: &strings)
+                let replayGain = s.string(21).flatMap { ReplayGainInfo(stored: $0) }
                 if several {
                     var tags = TrackTags()
                     tags.titles = Self.split(s.string(5))
@@ -164,6 +166,7 @@ final class VolumeIndex {
                     tags.discNumber = values.discNumber
                     tags.discTotal = values.discTotal
                     tags.extras = extras
+                    tags.replayGain = replayGain ?? ReplayGainInfo()
                     func joined(_ values: [String]) -> String? {
                         values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: ", ")
                     }
@@ -185,9 +188,10 @@ final class VolumeIndex {
                     values.albumArtist = pooled(8)
                     values.genre = pooled(9)
                     values.date = pooled(10)
-                    if !extras.isEmpty {
+                    if !extras.isEmpty || replayGain != nil {
                         var tags = TrackTags()
                         tags.extras = extras
+                        tags.replayGain = replayGain ?? ReplayGainInfo()
                         rawTags = tags
                     }
                 }
@@ -230,8 +234,9 @@ final class VolumeIndex {
             upsertFile = try database.prepare(
                 """
                 INSERT OR REPLACE INTO files(path, size, mtime, problem, warnings, title, artist, album, albumartist,
-                    genre, date, track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture, extras)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    genre, date, track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture, extras,
+                    replaygain)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         }
         let s = upsertFile!
@@ -262,6 +267,7 @@ final class VolumeIndex {
             s.bind(19, info.totalFrames)
             s.bind(20, info.hasPicture ? 1 : 0)
             s.bind(21, Self.join(info.tags.extras.map { $0.tag.rawValue + "=" + $0.value }))
+            s.bind(22, info.tags.replayGain.isEmpty ? nil : info.tags.replayGain.stored)
         }
         try s.run()
     }

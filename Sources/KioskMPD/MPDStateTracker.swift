@@ -17,6 +17,7 @@ struct MPDStateTracker {
         var shuffle = false
         var single = SingleMode.off
         var consume = false
+        var replayGain = ReplayGainMode.off
         var output = ""
         var catalog: ObjectIdentifier?
         var scanning = false
@@ -47,6 +48,7 @@ struct MPDStateTracker {
         seen.shuffle = player.shuffle != .off
         seen.single = player.single
         seen.consume = player.consume
+        seen.replayGain = player.replayGainMode
         seen.output = player.outputDevice
         seen.catalog = player.catalog.map(ObjectIdentifier.init)
         seen.scanning = !(library?.isIdle ?? true)
@@ -71,7 +73,7 @@ struct MPDStateTracker {
         }
         if seen.volume != last.volume { changes.insert(.mixer) }
         if seen.repeatQueue != last.repeatQueue || seen.shuffle != last.shuffle || seen.single != last.single
-            || seen.consume != last.consume
+            || seen.consume != last.consume || seen.replayGain != last.replayGain
         {
             changes.insert(.options)
         }

@@ -1,5 +1,6 @@
 import KioskAudio
 import KioskCore
+import KioskLibrary
 import KioskSystem
 import KioskTestSupport
 import Testing
@@ -55,11 +56,17 @@ import Testing
         }
     }
 
+    @Test func replayGainIsOffByDefaultAndTakesItsModeAndPreamps() throws {
+        #expect(try parse("{}").replayGain == ReplayGainSettings(mode: .off, preampDb: 0, missingPreampDb: 0))
+        let c = try parse(#"{"replayGain": "auto", "replayGainPreampDb": 3.5, "replayGainMissingPreampDb": -6}"#)
+        #expect(c.replayGain == ReplayGainSettings(mode: .auto, preampDb: 3.5, missingPreampDb: -6))
+    }
+
     /// Each kind of error, with its exact message.
     @Test(arguments: [
         (
             #"{"volumme": 3}"#,
-            "config.json: volumme: unknown key (known keys: audio, audiobookGenres, board, boardsDirectory, bookmarks, cards, idlePowerOffMinutes, inputs, libraryDirectories, mediaRoots, mpd, repeat, resumeAtBoot, screen, shuffle, sleepAction, sleepMinutes, stateDirectory, volume, volumeAtBoot, volumeMax, volumeMin)"
+            "config.json: volumme: unknown key (known keys: audio, audiobookGenres, board, boardsDirectory, bookmarks, cards, idlePowerOffMinutes, inputs, libraryDirectories, mediaRoots, mpd, repeat, replayGain, replayGainMissingPreampDb, replayGainPreampDb, resumeAtBoot, screen, shuffle, sleepAction, sleepMinutes, stateDirectory, volume, volumeAtBoot, volumeMax, volumeMin)"
         ),
         (#"{"volumeMin": 70, "volumeMax": 60}"#, "config.json: volumeMin: expected at most volumeMax (60), got 70"),
         (#"{"volumeMax": 0}"#, "config.json: volumeMax: expected an integer 1…100, got 0"),
@@ -76,6 +83,15 @@ import Testing
         (#"{"bookmarks": "some"}"#, #"config.json: bookmarks: expected one of "audiobooks", "all", "off", got "some""#),
         (#"{"sleepAction": "halt"}"#, #"config.json: sleepAction: expected one of "stop", "poweroff", got "halt""#),
         (#"{"shuffle": "on"}"#, #"config.json: shuffle: expected one of "off", "tracks", "albums", got "on""#),
+        (
+            #"{"replayGain": "loud"}"#,
+            #"config.json: replayGain: expected one of "off", "track", "album", "auto", got "loud""#
+        ),
+        (#"{"replayGainPreampDb": 20}"#, "config.json: replayGainPreampDb: expected a number -15…15, got 20"),
+        (
+            #"{"replayGainMissingPreampDb": "-6"}"#,
+            #"config.json: replayGainMissingPreampDb: expected a number -15…15, got "-6""#
+        ),
         (#"{"resumeAtBoot": 1}"#, "config.json: resumeAtBoot: expected true or false, got 1"),
         (
             #"{"libraryDirectories": ["Music"]}"#,

@@ -113,7 +113,7 @@ import Testing
         let (catalog, stats) = try library.scan(indexPath: path)
         #expect(stats.filesRead == 1)
         #expect(catalog.allTracks.first?.values(of: .composer) == ["Bach"])
-        #expect(try SQLiteDatabase(path: path).userVersion == 2)
+        #expect(try SQLiteDatabase(path: path).userVersion == VolumeIndex.schemaVersion)
         // And the rebuilt index serves the next scan.
         #expect(try library.scan(indexPath: path).1.filesRead == 0)
     }

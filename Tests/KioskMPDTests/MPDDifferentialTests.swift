@@ -46,13 +46,6 @@ let knownDifferences: [KnownDifference] = [
             #"volume, crossfade, replay gain: status #3"#,
         ]),
     KnownDifference.rows(
-        .featureFails,
-        #"by design until the box reads ReplayGain (issue 33): replay_gain_mode other than off is refused with MPD's wording"#,
-        [
-            #"volume, crossfade, replay gain: replay_gain_mode track"#,
-            #"volume, crossfade, replay gain: replay_gain_status #2"#,
-        ]),
-    KnownDifference.rows(
         .differsButWorks,
         #"the root of lsinfo lists the sticks' playlists by name, as listplaylists and load take them (mpd: only its playlist directory's), and its directory has no Last-Modified"#,
         [

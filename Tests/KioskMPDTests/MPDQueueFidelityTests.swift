@@ -1,4 +1,5 @@
 import KioskCore
+import KioskLibrary
 import KioskMPD
 import Testing
 
@@ -203,7 +204,7 @@ import Testing
             (
                 try c.command("crossfade 3"), try c.command("mixrampdb -17.5"), try c.command("mixrampdelay 2"),
                 try c.pairs("status"), try c.command("replay_gain_mode off"),
-                try c.command("replay_gain_mode album"), try c.command("replay_gain_status")
+                try c.command("replay_gain_mode loud"), try c.command("replay_gain_status")
             )
         }
         #expect(result.0 == ["OK"] && result.1 == ["OK"] && result.2 == ["OK"])
@@ -211,6 +212,25 @@ import Testing
         #expect(result.4 == ["OK"])
         #expect(result.5 == ["ACK [2@0] {replay_gain_mode} Unrecognized replay gain mode"])
         #expect(result.6 == ["replay_gain_mode: off", "OK"])
+    }
+
+    /// `replay_gain_mode` sets the player's ReplayGain mode, `replay_gain_status` reports it, and
+    /// clients idling on options hear of it (MPD's IDLE_OPTIONS).
+    @Test func replayGainModeSetsThePlayersModeAndWakesIdleOptions() throws {
+        let h = try Harness()
+        let path = h.socketPath
+        let (set, status, idle) = try h.client {
+            let watcher = try TestClient(unix: path)
+            let other = try TestClient(unix: path)
+            try watcher.send("idle options\n")
+            let set = try other.command("replay_gain_mode album")
+            let idle = try watcher.response()
+            return (set, try other.command("replay_gain_status"), idle)
+        }
+        #expect(set == ["OK"])
+        #expect(status == ["replay_gain_mode: album", "OK"])
+        #expect(idle == ["changed: options", "OK"])
+        #expect(h.player.replayGainMode == .album)
     }
 
     /// MPD deletes a paused current entry by stopping at the next one (src/queue/PlaylistEdit.cxx).

@@ -26,7 +26,8 @@ public final class FakeEngine: PlaybackEngine {
 
     private let clock: VirtualClock
     private let decoders = DecoderSet()
-    private var tracks: [TrackRequest] = []
+    /// The queue last handed over (with each track's gain).
+    public private(set) var tracks: [TrackRequest] = []
     private var state = State.stopped
     private var index = 0
     /// The position in the current track when `anchorNs` was the time (while playing).

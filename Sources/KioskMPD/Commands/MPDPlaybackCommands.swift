@@ -1,4 +1,5 @@
 import KioskCore
+import KioskLibrary
 
 /// Playing, seeking, modes and volume (MPD's src/command/PlayerCommands.cxx). Thread: loop thread.
 enum MPDPlaybackCommands {
@@ -146,15 +147,16 @@ enum MPDPlaybackCommands {
         return .done
     }
 
-    /// `replay_gain_mode off`: the box has no ReplayGain yet, so `off` is the one mode it can be in;
-    /// the others are refused with the words MPD uses for a mode it does not know.
+    /// `replay_gain_mode off|track|album|auto`: the player's ReplayGain mode until the next start
+    /// (the config's `replayGain` is the mode at boot); applied at once to what plays.
     static func replayGainMode(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        guard r[0] == "off" else { throw .argument("Unrecognized replay gain mode") }
+        guard let mode = ReplayGainMode(rawValue: r[0]) else { throw .argument("Unrecognized replay gain mode") }
+        s.player.perform(.setReplayGain(mode), from: .remote)
         return .done
     }
 
     static func replayGainStatus(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        r.connection.write("replay_gain_mode: off\n")
+        r.connection.write("replay_gain_mode: \(s.player.replayGainMode.rawValue)\n")
         return .done
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import KioskAudio
+import KioskLibrary
 import KioskSystem
 
 /// `kiosk-player play FILE… [--device PCM]`: plays files back to back through the audio engine.
@@ -10,7 +11,7 @@ enum PlayCommand {
             summary: "play music files (FLAC, MP3, Ogg Vorbis, Opus, WAV, AIFF) through the audio engine",
             synopsis: [
                 "FILE... [--device PCM] [--volume PERCENT] [--buffer-ms N]",
-                "                  [--realtime PRIORITY|off] [--progress] [--loop-stall]",
+                "                  [--realtime PRIORITY|off] [--replay-gain track|album] [--progress] [--loop-stall]",
             ],
             description: """
                 Plays the files back to back (gapless when their formats match) and prints a line
@@ -25,6 +26,9 @@ enum PlayCommand {
                 .integer("--buffer-ms", "N", 40...100, "device buffer, 40…100 ms, default 60"),
                 .integer(
                     "--realtime", "P|off", 1...99, or: ["off"], "SCHED_FIFO priority of the output thread, default 70"),
+                .choice(
+                    "--replay-gain", "MODE", ["track", "album"],
+                    "play each file at its ReplayGain (track or album gain, clipping prevented by its peak)"),
                 .flag("--progress", "also print the position about every second"),
                 .flag(
                     "--loop-stall",
@@ -32,6 +36,14 @@ enum PlayCommand {
                 ),
             ],
             run: run)
+    }
+
+    /// The scale `path` plays at with `settings` (1 when off, or when the file cannot be read: the
+    /// engine then reports it).
+    static func gain(of path: String, _ settings: ReplayGainSettings) -> Float {
+        guard settings.mode != .off else { return 1 }
+        guard case .playable(let info, _) = MusicFileReader().read(path: path) else { return 1 }
+        return settings.scale(for: info.replayGain, queueIsAlbum: false)
     }
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
@@ -48,7 +60,11 @@ enum PlayCommand {
             settings.realtimePriority = Int32(priority)
         }
         let files = parsed.positionals
-        let tracks = files.enumerated().map { TrackRequest(id: UInt64($0.offset + 1), path: $0.element) }
+        let replayGain = ReplayGainSettings(
+            mode: parsed.value("--replay-gain").flatMap(ReplayGainMode.init(rawValue:)) ?? .off)
+        let tracks = files.enumerated().map {
+            TrackRequest(id: UInt64($0.offset + 1), path: $0.element, gain: gain(of: $0.element, replayGain))
+        }
         let progress = parsed.has("--progress")
 
         let loop = try EventLoop()

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <termios.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +15,9 @@ int kiosk_ioctl_ptr(int fd, unsigned long request, void *arg) { return ioctl(fd,
 int kiosk_ioctl_int(int fd, unsigned long request, unsigned long value) { return ioctl(fd, request, value); }
 int kiosk_fcntl_int(int fd, int cmd, int value) { return fcntl(fd, cmd, value); }
 int kiosk_open(const char *path, int flags, mode_t mode) { return open(path, flags, mode); }
+int kiosk_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}
 int kiosk_openat(int dirfd, const char *path, int flags, mode_t mode) { return openat(dirfd, path, flags, mode); }
 int kiosk_o_direct(void) { return O_DIRECT; }
 void kiosk_sigset_empty(sigset_t *set) { sigemptyset(set); }

@@ -1,3 +1,4 @@
+import CKioskShims
 import Glibc
 
 /// How a spawned process gets one of its standard streams.
@@ -19,7 +20,9 @@ public enum SpawnStream: Sendable {
 extension Syscalls {
     /// Starts `program` with `arguments` (`argv[0]` is `program`) and returns its pid; the caller
     /// reaps it. The child starts with no signal blocked (event loops block the ones they read
-    /// through signalfd, and a mask is inherited), the given standard streams, and `environment`
+    /// through signalfd, and a mask is inherited), the given standard streams and no other
+    /// descriptor of ours (a file a library opened without O_CLOEXEC — TagLib's, libFLAC's —
+    /// would keep a stick busy, unmountable, for as long as the child runs), and `environment`
     /// (nil: ours). With `ownProcessGroup` it leads a process group of its own. Streams are set up
     /// in order stdin, stdout, stderr.
     public static func spawn(
@@ -37,6 +40,9 @@ extension Syscalls {
             case .duplicate(let source): posix_spawn_file_actions_adddup2(&actions, source, fd)
             }
         }
+        // After the streams: a `.duplicate` of a descriptor above 2 has been made by then.
+        let closing = kiosk_spawn_close_from(&actions, 3)
+        if closing != 0 { throw Errno(rawValue: closing, context: "spawn \(program): closefrom") }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -1,6 +1,7 @@
 // System calls whose C form is variadic or a macro: ioctl, fcntl, open with a mode, signal sets.
 #pragma once
 #include <signal.h>
+#include <spawn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,6 +18,10 @@ int kiosk_ioctl_int(int fd, unsigned long request, unsigned long value);
 int kiosk_fcntl_int(int fd, int cmd, int value);
 /// open(path, flags, mode).
 int kiosk_open(const char *path, int flags, mode_t mode);
+
+/// Adds "close every descriptor from `lowest` up" to spawn file actions (glibc 2.34+), so a child
+/// inherits none of ours that lack O_CLOEXEC (libraries' fopen()s among them).
+int kiosk_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 /// openat(dirfd, path, flags, mode).
 int kiosk_openat(int dirfd, const char *path, int flags, mode_t mode);
 /// O_DIRECT, which glibc defines only with _GNU_SOURCE and whose value differs between

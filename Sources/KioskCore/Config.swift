@@ -77,6 +77,9 @@ public struct Config: Sendable {
         public enum Removed: String, Sendable, Equatable, CaseIterable { case pause, nothing }
         public var again = Again.togglePause
         public var removed = Removed.pause
+        /// The playing card off the reader this long stops playback (nil: never); putting it back
+        /// before resumes as `removed` says.
+        public var removedStopMinutes: Int?
         /// Replaces the board's `cardReaders` when set.
         public var readers: [CardReaderConfig]?
     }
@@ -257,6 +260,7 @@ public struct Config: Sendable {
         if let k = try r.object("cards") {
             c.cards.again = try k.choice("again", Cards.Again.self) ?? c.cards.again
             c.cards.removed = try k.choice("removed", Cards.Removed.self) ?? c.cards.removed
+            c.cards.removedStopMinutes = try k.int("removedStopMinutes", range: 1...1440)
             var lines = LineRegistry()
             c.cards.readers = try CardReaderConfig.parseList(k, "readers", lines: &lines)
             try k.finish()

@@ -21,6 +21,7 @@ extension Player {
     }
 
     private func cardPresented(_ uid: CardUID) {
+        timers.cancelCardAway()
         cards.reloadIfChanged()
         guard let link = cards.link(of: uid) else {
             promptToLink(uid)
@@ -56,8 +57,12 @@ extension Player {
         }
     }
 
+    /// The playing card taken off: a pause (config `cards.removed`), and with
+    /// `cards.removedStopMinutes` a stop when it stays away that long.
     private func cardRemoved(_ uid: CardUID) {
-        guard uid == cardSession.playing, config.cards.removed == .pause, status == .playing else { return }
+        guard uid == cardSession.playing, status != .stopped else { return }
+        if let minutes = config.cards.removedStopMinutes { timers.startCardAway(minutes: minutes) }
+        guard config.cards.removed == .pause, status == .playing else { return }
         pause()
         cardSession.pausedByRemoval = true
     }
@@ -132,7 +137,10 @@ extension Player {
     }
 
     /// Something else was chosen than a card's collection: no card plays, none waits.
-    func forgetCard() { cardSession.forget() }
+    func forgetCard() {
+        cardSession.forget()
+        timers.cancelCardAway()
+    }
 
     private func perform(_ action: CardAction) {
         switch action {

@@ -25,6 +25,8 @@ final class PlayerTimers {
         var sleepFade: (Int) -> Void = { _ in }
         /// The sleep timer ended (`fading`: its fade had begun).
         var sleepEnded: (_ fading: Bool) -> Void = { _ in }
+        /// The playing card stayed off its reader for `cards.removedStopMinutes`.
+        var cardAwayTooLong: () -> Void = {}
     }
 
     /// A running sleep timer: when it ends, its two timers, whether the fade has begun, and the
@@ -46,6 +48,8 @@ final class PlayerTimers {
     /// The idle power-off countdown: its timer, and whether the warning shows.
     private var idlePowerOff: (timer: TimerID, warning: Bool)?
     private var sleep: Sleep?
+    /// The countdown of a playing card taken off its reader.
+    private var cardAway: TimerID?
 
     init(scheduler: any Scheduler, config: Config) {
         self.scheduler = scheduler
@@ -171,5 +175,22 @@ final class PlayerTimers {
         guard let ended = sleep else { return }
         sleep = nil
         events.sleepEnded(ended.fading)
+    }
+
+    // MARK: - a card taken away
+
+    /// The playing card was taken off: `cardAwayTooLong` fires after `minutes` unless it comes back.
+    func startCardAway(minutes: Int) {
+        cancelCardAway()
+        cardAway = scheduler.schedule(afterMilliseconds: minutes * 60_000) { [weak self] in
+            self?.cardAway = nil
+            self?.events.cardAwayTooLong()
+        }
+    }
+
+    /// The card came back, or something else plays.
+    func cancelCardAway() {
+        if let timer = cardAway { scheduler.cancel(timer) }
+        cardAway = nil
     }
 }

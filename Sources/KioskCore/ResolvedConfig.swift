@@ -111,6 +111,7 @@ public struct ResolvedConfig: Sendable {
         let cards: [(String, JSONValue)] = [
             ("again", .string(c.cards.again.rawValue)),
             ("removed", .string(c.cards.removed.rawValue)),
+            ("removedStopMinutes", c.cards.removedStopMinutes.map { .number(Double($0)) } ?? .null),
             ("readers", .array(readers)),
         ]
         let members: [(String, JSONValue)] = [

@@ -212,6 +212,47 @@ import Testing
         #expect(rig.player.status == .playing)
     }
 
+    /// `cards.removedStopMinutes`: the playing card off the reader that long stops playback
+    /// (not a pause forever); put back before, it resumes.
+    @Test func aCardAwayLongerThanRemovedStopMinutesStops() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main]) { $0.cards.removedStopMinutes = 2 }
+        try playByCard(rig, album: "First Light")
+        try show(rig, card, .removed)
+        #expect(rig.player.status == .paused)
+        try rig.idle(119_000)
+        #expect(rig.player.status == .paused, "not before the two minutes")
+        try rig.idle(2_000)
+        #expect(rig.player.status == .stopped)
+    }
+
+    @Test func aCardPutBackInTimeIsNotStoppedLater() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main]) { $0.cards.removedStopMinutes = 1 }
+        try playByCard(rig, album: "First Light")
+        // Repeat: the album (18 s) must not end by itself within the test's minute.
+        rig.player.perform(.setRepeat(true), from: .button)
+        try show(rig, card, .removed)
+        try rig.idle(30_000)
+        try show(rig, card)
+        #expect(rig.player.status == .playing)
+        try rig.idle(60_000)
+        #expect(rig.player.status == .playing, "the countdown ended when the card came back")
+    }
+
+    @Test func withRemovedNothingACardAwayTooLongStillStops() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main]) {
+            $0.cards.removed = .nothing
+            $0.cards.removedStopMinutes = 1
+        }
+        try playByCard(rig, album: "First Light")
+        rig.player.perform(.setRepeat(true), from: .button)
+        try show(rig, card, .removed)
+        #expect(rig.player.status == .playing)
+        try rig.idle(59_000)
+        #expect(rig.player.status == .playing)
+        try rig.idle(2_000)
+        #expect(rig.player.status == .stopped)
+    }
+
     @Test func takingAnotherCardOffDoesNothing() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try playByCard(rig, album: "First Light")

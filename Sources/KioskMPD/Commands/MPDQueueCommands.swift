@@ -22,18 +22,7 @@ enum MPDQueueCommands {
 
     /// `plchanges VERSION [START:END]`: the entries changed since the queue's version VERSION.
     static func changes(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        let changed = try changedEntries(s, r)
-        let queue = s.player.queue
-        let marks = s.player.playQueue.identity.marks
-        let tags = r.connection.tagMask
-        return .stream(
-            ItemProducer(count: changed.count) { [unowned s] i, out in
-                let position = changed[i]
-                MPDFormat.song(
-                    queue[position], uri: s.uri(of: queue[position]), tags: tags,
-                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority,
-                    range: marks[position].range, to: &out)
-            })
+        entries(s, r.connection, try changedEntries(s, r))
     }
 
     /// `plchangesposid VERSION [START:END]`: positions and IDs only.
@@ -234,18 +223,9 @@ enum MPDQueueCommands {
     private static func playlistMatch(_ s: MPDServer, _ r: MPDRequest, foldCase: Bool) throws(MPDError) -> MPDOutcome {
         let filter = try MPDFilter.parse(r.arguments[...], foldCase: foldCase)
         let queue = s.player.queue
-        let marks = s.player.playQueue.identity.marks
         let matching = queue.indices.filter { filter.matches(queue[$0], uri: s.uri(of: queue[$0])) }
         if filter.regexExhausted { throw MPDFilter.regexTooCostly }
-        let tags = r.connection.tagMask
-        return .stream(
-            ItemProducer(count: matching.count) { [unowned s] i, out in
-                let position = matching[i]
-                MPDFormat.song(
-                    queue[position], uri: s.uri(of: queue[position]), tags: tags,
-                    queue: (position, Int(marks[position].songID)), priority: marks[position].priority,
-                    range: marks[position].range, to: &out)
-            })
+        return entries(s, r.connection, matching)
     }
 
     /// A position range clipped to the queue (MPD's `RangeArg::CheckClip`): "Bad song index" when it
@@ -264,15 +244,17 @@ enum MPDQueueCommands {
         return current
     }
 
-    /// Queue entries `range` with their positions and IDs, written as the client reads.
-    private static func entries(_ s: MPDServer, _ c: MPDConnection, _ range: Range<Int>) -> MPDOutcome {
+    /// Queue entries at `positions` with their positions, ids, priorities and ranges, written as the client reads.
+    private static func entries(_ s: MPDServer, _ c: MPDConnection, _ positions: some RandomAccessCollection<Int>)
+        -> MPDOutcome
+    {
         let queue = s.player.queue
         let marks = s.player.playQueue.identity.marks
         let tags = c.tagMask
-        let start = range.lowerBound
+        let positions = Array(positions)
         return .stream(
-            ItemProducer(count: range.count) { [unowned s] i, out in
-                let position = start + i
+            ItemProducer(count: positions.count) { [unowned s] i, out in
+                let position = positions[i]
                 MPDFormat.song(
                     queue[position], uri: s.uri(of: queue[position]), tags: tags,
                     queue: (position, Int(marks[position].songID)), priority: marks[position].priority,

@@ -73,10 +73,17 @@ struct Navigation {
         moveSelection(by: delta, count: list.count)
     }
 
-    /// Moves the selection by `delta` in a list of `count` (wrapping).
+    /// Moves the selection by `delta` in a list of `count`. A single step wraps at the ends; a
+    /// bigger one (an accelerated encoder turn) stops at the end it runs into, so a fast spin
+    /// lands on the last item instead of somewhere near the top again.
     mutating func moveSelection(by delta: Int, count: Int) {
         guard count > 0 else { return }
-        selection[category] = ((selectedIndex(count: count) + delta) % count + count) % count
+        let index = selectedIndex(count: count)
+        if abs(delta) <= 1 {
+            selection[category] = ((index + delta) % count + count) % count
+        } else {
+            selection[category] = min(max(index + delta, 0), count - 1)
+        }
     }
 
     /// Whether the browse thumbnails of `signature` (category, selection, catalog) are still to be

@@ -424,6 +424,20 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(rig.player.selectedIndex == 1)
     }
 
+    @Test func anAcceleratedMoveStopsAtTheEndOfTheListAndASingleStepThereWraps() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try rig.selectCategory(.album)
+        let count = rig.collections(.album).count
+        try rig.press(.down, steps: count + 1)
+        #expect(rig.player.selectedIndex == count - 1)
+        try rig.press(.down)
+        #expect(rig.player.selectedIndex == 0)
+        try rig.press(.up, steps: 4)
+        #expect(rig.player.selectedIndex == 0)
+        try rig.press(.up)
+        #expect(rig.player.selectedIndex == count - 1)
+    }
+
     @Test(arguments: [Action.select, .play, .playPause])
     func selectPlaysTheSelection(action: Action) throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])

@@ -17,7 +17,8 @@
 #   6. a fresh player (new state): ten detents clockwise fast (10 ms per transition = 40 ms per
 #      detent, 25 detents/s; faster steps are not reproduced faithfully under TCG, where each
 #      gpio-sim write costs ~1 ms and close edges merge), play-pause → the album that plays is more
-#      than ten collections down (acceleration).
+#      than ten collections down (acceleration; an accelerated move stops at the last album instead
+#      of wrapping, so a faithful fast turn on a fast host lands on Album 30, not back near the top).
 # timeout: 240
 # shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"

@@ -90,10 +90,12 @@ public final class Appliance {
         let sink = EventSink()
         // The engine and the player name devices by their config names (their String API).
         let outputDevices = resolved.audioDevices.map(\.name)
-        let audioSettings = AudioSettings(
+        var audioSettings = AudioSettings(
             device: resume?.outputDevice.flatMap { outputDevices.contains($0) ? $0 : nil } ?? resolved.audioDevice.name,
             bufferMs: config.audio.bufferMs, ringSeconds: config.audio.ringSeconds, mixer: resolved.mixer,
             realtimePriority: config.audio.realtimePriority > 0 ? Int32(config.audio.realtimePriority) : nil)
+        audioSettings.declickMilliseconds = config.audio.declickMs
+        audioSettings.keepOpen = resolved.keepOpen
         // No probe of the device here: opening it costs milliseconds before the first sound, and
         // the engine reports a device that does not open (deviceLost) and retries by itself.
         engine = try AudioEngine(loop: loop, settings: audioSettings) { event in sink.player?.handle(event) }

@@ -126,7 +126,15 @@ public final class AudioEngine: PlaybackEngine {
         publishState()
     }
 
-    /// Stops and rewinds to the start of the current track; the device is closed until `play`.
+    /// Closes the device while stopped when `AudioSettings.keepOpen` keeps it open (the sleep
+    /// timer ended: a sleeping box need not clock its DAC); the next `play` opens it again.
+    public func releaseDevice() {
+        shared.releaseSerial.add(1, ordering: .releasing)
+        shared.outputWake.signal()
+    }
+
+    /// Stops and rewinds to the start of the current track; the device is closed until `play`
+    /// (kept open and fed silence with `AudioSettings.keepOpen`).
     public func stop() {
         state = .stopped
         publishState()

@@ -70,6 +70,14 @@ public struct AudioSettings: Sendable {
     /// Makes the output for a device name (default `makeAudioOutput(device:)`); for tests and tools.
     /// Called on the output thread.
     public var makeOutput: (@Sendable (String) -> any AudioOutput)? = nil
+    /// The length of the ramps that take the sound in and out at every start, resume, pause, stop
+    /// and skip, so no edge clicks (clamped to 0…50; 0: none, every sample as decoded). A pause,
+    /// stop or skip then takes effect after what the device holds plus the ramp (about 65 ms).
+    public var declickMilliseconds = 0
+    /// Keeps the device open and fed silence while stopped, instead of closing it: a DAC HAT whose
+    /// clocks stop with the stream pops when they start again, and an HDMI sink drops the first
+    /// moment of sound after a pause in the stream. Closed by `releaseDevice`, on loss and at shutdown.
+    public var keepOpen = false
 
     public init(
         device: String = "default", bufferMs: Int = 60, ringSeconds: Double = 2, mixer: String? = nil,
@@ -247,7 +255,8 @@ final class EngineShared: @unchecked Sendable {
     let playing = Atomic<Bool>(false)
     /// Loop → output: the hold is a stop (stored before `playing`): the output closes the device
     /// until the next play, so a stopped player holds no card (a USB DAC may sleep, another
-    /// program may use it, a card's removal is not kept waiting). A pause keeps it open.
+    /// program may use it, a card's removal is not kept waiting). A pause keeps it open, and so
+    /// does a stop with `AudioSettings.keepOpen` (fed silence).
     let stopped = Atomic<Bool>(true)
     /// Loop → output: software volume (Q16).
     let volumeGain = Atomic<Int32>(SampleConverter.unity)
@@ -258,6 +267,11 @@ final class EngineShared: @unchecked Sendable {
     /// sees a new value.
     let fadeSerial = Atomic<UInt64>(0)
     let shutdown = Atomic<Bool>(false)
+    /// Loop → output: counts `releaseDevice` calls; a stopped output closes a device it keeps open
+    /// when it sees a new value.
+    let releaseSerial = Atomic<UInt64>(0)
+    /// `settings.declickMilliseconds`, clamped.
+    let declickMs: Int
 
     // What the device plays (output thread writes), read whole.
     let playingPosition = PlayingPosition()
@@ -291,6 +305,7 @@ final class EngineShared: @unchecked Sendable {
         self.settings = settings
         eventDescriptor = eventFD
         bufferMs = max(40, min(100, settings.bufferMs))
+        declickMs = max(0, min(50, settings.declickMilliseconds))
         let seconds = max(0.25, min(30, settings.ringSeconds))
         ring = RingBuffer(byteCapacity: Int(seconds * 192_000 * 8))
     }

@@ -82,6 +82,16 @@ final class DeviceSession {
         return played
     }
 
+    /// A device paused in place (`hold`) that is to run on: drops what it holds and returns the
+    /// frames it had played of `written`; nil when it was not paused.
+    func dropPausedFrames(written: Int) -> Int? {
+        guard paused, let output, configuration != nil else { return nil }
+        let played = written - min(max(0, output.delay()), written)
+        output.drop()
+        paused = false
+        return played
+    }
+
     /// Drops what the device holds (a reset): the stream starts again.
     func drop() {
         if let output, configuration != nil { output.drop() }

@@ -1,8 +1,9 @@
 import Glibc
 
 /// The output's gain: the volume (`AudioEngine.setVolume`), the track's gain (`TrackRequest.gain`,
-/// from its trackStart marker) and the fade (`AudioEngine.fadeOut`) applied to frames on their way to the device, converting them into its encoding in a scratch
-/// buffer when they are not sent as they are.
+/// from its trackStart marker), the fade (`AudioEngine.fadeOut`) and the declick ramps
+/// (`AudioSettings.declickMilliseconds`) applied to frames on their way to the device, converting
+/// them into its encoding in a scratch buffer when they are not sent as they are.
 ///
 /// The fade is the last request seen, its length and progress in device frames; past its end the
 /// output is silent until a cancel.
@@ -15,6 +16,8 @@ import Glibc
 final class OutputGain {
     /// Frames per fade block: 32 (0.7 ms at 44.1 kHz).
     static let fadeBlockFrames = 32
+    /// Frames per declick ramp block: 8.
+    static let rampBlockFrames = 8
     /// The most frames one `prepare` converts (the scratch buffer's, at the widest frame: 8
     /// channels × 4 bytes).
     static let scratchFrames = 4096
@@ -30,6 +33,11 @@ final class OutputGain {
     /// type metadata on first use, which allocates on this thread.
     private var nextTrackGain = SampleConverter.unity
     private var framesBeforeNextTrack = 0
+    /// The declick ramp under way (`rampIn`/`rampOut`): its length and progress in device frames,
+    /// and its direction. Plain values for the same reason as above.
+    private var rampTotal = 0
+    private var rampDone = 0
+    private var rampRising = true
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -47,6 +55,40 @@ final class OutputGain {
         return Int32(rest * rest * rest * 65536)
     }
 
+    /// The declick ramp's gain (Q16) after `done` of `total` frames: half a cosine from 0 to 1
+    /// (rising) or 1 to 0, whose ends have no slope, so the edge itself makes no click.
+    static func rampCurve(done: Int, total: Int, rising: Bool) -> Int32 {
+        guard total > 0 else { return SampleConverter.unity }
+        let t = Double(min(done, total)) / Double(total)
+        let up = 0.5 - 0.5 * cos(Double.pi * t)
+        return Int32((rising ? up : 1 - up) * 65536)
+    }
+
+    /// Whether a declick ramp is under way (a fade-out that has not reached silence yet, or a
+    /// fade-in that has not reached full level).
+    var isRamping: Bool { rampDone < rampTotal }
+
+    /// The next `frames` device frames rise from silence (after a start, a resume or a skip).
+    func rampIn(frames: Int) {
+        rampTotal = frames
+        rampDone = 0
+        rampRising = true
+    }
+
+    /// The next `frames` device frames fall to silence (before a pause, a stop or a skip); a
+    /// chunk `prepare` gives ends where the ramp ends.
+    func rampOut(frames: Int) {
+        rampTotal = frames
+        rampDone = 0
+        rampRising = false
+    }
+
+    /// Ends a ramp at once (the stream it belonged to is gone).
+    func endRamp() {
+        rampTotal = 0
+        rampDone = 0
+    }
+
     /// The frames to send for `frames` frames in `encoding` at `source`: the source itself when
     /// the device takes them as they are at full volume, else the scratch buffer (and then at most
     /// `scratchFrames`).
@@ -57,6 +99,28 @@ final class OutputGain {
         // A chunk never spans a change of track gain.
         let frames = framesBeforeNextTrack > 0 ? min(frames, framesBeforeNextTrack) : frames
         followFadeRequests(rate: device.deviceRate)
+        if isRamping {
+            // Per block of `rampBlockFrames`: a 5 ms ramp at 44.1 kHz takes 28 steps of under 4 %.
+            let count = min(frames, Self.scratchFrames, rampTotal - rampDone)
+            let channels = device.channels
+            let inBytes = encoding.bytes * channels
+            let outBytes = device.encoding.bytes * channels
+            var offset = 0
+            while offset < count {
+                let n = min(Self.rampBlockFrames, count - offset)
+                var blockGain = Int64(gain)
+                if let fade {
+                    blockGain = (blockGain * Int64(Self.fadeCurve(done: fade.done + offset, total: fade.total))) >> 16
+                }
+                let ramp = Self.rampCurve(done: rampDone + offset, total: rampTotal, rising: rampRising)
+                blockGain = (blockGain * Int64(ramp)) >> 16
+                SampleConverter.convert(
+                    source + offset * inBytes, encoding, to: scratch + offset * outBytes,
+                    device.encoding, samples: n * channels, gain: Int32(blockGain))
+                offset += n
+            }
+            return (UnsafeRawPointer(scratch), count)
+        }
         if let fade {
             // Each block of `fadeBlockFrames` gets the curve's gain at its start: over a fade of
             // seconds a block's step is far below what an ear hears as a step.
@@ -88,6 +152,7 @@ final class OutputGain {
     /// `frames` of what `prepare` gave went to the device: the fade moves on.
     func sent(_ frames: Int) {
         if let f = fade { fade = (f.total, f.done + frames) }
+        if rampDone < rampTotal { rampDone = min(rampTotal, rampDone + frames) }
         if framesBeforeNextTrack > 0 {
             if framesBeforeNextTrack <= frames {
                 trackGain = nextTrackGain

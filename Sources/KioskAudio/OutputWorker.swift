@@ -27,13 +27,30 @@ final class OutputWorker: @unchecked Sendable {
     private var skipping = false
     /// When this thread last waited (in the device, for frames, or asleep), for `yieldToUnpacedDevice`.
     private var lastWait: UInt64 = 0
+    /// Whether the last frames that went out were a stream's sound (not its end, not silence): a
+    /// hold or a skip then ramps it out first (`fadeOut`).
+    private var sounding = false
+    /// Whether the next frames come after a silence (a start, a hold, a skip, silence fed while
+    /// stopped): they ramp in.
+    private var rampInDue = true
+    /// Whether the device is running on the silence `feedSilence` gives it (kept open, stopped).
+    private var feedingSilence = false
+    /// The last `releaseSerial` followed.
+    private var releaseSeen: UInt64 = 0
+    /// Zeros to feed a device kept open while stopped: `silenceFrames` of the widest frame.
+    private let silence: UnsafeMutableRawPointer
+    private static let silenceFrames = 4096
 
     init(shared: EngineShared) {
         self.shared = shared
         session = DeviceSession(shared: shared)
         timeline = OutputTimeline(shared: shared)
         gain = OutputGain(shared: shared)
+        silence = UnsafeMutableRawPointer.allocate(byteCount: Self.silenceFrames * 32, alignment: 16)
+        memset(silence, 0, Self.silenceFrames * 32)
     }
+
+    deinit { silence.deallocate() }
 
     private var ring: RingBuffer { shared.ring }
 
@@ -53,8 +70,19 @@ final class OutputWorker: @unchecked Sendable {
             return
         }
         if !shared.playing.load(ordering: .acquiring) {
+            if sounding { fadeOut() }
             hold()
-            if shared.stopped.load(ordering: .relaxed), session.release() { timeline.restart(at: 0) }
+            if shared.stopped.load(ordering: .relaxed) {
+                if keepsDeviceOpen() {
+                    feedSilence()
+                    return
+                }
+                if session.release() {
+                    timeline.restart(at: 0)
+                    feedingSilence = false
+                    rampInDue = true
+                }
+            }
             // Ended by the loop's `publishState` (play), the decoder's flush request or device
             // handoff (`reset`), `setDevice` after the end, `shutdown`.
             shared.outputWake.wait(until: { self.shouldWake(playing: true) })
@@ -154,6 +182,10 @@ final class OutputWorker: @unchecked Sendable {
     private func write(_ source: UnsafeRawPointer, _ encoding: SampleEncoding, frames: Int) -> Bool {
         guard let output = session.output, let configuration = session.configuration else { return false }
         let fromStage = session.adapter.isActive
+        if rampInDue {
+            rampInDue = false
+            if shared.declickMs > 0 { gain.rampIn(frames: declickFrames(configuration)) }
+        }
         let (pointer, count) = gain.prepare(source, encoding, frames: frames, device: configuration)
         let writeStart = Syscalls.monotonicNanoseconds()
         let result = output.write(pointer, count: count)
@@ -181,8 +213,84 @@ final class OutputWorker: @unchecked Sendable {
         }
         timeline.wrote(result)
         gain.sent(result)
+        sounding = true
+        feedingSilence = false
         underrunWatch.wrote(start: writeStart, end: writeEnd, queued: updatePosition())
         return true
+    }
+
+    // MARK: - declick and silence
+
+    private func declickFrames(_ configuration: OutputConfiguration) -> Int {
+        max(1, shared.declickMs * configuration.deviceRate / 1000)
+    }
+
+    /// Before a hold or a skip (with `AudioSettings.declickMilliseconds`): the stream's next frames
+    /// go out on a falling ramp and the device plays out what it holds, so the sound ends in
+    /// silence, not on a cut sample. Those frames count as played: a resume goes on after them
+    /// (ramping in). The ramp stops short at a marker or when the ring is empty.
+    private func fadeOut() {
+        sounding = false
+        guard shared.declickMs > 0, let configuration = session.configuration, !session.lost else { return }
+        gain.rampOut(frames: declickFrames(configuration))
+        var attempts = 0
+        while gain.isRamping && attempts < 64 {
+            attempts += 1
+            let limit =
+                shared.markers.peek().map { $0.position - ring.readPosition }
+                ?? (ring.writePosition &- ring.readPosition)
+            let regions = ring.readableRegions(limit: min(limit, 4096))
+            if regions.frames == 0 && session.adapter.pendingFrames == 0 { break }
+            if !write(regions.first, frames: regions.firstFrames) { break }
+        }
+        gain.endRamp()
+        sounding = false
+        rampInDue = true
+        session.drain()
+        updatePosition()
+    }
+
+    /// Whether a stopped output keeps its device open (`AudioSettings.keepOpen`, a device set up
+    /// and not lost, no `releaseDevice` since the last look).
+    private func keepsDeviceOpen() -> Bool {
+        let serial = shared.releaseSerial.load(ordering: .acquiring)
+        if serial != releaseSeen {
+            releaseSeen = serial
+            return false
+        }
+        return shared.settings.keepOpen && session.configuration != nil && !session.lost
+    }
+
+    /// Stopped with the device kept open: keeps about two periods of silence queued in it, waking
+    /// once a period (or for play, a reset, a device request, a release, shutdown).
+    private func feedSilence() {
+        guard let output = session.output, let configuration = session.configuration else { return }
+        if let played = session.dropPausedFrames(written: timeline.written) {
+            // A pause in place became a stop: its frames will not play.
+            timeline.settle(played: played, device: configuration)
+            timeline.restart(at: played)
+        }
+        rampInDue = true
+        let period = min(max(configuration.periodFrames, 64), Self.silenceFrames)
+        if session.delay() < 2 * period {
+            let result = output.write(silence, count: period)
+            if result > 0 {
+                feedingSilence = true
+                timeline.wrote(result)
+                updatePosition()
+            } else if result < 0, output.recover(result) < 0 {
+                lose(code: Int32(clamping: result), message: nil)
+                return
+            }
+        }
+        let periodNs = Int64(period) * 1_000_000_000 / Int64(max(1, configuration.deviceRate))
+        let released = releaseSeen
+        // Ended by the timeout (the next period), or as `shouldWake(playing: true)`, or `releaseDevice`.
+        _ = shared.outputWake.wait(
+            until: {
+                self.shouldWake(playing: true) || self.shared.releaseSerial.load(ordering: .acquiring) != released
+            }, timeoutNanoseconds: periodNs)
+        lastWait = Syscalls.monotonicNanoseconds()
     }
 
     /// A device that never makes this thread wait (ALSA's file and null plugins take any amount at
@@ -230,6 +338,9 @@ final class OutputWorker: @unchecked Sendable {
         case .segmentEnd, .queueEnd:
             writeStageTail()
             session.drain()
+            // A stream's own end: nothing to ramp out; what follows ramps in.
+            sounding = false
+            rampInDue = true
             timeline.streamPlayedOut(device: session.configuration)
             _ = shared.markers.pop()
             if marker.kind == .queueEnd {
@@ -263,7 +374,14 @@ final class OutputWorker: @unchecked Sendable {
 
     /// Out-of-band reset: drop everything, acknowledge, wait for the new stream.
     private func flush(_ request: UInt64) {
-        session.drop()
+        if sounding { fadeOut() }
+        if feedingSilence {
+            // The silence it holds plays before the new stream: no drop, no restart of its clock.
+            session.adapter.reset()
+        } else {
+            session.drop()
+        }
+        rampInDue = true
         ring.discardReadable()
         while shared.markers.pop() != nil {}
         skipping = false
@@ -287,6 +405,8 @@ final class OutputWorker: @unchecked Sendable {
         do throws(AudioOutputError) {
             try session.setUp(for: ringFormat, ringEncoding)
             timeline.restart(at: 0)
+            feedingSilence = false
+            rampInDue = true
             session.cameBack(epoch: timeline.epoch)
             timeline.reportFormat(ringFormat, device: session.configuration)
         } catch {
@@ -308,6 +428,10 @@ final class OutputWorker: @unchecked Sendable {
     /// The device failed: what it played counts, then it is reported once, closed, and retried
     /// with back-off.
     private func lose(code: Int32, message: String?) {
+        sounding = false
+        feedingSilence = false
+        rampInDue = true
+        gain.endRamp()
         timeline.settle(played: timeline.played(delay: session.delay()), device: session.configuration)
         timeline.restart(at: 0)
         session.lose(code: code, message: message, epoch: timeline.epoch)

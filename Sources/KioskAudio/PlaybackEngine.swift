@@ -36,6 +36,8 @@ public protocol PlaybackEngine: AnyObject {
     func fadeOut(overMilliseconds milliseconds: Int)
     /// Ends a fade (or the silence after one): the volume is what `setVolume` set again.
     func cancelFade()
+    /// Closes a device kept open while stopped (`AudioSettings.keepOpen`) until the next play.
+    func releaseDevice()
     /// Switches to another output device, keeping the queue, the position and the play state.
     func setDevice(_ name: String)
     /// The device in use.

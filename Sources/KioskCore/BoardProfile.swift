@@ -18,6 +18,9 @@ public struct BoardProfile: Sendable {
         public var device: AudioDevice?
         public var fallbackDevices: [AudioDevice] = []
         public var mixer: String?
+        /// Keep the device open, fed silence, while stopped (a DAC HAT that pops when its clocks
+        /// start and stop); the config's `audio.keepOpen` overrides it.
+        public var keepOpen = false
     }
 
     public var name: String
@@ -137,6 +140,7 @@ public struct BoardProfile: Sendable {
             profile.audio.fallbackDevices =
                 try a.strings("fallbackDevices", maxCount: 16)?.map(AudioDevice.init(name:)) ?? []
             profile.audio.mixer = try a.string("mixer")
+            profile.audio.keepOpen = try a.bool("keepOpen") ?? false
             try a.finish()
         }
         for (index, line) in (try r.strings("configTxt", maxCount: 32) ?? []).enumerated() {

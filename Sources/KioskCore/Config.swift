@@ -24,6 +24,11 @@ public struct Config: Sendable {
         public var ringSeconds = 2.0
         /// SCHED_FIFO priority of the audio threads; 0 = normal scheduling.
         public var realtimePriority = 70
+        /// Ramps at every start, resume, pause, stop and skip (`AudioSettings.declickMilliseconds`);
+        /// 0 leaves every sample as decoded (bit-perfect edges too).
+        public var declickMs = 5
+        /// Keeps the device open, fed silence, while stopped; nil = the board's `audio.keepOpen`.
+        public var keepOpen: Bool?
     }
 
     public struct Screen: Sendable, Equatable {
@@ -209,6 +214,8 @@ public struct Config: Sendable {
             c.audio.bufferMs = try a.int("bufferMs", range: 10...500) ?? c.audio.bufferMs
             c.audio.ringSeconds = try a.double("ringSeconds", range: 0.25...30) ?? c.audio.ringSeconds
             c.audio.realtimePriority = try a.int("realtimePriority", range: 0...99) ?? c.audio.realtimePriority
+            c.audio.declickMs = try a.int("declickMs", range: 0...50) ?? c.audio.declickMs
+            c.audio.keepOpen = try a.bool("keepOpen")
             try a.finish()
         }
         if let s = try r.object("screen") {

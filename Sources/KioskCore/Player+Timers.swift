@@ -52,6 +52,8 @@ extension Player {
             }
             // After the stop the engine is silent anyway; the next play is at the set volume.
             if fading { engine.cancelFade() }
+            // A sleeping box need not clock a DAC kept open (`audio.keepOpen`).
+            engine.releaseDevice()
             recorder.saveSoon()
             refreshScreen()
         }

@@ -30,6 +30,8 @@ public struct ResolvedConfig: Sendable {
     }
 
     public var mixer: String? { config.audio.mixer ?? board.audio.mixer }
+    /// Whether the device stays open, fed silence, while stopped: the config's, else the board's.
+    public var keepOpen: Bool { config.audio.keepOpen ?? board.audio.keepOpen }
 
     /// The board's inputs with `inputs.keymap` of the config applied. Errors name the config file
     /// and the key path (`inputs.keymap.A.press: unknown action …`).

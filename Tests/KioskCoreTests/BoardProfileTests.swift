@@ -40,7 +40,7 @@ import Testing
         ),
         (
             #"{"name": "test", "audio": {"devise": "hw:0"}}"#,
-            "boards/test.json: audio.devise: unknown key (known keys: device, fallbackDevices, mixer)"
+            "boards/test.json: audio.devise: unknown key (known keys: device, fallbackDevices, keepOpen, mixer)"
         ),
         (
             #"{"name": "test", "gpioChip": ["pinctrl-rp1", "gpiochip0", "gpiochip4"]}"#,

@@ -102,7 +102,7 @@ import Testing
         (#"{"audio": {"bufferMs": 5}}"#, "config.json: audio.bufferMs: expected an integer 10…500, got 5"),
         (
             #"{"audio": {"devise": "hw:0"}}"#,
-            "config.json: audio.devise: unknown key (known keys: bufferMs, device, fallbackDevices, mixer, realtimePriority, ringSeconds)"
+            "config.json: audio.devise: unknown key (known keys: bufferMs, declickMs, device, fallbackDevices, keepOpen, mixer, realtimePriority, ringSeconds)"
         ),
         (#"{"audio": []}"#, "config.json: audio: expected an object, got an array"),
         (#"{"screen": {"rotation": 45}}"#, "config.json: screen.rotation: expected 0, 90, 180 or 270, got 45"),

@@ -80,6 +80,8 @@ final class EndToEndBox {
                 "audio",
                 .object([
                     ("device", .string(device)), ("fallbackDevices", .array([])), ("realtimePriority", .number(0)),
+                    // The samples are compared bit for bit, edges included (DeclickTests check the ramps).
+                    ("declickMs", .number(0)),
                 ])
             ),
             ("screen", .object([("type", .string("png")), ("pngDirectory", .string(frames))])),

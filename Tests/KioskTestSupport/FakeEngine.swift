@@ -124,6 +124,10 @@ public final class FakeEngine: PlaybackEngine {
         fade = nil
     }
 
+    public func releaseDevice() {
+        commands.append("releaseDevice")
+    }
+
     /// How far the fade has come now, 0…1 (0 with no fade); the fake fades on the clock.
     public var fadeProgress: Double {
         guard let fade else { return 0 }

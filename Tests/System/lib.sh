@@ -717,7 +717,8 @@ mounted() { awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self
 # samples reach the loopback unchanged (bit-exact checks). Debounce 25 ms instead of 5: under TCG
 # each gpio-sim write costs the guest about a millisecond and a busy host stalls the emulator, so
 # a 1 ms bounce can arrive stretched past 5 ms (gpio_bounce logs when it does), which a 5 ms
-# debouncer rightly takes for a second press.
+# debouncer rightly takes for a second press. No declick ramps ("declickMs": 0): the checks
+# compare a track's first and resumed samples bit for bit (DeclickTests check the ramps).
 player_config() {
     cat > "$1" << EOF
 {
@@ -725,7 +726,7 @@ player_config() {
   "mediaRoots": ["$2"],
   "stateDirectory": "$3",
   "volume": 100,
-  "audio": { "device": "$SYSTEST_PLAYBACK_PCM", "fallbackDevices": [], "mixer": null },
+  "audio": { "device": "$SYSTEST_PLAYBACK_PCM", "fallbackDevices": [], "mixer": null, "declickMs": 0 },
   "screen": { "device": "/dev/fb0", "rotation": 0 },
   "inputs": { "debounceMs": 25${5:+, $5} }${4:+,
   $4}

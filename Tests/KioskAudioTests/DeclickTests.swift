@@ -1,0 +1,201 @@
+import Glibc
+import KioskAudio
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+private let cd = PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 16)
+/// 5 ms at 44.1 kHz.
+private let rampFrames = 220
+
+/// The declick ramp's gain (Q16) at frame `offset` of a ramp, worked out by hand: half a cosine,
+/// one value per block of 8 frames.
+private func rampGain(_ offset: Int, rising: Bool) -> Int64 {
+    let block = offset / 8 * 8
+    let t = Double(min(block, rampFrames)) / Double(rampFrames)
+    let up = 0.5 - 0.5 * cos(Double.pi * t)
+    return Int64((rising ? up : 1 - up) * 65536)
+}
+
+/// `sample` scaled by a Q16 gain, the product rounded down (as the engine's converter does).
+private func scaled(_ sample: Int32, _ gain: Int64) -> Int32 {
+    let product = Int64(sample) * gain
+    return Int32(product >= 0 ? product / 65536 : -((-product + 65535) / 65536))
+}
+
+/// What the device should get from `source` (interleaved stereo) when the sound ramps out over
+/// the frames from `at` and the frames from `resumeAt` ramp in.
+private func expected(_ source: [Int32], outAt at: Int, inFrom resumed: [Int32], resumeAt: Int) -> [Int32] {
+    var result = Array(source[0..<(at * 2)])
+    for frame in at..<(at + rampFrames) {
+        for c in 0..<2 { result.append(scaled(source[frame * 2 + c], rampGain(frame - at, rising: false))) }
+    }
+    for frame in resumeAt..<(resumed.count / 2) {
+        let offset = frame - resumeAt
+        for c in 0..<2 {
+            let sample = resumed[frame * 2 + c]
+            result.append(offset < rampFrames ? scaled(sample, rampGain(offset, rising: true)) : sample)
+        }
+    }
+    return result
+}
+
+/// Finds where the ramp out began: the frame `expected` matches the capture from, within the 16
+/// frames before the first frame that differs from the source (the ramp's first block is at
+/// full level).
+private func rampStart(_ captured: [Int32], _ source: [Int32], model: (Int) -> [Int32]) -> Int? {
+    var first = 0
+    while first * 2 + 1 < min(captured.count, source.count),
+        captured[first * 2] == source[first * 2] && captured[first * 2 + 1] == source[first * 2 + 1]
+    {
+        first += 1
+    }
+    // No difference (no ramp at all) or one too late for a whole ramp: no such capture.
+    guard first + rampFrames <= source.count / 2 else { return nil }
+    return (max(0, first - 16)...first).first { model($0) == captured }
+}
+
+/// `AudioSettings.declickMilliseconds` and `keepOpen`: the edges of the sound ramp instead of
+/// cutting a sample, and a stopped device kept open runs on silence.
+@Suite(.tags(.integration), .serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
+struct DeclickTests {
+    private func run(on device: CapturingOutput, declick: Int = 5, keepOpen: Bool = false) throws -> EngineRun {
+        var settings = EngineRun.settings(device: "capture")
+        settings.makeOutput = { _ in device }
+        settings.declickMilliseconds = declick
+        settings.keepOpen = keepOpen
+        return try EngineRun(settings: settings)
+    }
+
+    private func samples(_ device: CapturingOutput) -> [Int32] {
+        Fixtures.parse(device.captured, width: 2, significantBits: 32)
+    }
+
+    @Test func aPauseRampsTheSoundOutAndTheResumeRampsItBackInWithNoFrameLostOrRepeated() throws {
+        let dir = try TemporaryDirectory("kiosk-declick")
+        defer { dir.remove() }
+        let source = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 60000)
+        let device = CapturingOutput()
+        device.paced = true
+        let run = try run(on: device)
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { device.framesTaken.load(ordering: .relaxed) > 20000 })
+        run.engine.pause()
+        try run.idle(0.3)
+        let atPause = device.framesTaken.load(ordering: .relaxed)
+        try run.idle(0.2)
+        #expect(device.framesTaken.load(ordering: .relaxed) == atPause, "nothing goes out while paused")
+        run.engine.resume()
+        #expect(try run.run { run.finished })
+        run.shutdown()
+        let captured = samples(device)
+        // The first frames of the track ramp in from silence too.
+        let startRamp = (0..<rampFrames * 2).map { scaled(source[$0], rampGain($0 / 2, rising: true)) }
+        #expect(
+            Array(captured.prefix(rampFrames * 2)) == startRamp,
+            "the start ramps in (first sound at sample \(captured.firstIndex { $0 != 0 } ?? -1); source \(source.prefix(4)), captured \(captured[440..<444]))"
+        )
+        var sourceAfterStart = source
+        sourceAfterStart.replaceSubrange(0..<(rampFrames * 2), with: startRamp)
+        let at = rampStart(captured, sourceAfterStart) {
+            expected(sourceAfterStart, outAt: $0, inFrom: source, resumeAt: $0 + rampFrames)
+        }
+        #expect(at != nil, "the capture is the track with one ramp out and one ramp in, every frame once")
+        #expect(captured.count == source.count)
+    }
+
+    @Test func aSkipRampsTheOldTrackOutAndTheNewOneInFromItsFirstFrame() throws {
+        let dir = try TemporaryDirectory("kiosk-declick")
+        defer { dir.remove() }
+        let a = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 60000, seed: 1)
+        let b = try Fixtures.makeTrack(dir.file("b.flac"), format: cd, frames: 30000, seed: 2)
+        let device = CapturingOutput()
+        device.paced = true
+        let run = try run(on: device)
+        run.engine.setQueue(
+            [TrackRequest(id: 1, path: dir.file("a.flac")), TrackRequest(id: 2, path: dir.file("b.flac"))],
+            startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { device.framesTaken.load(ordering: .relaxed) > 20000 })
+        run.engine.next()
+        #expect(try run.run { run.finished })
+        run.shutdown()
+        let captured = samples(device)
+        var aAfterStart = a
+        for i in 0..<(rampFrames * 2) { aAfterStart[i] = scaled(a[i], rampGain(i / 2, rising: true)) }
+        let at = rampStart(captured, aAfterStart) { expected(aAfterStart, outAt: $0, inFrom: b, resumeAt: 0) }
+        #expect(at != nil, "a ramps out where the skip came, b ramps in from its first frame and plays to its end")
+    }
+
+    @Test func withoutDeclickAPauseAndResumeLeaveEverySampleAsDecoded() throws {
+        let dir = try TemporaryDirectory("kiosk-declick")
+        defer { dir.remove() }
+        let source = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 40000)
+        let device = CapturingOutput()
+        device.paced = true
+        let run = try run(on: device, declick: 0)
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { device.framesTaken.load(ordering: .relaxed) > 10000 })
+        run.engine.pause()
+        try run.idle(0.2)
+        run.engine.resume()
+        #expect(try run.run { run.finished })
+        run.shutdown()
+        expectSameSamples(samples(device), source)
+    }
+
+    @Test func aStoppedDeviceKeptOpenRunsOnSilenceAndTheNextPlayFollowsIt() throws {
+        let dir = try TemporaryDirectory("kiosk-keep-open")
+        defer { dir.remove() }
+        let source = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 20000)
+        let device = CapturingOutput()
+        device.paced = true
+        let run = try run(on: device, declick: 0, keepOpen: true)
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { device.framesTaken.load(ordering: .relaxed) > 5000 })
+        run.engine.stop()
+        try run.idle(0.2)
+        let during = device.framesTaken.load(ordering: .relaxed)
+        try run.idle(0.3)
+        let fed = device.framesTaken.load(ordering: .relaxed) - during
+        #expect(device.isOpen, "stopped, the device stays open")
+        // 0.3 s of a 44.1 kHz clock: about 13 000 frames of silence, paced by the device's periods.
+        #expect(fed > 6000 && fed < 30000, "fed \(fed) frames of silence in 0.3 s")
+        let beforePlay = device.framesTaken.load(ordering: .relaxed)
+        run.engine.play()
+        #expect(try run.run { run.events.contains { if case .trackFinished = $0 { true } else { false } } })
+        run.shutdown()
+        let captured = samples(device)
+        #expect(captured[(beforePlay - 2000) * 2..<beforePlay * 2].allSatisfy { $0 == 0 }, "silence before the play")
+        let tail = Array(captured[(beforePlay * 2)...])
+        let start = tail.firstIndex { $0 != 0 } ?? tail.count
+        let played = Array(tail[(start / 2 * 2)...].prefix(source.count))
+        expectSameSamples(played, Array(source.prefix(played.count)), "the track from its start after the silence")
+        #expect(device.configurations.count == 1, "never set up again")
+    }
+
+    @Test func releaseDeviceClosesADeviceKeptOpenWhileStopped() throws {
+        let dir = try TemporaryDirectory("kiosk-keep-open")
+        defer { dir.remove() }
+        _ = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 20000)
+        let device = CapturingOutput()
+        device.paced = true
+        let run = try run(on: device, declick: 0, keepOpen: true)
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { device.framesTaken.load(ordering: .relaxed) > 5000 })
+        run.engine.stop()
+        try run.idle(0.2)
+        #expect(device.isOpen)
+        run.engine.releaseDevice()
+        try run.idle(0.3)
+        #expect(!device.isOpen, "closed after releaseDevice")
+        let after = device.framesTaken.load(ordering: .relaxed)
+        try run.idle(0.2)
+        #expect(device.framesTaken.load(ordering: .relaxed) == after, "no more silence once closed")
+        run.shutdown()
+    }
+}

@@ -111,7 +111,8 @@ extension Player {
     }
 
     /// A tap of a track-per-tap or random-track card: the queue becomes the next track of its round
-    /// alone (the first not played yet, or a random one of them), which stops at its end; the round
+    /// alone (the first not played yet, or a random one of them), which stops at its end (repeat or
+    /// not); the round
     /// is saved with the card at once, so a restart goes on from there. After the last track a new
     /// round begins, and a random one does not begin with the track just played.
     private func playOneTrack(of collection: Collection, mode: CardMode, card uid: CardUID) {
@@ -136,7 +137,7 @@ extension Player {
         takeOver()
         forgetCard()
         // No collection: the queue is this track alone (a restart restores it so), not the album.
-        playQueue.replace(with: [track], collection: nil)
+        playQueue.replace(with: [track], collection: nil, once: true)
         startQueue(at: 0, frame: 0, status: .playing)
         show(.nowPlaying)
     }
@@ -239,12 +240,12 @@ extension Player {
         Log.info("card \(uid): not linked; offering \(collection.name)")
     }
 
-    /// "Hold Select to link it to 'X'. Mode: album (Press Select to change)".
+    /// "New card: album", "Hold Select to link it to 'X'. Press Select: another mode" (the mode in
+    /// the title, which a small screen shows whole).
     private func linkPrompt(_ collection: CardCollection) -> MessageState {
         MessageState(
-            title: "New card",
-            detail:
-                "\(linkGesture) to link it to '\(collection.name)'. Mode: \(collection.mode.title) (\(cardSession.modeGesture) to change)",
+            title: "New card: \(collection.mode.title)",
+            detail: "\(linkGesture) to link it to '\(collection.name)'. \(cardSession.modeGesture): another mode",
             kind: .info)
     }
 

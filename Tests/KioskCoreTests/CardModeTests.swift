@@ -64,6 +64,16 @@ import Testing
         #expect(try tap(rig) == "Dawn", "after the last, the first again")
     }
 
+    @Test func aTapsTrackStopsAtItsEndEvenWithRepeatOn() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main]) { $0.repeatQueue = true }
+        try link(rig, card, album: "First Light", mode: .trackPerTap)
+        #expect(try tap(rig) == "Dawn")
+        #expect(try rig.run(seconds: 8) { rig.player.status == .stopped })
+        #expect(rig.tracksStarted == 1, "Dawn did not play again")
+        // Repeat still applies to a queue chosen otherwise.
+        #expect(rig.player.repeatQueue)
+    }
+
     @Test func trackPerTapRemembersWhereItIsAcrossARestart() throws {
         let state = try TemporaryDirectory("kiosk-card-modes")
         defer { state.remove() }
@@ -178,18 +188,16 @@ import Testing
         #expect(
             message(rig)
                 == MessageState(
-                    title: "New card",
-                    detail: "Hold Select to link it to '\(name)'. Mode: album (Press Select to change)"
-                ))
+                    title: "New card: album", detail: "Hold Select to link it to '\(name)'. Press Select: another mode")
+        )
         var seen: [String] = []
         for _ in 0..<4 {
             try rig.press(.select)
-            seen.append(message(rig)?.detail ?? "no prompt")
+            seen.append(message(rig)?.title ?? "no prompt")
         }
         #expect(
-            seen.map { $0.split(separator: ".").last.map(String.init) ?? $0 } == [
-                " Mode: one track per tap (Press Select to change)", " Mode: a random track (Press Select to change)",
-                " Mode: continue (Press Select to change)", " Mode: album (Press Select to change)",
+            seen == [
+                "New card: one track per tap", "New card: a random track", "New card: continue", "New card: album",
             ])
         try rig.press(.select)
         try rig.press(.playFromStart)

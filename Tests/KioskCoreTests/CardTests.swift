@@ -57,8 +57,8 @@ import Testing
         #expect(
             message(rig)
                 == MessageState(
-                    title: "New card",
-                    detail: "Hold Select to link it to '\(selected)'. Mode: album (Press Select to change)"))
+                    title: "New card: album",
+                    detail: "Hold Select to link it to '\(selected)'. Press Select: another mode"))
         try rig.press(.playFromStart)
         #expect(message(rig)?.title == "Card linked")
         guard case .collection(let linked)? = rig.player.cards.link(of: card) else {

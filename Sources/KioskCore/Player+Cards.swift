@@ -122,7 +122,9 @@ extension Player {
         let done = Set(played)
         var left = tracks.filter { !done.contains($0.relativePath) }
         if left.isEmpty {
-            left = tracks.count > 1 && mode == .randomTrack ? tracks.filter { $0.relativePath != played.last } : tracks
+            let notLast = tracks.filter { $0.relativePath != played.last }
+            // A playlist may hold one file twice: then nothing else is left to begin with.
+            left = mode == .randomTrack && !notLast.isEmpty ? notLast : tracks
             played = []
         }
         let track = mode == .randomTrack ? left[Int(cardSession.random.next() % UInt64(left.count))] : left[0]

@@ -118,6 +118,23 @@ import Testing
         #expect(rounds[1].first != rounds[0].last && rounds[2].first != rounds[1].last, "seed \(seed): \(rounds)")
     }
 
+    @Test func aRandomCardOfAPlaylistHoldingOneFileTwiceStartsItsRoundsAgain() throws {
+        let stick = try TemporaryDirectory("kiosk-card-twice")
+        defer { stick.remove() }
+        try SyntheticLibrary.writeFLAC(
+            path: stick.file("Songs/01 Hum.flac"),
+            tags: [("TITLE", "Hum"), ("ARTIST", "Zeta"), ("ALBUM", "Hums"), ("TRACKNUMBER", "1")], seconds: 1,
+            sampleRate: 44_100, channels: 2, bitsPerSample: 16, toneHz: 440)
+        try stick.write("Playlists/Twice.m3u8", "#EXTM3U\n../Songs/01 Hum.flac\n../Songs/01 Hum.flac\n")
+        let rig = try PlayerRig(volumes: [stick.path])
+        let playlist = try #require(rig.collections(.playlist).first)
+        #expect(rig.catalog.tracks(of: playlist).count == 2)
+        var link = CardCollection.of(playlist, in: rig.catalog)
+        link.mode = .randomTrack
+        try rig.player.cards.setLink(.collection(link), for: card)
+        for _ in 0..<3 { #expect(try tap(rig) == "Hum") }
+    }
+
     @Test func randomTrackRemembersTheTracksLeftAcrossARestart() throws {
         let state = try TemporaryDirectory("kiosk-card-modes")
         defer { state.remove() }

@@ -4,7 +4,8 @@ import KioskLibrary
 /// The queue the player plays: its tracks, the order they play in (the queue's own, or a shuffle),
 /// the current one, whether it repeats, MPD's single and consume modes, and the ids its entries have
 /// in the engine. The one place of "what plays next" (`step(after:origin:)`, as MPD's
-/// `Queue::GetNextOrder`): "after the last track: the first with repeat on, else the end",
+/// `Queue::GetNextOrder`): "after the last track: the first with repeat on (not in a queue that
+/// plays once: a card's one track per tap), else the end",
 /// "previous restarts the track when more than 3 s have played, or on the first track", single
 /// (MPD's border pause, one-shot), consume (a played entry leaves), and of shuffling: a shuffle is
 /// a permutation (nothing repeats until everything has played), previous goes back along it, at the

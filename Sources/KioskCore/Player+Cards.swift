@@ -220,13 +220,14 @@ extension Player {
 
     // MARK: - linking on the box
 
-    /// An unknown card: offers to link it to the selected collection (in browse) or the one playing.
+    /// An unknown card: offers to link it to the selected collection (in browse) or the one playing
+    /// (a one-track card's too).
     private func promptToLink(_ uid: CardUID) {
         var target: Collection?
         if mode == .browse, !collections.isEmpty {
             target = collections[selectedIndex]
         } else {
-            target = queueCollection
+            target = queueCollection ?? playingCardsCollection
         }
         guard let target, let catalog else {
             let message = MessageState(
@@ -240,6 +241,12 @@ extension Player {
         cardSession.prompt = CardPrompt(uid: uid, collection: collection, message: message)
         showTransient(message, seconds: CardSession.promptSeconds)
         Log.info("card \(uid): not linked; offering \(collection.name)")
+    }
+
+    /// The collection of the card whose one track plays (that queue has no collection of its own).
+    private var playingCardsCollection: Collection? {
+        guard let uid = cardSession.playing, case .collection(let c)? = cards.link(of: uid) else { return nil }
+        return resolve(c)
     }
 
     /// "New card: album", "Hold Select to link it to 'X'. Press Select: another mode" (the mode in

@@ -227,6 +227,14 @@ import Testing
         #expect(rig.player.status == .playing, "cycling the mode does not touch what plays")
     }
 
+    @Test func aNewCardWhileATapsTrackPlaysOffersTheTappedCardsAlbum() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try link(rig, card, album: "Second Wind", mode: .trackPerTap)
+        #expect(try tap(rig) == "Gust")
+        try show(rig, other)
+        #expect(message(rig)?.detail?.hasPrefix("Hold Select to link it to 'Second Wind'.") == true)
+    }
+
     @Test func theCardsScreenNamesAModeOtherThanAlbum() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         try link(rig, card, album: "First Light", mode: .randomTrack)

@@ -264,6 +264,8 @@ public final class Appliance {
         inputs = manager
         player.linkGesture = Self.linkGesture(
             profile, keyboard: options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0))
+        player.cardModeGesture = Self.modeGesture(
+            profile, keyboard: options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0))
         if profile.usesGPIO { manager.startGPIO() }
         if !profile.evdev.isEmpty { manager.startEvdev() }
         if !profile.cardReaders.isEmpty {
@@ -307,6 +309,22 @@ public final class Appliance {
             return "Press \(key.prefix(1).uppercased() + key.dropFirst())"
         }
         return "Hold Select"
+    }
+
+    /// How this board asks for `select`, which changes a new card's mode while linking: "Press Select".
+    static func modeGesture(_ profile: InputProfile, keyboard: Bool) -> String {
+        if let button = profile.buttons.first(where: { $0.binding.press == .select }) { return "Press \(button.name)" }
+        for device in profile.evdev {
+            if let key = device.keys.first(where: { $0.binding.press == .select }) {
+                return "Press \(Self.keyName(key.name))"
+            }
+        }
+        if keyboard,
+            let key = profile.keyboard.sorted(by: { $0.key < $1.key }).first(where: { $0.value == .select })?.key
+        {
+            return "Press \(key.prefix(1).uppercased() + key.dropFirst())"
+        }
+        return "Press Select"
     }
 
     /// "KEY_ENTER" → "Enter", for the screen.

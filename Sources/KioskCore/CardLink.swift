@@ -31,13 +31,19 @@ public struct CardCollection: Sendable, Equatable {
     public var category: KioskLibrary.Category
     public var key: String
     public var name: String
+    /// How each tap plays it (`"mode"` in `cards.json`; a file without it: `album`).
+    public var mode: CardMode
 
-    public init(volumeID: String, volumeLabel: String?, category: KioskLibrary.Category, key: String, name: String) {
+    public init(
+        volumeID: String, volumeLabel: String?, category: KioskLibrary.Category, key: String, name: String,
+        mode: CardMode = .album
+    ) {
         self.volumeID = volumeID
         self.volumeLabel = volumeLabel
         self.category = category
         self.key = key
         self.name = name
+        self.mode = mode
     }
 
     /// "the stick 'KIDS'", for messages.
@@ -56,6 +62,42 @@ public struct CardCollection: Sendable, Equatable {
             category: collection.category, key: collection.key,
             name: collection.name)
     }
+}
+
+/// How a card plays its collection at each tap (`--mode` of `kiosk-player cards link`, the second
+/// gesture while linking on the box).
+///
+/// Thread: a value; any thread.
+public enum CardMode: String, Sendable, Equatable, CaseIterable {
+    /// The collection, from its first track or where its bookmark is (config `bookmarks`).
+    case album
+    /// The next track of the collection alone, then stop; after the last, the first again.
+    case trackPerTap = "track-per-tap"
+    /// One random track alone, then stop; none again until all have played.
+    case randomTrack = "random-track"
+    /// Where the collection was left, whatever config `bookmarks` says.
+    case `continue`
+
+    /// For the screen: "one track per tap".
+    public var title: String {
+        switch self {
+        case .album: "album"
+        case .trackPerTap: "one track per tap"
+        case .randomTrack: "a random track"
+        case .continue: "continue"
+        }
+    }
+
+    /// The mode after this one, for the box's mode gesture while linking.
+    public var following: CardMode {
+        let all = Self.allCases
+        return all[(all.firstIndex(of: self)! + 1) % all.count]
+    }
+
+    /// Whether a tap plays one track alone (the tracks played are remembered with the card).
+    public var playsOneTrack: Bool { self == .trackPerTap || self == .randomTrack }
+
+    public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
 /// A card that acts like a button (`"action"` in `cards.json`, `--action` of `kiosk-player cards link`).

@@ -2,15 +2,16 @@ import KioskDisplay
 import KioskInput
 import KioskSystem
 
-/// A new card's prompt: the card and the collection it would be linked to.
+/// A new card's prompt: the card and the collection it would be linked to, in the mode chosen.
 struct CardPrompt {
     let uid: CardUID
-    let collection: CardCollection?
-    let message: MessageState
+    var collection: CardCollection?
+    var message: MessageState
 }
 
 /// The cards on the box: the links (`cards.json`), a new card's prompt while it shows, the card that
-/// started what plays (for a second presentation and its removal), and a card waiting for its stick.
+/// started what plays (for a second presentation and its removal), a card waiting for its stick, and
+/// the random numbers of random-track cards.
 ///
 /// Thread: the loop thread (the player's part).
 struct CardSession {
@@ -22,6 +23,10 @@ struct CardSession {
     let store: CardStore
     /// How the box is told to link a new card ("hold Select"): the gesture of `play-from-start`.
     var linkGesture = "Hold Select"
+    /// How the box is told to change a new card's mode while its prompt shows: the gesture of `select`.
+    var modeGesture = "Press Select"
+    /// Chooses a random-track card's track (seeded in tests).
+    var random = SplitMix(seed: UInt64.random(in: 0...UInt64.max))
     /// A new card waiting to be linked, while its prompt shows.
     var prompt: CardPrompt?
     /// The card that started what the queue plays.

@@ -2,7 +2,9 @@ import KioskInput
 import KioskLibrary
 import KioskSystem
 
-/// The cards the box knows (`cards.json` in the state directory): card number → what it does.
+/// The cards the box knows (`cards.json` in the state directory): card number → what it does, and
+/// for a card that plays one track per tap (`CardMode.playsOneTrack`) the tracks it has played since
+/// its round began, so that the next tap goes on from there after a restart.
 /// Linked and unlinked on the box (a new card, the Cards menu) and by `kiosk-player cards`, which
 /// both go through here: every write is atomic, after the same checks. A file that does not parse
 /// is set aside as `cards.json.bad` with a warning that names the problem, and no card is lost
@@ -16,7 +18,18 @@ public final class CardStore {
     public static let capacity = 1000
 
     public let directory: String
-    public private(set) var links: [CardUID: CardLink] = [:]
+    public private(set) var links: [CardUID: CardLink] = [:] {
+        didSet {
+            continued = Set(
+                links.values.compactMap {
+                    if case .collection(let c) = $0, c.mode == .continue { Self.id(c.category, c.key) } else { nil }
+                })
+        }
+    }
+    /// The collections of `continue` cards, which keep their place whatever config `bookmarks` says.
+    private var continued: Set<String> = []
+    /// Per card of a one-track mode: the tracks (paths inside their stick) played in this round.
+    public private(set) var played: [CardUID: [String]] = [:]
     /// What went wrong loading the file, nil when it loaded (or there was none).
     public private(set) var loadProblem: String?
 
@@ -33,6 +46,7 @@ public final class CardStore {
     public func reloadIfChanged() {
         guard stamp() ?? (0, 0, -1) != seen ?? (0, 0, -1) else { return }
         links = [:]
+        played = [:]
         loadProblem = nil
         load()
         Log.info("card links read again from \(path): \(links.count) cards")
@@ -47,20 +61,42 @@ public final class CardStore {
 
     public func link(of uid: CardUID) -> CardLink? { links[uid] }
 
+    /// Whether a card plays the collection `key` of `category` in mode `continue`.
+    public func isContinued(_ category: KioskLibrary.Category, key: String) -> Bool {
+        continued.contains(Self.id(category, key))
+    }
+
+    private static func id(_ category: KioskLibrary.Category, _ key: String) -> String {
+        "\(category.rawValue)\u{1F}\(key)"
+    }
+
     /// The cards in a stable order (by number), for the menu and the command line.
     public var sorted: [(uid: CardUID, link: CardLink)] {
         links.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
-    /// Links `uid` to `link` (replacing its old link) and saves.
+    /// Links `uid` to `link` (replacing its old link, and starting its round of tracks afresh) and
+    /// saves.
     public func setLink(_ link: CardLink, for uid: CardUID) throws {
         if links[uid] == nil && links.count >= Self.capacity {
             throw ConfigError(file: path, path: "", message: "already \(Self.capacity) cards: unlink one first")
         }
         var changed = links
         changed[uid] = link
-        try save(changed)
+        var changedPlayed = played
+        changedPlayed[uid] = nil
+        try save(changed, changedPlayed)
         links = changed
+        played = changedPlayed
+    }
+
+    /// Records the tracks card `uid` has played in its round (empty: a new round) and saves.
+    public func setPlayed(_ paths: [String], for uid: CardUID) throws {
+        guard links[uid] != nil else { return }
+        var changed = played
+        changed[uid] = paths.isEmpty ? nil : paths
+        try save(links, changed)
+        played = changed
     }
 
     /// Forgets `uid` and saves; false when it was not linked.
@@ -69,14 +105,17 @@ public final class CardStore {
         guard links[uid] != nil else { return false }
         var changed = links
         changed[uid] = nil
-        try save(changed)
+        var changedPlayed = played
+        changedPlayed[uid] = nil
+        try save(changed, changedPlayed)
         links = changed
+        played = changedPlayed
         return true
     }
 
     // MARK: - the file
 
-    static func document(_ links: [CardUID: CardLink]) -> JSONValue {
+    static func document(_ links: [CardUID: CardLink], played: [CardUID: [String]] = [:]) -> JSONValue {
         let cards = links.sorted { $0.key < $1.key }.map { uid, link -> (String, JSONValue) in
             switch link {
             case .action(let action):
@@ -87,6 +126,11 @@ public final class CardStore {
                 fields += [
                     ("category", .string(c.category.rawValue)), ("key", .string(c.key)), ("name", .string(c.name)),
                 ]
+                // Album, the default, is left out: a release before modes still reads the file.
+                if c.mode != .album { fields.append(("mode", .string(c.mode.rawValue))) }
+                if let paths = played[uid], !paths.isEmpty {
+                    fields.append(("played", .array(paths.map { .string($0) })))
+                }
                 return (uid.rawValue, .object(fields))
             }
         }
@@ -95,20 +139,23 @@ public final class CardStore {
         ])
     }
 
-    private func save(_ links: [CardUID: CardLink]) throws {
+    private func save(_ links: [CardUID: CardLink], _ played: [CardUID: [String]]) throws {
         try Syscalls.mkdirs(directory)
-        try AtomicFile.replace(path, with: Self.document(links).serialized(pretty: true) + "\n")
+        try AtomicFile.replace(path, with: Self.document(links, played: played).serialized(pretty: true) + "\n")
         seen = stamp()
     }
 
     /// Parses a cards file; errors name the file, the card and the problem.
-    static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> [CardUID: CardLink] {
+    static func parse(
+        _ bytes: [UInt8], file: String
+    ) throws(ConfigError) -> (links: [CardUID: CardLink], played: [CardUID: [String]]) {
         let r = try JSONReader.parse(bytes, file: file)
         guard try r.string("format") == format, try r.int("version", range: 0...1000) == version else {
             throw ConfigError(
                 file: file, path: "format", message: "not a kiosk-player cards file of version \(version)")
         }
         var links: [CardUID: CardLink] = [:]
+        var played: [CardUID: [String]] = [:]
         if let cards = try r.object("cards") {
             if cards.keys.count > capacity { throw cards.error("", "more than \(capacity) cards") }
             for number in cards.keys {
@@ -131,26 +178,34 @@ public final class CardStore {
                     guard let key = try item.string("key", nonEmpty: false) else { throw item.error("key", "required") }
                     let name = try item.string("name", nonEmpty: false) ?? key
                     let label = try item.string("volumeLabel")
-                    try item.finish(known: ["volumeID", "volumeLabel", "category", "key", "name"])
+                    // A file written before modes: every card plays its album.
+                    let mode = try item.choice("mode", CardMode.self) ?? .album
+                    if let paths = try item.strings("played", maxCount: 100_000), !paths.isEmpty {
+                        played[uid] = paths
+                    }
+                    try item.finish(known: ["volumeID", "volumeLabel", "category", "key", "name", "mode", "played"])
                     links[uid] = .collection(
-                        CardCollection(volumeID: volumeID, volumeLabel: label, category: category, key: key, name: name)
+                        CardCollection(
+                            volumeID: volumeID, volumeLabel: label, category: category, key: key, name: name, mode: mode
+                        )
                     )
                 }
             }
         }
         try r.finish(known: ["format", "version", "cards"])
-        return links
+        return (links, played)
     }
 
     private func load() {
         seen = stamp()
         guard Syscalls.exists(path) else { return }
         do {
-            links = try Self.parse(try ConfigError.contents(of: path), file: path)
+            (links, played) = try Self.parse(try ConfigError.contents(of: path), file: path)
         } catch {
             loadProblem = "\(error)"
             Log.warning("ignoring the card links (kept as \(Self.fileName).bad): \(error)")
             links = [:]
+            played = [:]
             try? Syscalls.rename(path, path + ".bad")
             seen = stamp()
         }

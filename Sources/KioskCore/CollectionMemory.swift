@@ -3,7 +3,8 @@ import KioskLibrary
 /// What the player remembers of collections: which are audiobooks (never shuffled, bookmarked by
 /// default) and, with bookmarks on for them (config `bookmarks`: "audiobooks", the default, "all"
 /// or "off"), where each was left (`BookmarkStore`): choosing it again in browse continues there
-/// (`play-from-start` starts it from its first track); one played to its end starts over.
+/// (`play-from-start` starts it from its first track); one played to its end starts over. A card in
+/// mode `continue` keeps its collection's place whatever the policy (`alwaysKept`).
 ///
 /// Thread: the loop thread (the player's part).
 final class CollectionMemory {
@@ -15,6 +16,8 @@ final class CollectionMemory {
     private let store: BookmarkStore
     /// The last place written: a playing track is written again only after 30 s.
     private var lastWritten: (relativePath: String, frames: Int64, playing: Bool)?
+    /// Whether a collection keeps its place whatever the policy (a card's mode `continue`).
+    var alwaysKept: (Collection) -> Bool = { _ in false }
 
     init(config: Config) {
         policy = config.bookmarks
@@ -41,7 +44,8 @@ final class CollectionMemory {
         _ queue: PlayQueue, frames: Int64, sampleRate: Int, playing: Bool, finished: Bool = false,
         leaving: Bool = false
     ) {
-        guard let collection = queue.collection, let track = queue.current, applies(audiobook: queue.isAudiobook)
+        guard let collection = queue.collection, let track = queue.current,
+            applies(audiobook: queue.isAudiobook) || alwaysKept(collection)
         else { return }
         let frames = finished ? 0 : frames
         if !finished, !leaving, let last = lastWritten, last.relativePath == track.relativePath,
@@ -61,7 +65,7 @@ final class CollectionMemory {
     /// The entry and frame the bookmark of `collection` names in `tracks`, nil when there is none
     /// (no bookmark, bookmarks off for it, played to its end, or the track is gone).
     func place(in tracks: [Track], collection: Collection, audiobook: Bool) -> (index: Int, frame: Int64)? {
-        guard applies(audiobook: audiobook), let volume = tracks.first?.volume.rawValue,
+        guard applies(audiobook: audiobook) || alwaysKept(collection), let volume = tracks.first?.volume.rawValue,
             let mark = store.bookmark(volumeID: volume, category: collection.category.rawValue, key: collection.key),
             !mark.finished,
             let index = tracks.firstIndex(where: { $0.relativePath == mark.relativePath })

@@ -4,7 +4,8 @@ import KioskLibrary
 /// The queue the player plays: its tracks, the order they play in (the queue's own, or a shuffle),
 /// the current one, whether it repeats, MPD's single and consume modes, and the ids its entries have
 /// in the engine. The one place of "what plays next" (`step(after:origin:)`, as MPD's
-/// `Queue::GetNextOrder`): "after the last track: the first with repeat on, else the end",
+/// `Queue::GetNextOrder`): "after the last track: the first with repeat on (not in a queue that
+/// plays once: a card's one track per tap), else the end",
 /// "previous restarts the track when more than 3 s have played, or on the first track", single
 /// (MPD's border pause, one-shot), consume (a played entry leaves), and of shuffling: a shuffle is
 /// a permutation (nothing repeats until everything has played), previous goes back along it, at the
@@ -53,6 +54,8 @@ public struct PlayQueue: Equatable, Sendable {
     public var replayGain = ReplayGainSettings()
     /// Start again after the last entry.
     public var repeats = false
+    /// The queue plays once whatever `repeats` says (a card's one track per tap), until replaced.
+    public private(set) var playsOnce = false
     /// The id generation: entry `i` of a queue handed to the engine has `idBase + i`.
     public private(set) var idBase: UInt64 = 0
     /// `ids[i]`: the engine's id of entry `i` (increasing with `i`).
@@ -109,11 +112,13 @@ public struct PlayQueue: Equatable, Sendable {
 
     /// A new list of tracks (the current entry is 0 until set); a new play order. `audiobook`:
     /// the collection is an audiobook, which plays in its order whatever the shuffle.
-    /// `current` (when given) becomes the current entry and plays first.
+    /// `current` (when given) becomes the current entry and plays first. `once`: it ends after its
+    /// last entry even with repeat on.
     public mutating func replace(
-        with tracks: [Track], collection: Collection?, audiobook: Bool = false, current: Int? = nil
+        with tracks: [Track], collection: Collection?, audiobook: Bool = false, current: Int? = nil, once: Bool = false
     ) {
         self.tracks = tracks
+        playsOnce = once
         self.collection = collection
         isAudiobook = audiobook
         numberIDs()
@@ -135,6 +140,7 @@ public struct PlayQueue: Equatable, Sendable {
         identity.rearranged(from: Array(0..<first) + Array(repeating: nil, count: more.count))
         identity.commit()
         collection = nil
+        playsOnce = false
         order += arrange(Array(first..<tracks.count))
         applyPriorities()
     }
@@ -149,6 +155,7 @@ public struct PlayQueue: Equatable, Sendable {
         index = 0
         collection = nil
         isAudiobook = false
+        playsOnce = false
         order = []
     }
 
@@ -479,7 +486,7 @@ public struct PlayQueue: Equatable, Sendable {
     public func step(after entry: Int) -> Step {
         let position = orderPosition(of: entry)
         if position + 1 < order.count { return .entry(order[position + 1]) }
-        return repeats && !tracks.isEmpty ? .wrapped : .end
+        return repeats && !playsOnce && !tracks.isEmpty ? .wrapped : .end
     }
 
     /// Where "previous" goes, `playedSeconds` into the current entry: its start when more than
@@ -509,7 +516,7 @@ public struct PlayQueue: Equatable, Sendable {
         case .ended, .next, .remoteNext:
             let ended = origin == .ended
             // MPD: single with repeat plays the entry again at its end.
-            if ended && single != .off && repeats { return (.start(at: entry, state: .playing), nil) }
+            if ended && single != .off && repeats && !playsOnce { return (.start(at: entry, state: .playing), nil) }
             let state: StartState = origin == .next ? .kept : .playing
             switch step(after: entry) {
             case .entry(let next):

@@ -3,9 +3,11 @@ import KioskInput
 import KioskLibrary
 import KioskSystem
 
-/// Cards: a linked card plays its collection (where its bookmark left it) or acts like a button;
-/// the same card again and a card taken off do what config `cards` says; a new card offers to link
-/// itself to what plays or is selected; the Cards screen lists the links and unlinks one.
+/// Cards: a linked card plays its collection as its mode says (`CardMode`: the album where its
+/// bookmark left it, one track per tap, a random track, continue) or acts like a button; the same
+/// card again and a card taken off do what config `cards` says; a new card offers to link itself to
+/// what plays or is selected, in a mode the box's second gesture cycles; the Cards screen lists the
+/// links and unlinks one.
 /// Thread: the loop thread, like `Player`.
 extension Player {
     /// A card presented to a reader or taken off.
@@ -31,6 +33,13 @@ extension Player {
         switch link {
         case .action(let action):
             perform(action)
+        case .collection(let wanted) where wanted.mode.playsOneTrack:
+            // Each tap plays the next track; the card put back on a track it paused resumes it.
+            if uid == cardSession.playing && cardSession.pausedByRemoval && status == .paused {
+                resumeAfterRemoval()
+            } else {
+                play(wanted, card: uid)
+            }
         case .collection(let wanted):
             if uid == cardSession.playing, let playing = queueCollection, playing.category == wanted.category,
                 playing.key == wanted.key
@@ -44,17 +53,19 @@ extension Player {
 
     /// The card that started what plays, shown again.
     private func presentedAgain() {
-        if cardSession.pausedByRemoval && status == .paused {
-            cardSession.pausedByRemoval = false
-            resume()
-            return
-        }
+        if cardSession.pausedByRemoval && status == .paused { return resumeAfterRemoval() }
         switch config.cards.again {
         case .restart: playFromStart()
         case .togglePause: apply(.togglePause, from: .card)
         case .nothing: apply(.play, from: .card)
         case .next: apply(.next, from: .card)
         }
+    }
+
+    /// The playing card put back after its removal paused playback.
+    private func resumeAfterRemoval() {
+        cardSession.pausedByRemoval = false
+        resume()
     }
 
     /// The playing card taken off: a pause (config `cards.removed`), and with
@@ -71,7 +82,12 @@ extension Player {
     /// when it comes (within five minutes, unless something else is chosen first).
     func play(_ wanted: CardCollection, card uid: CardUID) {
         if let collection = resolve(wanted) {
-            play(collection: collection, fromStart: false)
+            if wanted.mode.playsOneTrack {
+                playOneTrack(of: collection, mode: wanted.mode, card: uid)
+            } else {
+                // `continue` too: `CollectionMemory.alwaysKept` gives its collection a bookmark.
+                play(collection: collection, fromStart: false)
+            }
             cardSession.playing = uid
             cardSession.pausedByRemoval = false
             return
@@ -92,6 +108,40 @@ extension Player {
                     title: wanted.volumeLabel.map { "Insert the stick '\($0)'" } ?? "Insert its stick",
                     detail: wanted.name, kind: .info), seconds: 8)
         }
+    }
+
+    /// A tap of a track-per-tap or random-track card: the queue becomes the next track of its round
+    /// alone (the first not played yet, or a random one of them), which stops at its end (repeat or
+    /// not); the round
+    /// is saved with the card at once, so a restart goes on from there. After the last track a new
+    /// round begins, and a random one does not begin with the track just played.
+    private func playOneTrack(of collection: Collection, mode: CardMode, card uid: CardUID) {
+        guard let tracks = catalog?.tracks(of: collection), !tracks.isEmpty else { return }
+        let present = Set(tracks.map(\.relativePath))
+        var played = (cards.played[uid] ?? []).filter { present.contains($0) }
+        let done = Set(played)
+        var left = tracks.filter { !done.contains($0.relativePath) }
+        if left.isEmpty {
+            let notLast = tracks.filter { $0.relativePath != played.last }
+            // A playlist may hold one file twice: then nothing else is left to begin with.
+            left = mode == .randomTrack && !notLast.isEmpty ? notLast : tracks
+            played = []
+        }
+        let track = mode == .randomTrack ? left[Int(cardSession.random.next() % UInt64(left.count))] : left[0]
+        played.append(track.relativePath)
+        do {
+            try cards.setPlayed(played, for: uid)
+        } catch {
+            Log.error("cannot save where card \(uid) is in '\(collection.name)': \(error)")
+        }
+        Log.info("card \(uid) (\(mode.rawValue)): track \(played.count) of \(tracks.count), \(track.relativePath)")
+        noteBookmark(leaving: true)
+        takeOver()
+        forgetCard()
+        // No collection: the queue is this track alone (a restart restores it so), not the album.
+        playQueue.replace(with: [track], collection: nil, once: true)
+        startQueue(at: 0, frame: 0, status: .playing)
+        show(.nowPlaying)
     }
 
     /// After the catalog changed: a card waiting for its stick plays now if its collection came.
@@ -170,13 +220,14 @@ extension Player {
 
     // MARK: - linking on the box
 
-    /// An unknown card: offers to link it to the selected collection (in browse) or the one playing.
+    /// An unknown card: offers to link it to the selected collection (in browse) or the one playing
+    /// (a one-track card's too).
     private func promptToLink(_ uid: CardUID) {
         var target: Collection?
         if mode == .browse, !collections.isEmpty {
             target = collections[selectedIndex]
         } else {
-            target = queueCollection
+            target = queueCollection ?? playingCardsCollection
         }
         guard let target, let catalog else {
             let message = MessageState(
@@ -186,30 +237,54 @@ extension Player {
             return
         }
         let collection = CardCollection.of(target, in: catalog)
-        let message = MessageState(
-            title: "New card", detail: "\(linkGesture) to link it to '\(collection.name)'", kind: .info)
+        let message = linkPrompt(collection)
         cardSession.prompt = CardPrompt(uid: uid, collection: collection, message: message)
         showTransient(message, seconds: CardSession.promptSeconds)
         Log.info("card \(uid): not linked; offering \(collection.name)")
     }
 
-    /// While a new card's prompt shows, play-from-start (holding Select) links it; true when the
-    /// action was used so.
+    /// The collection of the card whose one track plays (that queue has no collection of its own).
+    private var playingCardsCollection: Collection? {
+        guard let uid = cardSession.playing, case .collection(let c)? = cards.link(of: uid) else { return nil }
+        return resolve(c)
+    }
+
+    /// "New card: album", "Hold Select to link it to 'X'. Press Select: another mode" (the mode in
+    /// the title, which a small screen shows whole).
+    private func linkPrompt(_ collection: CardCollection) -> MessageState {
+        MessageState(
+            title: "New card: \(collection.mode.title)",
+            detail: "\(linkGesture) to link it to '\(collection.name)'. \(cardSession.modeGesture): another mode",
+            kind: .info)
+    }
+
+    /// While a new card's prompt shows, play-from-start (holding Select) links it and select
+    /// (pressing it) cycles its mode; true when the action was used so.
     func answerCardPrompt(_ action: Action) -> Bool {
         guard let prompt = cardSession.prompt else { return false }
         guard transientMessage == prompt.message else {
             cardSession.prompt = nil
             return false
         }
+        if action == .select, var collection = prompt.collection {
+            collection.mode = collection.mode.following
+            let message = linkPrompt(collection)
+            cardSession.prompt = CardPrompt(uid: prompt.uid, collection: collection, message: message)
+            showTransient(message, seconds: CardSession.promptSeconds)
+            return true
+        }
         guard action == .playFromStart, let collection = prompt.collection else { return false }
         cardSession.prompt = nil
         do {
             try cards.setLink(.collection(collection), for: prompt.uid)
-            Log.notice("card \(prompt.uid) linked to \(collection.category.rawValue) \"\(collection.name)\"")
+            Log.notice(
+                "card \(prompt.uid) linked to \(collection.category.rawValue) \"\(collection.name)\" (\(collection.mode.rawValue))"
+            )
             if queueCollection?.key == collection.key && queueCollection?.category == collection.category {
                 cardSession.playing = prompt.uid
             }
-            showTransient(MessageState(title: "Card linked", detail: collection.name, kind: .info), seconds: 3)
+            let detail = collection.mode == .album ? collection.name : "\(collection.name) (\(collection.mode.title))"
+            showTransient(MessageState(title: "Card linked", detail: detail, kind: .info), seconds: 3)
         } catch {
             Log.error("cannot link card \(prompt.uid): \(error)")
             showTransient(MessageState(title: "Cannot link the card", detail: "\(error)", kind: .error), seconds: 6)
@@ -221,8 +296,13 @@ extension Player {
 
     /// The Cards screen's rows: each linked card, then Close.
     var cardEntries: [BrowseItem] {
-        cards.sorted.map { BrowseItem(title: $0.link.summary, subtitle: "card \($0.uid)") }
+        cards.sorted.map { BrowseItem(title: $0.link.summary, subtitle: "card \($0.uid)" + Self.modeNote($0.link)) }
             + [BrowseItem(title: "Close", subtitle: cards.links.isEmpty ? "No cards linked yet" : nil)]
+    }
+
+    /// " · one track per tap" after a card's number, for a mode other than album.
+    static func modeNote(_ link: CardLink) -> String {
+        if case .collection(let c) = link, c.mode != .album { " · \(c.mode.title)" } else { "" }
     }
 
     /// Unlinks the card in row `row` of the Cards screen; false when that failed (a message says

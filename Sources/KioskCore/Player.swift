@@ -98,6 +98,7 @@ public final class Player {
         output.onChange = { [unowned self] change in self.outputChanged(change) }
         overlays.onExpired = { [unowned self] in self.refreshScreen() }
         timers.events = timerEvents()
+        memory.alwaysKept = { [unowned self] in self.cards.isContinued($0.category, key: $0.key) }
         engine.setVolume(volume)
         if let seconds = resume?.sleepRemainingSeconds, seconds > 0 { setSleepTimer(seconds: seconds) }
     }
@@ -128,6 +129,11 @@ public final class Player {
     public var linkGesture: String {
         get { cardSession.linkGesture }
         set { cardSession.linkGesture = newValue }
+    }
+    /// How the box is told to change a new card's mode while linking ("press Select"): `select`.
+    public var cardModeGesture: String {
+        get { cardSession.modeGesture }
+        set { cardSession.modeGesture = newValue }
     }
     /// Help pages: the controls of the board and what they do.
     public var helpEntries: [HelpEntry] {
@@ -372,6 +378,8 @@ public final class Player {
     public func shutdown() {
         scheduler.assertInLoop()
         recorder.stopPeriodic()
+        // The bookmark to the second (a playing one is otherwise written every 30 s only).
+        noteBookmark(leaving: true)
         recorder.saveNow()
         engine.shutdown()
     }

@@ -146,6 +146,8 @@ public enum FuzzSeeds {
         {"format": "kiosk-player-cards", "version": 1, "cards": {
           "04A2B3C4": {"volumeID": "1234-ABCD", "volumeLabel": "KIDS", "category": "album",
                        "key": "artist\\u001Falbum", "name": "Album"},
+          "05": {"volumeID": "1234-ABCD", "category": "playlist", "key": "p", "mode": "random-track",
+                 "played": ["A/01.flac", "A/02.flac"]},
           "0004561234": {"action": "sleep-30"}, "77": {"action": "volume-limit-40"}}}
         """
 

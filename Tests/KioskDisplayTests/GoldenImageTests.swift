@@ -28,6 +28,15 @@ struct GoldenImageTests {
         ("help-light", .help(HelpState(title: "Buttons", entries: SampleScreens.help.entries, page: 1)), .light),
         ("message", .message(SampleScreens.insertStick), .dark),
         ("message-error", .message(SampleScreens.deviceUnplugged), .light),
+        // A new card's prompt with the mode the box's second gesture chose.
+        (
+            "message-card-link",
+            .message(
+                MessageState(
+                    title: "New card: one track per tap",
+                    detail: "Hold Select to link it to 'The Gruffalo'. Press Select: another mode")),
+            .dark
+        ),
     ]
 
     static let cases: [(String, Size)] = screens.flatMap { screen in sizes.map { (screen.name, $0) } }

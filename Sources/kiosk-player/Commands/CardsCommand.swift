@@ -14,7 +14,8 @@ enum CardsCommand {
             summary: "list, link and unlink RFID/NFC cards (cards.json)",
             synopsis: [
                 "list [--config FILE]",
-                "link UID (--album NAME [--artist NAME] | --playlist NAME | --folder PATH | --action ACTION) [--config FILE]",
+                "link UID (--album NAME [--artist NAME] | --playlist NAME | --folder PATH) [--mode MODE] [--config FILE]",
+                "link UID --action ACTION [--config FILE]",
                 "unlink UID [--config FILE]",
             ],
             description: """
@@ -22,6 +23,10 @@ enum CardsCommand {
                 playlist or folder in the library the player would see (the config's mediaRoots and
                 libraryDirectories, read through the player's index) and links the card to it, so that it
                 is found again after the stick is pulled or rescanned. Actions: \(CardAction.names).
+                Modes: album (the default: from its first track, or its bookmark), track-per-tap (each
+                tap plays the next track alone, remembered across restarts), random-track (a random
+                track alone, none again until all have played), continue (where it was left, whatever
+                the config's bookmarks say).
                 A running player reads the file again when the next card is shown.
 
                 """,
@@ -32,6 +37,9 @@ enum CardsCommand {
                 .text("--playlist", "NAME", "link to the playlist of this name"),
                 .text("--folder", "PATH", "link to this folder (absolute, on a mounted stick or a library folder)"),
                 .text("--action", "ACTION", "link to an action"),
+                .choice(
+                    "--mode", "MODE", CardMode.allCases.map(\.rawValue),
+                    "with --album, --playlist or --folder: how each tap plays it (default album)"),
                 .integer("--wait", "SECONDS", 1...3600, "how long to wait for the library scan (default 120)"),
             ],
             run: run)
@@ -48,7 +56,7 @@ enum CardsCommand {
         case "list":
             guard parsed.positionals.count == 1 else { throw parsed.usageError("list takes no card number") }
             if store.links.isEmpty { printLine("No cards linked (\(store.path)).") }
-            for (uid, link) in store.sorted { printLine("\(uid.rawValue)  \(link.summary)") }
+            for (uid, link) in store.sorted { printLine("\(uid.rawValue)  \(link.summary)\(modeColumn(link))") }
             return 0
         case "unlink":
             let uid = try cardNumber(parsed)
@@ -60,11 +68,17 @@ enum CardsCommand {
             let link = try target(parsed, config: config)
             let replaced = store.link(of: uid)
             try store.setLink(link, for: uid)
-            printLine("Card \(uid) → \(link.summary)\(replaced.map { " (was: \($0.summary))" } ?? "")")
+            printLine(
+                "Card \(uid) → \(link.summary)\(modeColumn(link))\(replaced.map { " (was: \($0.summary))" } ?? "")")
             return 0
         default:
             throw parsed.usageError("unknown cards command '\(verb)' (list, link, unlink)")
         }
+    }
+
+    /// "  mode: track-per-tap" after a collection's summary.
+    private static func modeColumn(_ link: CardLink) -> String {
+        if case .collection(let c) = link { "  mode: \(c.mode.rawValue)" } else { "" }
     }
 
     private static func cardNumber(_ parsed: ParsedArguments) throws -> CardUID {
@@ -87,17 +101,30 @@ enum CardsCommand {
                     ? "link to what? --album, --playlist, --folder or --action"
                     : "give one of \(given.joined(separator: ", "))")
         }
+        let mode = parsed.value("--mode").flatMap(CardMode.init(rawValue:)) ?? .album
         if let text = parsed.value("--action") {
+            if parsed.value("--mode") != nil {
+                throw parsed.usageError("--mode is for --album, --playlist or --folder, not --action")
+            }
             guard let action = CardAction(text) else {
                 throw ToolError("unknown action '\(text)' (actions: \(CardAction.names))")
             }
             return .action(action)
         }
         let catalog = try scanLibrary(config, seconds: parsed.int("--wait") ?? 120)
+        var collection = try chosenCollection(parsed, config: config, catalog: catalog)
+        collection.mode = mode
+        return .collection(collection)
+    }
+
+    /// The album, playlist or folder `--album`, `--playlist` or `--folder` names.
+    private static func chosenCollection(
+        _ parsed: ParsedArguments, config: Config, catalog: Catalog
+    ) throws -> CardCollection {
         if let name = parsed.value("--album") {
-            return .collection(try find(name, in: .album, catalog, artist: parsed.value("--artist")))
+            return try find(name, in: .album, catalog, artist: parsed.value("--artist"))
         }
-        if let name = parsed.value("--playlist") { return .collection(try find(name, in: .playlist, catalog)) }
+        if let name = parsed.value("--playlist") { return try find(name, in: .playlist, catalog) }
         let folder = parsed.value("--folder")!
         let canonical = (try? Syscalls.canonicalPath(folder)) ?? folder
         let matches = catalog.collections(in: .folder).filter { collection in
@@ -110,7 +137,7 @@ enum CardsCommand {
                 "no folder with music at \(folder) in the library (the config's mediaRoots \(config.mediaRoots.joined(separator: " ")) and libraryDirectories)"
             )
         }
-        return .collection(CardCollection.of(match, in: catalog))
+        return CardCollection.of(match, in: catalog)
     }
 
     private static func find(

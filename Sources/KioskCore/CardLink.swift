@@ -71,9 +71,11 @@ public enum CardAction: Sendable, Equatable {
     /// Back to the config's limits.
     case volumeLimitOff
     case shutdown
+    /// Locks the inputs, or unlocks them (`Player.locked`).
+    case lock
 
     /// Parses "play-pause", "stop", "next", "previous", "shuffle-on", "shuffle-off", "sleep-30",
-    /// "volume-limit-40", "volume-limit-off", "shutdown".
+    /// "volume-limit-40", "volume-limit-off", "shutdown", "lock".
     public init?(_ text: String) {
         switch text {
         case "play-pause": self = .playPause
@@ -84,6 +86,7 @@ public enum CardAction: Sendable, Equatable {
         case "shuffle-off": self = .shuffleOff
         case "volume-limit-off": self = .volumeLimitOff
         case "shutdown": self = .shutdown
+        case "lock": self = .lock
         default:
             if text.hasPrefix("sleep-"), let n = Int(text.dropFirst(6)), (1...720).contains(n) {
                 self = .sleep(minutes: n)
@@ -96,7 +99,7 @@ public enum CardAction: Sendable, Equatable {
     }
 
     public static let names =
-        "play-pause, stop, next, previous, shuffle-on, shuffle-off, sleep-MINUTES (1…720), volume-limit-PERCENT (1…100), volume-limit-off, shutdown"
+        "play-pause, stop, next, previous, shuffle-on, shuffle-off, sleep-MINUTES (1…720), volume-limit-PERCENT (1…100), volume-limit-off, shutdown, lock"
 
     public var name: String {
         switch self {
@@ -110,6 +113,7 @@ public enum CardAction: Sendable, Equatable {
         case .volumeLimit(let p): "volume-limit-\(p)"
         case .volumeLimitOff: "volume-limit-off"
         case .shutdown: "shutdown"
+        case .lock: "lock"
         }
     }
 
@@ -125,6 +129,7 @@ public enum CardAction: Sendable, Equatable {
         case .volumeLimit(let p): "Volume at most \(p) %"
         case .volumeLimitOff: "Volume limit off"
         case .shutdown: "Shut down"
+        case .lock: "Lock / unlock"
         }
     }
 }

@@ -50,6 +50,10 @@ public final class Player {
     var cardSession: CardSession
     let memory: CollectionMemory
     var shuttingDown = false
+    /// The button lock (`Player+Lock.swift`): inputs but the lock itself are ignored; kept over a
+    /// restart.
+    public internal(set) var locked: Bool
+    var seekHold: SeekHold
 
     /// Called with a one-line status for systemd (`STATUS=`) whenever it changes.
     public var onStatus: ((String) -> Void)?
@@ -73,6 +77,8 @@ public final class Player {
         self.screen = screen
         self.config = config
         memory = CollectionMemory(config: config)
+        locked = resume?.locked ?? false
+        seekHold = SeekHold(settings: config.inputs.seek)
         cardSession = CardSession(directory: config.stateDirectory)
         overlays = Overlays(scheduler: loop)
         timers = PlayerTimers(scheduler: loop, config: config)
@@ -281,7 +287,7 @@ public final class Player {
         ResumeState(
             queue: playQueue, transport: transport, livePositionFrames: livePositionFrames, restore: restore,
             category: category, volume: volume, outputDevice: outputDevice,
-            sleepRemainingSeconds: timers.sleepRemainingSeconds)
+            sleepRemainingSeconds: timers.sleepRemainingSeconds, locked: locked)
     }
 
     /// The position of the current track now: the engine's counter while it plays the track (the

@@ -8,8 +8,11 @@ import KioskSystem
 /// `handle(CardEvent)`), so every input backend is covered without knowing of it.
 /// Thread: the loop thread, like `Player`.
 extension Player {
-    /// What the screen says when the lock changes or a locked input is ignored.
-    static let lockedMessage = MessageState(title: "Locked", kind: .info)
+    /// What the screen (and later the voice) says when the lock changes or a locked input is
+    /// ignored: "Locked", with how to unlock when the board says.
+    var lockedMessage: MessageState {
+        MessageState(title: "Locked", detail: lockGesture.map { "\($0) to unlock" }, kind: .info)
+    }
     static let unlockedMessage = MessageState(title: "Unlocked", kind: .info)
 
     /// Whether a locked player lets `event` through (only the lock action, which unlocks); an
@@ -34,12 +37,12 @@ extension Player {
     func toggleLock() {
         locked.toggle()
         Log.notice(locked ? "inputs locked" : "inputs unlocked")
-        showTransient(locked ? Self.lockedMessage : Self.unlockedMessage, seconds: 3)
+        showTransient(locked ? lockedMessage : Self.unlockedMessage, seconds: 3)
         recorder.saveNow()
     }
 
     private func showLockedRefusal() {
-        showTransient(Self.lockedMessage, seconds: 2)
+        showTransient(lockedMessage, seconds: 2)
         refreshScreen()
     }
 }

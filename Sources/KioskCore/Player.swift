@@ -53,6 +53,8 @@ public final class Player {
     /// The button lock (`Player+Lock.swift`): inputs but the lock itself are ignored; kept over a
     /// restart.
     public internal(set) var locked: Bool
+    /// How the box is told to unlock ("Hold down+select 3 s"), shown with "Locked"; nil: not said.
+    public var lockGesture: String?
     var seekHold: SeekHold
 
     /// Called with a one-line status for systemd (`STATUS=`) whenever it changes.
@@ -316,7 +318,7 @@ public final class Player {
             navigation: navigation, shelf: shelf, queue: playQueue, transport: transport,
             restore: restore, overlays: overlays, volumeRange: volumeLimits.range, shuttingDown: shuttingDown,
             helpPageCount: helpPageCount, menuEntries: menuEntries, cardEntries: cardEntries,
-            sleepCountdown: timers.sleepCountdown)
+            sleepCountdown: timers.sleepCountdown, locked: locked)
     }
 
     /// What the screen should show now.

@@ -110,6 +110,20 @@ private enum Line {
         #expect(box.rig.title == "Allegro")
     }
 
+    @Test func lockedSaysHowToUnlockAndNowPlayingShowsIt() throws {
+        let box = try BoardBox()
+        box.player.lockGesture = "Hold down+select 3 s"
+        try box.rig.playFirst(.album)
+        try box.rig.press(.lock)
+        #expect(box.message == MessageState(title: "Locked", detail: "Hold down+select 3 s to unlock"))
+        try box.rig.idle(3100)
+        guard case .nowPlaying(let shown) = box.player.screenState() else {
+            Issue.record("not now playing: \(box.player.screenState())")
+            return
+        }
+        #expect(shown.categoryLabel.hasSuffix(" · locked"))
+    }
+
     @Test func theLockChordHeldLessThanThreeSecondsDoesNotLock() throws {
         let box = try BoardBox()
         try box.rig.playFirst(.album)

@@ -139,6 +139,32 @@ private enum Line {
         #expect(box.rig.title == "Allegro")
     }
 
+    @Test(.tags(.integration)) func anEventScriptIsLockedLikeTheButtons() throws {
+        let box = try BoardBox()
+        try box.rig.playFirst(.album)
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        try dir.write(
+            "lock.jsonl",
+            """
+            {"t": 0, "key": "l"}
+            {"t": 50, "line": "next", "value": 1}
+            {"t": 170, "line": "next", "value": 0}
+            {"t": 300, "key": "n"}
+            {"t": 400, "key": "lock"}
+            {"t": 500, "key": "n"}
+            {"t": 600, "key": "n"}
+            """)
+        var finished = false
+        _ = try box.inputs.startScript(path: dir.file("lock.jsonl")) { finished = true }
+        try box.loop.run(until: { finished }, timeoutNanoseconds: 10_000_000_000)
+        try box.loop.run(forNanoseconds: 300_000_000)
+        #expect(!box.player.locked)
+        // The first press after the unlock dismisses "Unlocked" (as any message); only the last moved on.
+        #expect(box.rig.title == "Allegro")
+        #expect(box.player.queueIndex == 1)
+    }
+
     @Test func theLockIsSavedAtOnceAndSurvivesARestart() throws {
         let box = try BoardBox()
         try box.rig.playFirst(.album)

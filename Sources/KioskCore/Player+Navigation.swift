@@ -11,6 +11,7 @@ extension Player {
 
     /// Applies one action. The effect depends on the mode; volume works everywhere.
     ///
+    /// While the button lock is on, only `lock` gets through (`Player+Lock.swift`).
     /// In every mode: volume up/down change the volume; shutdown asks the appliance to shut down;
     /// while a transient message (e.g. "USB stick removed") shows, any other action only dismisses
     /// it. With nothing queued the now-playing screen shows the browse list, and the actions act
@@ -23,13 +24,13 @@ extension Player {
         if inputCancelsSleepFade() { return }
         let steps = max(1, event.steps)
         switch event.action {
-        case .lock: toggleLock()
         // The volume and shutdown redraw by themselves.
         case .volumeUp: return changeVolume(by: Self.volumeStep * steps)
         case .volumeDown: return changeVolume(by: -Self.volumeStep * steps)
         case .shutdown: return requestShutdown()
         case .shuffle: cycleShuffle()
         case .sleep: cycleSleepTimer()
+        case .lock: toggleLock()
         default:
             if answerCardPrompt(event.action) { break }
             if transientMessage != nil {

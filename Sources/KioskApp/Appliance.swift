@@ -266,6 +266,8 @@ public final class Appliance {
             profile, keyboard: options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0))
         player.cardModeGesture = Self.modeGesture(
             profile, keyboard: options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0))
+        player.lockGesture = Self.lockGesture(
+            profile, keyboard: options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0))
         if profile.usesGPIO { manager.startGPIO() }
         if !profile.evdev.isEmpty { manager.startEvdev() }
         if !profile.cardReaders.isEmpty {
@@ -325,6 +327,24 @@ public final class Appliance {
             return "Press \(key.prefix(1).uppercased() + key.dropFirst())"
         }
         return "Press Select"
+    }
+
+    /// How this board locks and unlocks its inputs: "Hold down+select 3 s"; nil when it has no way.
+    static func lockGesture(_ profile: InputProfile, keyboard: Bool) -> String? {
+        if let chord = profile.chords.first(where: { $0.action == .lock }) {
+            return "Hold \(chord.buttons.joined(separator: "+")) \((chord.holdMs + 500) / 1000) s"
+        }
+        for key in profile.evdev.flatMap(\.keys) {
+            if key.binding.longPress == .lock { return "Hold \(Self.keyName(key.name))" }
+            if key.binding.press == .lock { return "Press \(Self.keyName(key.name))" }
+        }
+        if let button = profile.buttons.first(where: { $0.binding.longPress == .lock }) {
+            return "Hold \(button.name)"
+        }
+        if keyboard, let key = profile.keyboard.first(where: { $0.value == .lock })?.key {
+            return "Press \(key.prefix(1).uppercased() + key.dropFirst())"
+        }
+        return nil
     }
 
     /// "KEY_ENTER" → "Enter", for the screen.

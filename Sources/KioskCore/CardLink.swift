@@ -113,9 +113,11 @@ public enum CardAction: Sendable, Equatable {
     /// Back to the config's limits.
     case volumeLimitOff
     case shutdown
+    /// Locks the inputs, or unlocks them (`Player.locked`).
+    case lock
 
     /// Parses "play-pause", "stop", "next", "previous", "shuffle-on", "shuffle-off", "sleep-30",
-    /// "volume-limit-40", "volume-limit-off", "shutdown".
+    /// "volume-limit-40", "volume-limit-off", "shutdown", "lock".
     public init?(_ text: String) {
         switch text {
         case "play-pause": self = .playPause
@@ -126,6 +128,7 @@ public enum CardAction: Sendable, Equatable {
         case "shuffle-off": self = .shuffleOff
         case "volume-limit-off": self = .volumeLimitOff
         case "shutdown": self = .shutdown
+        case "lock": self = .lock
         default:
             if text.hasPrefix("sleep-"), let n = Int(text.dropFirst(6)), (1...720).contains(n) {
                 self = .sleep(minutes: n)
@@ -138,7 +141,7 @@ public enum CardAction: Sendable, Equatable {
     }
 
     public static let names =
-        "play-pause, stop, next, previous, shuffle-on, shuffle-off, sleep-MINUTES (1…720), volume-limit-PERCENT (1…100), volume-limit-off, shutdown"
+        "play-pause, stop, next, previous, shuffle-on, shuffle-off, sleep-MINUTES (1…720), volume-limit-PERCENT (1…100), volume-limit-off, shutdown, lock"
 
     public var name: String {
         switch self {
@@ -152,6 +155,7 @@ public enum CardAction: Sendable, Equatable {
         case .volumeLimit(let p): "volume-limit-\(p)"
         case .volumeLimitOff: "volume-limit-off"
         case .shutdown: "shutdown"
+        case .lock: "lock"
         }
     }
 
@@ -167,6 +171,7 @@ public enum CardAction: Sendable, Equatable {
         case .volumeLimit(let p): "Volume at most \(p) %"
         case .volumeLimitOff: "Volume limit off"
         case .shutdown: "Shut down"
+        case .lock: "Lock / unlock"
         }
     }
 }

@@ -60,6 +60,8 @@ public struct Config: Sendable {
         public var script: String?
         /// Overrides of the board's actions: `{"A": {"press": "stop"}}` by button/encoder name.
         public var keymap: JSONValue = .object([])
+        /// How far a held next/previous seeks (`SeekSettings`).
+        public var seek = SeekSettings()
     }
 
     public struct MPD: Sendable, Equatable {
@@ -244,6 +246,7 @@ public struct Config: Sendable {
             c.inputs.chordMs = try i.int("chordMs", range: 20...5_000) ?? c.inputs.chordMs
             c.inputs.keyboard = try i.bool("keyboard")
             c.inputs.script = try i.string("script")
+            if let seek = try i.object("seek") { c.inputs.seek = try SeekSettings.parse(seek) }
             if let keymap = i.raw("keymap") {
                 guard keymap.object != nil else {
                     throw i.error("keymap", "expected an object, got \(JSONReader.show(keymap))")

@@ -14,6 +14,7 @@ extension Player {
     public func handle(_ event: CardEvent) {
         scheduler.assertInLoop()
         guard !shuttingDown else { return }
+        guard lockAdmits(event) else { return }
         inputCame()
         switch event.kind {
         case .presented: cardPresented(event.uid)
@@ -215,6 +216,8 @@ extension Player {
             showTransient(MessageState(title: "Volume limit off"), seconds: 2)
         case .shutdown:
             apply(.shutdown, from: .card)
+        case .lock:
+            toggleLock()
         }
     }
 

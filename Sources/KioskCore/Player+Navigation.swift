@@ -11,6 +11,7 @@ extension Player {
 
     /// Applies one action. The effect depends on the mode; volume works everywhere.
     ///
+    /// While the button lock is on, only `lock` gets through (`Player+Lock.swift`).
     /// In every mode: volume up/down change the volume; shutdown asks the appliance to shut down;
     /// while a transient message (e.g. "USB stick removed") shows, any other action only dismisses
     /// it. With nothing queued the now-playing screen shows the browse list, and the actions act
@@ -18,6 +19,7 @@ extension Player {
     public func handle(_ event: ActionEvent) {
         scheduler.assertInLoop()
         guard !shuttingDown else { return }
+        guard lockAdmits(event) else { return }
         inputCame()
         if inputCancelsSleepFade() { return }
         let steps = max(1, event.steps)
@@ -28,6 +30,7 @@ extension Player {
         case .shutdown: return requestShutdown()
         case .shuffle: cycleShuffle()
         case .sleep: cycleSleepTimer()
+        case .lock: toggleLock()
         default:
             if answerCardPrompt(event.action) { break }
             if transientMessage != nil {
@@ -39,13 +42,15 @@ extension Player {
                 // The screen shows the browse list (see PlayerView): act on it.
                 navigation.mode = .browse
             }
+            // Off the now-playing screen a held next/previous moves as next/previous repeated.
+            let action = navigation.mode == .nowPlaying ? event.action : Self.moveForSeek(event.action)
             switch navigation.mode {
-            case .nowPlaying: handleNowPlaying(event.action, steps: steps)
-            case .browse: handleBrowse(event.action, steps: steps)
-            case .help(let page): handleHelp(event.action, page: page)
-            case .menu(let selected): handleMenu(event.action, selected: selected)
-            case .cards(let selected): handleCards(event.action, selected: selected)
-            case .setupCheck(let selected): handleSetupCheck(event.action, selected: selected)
+            case .nowPlaying: handleNowPlaying(event, steps: steps)
+            case .browse: handleBrowse(action, steps: steps)
+            case .help(let page): handleHelp(action, page: page)
+            case .menu(let selected): handleMenu(action, selected: selected)
+            case .cards(let selected): handleCards(action, selected: selected)
+            case .setupCheck(let selected): handleSetupCheck(action, selected: selected)
             }
         }
         refreshScreen()
@@ -65,9 +70,21 @@ extension Player {
     /// Shows screen `mode`.
     func show(_ mode: PlayerMode) { navigation.mode = mode }
 
-    /// Now playing: transport on the queue; browsing actions open the browse list.
-    private func handleNowPlaying(_ action: Action, steps: Int) {
+    /// Seek-forward and seek-backward as the list screens take them: next and previous.
+    private static func moveForSeek(_ action: Action) -> Action {
         switch action {
+        case .seekForward: .next
+        case .seekBackward: .previous
+        default: action
+        }
+    }
+
+    /// Now playing: transport on the queue; browsing actions open the browse list; a held
+    /// next/previous seeks (`Player+Seek.swift`).
+    private func handleNowPlaying(_ event: ActionEvent, steps: Int) {
+        let action = event.action
+        switch action {
+        case .seekForward, .seekBackward: seekByHold(event)
         case .playPause, .play, .pause, .stop: transport(action)
         case .next: apply(.next, from: .button)
         case .previous: apply(.previous, from: .button)
@@ -80,7 +97,7 @@ extension Player {
         case .back: break
         case .menu: navigation.mode = .menu(selected: 0)
         case .help: navigation.mode = .help(page: 0)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock: break
         }
     }
 
@@ -98,7 +115,7 @@ extension Player {
         case .previousCategory: cycleCategory(by: -1)
         case .menu: navigation.mode = .menu(selected: 0)
         case .help: navigation.mode = .help(page: 0)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
         }
     }
 
@@ -112,7 +129,7 @@ extension Player {
         case .previous, .up, .previousCollection, .previousCategory: navigation.mode = .help(page: max(page - 1, 0))
         case .back, .help, .select, .playPause, .menu, .playFromStart: navigation.mode = .nowPlaying
         case .play, .pause, .stop: transport(action)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
         }
     }
 
@@ -154,7 +171,7 @@ extension Player {
         case .help: navigation.mode = .help(page: 0)
         case .play, .pause, .stop: transport(action)
         case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
         }
     }
 
@@ -182,7 +199,7 @@ extension Player {
         case .help: navigation.mode = .help(page: 0)
         case .play, .pause, .stop: transport(action)
         case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
         }
     }
 

@@ -50,6 +50,12 @@ public final class Player {
     var cardSession: CardSession
     let memory: CollectionMemory
     var shuttingDown = false
+    /// The button lock (`Player+Lock.swift`): inputs but the lock itself are ignored; kept over a
+    /// restart.
+    public internal(set) var locked: Bool
+    /// How the box is told to unlock ("Hold down+select 3 s"), shown with "Locked"; nil: not said.
+    public var lockGesture: String?
+    var seekHold: SeekHold
 
     /// Called with a one-line status for systemd (`STATUS=`) whenever it changes.
     public var onStatus: ((String) -> Void)?
@@ -73,6 +79,8 @@ public final class Player {
         self.screen = screen
         self.config = config
         memory = CollectionMemory(config: config)
+        locked = resume?.locked ?? false
+        seekHold = SeekHold(settings: config.inputs.seek)
         cardSession = CardSession(directory: config.stateDirectory)
         overlays = Overlays(scheduler: loop)
         timers = PlayerTimers(scheduler: loop, config: config)
@@ -287,7 +295,7 @@ public final class Player {
         ResumeState(
             queue: playQueue, transport: transport, livePositionFrames: livePositionFrames, restore: restore,
             category: category, volume: volume, outputDevice: outputDevice,
-            sleepRemainingSeconds: timers.sleepRemainingSeconds)
+            sleepRemainingSeconds: timers.sleepRemainingSeconds, locked: locked)
     }
 
     /// The position of the current track now: the engine's counter while it plays the track (the
@@ -316,7 +324,7 @@ public final class Player {
             navigation: navigation, shelf: shelf, queue: playQueue, transport: transport,
             restore: restore, overlays: overlays, volumeRange: volumeLimits.range, shuttingDown: shuttingDown,
             helpPageCount: helpPageCount, menuEntries: menuEntries, cardEntries: cardEntries,
-            sleepCountdown: timers.sleepCountdown)
+            sleepCountdown: timers.sleepCountdown, locked: locked)
     }
 
     /// What the screen should show now.

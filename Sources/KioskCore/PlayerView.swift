@@ -37,6 +37,8 @@ struct PlayerView {
     var volumeRange: ClosedRange<Int> = 0...100
     /// The sleep timer's countdown ("sleep 29:40"), nil when off.
     var sleepCountdown: String?
+    /// The button lock is on: now playing says so next to the category.
+    var locked = false
     var statusLine: String?
 
     init() {}
@@ -46,7 +48,7 @@ struct PlayerView {
         navigation: Navigation, shelf: LibraryShelf, queue: PlayQueue, transport: Transport,
         restore: RestoreSession, overlays: Overlays, volumeRange: ClosedRange<Int>, shuttingDown: Bool,
         helpPageCount: Int, menuEntries: @autoclosure () -> [String], cardEntries: @autoclosure () -> [BrowseItem],
-        sleepCountdown: String?
+        sleepCountdown: String?, locked: Bool
     ) {
         self.shuttingDown = shuttingDown
         transient = overlays.message
@@ -72,6 +74,7 @@ struct PlayerView {
         self.volumeRange = volumeRange
         if case .cards = mode { self.cardEntries = cardEntries() }
         self.sleepCountdown = sleepCountdown
+        self.locked = locked
         statusLine = overlays.statusLine
         if case .setupCheck = mode { setupEntries = overlays.setupCheck.entries }
     }
@@ -176,7 +179,8 @@ struct PlayerView {
             elapsedSeconds: positionSeconds, totalSeconds: track?.durationSeconds,
             playback: playback,
             categoryLabel: (queue.collection.map { Self.singular($0.category) } ?? Self.singular(category))
-                + (queue.isShuffled ? " · shuffle" : "") + (sleepCountdown.map { " · \($0)" } ?? ""),
+                + (queue.isShuffled ? " · shuffle" : "") + (sleepCountdown.map { " · \($0)" } ?? "")
+                + (locked ? " · locked" : ""),
             queuePosition: queue.isEmpty ? 0 : queue.index + 1, queueCount: queue.count,
             artworkKey: track.map { Self.artworkKey(for: $0) },
             volumeOverlay: volumeOverlay, volumeRange: volumeRange,

@@ -50,6 +50,8 @@ public struct ResumeState: Equatable, Sendable {
     public var shuffle: String?
     /// Seconds left on the sleep timer when saved; nil = off.
     public var sleepRemainingSeconds: Int?
+    /// The button lock was on (`Player.locked`).
+    public var locked = false
     /// What remote clients know the queue by (`QueueIdentity`): its version, the next song id,
     /// and its entries' ids as runs ("12-40,45"); nil in a file of an older release.
     public var queueVersion: UInt32?
@@ -92,6 +94,7 @@ public struct ResumeState: Equatable, Sendable {
         if let sleepRemainingSeconds {
             members.append(("sleepRemainingSeconds", .number(Double(sleepRemainingSeconds))))
         }
+        if locked { members.append(("locked", .bool(true))) }
         if let queueVersion { members.append(("queueVersion", .number(Double(queueVersion)))) }
         if let nextSongID { members.append(("nextSongID", .number(Double(nextSongID)))) }
         if let songIDs { members.append(("songIDs", .string(songIDs))) }
@@ -132,6 +135,7 @@ public struct ResumeState: Equatable, Sendable {
         state.queueCount = try r.int("queueCount", range: 0...1_000_000) ?? 0
         state.shuffle = try r.choice("shuffle", PlayQueue.Shuffle.allCases.map(\.rawValue))
         state.sleepRemainingSeconds = try r.int("sleepRemainingSeconds", range: 0...86_400)
+        state.locked = try r.bool("locked") ?? false
         state.queueVersion = try r.int("queueVersion", range: 0...Int(Int32.max)).map(UInt32.init)
         state.nextSongID = try r.int("nextSongID", range: 0...Int(Int32.max)).map(UInt32.init)
         state.clientQueueVersion = try r.int("clientQueueVersion", range: 0...Int(UInt32.max)).map(UInt32.init)
@@ -181,7 +185,8 @@ extension ResumeState {
     /// is now when it already plays.
     init(
         queue: PlayQueue, transport: Transport, livePositionFrames: Int64, restore: RestoreSession,
-        category: KioskLibrary.Category, volume: Int, outputDevice: String, sleepRemainingSeconds: Int?
+        category: KioskLibrary.Category, volume: Int, outputDevice: String, sleepRemainingSeconds: Int?,
+        locked: Bool
     ) {
         self.init()
         self.category = category.rawValue
@@ -211,6 +216,7 @@ extension ResumeState {
         self.outputDevice = outputDevice
         shuffle = queue.shuffle == .off ? nil : queue.shuffle.rawValue
         self.sleepRemainingSeconds = sleepRemainingSeconds
+        self.locked = locked
         queueVersion = queue.identity.version
         nextSongID = queue.identity.nextSongID
     }

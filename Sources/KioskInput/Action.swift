@@ -29,6 +29,12 @@ public enum Action: String, CaseIterable, Sendable {
     /// Plays the selected (in browse) or playing collection from its first track, whatever its
     /// bookmark says.
     case playFromStart = "play-from-start"
+    /// Locks every input but this action (and remote clients), or unlocks (`Player.locked`).
+    case lock
+    /// Moves forward in the track (a `hold` on next: `inputs.seek` says how far each repeat goes).
+    case seekForward = "seek-forward"
+    /// Moves back in the track (a `hold` on previous).
+    case seekBackward = "seek-backward"
 
     /// Every action name, for error messages ("actions are: play-pause, play, …").
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -16,7 +16,7 @@ public enum Keymap {
         ("tab", .nextCategory), ("backtab", .previousCategory),
         ("]", .nextCollection), ("[", .previousCollection),
         ("m", .menu), ("h", .help), ("?", .help), ("q", .shutdown), ("r", .shuffle), ("z", .sleep),
-        ("home", .playFromStart),
+        ("home", .playFromStart), ("l", .lock), (",", .seekBackward), (".", .seekForward),
     ]
 
     /// Keys that are not a single character, as `KeyboardDecoder` names them (plus `ctrl-a` … `ctrl-z`).

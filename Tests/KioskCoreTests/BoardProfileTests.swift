@@ -87,6 +87,40 @@ import Testing
         }
     }
 
+    /// Every shipped board locks its buttons with two of them held 3 s (a chord of its own: the
+    /// loader refuses two chords of the same buttons), a keypad with a held key.
+    @Test func everyShippedBoardHasALockGesture() throws {
+        let dir = TestPaths.repository + "/boards"
+        for file in listDirectory(dir).filter({ $0.hasSuffix(".json") }) {
+            let input = try BoardProfile.load(file: "\(dir)/\(file)").input
+            if input.buttons.isEmpty {
+                let keys = input.evdev.flatMap(\.keys)
+                #expect(keys.contains { $0.binding.longPress == .lock }, "\(file) has no key held to lock")
+                continue
+            }
+            let locks = input.chords.filter { $0.action == .lock }
+            #expect(locks.count == 1, "\(file) has \(locks.count) lock chords")
+            for chord in locks {
+                #expect(chord.buttons.count == 2 && chord.holdMs == 3000, "\(file): \(chord)")
+            }
+        }
+    }
+
+    /// Where next and previous are buttons (or keys) of their own, holding them seeks and a press
+    /// still skips; a board with one next/previous button keeps its long press for previous.
+    @Test func everyShippedBoardWithSeparateNextAndPreviousSeeksByHoldingThem() throws {
+        let dir = TestPaths.repository + "/boards"
+        for file in listDirectory(dir).filter({ $0.hasSuffix(".json") }) {
+            let input = try BoardProfile.load(file: "\(dir)/\(file)").input
+            let bindings = input.buttons.map(\.binding) + input.evdev.flatMap { $0.keys.map(\.binding) }
+            for binding in bindings where binding.press == .next || binding.press == .previous {
+                if binding.longPress == .previous { continue }
+                let seek: Action = binding.press == .next ? .seekForward : .seekBackward
+                #expect(binding.hold == seek, "\(file): \(binding)")
+            }
+        }
+    }
+
     /// The Pi 400 has no headphone jack (bcm2711-rpi-400.dts empties audio_pins): HDMI comes first.
     @Test func aPi400GetsHDMIFirst() throws {
         let profile = try BoardProfile.load(file: TestPaths.repository + "/boards/rpi400.json")

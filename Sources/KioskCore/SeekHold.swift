@@ -1,0 +1,75 @@
+import KioskInput
+import KioskSystem
+
+/// How far a held next/previous moves (`inputs.seek` of config.json):
+///
+/// ```json
+/// "inputs": { "seek": { "stepSeconds": 10, "accelerateAfterMs": 3000, "acceleratedStepSeconds": 30,
+///                       "intervalMs": 500 } }
+/// ```
+/// Thread: a value; any thread.
+public struct SeekSettings: Sendable, Equatable {
+    /// Seconds each step moves at first.
+    public var stepSeconds = 10
+    /// After seeking this long in one hold, the steps are `acceleratedStepSeconds`.
+    public var accelerateAfterMs = 3000
+    public var acceleratedStepSeconds = 30
+    /// At most one step this often: the inputs' hold-repeat (150 ms) would scrub too fast to aim.
+    public var intervalMs = 500
+
+    public init(
+        stepSeconds: Int = 10, accelerateAfterMs: Int = 3000, acceleratedStepSeconds: Int = 30, intervalMs: Int = 500
+    ) {
+        self.stepSeconds = stepSeconds
+        self.accelerateAfterMs = accelerateAfterMs
+        self.acceleratedStepSeconds = acceleratedStepSeconds
+        self.intervalMs = intervalMs
+    }
+
+    /// Reads the `seek` object of `inputs`; errors name the key ("inputs.seek.stepSeconds").
+    public static func parse(_ reader: JSONReader) throws(ConfigError) -> SeekSettings {
+        var settings = SeekSettings()
+        if let v = try reader.int("stepSeconds", range: 1...600) { settings.stepSeconds = v }
+        if let v = try reader.int("accelerateAfterMs", range: 0...600_000) { settings.accelerateAfterMs = v }
+        if let v = try reader.int("acceleratedStepSeconds", range: 1...3600) { settings.acceleratedStepSeconds = v }
+        if let v = try reader.int("intervalMs", range: 0...10_000) { settings.intervalMs = v }
+        if settings.acceleratedStepSeconds < settings.stepSeconds {
+            throw reader.error(
+                "acceleratedStepSeconds",
+                "\(settings.acceleratedStepSeconds) must be at least stepSeconds (\(settings.stepSeconds))")
+        }
+        try reader.finish()
+        return settings
+    }
+}
+
+/// One hold of next or previous, turned into seek steps: its first event starts a run, later
+/// repeats step at most every `intervalMs`, and steps grow once the run is `accelerateAfterMs` old.
+/// Time is the events' timestamps, so the steps do not depend on when the loop got to them.
+///
+/// Thread: the loop thread, like `Player` (a value it owns).
+struct SeekHold {
+    let settings: SeekSettings
+    private var run: (action: Action, source: String, repeatCount: Int, startNs: UInt64, lastStepNs: UInt64)?
+
+    init(settings: SeekSettings) { self.settings = settings }
+
+    /// The signed seconds `event` (a seek-forward or seek-backward) moves; nil when it comes too
+    /// soon after the previous step of its hold.
+    mutating func step(for event: ActionEvent) -> Int? {
+        let t = event.timestampNs
+        let sign = event.action == .seekBackward ? -1 : 1
+        // Within one hold the repeat count grows: anything else is a new hold.
+        guard let run, run.action == event.action, run.source == event.source,
+            event.repeatCount > run.repeatCount, t >= run.lastStepNs
+        else {
+            self.run = (event.action, event.source, event.repeatCount, t, t)
+            return sign * settings.stepSeconds
+        }
+        self.run?.repeatCount = event.repeatCount
+        guard t - run.lastStepNs >= UInt64(settings.intervalMs) * 1_000_000 else { return nil }
+        self.run?.lastStepNs = t
+        let accelerated = t - run.startNs >= UInt64(settings.accelerateAfterMs) * 1_000_000
+        return sign * (accelerated ? settings.acceleratedStepSeconds : settings.stepSeconds)
+    }
+}

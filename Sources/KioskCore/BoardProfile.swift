@@ -30,6 +30,8 @@ public struct BoardProfile: Sendable {
     /// Lines config.txt needs for this board ("dtparam=spi=on", "dtoverlay=hifiberry-dac"), which
     /// `kiosk-player doctor` looks for in /boot/firmware/config.txt.
     public var configTxt: [String] = []
+    /// The status light, error light and power latch (`outputs`).
+    public var outputs = BoardOutputs()
     /// Buttons, encoders, chords, evdev devices (parsed by KioskInput).
     public var input: InputProfile
     /// The screen section (parsed by KioskDisplay).
@@ -139,6 +141,7 @@ public struct BoardProfile: Sendable {
             profile.audio.mixer = try a.string("mixer")
             try a.finish()
         }
+        if let outputs = try r.object("outputs") { profile.outputs = try BoardOutputs.parse(outputs) }
         for (index, line) in (try r.strings("configTxt", maxCount: 32) ?? []).enumerated() {
             guard let equals = line.firstIndex(of: "="), equals != line.startIndex, !line.contains("#"),
                 !line.contains(" ")
@@ -162,7 +165,7 @@ public struct BoardProfile: Sendable {
                 if let line = panel[key]?.int { lines.append((line, "screen panel \(key)")) }
             }
         }
-        return lines
+        return lines + outputs.usedLines
     }
 
     /// Two functions on one line, or a function on a line the HAT uses, is an error naming both.

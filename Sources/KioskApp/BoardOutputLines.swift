@@ -55,12 +55,12 @@ public final class BoardOutputLines: ApplianceService {
         lights?.show(state)
     }
 
-    /// The lights go off; the power latch stays held (the line keeps its level after the process
-    /// ends) until `kiosk-player power-latch release` at power-off.
+    /// The lights go off (their lines stay requested until the process ends); the power latch stays
+    /// held (the line keeps its level after the process ends) until `kiosk-player power-latch
+    /// release` at power-off.
     public func stop() {
         lights = nil
         for line in lines.values { try? line.set(false) }
-        lines = [:]
     }
 
     static func request(_ line: BoardOutputs.Line, on chip: GPIOChip, active: Bool, use: String) -> GPIOOutputLine? {

@@ -35,7 +35,9 @@ public final class BoardOutputLines: ApplianceService {
             do throws(HardwareError) {
                 try output.set(lit)
             } catch {
-                Log.error("outputs: \(error)")
+                // Once: a blinking light would log its failure four times a second.
+                Log.error("outputs: \(error); the line is left alone from now on")
+                self.lines[line.line] = nil
             }
         }
     }

@@ -4,9 +4,10 @@ import KioskDisplay
 /// `onLightState` only when it changes: an error message first, then a new card's link prompt,
 /// then playback (nothing queued counts as stopped). Thread: the loop thread, like `Player`.
 extension Player {
-    /// The light's state from one view of the player.
-    static func lightState(_ view: PlayerView, linking: Bool) -> LightState {
-        if case .message(let message) = view.screen, message.kind == .error { return .error }
+    /// The light's state from one view of the player and the screen made from it (made once per
+    /// refresh: a browse list maps every collection).
+    static func lightState(_ view: PlayerView, screen: ScreenState, linking: Bool) -> LightState {
+        if case .message(let message) = screen, message.kind == .error { return .error }
         if linking { return .linking }
         if view.shuttingDown { return .stopped }
         switch view.status {
@@ -18,7 +19,8 @@ extension Player {
 
     /// The status light's state now.
     public var currentLightState: LightState {
-        Self.lightState(view, linking: isLinkPromptShowing)
+        let view = self.view
+        return Self.lightState(view, screen: view.screen, linking: isLinkPromptShowing)
     }
 
     /// A new card's link prompt is on the screen.
@@ -27,8 +29,8 @@ extension Player {
         return transientMessage == prompt.message
     }
 
-    func noteLightState(_ view: PlayerView) {
-        let state = Self.lightState(view, linking: isLinkPromptShowing)
+    func noteLightState(_ view: PlayerView, screen: ScreenState) {
+        let state = Self.lightState(view, screen: screen, linking: isLinkPromptShowing)
         guard state != lightState else { return }
         lightState = state
         onLightState?(state)

@@ -339,7 +339,7 @@ public final class Player {
             provideArtworkForBrowse()
         }
         screen?.show(state)
-        noteLightState(view)
+        noteLightState(view, screen: state)
         onStatus?(view.statusText)
         onChange?()
     }

@@ -4,7 +4,8 @@
 #   1. systemd-analyze verify: every unit, in a scratch root with the units installed and stub binaries
 #   2. systemd-analyze security --offline=yes: kiosk-player.service exposure <= 2.0
 #   3. udev rules: `udevadm verify` (systemd >= 254), else a parse check through `udevadm test`
-#   4. USB automount: deploy/tests/test-automount.sh; the console helper: deploy/tests/test-console.sh
+#   4. USB automount: deploy/tests/test-automount.sh; the console helper: deploy/tests/test-console.sh;
+#      the power-latch shutdown hook: deploy/tests/test-power-latch.sh
 #   5. board profiles, when a kiosk-player binary is built: `kiosk-player boards --check`, and
 #      `kiosk-player check-config deploy/config.json --board NAME` for every profile (the player's
 #      own loader, with the default config install.sh writes)
@@ -141,6 +142,10 @@ bash "$here/tests/test-console.sh" >"$work/console.log" 2>&1
 status=$?
 tail -n 1 "$work/console.log"
 result "tests/test-console.sh (kiosk-console against a fake sysfs)" "$status" "$(grep -A3 FAIL "$work/console.log")"
+bash "$here/tests/test-power-latch.sh" >"$work/latch.log" 2>&1
+status=$?
+tail -n 1 "$work/latch.log"
+result "tests/test-power-latch.sh (the shutdown hook's actions)" "$status" "$(grep -A3 FAIL "$work/latch.log")"
 
 echo "== 5. board profiles"
 player=$(built_player)

@@ -63,6 +63,7 @@ unitdir=/usr/lib/systemd/system
 rulesdir=/usr/lib/udev/rules.d
 sysusers=/usr/lib/sysusers.d/kiosk-player.conf
 modules_load=/usr/lib/modules-load.d/kiosk-player.conf
+shutdown_hook=/usr/lib/systemd/system-shutdown/kiosk-power-latch
 share=/usr/share/kiosk-player
 doc=/usr/share/doc/kiosk-player
 man_page=/usr/share/man/man1/kiosk-player.1
@@ -181,7 +182,7 @@ if [ "$uninstall" = 1 ]; then
     fi
     for u in "${units[@]}"; do remove "$unitdir/$u"; done
     for r in "${rules[@]}"; do remove "$rulesdir/$r"; done
-    remove "$mpd_dropin" "$dropin_dir/60-library-directories.conf" "$bin" "$libexec" "$share" "$doc" "$man_page" "$sysusers" "$modules_load"
+    remove "$mpd_dropin" "$dropin_dir/60-library-directories.conf" "$bin" "$libexec" "$share" "$doc" "$man_page" "$sysusers" "$modules_load" "$shutdown_hook"
     if [ -d "$(t $dropin_dir)" ] && [ -z "$(ls -A "$(t $dropin_dir)")" ]; then run rmdir "$(t $dropin_dir)"; fi
     if [ "$purge" = 1 ]; then
         remove "$confdir" "$statedir"
@@ -264,6 +265,8 @@ put "$deploy/kiosk-automount" "$libexec/kiosk-automount" 0755 || true
 put "$deploy/kiosk-lazytime" "$libexec/kiosk-lazytime" 0755 || true
 # The text console off the player's framebuffer while it runs (kiosk-player.service's ExecStartPre/ExecStopPost).
 put "$deploy/kiosk-console" "$libexec/kiosk-console" 0755 || true
+# The board's power latch let go at power-off, after everything stopped (systemd-shutdown runs it).
+put "$deploy/kiosk-power-latch" "$shutdown_hook" 0755 || true
 
 # 3. User and groups (systemd-sysusers: creates only what is missing).
 step "service user kiosk-player"

@@ -33,6 +33,8 @@ public struct BoardProfile: Sendable {
     /// Lines config.txt needs for this board ("dtparam=spi=on", "dtoverlay=hifiberry-dac"), which
     /// `kiosk-player doctor` looks for in /boot/firmware/config.txt.
     public var configTxt: [String] = []
+    /// The status light, error light and power latch (`outputs`).
+    public var outputs = BoardOutputs()
     /// Buttons, encoders, chords, evdev devices (parsed by KioskInput).
     public var input: InputProfile
     /// The screen section (parsed by KioskDisplay).
@@ -143,6 +145,7 @@ public struct BoardProfile: Sendable {
             profile.audio.keepOpen = try a.bool("keepOpen") ?? false
             try a.finish()
         }
+        if let outputs = try r.object("outputs") { profile.outputs = try BoardOutputs.parse(outputs) }
         for (index, line) in (try r.strings("configTxt", maxCount: 32) ?? []).enumerated() {
             guard let equals = line.firstIndex(of: "="), equals != line.startIndex, !line.contains("#"),
                 !line.contains(" ")
@@ -166,7 +169,7 @@ public struct BoardProfile: Sendable {
                 if let line = panel[key]?.int { lines.append((line, "screen panel \(key)")) }
             }
         }
-        return lines
+        return lines + outputs.usedLines
     }
 
     /// Two functions on one line, or a function on a line the HAT uses, is an error naming both.

@@ -64,6 +64,10 @@ public final class Player {
     /// Called after anything that may have changed the state (each screen refresh), so remote
     /// clients (the MPD server) can see what changed.
     public var onChange: (() -> Void)?
+    /// Called with the status light's state when it changes (Player+StatusLight.swift).
+    public var onLightState: ((LightState) -> Void)?
+    /// The state last sent to `onLightState`.
+    var lightState: LightState?
 
     /// - Parameters:
     ///   - loop: the timers (the event loop; a virtual clock in tests).
@@ -349,6 +353,7 @@ public final class Player {
             provideArtworkForBrowse()
         }
         screen?.show(state)
+        noteLightState(view, screen: state)
         onStatus?(view.statusText)
         onChange?()
     }

@@ -3,7 +3,8 @@ import KioskCore
 import KioskHardware
 
 /// Check 4: the board's GPIO chip found by label and each line the profile uses (buttons, encoders,
-/// panel lines, card-reader resets) free, or who holds it (the kernel's line info consumer).
+/// panel lines, card-reader resets, the outputs) free, or who holds it (the kernel's line info
+/// consumer); the outputs are listed in one line.
 ///
 /// Thread: any (opens the chip and closes it).
 public enum GPIOCheck {
@@ -16,6 +17,7 @@ public enum GPIOCheck {
                 if let line = panel[key]?.int { used.append((line, "screen panel \(key)")) }
             }
         }
+        used += board.outputs.usedLines
         guard !board.gpioChips.isEmpty, !used.isEmpty else {
             return [.info("gpio", "the profile \(board.name) uses no GPIO lines")]
         }
@@ -38,6 +40,7 @@ public enum GPIOCheck {
                 "gpio",
                 "chip \(chip.path) \(chip.description), \(chip.lineCount) lines (\(GPIOChip.libraryDescription))")
         ]
+        if let outputs = describe(board.outputs) { lines.append(.info("gpio", outputs)) }
         var free: [Int] = []
         for (line, use) in used.sorted(by: { $0.line < $1.line }) {
             guard line < chip.lineCount else {
@@ -68,5 +71,19 @@ public enum GPIOCheck {
             lines.append(.pass("gpio", "lines \(free.map(String.init).joined(separator: ", ")) free"))
         }
         return lines
+    }
+
+    /// "outputs: status light line 12 (playing steady, paused slow, …), power latch line 4"; nil
+    /// when the profile has none.
+    static func describe(_ outputs: BoardOutputs) -> String? {
+        func name(_ line: BoardOutputs.Line) -> String { "line \(line.line)\(line.activeLow ? " active low" : "")" }
+        var parts: [String] = []
+        if let light = outputs.statusLight {
+            let patterns = LightState.allCases.map { "\($0.rawValue) \((outputs.patterns[$0] ?? .off).rawValue)" }
+            parts.append("status light \(name(light)) (\(patterns.joined(separator: ", ")))")
+        }
+        if let light = outputs.errorLight { parts.append("error light \(name(light)) (the error pattern)") }
+        if let latch = outputs.powerLatch { parts.append("power latch \(name(latch))") }
+        return parts.isEmpty ? nil : "outputs: " + parts.joined(separator: ", ")
     }
 }

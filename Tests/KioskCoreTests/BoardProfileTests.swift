@@ -48,7 +48,7 @@ import Testing
         ),
         (
             #"{"name": "test", "colour": "red"}"#,
-            "boards/test.json: colour: unknown key (known keys: audio, buttons, cardReaders, chords, configTxt, description, encoders, evdev, gpioChip, name, reservedLines, screen, test)"
+            "boards/test.json: colour: unknown key (known keys: audio, buttons, cardReaders, chords, configTxt, description, encoders, evdev, gpioChip, name, outputs, reservedLines, screen, test)"
         ),
     ])
     func errorsSayWhereAndWhat(text: String, message: String) {

@@ -268,6 +268,32 @@ extension [DoctorLine] {
         lines = GPIOCheck.lines(DoctorContext(root: .live, resolved: context.resolved, requestedBoard: "sim"))
         #expect(lines.passed("lines 3 free") != nil, "\(lines.dump)")
     }
+
+    @Test(
+        .tags(.integration),
+        .enabled(if: SimulatedChip.unavailableReason == nil, "needs gpio-sim (the VM system test runs it)"))
+    func theOutputsAreListedAndAHeldLatchLineNamesItsHolder() throws {
+        let sim = try SimulatedChip(lines: 8)
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        try box.write(
+            "/boards/sim.json",
+            #"{"name": "sim", "gpioChip": ["\#(sim.label)"], "outputs": {"statusLight": {"line": 4, "patterns": {"stopped": "slow"}}, "powerLatch": {"line": 5, "activeLow": true}}}"#
+        )
+        let context = try box.context(board: "sim", config: #"{"boardsDirectory": "\#(box.root.path("/boards"))"}"#)
+        let chip = try GPIOChip.find([sim.label]).get()
+        let held = kiosk_gpio_output_request(chip.path, 5, 0, 0, "gpio-poweroff")
+        defer { kiosk_gpio_line_release(held) }
+        let lines = GPIOCheck.lines(DoctorContext(root: .live, resolved: context.resolved, requestedBoard: "sim"))
+        #expect(
+            lines.contains {
+                $0.status == .info
+                    && $0.text
+                        == "outputs: status light line 4 (playing steady, paused slow, stopped slow, linking fast, error fast), power latch line 5 active low"
+            }, "\(lines.dump)")
+        #expect(lines.failed("line 5 (the power latch) is held by \"gpio-poweroff\"") != nil, "\(lines.dump)")
+        #expect(lines.passed("lines 4 free") != nil, "\(lines.dump)")
+    }
 }
 
 @Suite struct DoctorSPITests {

@@ -12,9 +12,9 @@
 # Names of the gpio-sim lines, as in boards/qemu-gpio-sim.json (chip label "kiosk-sim").
 SYSTEST_GPIO_LABEL=${SYSTEST_GPIO_LABEL:-kiosk-sim}
 LINE_PLAY=0 LINE_STOP=1 LINE_NEXT=2 LINE_PREVIOUS=3 LINE_CATEGORY=4
-LINE_ENC_A=5 LINE_ENC_B=6 LINE_ENC_PUSH=7
+LINE_ENC_A=5 LINE_ENC_B=6 LINE_ENC_PUSH=7 LINE_STATUS_LIGHT=8 LINE_POWER_LATCH=9
 SYSTEST_GPIO_LINE_NAMES=(btn-play-pause btn-stop btn-next btn-previous btn-category enc-a enc-b enc-push
-    spare-8 spare-9 spare-10 spare-11 spare-12 spare-13 spare-14 spare-15)
+    status-light power-latch spare-10 spare-11 spare-12 spare-13 spare-14 spare-15)
 # Buttons close to ground with a pull-up (activeLow in the board profile): pressed = pulled down.
 SYSTEST_ACTIVE_LOW=${SYSTEST_ACTIVE_LOW:-1}
 

@@ -58,7 +58,7 @@ cp "$repo/deploy/sysusers-kiosk-player.conf" "$stage/debian/kiosk-player.sysuser
 install -m 0755 "$binary" "$stage/prebuilt/kiosk-player"
 cp -a "$repo/deploy/systemd" "$repo/deploy/udev" "$repo/deploy/units.list" "$stage/"
 cp "$repo/deploy/modules-load-kiosk-player.conf" "$stage/modules-load.d/kiosk-player.conf"
-cp "$repo/deploy/kiosk-automount" "$repo/deploy/kiosk-library-dropin" "$repo/deploy/kiosk-lazytime" "$repo/deploy/kiosk-console" "$stage/"
+cp "$repo/deploy/kiosk-automount" "$repo/deploy/kiosk-library-dropin" "$repo/deploy/kiosk-lazytime" "$repo/deploy/kiosk-console" "$repo/deploy/kiosk-power-latch" "$stage/"
 cp "$repo"/boards/*.json "$stage/boards/"
 cp "$repo/deploy/config.json" "$stage/config/config.json"
 cp "$repo/README.md" "$stage/README.md"

@@ -121,6 +121,7 @@ check "binary installed" test -x "$tree/usr/bin/kiosk-player"
 check "automount helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-automount"
 check "lazytime helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-lazytime"
 check "console helper installed" test -x "$tree/usr/lib/kiosk-player/kiosk-console"
+check "power-latch shutdown hook installed" test -x "$tree/usr/lib/systemd/system-shutdown/kiosk-power-latch"
 for u in $(kiosk_units); do
     check "unit $u installed" test -f "$tree/usr/lib/systemd/system/$u"
 done

@@ -14,6 +14,7 @@ enum CommandRegistry {
             InputsCommand.command,
             CardsCommand.command,
             DoctorCommand.command,
+            PowerLatchCommand.command,
             BenchCommand.command,
         ]
     }

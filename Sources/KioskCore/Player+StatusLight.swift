@@ -1,0 +1,38 @@
+import KioskDisplay
+
+/// The state the status light shows (`LightState`), worked out at each screen refresh and sent to
+/// `onLightState` only when it changes: an error message first, then a new card's link prompt,
+/// then playback (nothing queued counts as stopped). Thread: the loop thread, like `Player`.
+extension Player {
+    /// The light's state from one view of the player and the screen made from it (made once per
+    /// refresh: a browse list maps every collection).
+    static func lightState(_ view: PlayerView, screen: ScreenState, linking: Bool) -> LightState {
+        if case .message(let message) = screen, message.kind == .error { return .error }
+        if linking { return .linking }
+        if view.shuttingDown { return .stopped }
+        switch view.status {
+        case .playing: return .playing
+        case .paused: return .paused
+        case .stopped: return .stopped
+        }
+    }
+
+    /// The status light's state now.
+    public var currentLightState: LightState {
+        let view = self.view
+        return Self.lightState(view, screen: view.screen, linking: isLinkPromptShowing)
+    }
+
+    /// A new card's link prompt is on the screen.
+    var isLinkPromptShowing: Bool {
+        guard let prompt = cardSession.prompt else { return false }
+        return transientMessage == prompt.message
+    }
+
+    func noteLightState(_ view: PlayerView, screen: ScreenState) {
+        let state = Self.lightState(view, screen: screen, linking: isLinkPromptShowing)
+        guard state != lightState else { return }
+        lightState = state
+        onLightState?(state)
+    }
+}

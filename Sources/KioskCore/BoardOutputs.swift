@@ -5,6 +5,9 @@ import KioskSystem
 /// under-voltage flags), so no light pattern can follow it.
 public enum LightState: String, Sendable, CaseIterable {
     case playing, paused, stopped, linking, error
+    /// The supply's voltage is too low (the Pi's under-voltage alarm): the box may reset or
+    /// corrupt the SD card, and the sound may crackle.
+    case lowPower
 }
 
 /// How a light shows a state: on, off, or blinking at 1 Hz (`slow`) or 4 Hz (`fast`), half on
@@ -42,7 +45,7 @@ public struct BoardOutputs: Sendable, Equatable {
 
     /// The patterns when the profile names none for a state.
     public static let defaultPatterns: [LightState: LightPattern] = [
-        .playing: .steady, .paused: .slow, .stopped: .off, .linking: .fast, .error: .fast,
+        .playing: .steady, .paused: .slow, .stopped: .off, .linking: .fast, .error: .fast, .lowPower: .fast,
     ]
 
     public var statusLight: Line?
@@ -58,11 +61,12 @@ public struct BoardOutputs: Sendable, Equatable {
     public var isEmpty: Bool { statusLight == nil && errorLight == nil && powerLatch == nil }
 
     /// What the status light and the error light show in `state`. With an error light, an error
-    /// shows there alone and the status light keeps showing playback (nil: keep its pattern).
+    /// or low power shows there alone and the status light keeps showing playback (nil: keep its
+    /// pattern).
     public func patterns(for state: LightState) -> (status: LightPattern?, error: LightPattern) {
         let shown = patterns[state] ?? .off
         guard errorLight != nil else { return (shown, .off) }
-        return state == .error ? (nil, shown) : (shown, .off)
+        return state == .error || state == .lowPower ? (nil, shown) : (shown, .off)
     }
 
     /// The lines and what uses them, for the profile's conflict check.

@@ -1,12 +1,17 @@
 import KioskDisplay
 
 /// The state the status light shows (`LightState`), worked out at each screen refresh and sent to
-/// `onLightState` only when it changes: an error message first, then a new card's link prompt,
-/// then playback (nothing queued counts as stopped). Thread: the loop thread, like `Player`.
+/// `onLightState` only when it changes: low power first, then an error message, then a new card's
+/// link prompt, then playback (nothing queued counts as stopped). Thread: the loop thread, like
+/// `Player`.
 extension Player {
     /// The light's state from one view of the player and the screen made from it (made once per
     /// refresh: a browse list maps every collection).
-    static func lightState(_ view: PlayerView, screen: ScreenState, linking: Bool) -> LightState {
+    static func lightState(_ view: PlayerView, screen: ScreenState, linking: Bool, lowPower: Bool = false)
+        -> LightState
+    {
+        // Low power first: the box's errors may well come from it.
+        if lowPower { return .lowPower }
         if case .message(let message) = screen, message.kind == .error { return .error }
         if linking { return .linking }
         if view.shuttingDown { return .stopped }
@@ -20,7 +25,7 @@ extension Player {
     /// The status light's state now.
     public var currentLightState: LightState {
         let view = self.view
-        return Self.lightState(view, screen: view.screen, linking: isLinkPromptShowing)
+        return Self.lightState(view, screen: view.screen, linking: isLinkPromptShowing, lowPower: isLowPower)
     }
 
     /// A new card's link prompt is on the screen.
@@ -30,7 +35,7 @@ extension Player {
     }
 
     func noteLightState(_ view: PlayerView, screen: ScreenState) {
-        let state = Self.lightState(view, screen: screen, linking: isLinkPromptShowing)
+        let state = Self.lightState(view, screen: screen, linking: isLinkPromptShowing, lowPower: isLowPower)
         guard state != lightState else { return }
         lightState = state
         onLightState?(state)

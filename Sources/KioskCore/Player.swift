@@ -68,6 +68,8 @@ public final class Player {
     public var onLightState: ((LightState) -> Void)?
     /// The state last sent to `onLightState`.
     var lightState: LightState?
+    /// The supply's under-voltage alarm is raised (`powerChanged`).
+    var isLowPower = false
 
     /// - Parameters:
     ///   - loop: the timers (the event loop; a virtual clock in tests).

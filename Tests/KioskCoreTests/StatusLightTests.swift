@@ -34,7 +34,7 @@ import Testing
         ),
         (
             #"{"statusLight": {"line": 12, "patterns": {"sleeping": "off"}}}"#,
-            "boards/test.json: outputs.statusLight.patterns.sleeping: unknown key (known keys: error, linking, paused, playing, stopped)"
+            "boards/test.json: outputs.statusLight.patterns.sleeping: unknown key (known keys: error, linking, lowPower, paused, playing, stopped)"
         ),
         (#"{"statusLight": {"patterns": {}}}"#, "boards/test.json: outputs.statusLight.line: required"),
         (
@@ -79,7 +79,7 @@ import Testing
         #expect(board.outputs.errorLight == nil)
         #expect(
             board.outputs.patterns == [
-                .playing: .steady, .paused: .slow, .stopped: .steady, .linking: .fast, .error: .fast,
+                .playing: .steady, .paused: .slow, .stopped: .steady, .linking: .fast, .error: .fast, .lowPower: .fast,
             ])
         #expect(board.usedLines.contains { $0 == (12, "the status light") })
     }
@@ -183,5 +183,46 @@ import Testing
         try rig.idle(5_000)
         #expect(states.last == .paused, "the error ends with its message")
         #expect(states == [.playing, .paused, .linking, .paused, .error, .paused], "one event per change")
+    }
+}
+
+/// Low power (`Player.powerChanged`): a warning once per onset, the light's `lowPower` state while
+/// it lasts.
+@Suite struct LowPowerTests {
+    @Test func underVoltageShowsAWarningAndHoldsTheLightInLowPowerUntilItClears() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        defer { rig.shutdown() }
+        var states: [LightState] = []
+        rig.player.onLightState = { states.append($0) }
+        try rig.playFirst()
+        rig.player.powerChanged(lowPower: true)
+        #expect(rig.player.transientMessage == Player.lowPowerMessage)
+        #expect(states.last == .lowPower)
+        try rig.idle(10_000)
+        #expect(rig.player.transientMessage == nil, "the warning goes after its time")
+        #expect(states.last == .lowPower, "the light shows low power while it lasts")
+        rig.player.powerChanged(lowPower: false)
+        #expect(states.last == .playing)
+        #expect(states == [.playing, .lowPower, .playing])
+    }
+
+    @Test func theSameAlarmAgainShowsNoSecondWarning() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        defer { rig.shutdown() }
+        try rig.playFirst()
+        rig.player.powerChanged(lowPower: true)
+        try rig.idle(10_000)
+        rig.player.powerChanged(lowPower: true)
+        #expect(rig.player.transientMessage == nil)
+    }
+
+    @Test func withAnErrorLightLowPowerShowsThereAndTheStatusLightKeepsPlayback() throws {
+        var outputs = BoardOutputs()
+        outputs.statusLight = .init(line: 1)
+        outputs.errorLight = .init(line: 2)
+        #expect(outputs.patterns(for: .lowPower).status == nil)
+        #expect(outputs.patterns(for: .lowPower).error == .fast)
+        outputs.errorLight = nil
+        #expect(outputs.patterns(for: .lowPower).status == .fast)
     }
 }

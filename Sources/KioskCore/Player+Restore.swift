@@ -66,7 +66,8 @@ extension Player {
             return
         }
         playQueue.replace(
-            with: tracks, collection: collection, audiobook: memory.isAudiobook(tracks), current: index)
+            with: tracks, collection: collection, audiobook: memory.isAudiobook(tracks), current: index,
+            once: resume.playsOnce)
         if let runs = resume.songIDs, let ids = QueueIdentity.ids(fromRuns: runs) { playQueue.adoptSongIDs(ids) }
         // MPD restores its current song too, stopped or not.
         playQueue.chooseCurrent()

@@ -52,6 +52,8 @@ public struct ResumeState: Equatable, Sendable {
     public var sleepRemainingSeconds: Int?
     /// The button lock was on (`Player.locked`).
     public var locked = false
+    /// The queue plays once, whatever repeat says (`PlayQueue.playsOnce`: a card's one track per tap).
+    public var playsOnce = false
     /// What remote clients know the queue by (`QueueIdentity`): its version, the next song id,
     /// and its entries' ids as runs ("12-40,45"); nil in a file of an older release.
     public var queueVersion: UInt32?
@@ -95,6 +97,7 @@ public struct ResumeState: Equatable, Sendable {
             members.append(("sleepRemainingSeconds", .number(Double(sleepRemainingSeconds))))
         }
         if locked { members.append(("locked", .bool(true))) }
+        if playsOnce { members.append(("playsOnce", .bool(true))) }
         if let queueVersion { members.append(("queueVersion", .number(Double(queueVersion)))) }
         if let nextSongID { members.append(("nextSongID", .number(Double(nextSongID)))) }
         if let songIDs { members.append(("songIDs", .string(songIDs))) }
@@ -136,6 +139,7 @@ public struct ResumeState: Equatable, Sendable {
         state.shuffle = try r.choice("shuffle", PlayQueue.Shuffle.allCases.map(\.rawValue))
         state.sleepRemainingSeconds = try r.int("sleepRemainingSeconds", range: 0...86_400)
         state.locked = try r.bool("locked") ?? false
+        state.playsOnce = try r.bool("playsOnce") ?? false
         state.queueVersion = try r.int("queueVersion", range: 0...Int(Int32.max)).map(UInt32.init)
         state.nextSongID = try r.int("nextSongID", range: 0...Int(Int32.max)).map(UInt32.init)
         state.clientQueueVersion = try r.int("clientQueueVersion", range: 0...Int(UInt32.max)).map(UInt32.init)
@@ -204,6 +208,7 @@ extension ResumeState {
             durationSeconds = track.durationSeconds
             queueCount = queue.count
             songIDs = QueueIdentity.runs(of: queue.identity.songIDs)
+            playsOnce = queue.playsOnce
             if queue.collection == nil { clientQueueVersion = queue.identity.version }
         } else if let pending = restore.pending {
             self = pending

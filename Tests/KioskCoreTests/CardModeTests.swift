@@ -74,6 +74,27 @@ import Testing
         #expect(rig.player.repeatQueue)
     }
 
+    @Test func aTapsTrackRestoredAfterARestartStillStopsAtItsEndWithRepeatOn() throws {
+        let state = try TemporaryDirectory("kiosk-card-modes")
+        defer { state.remove() }
+        let first = try PlayerRig(volumes: [PlayerFixtures.main]) {
+            $0.stateDirectory = state.path
+            $0.repeatQueue = true
+        }
+        try link(first, card, album: "First Light", mode: .trackPerTap)
+        #expect(try tap(first) == "Dawn")
+        first.shutdown()
+        let saved = try #require(ResumeState.load(directory: state.path))
+        #expect(saved.playsOnce)
+        let again = try PlayerRig(volumes: [PlayerFixtures.main], resume: saved) {
+            $0.stateDirectory = state.path
+            $0.repeatQueue = true
+        }
+        #expect(again.player.playQueue.playsOnce, "the restored queue still plays once")
+        #expect(try again.run(seconds: 8) { again.player.status == .stopped })
+        #expect(again.tracksStarted <= 1, "Dawn did not start again")
+    }
+
     @Test func trackPerTapRemembersWhereItIsAcrossARestart() throws {
         let state = try TemporaryDirectory("kiosk-card-modes")
         defer { state.remove() }

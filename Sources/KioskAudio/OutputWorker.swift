@@ -27,12 +27,15 @@ final class OutputWorker: @unchecked Sendable {
     private var skipping = false
     /// When this thread last waited (in the device, for frames, or asleep), for `yieldToUnpacedDevice`.
     private var lastWait: UInt64 = 0
+    /// The spoken prompt playing between the ring's frames (the ring waits meanwhile).
+    private let prompt: PromptPlayback
 
     init(shared: EngineShared) {
         self.shared = shared
         session = DeviceSession(shared: shared)
         timeline = OutputTimeline(shared: shared)
         gain = OutputGain(shared: shared)
+        prompt = PromptPlayback(shared: shared, session: session, timeline: timeline)
     }
 
     private var ring: RingBuffer { shared.ring }
@@ -50,6 +53,10 @@ final class OutputWorker: @unchecked Sendable {
         let request = shared.flushRequest.load(ordering: .acquiring)
         if request > acknowledged {
             flush(request)
+            return
+        }
+        if prompt.isActive || !shared.prompts.isEmpty {
+            if let code = prompt.step() { lose(code: code, message: nil) }
             return
         }
         if !shared.playing.load(ordering: .acquiring) {
@@ -126,7 +133,7 @@ final class OutputWorker: @unchecked Sendable {
     /// Whether a wait should end: shutdown, a reset, a device change, or (when `playing`) play.
     private func shouldWake(playing: Bool) -> Bool {
         if shared.isShuttingDown || shared.flushRequest.load(ordering: .acquiring) > acknowledged { return true }
-        if !shared.deviceRequests.isEmpty { return true }
+        if !shared.deviceRequests.isEmpty || !shared.prompts.isEmpty { return true }
         let isPlaying = shared.playing.load(ordering: .acquiring)
         return playing ? isPlaying : !isPlaying
     }
@@ -202,9 +209,9 @@ final class OutputWorker: @unchecked Sendable {
     /// frames the device still holds.
     @discardableResult
     private func updatePosition() -> Int {
-        let delay = min(max(0, session.delay()), timeline.written)
-        timeline.settle(played: timeline.written - delay, device: session.configuration)
-        return delay
+        let delay = session.delay()
+        timeline.settle(played: timeline.played(delay: delay), device: session.configuration)
+        return max(0, delay)
     }
 
     // MARK: - markers

@@ -129,6 +129,7 @@ public struct Config: Sendable {
     public var inputs = Inputs()
     public var mpd = MPD()
     public var cards = Cards()
+    public var speech = SpeechConfig()
 
     public init() {}
 
@@ -138,6 +139,7 @@ public struct Config: Sendable {
         "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "bookmarks", "sleepMinutes",
         "sleepAction",
         "repeat", "shuffle", "replayGain", "replayGainPreampDb", "replayGainMissingPreampDb", "audio", "screen",
+        "speech",
         "inputs", "mpd", "cards",
     ]
 
@@ -265,6 +267,7 @@ public struct Config: Sendable {
             c.cards.readers = try CardReaderConfig.parseList(k, "readers", lines: &lines)
             try k.finish()
         }
+        if let speech = try r.object("speech") { c.speech = try SpeechConfig.parse(speech) }
         try r.finish(known: topKeys)
         return c
     }

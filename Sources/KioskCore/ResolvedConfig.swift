@@ -31,6 +31,12 @@ public struct ResolvedConfig: Sendable {
 
     public var mixer: String? { config.audio.mixer ?? board.audio.mixer }
 
+    /// Spoken prompts by default only where no screen shows the messages.
+    public var speechMode: SpeechConfig.Mode {
+        config.speech.mode
+            ?? ((config.screen.type ?? ScreenType(board.screen.type)) == ScreenType.none ? .prompts : .off)
+    }
+
     /// The board's inputs with `inputs.keymap` of the config applied. Errors name the config file
     /// and the key path (`inputs.keymap.A.press: unknown action …`).
     public func inputProfile() throws(ConfigError) -> InputProfile {
@@ -114,6 +120,11 @@ public struct ResolvedConfig: Sendable {
             ("removedStopMinutes", c.cards.removedStopMinutes.map { .number(Double($0)) } ?? .null),
             ("readers", .array(readers)),
         ]
+        let speech: [(String, JSONValue)] = [
+            ("mode", .string(speechMode.rawValue)),
+            ("language", .string(c.speech.language)),
+            ("volume", .number(Double(c.speech.volume))),
+        ]
         let members: [(String, JSONValue)] = [
             ("configFile", .string(c.file.isEmpty ? "(built-in defaults)" : c.file)),
             ("board", .string(board.name)),
@@ -138,6 +149,7 @@ public struct ResolvedConfig: Sendable {
             ("screen", .object(screen)),
             ("inputs", .object(inputs)),
             ("mpd", .object(mpd)),
+            ("speech", .object(speech)),
             ("cards", .object(cards)),
         ]
         return .object(members)

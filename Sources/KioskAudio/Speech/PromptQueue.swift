@@ -1,0 +1,77 @@
+import KioskSystem
+
+/// The engine's spoken prompts waiting and playing: one at a time, each made ready for the device
+/// as the loop last heard it was set up (a prompt that finds the device otherwise comes back and
+/// is made again, once).
+///
+/// Thread: the loop thread only (`AudioEngine` owns it).
+final class PromptQueue {
+    private struct Waiting {
+        var pcm: SpokenPCM
+        var volume: Int
+        var onFinished: () -> Void
+        var tries = 0
+    }
+
+    /// The device's set-up as the output last reported it (nil: not known yet; a prompt then opens
+    /// it for the prompt's own format).
+    private var device: (rate: Int, channels: Int, encoding: SampleEncoding)?
+    private var waiting: [Waiting] = []
+    /// The prompt handed to the output thread (kept here so its memory is freed on this thread).
+    private var playing: (Waiting, PromptClip)?
+
+    var isIdle: Bool { playing == nil && waiting.isEmpty }
+
+    /// The output set the device up for a stream.
+    func deviceChanged(rate: Int, channels: Int, encoding: SampleEncoding) {
+        device = (rate, channels, encoding)
+    }
+
+    /// Queues `pcm` at `volume` %; the clip to hand over when nothing plays.
+    func add(_ pcm: SpokenPCM, volume: Int, onFinished: @escaping () -> Void) -> PromptClip? {
+        waiting.append(Waiting(pcm: pcm, volume: volume, onFinished: onFinished))
+        return next()
+    }
+
+    /// The prompt handed over has played (or could not): its caller hears it; the next clip, if any.
+    func finished() -> PromptClip? {
+        let done = playing?.0
+        playing = nil
+        done?.onFinished()
+        return next()
+    }
+
+    /// The output found the device set up otherwise: the same prompt, made for it (once; then it is
+    /// given up as finished).
+    func refused(rate: Int, channels: Int, encoding: SampleEncoding) -> PromptClip? {
+        device = (rate, channels, encoding)
+        guard var again = playing?.0 else { return next() }
+        playing = nil
+        again.tries += 1
+        if again.tries > 1 {
+            Log.warning("speech: the device keeps changing; \"\(again.pcm.text)\" not spoken")
+            again.onFinished()
+            return next()
+        }
+        waiting.insert(again, at: 0)
+        return next()
+    }
+
+    private func next() -> PromptClip? {
+        while playing == nil, !waiting.isEmpty {
+            let item = waiting.removeFirst()
+            let target = device ?? (item.pcm.sampleRate, 1, .s16)
+            do throws(AudioOutputError) {
+                let clip = try PromptClip(
+                    item.pcm, volume: item.volume, sampleRate: target.rate, channels: target.channels,
+                    encoding: target.encoding)
+                playing = (item, clip)
+                return clip
+            } catch {
+                Log.warning("speech: \"\(item.pcm.text)\" not spoken: \(error)")
+                item.onFinished()
+            }
+        }
+        return nil
+    }
+}

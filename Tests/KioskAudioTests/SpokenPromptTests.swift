@@ -1,0 +1,147 @@
+import Glibc
+import KioskAudio
+import KioskSystem
+import KioskTestSupport
+import Synchronization
+import Testing
+
+/// The loudness of `samples` (root mean square, in full-scale 16-bit units).
+private func rms(_ samples: [Int16]) -> Double {
+    guard !samples.isEmpty else { return 0 }
+    let sum = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
+    return (sum / Double(samples.count)).squareRoot()
+}
+
+/// Speaks `text` through a `Speaker` on `loop` and returns its outcome.
+private func speak(_ speaker: Speaker, _ loop: EventLoop, _ text: String, voice: String, outcomes: Outcomes) throws
+    -> Result<SpokenPCM, SpeechError>?
+{
+    let before = outcomes.all.count
+    speaker.say(text, voice: voice)
+    try loop.run(until: { outcomes.all.count > before }, timeoutNanoseconds: 30_000_000_000)
+    return outcomes.all.count > before ? outcomes.all.last : nil
+}
+
+private final class Outcomes {
+    var all: [Result<SpokenPCM, SpeechError>] = []
+}
+
+/// libespeak-ng is one per process: these run one at a time.
+@Suite(.serialized) struct SpokenPromptTests {
+    @Test func aSentenceBecomesAudiblePCMOfAPlausibleLength() throws {
+        let loop = try EventLoop()
+        let outcomes = Outcomes()
+        let speaker = try Speaker(loop: loop) { outcomes.all.append($0) }
+        defer { speaker.stop() }
+        let text = "New card. Hold the big button to link it to The Gruffalo."
+        let pcm = try #require(try speak(speaker, loop, text, voice: "en", outcomes: outcomes)).get()
+        #expect(pcm.sampleRate == 22050)
+        let seconds = Double(pcm.samples.count) / Double(pcm.sampleRate)
+        // About 2.5 words a second at espeak-ng's default 175 words a minute: 12 words.
+        #expect(seconds > 2 && seconds < 8, "\(seconds) s")
+        #expect(rms(pcm.samples) > 500, "not silent")
+    }
+
+    @Test func anUnknownVoiceIsAnErrorNamingIt() throws {
+        let loop = try EventLoop()
+        let outcomes = Outcomes()
+        let speaker = try Speaker(loop: loop) { outcomes.all.append($0) }
+        defer { speaker.stop() }
+        let outcome = try #require(try speak(speaker, loop, "hello", voice: "klingon-xx", outcomes: outcomes))
+        #expect(
+            throws: SpeechError(
+                message:
+                    "speech: espeak-ng has no voice \"klingon-xx\" (voices are named like \"en\", \"en-us\", \"de\", \"fr\")"
+            )
+        ) {
+            try outcome.get()
+        }
+        // The next prompt in a known voice still speaks.
+        let pcm = try #require(try speak(speaker, loop, "hello", voice: "en", outcomes: outcomes)).get()
+        #expect(!pcm.samples.isEmpty)
+    }
+
+    @Test func aRepeatedPromptComesFromTheCacheWithoutSynthesis() throws {
+        let loop = try EventLoop()
+        let outcomes = Outcomes()
+        let speaker = try Speaker(loop: loop) { outcomes.all.append($0) }
+        defer { speaker.stop() }
+        let first = try #require(try speak(speaker, loop, "Insert a USB stick", voice: "en", outcomes: outcomes)).get()
+        let second = try #require(try speak(speaker, loop, "Insert a USB stick", voice: "en", outcomes: outcomes)).get()
+        #expect(first.synthesized && !second.synthesized)
+        #expect(second.synthesisCount == first.synthesisCount, "no synthesis for the repeat")
+        #expect(second.samples == first.samples)
+        // Another voice is another prompt.
+        let german = try #require(try speak(speaker, loop, "Insert a USB stick", voice: "de", outcomes: outcomes)).get()
+        #expect(german.synthesized && german.synthesisCount == first.synthesisCount + 1)
+    }
+
+    @Test func theCacheDropsTheLeastRecentlyUsedPromptsToStayWithinItsBytes() {
+        var cache = PromptCache(capacityBytes: 1000)
+        cache.keep([Int16](repeating: 1, count: 200), "a", voice: "en")  // 400 bytes
+        cache.keep([Int16](repeating: 2, count: 200), "b", voice: "en")
+        _ = cache.samples("a", voice: "en")  // b is now the oldest
+        cache.keep([Int16](repeating: 3, count: 200), "c", voice: "en")
+        #expect(cache.bytes <= 1000)
+        #expect(cache.samples("b", voice: "en") == nil)
+        #expect(cache.samples("a", voice: "en") != nil && cache.samples("c", voice: "en") != nil)
+        cache.keep([Int16](repeating: 4, count: 600), "too long", voice: "en")
+        #expect(cache.samples("too long", voice: "en") == nil && cache.bytes <= 1000)
+    }
+
+    @Test func aPromptMidTrackPlaysBetweenTheTracksFramesWhichGoOnBitExact() throws {
+        let dir = try TemporaryDirectory("kiosk-prompt")
+        defer { dir.remove() }
+        let cd = PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 16)
+        let track = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 88200)
+        let device = CapturingOutput()
+        device.paced = true
+        let run = try EngineRun(capturingTo: device)
+        let outcomes = Outcomes()
+        let speaker = try Speaker(loop: run.loop) { outcomes.all.append($0) }
+        defer { speaker.stop() }
+        let pcm = try #require(try speak(speaker, run.loop, "Volume limit", voice: "en", outcomes: outcomes)).get()
+
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        try run.run { device.framesTaken.load(ordering: .relaxed) > 22050 }
+        var spoken = false
+        run.engine.speak(pcm, volume: 100) { spoken = true }
+        #expect(try run.run(seconds: 60) { run.finished && spoken })
+        run.shutdown()
+
+        let expected = Fixtures.bytes(track, width: 2)
+        let captured = device.captured
+        let frameBytes = 4
+        // The pause point: where the capture first leaves the track.
+        var split = 0
+        while split < expected.count, captured[split] == expected[split] { split += 1 }
+        split -= split % frameBytes
+        #expect(split >= 22050 * frameBytes && split < expected.count, "the prompt came mid-track")
+        let promptBytes = captured.count - expected.count
+        let promptFrames = promptBytes / frameBytes
+        // 22050 → 44100 Hz: twice the frames (libsoxr's flush gives or takes a few).
+        #expect(abs(promptFrames - pcm.samples.count * 2) < 64, "\(promptFrames) frames for \(pcm.samples.count)")
+        let prompt = captured[split..<(split + promptBytes)].withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(rms(prompt) > 500, "the prompt is audible")
+        #expect(stride(from: 0, to: prompt.count, by: 2).allSatisfy { prompt[$0] == prompt[$0 + 1] }, "mono on both")
+        #expect(
+            Array(captured[(split + promptBytes)...]) == Array(expected[split...]),
+            "the track goes on bit-exact after the prompt")
+    }
+
+    @Test func aPromptWithNothingPlayingOpensTheDeviceAndClosesItAfter() throws {
+        let device = CapturingOutput()
+        let run = try EngineRun(capturingTo: device)
+        let samples = (0..<22050).map { Int16(truncatingIfNeeded: Int(8000 * sin(Double($0) * 0.1))) }
+        var spoken = false
+        run.engine.speak(SpokenPCM(text: "tone", samples: samples, sampleRate: 22050), volume: 100) { spoken = true }
+        #expect(try run.run(seconds: 30) { spoken })
+        try run.idle(0.05)
+        run.shutdown()
+        #expect(device.configurations.first?.format == PCMFormat(sampleRate: 22050, channels: 1, bitsPerSample: 16))
+        #expect(!device.isOpen, "closed after the prompt")
+        let captured = device.captured.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(captured == samples, "played as made at 100 %")
+    }
+}

@@ -177,10 +177,14 @@ public final class AudioEngine: PlaybackEngine {
 
     /// Speaks `pcm` at `volume` % through the device: a playing track pauses for it (keeping its
     /// position; it goes on with its next frame after), an idle device is opened for it. Prompts play
-    /// one after another; `onFinished` runs on the loop thread when this one has gone to the device
-    /// (or could not).
-    public func speak(_ pcm: SpokenPCM, volume: Int, onFinished: @escaping () -> Void = {}) {
-        hand(prompts.add(pcm, volume: volume, onFinished: onFinished))
+    /// one after another; `onFinished` runs on the loop thread when this one has gone to the device,
+    /// or could not (with why: the device would not open, and such; also logged).
+    public func speak(_ pcm: SpokenPCM, volume: Int, onFinished: @escaping (String?) -> Void = { _ in }) {
+        hand(
+            prompts.add(pcm, volume: volume) { failure in
+                if let failure { Log.warning("speech: \"\(pcm.text)\" not spoken: \(failure)") }
+                onFinished(failure)
+            })
     }
 
     /// Whether no spoken prompt waits or plays.
@@ -380,7 +384,7 @@ public final class AudioEngine: PlaybackEngine {
             Log.notice("audio device back: \(deviceName)")
             onEvent(.deviceBack(device: deviceName))
         case .promptFinished:
-            hand(prompts.finished())
+            hand(prompts.finished(failure: shared.promptFailures.take()))
         case .promptRefused:
             hand(
                 prompts.refused(rate: record.deviceRate, channels: record.deviceChannels, encoding: record.encoding))

@@ -241,6 +241,8 @@ final class EngineShared: @unchecked Sendable {
     let conversions = Handoff<String>()
     /// The spoken prompt to play next (made ready by the loop, `PromptQueue`).
     let prompts = Handoff<PromptClip>()
+    /// Why the last prompt could not play (the device would not open), with its `promptFinished`.
+    let promptFailures = Handoff<String>()
     let settings: AudioSettings
     let bufferMs: Int
 

@@ -67,6 +67,7 @@ final class PromptPlayback {
                 timeline.restart(at: 0)
             } catch {
                 // Nothing to speak on: the prompt is over (a lost device is retried by the track).
+                shared.promptFailures.put(error.message)
                 post(.promptFinished)
                 return nil
             }

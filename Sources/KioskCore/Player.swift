@@ -58,6 +58,14 @@ public final class Player {
     /// Called after anything that may have changed the state (each screen refresh), so remote
     /// clients (the MPD server) can see what changed.
     public var onChange: (() -> Void)?
+    /// Called with the words to speak when the screen shows a message (and, in `names` mode, when a
+    /// browse move selects a collection); `speechMode` says which (`off` by default).
+    public var onSpeak: ((String) -> Void)?
+    public var speechMode: SpeechConfig.Mode {
+        get { announcer.mode }
+        set { announcer.mode = newValue }
+    }
+    var announcer = SpeechAnnouncer()
 
     /// - Parameters:
     ///   - loop: the timers (the event loop; a virtual clock in tests).
@@ -335,6 +343,7 @@ public final class Player {
             provideArtworkForBrowse()
         }
         screen?.show(state)
+        if let words = announcer.follow(state) { onSpeak?(words) }
         onStatus?(view.statusText)
         onChange?()
     }

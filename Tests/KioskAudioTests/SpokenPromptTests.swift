@@ -106,7 +106,7 @@ private final class Outcomes {
         run.engine.play()
         try run.run { device.framesTaken.load(ordering: .relaxed) > 22050 }
         var spoken = false
-        run.engine.speak(pcm, volume: 100) { spoken = true }
+        run.engine.speak(pcm, volume: 100) { _ in spoken = true }
         #expect(try run.run(seconds: 60) { run.finished && spoken })
         run.shutdown()
 
@@ -135,7 +135,8 @@ private final class Outcomes {
         let run = try EngineRun(capturingTo: device)
         let samples = (0..<22050).map { Int16(truncatingIfNeeded: Int(8000 * sin(Double($0) * 0.1))) }
         var spoken = false
-        run.engine.speak(SpokenPCM(text: "tone", samples: samples, sampleRate: 22050), volume: 100) { spoken = true }
+        run.engine.speak(SpokenPCM(text: "tone", samples: samples, sampleRate: 22050), volume: 100) { _ in spoken = true
+        }
         #expect(try run.run(seconds: 30) { spoken })
         try run.idle(0.05)
         run.shutdown()

@@ -9,7 +9,7 @@ final class PromptQueue {
     private struct Waiting {
         var pcm: SpokenPCM
         var volume: Int
-        var onFinished: () -> Void
+        var onFinished: (String?) -> Void
         var tries = 0
     }
 
@@ -28,16 +28,17 @@ final class PromptQueue {
     }
 
     /// Queues `pcm` at `volume` %; the clip to hand over when nothing plays.
-    func add(_ pcm: SpokenPCM, volume: Int, onFinished: @escaping () -> Void) -> PromptClip? {
+    func add(_ pcm: SpokenPCM, volume: Int, onFinished: @escaping (String?) -> Void) -> PromptClip? {
         waiting.append(Waiting(pcm: pcm, volume: volume, onFinished: onFinished))
         return next()
     }
 
-    /// The prompt handed over has played (or could not): its caller hears it; the next clip, if any.
-    func finished() -> PromptClip? {
+    /// The prompt handed over has played (or could not: `failure`): its caller hears it; the next
+    /// clip, if any.
+    func finished(failure: String?) -> PromptClip? {
         let done = playing?.0
         playing = nil
-        done?.onFinished()
+        done?.onFinished(failure)
         return next()
     }
 
@@ -49,8 +50,7 @@ final class PromptQueue {
         playing = nil
         again.tries += 1
         if again.tries > 1 {
-            Log.warning("speech: the device keeps changing; \"\(again.pcm.text)\" not spoken")
-            again.onFinished()
+            again.onFinished("the device keeps changing its set-up")
             return next()
         }
         waiting.insert(again, at: 0)
@@ -68,8 +68,7 @@ final class PromptQueue {
                 playing = (item, clip)
                 return clip
             } catch {
-                Log.warning("speech: \"\(item.pcm.text)\" not spoken: \(error)")
-                item.onFinished()
+                item.onFinished("\(error)")
             }
         }
         return nil

@@ -110,7 +110,8 @@ public final class Appliance {
             loop: loop, engine: engine, screen: display, config: config, outputDevices: outputDevices,
             resume: resume)
         sink.player = player
-        speech = SpokenPrompts(resolved: resolved, loop: loop, engine: engine, player: player)
+        speech = SpokenPrompts(
+            resolved: resolved, hasScreen: display != nil, loop: loop, engine: engine, player: player)
         player.onStatus = { [notify] status in notify.status(status) }
         player.onShutdownRequest = { [unowned self] in
             if self.options.shutdownQuits {

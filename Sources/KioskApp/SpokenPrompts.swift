@@ -10,12 +10,14 @@ final class SpokenPrompts {
     private var speaker: Speaker?
     private let language: String
 
-    /// Speaks `player`'s messages through `engine` as `resolved` says (nothing when the mode is off).
-    init(resolved: ResolvedConfig, loop: EventLoop, engine: AudioEngine, player: Player) {
+    /// Speaks `player`'s messages through `engine` as `resolved` says (nothing when the mode is off;
+    /// by default it is off when the box has a screen).
+    init(resolved: ResolvedConfig, hasScreen: Bool, loop: EventLoop, engine: AudioEngine, player: Player) {
         let speech = resolved.config.speech
+        let mode = resolved.speechMode(hasScreen: hasScreen)
         language = speech.language
-        player.speechMode = resolved.speechMode
-        guard resolved.speechMode != .off else { return }
+        player.speechMode = mode
+        guard mode != .off else { return }
         do {
             speaker = try Speaker(loop: loop) { [weak engine] result in
                 switch result {
@@ -27,7 +29,7 @@ final class SpokenPrompts {
             Log.error("speech: cannot start the speech thread: \(error); no spoken prompts")
             return
         }
-        Log.info("speech: \(resolved.speechMode.rawValue) in voice \(language) at \(speech.volume) %")
+        Log.info("speech: \(mode.rawValue) in voice \(language) at \(speech.volume) %")
         player.onSpeak = { [weak self] text in self?.say(text) }
     }
 

@@ -31,10 +31,20 @@ public struct ResolvedConfig: Sendable {
 
     public var mixer: String? { config.audio.mixer ?? board.audio.mixer }
 
-    /// Spoken prompts by default only where no screen shows the messages.
-    public var speechMode: SpeechConfig.Mode {
-        config.speech.mode
-            ?? ((config.screen.type ?? ScreenType(board.screen.type)) == ScreenType.none ? .prompts : .off)
+    /// Spoken prompts by default only where no screen shows the messages (`hasScreen`: one was found).
+    public func speechMode(hasScreen: Bool) -> SpeechConfig.Mode {
+        config.speech.mode ?? (hasScreen ? .off : .prompts)
+    }
+
+    /// `speech.mode` as check-config shows it: the default follows the screen, found at run time
+    /// when the screen type is `auto`.
+    var speechModeText: String {
+        if let mode = config.speech.mode { return mode.rawValue }
+        switch config.screen.type ?? ScreenType(board.screen.type) {
+        case .none: return SpeechConfig.Mode.prompts.rawValue
+        case .auto: return "prompts when no screen is found, else off"
+        default: return SpeechConfig.Mode.off.rawValue
+        }
     }
 
     /// The board's inputs with `inputs.keymap` of the config applied. Errors name the config file
@@ -121,7 +131,7 @@ public struct ResolvedConfig: Sendable {
             ("readers", .array(readers)),
         ]
         let speech: [(String, JSONValue)] = [
-            ("mode", .string(speechMode.rawValue)),
+            ("mode", .string(speechModeText)),
             ("language", .string(c.speech.language)),
             ("volume", .number(Double(c.speech.volume))),
         ]

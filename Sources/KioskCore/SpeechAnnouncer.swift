@@ -10,6 +10,10 @@ struct SpeechAnnouncer {
     private var lastMessage: String?
     private var lastSelection: String?
 
+    init(mode: SpeechConfig.Mode = .off) {
+        self.mode = mode
+    }
+
     /// What to say now that the screen shows `state` (nil: nothing).
     mutating func follow(_ state: ScreenState) -> String? {
         guard mode != .off else { return nil }

@@ -61,8 +61,10 @@ final class PromptPlayback {
 
     private func start(_ next: PromptClip) -> Int32? {
         if session.configuration == nil {
+            // Opened for the prompt as synthesized; a device that will not take that is set up for
+            // what it takes (the output stage active, unused: the clip comes back made for it).
             do throws(AudioOutputError) {
-                try session.setUp(for: next.format, next.encoding)
+                try session.setUp(for: next.sourceFormat, .s16)
                 openedDevice = true
                 timeline.restart(at: 0)
             } catch {
@@ -72,9 +74,9 @@ final class PromptPlayback {
                 return nil
             }
         }
-        guard let configuration = session.configuration, !session.adapter.isActive,
-            configuration.deviceRate == next.sampleRate, configuration.channels == next.channels,
-            configuration.encoding == next.encoding
+        // The clip goes to the device as it is, past the output stage (which keeps the track's frames).
+        guard let configuration = session.configuration, configuration.deviceRate == next.sampleRate,
+            configuration.channels == next.channels, configuration.encoding == next.encoding
         else {
             var record = EventRecord(kind: .promptRefused, epoch: 0)
             if let configuration = session.configuration {

@@ -145,4 +145,45 @@ private final class Outcomes {
         let captured = device.captured.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         #expect(captured == samples, "played as made at 100 %")
     }
+
+    @Test func aDeviceThatTakesOnly48kStereoGetsThePromptMadeForIt() throws {
+        let device = CapturingOutput(accepted: [.s32], channels: 2...2, rates: [48000])
+        let run = try EngineRun(capturingTo: device)
+        let samples = (0..<22050).map { Int16(truncatingIfNeeded: Int(8000 * sin(Double($0) * 0.1))) }
+        var failure: String? = "not finished"
+        run.engine.speak(SpokenPCM(text: "tone", samples: samples, sampleRate: 22050), volume: 100) { failure = $0 }
+        #expect(try run.run(seconds: 30) { failure == nil })
+        run.shutdown()
+        let captured = device.captured.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
+        let frames = captured.count / 2
+        #expect(abs(frames - 48000) < 64, "1 s at 48 kHz: \(frames) frames")
+        #expect(stride(from: 0, to: captured.count, by: 2).allSatisfy { captured[$0] == captured[$0 + 1] })
+        #expect(captured.contains { abs($0) > 1 << 28 }, "audible")
+    }
+
+    /// A track resampled for the device (44.1 kHz on a 48 kHz-only one) still pauses for a prompt:
+    /// the prompt goes to the device past the output stage.
+    @Test func aPromptPlaysDuringAResampledTrack() throws {
+        let dir = try TemporaryDirectory("kiosk-prompt")
+        defer { dir.remove() }
+        let cd = PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 16)
+        _ = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 44100)
+        let device = CapturingOutput(accepted: [.s32], channels: 2...2, rates: [48000])
+        device.paced = true
+        let run = try EngineRun(capturingTo: device)
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        try run.run { device.framesTaken.load(ordering: .relaxed) > 12000 }
+        let samples = [Int16](repeating: 12000, count: 11025)
+        var failure: String? = "not finished"
+        run.engine.speak(SpokenPCM(text: "half a second", samples: samples, sampleRate: 22050), volume: 100) {
+            failure = $0
+        }
+        #expect(try run.run(seconds: 60) { run.finished && failure != "not finished" })
+        run.shutdown()
+        #expect(failure == nil)
+        let frames = device.captured.count / 8
+        // The track's second at 48 kHz, and half a second of prompt.
+        #expect(abs(frames - 72000) < 200, "\(frames) frames")
+    }
 }

@@ -11,8 +11,8 @@ final class PromptClip: @unchecked Sendable {
     let frames: Int
     let bytes: UnsafeMutableRawPointer
     var frameBytes: Int { channels * encoding.bytes }
-    /// The stream the device is set up for when nothing else is open.
-    var format: PCMFormat { PCMFormat(sampleRate: sampleRate, channels: channels, bitsPerSample: encoding.bits) }
+    /// The prompt as synthesized (16-bit mono): what a closed device is opened for.
+    let sourceFormat: PCMFormat
 
     /// `pcm` at `volume` percent (the volume law of `SampleConverter.gain(percent:)`) converted to
     /// `sampleRate` Hz, `channels` channels in `encoding`.
@@ -20,6 +20,7 @@ final class PromptClip: @unchecked Sendable {
         _ pcm: SpokenPCM, volume: Int, sampleRate: Int, channels: Int, encoding: SampleEncoding
     ) throws(AudioOutputError) {
         self.sampleRate = sampleRate
+        sourceFormat = PCMFormat(sampleRate: pcm.sampleRate, channels: 1, bitsPerSample: 16)
         self.channels = channels
         self.encoding = encoding
         // Left-justified 32-bit mono, the form the resampler and the mixer take.

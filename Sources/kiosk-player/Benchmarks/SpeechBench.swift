@@ -77,6 +77,12 @@ extension BenchCommand {
         printLine(
             "bench speech: RSS \(Syscalls.residentBytes() / 1024) KiB with speech loaded (\(rssBefore / 1024) KiB before; device \(device))"
         )
+        let counts = engine.steadyStateCounts
+        if counts.counting {
+            printLine(
+                "bench speech: output thread: \(counts.outputIterations) writes, \(counts.outputAllocations) allocations, \(counts.outputLocks) locks"
+            )
+        }
         return 0
     }
 }

@@ -211,7 +211,7 @@ final class OutputWorker: @unchecked Sendable {
     private func updatePosition() -> Int {
         let delay = session.delay()
         timeline.settle(played: timeline.played(delay: delay), device: session.configuration)
-        return max(0, delay)
+        return min(max(0, delay), timeline.written)
     }
 
     // MARK: - markers

@@ -9,6 +9,7 @@ struct SpeechAnnouncer {
     var mode = SpeechConfig.Mode.off
     private var lastMessage: String?
     private var lastSelection: String?
+    private var lastCategory: String?
 
     init(mode: SpeechConfig.Mode = .off) {
         self.mode = mode
@@ -28,9 +29,17 @@ struct SpeechAnnouncer {
             guard mode == .names, list.items.indices.contains(list.selectedIndex) else { return nil }
             let item = list.items[list.selectedIndex]
             let key = "\(list.categoryLabel)\u{0}\(list.selectedIndex)\u{0}\(item.title)"
-            defer { lastSelection = key }
+            let category = lastCategory
+            defer {
+                lastSelection = key
+                lastCategory = list.categoryLabel
+            }
             // The first list shown is not a move.
             guard let lastSelection, lastSelection != key else { return nil }
+            // A move to another category says which.
+            if category != list.categoryLabel {
+                return "\(SpokenForm.words(list.categoryLabel)). \(SpokenForm.text(item))"
+            }
             return SpokenForm.text(item)
         default:
             lastMessage = nil

@@ -186,4 +186,51 @@ private final class Outcomes {
         // The track's second at 48 kHz, and half a second of prompt.
         #expect(abs(frames - 72000) < 200, "\(frames) frames")
     }
+
+    @Test func whileAPromptPlaysOnlyTheNewestWaits() throws {
+        let device = CapturingOutput()
+        let run = try EngineRun(capturingTo: device)
+        var finished: [String] = []
+        for (text, level) in [("first", Int16(1000)), ("second", 2000), ("third", 3000)] {
+            let pcm = SpokenPCM(text: text, samples: [Int16](repeating: level, count: 4410), sampleRate: 22050)
+            run.engine.speak(pcm, volume: 100) { failure in finished.append(text + (failure.map { ": " + $0 } ?? "")) }
+        }
+        #expect(try run.run(seconds: 30) { finished.count == 3 })
+        try run.idle(0.05)
+        run.shutdown()
+        #expect(finished == ["second", "first", "third"], "the second is replaced at once, unspoken")
+        let captured = device.captured.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(captured == [Int16](repeating: 1000, count: 4410) + [Int16](repeating: 3000, count: 4410))
+    }
+
+    /// On a device that holds frames (the paced `none` sink: its delay is real), the track's position
+    /// stands still while the prompt plays and never goes back when the track goes on.
+    @Test func theTracksPositionDoesNotCountThePrompt() throws {
+        let dir = try TemporaryDirectory("kiosk-prompt")
+        defer { dir.remove() }
+        let cd = PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 16)
+        _ = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 66150)
+        let run = try EngineRun(settings: EngineRun.settings(device: "none"))
+        var samples: [(at: UInt64, frames: Int64)] = []
+        run.loop.schedule(afterNanoseconds: 2_000_000, repeating: 2_000_000) { [engine = run.engine, loop = run.loop] in
+            samples.append((loop.nowNanoseconds, engine.playbackPosition.frames))
+        }
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        try run.idle(0.5)
+        let spokenAt = run.loop.nowNanoseconds
+        var spoken = false
+        let prompt = SpokenPCM(text: "one second", samples: [Int16](repeating: 9000, count: 22050), sampleRate: 22050)
+        run.engine.speak(prompt, volume: 100) { _ in spoken = true }
+        #expect(try run.run(seconds: 30) { run.finished && spoken })
+        run.shutdown()
+        let frames = samples.map(\.frames)
+        #expect(zip(frames, frames.dropFirst()).allSatisfy { $0 <= $1 }, "never back")
+        // Well inside the prompt's second (the device's 60 ms buffer of track before it played out).
+        let during = samples.filter { $0.at > spokenAt + 200_000_000 && $0.at < spokenAt + 900_000_000 }.map(\.frames)
+        #expect(
+            !during.isEmpty && during.max()! - during.min()! == 0,
+            "standing still: \(during.min() ?? -1)…\(during.max() ?? -1)")
+        #expect(frames.max()! <= 66150)
+    }
 }

@@ -97,6 +97,11 @@ import Testing
         let second = ScreenState.browse(BrowseState(categoryLabel: "Albums", items: items, selectedIndex: 1))
         #expect(names.follow(first) == nil, "the list appearing is not a move")
         #expect(names.follow(second) == "Room on the Broom")
+        let artists = ScreenState.browse(
+            BrowseState(
+                categoryLabel: "Artists", items: [BrowseItem(title: "Julia Donaldson", subtitle: nil, artworkKey: nil)])
+        )
+        #expect(names.follow(artists) == "Artists. Julia Donaldson")
         #expect(prompts.follow(first) == nil && prompts.follow(second) == nil)
     }
 

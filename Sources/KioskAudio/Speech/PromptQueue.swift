@@ -27,8 +27,14 @@ final class PromptQueue {
         device = (rate, channels, encoding)
     }
 
-    /// Queues `pcm` at `volume` %; the clip to hand over when nothing plays.
+    /// Queues `pcm` at `volume` %; the clip to hand over when nothing plays. While one plays, only
+    /// the newest waits: a burst of presses says where it ended, not every step (and the queue
+    /// cannot grow); the one it replaces finishes unspoken.
     func add(_ pcm: SpokenPCM, volume: Int, onFinished: @escaping (String?) -> Void) -> PromptClip? {
+        if playing != nil {
+            for replaced in waiting { replaced.onFinished(nil) }
+            waiting.removeAll()
+        }
         waiting.append(Waiting(pcm: pcm, volume: volume, onFinished: onFinished))
         return next()
     }

@@ -56,7 +56,12 @@ final class OutputWorker: @unchecked Sendable {
             return
         }
         if prompt.isActive || !shared.prompts.isEmpty {
-            if let code = prompt.step() { lose(code: code, message: nil) }
+            if let code = prompt.step() {
+                lose(code: code, message: nil)
+            } else {
+                // The track's frames before the prompt play out meanwhile: their boundaries fire.
+                updatePosition()
+            }
             return
         }
         if !shared.playing.load(ordering: .acquiring) {

@@ -259,6 +259,8 @@ public final class Player {
     /// Moves the volume by `delta` within the limits (`VolumeControl`).
     func changeVolume(by delta: Int) {
         let new = volumeLimits.clamp(volume + delta)
+        // The screen shows the level standing at its top; a box without one says so.
+        if delta > 0, new == volume, announcer.mode != .off { onSpeak?(SpokenForm.volumeLimitReached) }
         overlays.showVolume(new)
         if new != volume {
             volumeControl.level = new

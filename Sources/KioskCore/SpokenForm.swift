@@ -24,6 +24,9 @@ public enum SpokenForm {
         return "\(title). \(detail)"
     }
 
+    /// A volume-up press at the ceiling (the screen shows the volume standing at its top).
+    public static let volumeLimitReached = "Volume limit reached"
+
     /// What a browse list's move says in `names` mode: the selected collection's name.
     public static func text(_ item: BrowseItem) -> String { words(item.title) }
 

@@ -114,4 +114,18 @@ import Testing
         try rig.press(.sleep)
         #expect(spoken == (mode == .off ? [] : ["Sleep timer set to 15 minutes"]))
     }
+
+    @Test func aVolumeUpPressAtTheCeilingSaysTheLimitIsReached() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main]) {
+            $0.volumeLimits = VolumeLimits(0...60)
+            $0.volumeAtBoot = 55
+        }
+        var spoken: [String] = []
+        rig.player.speechMode = .prompts
+        rig.player.onSpeak = { spoken.append($0) }
+        try rig.press(.volumeUp)
+        #expect(spoken.isEmpty, "55 → 60: not yet at the limit")
+        try rig.press(.volumeUp)
+        #expect(spoken == ["Volume limit reached"])
+    }
 }

@@ -35,6 +35,8 @@ let package = Package(
         // stream's rate gets it converted, not skipped.
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
+        // Spoken prompts, synthesized in process (not a program spawned per prompt).
+        .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
         .target(
             name: "CKioskShims", dependencies: ["CALSA", "CGPIOD", "CPNG", "CJPEGLib"],
@@ -63,7 +65,7 @@ let package = Package(
             name: "KioskAudio",
             dependencies: [
                 "KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
-                "CKioskFFmpeg", "CSoxr",
+                "CKioskFFmpeg", "CSoxr", "CEspeak",
             ],
             swiftSettings: strict),
         .target(

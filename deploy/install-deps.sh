@@ -21,7 +21,7 @@ build_packages=(
     libasound2-dev libflac-dev libgpiod-dev libturbojpeg0-dev libjpeg-dev libpng-dev libfreetype-dev
     libsqlite3-dev
     libmpg123-dev libvorbis-dev libopusfile-dev 'libtag-dev|libtag1-dev' libavformat-dev libavcodec-dev
-    libsoxr-dev zlib1g-dev libpcre2-dev
+    libsoxr-dev zlib1g-dev libpcre2-dev libespeak-ng-dev
     fonts-dejavu-core fonts-vlgothic
     flac alsa-utils gpiod time
     sox lame mpg123 vorbis-tools opus-tools ffmpeg
@@ -36,6 +36,7 @@ runtime_packages=(
     'libasound2t64|libasound2' 'libflac14|libflac12' 'libgpiod3|libgpiod2' libturbojpeg0 libjpeg62-turbo
     'libpng16-16t64|libpng16-16' libfreetype6 libsqlite3-0
     'libmpg123-0t64|libmpg123-0' libvorbisfile3 libopusfile0 'libtag2|libtag1v5' libsoxr0 libpcre2-8-0
+    libespeak-ng1 espeak-ng-data
     'libavformat61|libavformat59' 'libavcodec61|libavcodec59' 'libavutil59|libavutil57'
     fonts-dejavu-core fonts-vlgothic alsa-utils util-linux libstdc++6 libgcc-s1
 )

@@ -66,6 +66,7 @@ public final class Appliance {
     private var exitStatus: Int32 = 0
     private var trimScheduled = false
     private var services: [any ApplianceService] = []
+    private var speech: SpokenPrompts?
 
     public init(resolved: ResolvedConfig, options: ApplianceOptions = ApplianceOptions()) throws {
         self.resolved = resolved
@@ -111,6 +112,8 @@ public final class Appliance {
             loop: loop, engine: engine, screen: display, config: config, outputDevices: outputDevices,
             resume: resume)
         sink.player = player
+        speech = SpokenPrompts(
+            resolved: resolved, hasScreen: display != nil, loop: loop, engine: engine, player: player)
         player.onStatus = { [notify] status in notify.status(status) }
         player.onShutdownRequest = { [unowned self] in
             if self.options.shutdownQuits {
@@ -426,6 +429,7 @@ public final class Appliance {
         inputs?.stop()
         for service in services { service.stop() }
         player.shutdown()
+        speech?.stop()
         library.stop()
         display?.shutdown()
         loop.stop()

@@ -40,6 +40,7 @@ public final class AudioEngine: PlaybackEngine {
     private var mixerControl: String?
     private var volume = 100
     private var isShutDown = false
+    private let prompts = PromptQueue()
     /// The underruns already logged (loop thread).
     private var loggedUnderruns: UInt64 = 0
 
@@ -180,6 +181,27 @@ public final class AudioEngine: PlaybackEngine {
     public func cancelFade() {
         shared.fadeMilliseconds.store(0, ordering: .relaxed)
         shared.fadeSerial.add(1, ordering: .releasing)
+    }
+
+    /// Speaks `pcm` at `volume` % through the device: a playing track pauses for it (keeping its
+    /// position; it goes on with its next frame after), an idle device is opened for it. Prompts play
+    /// one after another; `onFinished` runs on the loop thread when this one has gone to the device,
+    /// or could not (with why: the device would not open, and such; also logged).
+    public func speak(_ pcm: SpokenPCM, volume: Int, onFinished: @escaping (String?) -> Void = { _ in }) {
+        hand(
+            prompts.add(pcm, volume: volume) { failure in
+                if let failure { Log.warning("speech: \"\(pcm.text)\" not spoken: \(failure)") }
+                onFinished(failure)
+            })
+    }
+
+    /// Whether no spoken prompt waits or plays.
+    public var isSpeechIdle: Bool { prompts.isIdle }
+
+    private func hand(_ clip: PromptClip?) {
+        guard let clip else { return }
+        shared.prompts.put(clip)
+        shared.outputWake.signal()
     }
 
     /// Switches to another output device, keeping the queue, the position and the play state.
@@ -369,7 +391,14 @@ public final class AudioEngine: PlaybackEngine {
         case .deviceBack:
             Log.notice("audio device back: \(deviceName)")
             onEvent(.deviceBack(device: deviceName))
+        case .promptFinished:
+            hand(prompts.finished(failure: shared.promptFailures.take()))
+        case .promptRefused:
+            hand(
+                prompts.refused(rate: record.deviceRate, channels: record.deviceChannels, encoding: record.encoding))
         case .formatChanged:
+            prompts.deviceChanged(
+                rate: record.deviceRate, channels: record.deviceChannels, encoding: record.encoding)
             let configuration = OutputConfiguration(
                 format: record.format, encoding: record.encoding, channels: record.deviceChannels,
                 deviceRate: record.deviceRate, exact: record.exact, periodFrames: 0, bufferFrames: 0, canPause: false)

@@ -142,6 +142,9 @@ struct Marker: BitwiseCopyable {
 struct EventRecord: BitwiseCopyable {
     enum Kind: UInt8 {
         case trackStarted, trackFinished, queueFinished, position, error, deviceLost, deviceBack, formatChanged
+        /// A spoken prompt has played (or could not: the device failed); `promptRefused`: the device is
+        /// set up otherwise than the prompt was made for (`encoding`, `deviceRate`, `deviceChannels`).
+        case promptFinished, promptRefused
     }
     var kind: Kind
     var epoch: UInt64
@@ -244,6 +247,10 @@ final class EngineShared: @unchecked Sendable {
     /// What the output stage does to the stream the device was last set up for ("converted: 1 → 2
     /// ch (copied)"), set before its formatChanged event; empty handoff: nothing.
     let conversions = Handoff<String>()
+    /// The spoken prompt to play next (made ready by the loop, `PromptQueue`).
+    let prompts = Handoff<PromptClip>()
+    /// Why the last prompt could not play (the device would not open), with its `promptFinished`.
+    let promptFailures = Handoff<String>()
     let settings: AudioSettings
     let bufferMs: Int
 

@@ -57,6 +57,10 @@ final class OutputTimeline {
     private var current: Marker?
     private var currentStartDevice = 0
     private var nextPositionReport = 0
+    /// Frames of a spoken prompt the device holds after track frame `gapStart` (0: none): they
+    /// play between the track's frames and count for no track.
+    private var gapStart = 0
+    private var gapFrames = 0
     /// The format last reported through formatChanged.
     private var reportedFormat: PCMFormat?
 
@@ -71,7 +75,21 @@ final class OutputTimeline {
 
     /// The frames played of those written, when the device says it still holds `delay`.
     func played(delay: Int) -> Int {
-        written - min(max(0, delay), written)
+        let total = written + gapFrames
+        let devicePlayed = total - min(max(0, delay), total)
+        guard gapFrames > 0 else { return devicePlayed }
+        if devicePlayed < gapStart { return devicePlayed }
+        if devicePlayed < gapStart + gapFrames { return gapStart }
+        // The prompt has played out: what the device holds is the track's again.
+        let played = devicePlayed - gapFrames
+        gapFrames = 0
+        return played
+    }
+
+    /// `frames` of a spoken prompt went to the device after the frames written so far.
+    func wroteGap(_ frames: Int) {
+        if gapFrames == 0 { gapStart = written }
+        gapFrames += frames
     }
 
     /// `frames` more went to the device.
@@ -84,6 +102,7 @@ final class OutputTimeline {
     func restart(at frame: Int) {
         boundaries.move(to: frame)
         written = frame
+        gapFrames = 0
     }
 
     /// An out-of-band reset: nothing is pending, no track is current.
@@ -91,6 +110,7 @@ final class OutputTimeline {
         boundaries.removeAll()
         current = nil
         written = 0
+        gapFrames = 0
     }
 
     /// `marker`'s data begins after what went to the device so far and `held` frames still in the
@@ -105,6 +125,7 @@ final class OutputTimeline {
     func streamPlayedOut(device: OutputConfiguration?) {
         settle(played: written, device: device)
         written = 0
+        gapFrames = 0
     }
 
     /// The queue has ended (after `streamPlayedOut`).

@@ -40,6 +40,8 @@ final class OutputWorker: @unchecked Sendable {
     /// Zeros to feed a device kept open while stopped: `silenceFrames` of the widest frame.
     private let silence: UnsafeMutableRawPointer
     private static let silenceFrames = 4096
+    /// The spoken prompt playing between the ring's frames (the ring waits meanwhile).
+    private let prompt: PromptPlayback
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -48,6 +50,7 @@ final class OutputWorker: @unchecked Sendable {
         gain = OutputGain(shared: shared)
         silence = UnsafeMutableRawPointer.allocate(byteCount: Self.silenceFrames * 32, alignment: 16)
         memset(silence, 0, Self.silenceFrames * 32)
+        prompt = PromptPlayback(shared: shared, session: session, timeline: timeline)
     }
 
     deinit { silence.deallocate() }
@@ -67,6 +70,17 @@ final class OutputWorker: @unchecked Sendable {
         let request = shared.flushRequest.load(ordering: .acquiring)
         if request > acknowledged {
             flush(request)
+            return
+        }
+        if prompt.isActive || !shared.prompts.isEmpty {
+            // The track ramps out before the prompt and back in after it (`fadeOut` asks for that).
+            if !prompt.isActive && sounding { fadeOut() }
+            if let code = prompt.step() {
+                lose(code: code, message: nil)
+            } else {
+                // The track's frames before the prompt play out meanwhile: their boundaries fire.
+                updatePosition()
+            }
             return
         }
         if !shared.playing.load(ordering: .acquiring) {
@@ -154,7 +168,7 @@ final class OutputWorker: @unchecked Sendable {
     /// Whether a wait should end: shutdown, a reset, a device change, or (when `playing`) play.
     private func shouldWake(playing: Bool) -> Bool {
         if shared.isShuttingDown || shared.flushRequest.load(ordering: .acquiring) > acknowledged { return true }
-        if !shared.deviceRequests.isEmpty { return true }
+        if !shared.deviceRequests.isEmpty || !shared.prompts.isEmpty { return true }
         let isPlaying = shared.playing.load(ordering: .acquiring)
         return playing ? isPlaying : !isPlaying
     }
@@ -310,9 +324,9 @@ final class OutputWorker: @unchecked Sendable {
     /// frames the device still holds.
     @discardableResult
     private func updatePosition() -> Int {
-        let delay = min(max(0, session.delay()), timeline.written)
-        timeline.settle(played: timeline.written - delay, device: session.configuration)
-        return delay
+        let delay = session.delay()
+        timeline.settle(played: timeline.played(delay: delay), device: session.configuration)
+        return min(max(0, delay), timeline.written)
     }
 
     // MARK: - markers

@@ -136,6 +136,7 @@ public struct Config: Sendable {
     public var inputs = Inputs()
     public var mpd = MPD()
     public var cards = Cards()
+    public var speech = SpeechConfig()
 
     public init() {}
 
@@ -145,6 +146,7 @@ public struct Config: Sendable {
         "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "bookmarks", "sleepMinutes",
         "sleepAction",
         "repeat", "shuffle", "replayGain", "replayGainPreampDb", "replayGainMissingPreampDb", "audio", "screen",
+        "speech",
         "inputs", "mpd", "cards",
     ]
 
@@ -275,6 +277,7 @@ public struct Config: Sendable {
             c.cards.readers = try CardReaderConfig.parseList(k, "readers", lines: &lines)
             try k.finish()
         }
+        if let speech = try r.object("speech") { c.speech = try SpeechConfig.parse(speech) }
         try r.finish(known: topKeys)
         return c
     }

@@ -70,6 +70,14 @@ public final class Player {
     var lightState: LightState?
     /// The supply's under-voltage alarm is raised (`powerChanged`).
     var isLowPower = false
+    /// Called with the words to speak when the screen shows a message (and, in `names` mode, when a
+    /// browse move selects a collection); `speechMode` says which (`off` by default).
+    public var onSpeak: ((String) -> Void)?
+    public var speechMode: SpeechConfig.Mode {
+        get { announcer.mode }
+        set { announcer.mode = newValue }
+    }
+    var announcer = SpeechAnnouncer()
 
     /// - Parameters:
     ///   - loop: the timers (the event loop; a virtual clock in tests).
@@ -271,6 +279,8 @@ public final class Player {
     /// Moves the volume by `delta` within the limits (`VolumeControl`).
     func changeVolume(by delta: Int) {
         let new = volumeLimits.clamp(volume + delta)
+        // The screen shows the level standing at its top; a box without one says so.
+        if delta > 0, new == volume, announcer.mode != .off { onSpeak?(SpokenForm.volumeLimitReached) }
         overlays.showVolume(new)
         if new != volume {
             volumeControl.level = new
@@ -356,6 +366,7 @@ public final class Player {
         }
         screen?.show(state)
         noteLightState(view, screen: state)
+        if let words = announcer.follow(state) { onSpeak?(words) }
         onStatus?(view.statusText)
         onChange?()
     }

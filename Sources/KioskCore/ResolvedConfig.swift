@@ -33,6 +33,22 @@ public struct ResolvedConfig: Sendable {
     /// Whether the device stays open, fed silence, while stopped: the config's, else the board's.
     public var keepOpen: Bool { config.audio.keepOpen ?? board.audio.keepOpen }
 
+    /// Spoken prompts by default only where no screen shows the messages (`hasScreen`: one was found).
+    public func speechMode(hasScreen: Bool) -> SpeechConfig.Mode {
+        config.speech.mode ?? (hasScreen ? .off : .prompts)
+    }
+
+    /// `speech.mode` as check-config shows it: the default follows the screen, found at run time
+    /// when the screen type is `auto`.
+    var speechModeText: String {
+        if let mode = config.speech.mode { return mode.rawValue }
+        switch config.screen.type ?? ScreenType(board.screen.type) {
+        case .none: return SpeechConfig.Mode.prompts.rawValue
+        case .auto: return "prompts when no screen is found, else off"
+        default: return SpeechConfig.Mode.off.rawValue
+        }
+    }
+
     /// The board's inputs with `inputs.keymap` of the config applied. Errors name the config file
     /// and the key path (`inputs.keymap.A.press: unknown action …`).
     public func inputProfile() throws(ConfigError) -> InputProfile {
@@ -116,6 +132,11 @@ public struct ResolvedConfig: Sendable {
             ("removedStopMinutes", c.cards.removedStopMinutes.map { .number(Double($0)) } ?? .null),
             ("readers", .array(readers)),
         ]
+        let speech: [(String, JSONValue)] = [
+            ("mode", .string(speechModeText)),
+            ("language", .string(c.speech.language)),
+            ("volume", .number(Double(c.speech.volume))),
+        ]
         let members: [(String, JSONValue)] = [
             ("configFile", .string(c.file.isEmpty ? "(built-in defaults)" : c.file)),
             ("board", .string(board.name)),
@@ -140,6 +161,7 @@ public struct ResolvedConfig: Sendable {
             ("screen", .object(screen)),
             ("inputs", .object(inputs)),
             ("mpd", .object(mpd)),
+            ("speech", .object(speech)),
             ("cards", .object(cards)),
         ]
         return .object(members)

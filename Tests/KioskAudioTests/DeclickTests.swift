@@ -55,6 +55,16 @@ private func rampStart(_ captured: [Int32], _ source: [Int32], model: (Int) -> [
     return (max(0, first - 16)...first).first { model($0) == captured }
 }
 
+/// Where `needle` first appears in `haystack` at a frame's start (stereo).
+private func find(_ needle: [Int32], in haystack: [Int32]) -> Int? {
+    guard haystack.count >= needle.count else { return nil }
+    for i in stride(from: 0, through: haystack.count - needle.count, by: 2)
+    where haystack[i + 2] == needle[2] && Array(haystack[i..<(i + needle.count)]) == needle {
+        return i
+    }
+    return nil
+}
+
 /// `AudioSettings.declickMilliseconds` and `keepOpen`: the edges of the sound ramp instead of
 /// cutting a sample, and a stopped device kept open runs on silence.
 @Suite(.tags(.integration), .serialized, .enabled(if: Fixtures.hasFlac, "needs the flac tool (apt-get install flac)"))
@@ -126,6 +136,38 @@ struct DeclickTests {
         for i in 0..<(rampFrames * 2) { aAfterStart[i] = scaled(a[i], rampGain(i / 2, rising: true)) }
         let at = rampStart(captured, aAfterStart) { expected(aAfterStart, outAt: $0, inFrom: b, resumeAt: 0) }
         #expect(at != nil, "a ramps out where the skip came, b ramps in from its first frame and plays to its end")
+    }
+
+    @Test func aPromptMidTrackComesBetweenARampOutAndARampInOfTheTrack() throws {
+        let dir = try TemporaryDirectory("kiosk-declick")
+        defer { dir.remove() }
+        let source = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 60000)
+        let device = CapturingOutput()
+        device.paced = true
+        let run = try run(on: device)
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { device.framesTaken.load(ordering: .relaxed) > 20000 })
+        // A tone at the device's rate: 4410 frames (0.1 s), made stereo by the engine.
+        let tone = (0..<4410).map { Int16(truncatingIfNeeded: Int(8000 * sin(Double($0) * 0.1))) }
+        var spoken = false
+        run.engine.speak(SpokenPCM(text: "tone", samples: tone, sampleRate: 44100), volume: 100) { _ in spoken = true }
+        #expect(try run.run { run.finished && spoken })
+        run.shutdown()
+        var captured = samples(device)
+        #expect(captured.count == source.count + tone.count * 2, "every track frame once, and the tone")
+        // Take the tone out where it is (its first sample is 0, then 798): what is left is the
+        // track with one ramp out and one ramp in.
+        let toneStereo = tone.flatMap { [Int32($0), Int32($0)] }
+        let start = try #require(find(toneStereo, in: captured))
+        captured.removeSubrange(start..<(start + toneStereo.count))
+        var sourceAfterStart = source
+        for i in 0..<(rampFrames * 2) { sourceAfterStart[i] = scaled(source[i], rampGain(i / 2, rising: true)) }
+        let at = rampStart(captured, sourceAfterStart) {
+            expected(sourceAfterStart, outAt: $0, inFrom: source, resumeAt: $0 + rampFrames)
+        }
+        #expect(at != nil, "the track ramps out before the tone and back in after it")
+        #expect(at.map { ($0 + rampFrames) * 2 } == start, "the tone comes right after the ramp out")
     }
 
     @Test func withoutDeclickAPauseAndResumeLeaveEverySampleAsDecoded() throws {

@@ -89,6 +89,15 @@ enum BenchCommand {
                 description: "What the library holds in memory for a 10 000-track stick after a start.\n",
                 options: [.text("--library", "DIR", "the library (default: a 10 000-track one under /var/tmp)")],
                 run: libraryMemory),
+            Command(
+                name: "speech", summary: "spoken prompt: request → first sample, cold and cached; RSS",
+                description: "Speaks a prompt twice through the engine (espeak-ng loaded by the first).\n",
+                options: [
+                    .text("--text", "TEXT", "what to say (default: the card-linking prompt)"),
+                    .text("--language", "VOICE", "espeak-ng voice (default en)"),
+                    .text("--device", "PCM", "ALSA device (default \"null\": not paced)"),
+                ],
+                run: speech),
         ]
         return benchmarks
     }

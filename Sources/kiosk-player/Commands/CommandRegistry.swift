@@ -9,6 +9,7 @@ enum CommandRegistry {
             ConfigCommands.checkConfig,
             ConfigCommands.boards,
             PlayCommand.command,
+            SayCommand.command,
             ScanCommand.command,
             RenderCommand.command,
             InputsCommand.command,

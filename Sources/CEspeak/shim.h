@@ -1,0 +1,3 @@
+#pragma once
+#include <espeak-ng/speak_lib.h>
+#include <espeak-ng/espeak_ng.h>

@@ -1,0 +1,115 @@
+import Glibc
+import KioskSystem
+
+/// A spoken prompt played between the ring's frames: the ring is not read meanwhile, so the track
+/// continues with its next frame after the prompt (nothing lost, nothing repeated); the device's
+/// frames of the prompt count for no track (`OutputTimeline.wroteGap`). With no device open (stopped,
+/// or nothing played yet) it opens one for the prompt and closes it after.
+///
+/// The clip comes ready for the device's set-up (`PromptClip`, made by the loop); one made for
+/// another set-up goes back (`promptRefused`) to be made again.
+///
+/// Thread: the output thread only (`OutputWorker` owns it), after `init` on the loop thread.
+final class PromptPlayback {
+    private let shared: EngineShared
+    private let session: DeviceSession
+    private let timeline: OutputTimeline
+    private var clip: PromptClip?
+    private var offset = 0
+    /// Whether the device was opened for the prompt (then it is closed after it).
+    private var openedDevice = false
+
+    init(shared: EngineShared, session: DeviceSession, timeline: OutputTimeline) {
+        self.shared = shared
+        self.session = session
+        self.timeline = timeline
+    }
+
+    var isActive: Bool { clip != nil }
+
+    /// Takes a prompt handed over, or writes the next part of the one playing. Returns the error
+    /// code when the device failed (the caller loses it; the prompt is over).
+    @discardableResult
+    func step() -> Int32? {
+        if clip == nil {
+            guard let next = shared.prompts.take() else { return nil }
+            return start(next)
+        }
+        guard let clip, let output = session.output, let configuration = session.configuration else {
+            finish()
+            return nil
+        }
+        let count = min(clip.frames - offset, max(configuration.periodFrames, 256))
+        let before = AllocationProbe.sample()
+        let result = count > 0 ? output.write(clip.bytes + offset * clip.frameBytes, count: count) : 0
+        if result < 0 {
+            if output.recover(result) < 0 {
+                finish()
+                return Int32(clamping: result)
+            }
+            return nil
+        }
+        let after = AllocationProbe.sample()
+        shared.outputIterations.add(1, ordering: .relaxed)
+        shared.outputAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
+        shared.outputLocks.add(after.locks &- before.locks, ordering: .relaxed)
+        offset += result
+        timeline.wroteGap(result)
+        if offset >= clip.frames { finish() }
+        return nil
+    }
+
+    private func start(_ next: PromptClip) -> Int32? {
+        if session.configuration == nil {
+            // Opened for the prompt as synthesized; a device that will not take that is set up for
+            // what it takes (the output stage active, unused: the clip comes back made for it).
+            do throws(AudioOutputError) {
+                try session.setUp(for: next.sourceFormat, .s16)
+                openedDevice = true
+                timeline.restart(at: 0)
+            } catch {
+                // Nothing to speak on: the prompt is over (a lost device is retried by the track).
+                shared.promptFailures.put(error.message)
+                post(.promptFinished)
+                return nil
+            }
+        }
+        // The clip goes to the device as it is, past the output stage (which keeps the track's frames).
+        guard let configuration = session.configuration, configuration.deviceRate == next.sampleRate,
+            configuration.channels == next.channels, configuration.encoding == next.encoding
+        else {
+            var record = EventRecord(kind: .promptRefused, epoch: 0)
+            if let configuration = session.configuration {
+                record.encoding = configuration.encoding
+                record.deviceRate = configuration.deviceRate
+                record.deviceChannels = configuration.channels
+            }
+            closeOpened()
+            _ = shared.post(record, from: shared.outputEvents)
+            return nil
+        }
+        // A device paused in place (the track paused) plays again for the prompt.
+        session.resume()
+        clip = next
+        offset = 0
+        return nil
+    }
+
+    private func finish() {
+        if openedDevice { session.drain() }
+        closeOpened()
+        clip = nil
+        offset = 0
+        post(.promptFinished)
+    }
+
+    private func closeOpened() {
+        guard openedDevice else { return }
+        openedDevice = false
+        if session.release() { timeline.restart(at: 0) }
+    }
+
+    private func post(_ kind: EventRecord.Kind) {
+        _ = shared.post(EventRecord(kind: kind, epoch: 0), from: shared.outputEvents)
+    }
+}

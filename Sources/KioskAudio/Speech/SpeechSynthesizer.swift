@@ -1,0 +1,97 @@
+import CEspeak
+import Glibc
+import Synchronization
+
+/// Why a prompt could not be synthesized; the message names the voice or the text.
+///
+/// Thread: a value; any.
+public struct SpeechError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+
+    public init(message: String) {
+        self.message = message
+    }
+}
+
+/// libespeak-ng in process: text in a voice to 16-bit mono PCM at `sampleRate` (22050 Hz).
+///
+/// espeak-ng keeps its state in globals and is not thread-safe, so the process has at most one
+/// synthesizer at a time (a second `init` fails) and one thread drives it (the `Speaker`'s worker).
+/// The library is loaded by the first synthesizer and stays loaded: espeak-ng 1.51 hung in
+/// `espeak_Initialize` after an `espeak_Terminate` (the second synthesizer of a test run).
+///
+/// Thread: the thread that made it, only (normally the speech worker); never the loop or an audio thread.
+public final class SpeechSynthesizer {
+    /// Sample rate of what `synthesize` returns (espeak-ng's own, 22050 Hz).
+    public let sampleRate: Int
+    /// Texts synthesized so far (a cached prompt does not count).
+    public private(set) var synthesized = 0
+    private var voice: String?
+    /// Whether a synthesizer exists (it owns the library's globals).
+    private static let owned = Atomic<Bool>(false)
+    /// The library's sample rate once loaded (0: not loaded yet).
+    private static let loadedRate = Atomic<Int>(0)
+
+    /// The PCM one `espeak_Synth` hands to the callback, gathered in order.
+    private final class Collector {
+        var samples: [Int16] = []
+    }
+
+    /// Loads espeak-ng and its voice data the first time (`dataPath`: espeak-ng-data's parent;
+    /// nil: the installed one).
+    public init(dataPath: String? = nil) throws(SpeechError) {
+        guard Self.owned.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { throw SpeechError(message: "speech: espeak-ng is already in use in this process") }
+        var rate = Self.loadedRate.load(ordering: .relaxed)
+        if rate == 0 {
+            rate = Int(espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, dataPath, 0))
+            guard rate > 0 else {
+                Self.owned.store(false, ordering: .releasing)
+                throw SpeechError(
+                    message:
+                        "speech: cannot load espeak-ng's voice data (\(dataPath ?? "the installed espeak-ng-data"))")
+            }
+            Self.loadedRate.store(rate, ordering: .relaxed)
+            espeak_SetSynthCallback { wave, count, events in
+                guard let wave, count > 0, let user = events?.pointee.user_data else { return 0 }
+                let collector = Unmanaged<Collector>.fromOpaque(user).takeUnretainedValue()
+                collector.samples.append(contentsOf: UnsafeBufferPointer(start: wave, count: Int(count)))
+                return 0
+            }
+        }
+        sampleRate = rate
+    }
+
+    deinit {
+        Self.owned.store(false, ordering: .releasing)
+    }
+
+    /// Speaks `text` in the espeak-ng voice `voice` ("en", "de", "en-us", "fr"...): its samples.
+    /// An unknown voice throws an error naming it.
+    public func synthesize(_ text: String, voice: String) throws(SpeechError) -> [Int16] {
+        try select(voice)
+        let collector = Collector()
+        let user = Unmanaged.passRetained(collector)
+        defer { user.release() }
+        let result = text.withCString { chars in
+            espeak_Synth(
+                chars, strlen(chars) + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, user.toOpaque())
+        }
+        guard result == EE_OK else { throw SpeechError(message: "speech: espeak-ng could not speak \"\(text)\"") }
+        synthesized += 1
+        return collector.samples
+    }
+
+    private func select(_ name: String) throws(SpeechError) {
+        if voice == name { return }
+        guard !name.isEmpty, espeak_SetVoiceByName(name) == EE_OK else {
+            voice = nil
+            throw SpeechError(
+                message:
+                    "speech: espeak-ng has no voice \"\(name)\" (voices are named like \"en\", \"en-us\", \"de\", \"fr\")"
+            )
+        }
+        voice = name
+    }
+}

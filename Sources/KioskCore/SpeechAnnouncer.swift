@@ -1,0 +1,50 @@
+import KioskDisplay
+
+/// Which changes of the screen are spoken, by the `speech.mode`: in `prompts` and `names`, each
+/// message when it appears; in `names`, also the collection a browse move selects. A message still
+/// shown (a refresh, a count that moves) is not said again.
+///
+/// Thread: the loop thread (`Player` owns it).
+struct SpeechAnnouncer {
+    var mode = SpeechConfig.Mode.off
+    private var lastMessage: String?
+    private var lastSelection: String?
+    private var lastCategory: String?
+
+    init(mode: SpeechConfig.Mode = .off) {
+        self.mode = mode
+    }
+
+    /// What to say now that the screen shows `state` (nil: nothing).
+    mutating func follow(_ state: ScreenState) -> String? {
+        guard mode != .off else { return nil }
+        switch state {
+        case .message(let message):
+            lastSelection = nil
+            let text = SpokenForm.text(message)
+            defer { lastMessage = text }
+            return text == lastMessage || text.isEmpty ? nil : text
+        case .browse(let list):
+            lastMessage = nil
+            guard mode == .names, list.items.indices.contains(list.selectedIndex) else { return nil }
+            let item = list.items[list.selectedIndex]
+            let key = "\(list.categoryLabel)\u{0}\(list.selectedIndex)\u{0}\(item.title)"
+            let category = lastCategory
+            defer {
+                lastSelection = key
+                lastCategory = list.categoryLabel
+            }
+            // The first list shown is not a move.
+            guard let lastSelection, lastSelection != key else { return nil }
+            // A move to another category says which.
+            if category != list.categoryLabel {
+                return "\(SpokenForm.words(list.categoryLabel)). \(SpokenForm.text(item))"
+            }
+            return SpokenForm.text(item)
+        default:
+            lastMessage = nil
+            lastSelection = nil
+            return nil
+        }
+    }
+}

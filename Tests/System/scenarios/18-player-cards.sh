@@ -81,7 +81,7 @@ must "the same card again pauses: silence within 1 s" wait_for 10 "silence after
 swipe 1111
 check "an unknown card is offered for linking" \
     wait_for 10 "the new-card offer" player_log_has "card 1111: not linked; offering Alpha"
-new_card=$(render_expected new-card message '{"title":"New card: album","detail":"Hold Select to link it to '"'"'Alpha'"'"'. Press push: another mode","kind":"info"}') ||
+new_card=$(render_expected new-card message '{"title":"New card: album","detail":"Hold play+push to link it to '"'"'Alpha'"'"'. Press push: another mode","kind":"info"}') ||
     fail "render the new-card prompt"
 check "the screen offers the card for linking, as kiosk-player render draws it" wait_screen 10 "$new_card"
 check "the player is running" player_alive

@@ -116,11 +116,15 @@ public final class Appliance {
             resolved: resolved, hasScreen: display != nil, loop: loop, engine: engine, player: player)
         player.onStatus = { [notify] status in notify.status(status) }
         player.onShutdownRequest = { [unowned self] in
-            if self.options.shutdownQuits {
-                self.loop.schedule(afterMilliseconds: 300) { self.shutdown(reason: "the shutdown control") }
-            } else {
-                self.requestPowerOff()
+            let go = { [unowned self] in
+                if self.options.shutdownQuits {
+                    self.loop.schedule(afterMilliseconds: 300) { self.shutdown(reason: "the shutdown control") }
+                } else {
+                    self.requestPowerOff()
+                }
             }
+            // "Shutting down" is said before the power goes (at most `SpokenPrompts.quietWaitMs`).
+            if let speech = self.speech { speech.whenQuiet(loop: self.loop, go) } else { go() }
         }
 
         startInputs()

@@ -9,6 +9,11 @@ import KioskSystem
 final class SpokenPrompts {
     private var speaker: Speaker?
     private let language: String
+    /// Texts said and not finished yet (synthesizing, waiting or playing).
+    private var pending = 0
+    /// The longest `whenQuiet` waits: a prompt is a few seconds; a stuck one must not keep the
+    /// power on.
+    static let quietWaitMs = 6000
 
     /// Speaks `player`'s messages through `engine` as `resolved` says (nothing when the mode is off;
     /// by default it is off when the box has a screen).
@@ -19,10 +24,14 @@ final class SpokenPrompts {
         player.speechMode = mode
         guard mode != .off else { return }
         do {
-            speaker = try Speaker(loop: loop) { [weak engine] result in
+            speaker = try Speaker(loop: loop) { [weak engine, weak self] result in
                 switch result {
-                case .success(let pcm): engine?.speak(pcm, volume: speech.volume)
-                case .failure(let error): Log.warning("\(error)")
+                case .success(let pcm):
+                    guard let engine else { return }
+                    engine.speak(pcm, volume: speech.volume) { _ in self?.pending -= 1 }
+                case .failure(let error):
+                    Log.warning("\(error)")
+                    self?.pending -= 1
                 }
             }
         } catch {
@@ -34,7 +43,22 @@ final class SpokenPrompts {
     }
 
     func say(_ text: String) {
-        speaker?.say(text, voice: language)
+        guard let speaker else { return }
+        pending += 1
+        speaker.say(text, voice: language)
+    }
+
+    /// Runs `body` once every prompt said so far has been heard (at once when none is pending),
+    /// or after `quietWaitMs`.
+    func whenQuiet(loop: EventLoop, waitedMs: Int = 0, _ body: @escaping () -> Void) {
+        if pending <= 0 || waitedMs >= Self.quietWaitMs {
+            body()
+            return
+        }
+        loop.schedule(afterMilliseconds: 100) { [weak self] in
+            guard let self else { return body() }
+            self.whenQuiet(loop: loop, waitedMs: waitedMs + 100, body)
+        }
     }
 
     func stop() {

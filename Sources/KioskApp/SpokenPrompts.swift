@@ -44,6 +44,7 @@ final class SpokenPrompts {
 
     func say(_ text: String) {
         guard let speaker else { return }
+        Log.info("speech: \"\(text)\"")
         pending += 1
         speaker.say(text, voice: language)
     }

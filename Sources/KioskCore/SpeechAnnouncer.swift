@@ -1,7 +1,7 @@
 import KioskDisplay
 
 /// Which changes of the screen are spoken, by the `speech.mode`: in `prompts` and `names`, each
-/// message when it appears; in `names`, also the collection a browse move selects. A message still
+/// message when it appears (not progress: "Scanning"); in `names`, also the collection a browse move selects. A message still
 /// shown (a refresh, a count that moves) is not said again.
 ///
 /// Thread: the loop thread (`Player` owns it).
@@ -21,6 +21,12 @@ struct SpeechAnnouncer {
         switch state {
         case .message(let message):
             lastSelection = nil
+            // "Scanning" at every start would talk over the first track; a stick's state is said
+            // when it matters ("No music on this stick", "Insert a USB stick").
+            if message.kind == .progress {
+                lastMessage = nil
+                return nil
+            }
             let text = SpokenForm.text(message)
             defer { lastMessage = text }
             return text == lastMessage || text.isEmpty ? nil : text

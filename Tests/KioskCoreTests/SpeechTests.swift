@@ -89,6 +89,13 @@ import Testing
         #expect(off.follow(message) == nil)
     }
 
+    @Test func progressIsNotSpoken() {
+        var announcer = SpeechAnnouncer(mode: .prompts)
+        #expect(
+            announcer.follow(.message(MessageState(title: "Scanning…", detail: "12 tracks", kind: .progress))) == nil)
+        #expect(announcer.follow(.message(MessageState(title: "No music", kind: .info))) == "No music")
+    }
+
     @Test func namesModeSaysTheCollectionABrowseMoveSelects() {
         let items = ["The Gruffalo", "Room on the Broom"].map { BrowseItem(title: $0, subtitle: nil, artworkKey: nil) }
         var names = SpeechAnnouncer(mode: .names)

@@ -221,17 +221,20 @@ extension Player {
     /// Next/previous category (`Navigation`); the browse list opens on its first collection.
     private func cycleCategory(by delta: Int) {
         guard navigation.cycleCategory(by: delta, in: catalog) else { return }
+        announcer.noteMove()
         provideArtworkForBrowse()
         recorder.saveSoon()
     }
 
     private func enterBrowse(moveBy delta: Int) {
         navigation.enterBrowse(moveBy: delta, playing: queueCollection, in: catalog)
+        if delta != 0 { announcer.noteMove() }
         provideArtworkForBrowse()
     }
 
     private func moveSelection(by delta: Int) {
         navigation.moveSelection(by: delta, count: collections.count)
+        announcer.noteMove()
         provideArtworkForBrowse()
     }
 

@@ -10,13 +10,22 @@ struct SpeechAnnouncer {
     private var lastMessage: String?
     private var lastSelection: String?
     private var lastCategory: String?
+    /// A button moved the selection or the category since the last look (`noteMove`): the list
+    /// shown next is said even when it is the first one after another screen (next collection
+    /// from now playing).
+    private var moved = false
 
     init(mode: SpeechConfig.Mode = .off) {
         self.mode = mode
     }
 
+    /// A move of the browse selection or category (by a button, not a refresh).
+    mutating func noteMove() { moved = true }
+
     /// What to say now that the screen shows `state` (nil: nothing).
     mutating func follow(_ state: ScreenState) -> String? {
+        let moved = self.moved
+        self.moved = false
         guard mode != .off else { return nil }
         switch state {
         case .message(let message):
@@ -40,8 +49,8 @@ struct SpeechAnnouncer {
                 lastSelection = key
                 lastCategory = list.categoryLabel
             }
-            // The first list shown is not a move.
-            guard let lastSelection, lastSelection != key else { return nil }
+            // The first list shown is not a move, unless a button moved it there.
+            guard moved || (lastSelection != nil && lastSelection != key) else { return nil }
             // A move to another category says which.
             if category != list.categoryLabel {
                 return "\(SpokenForm.words(list.categoryLabel)). \(SpokenForm.text(item))"

@@ -96,6 +96,21 @@ import Testing
         #expect(announcer.follow(.message(MessageState(title: "No music", kind: .info))) == "No music")
     }
 
+    @Test func namesModeSaysTheCollectionNextCollectionMovesToFromNowPlaying() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        defer { rig.shutdown() }
+        var said: [String] = []
+        rig.player.speechMode = .names
+        rig.player.onSpeak = { said.append($0) }
+        try rig.playFirst()
+        let before = said.count
+        try rig.press(.nextCollection)
+        #expect(said.count == before + 1, "said: \(said)")
+        let names = rig.collections(.album).map(\.name)
+        let last = said.last ?? ""
+        #expect(names.contains { last.hasSuffix($0) }, "says a collection's name: \(last)")
+    }
+
     @Test func namesModeSaysTheCollectionABrowseMoveSelects() {
         let items = ["The Gruffalo", "Room on the Broom"].map { BrowseItem(title: $0, subtitle: nil, artworkKey: nil) }
         var names = SpeechAnnouncer(mode: .names)

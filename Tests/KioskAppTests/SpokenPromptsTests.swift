@@ -7,7 +7,7 @@ import Testing
 @testable import KioskApp
 
 /// `SpokenPrompts.whenQuiet`: a shutdown waits for what is being said ("Shutting down"), never
-/// longer than `quietWaitMs`.
+/// longer than `quietWaitMs`. Each holds `EspeakTestLock` (libespeak-ng is one per process).
 @Suite(.tags(.integration), .serialized) struct SpokenPromptsTests {
     private struct Rig {
         let loop: EventLoop
@@ -32,16 +32,28 @@ import Testing
     }
 
     @Test func withNothingSaidTheShutdownGoesOnAtOnce() throws {
-        let rig = try Rig()
-        defer { rig.engine.shutdown() }
-        var done = false
-        rig.speech.whenQuiet(loop: rig.loop) { done = true }
-        #expect(done)
+        try EspeakTestLock.run {
+            let rig = try Rig()
+            defer {
+                rig.speech.stop()
+                rig.engine.shutdown()
+            }
+            var done = false
+            rig.speech.whenQuiet(loop: rig.loop) { done = true }
+            #expect(done)
+        }
     }
 
     @Test func theShutdownWaitsUntilWhatIsSaidHasBeenHeard() throws {
+        try EspeakTestLock.run { try shutdownWaits() }
+    }
+
+    private func shutdownWaits() throws {
         let rig = try Rig()
-        defer { rig.engine.shutdown() }
+        defer {
+            rig.speech.stop()
+            rig.engine.shutdown()
+        }
         rig.speech.say("Shutting down. Safe to unplug in a moment")
         let said = rig.loop.nowNanoseconds
         var doneAt: UInt64?

@@ -26,9 +26,14 @@ private final class Outcomes {
     var all: [Result<SpokenPCM, SpeechError>] = []
 }
 
-/// libespeak-ng is one per process: these run one at a time.
+/// libespeak-ng is one per process: these run one at a time, and those that make a `Speaker`
+/// hold `EspeakTestLock` against other suites.
 @Suite(.serialized) struct SpokenPromptTests {
     @Test func aSentenceBecomesAudiblePCMOfAPlausibleLength() throws {
+        try EspeakTestLock.run { try aSentenceBecomesAudiblePCMOfAPlausibleLengthBody() }
+    }
+
+    private func aSentenceBecomesAudiblePCMOfAPlausibleLengthBody() throws {
         let loop = try EventLoop()
         let outcomes = Outcomes()
         let speaker = try Speaker(loop: loop) { outcomes.all.append($0) }
@@ -43,6 +48,10 @@ private final class Outcomes {
     }
 
     @Test func anUnknownVoiceIsAnErrorNamingIt() throws {
+        try EspeakTestLock.run { try anUnknownVoiceIsAnErrorNamingItBody() }
+    }
+
+    private func anUnknownVoiceIsAnErrorNamingItBody() throws {
         let loop = try EventLoop()
         let outcomes = Outcomes()
         let speaker = try Speaker(loop: loop) { outcomes.all.append($0) }
@@ -62,6 +71,10 @@ private final class Outcomes {
     }
 
     @Test func aRepeatedPromptComesFromTheCacheWithoutSynthesis() throws {
+        try EspeakTestLock.run { try aRepeatedPromptComesFromTheCacheWithoutSynthesisBody() }
+    }
+
+    private func aRepeatedPromptComesFromTheCacheWithoutSynthesisBody() throws {
         let loop = try EventLoop()
         let outcomes = Outcomes()
         let speaker = try Speaker(loop: loop) { outcomes.all.append($0) }
@@ -90,6 +103,10 @@ private final class Outcomes {
     }
 
     @Test func aPromptMidTrackPlaysBetweenTheTracksFramesWhichGoOnBitExact() throws {
+        try EspeakTestLock.run { try aPromptMidTrackPlaysBetweenTheTracksFramesWhichGoOnBitExactBody() }
+    }
+
+    private func aPromptMidTrackPlaysBetweenTheTracksFramesWhichGoOnBitExactBody() throws {
         let dir = try TemporaryDirectory("kiosk-prompt")
         defer { dir.remove() }
         let cd = PCMFormat(sampleRate: 44100, channels: 2, bitsPerSample: 16)

@@ -215,3 +215,13 @@ public final class WarningCollector: @unchecked Sendable {
 
     public func stop() { Log.removeObserver(token) }
 }
+
+/// libespeak-ng is one per process (`SpeechSynthesizer`): tests in any suite that make a `Speaker`
+/// run their body under this lock, so two suites never hold it at once.
+public enum EspeakTestLock {
+    private static let lock = Locked<Int>(0)
+
+    public static func run<T>(_ body: () throws -> T) throws -> T {
+        try lock.withLock { _ in try body() }
+    }
+}

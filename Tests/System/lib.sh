@@ -237,6 +237,25 @@ gpio_pull() { echo "pull-$2" > "$(gpio_sim_line_dir "$1")/pull"; }
 # gpio_value LINE : the line's value as the chip sees it (0/1).
 gpio_value() { cat "$(gpio_sim_line_dir "$1")/value"; }
 
+# gpio_samples LINE SECONDS : the line's level every 50 ms for SECONDS, as one string of 0 and 1
+# (one python3 process reading the sysfs value: a shell's cat per sample takes ~0.5 s under TCG).
+gpio_samples() {
+    python3 - "$(gpio_sim_line_dir "$1")/value" "$2" <<'PY'
+import sys, time
+path, seconds = sys.argv[1], float(sys.argv[2])
+text, start = "", time.monotonic()
+with open(path) as f:
+    while time.monotonic() - start < seconds:
+        f.seek(0)
+        text += f.read().strip()
+        time.sleep(0.05)
+print(text)
+PY
+}
+
+# level_changes TEXT : how many times the level changes along a gpio_samples string.
+level_changes() { awk -v s="$1" 'BEGIN { n = 0; for (i = 2; i <= length(s); i++) if (substr(s, i, 1) != substr(s, i - 1, 1)) n++; print n }'; }
+
 # _level ACTIVE(1|0) : the pull that makes a button line active or inactive.
 _pressed_pull() { if [ "$SYSTEST_ACTIVE_LOW" = 1 ]; then echo down; else echo up; fi; }
 _released_pull() { if [ "$SYSTEST_ACTIVE_LOW" = 1 ]; then echo up; else echo down; fi; }
@@ -339,6 +358,19 @@ key_release() { uinput_send release "$1"; }
 uinput_stop() {
     exec {UINPUT_FD}>&-
     wait "$UINPUT_PID" 2>/dev/null
+}
+
+# card_swipe NUMBER : a USB card reader made with uinput_start types NUMBER and Enter (5 ms per key,
+# written at once, as a reader does).
+card_swipe() {
+    local digits=$1 i
+    for ((i = 0; i < ${#digits}; i++)); do
+        echo "tap KEY_${digits:i:1} 5" >&"$UINPUT_FD"
+        _uinput_sent=$((_uinput_sent + 1))
+    done
+    echo "tap KEY_ENTER 5" >&"$UINPUT_FD"
+    _uinput_sent=$((_uinput_sent + 1))
+    wait_for 10 "the reader typed $digits" _uinput_done "$_uinput_sent"
 }
 
 # ---------------------------------------------------------------------------------------------

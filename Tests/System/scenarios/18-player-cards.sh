@@ -33,18 +33,6 @@ must "kiosk-player cards link: card 0000000042 → next" \
     "$SYSTEST_PLAYER" cards link 0000000042 --action next --config "$CONFIG"
 "$SYSTEST_PLAYER" cards list --config "$CONFIG" | while read -r line; do log "cards: $line"; done
 
-# swipe NUMBER : the reader types NUMBER and Enter (5 ms per key, written at once, as a reader does).
-swipe() {
-    local digits=$1 i
-    for ((i = 0; i < ${#digits}; i++)); do
-        echo "tap KEY_${digits:i:1} 5" >&"$UINPUT_FD"
-        _uinput_sent=$((_uinput_sent + 1))
-    done
-    echo "tap KEY_ENTER 5" >&"$UINPUT_FD"
-    _uinput_sent=$((_uinput_sent + 1))
-    wait_for 10 "the reader typed $digits" _uinput_done "$_uinput_sent"
-}
-
 must "the uinput card reader exists before the player starts" uinput_start kiosk-systest-rfid
 must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
 player_start "$CONFIG"
@@ -57,7 +45,7 @@ must "the player has scanned the stick within 30 s" \
 
 # 2. the album card
 press_frame=$(capture_now)
-swipe 0004561234
+card_swipe 0004561234
 must "card 0004561234: Alpha track 1 plays from its start, bit-exact for 1 s" \
     wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100
 check "the card was read as 0004561234" player_log_has 'card 0004561234: Album "Alpha"'
@@ -66,19 +54,19 @@ wait_capture_frames $((PCM_TRACK_START + 2 * SYSTEST_RATE))
 
 # 3. the action card
 press_frame=$(capture_now)
-swipe 0000000042
+card_swipe 0000000042
 must "card 0000000042 (next): Alpha track 2 from its start, bit-exact for 1 s" \
     wait_pcm 15 find "$ref2" --from "$press_frame" --frames 44100
 track2_start=$PCM_TRACK_START
 wait_capture_frames $((track2_start + 2 * SYSTEST_RATE))
 
 # 4. the album card again: toggles pause
-swipe 0004561234
+card_swipe 0004561234
 must "the same card again pauses: silence within 1 s" wait_for 10 "silence after the second swipe" \
     pcm_silent_tail $((SYSTEST_RATE / 2))
 
 # 5. an unknown card: offered for linking, nothing else
-swipe 1111
+card_swipe 1111
 check "an unknown card is offered for linking" \
     wait_for 10 "the new-card offer" player_log_has "card 1111: not linked; offering Alpha"
 new_card=$(render_expected new-card message '{"title":"New card: album","detail":"Hold play+push to link it to '"'"'Alpha'"'"'. Press push: another mode","kind":"info"}') ||

@@ -22,43 +22,26 @@ must "the player has scanned the stick within 30 s" \
     wait_for 30 "the scan" grep -q "scanned" "$SYSTEST_WORK/player.log"
 snooze 1
 
-# samples SECONDS : the light's level every 50 ms for SECONDS, as one string of 0 and 1 (one
-# python3 process reading the sysfs value: a shell's cat per sample takes ~0.5 s under TCG).
-samples() {
-    python3 - "$(gpio_sim_line_dir "$LINE_STATUS_LIGHT")/value" "$1" <<'PY'
-import sys, time
-path, seconds = sys.argv[1], float(sys.argv[2])
-text, start = "", time.monotonic()
-with open(path) as f:
-    while time.monotonic() - start < seconds:
-        f.seek(0)
-        text += f.read().strip()
-        time.sleep(0.05)
-print(text)
-PY
-}
-# changes TEXT : how many times the level changes along TEXT.
-changes() { awk -v s="$1" 'BEGIN { n = 0; for (i = 2; i <= length(s); i++) if (substr(s, i, 1) != substr(s, i - 1, 1)) n++; print n }'; }
 
 # 1. held latch, light off
 check "the player holds the power latch (line $LINE_POWER_LATCH is 1)" test "$(gpio_value "$LINE_POWER_LATCH")" = 1
 check "the log says so" player_log_has "power latch: holding line $LINE_POWER_LATCH"
-stopped=$(samples 1)
+stopped=$(gpio_samples "$LINE_STATUS_LIGHT" 1)
 log "stopped: $stopped"
 check "stopped: the light is off" sh -c 'case $1 in *1*) exit 1 ;; esac; [ -n "$1" ]' _ "$stopped"
 
 # 2. playing: steady
 button_press "$LINE_PLAY"
 must "play: sound within 15 s" wait_for 15 "sound" pcm-match first-sound "$CAPTURE_FILE"
-playing=$(samples 2)
+playing=$(gpio_samples "$LINE_STATUS_LIGHT" 2)
 log "playing: $playing"
 check "playing: the light is steady on" sh -c 'case $1 in *0*) exit 1 ;; esac; [ -n "$1" ]' _ "$playing"
 
 # 3. paused: 1 Hz
 button_press "$LINE_PLAY"
 snooze 0.5
-paused=$(samples 4)
-n=$(changes "$paused")
+paused=$(gpio_samples "$LINE_STATUS_LIGHT" 4)
+n=$(level_changes "$paused")
 log "paused: $paused ($n changes)"
 figure paused_blink_changes_4s "$n"
 check "paused: the light is on and off" sh -c 'case $1 in *0*1* | *1*0*) ;; *) exit 1 ;; esac' _ "$paused"

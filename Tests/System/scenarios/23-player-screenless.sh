@@ -33,18 +33,6 @@ player_config "$CONFIG" "$MEDIA_ROOT" "$STATE_DIR" \
 sed -i 's|"screen": {[^}]*}|"screen": { "type": "none" }|' "$CONFIG"
 must "a valid config without a screen" "$SYSTEST_PLAYER" check-config "$CONFIG"
 
-# swipe NUMBER : the reader types NUMBER and Enter (as scenario 18).
-swipe() {
-    local digits=$1 i
-    for ((i = 0; i < ${#digits}; i++)); do
-        echo "tap KEY_${digits:i:1} 5" >&"$UINPUT_FD"
-        _uinput_sent=$((_uinput_sent + 1))
-    done
-    echo "tap KEY_ENTER 5" >&"$UINPUT_FD"
-    _uinput_sent=$((_uinput_sent + 1))
-    wait_for 10 "the reader typed $digits" _uinput_done "$_uinput_sent"
-}
-
 # sounding_tail FRAMES : the last FRAMES frames captured are not all silence.
 sounding_tail() { ! pcm_silent_tail "$1"; }
 
@@ -57,21 +45,6 @@ chord_hold() {
     for line in "$@"; do gpio_pull "$line" up; done
 }
 
-# light_samples SECONDS : the status light's level every 50 ms, one python3 process (scenario 22).
-light_samples() {
-    python3 - "$(gpio_sim_line_dir "$LINE_STATUS_LIGHT")/value" "$1" <<'PY'
-import sys, time
-path, seconds = sys.argv[1], float(sys.argv[2])
-text, start = "", time.monotonic()
-with open(path) as f:
-    while time.monotonic() - start < seconds:
-        f.seek(0)
-        text += f.read().strip()
-        time.sleep(0.05)
-print(text)
-PY
-}
-changes() { awk -v s="$1" 'BEGIN { n = 0; for (i = 2; i <= length(s); i++) if (substr(s, i, 1) != substr(s, i - 1, 1)) n++; print n }'; }
 
 # prompt_between CAPTURE REFERENCE TRACK_START : follows the track from TRACK_START until the
 # capture leaves it, then finds where it comes back; prints "break=B back=K resumed_at=R
@@ -135,11 +108,11 @@ track_start=$PCM_TRACK_START
 wait_capture_frames $((track_start + 2 * SYSTEST_RATE))
 
 # 3.
-swipe 1111
+card_swipe 1111
 check "an unknown card is offered for linking" \
     wait_for 10 "the new-card offer" player_log_has "card 1111: not linked; offering Alpha"
-linking=$(light_samples 2)
-n=$(changes "$linking")
+linking=$(gpio_samples "$LINE_STATUS_LIGHT" 2)
+n=$(level_changes "$linking")
 log "linking: $linking ($n changes)"
 figure linking_blink_changes_2s "$n"
 check "linking: the status light blinks fast (at least 6 changes in 2 s; 1 Hz gives 4)" test "$n" -ge 6
@@ -169,7 +142,7 @@ check "the track goes on where it broke off (reference frame ${p_resumed_at:-?} 
 button_press "$LINE_STOP"
 must "stop: silence within 2 s" wait_for 10 "silence after stop" pcm_silent_tail $((SYSTEST_RATE / 2))
 press_frame=$(capture_now)
-swipe 1111
+card_swipe 1111
 must "the linked card plays: sound within 15 s" wait_sound 15 "$press_frame"
 wait_capture_frames $((SOUND_FRAME + 2 * SYSTEST_RATE))
 # Alpha, from the start of the track the stop rewound to (which one depends on how long the

@@ -3,7 +3,8 @@ import KioskCore
 import KioskSystem
 
 /// The player's words to the engine: each text goes to the `Speaker` (synthesized off the loop,
-/// cached), and the PCM that comes back plays through the engine at `speech.volume`.
+/// cached), and the PCM that comes back plays through the engine at `speech.volume` (the track
+/// pausing for it, or ducked under it with `speech.duck`).
 ///
 /// Thread: the loop thread (the speaker's worker only synthesizes).
 final class SpokenPrompts {
@@ -28,7 +29,9 @@ final class SpokenPrompts {
                 switch result {
                 case .success(let pcm):
                     guard let engine else { return }
-                    engine.speak(pcm, volume: speech.volume) { _ in self?.pending -= 1 }
+                    engine.speak(pcm, volume: speech.volume, duckDb: speech.duck ? speech.duckDb : nil) { _ in
+                        self?.pending -= 1
+                    }
                 case .failure(let error):
                     Log.warning("\(error)")
                     self?.pending -= 1
@@ -38,7 +41,8 @@ final class SpokenPrompts {
             Log.error("speech: cannot start the speech thread: \(error); no spoken prompts")
             return
         }
-        Log.info("speech: \(mode.rawValue) in voice \(language) at \(speech.volume) %")
+        let under = speech.duck ? ", the track going on \(speech.duckDb) dB lower under it" : ""
+        Log.info("speech: \(mode.rawValue) in voice \(language) at \(speech.volume) %\(under)")
         player.onSpeak = { [weak self] text in self?.say(text) }
     }
 

@@ -1,3 +1,4 @@
+import Glibc
 import KioskSystem
 import Synchronization
 
@@ -184,12 +185,16 @@ public final class AudioEngine: PlaybackEngine {
     }
 
     /// Speaks `pcm` at `volume` % through the device: a playing track pauses for it (keeping its
-    /// position; it goes on with its next frame after), an idle device is opened for it. Prompts play
-    /// one after another; `onFinished` runs on the loop thread when this one has gone to the device,
-    /// or could not (with why: the device would not open, and such; also logged).
-    public func speak(_ pcm: SpokenPCM, volume: Int, onFinished: @escaping (String?) -> Void = { _ in }) {
+    /// position; it goes on with its next frame after) or, with `duckDb`, goes on under it lowered by
+    /// that much; an idle device is opened for it. Prompts play one after another; `onFinished` runs
+    /// on the loop thread when this one has gone to the device, or could not (with why: the device
+    /// would not open, and such; also logged).
+    public func speak(
+        _ pcm: SpokenPCM, volume: Int, duckDb: Double? = nil, onFinished: @escaping (String?) -> Void = { _ in }
+    ) {
+        let duckGain = duckDb.map { SampleConverter.gain(scale: Float(pow(10, min(0, $0) / 20))) }
         hand(
-            prompts.add(pcm, volume: volume) { failure in
+            prompts.add(pcm, volume: volume, duckGain: duckGain) { failure in
                 if let failure { Log.warning("speech: \"\(pcm.text)\" not spoken: \(failure)") }
                 onFinished(failure)
             })

@@ -1,9 +1,10 @@
 import Glibc
 
 /// The output's gain: the volume (`AudioEngine.setVolume`), the track's gain (`TrackRequest.gain`,
-/// from its trackStart marker), the fade (`AudioEngine.fadeOut`) and the declick ramps
-/// (`AudioSettings.declickMilliseconds`) applied to frames on their way to the device, converting
-/// them into its encoding in a scratch buffer when they are not sent as they are.
+/// from its trackStart marker), the fade (`AudioEngine.fadeOut`), the declick ramps
+/// (`AudioSettings.declickMilliseconds`) and the duck under a spoken prompt (`duck(to:frames:)`)
+/// applied to frames on their way to the device, converting them into its encoding in a scratch
+/// buffer when they are not sent as they are.
 ///
 /// The fade is the last request seen, its length and progress in device frames; past its end the
 /// output is silent until a cancel.
@@ -38,6 +39,12 @@ final class OutputGain {
     private var rampTotal = 0
     private var rampDone = 0
     private var rampRising = true
+    /// The duck: the gain (Q16) it moves from and to over `duckTotal` frames, `duckDone` of them
+    /// gone; at rest when done and at unity (then frames may go out untouched again).
+    private var duckFrom = SampleConverter.unity
+    private var duckTo = SampleConverter.unity
+    private var duckTotal = 0
+    private var duckDone = 0
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -89,6 +96,39 @@ final class OutputGain {
         rampDone = 0
     }
 
+    /// Whether frames go out lowered under a prompt, or on their way down or back up: every chunk
+    /// `prepare` gives is then in the scratch buffer, where the prompt is mixed in.
+    var isDucked: Bool { duckDone < duckTotal || duckTo != SampleConverter.unity }
+
+    /// The duck's gain (Q16) now.
+    private func duckGain(after frames: Int) -> Int32 {
+        let done = duckDone + frames
+        guard done < duckTotal else { return duckTo }
+        let t = Double(done) / Double(duckTotal)
+        let moved = 0.5 - 0.5 * cos(Double.pi * t)
+        return Int32(Double(duckFrom) + Double(duckTo - duckFrom) * moved)
+    }
+
+    /// The next `frames` frames move (half a cosine, as the declick) to `level` (Q16): down under a
+    /// prompt, back to unity after it.
+    func duck(to level: Int32, frames: Int) {
+        duckFrom = duckGain(after: 0)
+        duckTo = level
+        duckTotal = max(1, frames)
+        duckDone = 0
+    }
+
+    /// Ends the duck at once (the device is gone).
+    func endDuck() {
+        duckFrom = SampleConverter.unity
+        duckTo = SampleConverter.unity
+        duckTotal = 0
+        duckDone = 0
+    }
+
+    /// The scratch buffer `prepare` gives while `isDucked`, for the prompt to be mixed into.
+    var scratchBuffer: UnsafeMutableRawPointer { scratch }
+
     /// The frames to send for `frames` frames in `encoding` at `source`: the source itself when
     /// the device takes them as they are at full volume, else the scratch buffer (and then at most
     /// `scratchFrames`).
@@ -99,9 +139,9 @@ final class OutputGain {
         // A chunk never spans a change of track gain.
         let frames = framesBeforeNextTrack > 0 ? min(frames, framesBeforeNextTrack) : frames
         followFadeRequests(rate: device.deviceRate)
-        if isRamping {
+        if isRamping || isDucked {
             // Per block of `rampBlockFrames`: a 5 ms ramp at 44.1 kHz takes 28 steps of under 4 %.
-            let count = min(frames, Self.scratchFrames, rampTotal - rampDone)
+            let count = min(frames, Self.scratchFrames, isRamping ? rampTotal - rampDone : Int.max)
             let channels = device.channels
             let inBytes = encoding.bytes * channels
             let outBytes = device.encoding.bytes * channels
@@ -112,8 +152,11 @@ final class OutputGain {
                 if let fade {
                     blockGain = (blockGain * Int64(Self.fadeCurve(done: fade.done + offset, total: fade.total))) >> 16
                 }
-                let ramp = Self.rampCurve(done: rampDone + offset, total: rampTotal, rising: rampRising)
-                blockGain = (blockGain * Int64(ramp)) >> 16
+                if isRamping {
+                    let ramp = Self.rampCurve(done: rampDone + offset, total: rampTotal, rising: rampRising)
+                    blockGain = (blockGain * Int64(ramp)) >> 16
+                }
+                if isDucked { blockGain = (blockGain * Int64(duckGain(after: offset))) >> 16 }
                 SampleConverter.convert(
                     source + offset * inBytes, encoding, to: scratch + offset * outBytes,
                     device.encoding, samples: n * channels, gain: Int32(blockGain))
@@ -153,6 +196,10 @@ final class OutputGain {
     func sent(_ frames: Int) {
         if let f = fade { fade = (f.total, f.done + frames) }
         if rampDone < rampTotal { rampDone = min(rampTotal, rampDone + frames) }
+        if duckDone < duckTotal {
+            duckDone = min(duckTotal, duckDone + frames)
+            if duckDone == duckTotal, duckTo == SampleConverter.unity { endDuck() }
+        }
         if framesBeforeNextTrack > 0 {
             if framesBeforeNextTrack <= frames {
                 trackGain = nextTrackGain

@@ -72,9 +72,11 @@ final class OutputWorker: @unchecked Sendable {
             flush(request)
             return
         }
-        if prompt.isActive || !shared.prompts.isEmpty {
-            // The track ramps out before the prompt and back in after it (`fadeOut` asks for that).
-            if !prompt.isActive && sounding { fadeOut() }
+        if (prompt.isActive || !shared.prompts.isEmpty) && !mixesPrompt() {
+            // The track ramps out before the prompt and back in after it (`fadeOut` asks for that;
+            // a prompt mixed under it so far is mixed into the ramp).
+            if sounding { fadeOut() }
+            if prompt.isMixing || gain.isDucked { gain.endDuck() }
             if let code = prompt.step() {
                 lose(code: code, message: nil)
             } else {
@@ -165,6 +167,24 @@ final class OutputWorker: @unchecked Sendable {
         }
     }
 
+    /// Whether the prompt waiting or playing goes under the track's frames (it ducks, a track plays
+    /// on a working device set up for it): then the ring is read on and `write` mixes it in. The
+    /// duck starts down when the prompt does.
+    private func mixesPrompt() -> Bool {
+        guard shared.playing.load(ordering: .acquiring), !skipping, !session.lost,
+            let configuration = session.configuration
+        else { return false }
+        let wasMixing = prompt.isMixing
+        guard prompt.mixUnder(configuration) else { return false }
+        if !wasMixing, let level = prompt.duckGain { gain.duck(to: level, frames: duckFrames(configuration)) }
+        return true
+    }
+
+    /// The duck moves down or up over 30 ms.
+    private func duckFrames(_ configuration: OutputConfiguration) -> Int {
+        max(1, 30 * configuration.deviceRate / 1000)
+    }
+
     /// Whether a wait should end: shutdown, a reset, a device change, or (when `playing`) play.
     private func shouldWake(playing: Bool) -> Bool {
         if shared.isShuttingDown || shared.flushRequest.load(ordering: .acquiring) > acknowledged { return true }
@@ -200,7 +220,15 @@ final class OutputWorker: @unchecked Sendable {
             rampInDue = false
             if shared.declickMs > 0 { gain.rampIn(frames: declickFrames(configuration)) }
         }
+        // A mixed prompt's chunk ends with the prompt, so the track comes back up right after it.
+        let mixing = prompt.isMixing
+        let frames = mixing ? max(1, min(frames, prompt.framesLeft)) : frames
         let (pointer, count) = gain.prepare(source, encoding, frames: frames, device: configuration)
+        if mixing {
+            // While ducked, `prepare` gives its scratch buffer.
+            precondition(pointer == UnsafeRawPointer(gain.scratchBuffer))
+            prompt.mix(into: gain.scratchBuffer, frames: count)
+        }
         let writeStart = Syscalls.monotonicNanoseconds()
         let result = output.write(pointer, count: count)
         let writeEnd = Syscalls.monotonicNanoseconds()
@@ -227,6 +255,7 @@ final class OutputWorker: @unchecked Sendable {
         }
         timeline.wrote(result)
         gain.sent(result)
+        if mixing, prompt.mixed(result) { gain.duck(to: SampleConverter.unity, frames: duckFrames(configuration)) }
         sounding = true
         feedingSilence = false
         underrunWatch.wrote(start: writeStart, end: writeEnd, queued: updatePosition())
@@ -446,6 +475,8 @@ final class OutputWorker: @unchecked Sendable {
         feedingSilence = false
         rampInDue = true
         gain.endRamp()
+        gain.endDuck()
+        prompt.abandonMix()
         timeline.settle(played: timeline.played(delay: session.delay()), device: session.configuration)
         timeline.restart(at: 0)
         session.lose(code: code, message: message, epoch: timeline.epoch)

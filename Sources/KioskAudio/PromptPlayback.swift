@@ -6,6 +6,10 @@ import KioskSystem
 /// frames of the prompt count for no track (`OutputTimeline.wroteGap`). With no device open (stopped,
 /// or nothing played yet) it opens one for the prompt and closes it after.
 ///
+/// A clip that ducks (`PromptClip.duckGain`) while a track plays is mixed into the track's frames
+/// instead (`mixUnder`, `mix`): the ring is read on, its frames lowered (`OutputGain.duck`) and
+/// counted for the track. Should the track pause, stop or end meanwhile, the rest plays alone.
+///
 /// The clip comes ready for the device's set-up (`PromptClip`, made by the loop); one made for
 /// another set-up goes back (`promptRefused`) to be made again.
 ///
@@ -18,6 +22,9 @@ final class PromptPlayback {
     private var offset = 0
     /// Whether the device was opened for the prompt (then it is closed after it).
     private var openedDevice = false
+    /// Whether the clip is taken but not started yet, or going out mixed under the track's frames.
+    private var pending = false
+    private(set) var isMixing = false
 
     init(shared: EngineShared, session: DeviceSession, timeline: OutputTimeline) {
         self.shared = shared
@@ -27,13 +34,77 @@ final class PromptPlayback {
 
     var isActive: Bool { clip != nil }
 
-    /// Takes a prompt handed over, or writes the next part of the one playing. Returns the error
-    /// code when the device failed (the caller loses it; the prompt is over).
+    /// The frames of the prompt still to go out.
+    var framesLeft: Int { clip.map { $0.frames - offset } ?? 0 }
+
+    /// The gain (Q16) the track goes on at under the prompt taken (nil: it pauses).
+    var duckGain: Int32? { clip?.duckGain }
+
+    /// Whether the prompt waiting (taken now if handed over) or going out mixed goes under the
+    /// track's frames on a device set up as `configuration`. A prompt that began alone stays alone.
+    func mixUnder(_ configuration: OutputConfiguration) -> Bool {
+        if clip == nil {
+            guard let next = shared.prompts.take() else { return false }
+            clip = next
+            offset = 0
+            pending = true
+        }
+        guard let clip else { return false }
+        if isMixing { return true }
+        guard pending, clip.duckGain != nil, configuration.deviceRate == clip.sampleRate,
+            configuration.channels == clip.channels, configuration.encoding == clip.encoding
+        else { return false }
+        pending = false
+        isMixing = true
+        return true
+    }
+
+    /// Adds the prompt's next `frames` frames to the track's at `buffer` (the output stage's scratch,
+    /// in the device's encoding), not more than `framesLeft`.
+    func mix(into buffer: UnsafeMutableRawPointer, frames: Int) {
+        guard let clip, isMixing else { return }
+        let count = min(frames, clip.frames - offset)
+        guard count > 0 else { return }
+        SampleConverter.mix(
+            clip.bytes + offset * clip.frameBytes, into: buffer, clip.encoding, samples: count * clip.channels)
+    }
+
+    /// `frames` of the mixed frames went to the device; true when that was the prompt's end.
+    func mixed(_ frames: Int) -> Bool {
+        guard let clip, isMixing else { return false }
+        offset = min(clip.frames, offset + frames)
+        guard offset >= clip.frames else { return false }
+        finish()
+        return true
+    }
+
+    /// The device failed under a mixed prompt: it is over.
+    func abandonMix() {
+        guard isMixing else { return }
+        finish()
+    }
+
+    /// Takes a prompt handed over, or writes the next part of the one playing alone (a mixed one
+    /// goes on alone from where it is). Returns the error code when the device failed (the caller
+    /// loses it; the prompt is over).
     @discardableResult
     func step() -> Int32? {
         if clip == nil {
             guard let next = shared.prompts.take() else { return nil }
             return start(next)
+        }
+        if pending || isMixing {
+            guard let clip else { return nil }
+            // Taken for mixing but the track is not playing: as if handed over now; the rest of a
+            // mixed one: from its offset, on a device already set up for it.
+            let resumeAt = offset
+            let wasMixing = isMixing
+            pending = false
+            isMixing = false
+            self.clip = nil
+            if let code = start(clip) { return code }
+            if wasMixing, self.clip != nil { offset = resumeAt }
+            return nil
         }
         guard let clip, let output = session.output, let configuration = session.configuration else {
             finish()
@@ -100,6 +171,8 @@ final class PromptPlayback {
         closeOpened()
         clip = nil
         offset = 0
+        pending = false
+        isMixing = false
         post(.promptFinished)
     }
 

@@ -56,6 +56,33 @@ public enum SampleConverter {
         }
     }
 
+    /// Adds `samples` samples at `input` to those at `output`, both in `encoding`, clamping at full
+    /// scale (a prompt mixed over a ducked track).
+    public static func mix(
+        _ input: UnsafeRawPointer, into output: UnsafeMutableRawPointer, _ encoding: SampleEncoding, samples: Int
+    ) {
+        for i in 0..<samples {
+            let sum = Int64(load(at: i, input, encoding)) + Int64(load(at: i, UnsafeRawPointer(output), encoding))
+            store(Int32(clamping: sum), at: i, output, encoding)
+        }
+    }
+
+    /// Reads the sample at index `i` in `encoding`, left-justified in 32 bits.
+    @inline(__always)
+    private static func load(at i: Int, _ input: UnsafeRawPointer, _ encoding: SampleEncoding) -> Int32 {
+        switch encoding {
+        case .s16:
+            return Int32(input.assumingMemoryBound(to: Int16.self)[i]) << 16
+        case .s24_3:
+            let bytes = input.assumingMemoryBound(to: UInt8.self) + 3 * i
+            return Int32(bitPattern: UInt32(bytes[0]) << 8 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 24)
+        case .s24:
+            return input.assumingMemoryBound(to: Int32.self)[i] << 8
+        case .s32:
+            return input.assumingMemoryBound(to: Int32.self)[i]
+        }
+    }
+
     /// Stores a left-justified 32-bit sample in `encoding` at sample index `i`.
     @inline(__always)
     private static func store(_ v: Int32, at i: Int, _ output: UnsafeMutableRawPointer, _ encoding: SampleEncoding) {

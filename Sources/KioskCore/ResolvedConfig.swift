@@ -95,6 +95,8 @@ public struct ResolvedConfig: Sendable {
             ("bufferMs", .number(Double(c.audio.bufferMs))),
             ("ringSeconds", .number(c.audio.ringSeconds)),
             ("realtimePriority", .number(Double(c.audio.realtimePriority))),
+            ("declickMs", .number(Double(c.audio.declickMs))),
+            ("keepOpen", .bool(keepOpen)),
         ]
         let screen: [(String, JSONValue)] = [
             ("type", .string((c.screen.type ?? ScreenType(board.screen.type)).rawValue)),
@@ -136,6 +138,8 @@ public struct ResolvedConfig: Sendable {
             ("mode", .string(speechModeText)),
             ("language", .string(c.speech.language)),
             ("volume", .number(Double(c.speech.volume))),
+            ("duck", .bool(c.speech.duck)),
+            ("duckDb", .number(c.speech.duckDb)),
         ]
         let members: [(String, JSONValue)] = [
             ("configFile", .string(c.file.isEmpty ? "(built-in defaults)" : c.file)),

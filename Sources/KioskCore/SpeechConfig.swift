@@ -19,11 +19,18 @@ public struct SpeechConfig: Sendable, Equatable {
     public var language = "en"
     /// Percent, with the volume's law.
     public var volume = 80
+    /// Whether a playing track goes on under a prompt, lowered by `duckDb`, instead of pausing for it.
+    public var duck = false
+    /// How far a ducked track is lowered, in dB (negative).
+    public var duckDb = -15.0
 
-    public init(mode: Mode? = nil, language: String = "en", volume: Int = 80) {
+    public init(mode: Mode? = nil, language: String = "en", volume: Int = 80, duck: Bool = false, duckDb: Double = -15)
+    {
         self.mode = mode
         self.language = language
         self.volume = volume
+        self.duck = duck
+        self.duckDb = duckDb
     }
 
     /// Reads the `speech` object; errors name the key.
@@ -44,6 +51,8 @@ public struct SpeechConfig: Sendable, Equatable {
             s.language = language
         }
         s.volume = try r.int("volume", range: 0...100) ?? s.volume
+        s.duck = try r.bool("duck") ?? s.duck
+        s.duckDb = try r.double("duckDb", range: -40 ... -3) ?? s.duckDb
         try r.finish()
         return s
     }

@@ -19,6 +19,13 @@ import Testing
         #expect(c.speech == SpeechConfig(mode: .names, language: "de", volume: 60))
     }
 
+    @Test func aTrackPausesForAPromptUnlessDuckIsOnWhichLowersIt15dBByDefault() throws {
+        #expect(try parse("{}").speech.duck == false)
+        let c = try parse(#"{"speech": {"duck": true}}"#)
+        #expect(c.speech.duck && c.speech.duckDb == -15)
+        #expect(try parse(#"{"speech": {"duck": true, "duckDb": -20}}"#).speech.duckDb == -20)
+    }
+
     @Test(arguments: [
         (
             #"{"speech": {"mode": "loud"}}"#,
@@ -31,8 +38,10 @@ import Testing
         ),
         (
             #"{"speech": {"voice": "en"}}"#,
-            "config.json: speech.voice: unknown key (known keys: language, mode, volume)"
+            "config.json: speech.voice: unknown key (known keys: duck, duckDb, language, mode, volume)"
         ),
+        (#"{"speech": {"duck": "yes"}}"#, #"config.json: speech.duck: expected true or false, got "yes""#),
+        (#"{"speech": {"duckDb": 6}}"#, "config.json: speech.duckDb: expected a number -40…-3, got 6"),
     ])
     func aBadSpeechConfigNamesTheKey(text: String, message: String) {
         #expect(throws: ConfigError.self) { try parse(text) }

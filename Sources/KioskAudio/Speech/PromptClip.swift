@@ -13,12 +13,16 @@ final class PromptClip: @unchecked Sendable {
     var frameBytes: Int { channels * encoding.bytes }
     /// The prompt as synthesized (16-bit mono): what a closed device is opened for.
     let sourceFormat: PCMFormat
+    /// The gain (Q16) a playing track goes on at under the prompt; nil: the track pauses for it.
+    let duckGain: Int32?
 
     /// `pcm` at `volume` percent (the volume law of `SampleConverter.gain(percent:)`) converted to
-    /// `sampleRate` Hz, `channels` channels in `encoding`.
+    /// `sampleRate` Hz, `channels` channels in `encoding`; a playing track ducks to `duckGain`.
     init(
-        _ pcm: SpokenPCM, volume: Int, sampleRate: Int, channels: Int, encoding: SampleEncoding
+        _ pcm: SpokenPCM, volume: Int, duckGain: Int32? = nil, sampleRate: Int, channels: Int,
+        encoding: SampleEncoding
     ) throws(AudioOutputError) {
+        self.duckGain = duckGain
         self.sampleRate = sampleRate
         sourceFormat = PCMFormat(sampleRate: pcm.sampleRate, channels: 1, bitsPerSample: 16)
         self.channels = channels

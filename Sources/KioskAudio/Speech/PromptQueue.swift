@@ -9,6 +9,7 @@ final class PromptQueue {
     private struct Waiting {
         var pcm: SpokenPCM
         var volume: Int
+        var duckGain: Int32?
         var onFinished: (String?) -> Void
         var tries = 0
     }
@@ -27,15 +28,18 @@ final class PromptQueue {
         device = (rate, channels, encoding)
     }
 
-    /// Queues `pcm` at `volume` %; the clip to hand over when nothing plays. While one plays, only
+    /// Queues `pcm` at `volume` % (a playing track ducked to `duckGain` under it, or paused when
+    /// nil); the clip to hand over when nothing plays. While one plays, only
     /// the newest waits: a burst of presses says where it ended, not every step (and the queue
     /// cannot grow); the one it replaces finishes unspoken.
-    func add(_ pcm: SpokenPCM, volume: Int, onFinished: @escaping (String?) -> Void) -> PromptClip? {
+    func add(_ pcm: SpokenPCM, volume: Int, duckGain: Int32?, onFinished: @escaping (String?) -> Void)
+        -> PromptClip?
+    {
         if playing != nil {
             for replaced in waiting { replaced.onFinished(nil) }
             waiting.removeAll()
         }
-        waiting.append(Waiting(pcm: pcm, volume: volume, onFinished: onFinished))
+        waiting.append(Waiting(pcm: pcm, volume: volume, duckGain: duckGain, onFinished: onFinished))
         return next()
     }
 
@@ -69,7 +73,8 @@ final class PromptQueue {
             let target = device ?? (item.pcm.sampleRate, 1, .s16)
             do throws(AudioOutputError) {
                 let clip = try PromptClip(
-                    item.pcm, volume: item.volume, sampleRate: target.rate, channels: target.channels,
+                    item.pcm, volume: item.volume, duckGain: item.duckGain, sampleRate: target.rate,
+                    channels: target.channels,
                     encoding: target.encoding)
                 playing = (item, clip)
                 return clip

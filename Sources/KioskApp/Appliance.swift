@@ -256,8 +256,9 @@ public final class Appliance {
         }
         let settings = InputSettings(
             debounceMs: config.inputs.debounceMs, longPressMs: config.inputs.longPressMs,
-            repeatDelayMs: config.inputs.repeatDelayMs, repeatMs: config.inputs.repeatMs, chordMs: config.inputs.chordMs
-        )
+            repeatDelayMs: config.inputs.repeatDelayMs, repeatMs: config.inputs.repeatMs,
+            chordMs: config.inputs.chordMs,
+            doublePressMs: config.inputs.doublePressMs)
         let manager = InputManager(loop: loop, profile: profile, settings: settings) { [unowned self] event in
             Log.debug("input: \(event)")
             self.display?.noteActivity()
@@ -378,6 +379,8 @@ public final class Appliance {
             if let p = b.press { parts.append(p.rawValue) }
             if let l = b.longPress { parts.append("long: \(l.rawValue)") }
             if let h = b.hold { parts.append("hold: \(h.rawValue)") }
+            if let d = b.doublePress { parts.append("twice: \(d.rawValue)") }
+            if let d = b.doubleHold { parts.append("twice, hold: \(d.rawValue)") }
             return parts.joined(separator: ", ")
         }
         for button in profile.buttons {

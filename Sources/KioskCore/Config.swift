@@ -54,6 +54,7 @@ public struct Config: Sendable {
         public var repeatDelayMs = 400
         public var repeatMs = 150
         public var chordMs = 200
+        public var doublePressMs = 300
         /// Use the terminal's keyboard as buttons (default: when stdin is a terminal).
         public var keyboard: Bool?
         /// A JSON-lines event script replayed as input (tests, demos).
@@ -246,6 +247,7 @@ public struct Config: Sendable {
             c.inputs.repeatDelayMs = try i.int("repeatDelayMs", range: 50...10_000) ?? c.inputs.repeatDelayMs
             c.inputs.repeatMs = try i.int("repeatMs", range: 20...5_000) ?? c.inputs.repeatMs
             c.inputs.chordMs = try i.int("chordMs", range: 20...5_000) ?? c.inputs.chordMs
+            c.inputs.doublePressMs = try i.int("doublePressMs", range: 100...1000) ?? c.inputs.doublePressMs
             c.inputs.keyboard = try i.bool("keyboard")
             c.inputs.script = try i.string("script")
             if let seek = try i.object("seek") { c.inputs.seek = try SeekSettings.parse(seek) }

@@ -117,6 +117,7 @@ public struct ResolvedConfig: Sendable {
             ("repeatDelayMs", .number(Double(c.inputs.repeatDelayMs))),
             ("repeatMs", .number(Double(c.inputs.repeatMs))),
             ("chordMs", .number(Double(c.inputs.chordMs))),
+            ("doublePressMs", .number(Double(c.inputs.doublePressMs))),
             ("keyboard", c.inputs.keyboard.map { JSONValue.bool($0) } ?? JSONValue.null),
             ("script", optional(c.inputs.script)),
             ("keymap", c.inputs.keymap),

@@ -15,6 +15,10 @@
 /// - A button with `longPress` acts on release when released before `longPress` (a short press),
 ///   or once when the press reaches `longPress` (and not again on release).
 /// - A button with `press` and a different `hold` acts `press` on a release before the first repeat.
+/// - A button with `doublePress` acts `press` once `doublePressMs` have passed after a short press's
+///   release without a second press; a second press in that window acts `doublePress` on its
+///   release or, held, repeats `doubleHold` instead of `hold` (one button for next, previous and
+///   seeking both ways).
 /// - A chord member's press waits for `chordWindow` (or the release, if sooner): if all members
 ///   of a chord go down within the window, the chord takes the press (no member acts) and its action
 ///   fires once all have been held `holdNs`; releasing one before cancels it.
@@ -37,6 +41,8 @@ public final class Gestures {
             /// A short press (or an immediate one).
             case press
             case longPress
+            /// A second short press soon after a first (`ButtonBinding.doublePress`).
+            case doublePress
             /// A hold-repeat.
             case hold
             /// All buttons of a chord went down together.
@@ -59,6 +65,7 @@ public final class Gestures {
             case .up(let held): text += "up (held \(held / 1_000_000) ms)"
             case .press: text += "press"
             case .longPress: text += "long press"
+            case .doublePress: text += "double press"
             case .hold: text += "hold \(repeatCount)"
             case .chordStart: text += "pressed together"
             case .chord: text += "held"
@@ -90,11 +97,19 @@ public final class Gestures {
         var deferredAt: UInt64?
         var longAt: UInt64?
         var repeatAt: UInt64?
+        /// A short press waiting for a second (`doublePress`): when it acts alone.
+        var secondDueBy: UInt64?
+        /// This press is the second of a double press.
+        var second = false
 
-        /// Acts on the press itself (no long press to tell apart, no different hold action).
+        /// Acts on the press itself (no long press or double press to tell apart, no different hold
+        /// action).
         var actsOnPress: Bool {
-            binding.longPress == nil && (binding.hold == nil || binding.press == nil || binding.press == binding.hold)
+            binding.longPress == nil && binding.doublePress == nil
+                && (binding.hold == nil || binding.press == nil || binding.press == binding.hold)
         }
+        /// What holding this press repeats.
+        var holdAction: Action? { second ? binding.doubleHold : binding.hold }
         var immediate: Bool { actsOnPress && chords.isEmpty }
         /// What a short press does.
         var shortAction: Action? { binding.press ?? (binding.longPress == nil ? binding.hold : nil) }
@@ -111,7 +126,7 @@ public final class Gestures {
     }
 
     private enum Deadline: Int {
-        case settle, chord, deferred, long, repeats
+        case settle, chord, deferred, long, repeats, double
     }
 
     private var buttons: [Button] = []
@@ -120,6 +135,7 @@ public final class Gestures {
     private let repeatDelayNs: UInt64
     private let repeatNs: UInt64
     private let chordWindowNs: UInt64
+    private let doublePressNs: UInt64
     private let emit: (Event) -> Void
     /// The latest time processed.
     public private(set) var now: UInt64 = 0
@@ -129,6 +145,7 @@ public final class Gestures {
         longPressNs = UInt64(settings.longPressMs) * 1_000_000
         repeatDelayNs = UInt64(settings.repeatDelayMs) * 1_000_000
         repeatNs = UInt64(max(1, settings.repeatMs)) * 1_000_000
+        doublePressNs = UInt64(max(1, settings.doublePressMs)) * 1_000_000
         // A chord window longer than the first long press or repeat would let those fire first.
         chordWindowNs = UInt64(min(settings.chordMs, settings.longPressMs - 1, settings.repeatDelayMs - 1)) * 1_000_000
         self.emit = emit
@@ -215,6 +232,7 @@ public final class Gestures {
             consider(b.deferredAt, .deferred, i)
             consider(b.longAt, .long, i)
             consider(b.repeatAt, .repeats, i)
+            consider(b.secondDueBy, .double, i)
         }
         for (i, c) in chords.enumerated() { consider(c.fireAt, .chord, i) }
         return best
@@ -240,7 +258,11 @@ public final class Gestures {
         case .repeats:
             buttons[i].repeats += 1
             buttons[i].repeatAt = t + repeatNs
-            send(.hold, buttons[i].source, buttons[i].binding.hold, buttons[i].repeats, t)
+            send(.hold, buttons[i].source, buttons[i].holdAction, buttons[i].repeats, t)
+        case .double:
+            // No second press came: the first acts alone.
+            buttons[i].secondDueBy = nil
+            send(.press, buttons[i].source, buttons[i].shortAction, 0, t)
         case .chord:
             chords[i].fireAt = nil
             chords[i].fired = true
@@ -258,13 +280,21 @@ public final class Gestures {
     }
 
     private func down(_ i: Int, at t: UInt64) {
+        let firstWaiting = buttons[i].secondDueBy != nil
+        buttons[i].secondDueBy = nil
+        buttons[i].second = firstWaiting
         buttons[i].downAt = t
         buttons[i].consumed = false
         buttons[i].pressed = false
         buttons[i].longDone = false
         buttons[i].repeats = 0
         send(.down, buttons[i].source, nil, 0, t)
-        if startChord(completedBy: i, at: t) { return }
+        if startChord(completedBy: i, at: t) {
+            // A chord took the second press: the first acts alone after all.
+            if firstWaiting { send(.press, buttons[i].source, buttons[i].shortAction, 0, t) }
+            buttons[i].second = false
+            return
+        }
         let b = buttons[i]
         if b.immediate {
             if let action = b.shortAction {
@@ -275,7 +305,7 @@ public final class Gestures {
             buttons[i].deferredAt = t + chordWindowNs
         }
         if b.binding.longPress != nil { buttons[i].longAt = t + longPressNs }
-        if b.binding.hold != nil { buttons[i].repeatAt = t + repeatDelayNs }
+        if b.holdAction != nil { buttons[i].repeatAt = t + repeatDelayNs }
     }
 
     private func up(_ i: Int, at t: UInt64) {
@@ -287,6 +317,16 @@ public final class Gestures {
         cancelChords(of: i, at: t, report: true)
         if b.consumed {
             buttons[i].consumed = false
+            return
+        }
+        if let doublePress = b.binding.doublePress {
+            buttons[i].second = false
+            if b.repeats > 0 || b.pressed { return }
+            if b.second {
+                send(.doublePress, b.source, doublePress, 0, t)
+            } else {
+                buttons[i].secondDueBy = t + doublePressNs
+            }
             return
         }
         if !b.pressed && !b.longDone && b.repeats == 0, let action = b.shortAction {

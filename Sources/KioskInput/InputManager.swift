@@ -212,7 +212,7 @@ public final class InputManager {
         raw(event.description)
         guard let action = event.action else { return }
         switch event.kind {
-        case .press, .longPress, .hold, .chord:
+        case .press, .longPress, .doublePress, .hold, .chord:
             onAction(
                 ActionEvent(
                     action: action, repeatCount: event.repeatCount, source: event.source,

@@ -10,20 +10,42 @@ public struct ButtonBinding: Sendable, Equatable {
     public var press: Action?
     public var longPress: Action?
     public var hold: Action?
+    /// A second press soon after a first (`Gestures`), and what holding that second press repeats.
+    public var doublePress: Action?
+    public var doubleHold: Action?
 
-    public init(press: Action? = nil, longPress: Action? = nil, hold: Action? = nil) {
+    public init(
+        press: Action? = nil, longPress: Action? = nil, hold: Action? = nil, doublePress: Action? = nil,
+        doubleHold: Action? = nil
+    ) {
         self.press = press
         self.longPress = longPress
         self.hold = hold
+        self.doublePress = doublePress
+        self.doubleHold = doubleHold
     }
 
-    var isEmpty: Bool { press == nil && longPress == nil && hold == nil }
+    var isEmpty: Bool { press == nil && longPress == nil && hold == nil && doublePress == nil && doubleHold == nil }
+
+    /// Why the gestures cannot be told apart, or nil: a long press with a hold or a double press; a
+    /// double press with no press before it; a double hold with no double press.
+    var conflict: String? {
+        if longPress != nil && hold != nil { return "a button has either \"hold\" or \"longPress\", not both" }
+        if longPress != nil && doublePress != nil {
+            return "a button has either \"doublePress\" or \"longPress\", not both"
+        }
+        if doublePress != nil && press == nil { return "\"doublePress\" needs a \"press\" action too" }
+        if doubleHold != nil && doublePress == nil { return "\"doubleHold\" needs a \"doublePress\" action too" }
+        return nil
+    }
 
     var summary: String {
         var parts: [String] = []
         if let press { parts.append("press \(press.rawValue)") }
         if let longPress { parts.append("long press \(longPress.rawValue)") }
         if let hold { parts.append("hold \(hold.rawValue)") }
+        if let doublePress { parts.append("double press \(doublePress.rawValue)") }
+        if let doubleHold { parts.append("double press held \(doubleHold.rawValue)") }
         return parts.isEmpty ? "no action" : parts.joined(separator: ", ")
     }
 }
@@ -460,22 +482,26 @@ public struct InputProfile: Sendable {
         if object.has("press") { result.press = try Keymap.action(object, "press") }
         if object.has("longPress") { result.longPress = try Keymap.action(object, "longPress") }
         if object.has("hold") { result.hold = try Keymap.action(object, "hold") }
-        if result.longPress != nil && result.hold != nil {
+        if object.has("doublePress") { result.doublePress = try Keymap.action(object, "doublePress") }
+        if object.has("doubleHold") { result.doubleHold = try Keymap.action(object, "doubleHold") }
+        if let conflict = result.conflict {
             throw ConfigError(
-                file: object.file, path: object.path,
-                message:
-                    "a button has either \"hold\" or \"longPress\", not both (after this change it would have both)")
+                file: object.file, path: object.path, message: "\(conflict) (after this change)")
         }
         return result
     }
 
-    /// press / longPress / hold of a button-style object.
+    /// press / longPress / hold / doublePress / doubleHold of a button-style object.
     static func binding(_ item: JSONReader) throws(ConfigError) -> ButtonBinding {
         let binding = ButtonBinding(
             press: try Keymap.action(item, "press"), longPress: try Keymap.action(item, "longPress"),
-            hold: try Keymap.action(item, "hold"))
-        if binding.longPress != nil && binding.hold != nil {
-            throw item.error("hold", "a button has either \"hold\" or \"longPress\", not both")
+            hold: try Keymap.action(item, "hold"), doublePress: try Keymap.action(item, "doublePress"),
+            doubleHold: try Keymap.action(item, "doubleHold"))
+        if let conflict = binding.conflict {
+            let key =
+                binding.doubleHold != nil && binding.doublePress == nil
+                ? "doubleHold" : (binding.doublePress != nil ? "doublePress" : "hold")
+            throw item.error(key, conflict)
         }
         return binding
     }

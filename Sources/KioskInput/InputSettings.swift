@@ -4,7 +4,8 @@ import KioskSystem
 /// profile's actions: `InputProfile.applyKeymap`.)
 ///
 /// ```json
-/// "inputs": { "debounceMs": 5, "longPressMs": 600, "repeatDelayMs": 400, "repeatMs": 150, "chordMs": 200 }
+/// "inputs": { "debounceMs": 5, "longPressMs": 600, "repeatDelayMs": 400, "repeatMs": 150, "chordMs": 200,
+///   "doublePressMs": 300 }
 /// ```
 /// Thread: a value; any thread.
 public struct InputSettings: Sendable, Equatable {
@@ -19,20 +20,24 @@ public struct InputSettings: Sendable, Equatable {
     /// The buttons of a chord must all go down within this window (from the first one's press).
     /// Less than `longPressMs` and `repeatDelayMs`.
     public var chordMs: Int = 200
+    /// A second press of a button with `doublePress` within this long after the first's release
+    /// makes a double press (the first alone acts only then).
+    public var doublePressMs: Int = 300
 
     public init(
         debounceMs: Int = 5, longPressMs: Int = 600, repeatDelayMs: Int = 400, repeatMs: Int = 150,
-        chordMs: Int = 200
+        chordMs: Int = 200, doublePressMs: Int = 300
     ) {
         self.debounceMs = debounceMs
         self.longPressMs = longPressMs
         self.repeatDelayMs = repeatDelayMs
         self.repeatMs = repeatMs
         self.chordMs = chordMs
+        self.doublePressMs = doublePressMs
     }
 
     /// The keys `parse` reads, for `JSONReader.finish(known:)`.
-    public static let keys = ["debounceMs", "longPressMs", "repeatDelayMs", "repeatMs", "chordMs"]
+    public static let keys = ["debounceMs", "longPressMs", "repeatDelayMs", "repeatMs", "chordMs", "doublePressMs"]
 
     /// Reads the timing keys of the `inputs` object of config.json (only the keys above; the
     /// caller reads the others and calls `finish`).
@@ -43,6 +48,7 @@ public struct InputSettings: Sendable, Equatable {
         if let v = try reader.int("repeatDelayMs", range: 50...5000) { settings.repeatDelayMs = v }
         if let v = try reader.int("repeatMs", range: 20...2000) { settings.repeatMs = v }
         if let v = try reader.int("chordMs", range: 0...1000) { settings.chordMs = v }
+        if let v = try reader.int("doublePressMs", range: 100...1000) { settings.doublePressMs = v }
         if settings.chordMs >= min(settings.longPressMs, settings.repeatDelayMs) {
             throw reader.error(
                 "chordMs",

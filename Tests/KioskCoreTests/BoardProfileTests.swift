@@ -106,15 +106,20 @@ import Testing
         }
     }
 
-    /// Where next and previous are buttons (or keys) of their own, holding them seeks and a press
-    /// still skips; a board with one next/previous button keeps its long press for previous.
-    @Test func everyShippedBoardWithSeparateNextAndPreviousSeeksByHoldingThem() throws {
+    /// Every shipped board seeks: where next and previous are buttons (or keys) of their own,
+    /// holding them seeks and a press still skips; where one button is both (a double press is
+    /// previous), holding it seeks forward and holding its second press seeks back.
+    @Test func everyShippedBoardSeeksByHoldingNextOrPrevious() throws {
         let dir = TestPaths.repository + "/boards"
         for file in listDirectory(dir).filter({ $0.hasSuffix(".json") }) {
             let input = try BoardProfile.load(file: "\(dir)/\(file)").input
             let bindings = input.buttons.map(\.binding) + input.evdev.flatMap { $0.keys.map(\.binding) }
             for binding in bindings where binding.press == .next || binding.press == .previous {
-                if binding.longPress == .previous { continue }
+                #expect(binding.longPress != .previous, "\(file): previous on a long press leaves no seek")
+                if binding.doublePress == .previous {
+                    #expect(binding.hold == .seekForward && binding.doubleHold == .seekBackward, "\(file): \(binding)")
+                    continue
+                }
                 let seek: Action = binding.press == .next ? .seekForward : .seekBackward
                 #expect(binding.hold == seek, "\(file): \(binding)")
             }

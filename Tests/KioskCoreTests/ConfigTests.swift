@@ -139,7 +139,7 @@ import Testing
         (#"{"inputs": {"longPressMs": 50}}"#, "config.json: inputs.longPressMs: expected an integer 100…10000, got 50"),
         (
             #"{"inputs": {"keybord": true}}"#,
-            "config.json: inputs.keybord: unknown key (known keys: chordMs, debounceMs, keyboard, keymap, longPressMs, repeatDelayMs, repeatMs, script, seek)"
+            "config.json: inputs.keybord: unknown key (known keys: chordMs, debounceMs, doublePressMs, keyboard, keymap, longPressMs, repeatDelayMs, repeatMs, script, seek)"
         ),
         (
             #"{"mpd": {"listen": "127.0.0.1:70000"}}"#,

@@ -130,6 +130,51 @@ import Testing
         #expect(log.actionNames == ["play-pause", "volume-up", "volume-up", "volume-up"])
     }
 
+    /// The one next button of a four-button HAT: next, previous, seek forward and seek back.
+    static let nextButton = ButtonBinding(
+        press: .next, hold: .seekForward, doublePress: .previous, doubleHold: .seekBackward)
+
+    @Test func aLonePressOfADoublePressButtonActsOnceNoSecondCameInTheWindow() {
+        let log = GestureLog()
+        let b = log.gestures.addButton(source: "button B", binding: Self.nextButton, debounceMs: 0)
+        log.feed(b, [(0, true), (100, false)])
+        log.gestures.advance(to: Recording.ns(399))
+        #expect(log.actions.isEmpty, "waiting for a second press")
+        log.gestures.advance(to: Recording.ns(1000))
+        #expect(log.actionNames == ["next"])
+        #expect(log.actions.map(\.2) == [400])
+    }
+
+    @Test func twoQuickPressesAreOneDoublePressAndNoPress() {
+        let log = GestureLog()
+        let b = log.gestures.addButton(source: "button B", binding: Self.nextButton, debounceMs: 0)
+        log.feed(b, [(0, true), (100, false), (250, true), (350, false)])
+        log.gestures.advance(to: Recording.ns(2000))
+        #expect(log.actionNames == ["previous"])
+        #expect(log.count(.doublePress) == 1 && log.count(.press) == 0)
+    }
+
+    @Test func aSecondPressAfterTheWindowIsAPressOfItsOwn() {
+        let log = GestureLog()
+        let b = log.gestures.addButton(source: "button B", binding: Self.nextButton, debounceMs: 0)
+        log.feed(b, [(0, true), (100, false), (500, true), (600, false)])
+        log.gestures.advance(to: Recording.ns(2000))
+        #expect(log.actionNames == ["next", "next"])
+        #expect(log.actions.map(\.2) == [400, 900])
+    }
+
+    @Test func holdingSeeksForwardAndPressingAgainAndHoldingSeeksBack() {
+        let log = GestureLog()
+        let b = log.gestures.addButton(source: "button B", binding: Self.nextButton, debounceMs: 0)
+        log.feed(b, [(0, true), (800, false)])
+        log.feed(b, [(2000, true), (2100, false), (2300, true), (2950, false)])
+        log.gestures.advance(to: Recording.ns(5000))
+        // 400, 550, 700 forward; the second press of 2300, held to 2950: 2700, 2850 back; nothing on releases.
+        #expect(log.actionNames == ["seek-forward", "seek-forward", "seek-forward", "seek-backward", "seek-backward"])
+        #expect(log.actions.map(\.2) == [400, 550, 700, 2700, 2850])
+        #expect(log.actions.map(\.1) == [1, 2, 3, 1, 2])
+    }
+
     @Test func chordHeldFiresItsActionAndNotTheButtons() {
         let log = GestureLog()
         let a = log.gestures.addButton(source: "button A", binding: ButtonBinding(press: .playPause), debounceMs: 5)

@@ -105,6 +105,19 @@ let pirateAudio = """
                 == "box.json: buttons[0].hold: a button has either \"hold\" or \"longPress\", not both")
     }
 
+    @Test func aDoublePressNeedsAPressAndNoLongPressAndADoubleHoldNeedsADoublePress() {
+        #expect(
+            error(#"{"buttons": [{"name": "A", "line": 5, "doublePress": "previous"}]}"#)
+                == "box.json: buttons[0].doublePress: \"doublePress\" needs a \"press\" action too")
+        #expect(
+            error(
+                #"{"buttons": [{"name": "A", "line": 5, "press": "next", "longPress": "stop", "doublePress": "previous"}]}"#
+            ) == "box.json: buttons[0].doublePress: a button has either \"doublePress\" or \"longPress\", not both")
+        #expect(
+            error(#"{"buttons": [{"name": "A", "line": 5, "press": "next", "doubleHold": "seek-backward"}]}"#)
+                == "box.json: buttons[0].doubleHold: \"doubleHold\" needs a \"doublePress\" action too")
+    }
+
     @Test func duplicateNamesAndUnknownKeysAreErrors() {
         #expect(
             error(#"{"buttons": [{"name": "A", "line": 5}, {"name": "A", "line": 6}]}"#)

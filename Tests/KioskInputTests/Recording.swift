@@ -38,7 +38,7 @@ final class GestureLog {
     var actions: [(Action, Int, Double)] {
         events.compactMap { e in
             switch e.kind {
-            case .press, .longPress, .hold, .chord:
+            case .press, .longPress, .doublePress, .hold, .chord:
                 return e.action.map { ($0, e.repeatCount, Recording.ms(e.timestampNs)) }
             default: return nil
             }

@@ -138,6 +138,8 @@ public struct Config: Sendable {
     public var mpd = MPD()
     public var cards = Cards()
     public var speech = SpeechConfig()
+    /// Exhibit mode: clips on inputs instead of a music player's controls (nil: off).
+    public var exhibit: ExhibitConfig?
 
     public init() {}
 
@@ -148,7 +150,7 @@ public struct Config: Sendable {
         "sleepAction",
         "repeat", "shuffle", "replayGain", "replayGainPreampDb", "replayGainMissingPreampDb", "audio", "screen",
         "speech",
-        "inputs", "mpd", "cards",
+        "inputs", "mpd", "cards", "exhibit",
     ]
 
     /// Parses a config file's contents.
@@ -280,6 +282,7 @@ public struct Config: Sendable {
             try k.finish()
         }
         if let speech = try r.object("speech") { c.speech = try SpeechConfig.parse(speech) }
+        if let exhibit = try r.object("exhibit") { c.exhibit = try ExhibitConfig.parse(exhibit) }
         try r.finish(known: topKeys)
         return c
     }

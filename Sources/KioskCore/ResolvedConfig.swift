@@ -65,7 +65,20 @@ public struct ResolvedConfig: Sendable {
     /// the reset lines of config `cards.readers` (which replace the board's readers) against the
     /// lines the board's buttons, encoders, panel and HAT use on the same chip.
     public func validate() throws(ConfigError) {
-        _ = try inputProfile()
+        let inputs = try inputProfile()
+        if let exhibit = config.exhibit {
+            for (index, clip) in exhibit.clips.enumerated() {
+                guard case .button(let name) = clip.input, !inputs.buttons.contains(where: { $0.name == name }) else {
+                    continue
+                }
+                let known = inputs.buttons.map(\.name).joined(separator: ", ")
+                throw ConfigError(
+                    file: config.file, path: "exhibit.clips[\(index)].input.button",
+                    message:
+                        "board \(board.name) has no button \"\(name)\" (its buttons: \(known.isEmpty ? "none" : known))"
+                )
+            }
+        }
         guard let readers = config.cards.readers else { return }
         var withoutReaders = board
         withoutReaders.input.cardReaders = []

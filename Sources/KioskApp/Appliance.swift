@@ -269,6 +269,9 @@ public final class Appliance {
             self.display?.noteActivity()
             self.player.handle(event)
         }
+        if config.exhibit != nil {
+            manager.onEdge = { [unowned self] source, down in self.player.exhibitEdge(source: source, down: down) }
+        }
         inputs = manager
         player.linkGesture = Self.linkGesture(
             profile, keyboard: options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0))

@@ -16,6 +16,11 @@ extension Player {
         guard !shuttingDown else { return }
         guard lockAdmits(event) else { return }
         inputCame()
+        if isExhibit {
+            // Only cards bound to clips count; a new card offers no link.
+            _ = exhibitCard(event.uid.rawValue, presented: event.kind == .presented)
+            return
+        }
         switch event.kind {
         case .presented: cardPresented(event.uid)
         case .removed: cardRemoved(event.uid)

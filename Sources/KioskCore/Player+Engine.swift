@@ -40,6 +40,7 @@ extension Player {
         case .trackFinished:
             return
         case .queueFinished:
+            if exhibitClip != nil, exhibitQueueFinished() { break }
             if engineHoldsRestoredTrackOnly {
                 restoredTrackEnded()
             } else {

@@ -22,6 +22,11 @@ extension Player {
             return
         case .scanFinished, .catalogChanged: break
         }
+        if isExhibit {
+            if queue.isEmpty || status != .playing { startExhibit() }
+            refreshScreen()
+            return
+        }
         tryResume()
         playWaitingCard()
         refreshScreen()

@@ -23,6 +23,14 @@ extension Player {
         inputCame()
         if inputCancelsSleepFade() { return }
         let steps = max(1, event.steps)
+        if isExhibit {
+            // Visitors have the volume (within the staff's range) and nothing else: no browse, no menu.
+            switch event.action {
+            case .volumeUp, .volumeDown: visitorCame()
+            case .shutdown, .lock: break
+            default: return
+            }
+        }
         switch event.action {
         // The volume and shutdown redraw by themselves.
         case .volumeUp: return changeVolume(by: Self.volumeStep * steps)

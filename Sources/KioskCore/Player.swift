@@ -56,6 +56,8 @@ public final class Player {
     /// How the box is told to unlock ("Hold down+select 3 s"), shown with "Locked"; nil: not said.
     public var lockGesture: String?
     var seekHold: SeekHold
+    /// Exhibit mode's state (`Player+Exhibit.swift`); nil: a music player.
+    let exhibit: ExhibitSession?
 
     /// Called with a one-line status for systemd (`STATUS=`) whenever it changes.
     public var onStatus: ((String) -> Void)?
@@ -100,8 +102,14 @@ public final class Player {
         timers = PlayerTimers(scheduler: loop, config: config)
         output = OutputSupervisor(
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)
-        volumeControl = VolumeControl(
-            configured: config.volumeLimits, level: config.volumeAtBoot ?? resume?.volumePercent ?? config.volume)
+        exhibit = config.exhibit.map(ExhibitSession.init)
+        if let staff = config.exhibit?.volume {
+            // The staff's range and default; a visitor's change does not outlive the visit or a restart.
+            volumeControl = VolumeControl(configured: VolumeLimits(staff.min...staff.max), level: staff.initial)
+        } else {
+            volumeControl = VolumeControl(
+                configured: config.volumeLimits, level: config.volumeAtBoot ?? resume?.volumePercent ?? config.volume)
+        }
         playQueue = PlayQueue(repeats: config.repeatQueue)
         playQueue.replayGain = config.replayGain
         playQueue.setShuffle(resume?.shuffle.flatMap(PlayQueue.Shuffle.init(rawValue:)) ?? config.shuffle)
@@ -109,7 +117,8 @@ public final class Player {
             playQueue.continueIdentity(version: resume.queueVersion ?? 0, nextSongID: resume.nextSongID ?? 0)
             navigation.category = KioskLibrary.Category(rawValue: resume.category) ?? .album
             // resumeAtBoot false: the box starts stopped; the saved volume and device still count.
-            if resume.relativePath != nil && config.resumeAtBoot { restore = .waiting(resume) }
+            // An exhibit starts on its attract loop, not on what played before.
+            if resume.relativePath != nil && config.resumeAtBoot && config.exhibit == nil { restore = .waiting(resume) }
         }
         recorder = ResumeRecorder(
             directory: config.stateDirectory, scheduler: loop,

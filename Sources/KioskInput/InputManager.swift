@@ -32,6 +32,9 @@ public final class InputManager {
     public var evdevRetryMs = 2000
     /// Cards presented and removed, from every reader and from scripts.
     public var onCard: ((CardEvent) -> Void)?
+    /// Each debounced press (true) and release (false) of a button or key, by its gesture source
+    /// ("button A", "key KEY_1"), before any gesture is told apart: exhibit mode's clips act on these.
+    public var onEdge: ((_ source: String, _ down: Bool) -> Void)?
     /// How the RC522 readers reach their chip (nil: spidev; tests give a simulated chip).
     public var openRC522Bus: RC522Reader.OpenBus?
     /// Every input problem reported so far, as logged.
@@ -210,6 +213,11 @@ public final class InputManager {
 
     private func gestureEvent(_ event: Gestures.Event) {
         raw(event.description)
+        switch event.kind {
+        case .down: onEdge?(event.source, true)
+        case .up: onEdge?(event.source, false)
+        default: break
+        }
         guard let action = event.action else { return }
         switch event.kind {
         case .press, .longPress, .doublePress, .hold, .chord:

@@ -1,0 +1,182 @@
+import KioskDisplay
+import KioskInput
+import KioskLibrary
+import KioskSystem
+
+/// Exhibit mode (`Config.exhibit`): inputs play clips by the trigger rules (`ClipTriggers`), the
+/// attract loop plays when nobody is there and comes back after a clip's silence, visitors change
+/// the volume only within the staff's range and it goes back to the staff's default (and the
+/// language to the first) once the visitor has left. Thread: the loop thread, like `Player`.
+extension Player {
+    /// Whether the player runs an exhibit.
+    public var isExhibit: Bool { exhibit != nil }
+
+    /// The clip playing now, for the screen and MPD (nil: the attract loop or silence).
+    public var exhibitClip: String? { exhibit?.triggers.playing }
+
+    /// Starts exhibit mode once a catalog is there: the attract loop.
+    func startExhibit() {
+        guard let exhibit, exhibit.triggers.state == .attract else { return }
+        volumeControl.level = exhibit.config.volume.initial
+        engine.setVolume(volume)
+        playAttract()
+    }
+
+    /// A button or key of the board went down or up (its gesture source, "button A" / "key KEY_1").
+    public func exhibitEdge(source: String, down: Bool) {
+        scheduler.assertInLoop()
+        guard let exhibit, !shuttingDown else { return }
+        let input: ExhibitConfig.Input
+        if source.hasPrefix("button ") {
+            input = .button(String(source.dropFirst(7)))
+        } else if source.hasPrefix("key ") {
+            input = .key(String(source.dropFirst(4)))
+        } else {
+            return
+        }
+        guard let clip = exhibit.clip(for: input) else { return }
+        visitorCame()
+        let now = scheduler.nowNanoseconds
+        let effect = down ? exhibit.triggers.pressed(clip.name, at: now) : exhibit.triggers.released(clip.name, at: now)
+        apply(effect)
+    }
+
+    /// A card shown in exhibit mode: its clip, if one is bound to it. True when it was one.
+    func exhibitCard(_ uid: String, presented: Bool) -> Bool {
+        guard let exhibit, let clip = exhibit.clip(for: .card(uid)) else { return false }
+        visitorCame()
+        let now = scheduler.nowNanoseconds
+        apply(presented ? exhibit.triggers.pressed(clip.name, at: now) : exhibit.triggers.released(clip.name, at: now))
+        return true
+    }
+
+    /// The engine played its queue out: a clip ended (the attract loop repeats, it never ends).
+    /// True when exhibit mode took the event.
+    func exhibitQueueFinished() -> Bool {
+        guard let exhibit else { return false }
+        apply(exhibit.triggers.clipEnded(at: scheduler.nowNanoseconds))
+        return true
+    }
+
+    private func apply(_ effect: ClipTriggers.Effect) {
+        guard let exhibit else { return }
+        switch effect {
+        case .play(let name):
+            guard let clip = exhibit.config.clip(named: name) else { return }
+            let tracks = exhibitTracks(clip.play)
+            guard !tracks.isEmpty else {
+                Log.warning("exhibit: clip \"\(name)\": \(describe(clip.play)) is not on the stick")
+                showTransient(
+                    MessageState(title: "Clip missing", detail: "\(name): \(describe(clip.play))", kind: .error),
+                    seconds: 4)
+                apply(exhibit.triggers.clipEnded(at: scheduler.nowNanoseconds))
+                return
+            }
+            cancelAttractReturn()
+            Log.info("exhibit: clip \"\(name)\" (\(clip.mode.rawValue))")
+            playQueue.repeats = false
+            playQueue.replace(with: tracks, collection: nil, once: true)
+            startQueue(at: 0, frame: 0, status: .playing)
+        case .stop:
+            silenceEngine()
+            scheduleAttractReturn()
+        case .attract:
+            playAttract()
+        case .ignored(let why):
+            Log.debug("exhibit: \(why)")
+        }
+        refreshScreen()
+    }
+
+    private func playAttract() {
+        guard let exhibit, let attract = exhibit.config.attract else {
+            silenceEngine()
+            return
+        }
+        let tracks = exhibitTracks(attract.play)
+        guard !tracks.isEmpty else {
+            Log.warning("exhibit: the attract loop's \(describe(attract.play)) is not on the stick")
+            silenceEngine()
+            return
+        }
+        playQueue.repeats = true
+        playQueue.replace(with: tracks, collection: nil)
+        startQueue(at: 0, frame: 0, status: .playing)
+    }
+
+    private func scheduleAttractReturn() {
+        guard let exhibit else { return }
+        cancelAttractReturn()
+        guard let due = exhibit.triggers.nextDeadline else { return }
+        let now = scheduler.nowNanoseconds
+        let delay = due > now ? Int((due - now + 999_999) / 1_000_000) : 0
+        exhibit.attractTimer = scheduler.schedule(afterMilliseconds: delay, repeatingMilliseconds: nil) {
+            [unowned self] in
+            self.exhibit?.attractTimer = nil
+            if let effect = self.exhibit?.triggers.advance(to: self.scheduler.nowNanoseconds) { self.apply(effect) }
+        }
+    }
+
+    private func cancelAttractReturn() {
+        guard let exhibit, let timer = exhibit.attractTimer else { return }
+        scheduler.cancel(timer)
+        exhibit.attractTimer = nil
+    }
+
+    /// The visitor touched something: the staff's volume and the first language come back once they
+    /// have left (`volume.visitorIdleSeconds` later).
+    func visitorCame() {
+        guard let exhibit else { return }
+        exhibit.lastVisitorInput = scheduler.nowNanoseconds
+        if let timer = exhibit.visitorTimer { scheduler.cancel(timer) }
+        exhibit.visitorTimer = scheduler.schedule(
+            afterMilliseconds: exhibit.config.volume.visitorIdleSeconds * 1000, repeatingMilliseconds: nil
+        ) { [unowned self] in
+            guard let exhibit = self.exhibit else { return }
+            exhibit.visitorTimer = nil
+            exhibit.language = 0
+            let initial = exhibit.config.volume.initial
+            if self.volume != initial {
+                Log.info("exhibit: the visitor left: volume back to \(initial) %")
+                self.volumeControl.level = initial
+                self.engine.setVolume(initial)
+                self.refreshScreen()
+            }
+        }
+    }
+
+    /// The tracks a clip's source names: a file (in the language's folder first) or a collection.
+    func exhibitTracks(_ source: ExhibitConfig.Source) -> [Track] {
+        guard let catalog, let exhibit else { return [] }
+        switch source {
+        case .file(let path):
+            let candidates = (exhibit.languageFolder.map { ["\($0)/\(path)"] } ?? []) + [path]
+            for candidate in candidates {
+                for volume in catalog.volumes {
+                    if let track = catalog.track(volume: volume, relativePath: candidate) { return [track] }
+                }
+            }
+            return []
+        case .collection(let name):
+            for category in [KioskLibrary.Category.album, .playlist, .folder] {
+                let matches = catalog.collections(in: category).filter { $0.name == name }
+                if let folder = exhibit.languageFolder,
+                    let inLanguage = matches.first(where: {
+                        catalog.tracks(of: $0).first?.relativePath.hasPrefix(folder + "/") == true
+                    })
+                {
+                    return catalog.tracks(of: inLanguage)
+                }
+                if let first = matches.first { return catalog.tracks(of: first) }
+            }
+            return []
+        }
+    }
+
+    private func describe(_ source: ExhibitConfig.Source) -> String {
+        switch source {
+        case .file(let path): path
+        case .collection(let name): "the collection \"\(name)\""
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import KioskDisplay
+import KioskInput
+import KioskLibrary
+import KioskTestSupport
+import Testing
+
+@testable import KioskCore
+
+/// Exhibit mode in the player, on the fake engine and virtual time: the attract loop, clips on
+/// button edges and cards, the return to the attract loop, the staff's volume.
+@Suite struct ExhibitPlayerTests {
+    static let dawn = "Alpha/First Light/01 Dawn.flac"
+
+    static func rig(
+        mode: ExhibitConfig.Mode = .oneShot, attract: Bool = true, edit: (inout ExhibitConfig) -> Void = { _ in }
+    ) throws -> PlayerRig {
+        try PlayerRig(volumes: [PlayerFixtures.main]) { config in
+            var exhibit = ExhibitConfig()
+            exhibit.clips = [
+                .init(name: "dawn", input: .button("A"), play: .file(Self.dawn), mode: mode),
+                .init(name: "wind", input: .card("04A1B2C3"), play: .collection("Second Wind"), mode: .oneShot),
+            ]
+            if attract { exhibit.attract = .init(play: .collection("First Light"), returnAfterSeconds: 5) }
+            exhibit.volume = .init(initial: 50, min: 30, max: 70, visitorIdleSeconds: 60)
+            edit(&exhibit)
+            config.exhibit = exhibit
+        }
+    }
+
+    @Test func theAttractLoopPlaysOnceTheStickIsScannedAndRepeats() throws {
+        let rig = try Self.rig()
+        #expect(rig.player.status == .playing)
+        #expect(rig.player.queue.map(\.album) == ["First Light", "First Light", "First Light"])
+        #expect(rig.player.repeatQueue && rig.player.exhibitClip == nil)
+    }
+
+    @Test func aPressPlaysItsClipAndTheAttractLoopReturnsAfterTheSilence() throws {
+        let rig = try Self.rig()
+        rig.player.exhibitEdge(source: "button A", down: true)
+        rig.player.exhibitEdge(source: "button A", down: false)
+        #expect(rig.player.exhibitClip == "dawn")
+        #expect(rig.player.queue.map(\.relativePath) == [Self.dawn] && rig.player.status == .playing)
+        // The 6 s clip ends; 5 s of silence; then the attract loop.
+        #expect(try rig.run(seconds: 7) { rig.player.status == .stopped })
+        #expect(rig.player.exhibitClip == nil)
+        try rig.idle(4000)
+        #expect(rig.player.status == .stopped, "still the silence after the clip")
+        #expect(try rig.run(seconds: 2) { rig.player.status == .playing })
+        #expect(rig.player.queue.count == 3 && rig.player.repeatQueue)
+    }
+
+    @Test func aOneShotClipIgnoresASecondPressWhileItPlays() throws {
+        let rig = try Self.rig(mode: .oneShot)
+        rig.player.exhibitEdge(source: "button A", down: true)
+        try rig.idle(3000)
+        let before = rig.player.positionFrames
+        rig.player.exhibitEdge(source: "button A", down: false)
+        rig.player.exhibitEdge(source: "button A", down: true)
+        try rig.idle(100)
+        #expect(rig.player.exhibitClip == "dawn" && rig.player.positionFrames >= before, "not started again")
+    }
+
+    @Test func aRetriggerClipStartsAgainOnASecondPress() throws {
+        let rig = try Self.rig(mode: .retrigger)
+        rig.player.exhibitEdge(source: "button A", down: true)
+        try rig.idle(3000)
+        rig.player.exhibitEdge(source: "button A", down: false)
+        rig.player.exhibitEdge(source: "button A", down: true)
+        #expect(rig.player.positionFrames == 0 && rig.player.exhibitClip == "dawn")
+    }
+
+    @Test func aHoldToPlayClipStopsAtTheRelease() throws {
+        let rig = try Self.rig(mode: .holdToPlay)
+        rig.player.exhibitEdge(source: "button A", down: true)
+        try rig.idle(2000)
+        #expect(rig.player.status == .playing && rig.player.exhibitClip == "dawn")
+        rig.player.exhibitEdge(source: "button A", down: false)
+        #expect(rig.player.status == .stopped && rig.player.exhibitClip == nil)
+    }
+
+    @Test func aCardBoundToAClipPlaysItsCollection() throws {
+        let rig = try Self.rig()
+        rig.player.handle(CardEvent(.presented, uid: CardUID("04A1B2C3")!, source: "test", timestampNs: 0))
+        #expect(rig.player.exhibitClip == "wind")
+        #expect(rig.player.queue.map(\.album) == ["Second Wind", "Second Wind"])
+    }
+
+    @Test func aClipWhoseFileIsMissingSaysSoAndTheAttractLoopGoesOn() throws {
+        let rig = try Self.rig { $0.clips[0].play = .file("Nowhere/none.flac") }
+        rig.player.exhibitEdge(source: "button A", down: true)
+        guard case .message(let message) = rig.player.screenState() else {
+            Issue.record("no message: \(rig.player.screenState())")
+            return
+        }
+        #expect(message.title == "Clip missing" && (message.detail ?? "").contains("Nowhere/none.flac"))
+        #expect(rig.player.exhibitClip == nil)
+    }
+
+    @Test func theVisitorsVolumeStaysInTheStaffsRangeAndGoesBackAfterTheyLeave() throws {
+        let rig = try Self.rig()
+        #expect(rig.player.volume == 50)
+        for _ in 0..<10 { try rig.press(.volumeUp) }
+        #expect(rig.player.volume == 70, "the staff's ceiling")
+        try rig.idle(59_000)
+        #expect(rig.player.volume == 70)
+        try rig.idle(1500)
+        #expect(rig.player.volume == 50, "back to the staff's default a minute after the last press")
+    }
+
+    @Test func visitorsHaveNoBrowseOrMenu() throws {
+        let rig = try Self.rig()
+        try rig.press(.menu)
+        try rig.press(.next)
+        #expect(rig.player.mode == .nowPlaying)
+        #expect(rig.player.queue.count == 3 && rig.player.queueIndex == 0, "the attract loop untouched")
+    }
+}

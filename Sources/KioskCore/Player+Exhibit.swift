@@ -34,6 +34,10 @@ extension Player {
         } else {
             return
         }
+        if input == exhibit.config.languageInput {
+            if down { cycleLanguage() }
+            return
+        }
         guard let clip = exhibit.clip(for: input) else { return }
         visitorCame()
         let now = scheduler.nowNanoseconds
@@ -41,9 +45,23 @@ extension Player {
         apply(effect)
     }
 
+    /// The next clip set, said on the screen (and aloud with speech on).
+    private func cycleLanguage() {
+        guard let exhibit, let name = exhibit.cycleLanguage() else { return }
+        visitorCame()
+        Log.info("exhibit: language \(name)")
+        showTransient(MessageState(title: name, detail: nil, kind: .info), seconds: 2)
+        refreshScreen()
+    }
+
     /// A card shown in exhibit mode: its clip, if one is bound to it. True when it was one.
     func exhibitCard(_ uid: String, presented: Bool) -> Bool {
-        guard let exhibit, let clip = exhibit.clip(for: .card(uid)) else { return false }
+        guard let exhibit else { return false }
+        if .card(uid) == exhibit.config.languageInput {
+            if presented { cycleLanguage() }
+            return true
+        }
+        guard let clip = exhibit.clip(for: .card(uid)) else { return false }
         visitorCame()
         let now = scheduler.nowNanoseconds
         apply(presented ? exhibit.triggers.pressed(clip.name, at: now) : exhibit.triggers.released(clip.name, at: now))

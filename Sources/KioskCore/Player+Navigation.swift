@@ -28,7 +28,9 @@ extension Player {
             switch event.action {
             case .volumeUp, .volumeDown: visitorCame()
             case .shutdown, .lock: break
-            default: return
+            // The staff's way in: the menu on a chord (held 5 s on `exhibit-4`); in it they move on.
+            case .menu where event.source.hasPrefix("chord"): break
+            default: if navigation.mode == .nowPlaying { return }
             }
         }
         switch event.action {

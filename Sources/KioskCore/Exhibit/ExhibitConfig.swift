@@ -106,6 +106,8 @@ public struct ExhibitConfig: Sendable, Equatable {
     public var clips: [Clip] = []
     public var attract: Attract?
     public var languages: [Language] = []
+    /// The input that cycles the languages (a press: the next one, for the next clip).
+    public var languageInput: Input?
     public var hours: [OpeningHours] = []
     public var volume = Volume()
 
@@ -141,6 +143,13 @@ public struct ExhibitConfig: Sendable, Equatable {
             }
             try item.finish()
             c.languages.append(Language(name: name, folder: folder))
+        }
+        if let input = try r.object("languageInput") {
+            let parsed = try parseInput(input)
+            if let clip = c.clips.first(where: { $0.input == parsed }) {
+                throw r.error("languageInput", "\(parsed) already plays \"\(clip.name)\"")
+            }
+            c.languageInput = parsed
         }
         for item in try r.objects("hours", maxCount: 50) ?? [] {
             c.hours.append(try OpeningHours.parse(item))

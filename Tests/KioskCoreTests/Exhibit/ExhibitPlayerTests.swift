@@ -107,6 +107,44 @@ import Testing
         #expect(rig.player.volume == 50, "back to the staff's default a minute after the last press")
     }
 
+    /// Clips are looked up in the language's folder first; its button cycles the languages, and
+    /// they go back to the first once the visitor has left.
+    @Test func theLanguageButtonSwitchesTheClipSetAndItGoesBackAfterTheVisitorLeft() throws {
+        let rig = try Self.rig { exhibit in
+            exhibit.clips[0].play = .file("First Light/01 Dawn.flac")
+            exhibit.languages = [.init(name: "Alpha", folder: "Alpha"), .init(name: "Beta", folder: "Beta")]
+            exhibit.languageInput = .button("D")
+        }
+        rig.player.exhibitEdge(source: "button A", down: true)
+        rig.player.exhibitEdge(source: "button A", down: false)
+        #expect(rig.player.queue.map(\.relativePath) == [Self.dawn], "found in the first language's folder")
+        rig.player.exhibitEdge(source: "button D", down: true)
+        rig.player.exhibitEdge(source: "button D", down: false)
+        guard case .message(let message) = rig.player.screenState() else {
+            Issue.record("the language is not shown")
+            return
+        }
+        #expect(message.title == "Beta")
+        try rig.idle(7000)
+        rig.player.exhibitEdge(source: "button A", down: true)
+        #expect(rig.player.exhibitClip == nil, "no such clip in Beta's folder")
+        try rig.idle(61_000)
+        rig.player.exhibitEdge(source: "button A", down: false)
+        rig.player.exhibitEdge(source: "button A", down: true)
+        #expect(rig.player.exhibitClip == "dawn", "back to the first language")
+    }
+
+    @Test func theStaffGetTheMenuThroughTheirChordOnly() throws {
+        let rig = try Self.rig()
+        rig.player.handle(ActionEvent(action: .menu, repeatCount: 0, source: "button A", timestampNs: 0))
+        #expect(rig.player.mode == .nowPlaying)
+        rig.player.handle(ActionEvent(action: .menu, repeatCount: 0, source: "chord A+D", timestampNs: 0))
+        guard case .menu = rig.player.mode else {
+            Issue.record("no menu: \(rig.player.mode)")
+            return
+        }
+    }
+
     @Test func visitorsHaveNoBrowseOrMenu() throws {
         let rig = try Self.rig()
         try rig.press(.menu)

@@ -296,6 +296,11 @@ public final class FLACDecoder: DecoderSkeleton {
 
 /// Writes `count` frames starting at frame `start` of libFLAC's per-channel buffers to `destination`
 /// as interleaved little-endian `encoding` words, each sample shifted left by `shift`.
+///
+/// Masking shifts and wrapping index arithmetic: `shift` is 0…31 (the ring word's width less the
+/// frame's bits) and a `bitsPerSample`-bit sample shifted by it fits the word, so neither can
+/// differ from the checked form; the checked `<<` (a branch per sample for other shift amounts)
+/// kept these loops scalar.
 @inline(__always)
 private func interleave(
     _ buffer: UnsafePointer<UnsafePointer<Int32>?>, _ channels: Int, from start: Int, count: Int,
@@ -310,13 +315,13 @@ private func interleave(
             let left = buffer[0]! + start
             let right = buffer[1]! + start
             for i in 0..<count {
-                out[2 * i] = Int16(truncatingIfNeeded: left[i] << s)
-                out[2 * i + 1] = Int16(truncatingIfNeeded: right[i] << s)
+                out[2 &* i] = Int16(truncatingIfNeeded: left[i] &<< s)
+                out[2 &* i &+ 1] = Int16(truncatingIfNeeded: right[i] &<< s)
             }
         } else {
             for c in 0..<channels {
                 let source = buffer[c]! + start
-                for i in 0..<count { out[i * channels + c] = Int16(truncatingIfNeeded: source[i] << s) }
+                for i in 0..<count { out[i &* channels &+ c] = Int16(truncatingIfNeeded: source[i] &<< s) }
             }
         }
     default:
@@ -325,13 +330,13 @@ private func interleave(
             let left = buffer[0]! + start
             let right = buffer[1]! + start
             for i in 0..<count {
-                out[2 * i] = left[i] << s
-                out[2 * i + 1] = right[i] << s
+                out[2 &* i] = left[i] &<< s
+                out[2 &* i &+ 1] = right[i] &<< s
             }
         } else {
             for c in 0..<channels {
                 let source = buffer[c]! + start
-                for i in 0..<count { out[i * channels + c] = source[i] << s }
+                for i in 0..<count { out[i &* channels &+ c] = source[i] &<< s }
             }
         }
     }

@@ -205,9 +205,8 @@ public final class MP4Decoder: DecoderSkeleton {
         let at = (planes: planes, planar: planar, channels: channels, skip: skip, keep: keep)
         switch sampleFormat {
         case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
-            Self.interleave(at, as: Float.self, into: stage.buffer.assumingMemoryBound(to: Int32.self)) { x in
-                let scaled = (x * 8_388_608).rounded()
-                return Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
+            Self.interleave(at, as: Float.self, into: stage.buffer.assumingMemoryBound(to: Int32.self)) {
+                FloatToFixed.word($0)
             }
         case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P:
             Self.interleave(at, as: Int16.self, into: stage.buffer.assumingMemoryBound(to: Int16.self)) { $0 }
@@ -233,12 +232,26 @@ public final class MP4Decoder: DecoderSkeleton {
         as: Sample.Type, into out: UnsafeMutablePointer<Word>, _ convert: (Sample) -> Word
     ) {
         let channels = frames.channels
-        for c in 0..<channels {
-            guard let base = frames.planes[frames.planar ? c : 0] else { continue }
-            let samples = UnsafeRawPointer(base).assumingMemoryBound(to: Sample.self)
+        func plane(_ c: Int) -> UnsafePointer<Sample>? {
+            frames.planes[c].map { UnsafeRawPointer($0).assumingMemoryBound(to: Sample.self) }
+        }
+        // Each case one plain loop, so that the loop vectorizer takes it (stereo as interleaved stores).
+        if !frames.planar {
+            guard let samples = plane(0) else { return }
+            let from = samples + frames.skip * channels
+            for i in 0..<frames.keep * channels { out[i] = convert(from[i]) }
+        } else if channels == 2, let left = plane(0), let right = plane(1) {
+            let l = left + frames.skip
+            let r = right + frames.skip
             for i in 0..<frames.keep {
-                let j = frames.skip + i
-                out[i * channels + c] = convert(frames.planar ? samples[j] : samples[j * channels + c])
+                out[2 &* i] = convert(l[i])
+                out[2 &* i &+ 1] = convert(r[i])
+            }
+        } else {
+            for c in 0..<channels {
+                guard let samples = plane(c) else { continue }
+                let from = samples + frames.skip
+                for i in 0..<frames.keep { out[i &* channels &+ c] = convert(from[i]) }
             }
         }
     }

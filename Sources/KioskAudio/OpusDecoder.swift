@@ -88,8 +88,8 @@ public final class OpusDecoder: DecoderSkeleton {
             let channels = Int(op_channel_count(file, link))
             let frameFormat = PCMFormat(sampleRate: 48000, channels: channels, bitsPerSample: 24)
             guard frameFormat.isPlayable else { return .failed(.unsupported(frameFormat)) }
-            PCMStage.convert(
-                floats: floats, count: Int(got) * channels, to: stage.buffer.assumingMemoryBound(to: Int32.self))
+            FloatToFixed.convert(
+                floats, count: Int(got) * channels, to: stage.buffer.assumingMemoryBound(to: Int32.self))
             stage.filled(Int(got), format: frameFormat)
             return deliver(stage, into: regions)
         }

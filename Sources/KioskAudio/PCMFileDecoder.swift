@@ -101,9 +101,7 @@ public final class PCMFileDecoder: DecoderSkeleton {
                 for k in 0..<size { bits = bits << 8 | UInt64(bigEndian ? p[k] : p[size - 1 - k]) }
                 let sample =
                     size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
-                let scaled = (sample.isNaN ? 0 : sample * 8_388_608).rounded()
-                let clipped = Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
-                Self.store(clipped, wide: wide, at: output, index: i)
+                Self.store(FloatToFixed.word(sample), wide: wide, at: output, index: i)
             }
         }
     }

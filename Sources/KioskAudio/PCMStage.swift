@@ -51,14 +51,4 @@ final class PCMStage {
         if offset >= frames { reset() }
         return n
     }
-
-    /// Converts `count` interleaved float samples (nominal ±1.0) to left-justified 32-bit words
-    /// holding 24 significant bits (a float's precision), clipping what lies outside.
-    static func convert(floats: UnsafePointer<Float>, count: Int, to out: UnsafeMutablePointer<Int32>) {
-        for i in 0..<count {
-            let scaled = (floats[i] * 8_388_608).rounded()
-            let clipped = min(max(scaled, -8_388_608), 8_388_607)
-            out[i] = Int32(clipped) << 8
-        }
-    }
 }

@@ -102,14 +102,10 @@ public final class VorbisDecoder: DecoderSkeleton {
                 }
             }
             let count = Int(got)
-            let out = stage.buffer.assumingMemoryBound(to: Int32.self)
-            let n = frameFormat.channels
-            for c in 0..<n {
-                guard let samples = channels?[c] else { continue }
-                for i in 0..<count {
-                    let scaled = (samples[i] * 8_388_608).rounded()
-                    out[i * n + c] = Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
-                }
+            if let channels {
+                FloatToFixed.interleave(
+                    channels, channels: frameFormat.channels, from: 0, count: count,
+                    to: stage.buffer.assumingMemoryBound(to: Int32.self))
             }
             stage.filled(count, format: frameFormat)
             return deliver(stage, into: regions)

@@ -115,13 +115,12 @@ enum MusicFiles {
         return floats24(try Syscalls.readFile(out, limit: 1 << 28))
     }
 
-    /// Little-endian floats as left-justified 24-bit words (as `PCMStage.convert` makes them).
+    /// Little-endian floats as the left-justified 24-bit words the player makes of them.
     static func floats24(_ bytes: [UInt8]) -> [Int32] {
         stride(from: 0, to: bytes.count - 3, by: 4).map { i in
             var bits: UInt32 = 0
             for k in (0..<4).reversed() { bits = bits << 8 | UInt32(bytes[i + k]) }
-            let scaled = (Float(bitPattern: bits) * 8_388_608).rounded()
-            return Int32(min(max(scaled, -8_388_608), 8_388_607)) << 8
+            return FloatToFixed.word(Float(bitPattern: bits))
         }
     }
 

@@ -179,7 +179,8 @@ extension BenchCommand {
                 "  steady state: not measured (preload the counter built from Benchmarks/kiosk_alloc_counter.c)")
         }
         if !parsed.has("--no-compare") {
-            try compareWithFlac(files: files, repeats: repeats, ours: ours, audioSeconds: audioSeconds)
+            try compareWithReferences(
+                files: files, decoders: decoders, repeats: repeats, ours: ours, audioSeconds: audioSeconds)
         }
         return 0
     }
@@ -216,22 +217,41 @@ extension BenchCommand {
         printLine("  ratio kiosk-player / \(reference.program) (\(label)): \(formatSeconds(ratio, digits: 2))× CPU")
     }
 
-    private static func compareWithFlac(files: [String], repeats: Int, ours: Cost, audioSeconds: Double) throws {
-        guard let flac = findProgram("flac") else {
-            printLine("  flac -d: not installed (apt-get install flac) — no comparison")
-            return
+    /// Runs each file's reference decoder (`flac -d` for FLAC, …) `repeats` times and prints their
+    /// cost and the ratio of `ours` to it.
+    private static func compareWithReferences(
+        files: [String], decoders: DecoderSet, repeats: Int, ours: Cost, audioSeconds: Double
+    ) throws {
+        var runs: [(program: String, arguments: [String])] = []
+        var names: [String] = []
+        for file in files {
+            let kind: AudioFileFormat
+            do throws(DecodeError) {
+                kind = try decoders.identify(path: file)
+            } catch {
+                throw ToolError("\(file): \(error)")
+            }
+            guard let reference = referenceDecoder(kind, file: file), let program = findProgram(reference.program)
+            else {
+                printLine("  \(file): no reference decoder installed for \(kind.name) — no comparison")
+                return
+            }
+            runs.append((program, reference.arguments))
+            if !names.contains(reference.program) { names.append(reference.program) }
         }
         var total = Cost(cpuNanoseconds: 0, peakRSSBytes: 0)
         for pass in 0..<repeats {
-            for file in files {
-                let cost = try measureChild(flac, ["-d", "-c", file], measureRSS: pass == 0)
+            for run in runs {
+                let cost = try measureChild(run.program, run.arguments, measureRSS: pass == 0)
                 total.cpuNanoseconds += cost.cpuNanoseconds
                 total.peakRSSBytes = max(total.peakRSSBytes, cost.peakRSSBytes)
             }
         }
-        printCost("flac -d -c FILE > /dev/null", total, audioSeconds: audioSeconds)
+        let label = names.joined(separator: " + ")
+        printCost("\(label) FILE > /dev/null", total, audioSeconds: audioSeconds)
         let ratio = Double(ours.cpuNanoseconds) / Double(max(1, total.cpuNanoseconds))
-        printLine("  ratio kiosk-player / flac -d: \(formatSeconds(ratio, digits: 2))× CPU (goal ≤ 1.1×)")
+        let goal = names == ["flac"] ? " (goal ≤ 1.1×)" : ""
+        printLine("  ratio kiosk-player / \(label): \(formatSeconds(ratio, digits: 2))× CPU\(goal)")
     }
 
     /// Runs a program with stdout and stderr to /dev/null; returns its CPU time and peak RSS.

@@ -67,13 +67,14 @@ enum BenchCommand {
                 synopsis: ["FILE... [OPTIONS]"],
                 description: """
                     Plays the files through the engine; prints CPU per minute of audio, RSS and the
-                    steady-state allocation and lock counts.
+                    steady-state allocation and lock counts, and the CPU of each file's reference
+                    decoder (flac -d, mpg123, oggdec, opusdec, ffmpeg, sox) with the ratio.
 
                     """,
                 options: [
                     .integer("--seconds", "N", 1...3600, "at least this much audio (default 60)"),
                     .text("--device", "PCM", "ALSA device (default \"null\": not paced)"),
-                    .flag("--no-compare", "do not compare with 'flac -d'"),
+                    .flag("--no-compare", "do not run the reference decoders"),
                 ],
                 run: play),
             Command(

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/timex.h>
 #include <termios.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -44,3 +45,9 @@ int kiosk_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
 
 int kiosk_stat(const char *path, struct stat *st) { return stat(path, st); }
 int kiosk_lstat(const char *path, struct stat *st) { return lstat(path, st); }
+
+int kiosk_clock_synchronized(void) {
+    struct timex tx = {0};
+    int state = adjtimex(&tx);
+    return state != TIME_ERROR && state >= 0 && (tx.status & STA_UNSYNC) == 0;
+}

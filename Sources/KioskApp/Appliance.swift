@@ -271,6 +271,22 @@ public final class Appliance {
         }
         if config.exhibit != nil {
             manager.onEdge = { [unowned self] source, down in self.player.exhibitEdge(source: source, down: down) }
+            // The heartbeat: a file a monitoring script (or a volunteer with a shell) reads.
+            let runtime =
+                Syscalls.environment("RUNTIME_DIRECTORY")?.split(separator: ":").first.map(String.init)
+                ?? "/run/kiosk-player"
+            let file = runtime + "/exhibit-status.json"
+            var failed = false
+            player.onExhibitStatus = { text in
+                do {
+                    try AtomicFile.replace(file, with: text)
+                    failed = false
+                } catch {
+                    // Once per failure, not at every change.
+                    if !failed { Log.warning("exhibit: cannot write \(file): \(error)") }
+                    failed = true
+                }
+            }
         }
         inputs = manager
         player.linkGesture = Self.linkGesture(

@@ -50,6 +50,7 @@ extension Player {
         case .error(_, let path, let message):
             let name = path.split(separator: "/").last.map(String.init) ?? path
             Log.warning("cannot play \(path): \(message)")
+            exhibit?.lastError = "cannot play \(path): \(message)"
             showTransient(MessageState(title: "Cannot play \(name)", detail: message, kind: .error), seconds: 4)
         case .deviceLost, .deviceBack:
             // The supervisor decides (fallback, return) and tells `outputChanged`.

@@ -14,9 +14,34 @@ extension Player {
     /// The clip playing now, for the screen and MPD (nil: the attract loop or silence).
     public var exhibitClip: String? { exhibit?.triggers.playing }
 
-    /// Starts exhibit mode once a catalog is there: the attract loop.
+    /// Called with the heartbeat (a JSON object's text) at each change and once a minute.
+    public var onExhibitStatus: ((String) -> Void)? {
+        get { exhibitStatusSink }
+        set { exhibitStatusSink = newValue }
+    }
+
+    /// The wall clock of the opening hours and the day of the play counts (tests give their own).
+    public var exhibitClock: ExhibitClock? {
+        get { exhibit?.clock }
+        set { if let newValue { exhibit?.clock = newValue } }
+    }
+
+    /// Starts exhibit mode once a catalog is there: the attract loop (inside opening hours), and
+    /// the minute timer of the hours and the heartbeat.
     func startExhibit() {
-        guard let exhibit, exhibit.triggers.state == .attract else { return }
+        guard let exhibit else { return }
+        if exhibit.minuteTimer == nil {
+            exhibit.minuteTimer = scheduler.schedule(afterMilliseconds: 60_000, repeatingMilliseconds: 60_000) {
+                [unowned self] in
+                self.followOpeningHours()
+                self.sendExhibitStatus(always: true)
+            }
+        }
+        guard exhibit.isOpenNow() else {
+            if !exhibit.closed { closeExhibit() }
+            return
+        }
+        guard exhibit.triggers.state == .attract else { return }
         volumeControl.level = exhibit.config.volume.initial
         engine.setVolume(volume)
         playAttract()
@@ -26,6 +51,10 @@ extension Player {
     public func exhibitEdge(source: String, down: Bool) {
         scheduler.assertInLoop()
         guard let exhibit, !shuttingDown else { return }
+        guard !exhibit.closed else {
+            if down { Log.debug("exhibit: closed: \(source) ignored") }
+            return
+        }
         let input: ExhibitConfig.Input
         if source.hasPrefix("button ") {
             input = .button(String(source.dropFirst(7)))
@@ -57,6 +86,7 @@ extension Player {
     /// A card shown in exhibit mode: its clip, if one is bound to it. True when it was one.
     func exhibitCard(_ uid: String, presented: Bool) -> Bool {
         guard let exhibit else { return false }
+        if exhibit.closed { return true }
         if .card(uid) == exhibit.config.languageInput {
             if presented { cycleLanguage() }
             return true
@@ -84,6 +114,7 @@ extension Player {
             let tracks = exhibitTracks(clip.play)
             guard !tracks.isEmpty else {
                 Log.warning("exhibit: clip \"\(name)\": \(describe(clip.play)) is not on the stick")
+                exhibit.lastError = "clip \(name): \(describe(clip.play)) is not on the stick"
                 showTransient(
                     MessageState(title: "Clip missing", detail: "\(name): \(describe(clip.play))", kind: .error),
                     seconds: 4)
@@ -92,6 +123,7 @@ extension Player {
             }
             cancelAttractReturn()
             Log.info("exhibit: clip \"\(name)\" (\(clip.mode.rawValue))")
+            exhibit.counts.played(name, day: exhibit.clock.now().date)
             playQueue.repeats = false
             playQueue.replace(with: tracks, collection: nil, once: true)
             startQueue(at: 0, frame: 0, status: .playing)
@@ -188,6 +220,86 @@ extension Player {
                 if let first = matches.first { return catalog.tracks(of: first) }
             }
             return []
+        }
+    }
+
+    // MARK: - opening hours
+
+    /// Closes or opens the exhibit when the opening hours say so (checked once a minute, so a DST
+    /// change or a clock set by NTP takes effect within a minute).
+    func followOpeningHours() {
+        guard let exhibit else { return }
+        let open = exhibit.isOpenNow()
+        if open && exhibit.closed {
+            Log.info("exhibit: open")
+            exhibit.closed = false
+            overlays.clearMessage()
+            startExhibit()
+            refreshScreen()
+        } else if !open && !exhibit.closed {
+            closeExhibit()
+        }
+    }
+
+    private func closeExhibit() {
+        guard let exhibit else { return }
+        Log.info("exhibit: closed (outside opening hours)")
+        exhibit.closed = true
+        cancelAttractReturn()
+        exhibit.triggers = ClipTriggers(config: exhibit.config)
+        silenceEngine()
+        playQueue.clear()
+        showTransient(MessageState(title: "Closed", detail: nil, kind: .info), seconds: 10)
+        refreshScreen()
+    }
+
+    // MARK: - heartbeat and counts
+
+    /// The heartbeat: sent when something in it changed (`always`: also when only the uptime did).
+    func sendExhibitStatus(always: Bool) {
+        guard let exhibit, let sink = exhibitStatusSink else { return }
+        let state: String
+        if exhibit.closed {
+            state = "closed"
+        } else {
+            switch exhibit.triggers.state {
+            case .attract: state = exhibit.config.attract == nil ? "idle" : "attract"
+            case .clip: state = "clip"
+            case .heldAfterEnd, .returning: state = "silence"
+            }
+        }
+        let language =
+            exhibit.config.languages.indices.contains(exhibit.language)
+            ? JSONValue.string(exhibit.config.languages[exhibit.language].name) : .null
+        let today = exhibit.counts.days[exhibit.clock.now().date]?.values.reduce(0, +) ?? 0
+        let members: [(String, JSONValue)] = [
+            ("state", .string(state)),
+            ("clip", exhibit.triggers.playing.map { .string($0) } ?? .null),
+            ("language", language),
+            ("volume", .number(Double(volume))),
+            ("playsToday", .number(Double(today))),
+            ("lastError", exhibit.lastError.map { .string($0) } ?? .null),
+            ("hours", .string(exhibit.config.hours.isEmpty ? "always open" : exhibit.hoursNotApplied ?? "applied")),
+        ]
+        let key = JSONValue.object(members).serialized()
+        guard always || key != exhibit.lastStatus else { return }
+        exhibit.lastStatus = key
+        let uptime = (scheduler.nowNanoseconds - exhibit.startedAt) / 1_000_000_000
+        sink(JSONValue.object(members + [("uptimeSeconds", .number(Double(uptime)))]).serialized() + "\n")
+    }
+
+    /// A stick with a `kiosk-staff` file at its top gets the play counts as `kiosk-play-counts.csv`.
+    func exportPlayCounts(to mountPoint: String) {
+        guard let exhibit, Syscalls.exists(mountPoint + "/kiosk-staff") else { return }
+        let file = mountPoint + "/kiosk-play-counts.csv"
+        do {
+            try AtomicFile.replace(file, with: exhibit.counts.csv)
+            Log.notice("exhibit: play counts written to \(file)")
+            showTransient(
+                MessageState(title: "Play counts saved", detail: "kiosk-play-counts.csv", kind: .info), seconds: 4)
+        } catch {
+            Log.warning("exhibit: cannot write the play counts to \(file): \(error)")
+            exhibit.lastError = "cannot write the play counts to the staff stick: \(error)"
         }
     }
 

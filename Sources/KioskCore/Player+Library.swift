@@ -14,7 +14,8 @@ extension Player {
         shelf.apply(event, catalog: newCatalog)
         navigation.keepCategoryAvailable(newCatalog)
         switch event {
-        case .volumeAdded(let id, let mountPoint): fastResume(volume: id, mountPoint: mountPoint)
+        case .volumeAdded(let id, let mountPoint):
+            if isExhibit { exportPlayCounts(to: mountPoint) } else { fastResume(volume: id, mountPoint: mountPoint) }
         case .volumeRemoved(let id, let mountPoint): volumeRemoved(id, mountPoint: mountPoint)
         case .scanProgress:
             // The count of tracks found so far is all that changed: the library screen shows it.

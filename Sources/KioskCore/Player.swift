@@ -58,6 +58,8 @@ public final class Player {
     var seekHold: SeekHold
     /// Exhibit mode's state (`Player+Exhibit.swift`); nil: a music player.
     let exhibit: ExhibitSession?
+    /// Where exhibit mode's heartbeat goes (`onExhibitStatus`).
+    var exhibitStatusSink: ((String) -> Void)?
 
     /// Called with a one-line status for systemd (`STATUS=`) whenever it changes.
     public var onStatus: ((String) -> Void)?
@@ -102,7 +104,9 @@ public final class Player {
         timers = PlayerTimers(scheduler: loop, config: config)
         output = OutputSupervisor(
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)
-        exhibit = config.exhibit.map(ExhibitSession.init)
+        exhibit = config.exhibit.map {
+            ExhibitSession(config: $0, stateDirectory: config.stateDirectory, startedAt: loop.nowNanoseconds)
+        }
         if let staff = config.exhibit?.volume {
             // The staff's range and default; a visitor's change does not outlive the visit or a restart.
             volumeControl = VolumeControl(configured: VolumeLimits(staff.min...staff.max), level: staff.initial)
@@ -375,6 +379,7 @@ public final class Player {
         }
         screen?.show(state)
         noteLightState(view, screen: state)
+        if isExhibit { sendExhibitStatus(always: false) }
         if let words = announcer.follow(state) { onSpeak?(words) }
         onStatus?(view.statusText)
         onChange?()

@@ -43,6 +43,9 @@ public enum Syscalls {
     }
 
     /// The corresponding C function is `open(2)`. `O_CLOEXEC` is always added.
+    /// Whether the kernel's clock discipline counts the clock as synchronized (chrony, ntpd).
+    public static var kernelClockSynchronized: Bool { kiosk_clock_synchronized() != 0 }
+
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(Errno) -> Int32 {
         try retrying(path: path, "open \(path)") { kiosk_open($0, flags | O_CLOEXEC, mode) }
     }

@@ -51,3 +51,7 @@ struct stat;
 /// stat(2) and lstat(2) (Swift cannot call a function named like its struct).
 int kiosk_stat(const char *path, struct stat *st);
 int kiosk_lstat(const char *path, struct stat *st);
+
+/// Whether the kernel's clock discipline says the clock is synchronized (adjtimex(2) neither
+/// TIME_ERROR nor STA_UNSYNC): chrony or ntpd keep it so; 0 otherwise.
+int kiosk_clock_synchronized(void);

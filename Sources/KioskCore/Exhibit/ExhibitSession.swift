@@ -2,7 +2,8 @@ import KioskSystem
 
 /// Exhibit mode's state in the player: the trigger rules (`ClipTriggers`), the language the next
 /// clip is looked up in, when the visitor last touched anything (volume and language go back to the
-/// staff's after `volume.visitorIdleSeconds`), and the timer for the attract loop's return.
+/// staff's after `volume.visitorIdleSeconds`), the timer for the attract loop's return, whether the
+/// opening hours have it closed, the play counts and what the heartbeat last said.
 ///
 /// Thread: the loop thread, like `Player`, which owns it.
 final class ExhibitSession {
@@ -14,10 +15,41 @@ final class ExhibitSession {
     var lastVisitorInput: UInt64 = 0
     var attractTimer: TimerID?
     var visitorTimer: TimerID?
+    /// The minute timer: opening hours and the heartbeat.
+    var minuteTimer: TimerID?
+    var clock = ExhibitClock.system
+    /// Outside opening hours: silent, inputs ignored.
+    var closed = false
+    /// Why the opening hours are not applied (the clock), logged once per change.
+    var hoursNotApplied: String?
+    let counts: PlayCounts
+    /// The last error, for the heartbeat.
+    var lastError: String?
+    /// When the session began (scheduler nanoseconds), for the heartbeat's uptime.
+    let startedAt: UInt64
+    /// The heartbeat last sent, without its uptime (a change sends at once).
+    var lastStatus = ""
 
-    init(config: ExhibitConfig) {
+    init(config: ExhibitConfig, stateDirectory: String, startedAt: UInt64) {
         self.config = config
         triggers = ClipTriggers(config: config)
+        counts = PlayCounts(directory: stateDirectory)
+        self.startedAt = startedAt
+    }
+
+    /// Whether the opening hours have the exhibit open now (no hours, or a clock that cannot be
+    /// trusted: open, and `hoursNotApplied` says why).
+    func isOpenNow() -> Bool {
+        guard !config.hours.isEmpty else { return true }
+        if let why = clock.unsynchronized() {
+            if hoursNotApplied != why { Log.warning("exhibit: opening hours not applied: \(why)") }
+            hoursNotApplied = why
+            return true
+        }
+        if hoursNotApplied != nil { Log.info("exhibit: the clock is synchronized: opening hours apply") }
+        hoursNotApplied = nil
+        let local = clock.now()
+        return OpeningHours.isOpen(config.hours, weekday: local.weekday, minute: local.minute)
     }
 
     /// The clip set's folder the next clip is looked up in first (nil: no languages).

@@ -1,0 +1,51 @@
+import Glibc
+import KioskSystem
+
+/// The wall clock as exhibit mode needs it: local weekday, minute and date (DST and a clock set by
+/// NTP taken as they come, from `localtime_r`), and whether the clock can be trusted at all (a box
+/// without network or RTC boots at some fake time: its opening hours must not be applied).
+///
+/// Thread: any (a value around functions).
+public struct ExhibitClock: Sendable {
+    /// Local time now: weekday (0 Sunday), minute since midnight, the date "YYYY-MM-DD".
+    public struct Local: Sendable, Equatable {
+        public var weekday: Int
+        public var minute: Int
+        public var date: String
+    }
+
+    public let now: @Sendable () -> Local
+    /// Nil when the clock is synchronized; else why not, for the log and the doctor.
+    public let unsynchronized: @Sendable () -> String?
+
+    public init(now: @escaping @Sendable () -> Local, unsynchronized: @escaping @Sendable () -> String?) {
+        self.now = now
+        self.unsynchronized = unsynchronized
+    }
+
+    /// The system's clock: local time by the TZ rules, synchronized when systemd-timesyncd says so
+    /// (/run/systemd/timesync/synchronized), the kernel's NTP status is synchronized (chrony, ntpd),
+    /// or the clock was set from an RTC at boot (/sys/class/rtc/rtc0/hctosys).
+    public static let system = ExhibitClock(
+        now: { local(epochSeconds: Int(time(nil))) },
+        unsynchronized: {
+            if Syscalls.exists("/run/systemd/timesync/synchronized") { return nil }
+            if Syscalls.kernelClockSynchronized { return nil }
+            if let hctosys = try? Syscalls.readFile("/sys/class/rtc/rtc0/hctosys", limit: 16),
+                hctosys.first == UInt8(ascii: "1")
+            {
+                return nil
+            }
+            return "the clock is not synchronized (no NTP sync, no RTC set the time at boot)"
+        })
+
+    /// Local time at `epochSeconds` by the process's time zone.
+    public static func local(epochSeconds: Int) -> Local {
+        var t = time_t(epochSeconds)
+        var parts = tm()
+        localtime_r(&t, &parts)
+        let date =
+            "\(parts.tm_year + 1900)-\(parts.tm_mon + 1 < 10 ? "0" : "")\(parts.tm_mon + 1)-\(parts.tm_mday < 10 ? "0" : "")\(parts.tm_mday)"
+        return Local(weekday: Int(parts.tm_wday), minute: Int(parts.tm_hour) * 60 + Int(parts.tm_min), date: date)
+    }
+}

@@ -612,11 +612,10 @@ public final class Catalog: Sendable {
     }
 
     /// This catalog without the tracks of `volume` that the background `PlayabilityPass` found
-    /// unplayable (`failed`: one problem each, added to the problems); order is kept, as in
+    /// unplayable (`gone`, relative paths), `failed` added to the problems; order is kept, as in
     /// `removing(volumes:)`.
-    func removing(unplayable failed: [LibraryProblem], of volume: VolumeID) -> Catalog {
-        let gone = Set(failed.map(\.relativePath))
-        return keeping(
+    func removing(unplayable gone: Set<String>, of volume: VolumeID, problems failed: [LibraryProblem]) -> Catalog {
+        keeping(
             { $0.volume != volume || !gone.contains($0.relativePath) }, problems: problems + failed,
             mountPoints: mountPoints, covers: covers)
     }

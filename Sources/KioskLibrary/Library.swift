@@ -365,8 +365,12 @@ public final class Library {
             guard passes[id]?.number == number, let contents = present[id]?.contents else { return }
             switch report {
             case .failed(let failed):
-                present[id]?.contents = contents.leavingOut(failed)
-                catalog = catalog.removing(unplayable: failed, of: id)
+                // Listed within the scan's limit on problems (a stick of broken files must not hold
+                // a line for each); every one leaves the catalog.
+                let gone = Set(failed.map(\.relativePath))
+                let listed = Array(failed.prefix(max(0, limits.maxProblems - contents.problems.count)))
+                present[id]?.contents = contents.leavingOut(gone, problems: listed)
+                catalog = catalog.removing(unplayable: gone, of: id, problems: listed)
                 Self.logLeftOut(failed, volume: id)
                 emit(.catalogChanged)
             case .finished(let checked, let failed, let seconds, let complete):

@@ -11,10 +11,14 @@ import Synchronization
 /// (`Report.failed`, one problem each) at most `batchNanoseconds` apart; every result is written
 /// to the volume's index (`VolumeIndex.storeConfirmation`: confirmed, or its problem), so a restart
 /// does not check a file again. A transient failure (the stick going away) is neither reported
-/// nor written: the file stays unconfirmed and is checked at the next pass.
+/// nor written: the file stays unconfirmed and is checked at the next pass. Each decode is entered
+/// in the scan's read journal (`ScanReadJournal`, beside the index; the scan and the pass never
+/// run at once), so a file that crashes the decoder is left out by the next scan instead of
+/// crashing the player at every start.
 ///
 /// Thread: `init`, `cancel` and `join` from one thread at a time (the library's loop thread, or its
-/// scan worker for `join`); the checks on the pass's own threads, which call `report`.
+/// scan worker for `join`); the checks on the pass's own threads (the first starts and joins the
+/// others), which call `report`.
 package final class PlayabilityPass: @unchecked Sendable {
     /// What the pass tells its owner.
     package enum Report: Sendable {
@@ -36,6 +40,7 @@ package final class PlayabilityPass: @unchecked Sendable {
     private let mountPoint: String
     private let indexPath: String?
     private let limits: ScanLimits
+    private let threadCount: Int
     private let report: @Sendable (Report) -> Void
     private let next = Atomic<Int>(0)
     private let cancelled = Atomic<Bool>(false)
@@ -63,17 +68,12 @@ package final class PlayabilityPass: @unchecked Sendable {
         self.indexPath = indexPath
         self.limits = limits
         self.report = report
+        threadCount = max(1, threads)
         let started = Syscalls.monotonicNanoseconds()
         state.withLock { $0.lastReport = started }
-        let helpers = (1..<max(1, threads)).compactMap { n in
-            try? KioskThread(name: "kiosk-check-\(n + 1)") { [self] in
-                Syscalls.setThreadIdle()
-                check(with: MusicFileReader(limits: limits))
-            }
-        }
         let first = try? KioskThread(name: "kiosk-check-1") { [self] in
             Syscalls.setThreadIdle()
-            self.lead(helpers: helpers, started: started)
+            self.lead(started: started)
         }
         if let first { running = [first] } else { cancelled.store(true, ordering: .relaxed) }
     }
@@ -104,12 +104,24 @@ package final class PlayabilityPass: @unchecked Sendable {
         return end.withLock { $0 }
     }
 
-    /// The first thread: checks files like the others, writes the index as results come, and
-    /// when every file is taken waits for the others and reports the end.
-    private func lead(helpers: [KioskThread], started: UInt64) {
-        var index: VolumeIndex?
-        if let indexPath { index = try? VolumeIndex(path: indexPath) }
-        check(with: MusicFileReader(limits: limits)) { write(to: &index, atLeast: Self.indexBatch) }
+    /// The first thread: opens the index and the journal, starts the others, checks files like
+    /// them, writes the index as results come, and when every file is taken waits for the others
+    /// and reports the end.
+    private func lead(started: UInt64) {
+        var index = indexPath.flatMap { try? VolumeIndex(path: $0) }
+        // The scan's journal, with the scan's slots: the pass's threads use its helpers' slots.
+        let journal = indexPath.flatMap {
+            ScanReadJournal.open(path: $0 + ".reading", slots: VolumeScanner.defaultReaderThreads + 1)?.0
+        }
+        let helpers = (1..<threadCount).compactMap { n in
+            try? KioskThread(name: "kiosk-check-\(n + 1)") { [self] in
+                Syscalls.setThreadIdle()
+                check(with: MusicFileReader(limits: limits), journal: journal, slot: n + 2)
+            }
+        }
+        check(with: MusicFileReader(limits: limits), journal: journal, slot: 2) {
+            write(to: &index, atLeast: Self.indexBatch)
+        }
         for helper in helpers { helper.join() }
         write(to: &index, atLeast: 1)
         index?.checkpoint()
@@ -124,13 +136,17 @@ package final class PlayabilityPass: @unchecked Sendable {
     }
 
     /// Checks files until none is left or the pass is cancelled; `afterEach` runs after each file.
-    private func check(with reader: MusicFileReader, afterEach: () -> Void = {}) {
+    private func check(
+        with reader: MusicFileReader, journal: ScanReadJournal?, slot: Int, afterEach: () -> Void = {}
+    ) {
         while !cancelled.load(ordering: .relaxed) {
             let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard i < files.count else { break }
             let file = files[i]
             let path = mountPoint == "/" ? "/" + file.relativePath : mountPoint + "/" + file.relativePath
-            let failure = reader.confirmFirstFrame(path: path)
+            let failure =
+                journal.map { $0.reading(slot: slot, file.relativePath) { reader.confirmFirstFrame(path: path) } }
+                ?? reader.confirmFirstFrame(path: path)
             let now = Syscalls.monotonicNanoseconds()
             let due: [LibraryProblem] = state.withLock { shared in
                 if let failure, failure.transient {

@@ -41,11 +41,10 @@ public struct VolumeContents: Sendable {
             problems: problems, fingerprint: fingerprint)
     }
 
-    /// These contents without the files the background pass found unplayable (`failed`, one problem
-    /// each), their problems added. The fingerprint goes, so the next scan takes the files from the
+    /// These contents without the files the background pass found unplayable (`gone`, relative
+    /// paths), `problems` added. The fingerprint goes, so the next scan takes the files from the
     /// index, where the pass wrote them.
-    func leavingOut(_ failed: [LibraryProblem]) -> VolumeContents {
-        let gone = Set(failed.map(\.relativePath))
+    func leavingOut(_ gone: Set<String>, problems failed: [LibraryProblem]) -> VolumeContents {
         let lists = playlists.compactMap { playlist -> ResolvedPlaylist? in
             let paths = playlist.trackPaths.filter { !gone.contains($0) }
             return paths.isEmpty

@@ -47,6 +47,10 @@ public final class Library {
         let generation: Int
         var contents: VolumeContents?
         var statistics: ScanStatistics?
+        /// What the playability pass took out of `contents` since its scan (paths, problems listed),
+        /// so a catalog built meanwhile from the contents before (another volume's scan) can be
+        /// brought up to date.
+        var passRemovals: [(gone: Set<String>, problems: [LibraryProblem])] = []
     }
 
     private struct Job {
@@ -54,6 +58,8 @@ public final class Library {
         let volume: VolumeID
         let generation: Int
         let cancellation: ScanCancellation
+        /// How many pass removals each other volume's contents had when the job took them.
+        let passRemovalsSeen: [VolumeID: Int]
     }
 
     private var present: [VolumeID: Present] = [:]
@@ -268,7 +274,9 @@ public final class Library {
                     inCatalog: inCatalog, others: others, limits: limits, included: includedVolumes,
                     cancellation: cancellation, mailbox: mailbox)
             }
-            running = Job(number: number, volume: id, generation: volume.generation, cancellation: cancellation)
+            running = Job(
+                number: number, volume: id, generation: volume.generation, cancellation: cancellation,
+                passRemovalsSeen: present.mapValues(\.passRemovals.count))
             return
         }
     }
@@ -329,6 +337,7 @@ public final class Library {
                 let unchanged = outcome.catalog == nil && volume.contents != nil
                 volume.contents = outcome.contents
                 volume.statistics = outcome.statistics
+                volume.passRemovals = []
                 present[job.volume] = volume
                 if departed?.volume == job.volume { departed = nil }
                 // Drop what the worker included but is gone (or came back and is being rescanned).
@@ -336,9 +345,15 @@ public final class Library {
                     outcome.included.compactMap { id, generation in
                         present[id]?.generation == generation && present[id]?.contents != nil ? nil : id
                     })
-                let merged: Catalog
+                var merged: Catalog
                 if let built = outcome.catalog {
                     merged = built.removing(volumes: stale)
+                    // Files the pass took out of other volumes while this scan ran.
+                    for (other, seen) in job.passRemovalsSeen where other != job.volume && !stale.contains(other) {
+                        for removal in present[other]?.passRemovals.dropFirst(seen) ?? [] {
+                            merged = merged.removing(unplayable: removal.gone, of: other, problems: removal.problems)
+                        }
+                    }
                 } else if unchanged {
                     merged = catalog
                 } else {
@@ -370,6 +385,7 @@ public final class Library {
                 let gone = Set(failed.map(\.relativePath))
                 let listed = Array(failed.prefix(max(0, limits.maxProblems - contents.problems.count)))
                 present[id]?.contents = contents.leavingOut(gone, problems: listed)
+                present[id]?.passRemovals.append((gone, listed))
                 catalog = catalog.removing(unplayable: gone, of: id, problems: listed)
                 Self.logLeftOut(failed, volume: id)
                 emit(.catalogChanged)

@@ -188,7 +188,7 @@ public final class Catalog: Sendable {
         return VolumeContents(
             volume: contents.volume, mountPoint: contents.mountPoint, tracks: allTracks,
             playlists: contents.playlists, covers: contents.covers, problems: contents.problems,
-            fingerprint: contents.fingerprint?.reordered(newIndex))
+            fingerprint: contents.fingerprint?.reordered(newIndex), unconfirmed: contents.unconfirmed)
     }
 
     // MARK: - building
@@ -605,16 +605,36 @@ public final class Catalog: Sendable {
     /// kept, so nothing is sorted again (cheap enough for the loop thread).
     public func removing(volumes removed: Set<VolumeID>) -> Catalog {
         if removed.isDisjoint(with: mountPoints.keys) { return self }
+        return keeping(
+            { !removed.contains($0.volume) }, problems: problems.filter { !removed.contains($0.volume) },
+            mountPoints: mountPoints.filter { !removed.contains($0.key) },
+            covers: covers.filter { !removed.contains($0.key) })
+    }
+
+    /// This catalog without the tracks of `volume` that the background `PlayabilityPass` found
+    /// unplayable (`gone`, relative paths), `failed` added to the problems; order is kept, as in
+    /// `removing(volumes:)`.
+    func removing(unplayable gone: Set<String>, of volume: VolumeID, problems failed: [LibraryProblem]) -> Catalog {
+        keeping(
+            { $0.volume != volume || !gone.contains($0.relativePath) }, problems: problems + failed,
+            mountPoints: mountPoints, covers: covers)
+    }
+
+    /// This catalog with only the tracks `keep` says, and the given problems, mount points and
+    /// covers; collections left empty go, the others keep their order.
+    private func keeping(
+        _ keep: (Track) -> Bool, problems: [LibraryProblem], mountPoints: [VolumeID: String],
+        covers: [VolumeID: [String: String]]
+    ) -> Catalog {
         var remap = [Int32](repeating: -1, count: allTracks.count)
         var tracks: [Track] = []
         var keys: [TrackKeys] = []
-        for (i, track) in allTracks.enumerated() where !removed.contains(track.volume) {
+        for (i, track) in allTracks.enumerated() where keep(track) {
             remap[i] = Int32(tracks.count)
             tracks.append(track)
             keys.append(self.keys[i])
         }
         var lists: [Category: CategoryList] = [:]
-        let covers = self.covers.filter { !removed.contains($0.key) }
         for (category, old) in self.lists {
             var list = CategoryList()
             for (position, collection) in old.collections.enumerated() {
@@ -640,10 +660,9 @@ public final class Catalog: Sendable {
             lists[category] = list
         }
         return Catalog(
-            allTracks: tracks, problems: problems.filter { !removed.contains($0.volume) }, lists: lists, keys: keys,
-            keyNames: keyNames, multipleKeys: multipleKeys,
-            mountPoints: mountPoints.filter { !removed.contains($0.key) },
-            covers: covers, limits: limits, paths: PathIndex(tracks))
+            allTracks: tracks, problems: problems, lists: lists, keys: keys, keyNames: keyNames,
+            multipleKeys: multipleKeys, mountPoints: mountPoints, covers: covers, limits: limits,
+            paths: PathIndex(tracks))
     }
 
     private init(

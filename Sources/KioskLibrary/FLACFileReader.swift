@@ -1,5 +1,6 @@
 @preconcurrency import CFLAC
 import Glibc
+import KioskAudio
 import KioskSystem
 
 /// What the library knows about a playable FLAC file: STREAMINFO and tags.
@@ -10,6 +11,10 @@ package struct TrackInfo: Sendable, Hashable {
     var totalFrames: Int64?
     var tags: TrackTags
     var hasPicture: Bool
+    /// Whether the first audio frame was decoded when the file was read; false when only its
+    /// headers were checked (the scan's way for FLAC), and the background `PlayabilityPass`
+    /// decodes it later.
+    var firstFrameDecoded = true
 
     /// The file's ReplayGain tags, nil when it has none.
     package var replayGain: ReplayGainInfo? { tags.replayGain.isEmpty ? nil : tags.replayGain }
@@ -25,9 +30,13 @@ package enum FileReadOutcome: Sendable {
     case unplayable(reason: String, transient: Bool)
 }
 
-/// Reads tags with libFLAC's metadata API (level 1, the simple iterator) and checks playability
-/// with libFLAC's stream decoder: a track is playable when its STREAMINFO is sane and its first
-/// audio frame decodes without error and matches STREAMINFO.
+/// Reads tags with libFLAC's metadata API (level 1, the simple iterator) and checks playability:
+/// a track is playable when its STREAMINFO is sane and its first audio frame decodes without error
+/// (libFLAC's stream decoder) and matches STREAMINFO. The scan asks for the headers only
+/// (`decodingFirstFrame: false`): STREAMINFO and the first frame's header, right after the
+/// metadata, with its CRC-8; the decode is left to the background `PlayabilityPass`
+/// (`confirmFirstFrame`). A file whose first frame is not right after the metadata is decoded at
+/// once, as libFLAC finds the frame where it is.
 ///
 /// Bounded: block lengths are checked before a block is read, so an absurd VORBIS_COMMENT or
 /// PICTURE is skipped instead of allocated; comment counts are checked against the block length
@@ -60,8 +69,9 @@ package final class FLACFileReader {
 
     // MARK: - tags and playability
 
-    /// Reads `path`: tags, stream info, and whether the first frame decodes.
-    package func read(path: String) -> FileReadOutcome {
+    /// Reads `path`: tags, stream info, and whether the first frame decodes (or, without
+    /// `decodingFirstFrame`, whether its header is sound).
+    package func read(path: String, decodingFirstFrame: Bool = true) -> FileReadOutcome {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(path, O_RDONLY)
@@ -144,14 +154,24 @@ package final class FLACFileReader {
         if let insane = Self.checkStreamInfo(info) {
             return .unplayable(reason: "STREAMINFO is not usable: \(insane)", transient: false)
         }
-        if let failure = decodeFirstFrame(
-            fd: fd.rawValue, info: info, streamInfoOffset: streamInfoOffset, audioStart: audioStart)
+        var decoded = true
+        if !decodingFirstFrame, let audioStart {
+            switch Self.checkFirstFrameHeader(fd: fd.rawValue, at: audioStart, info: info) {
+            case .sound: decoded = false
+            case .failed(let reason, let transient): return .unplayable(reason: reason, transient: transient)
+            case .notThere: break
+            }
+        }
+        if decoded,
+            let failure = decodeFirstFrame(
+                fd: fd.rawValue, info: info, streamInfoOffset: streamInfoOffset, audioStart: audioStart)
         {
             return .unplayable(reason: failure.reason, transient: failure.transient)
         }
-        let trackInfo = TrackInfo(
+        var trackInfo = TrackInfo(
             sampleRate: Int(info.sample_rate), channels: Int(info.channels), bitsPerSample: Int(info.bits_per_sample),
             totalFrames: info.total_samples > 0 ? Int64(info.total_samples) : nil, tags: tags, hasPicture: hasPicture)
+        trackInfo.firstFrameDecoded = decoded
         return .playable(trackInfo, warnings: warnings)
     }
 
@@ -243,6 +263,155 @@ package final class FLACFileReader {
     }
 
     // MARK: - first frame
+
+    /// Decodes the first audio frame of `path` (the background pass's check of a file the scan
+    /// listed from its headers): nil when it decodes and matches STREAMINFO, else why not. Reads
+    /// only the metadata block headers, STREAMINFO and about one frame.
+    package func confirmFirstFrame(path: String) -> (reason: String, transient: Bool)? {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, O_RDONLY)
+        } catch {
+            return ("cannot open: \(error.message)", Self.isTransient(error.rawValue))
+        }
+        let raw = fd.rawValue
+        // "fLaC", then 4-byte block headers: the last one's block ends where the audio starts.
+        var header = [UInt8](repeating: 0, count: 4)
+        func readHeader(at offset: Int64) -> Bool {
+            header.withUnsafeMutableBytes { (try? Syscalls.pread(raw, $0, offset: offset)) ?? -1 } == 4
+        }
+        var offset: Int64 = 0
+        guard readHeader(at: 0) else { return ("read error or truncated file", true) }
+        if !header.elementsEqual("fLaC".utf8) {
+            // An ID3v2 tag before the stream (the scan read past it).
+            var tag = [UInt8](repeating: 0, count: 10)
+            let n = tag.withUnsafeMutableBytes { (try? Syscalls.pread(raw, $0, offset: 0)) ?? -1 }
+            offset = Int64(AudioFileFormat.id3v2Length(tag.prefix(max(0, n))))
+            guard offset > 0, readHeader(at: offset), header.elementsEqual("fLaC".utf8) else {
+                return ("not a FLAC file (no fLaC marker)", false)
+            }
+        }
+        offset += 4
+        let streamInfoOffset = offset
+        var blocks = 0
+        while true {
+            blocks += 1
+            guard blocks <= limits.maxMetadataBlocks + 1, readHeader(at: offset) else {
+                return ("the metadata is damaged", false)
+            }
+            offset += 4 + (Int64(header[1]) << 16 | Int64(header[2]) << 8 | Int64(header[3]))
+            if header[0] & 0x80 != 0 { break }
+        }
+        var block = [UInt8](repeating: 0, count: 38)
+        guard
+            block.withUnsafeMutableBytes({ (try? Syscalls.pread(raw, $0, offset: streamInfoOffset)) ?? -1 })
+                == 38, block[0] & 0x7F == 0
+        else { return ("no STREAMINFO block", false) }
+        // STREAMINFO's fields, as libFLAC's metadata reader unpacks them.
+        var info = FLAC__StreamMetadata_StreamInfo()
+        let b = block.dropFirst(4).map(UInt64.init)
+        info.min_blocksize = UInt32(b[0] << 8 | b[1])
+        info.max_blocksize = UInt32(b[2] << 8 | b[3])
+        info.max_framesize = UInt32(b[7] << 16 | b[8] << 8 | b[9])
+        info.sample_rate = UInt32(b[10] << 12 | b[11] << 4 | b[12] >> 4)
+        info.channels = UInt32((b[12] >> 1) & 7) + 1
+        info.bits_per_sample = UInt32((b[12] & 1) << 4 | b[13] >> 4) + 1
+        if let insane = Self.checkStreamInfo(info) { return ("STREAMINFO is not usable: \(insane)", false) }
+        return decodeFirstFrame(fd: fd.rawValue, info: info, streamInfoOffset: streamInfoOffset, audioStart: offset)
+    }
+
+    /// What the bytes right after the metadata say about the first frame.
+    enum FirstFrameHeader: Equatable {
+        /// A frame header with a good CRC-8 that agrees with STREAMINFO.
+        case sound
+        /// Why the file cannot play.
+        case failed(reason: String, transient: Bool)
+        /// No frame sync there: the decoder must look for the frame.
+        case notThere
+    }
+
+    /// Checks the header of the frame at `offset` (RFC 9639 section 9.1): sync code, no reserved
+    /// values, CRC-8, and the channels, sample size and rate STREAMINFO gives.
+    static func checkFirstFrameHeader(fd: Int32, at offset: Int64, info: FLAC__StreamMetadata_StreamInfo)
+        -> FirstFrameHeader
+    {
+        // The longest header: 2 sync, 2 codes, 7 coded number, 2 block size, 2 rate, 1 CRC.
+        var bytes = (UInt64(0), UInt64(0))
+        let n = withUnsafeMutableBytes(of: &bytes) { (try? Syscalls.pread(fd, $0, offset: offset)) ?? -1 }
+        if n < 0 { return .failed(reason: "read error after the metadata", transient: true) }
+        if n == 0 { return .failed(reason: "no audio frames (the file ends after its metadata)", transient: false) }
+        return withUnsafeBytes(of: &bytes) { raw in
+            checkFrameHeader(UnsafeRawBufferPointer(rebasing: raw.prefix(n)), info: info)
+        }
+    }
+
+    /// `checkFirstFrameHeader` on bytes already read.
+    static func checkFrameHeader(_ h: UnsafeRawBufferPointer, info: FLAC__StreamMetadata_StreamInfo)
+        -> FirstFrameHeader
+    {
+        guard h.count >= 2, h[0] == 0xFF, h[1] & 0xFE == 0xF8 else { return .notThere }
+        let bad = FirstFrameHeader.failed(reason: "the first audio frame's header is damaged", transient: false)
+        guard h.count >= 6 else { return bad }
+        let blockCode = h[2] >> 4
+        let rateCode = h[2] & 0x0F
+        let channelCode = h[3] >> 4
+        let sizeCode = (h[3] >> 1) & 7
+        guard blockCode != 0, rateCode != 15, channelCode <= 10, sizeCode != 3, h[3] & 1 == 0 else { return bad }
+        // The coded frame or sample number: UTF-8's form, up to 7 bytes.
+        var end = 4
+        let lead = h[4]
+        var extra = 0
+        if lead & 0x80 != 0 {
+            guard lead != 0xFF else { return bad }
+            var mask: UInt8 = 0x40
+            while lead & mask != 0 {
+                extra += 1
+                mask >>= 1
+            }
+            guard extra >= 1, extra <= 6 else { return bad }
+        }
+        end += 1 + extra
+        guard end <= h.count else { return bad }
+        for i in 5..<end where h[i] & 0xC0 != 0x80 { return bad }
+        end += blockCode == 6 ? 1 : blockCode == 7 ? 2 : 0
+        end += rateCode == 12 ? 1 : rateCode == 13 || rateCode == 14 ? 2 : 0
+        guard end < h.count else { return bad }
+        var crc: UInt8 = 0
+        for i in 0..<end { crc = crc8Table[Int(crc ^ h[i])] }
+        guard crc == h[end] else {
+            return .failed(reason: "the first audio frame's header is damaged (CRC-8 mismatch)", transient: false)
+        }
+        let channels = channelCode < 8 ? Int(channelCode) + 1 : 2
+        if channels != Int(info.channels) {
+            return .failed(
+                reason: "the first frame has \(channels) channels, STREAMINFO says \(info.channels)", transient: false)
+        }
+        let sizes: [Int] = [0, 8, 12, 0, 16, 20, 24, 32]
+        if sizeCode != 0 && sizes[Int(sizeCode)] != Int(info.bits_per_sample) {
+            return .failed(
+                reason:
+                    "the first frame has \(sizes[Int(sizeCode)]) bits per sample, STREAMINFO says \(info.bits_per_sample)",
+                transient: false)
+        }
+        let rates: [Int] = [0, 88_200, 176_400, 192_000, 8_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 96_000]
+        var rate = rateCode < 12 ? rates[Int(rateCode)] : 0
+        let tail = end - (rateCode == 12 ? 1 : rateCode >= 13 ? 2 : 0)
+        if rateCode == 12 { rate = Int(h[tail]) * 1000 }
+        if rateCode == 13 { rate = Int(h[tail]) << 8 | Int(h[tail + 1]) }
+        if rateCode == 14 { rate = (Int(h[tail]) << 8 | Int(h[tail + 1])) * 10 }
+        if rateCode != 0 && rate != Int(info.sample_rate) {
+            return .failed(
+                reason: "the first frame is at \(rate) Hz, STREAMINFO says \(info.sample_rate) Hz", transient: false)
+        }
+        return .sound
+    }
+
+    /// CRC-8 of FLAC frame headers: polynomial x^8 + x^2 + x + 1, initial value 0.
+    static let crc8Table: [UInt8] = (0..<256).map { byte in
+        var crc = UInt8(byte)
+        for _ in 0..<8 { crc = crc & 0x80 != 0 ? (crc << 1) ^ 0x07 : crc << 1 }
+        return crc
+    }
 
     /// State shared with the decoder callbacks (reached through `client_data`). One per reader,
     /// reset for each file, so checking a file allocates nothing.

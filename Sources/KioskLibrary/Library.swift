@@ -18,7 +18,13 @@ public struct LibraryVolume: Sendable, Hashable {
 /// Scans run one at a time on a `WorkerThread`; progress and results come back through a
 /// `Mailbox`, so `onEvent` and every property are used on the loop thread only. A volume that
 /// goes away leaves the catalog at once (its index stays on disk, so its return rescans only what
-/// changed). Thread: the loop thread.
+/// changed).
+///
+/// A scan lists a FLAC file from its headers; after it, a `PlayabilityPass` decodes the first
+/// frame of each such file at idle priority, and the files that fail leave the catalog (a
+/// `catalogChanged` event, their problems added) before anyone can choose them. A file chosen in
+/// between is skipped by the player with its reason, as any file that fails to decode.
+/// Thread: the loop thread.
 public final class Library {
     public let stateDirectory: String
     public let mediaRoots: [String]
@@ -41,6 +47,10 @@ public final class Library {
         let generation: Int
         var contents: VolumeContents?
         var statistics: ScanStatistics?
+        /// What the playability pass took out of `contents` since its scan (paths, problems listed),
+        /// so a catalog built meanwhile from the contents before (another volume's scan) can be
+        /// brought up to date.
+        var passRemovals: [(gone: Set<String>, problems: [LibraryProblem])] = []
     }
 
     private struct Job {
@@ -48,6 +58,8 @@ public final class Library {
         let volume: VolumeID
         let generation: Int
         let cancellation: ScanCancellation
+        /// How many pass removals each other volume's contents had when the job took them.
+        let passRemovalsSeen: [VolumeID: Int]
     }
 
     private var present: [VolumeID: Present] = [:]
@@ -58,11 +70,18 @@ public final class Library {
     private var running: Job?
     private var nextJob = 1
     private var nextGeneration = 1
+    /// The background playability pass of each volume that has one running.
+    private var passes: [VolumeID: (number: Int, pass: PlayabilityPass)] = [:]
+    private var nextPass = 1
+
+    /// Threads of a playability pass (idle priority: more than the cores would gain nothing).
+    static var passThreads: Int { min(2, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// Messages from the scan worker to the loop.
     private enum WorkerMessage: Sendable {
         case progress(job: Int, volume: VolumeID, tracks: Int)
         case finished(job: Int, outcome: Outcome)
+        case pass(number: Int, volume: VolumeID, report: PlayabilityPass.Report)
     }
 
     private struct Outcome: Sendable {
@@ -96,6 +115,8 @@ public final class Library {
     deinit {
         running?.cancellation.cancel()
         worker.stop()
+        for (_, entry) in passes { entry.pass.cancel() }
+        for (_, entry) in passes { entry.pass.join() }
     }
 
     /// Begins watching the mount table; volumes mounted under the media roots now are scanned.
@@ -125,7 +146,13 @@ public final class Library {
             worker.waitUntilIdle()  // the worker stays for scans started after this
             running = nil
         }
+        for (_, entry) in passes { entry.pass.cancel() }
+        for (_, entry) in passes { entry.pass.join() }
+        passes.removeAll()
     }
+
+    /// Whether a background playability pass runs (on any volume).
+    public var isCheckingPlayability: Bool { !passes.isEmpty }
 
     /// Adds a plain folder (demo, tests), scanned like a mounted volume. Adding a folder that is
     /// present already rescans it.
@@ -190,6 +217,7 @@ public final class Library {
         departed = volume.contents
         queue.removeAll { $0 == volume.id }
         if running?.volume == volume.id { running?.cancellation.cancel() }
+        if let pass = stopPass(of: volume.id) { worker.submit { pass.join() } }
         Log.info("library: volume \(volume.id) at \(mountPoint) went away")
         emit(.volumeRemoved(volume.id, mountPoint: mountPoint))
         let updated = catalog.removing(volumes: [volume.id])
@@ -236,14 +264,19 @@ public final class Library {
             // contents; a volume that just came back may find its contents from before it left.
             let previous = volume.contents ?? (departed?.volume == id ? departed : nil)
             let inCatalog = volume.contents != nil
+            // The scan writes the index the pass writes: the pass ends first (on the worker).
+            let pass = stopPass(of: id)
             worker.submit {
+                pass?.join()
                 Syscalls.setThreadNiceness(VolumeScanner.niceness)
                 Library.runScan(
                     job: number, id: id, mountPoint: mountPoint, indexPath: indexPath, previous: previous,
                     inCatalog: inCatalog, others: others, limits: limits, included: includedVolumes,
                     cancellation: cancellation, mailbox: mailbox)
             }
-            running = Job(number: number, volume: id, generation: volume.generation, cancellation: cancellation)
+            running = Job(
+                number: number, volume: id, generation: volume.generation, cancellation: cancellation,
+                passRemovalsSeen: present.mapValues(\.passRemovals.count))
             return
         }
     }
@@ -254,7 +287,7 @@ public final class Library {
         others: [VolumeContents], limits: ScanLimits, included: [VolumeID: Int], cancellation: ScanCancellation,
         mailbox: Mailbox<WorkerMessage>
     ) {
-        let scanner = VolumeScanner(limits: limits)
+        let scanner = VolumeScanner(limits: limits, decodesFirstFrames: false)
         var contents: VolumeContents
         var statistics: ScanStatistics
         do {
@@ -304,6 +337,7 @@ public final class Library {
                 let unchanged = outcome.catalog == nil && volume.contents != nil
                 volume.contents = outcome.contents
                 volume.statistics = outcome.statistics
+                volume.passRemovals = []
                 present[job.volume] = volume
                 if departed?.volume == job.volume { departed = nil }
                 // Drop what the worker included but is gone (or came back and is being rescanned).
@@ -311,9 +345,15 @@ public final class Library {
                     outcome.included.compactMap { id, generation in
                         present[id]?.generation == generation && present[id]?.contents != nil ? nil : id
                     })
-                let merged: Catalog
+                var merged: Catalog
                 if let built = outcome.catalog {
                     merged = built.removing(volumes: stale)
+                    // Files the pass took out of other volumes while this scan ran.
+                    for (other, seen) in job.passRemovalsSeen where other != job.volume && !stale.contains(other) {
+                        for removal in present[other]?.passRemovals.dropFirst(seen) ?? [] {
+                            merged = merged.removing(unplayable: removal.gone, of: other, problems: removal.problems)
+                        }
+                    }
                 } else if unchanged {
                     merged = catalog
                 } else {
@@ -333,9 +373,55 @@ public final class Library {
                     .scanFinished(
                         job.volume, tracks: stats.tracks, problems: stats.problems, seconds: stats.seconds))
                 if changed { emit(.catalogChanged) }
+                startPass(of: job.volume)
             }
             startNext()
+        case .pass(let number, let id, let report):
+            guard passes[id]?.number == number, let contents = present[id]?.contents else { return }
+            switch report {
+            case .failed(let failed):
+                // Listed within the scan's limit on problems (a stick of broken files must not hold
+                // a line for each); every one leaves the catalog.
+                let gone = Set(failed.map(\.relativePath))
+                let listed = Array(failed.prefix(max(0, limits.maxProblems - contents.problems.count)))
+                present[id]?.contents = contents.leavingOut(gone, problems: listed)
+                present[id]?.passRemovals.append((gone, listed))
+                catalog = catalog.removing(unplayable: gone, of: id, problems: listed)
+                Self.logLeftOut(failed, volume: id)
+                emit(.catalogChanged)
+            case .finished(let checked, let failed, let seconds, let complete):
+                passes[id] = nil
+                if complete { present[id]?.contents = contents.everyFileConfirmed() }
+                Log.info(
+                    "library: decoded the first frame of \(checked) files of \(id) in \(seconds) s: \(failed) unplayable\(complete ? "" : " (to finish at the next scan)")"
+                )
+            }
         }
+    }
+
+    /// Starts the background playability pass of volume `id` when its contents list files the
+    /// scan did not decode (and no scan of it is waiting, which would stop it).
+    private func startPass(of id: VolumeID) {
+        guard let volume = present[id], let contents = volume.contents, !contents.unconfirmed.isEmpty,
+            !queue.contains(id), let mailbox
+        else { return }
+        _ = stopPass(of: id)
+        let number = nextPass
+        nextPass += 1
+        let pass = PlayabilityPass(
+            volume: id, mountPoint: volume.mountPoint, files: contents.unconfirmed, indexPath: indexPath(for: id),
+            limits: limits, threads: Self.passThreads
+        ) { report in
+            mailbox.send(.pass(number: number, volume: id, report: report))
+        }
+        passes[id] = (number, pass)
+    }
+
+    /// Cancels the pass of volume `id`, if one runs, and returns it (for someone to join).
+    private func stopPass(of id: VolumeID) -> PlayabilityPass? {
+        guard let entry = passes.removeValue(forKey: id) else { return nil }
+        entry.pass.cancel()
+        return entry.pass
     }
 
     /// Files left out by a scan, and files listed with something ignored, with their reasons, in

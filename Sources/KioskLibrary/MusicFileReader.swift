@@ -32,8 +32,11 @@ package final class MusicFileReader {
 
     deinit { scratch.deallocate() }
 
-    /// Reads `path`: tags, stream format, and whether the first block decodes.
-    package func read(path: String) -> FileReadOutcome {
+    /// Reads `path`: tags, stream format, and whether the first block decodes. Without
+    /// `decodingFirstFrame` a FLAC file's first frame is only checked by its header (its decode is
+    /// the background `PlayabilityPass`'s, see `TrackInfo.firstFrameDecoded`); other formats are
+    /// decoded either way.
+    package func read(path: String, decodingFirstFrame: Bool = true) -> FileReadOutcome {
         let format: AudioFileFormat
         do throws(DecodeError) {
             format = try decoders.identify(path: path)
@@ -42,7 +45,9 @@ package final class MusicFileReader {
         }
         // A FLAC stream that starts at a frame has no metadata for FLACFileReader: it is read as
         // the other formats are (the decoder's first frame gives its format).
-        if format == .flac && Self.startsWithFLACMarker(path) { return flac.read(path: path) }
+        if format == .flac && Self.startsWithFLACMarker(path) {
+            return flac.read(path: path, decodingFirstFrame: decodingFirstFrame)
+        }
         // vorbisfile and opusfile hold the comment packet whole, as TagLib does: over the limits,
         // the file is not opened at all.
         if format == .oggVorbis || format == .opus, let problem = oggHeaderProblem(path) {
@@ -82,6 +87,12 @@ package final class MusicFileReader {
             sampleRate: stream.sampleRate, channels: stream.channels, bitsPerSample: stream.bitsPerSample,
             totalFrames: decoder.totalFrames, tags: tags, hasPicture: pictureBytes > 0)
         return .playable(info, warnings: warnings)
+    }
+
+    /// Decodes the first frame of a file read without `decodingFirstFrame`: nil when it plays, else
+    /// why not.
+    package func confirmFirstFrame(path: String) -> (reason: String, transient: Bool)? {
+        flac.confirmFirstFrame(path: path)
     }
 
     /// Whether `path` begins with FLAC's `fLaC` marker, after any ID3v2 tag (libFLAC's metadata

@@ -19,6 +19,9 @@ final class ReadPool: @unchecked Sendable {
     let mountPoint: String
     let limits: ScanLimits
     let cancellation: ScanCancellation?
+    /// Whether a FLAC file's first frame is decoded (else its header is checked, see
+    /// `MusicFileReader.read(path:decodingFirstFrame:)`).
+    let decodesFirstFrame: Bool
     /// Where each reader says which file it reads (nil: no index, no journal).
     let journal: ScanReadJournal?
     private let lock = ConditionLock()
@@ -30,8 +33,12 @@ final class ReadPool: @unchecked Sendable {
     private var readCount = 0
     private var helpers: [KioskThread] = []
 
-    init(mountPoint: String, limits: ScanLimits, cancellation: ScanCancellation?, journal: ScanReadJournal? = nil) {
+    init(
+        mountPoint: String, limits: ScanLimits, cancellation: ScanCancellation?, journal: ScanReadJournal? = nil,
+        decodesFirstFrame: Bool = true
+    ) {
         self.mountPoint = mountPoint
+        self.decodesFirstFrame = decodesFirstFrame
         self.limits = limits
         self.cancellation = cancellation
         self.journal = journal
@@ -72,8 +79,9 @@ final class ReadPool: @unchecked Sendable {
     /// Reads `relativePath` on this thread with the journal's `slot` saying so.
     func readNow(_ relativePath: String, with reader: MusicFileReader, slot: Int) -> FileReadOutcome {
         let path = mountPoint == "/" ? "/" + relativePath : mountPoint + "/" + relativePath
-        guard let journal else { return reader.read(path: path) }
-        return journal.reading(slot: slot, relativePath) { reader.read(path: path) }
+        let decoding = decodesFirstFrame
+        guard let journal else { return reader.read(path: path, decodingFirstFrame: decoding) }
+        return journal.reading(slot: slot, relativePath) { reader.read(path: path, decodingFirstFrame: decoding) }
     }
 
     /// Asks for `relativePath` to be read (once).

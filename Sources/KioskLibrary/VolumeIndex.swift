@@ -7,6 +7,9 @@ struct IndexedFile: Sendable {
     let size: Int64
     let modificationTime: Int64
     let outcome: StoredOutcome
+    /// Whether a playable file's first frame was decoded (at the scan, or since by the background
+    /// `PlayabilityPass`); false while only its headers were checked.
+    var confirmed = true
 
     /// Whether this is what `file` holds: same size and mtime, and a track made of it keeps the
     /// path's very bytes (a name spelt with composed or decomposed accents is another file).
@@ -44,14 +47,16 @@ struct IndexedPlaylist: Sendable {
 /// Thread: the scan worker that opened it.
 final class VolumeIndex {
     /// 2: the `extras` column (MPD's tags beyond the box's own); an index of version 1 has none of
-    /// them read, so it is rebuilt. 3: the `replaygain` column (`ReplayGainInfo.stored`).
-    static let schemaVersion = 3
+    /// them read, so it is rebuilt. 3: the `replaygain` column (`ReplayGainInfo.stored`). 4: the
+    /// `confirmed` column (the first frame decoded, `TrackInfo.firstFrameDecoded`).
+    static let schemaVersion = 4
     private static let separator: Character = "\u{1F}"
 
     let path: String
     private let database: SQLiteDatabase
     private var upsertFile: SQLiteStatement?
     private var deleteFileStatement: SQLiteStatement?
+    private var confirmStatement: SQLiteStatement?
     /// Set when an existing database had to be thrown away.
     private(set) var resetReason: String?
 
@@ -92,7 +97,7 @@ final class VolumeIndex {
                     title TEXT, artist TEXT, album TEXT, albumartist TEXT, genre TEXT, date TEXT,
                     track INTEGER, tracktotal INTEGER, disc INTEGER, disctotal INTEGER,
                     rate INTEGER, channels INTEGER, bits INTEGER, frames INTEGER, picture INTEGER, extras TEXT,
-                    replaygain TEXT
+                    replaygain TEXT, confirmed INTEGER NOT NULL DEFAULT 1
                 ) WITHOUT ROWID;
                 CREATE TABLE playlists(
                     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, name TEXT NOT NULL,
@@ -131,7 +136,8 @@ final class VolumeIndex {
         let s = try database.prepare(
             """
             SELECT path, size, mtime, problem, warnings, title, artist, album, albumartist, genre, date,
-                   track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture, extras, replaygain FROM files
+                   track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture, extras, replaygain,
+                   confirmed FROM files
             """)
         var result: [String: IndexedFile] = [:]
         result.reserveCapacity(expected)
@@ -199,7 +205,8 @@ final class VolumeIndex {
                 previous = track
                 outcome = .known(track, warnings: Self.split(s.string(4)))
             }
-            result[path] = IndexedFile(size: file.size, modificationTime: file.modificationTime, outcome: outcome)
+            result[path] = IndexedFile(
+                size: file.size, modificationTime: file.modificationTime, outcome: outcome, confirmed: s.int(22) != 0)
         }
         return result
     }
@@ -235,8 +242,8 @@ final class VolumeIndex {
                 """
                 INSERT OR REPLACE INTO files(path, size, mtime, problem, warnings, title, artist, album, albumartist,
                     genre, date, track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture, extras,
-                    replaygain)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    replaygain, confirmed)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         }
         let s = upsertFile!
@@ -246,6 +253,7 @@ final class VolumeIndex {
         switch outcome {
         case .unplayable(let reason):
             s.bind(4, reason)
+            s.bind(23, 1)
         case .known(let track, let warnings):
             try store(file, .playable(track.info, warnings: warnings))
             return
@@ -268,7 +276,23 @@ final class VolumeIndex {
             s.bind(20, info.hasPicture ? 1 : 0)
             s.bind(21, Self.join(info.tags.extras.map { $0.tag.rawValue + "=" + $0.value }))
             s.bind(22, info.tags.replayGain.isEmpty ? nil : info.tags.replayGain.stored)
+            s.bind(23, info.firstFrameDecoded ? 1 : 0)
         }
+        try s.run()
+    }
+
+    /// Records what the background `PlayabilityPass` found about `file` (nil: its first frame
+    /// decodes), when the row still describes the file (same size and mtime).
+    func storeConfirmation(_ file: ScannedFile, problem: String?) throws(SQLiteError) {
+        if confirmStatement == nil {
+            confirmStatement = try database.prepare(
+                "UPDATE files SET confirmed = 1, problem = ? WHERE path = ? AND size = ? AND mtime = ?")
+        }
+        let s = confirmStatement!
+        s.bind(1, problem)
+        s.bind(2, file.relativePath)
+        s.bind(3, file.size)
+        s.bind(4, file.modificationTime)
         try s.run()
     }
 

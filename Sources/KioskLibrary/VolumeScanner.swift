@@ -51,6 +51,10 @@ public final class VolumeScanner {
     public let limits: ScanLimits
     /// Threads that read files at once (the calling thread is one of them).
     public let readerThreads: Int
+    /// Whether each new FLAC file's first frame is decoded during the scan; when not, its headers
+    /// are checked (`FLACFileReader`) and the file is listed in `VolumeContents.unconfirmed` for
+    /// the background `PlayabilityPass` (the `Library`'s way). `kiosk-player scan` decodes.
+    public let decodesFirstFrames: Bool
     private let reader: MusicFileReader
 
     /// Eight readers: reading a file is half waiting for the disk and half decoding, so more
@@ -60,9 +64,13 @@ public final class VolumeScanner {
     /// same (0.39–0.40 s).
     public static var defaultReaderThreads: Int { 8 }
 
-    public init(limits: ScanLimits = ScanLimits(), readerThreads: Int = VolumeScanner.defaultReaderThreads) {
+    public init(
+        limits: ScanLimits = ScanLimits(), readerThreads: Int = VolumeScanner.defaultReaderThreads,
+        decodesFirstFrames: Bool = true
+    ) {
         self.limits = limits
         self.readerThreads = max(1, readerThreads)
+        self.decodesFirstFrames = decodesFirstFrames
         reader = MusicFileReader(limits: limits)
     }
 
@@ -104,7 +112,8 @@ public final class VolumeScanner {
         let journaled = indexPath.flatMap { ScanReadJournal.open(path: $0 + ".reading", slots: readerThreads + 1) }
         let leftovers = journaled?.1 ?? ScanReadJournal.Leftovers()
         let reads = ReadPool(
-            mountPoint: mountPoint, limits: limits, cancellation: cancellation, journal: journaled?.0)
+            mountPoint: mountPoint, limits: limits, cancellation: cancellation, journal: journaled?.0,
+            decodesFirstFrame: decodesFirstFrames)
         defer { reads.close() }
         // Contents stand for a later identical walk only when nothing here must be retried.
         var reusable = true
@@ -171,6 +180,7 @@ public final class VolumeScanner {
                 // An index that had to be made anew holds none of them: every file is read.
                 if indexPath == nil || index.map({ !$0.isNew }) == true {
                     known = old.knownFiles(tracks: previous.tracks)
+                    for file in previous.unconfirmed { known[file.relativePath]?.confirmed = false }
                 }
             } else {
                 openTheIndex(expected: walk.musicFiles.count)
@@ -215,6 +225,8 @@ public final class VolumeScanner {
         // Which files must be read: new, or changed since the index was written.
         var cached: [StoredOutcome?] = []
         cached.reserveCapacity(walk.musicFiles.count)
+        // Files of the index still to be decoded by the background pass (walk positions).
+        var unconfirmedKnown = Set<Int>()
         var toRead: [String] = []
         var readIndex: [Int] = []
         var matchedRows = 0
@@ -223,6 +235,7 @@ public final class VolumeScanner {
             if let old = known[file.relativePath] {
                 matchedRows += 1
                 if old.stands(for: file) && !crashed.contains(file.relativePath) {
+                    if !old.confirmed { unconfirmedKnown.insert(i) }
                     cached.append(old.outcome)
                     continue
                 }
@@ -250,16 +263,19 @@ public final class VolumeScanner {
         fileEntries.reserveCapacity(walk.musicFiles.count)
         var unplayableFiles: [ScanFingerprint.UnplayableFile] = []
         var trackWarnings: [Int32: [String]] = [:]
-        func take(_ file: ScannedFile, _ outcome: StoredOutcome) {
+        var unconfirmed: [ScannedFile] = []
+        func take(_ file: ScannedFile, _ outcome: StoredOutcome, confirmed: Bool) {
             let warnings: [String]
             switch outcome {
             case .playable(let info, let readerWarnings):
                 tracks.append(
                     Track(volume: place, file: file, info: info, sameFolderAs: tracks.last, strings: &strings))
                 warnings = readerWarnings
+                if !info.firstFrameDecoded { unconfirmed.append(file) }
             case .known(let track, let readerWarnings):
                 tracks.append(track)
                 warnings = readerWarnings
+                if !confirmed { unconfirmed.append(file) }
             case .unplayable(let reason):
                 problems.append(LibraryProblem(volume: volume, relativePath: file.relativePath, reason: reason))
                 fileEntries.append(Int32(-1 - unplayableFiles.count))
@@ -283,7 +299,8 @@ public final class VolumeScanner {
         }
         func catchUp(to end: Int) {
             while processed < end {
-                take(walk.musicFiles[processed], cached[processed]!)
+                take(
+                    walk.musicFiles[processed], cached[processed]!, confirmed: !unconfirmedKnown.contains(processed))
                 processed += 1
             }
         }
@@ -316,7 +333,7 @@ public final class VolumeScanner {
                 outcome = .unplayable(reason: reason)
                 if transient { reusable = false } else { write { try $0.store(file, outcome) } }
             }
-            take(file, outcome)
+            take(file, outcome, confirmed: true)
             processed = i + 1
             if k + 1 - reported >= Self.progressInterval {
                 reported = k + 1
@@ -444,7 +461,8 @@ public final class VolumeScanner {
             volume: volume, mountPoint: mountPoint,
             tracks: Track.withAudiobookFolders(Track.withAlbumArtists(tracks), markerFolders: walk.audiobookFolders),
             playlists: playlists,
-            covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: listed, fingerprint: fingerprint)
+            covers: ArtworkLookup.coversByFolder(walk.coverFiles), problems: listed, fingerprint: fingerprint,
+            unconfirmed: unconfirmed)
         return (contents, stats)
     }
 

@@ -251,6 +251,40 @@ struct AudioEngineTests {
         #expect(Array(output.suffix(tail.count)) == tail)
     }
 
+    /// A track queued before the library's background playability pass reached it, whose audio
+    /// does not decode (STREAMINFO and the first frame's header are sound, every frame's payload
+    /// after it is not): the engine reports it by name with the reason and goes on, the tracks
+    /// around it joined without a gap.
+    @Test func aTrackWhoseFirstFrameDoesNotDecodeIsReportedAndSkippedGaplessly() throws {
+        let dir = try TemporaryDirectory("kiosk-first-frame")
+        defer { dir.remove() }
+        let first = try Fixtures.makeTrack(dir.file("first.flac"), format: cd, frames: 20000, seed: 1)
+        let last = try Fixtures.makeTrack(dir.file("last.flac"), format: cd, frames: 20000, seed: 2)
+        try Fixtures.makeTrack(dir.file("damaged.flac"), format: cd, frames: 20000, seed: 3)
+        var bytes = try Syscalls.readFile(dir.file("damaged.flac"))
+        // The audio starts after the last metadata block (its header's top bit).
+        var start = 4
+        while true {
+            let length = Int(bytes[start + 1]) << 16 | Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
+            let isLast = bytes[start] & 0x80 != 0
+            start += 4 + length
+            if isLast { break }
+        }
+        for i in (start + 20)..<bytes.count { bytes[i] ^= 0x5A }
+        try dir.write("damaged.flac", bytes)
+        let paths = [dir.file("first.flac"), dir.file("damaged.flac"), dir.file("last.flac")]
+
+        let run = try playToFile(paths, out: dir.file("out.raw"))
+        #expect(run.finished)
+        #expect(run.errors.map(\.path) == [dir.file("damaged.flac")])
+        // Nothing of it decodes (libFLAC drops the damaged frames as it would junk before a stream).
+        #expect(run.errors.first?.message == "file ends early (truncated): 0 of 20000 frames", "\(run.errors)")
+        #expect(run.started().last == 3)
+        let output = try Syscalls.readFile(dir.file("out.raw"))
+        let expected = Fixtures.bytes(first, width: 2) + Fixtures.bytes(last, width: 2)
+        if output != expected { Issue.record("\(output.count) bytes played, \(expected.count) expected") }
+    }
+
     @Test func deviceThatTakesOnlyOtherContainersGetsExactOrConvertedSamples() throws {
         let dir = try TemporaryDirectory("kiosk-convert")
         defer { dir.remove() }

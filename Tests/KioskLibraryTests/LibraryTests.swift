@@ -238,6 +238,9 @@ final class EventLog {
         #expect(library.catalog.trackCount == 4)
         #expect(library.catalog.allTracks.first?.path.hasPrefix(stick + "/") == true)
         let id = try #require(added.first?.0)
+        // A clean unmount needs the stick's files closed: the background playability pass reads
+        // them after the scan (as the scan does before it), so it is let finish first.
+        #expect(try loop.run(until: { !library.isCheckingPlayability }, timeoutNanoseconds: 30_000_000_000))
 
         #expect(run(umount, [stick]).status == 0)
         mounted = false

@@ -16,14 +16,19 @@ enum BenchCommand {
             Command(
                 name: "scan", summary: "library scan of a synthetic 10 000-track library",
                 description: """
-                    Times a full scan of a synthetic library into a fresh index, a rescan with nothing
-                    changed and a rescan after 1 % of the files were rewritten; prints the index size and RSS.
+                    Times a full scan of a synthetic library into a fresh index, the background playability
+                    pass after it, a rescan with nothing changed and a rescan after 1 % of the files were
+                    rewritten; prints the index size and RSS.
 
                     """,
                 options: [
                     library, .integer("--tracks", "N", 20...200_000, "tracks in the library (default 10 000)"),
                     .integer("--threads", "N", 1...16, "reader threads (default: the scanner's)"),
                     .flag("--cold", "drop the page cache before each scan (needs root)"),
+                    .flag(
+                        "--decode-in-scan",
+                        "decode each FLAC file's first frame in the scan (the way before the background playability pass)"
+                    ),
                     .flag(
                         "--mixed",
                         "half FLAC, 30 % MP3, 10 % M4A, 10 % Ogg Vorbis/Opus (made with flac, lame, ffmpeg, oggenc, opusenc)"

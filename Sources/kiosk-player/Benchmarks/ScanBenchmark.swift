@@ -6,11 +6,14 @@ extension BenchCommand {
     /// `bench scan [--mixed]`: generates a synthetic library once (cached under /var/tmp; all FLAC,
     /// or with `--mixed` half FLAC, 30 % MP3, 10 % M4A, 10 % Ogg Vorbis/Opus), then times a full
     /// scan into a fresh index, a rescan with nothing changed, and a rescan after 1 % of the files
-    /// were rewritten; prints the index size and the peak RSS.
+    /// were rewritten; prints the index size and the peak RSS. The full scan checks FLAC files by
+    /// their headers, as the `Library` does, and the background playability pass that decodes
+    /// their first frames is timed after it; `--decode-in-scan` decodes them in the scan instead.
     static func scanLibrary(_ parsed: ParsedArguments) throws -> Int32 {
         let trackCount = parsed.int("--tracks") ?? 10_000
         let threads = parsed.int("--threads") ?? VolumeScanner.defaultReaderThreads
         let cold = parsed.has("--cold")
+        let decodeInScan = parsed.has("--decode-in-scan")
         if cold && getuid() != 0 { throw ToolError("--cold drops the page cache and needs root") }
         var layout = SyntheticLibrary.Layout()
         layout.albums = max(1, trackCount / layout.tracksPerAlbum)
@@ -46,7 +49,7 @@ extension BenchCommand {
         /// (`previous`) the catalog is kept when the scan finds nothing changed.
         func timedScan(previous: Phase? = nil) throws -> Phase {
             if cold { dropCaches() }
-            let scanner = VolumeScanner(readerThreads: threads)
+            let scanner = VolumeScanner(readerThreads: threads, decodesFirstFrames: decodeInScan)
             let cpu0 = Syscalls.processCPUNanoseconds()
             let wall0 = Syscalls.monotonicNanoseconds()
             let (contents, stats) = try scanner.scan(
@@ -63,6 +66,11 @@ extension BenchCommand {
         }
 
         let full = try timedScan()
+        // The background pass, as the Library starts it when the scan has finished.
+        let passCPU0 = Syscalls.processCPUNanoseconds()
+        let pass = PlayabilityPass.runToEnd(
+            full.contents, indexPath: indexPath, threads: min(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        let passCPU = Double(Syscalls.processCPUNanoseconds() - passCPU0) / 1e9
         // Nothing changed, the earlier scan's result in memory (a rescan of a present stick, or
         // one plugged in again): what MPD's `update` does with its in-memory database.
         let unchanged = try timedScan(previous: full)
@@ -89,7 +97,10 @@ extension BenchCommand {
             "library \(library): \(full.stats.musicFiles) music files\(layout.mixedFormats ? " (mixed formats)" : ""), \(layout.albums) albums, \(full.stats.playlists) playlists; \(threads) reader thread(s); \(cold ? "cold page cache (dropped before each scan)" : "warm page cache")"
         )
         line(
-            "full scan: \(times(full)); walk \(s(full.stats.walkSeconds)); \(full.stats.filesRead) files read (each first frame decoded), \(Int(Double(full.stats.filesRead) / max(full.wall, 1e-9))) files/s; \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems"
+            "full scan: \(times(full)); walk \(s(full.stats.walkSeconds)); \(full.stats.filesRead) files read (\(decodeInScan ? "each first frame decoded" : "FLAC by headers")), \(Int(Double(full.stats.filesRead) / max(full.wall, 1e-9))) files/s; \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems"
+        )
+        line(
+            "background playability pass: \(pass.checked) first frames decoded in \(s(pass.seconds)) wall, \(s(passCPU)) CPU (idle priority); \(pass.failed) unplayable"
         )
         line(
             "no-change rescan: \(times(unchanged)); \(percent(unchanged.totalWall, of: full.totalWall)) of the full scan's wall, \(percent(unchanged.totalCPU, of: full.totalCPU)) of its CPU; \(unchanged.stats.filesRead) files read\(unchanged.stats.reusedPrevious ? ", nothing changed: previous contents and catalog kept" : "")"

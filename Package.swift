@@ -31,12 +31,7 @@ let package = Package(
         // zlib: compressed ID3v2 frames made by the tests and the id3 fuzz target.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // The resampler of the output stage (as MPD's and squeezelite's): a device that refuses the
-        // stream's rate gets it converted, not skipped.
-        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
-        // Spoken prompts, synthesized in process (not a program spawned per prompt).
-        .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
         .target(
             name: "CKioskShims", dependencies: ["CALSA", "CGPIOD", "CPNG", "CJPEGLib"],
@@ -57,6 +52,19 @@ let package = Package(
             name: "CKioskFFmpeg",
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
             linkerSettings: [.linkedLibrary("dl")]),
+        // The resampler of the output stage (as MPD's and squeezelite's): a device that refuses the
+        // stream's rate gets it converted, not skipped. libsoxr is opened with dlopen by the first
+        // resampler: its header only at build time (libsoxr-dev), no link.
+        .target(
+            name: "CKioskSoxr",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
+            linkerSettings: [.linkedLibrary("dl")]),
+        // Spoken prompts, synthesized in process (not a program spawned per prompt) by libespeak-ng,
+        // opened with dlopen by the first prompt: its header only at build time (libespeak-ng-dev), no link.
+        .target(
+            name: "CKioskEspeak",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
+            linkerSettings: [.linkedLibrary("dl")]),
 
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
         // The buses boards wire things to: GPIO lines (libgpiod) and spidev.
@@ -65,7 +73,7 @@ let package = Package(
             name: "KioskAudio",
             dependencies: [
                 "KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
-                "CKioskFFmpeg", "CSoxr", "CEspeak",
+                "CKioskFFmpeg", "CKioskSoxr", "CKioskEspeak",
             ],
             swiftSettings: strict),
         .target(

@@ -1,4 +1,4 @@
-import CEspeak
+import CKioskEspeak
 import Glibc
 import Synchronization
 
@@ -18,8 +18,9 @@ public struct SpeechError: Error, Equatable, Sendable, CustomStringConvertible {
 ///
 /// espeak-ng keeps its state in globals and is not thread-safe, so the process has at most one
 /// synthesizer at a time (a second `init` fails) and one thread drives it (the `Speaker`'s worker).
-/// The library is loaded by the first synthesizer and stays loaded: espeak-ng 1.51 hung in
-/// `espeak_Initialize` after an `espeak_Terminate` (the second synthesizer of a test run).
+/// The library is opened with dlopen by the first synthesizer (`kiosk_espeak.h` says why) and stays
+/// loaded: espeak-ng 1.51 hung in `espeak_Initialize` after an `espeak_Terminate` (the second
+/// synthesizer of a test run). Without libespeak-ng.so.1 the first prompt fails with a message naming it.
 ///
 /// Thread: the thread that made it, only (normally the speech worker); never the loop or an audio thread.
 public final class SpeechSynthesizer {
@@ -45,7 +46,15 @@ public final class SpeechSynthesizer {
         else { throw SpeechError(message: "speech: espeak-ng is already in use in this process") }
         var rate = Self.loadedRate.load(ordering: .relaxed)
         if rate == 0 {
-            rate = Int(espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, dataPath, 0))
+            var why = [CChar](repeating: 0, count: 256)
+            guard kes_load(&why, why.count) == 0 else {
+                Self.owned.store(false, ordering: .releasing)
+                let reason = String(
+                    decoding: why.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                throw SpeechError(
+                    message: "speech: cannot load espeak-ng (\(reason); Debian's package libespeak-ng1 provides it)")
+            }
+            rate = Int(kes_espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, dataPath, 0))
             guard rate > 0 else {
                 Self.owned.store(false, ordering: .releasing)
                 throw SpeechError(
@@ -53,7 +62,7 @@ public final class SpeechSynthesizer {
                         "speech: cannot load espeak-ng's voice data (\(dataPath ?? "the installed espeak-ng-data"))")
             }
             Self.loadedRate.store(rate, ordering: .relaxed)
-            espeak_SetSynthCallback { wave, count, events in
+            kes_espeak_SetSynthCallback { wave, count, events in
                 guard let wave, count > 0, let user = events?.pointee.user_data else { return 0 }
                 let collector = Unmanaged<Collector>.fromOpaque(user).takeUnretainedValue()
                 collector.samples.append(contentsOf: UnsafeBufferPointer(start: wave, count: Int(count)))
@@ -75,7 +84,7 @@ public final class SpeechSynthesizer {
         let user = Unmanaged.passRetained(collector)
         defer { user.release() }
         let result = text.withCString { chars in
-            espeak_Synth(
+            kes_espeak_Synth(
                 chars, strlen(chars) + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, user.toOpaque())
         }
         guard result == EE_OK else { throw SpeechError(message: "speech: espeak-ng could not speak \"\(text)\"") }
@@ -85,7 +94,7 @@ public final class SpeechSynthesizer {
 
     private func select(_ name: String) throws(SpeechError) {
         if voice == name { return }
-        guard !name.isEmpty, espeak_SetVoiceByName(name) == EE_OK else {
+        guard !name.isEmpty, kes_espeak_SetVoiceByName(name) == EE_OK else {
             voice = nil
             throw SpeechError(
                 message:

@@ -1,3 +1,0 @@
-#pragma once
-#include <espeak-ng/speak_lib.h>
-#include <espeak-ng/espeak_ng.h>

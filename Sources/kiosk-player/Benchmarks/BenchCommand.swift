@@ -77,6 +77,21 @@ enum BenchCommand {
                 ],
                 run: play),
             Command(
+                name: "realtime", summary: "CPU %, context switches and faults playing in real time, vs MPD (FILE)",
+                synopsis: ["FILE [OPTIONS]"],
+                description: """
+                    Plays FILE on repeat through the engine to the paced "none" device, then MPD
+                    (/usr/bin/mpd, null output with sync) on the same file; after a warm-up, prints
+                    each one's CPU %, context switches and minor faults over the same time.
+
+                    """,
+                options: [
+                    .integer("--seconds", "N", 1...3600, "how long to measure (default 30)"),
+                    .integer("--warm-up", "N", 0...600, "seconds of play before measuring (default 3)"),
+                    .flag("--no-compare", "do not run MPD"),
+                ],
+                run: realtime),
+            Command(
                 name: "startup", summary: "exec → first PCM frame and first frame drawn; RSS",
                 description: "Starts 'kiosk-player run' as systemd does and times the first sound and frame.\n",
                 options: [

@@ -80,14 +80,13 @@ enum BenchCommand {
                 name: "realtime", summary: "CPU %, context switches and faults playing in real time, vs MPD (FILE)",
                 synopsis: ["FILE [OPTIONS]"],
                 description: """
-                    Plays FILE on repeat through the engine to the paced "none" device, then MPD
-                    (/usr/bin/mpd, null output with sync) on the same file; after a warm-up, prints
-                    each one's CPU %, context switches and minor faults over the same time.
+                    Plays FILE (repeated, one track a time) through the engine to the paced "none"
+                    device, then through MPD (/usr/bin/mpd, null output with sync) from play to the end
+                    of the queue; prints each one's CPU %, context switches and minor faults.
 
                     """,
                 options: [
-                    .integer("--seconds", "N", 1...3600, "how long to measure (default 30)"),
-                    .integer("--warm-up", "N", 0...600, "seconds of play before measuring (default 3)"),
+                    .integer("--seconds", "N", 1...3600, "at least this much audio (default 30)"),
                     .flag("--no-compare", "do not run MPD"),
                 ],
                 run: realtime),

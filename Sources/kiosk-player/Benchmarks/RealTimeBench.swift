@@ -13,8 +13,8 @@ extension BenchCommand {
         var voluntarySwitches = 0
         var involuntarySwitches = 0
         var minorFaults = 0
-        /// Per thread name (this process only, to say where the time went).
-        var byThread: [(name: String, cpuNanoseconds: UInt64, switches: Int, faults: Int)] = []
+        /// Per thread (to say where the time went).
+        var byThread: [(id: String, name: String, cpuNanoseconds: UInt64, switches: Int, faults: Int)] = []
 
         static func sample(pid: pid_t) -> ThreadUsage {
             var usage = ThreadUsage()
@@ -48,7 +48,7 @@ extension BenchCommand {
                 usage.voluntarySwitches += voluntary
                 usage.involuntarySwitches += involuntary
                 usage.minorFaults += faults
-                usage.byThread.append((name, cpu, voluntary + involuntary, faults))
+                usage.byThread.append((task.name, name, cpu, voluntary + involuntary, faults))
             }
             return usage
         }
@@ -58,7 +58,8 @@ extension BenchCommand {
             return String(decoding: bytes, as: UTF8.self)
         }
 
-        /// What was used between `earlier` and `self`, per thread by name where both have it.
+        /// What was used between `earlier` and `self`, per thread where both have it (by thread id: a
+        /// thread names itself after it starts).
         func since(_ earlier: ThreadUsage) -> ThreadUsage {
             var delta = ThreadUsage(
                 cpuNanoseconds: cpuNanoseconds &- earlier.cpuNanoseconds,
@@ -66,20 +67,21 @@ extension BenchCommand {
                 involuntarySwitches: involuntarySwitches - earlier.involuntarySwitches,
                 minorFaults: minorFaults - earlier.minorFaults)
             for thread in byThread {
-                guard let before = earlier.byThread.first(where: { $0.name == thread.name }) else { continue }
+                guard let before = earlier.byThread.first(where: { $0.id == thread.id }) else { continue }
                 delta.byThread.append(
                     (
-                        thread.name, thread.cpuNanoseconds &- before.cpuNanoseconds, thread.switches - before.switches,
-                        thread.faults - before.faults
+                        thread.id, thread.name, thread.cpuNanoseconds &- before.cpuNanoseconds,
+                        thread.switches - before.switches, thread.faults - before.faults
                     ))
             }
             return delta
         }
     }
 
-    /// Plays FILE through the engine to the paced `none` device, then MPD to its paced null output
-    /// on the same file, each for `--seconds` after `--warm-up`, and prints CPU %, context switches
-    /// and minor faults of each.
+    /// Plays FILE (repeated to at least `--seconds` of audio, one track per repeat) through the
+    /// engine to the paced `none` device, then through MPD to its paced null output, each from
+    /// `play` to the end of the queue (so each decodes and plays the same audio once), and prints
+    /// each one's CPU %, context switches and minor faults.
     static func realtime(_ parsed: ParsedArguments) throws -> Int32 {
         guard parsed.positionals.count == 1 else {
             throw UsageError(
@@ -89,39 +91,6 @@ extension BenchCommand {
         guard let absolute = realpath(file, nil) else { throw ToolError("\(file): \(Errno.current)") }
         let path = String(cString: absolute)
         free(absolute)
-        let seconds = parsed.int("--seconds") ?? 30
-        let warmUp = parsed.int("--warm-up") ?? 3
-        printLine("bench realtime: \(file), \(seconds) s measured after \(warmUp) s of warm-up, paced null output")
-        let ours = try playOurs(path, seconds: seconds, warmUp: warmUp)
-        printUsage("kiosk-player (device none)", ours, seconds: seconds)
-        for thread in ours.byThread.sorted(by: { $0.cpuNanoseconds > $1.cpuNanoseconds }).prefix(4) {
-            printLine(
-                "    \(thread.name): \(formatMilliseconds(thread.cpuNanoseconds)) CPU, \(thread.switches) switches, \(thread.faults) minor faults"
-            )
-        }
-        if parsed.has("--no-compare") { return 0 }
-        guard access("/usr/bin/mpd", X_OK) == 0 else {
-            printLine("  mpd: not installed (apt-get install mpd) — no comparison")
-            return 0
-        }
-        let theirs = try playMPD(path, seconds: seconds, warmUp: warmUp)
-        printUsage("MPD (null output, sync yes)", theirs, seconds: seconds)
-        let ratio = Double(ours.cpuNanoseconds) / Double(max(1, theirs.cpuNanoseconds))
-        printLine("  ratio kiosk-player / MPD: \(formatSeconds(ratio, digits: 2))× CPU (goal ≤ 1×)")
-        return 0
-    }
-
-    private static func printUsage(_ label: String, _ usage: ThreadUsage, seconds: Int) {
-        let percent = Double(usage.cpuNanoseconds) / Double(seconds) / 1e7
-        printLine(
-            "  \(label): \(formatSeconds(percent, digits: 3)) % CPU (\(formatMilliseconds(usage.cpuNanoseconds)) in \(seconds) s), context switches \(usage.voluntarySwitches) voluntary + \(usage.involuntarySwitches) involuntary, \(usage.minorFaults) minor faults"
-        )
-    }
-
-    private static func playOurs(_ path: String, seconds: Int, warmUp: Int) throws -> ThreadUsage {
-        var settings = AudioSettings()
-        settings.device = ClockOutput.deviceName
-        settings.realtimePriority = nil
         let decoders = DecoderSet()
         let decoder: any AudioDecoder
         do throws(DecodeError) {
@@ -132,12 +101,50 @@ extension BenchCommand {
         let length = Double(decoder.totalFrames ?? 0) / Double(decoder.format?.sampleRate ?? 1)
         decoder.close()
         guard length > 0 else { throw ToolError("\(path): no length") }
-        let repeats = Int((Double(seconds + warmUp + 5) / length).rounded(.up))
+        let repeats = max(1, Int((Double(parsed.int("--seconds") ?? 30) / length).rounded(.up)))
+        printLine(
+            "bench realtime: \(file) × \(repeats) = \(formatSeconds(length * Double(repeats))) s, from play to the end of the queue, paced null output"
+        )
+        let ours = try playOurs(path, repeats: repeats)
+        printUsage("kiosk-player (device none)", ours)
+        for thread in ours.usage.byThread.sorted(by: { $0.cpuNanoseconds > $1.cpuNanoseconds }).prefix(3) {
+            printLine(
+                "    \(thread.name): \(formatMilliseconds(thread.cpuNanoseconds)) CPU, \(thread.switches) switches, \(thread.faults) minor faults"
+            )
+        }
+        if parsed.has("--no-compare") { return 0 }
+        guard access("/usr/bin/mpd", X_OK) == 0 else {
+            printLine("  mpd: not installed (apt-get install mpd) — no comparison")
+            return 0
+        }
+        let theirs = try playMPD(path, repeats: repeats)
+        printUsage("MPD (null output, sync yes)", theirs)
+        let ratio = Double(ours.usage.cpuNanoseconds) / Double(max(1, theirs.usage.cpuNanoseconds))
+        printLine("  ratio kiosk-player / MPD: \(formatSeconds(ratio, digits: 2))× CPU (goal ≤ 1×)")
+        return 0
+    }
+
+    private static func printUsage(_ label: String, _ run: (usage: ThreadUsage, wall: UInt64)) {
+        let percent = Double(run.usage.cpuNanoseconds) / Double(max(1, run.wall)) * 100
+        printLine(
+            "  \(label): \(formatSeconds(percent, digits: 3)) % CPU (\(formatMilliseconds(run.usage.cpuNanoseconds)) in \(formatSeconds(Double(run.wall) / 1e9)) s), context switches \(run.usage.voluntarySwitches) voluntary + \(run.usage.involuntarySwitches) involuntary, \(run.usage.minorFaults) minor faults"
+        )
+    }
+
+    private static func playOurs(_ path: String, repeats: Int) throws -> (usage: ThreadUsage, wall: UInt64) {
+        var settings = AudioSettings()
+        settings.device = ClockOutput.deviceName
+        settings.realtimePriority = nil
         let tracks = (0..<repeats).map { TrackRequest(id: UInt64($0 + 1), path: path) }
         let loop = try EventLoop()
         var failure: String?
+        var finished = false
+        // [unowned loop]: the engine keeps this closure, and the loop the engine: no cycle at exit.
         let engine = try AudioEngine(loop: loop, settings: settings) { [unowned loop] event in
             switch event {
+            case .queueFinished:
+                finished = true
+                loop.stop()
             case .error(_, let path, let message):
                 failure = "\(path): \(message)"
                 loop.stop()
@@ -148,20 +155,22 @@ extension BenchCommand {
                 break
             }
         }
+        let before = ThreadUsage.sample(pid: getpid())
+        let start = Syscalls.monotonicNanoseconds()
         engine.setQueue(tracks, startAt: 0, startFrame: 0)
         engine.play()
-        try loop.run(forNanoseconds: UInt64(warmUp) * 1_000_000_000)
-        let before = ThreadUsage.sample(pid: getpid())
-        try loop.run(forNanoseconds: UInt64(seconds) * 1_000_000_000)
+        try loop.run()
+        let wall = Syscalls.monotonicNanoseconds() - start
         let after = ThreadUsage.sample(pid: getpid())
         engine.shutdown()
         if let failure { throw ToolError(failure) }
-        return after.since(before)
+        guard finished else { throw ToolError("playback did not finish") }
+        return (after.since(before), wall)
     }
 
     /// MPD with a private configuration in a temporary directory (its music directory is the
-    /// file's), on a Unix socket; the file plays on repeat; MPD is stopped at the end.
-    private static func playMPD(_ path: String, seconds: Int, warmUp: Int) throws -> ThreadUsage {
+    /// file's), on a Unix socket; stopped at the end.
+    private static func playMPD(_ path: String, repeats: Int) throws -> (usage: ThreadUsage, wall: UInt64) {
         var template = Array("/tmp/kiosk-bench-realtime-XXXXXX".utf8CString)
         guard mkdtemp(&template) != nil else { throw ToolError("mkdtemp: \(Errno.current)") }
         let scratch = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -214,16 +223,20 @@ extension BenchCommand {
             if !(try client.command("status")).contains("updating_db") { break }
             Syscalls.sleep(nanoseconds: 100_000_000)
         }
-        for command in ["clear", "add \"\(name)\"", "repeat 1", "play"] {
+        for command in ["clear"] + Array(repeating: "add \"\(name)\"", count: repeats) {
             let reply = try client.command(command)
             if reply.hasPrefix("ACK") { throw ToolError("mpd: \(command): \(reply)") }
         }
-        Syscalls.sleep(nanoseconds: UInt64(warmUp) * 1_000_000_000)
         let before = ThreadUsage.sample(pid: pid)
-        Syscalls.sleep(nanoseconds: UInt64(seconds) * 1_000_000_000)
+        let start = Syscalls.monotonicNanoseconds()
+        _ = try client.command("play")
+        // `idle player` answers at each change of the player's state: no polling while it plays.
+        while !(try client.command("status")).contains("state: stop") {
+            _ = try client.command("idle player")
+        }
+        let wall = Syscalls.monotonicNanoseconds() - start
         let after = ThreadUsage.sample(pid: pid)
-        guard (try client.command("status")).contains("state: play") else { throw ToolError("mpd stopped playing") }
-        return after.since(before)
+        return (after.since(before), wall)
     }
 
     /// A blocking MPD protocol client: one command at a time, the reply's text.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Audio: FLAC decode CPU per minute of audio vs `flac -d` (goal ≤ 1.1×), engine playback CPU and RSS,
-# and the audio threads' steady-state allocator/lock calls (LD_PRELOAD counter, must be 0).
+# real-time playback CPU % and context switches vs MPD (goal ≤ MPD's), and the audio threads'
+# steady-state allocator/lock calls and page faults (LD_PRELOAD counter, must be 0).
 set -euo pipefail
 bin=${1:-.build/release/kiosk-player}
 bench=${KIOSK_FLAC_TESTBENCH:-../shared/flac-testbench/subset}
@@ -24,6 +25,7 @@ fi
 "$bin" bench decode "$hires"
 "$bin" bench play "$cd16"
 "$bin" bench play "$hires"
+"$bin" bench realtime "$cd16" --seconds 30
 if command -v cc >/dev/null; then
     cc -O2 -shared -fPIC -o "$scratch/libcounter.so" "$(dirname "$0")/kiosk_alloc_counter.c" -ldl
     # ALSA's own per-PCM mutex (plugins such as null/file; the hw plugin has none) is turned off so

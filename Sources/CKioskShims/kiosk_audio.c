@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,4 +43,35 @@ void kiosk_evc_signal(uint32_t *word) {
 
 kiosk_alloc_counter_read_fn kiosk_alloc_counter_lookup(void) {
     return (kiosk_alloc_counter_read_fn)dlsym(RTLD_DEFAULT, "kiosk_alloc_counter_read");
+}
+
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 1
+#endif
+
+void *kiosk_ring_reserve(size_t bytes) {
+    void *address = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (address == MAP_FAILED) return NULL;
+    // Lock each page as it is first written (mlock would fault the whole reservation in now); not
+    // permitted or not supported (before Linux 4.4): the pages are merely not locked.
+    (void)syscall(SYS_mlock2, address, bytes, MLOCK_ONFAULT);
+    return address;
+}
+
+void kiosk_ring_release(void *address, size_t bytes) {
+    if (bytes == 0) return;
+    // Locked pages cannot be discarded: unlock, discard, lock-on-fault again.
+    (void)munlock(address, bytes);
+    (void)madvise(address, bytes, MADV_DONTNEED);
+    (void)syscall(SYS_mlock2, address, bytes, MLOCK_ONFAULT);
+}
+
+void kiosk_ring_free(void *address, size_t bytes) {
+    (void)munmap(address, bytes);
+}
+
+uint64_t kiosk_thread_minor_faults(void) {
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return 0;
+    return (uint64_t)usage.ru_minflt;
 }

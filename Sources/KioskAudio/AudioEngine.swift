@@ -270,11 +270,17 @@ public final class AudioEngine: PlaybackEngine {
             decoderIterations: shared.decoderIterations.load(ordering: .relaxed),
             decoderAllocations: shared.decoderAllocations.load(ordering: .relaxed),
             decoderLocks: shared.decoderLocks.load(ordering: .relaxed),
+            decoderFaults: shared.decoderFaults.load(ordering: .relaxed),
             outputIterations: shared.outputIterations.load(ordering: .relaxed),
             outputAllocations: shared.outputAllocations.load(ordering: .relaxed),
             outputLocks: shared.outputLocks.load(ordering: .relaxed),
-            decoderAllocationsTotal: shared.decoderAllocationsTotal.load(ordering: .relaxed))
+            outputFaults: shared.outputFaults.load(ordering: .relaxed),
+            decoderAllocationsTotal: shared.decoderAllocationsTotal.load(ordering: .relaxed),
+            decoderWakeups: shared.decoderWake.wakeups, outputWakeups: shared.outputWake.wakeups)
     }
+
+    /// The ring between the decoder and the output thread (tests look at its size).
+    var ring: RingBuffer { shared.ring }
 
     // MARK: - internals
 

@@ -59,8 +59,9 @@ public struct AudioSettings: Sendable {
     public var device: String = "default"
     /// Device buffer, clamped to 40…100 ms; it is split into 4 periods.
     public var bufferMs: Int = 60
-    /// Decoded audio held ahead of the device, in seconds of 192 kHz stereo 32-bit (the ring's
-    /// memory is allocated once; CD audio gets about 12× as many seconds).
+    /// Decoded audio held ahead of the device, in seconds of the stream playing (rounded up to a
+    /// power of two of frames; memory for 192 kHz stereo 32-bit is reserved once, and a stream's
+    /// share is faulted in as the ring first fills).
     public var ringSeconds: Double = 2
     /// ALSA simple mixer control for the volume (e.g. "PCM", "Digital"); nil = software volume.
     public var mixer: String? = nil
@@ -95,7 +96,8 @@ public struct AudioSettings: Sendable {
 /// Benchmarks/kiosk_alloc_counter.c when it is preloaded (`counting` false otherwise).
 ///
 /// Decoder steady state: decoding a block into the ring and publishing it (not opening, seeking or
-/// the first block of a track, when libFLAC sizes its buffers). Output steady state: taking frames
+/// the first block of a track, when libFLAC sizes its buffers, nor the ring's first lap after it was
+/// sized to a stream, which faults its pages in). Output steady state: taking frames
 /// from the ring, converting when needed, writing them to the device, reading the delay and posting
 /// position/track events (not device set-up, drains, flushes, recovery).
 public struct SteadyStateCounts: Sendable, Equatable {
@@ -103,11 +105,19 @@ public struct SteadyStateCounts: Sendable, Equatable {
     public var decoderIterations: UInt64
     public var decoderAllocations: UInt64
     public var decoderLocks: UInt64
+    /// Minor page faults (getrusage of the thread); the decoder's steady state begins after the
+    /// ring's first lap, which faults its pages in.
+    public var decoderFaults: UInt64
     public var outputIterations: UInt64
     public var outputAllocations: UInt64
     public var outputLocks: UInt64
+    public var outputFaults: UInt64
     /// All allocator calls the decoder thread made, steady or not (shows the counter works).
     public var decoderAllocationsTotal: UInt64
+    /// Times the decoder and the output thread woke from a wait on each other or the loop, steady
+    /// or not (counted without the allocation counter too).
+    public var decoderWakeups: UInt64 = 0
+    public var outputWakeups: UInt64 = 0
 }
 
 // MARK: - internals shared by the three threads
@@ -208,13 +218,15 @@ final class Handoff<Value>: @unchecked Sendable {
 struct AllocationProbe {
     static let read: kiosk_alloc_counter_read_fn? = kiosk_alloc_counter_lookup()
 
+    /// The calling thread's allocator calls, lock calls and minor page faults so far (zeros when
+    /// the counter is not preloaded: normal runs make no system call here).
     @inline(__always)
-    static func sample() -> (allocations: UInt64, locks: UInt64) {
-        guard let read else { return (0, 0) }
+    static func sample() -> (allocations: UInt64, locks: UInt64, faults: UInt64) {
+        guard let read else { return (0, 0, 0) }
         var allocations: UInt64 = 0
         var locks: UInt64 = 0
         read(&allocations, &locks)
-        return (allocations, locks)
+        return (allocations, locks, kiosk_thread_minor_faults())
     }
 }
 
@@ -253,6 +265,8 @@ final class EngineShared: @unchecked Sendable {
     let promptFailures = Handoff<String>()
     let settings: AudioSettings
     let bufferMs: Int
+    /// `settings.ringSeconds`, clamped: the decoded audio the ring holds, of the stream playing.
+    let ringSeconds: Double
 
     /// Decoder → output: reset the ring now (out of band), number `value`.
     let flushRequest = Atomic<UInt64>(0)
@@ -293,10 +307,12 @@ final class EngineShared: @unchecked Sendable {
     let decoderIterations = Atomic<UInt64>(0)
     let decoderAllocations = Atomic<UInt64>(0)
     let decoderLocks = Atomic<UInt64>(0)
+    let decoderFaults = Atomic<UInt64>(0)
     let decoderAllocationsTotal = Atomic<UInt64>(0)
     let outputIterations = Atomic<UInt64>(0)
     let outputAllocations = Atomic<UInt64>(0)
     let outputLocks = Atomic<UInt64>(0)
+    let outputFaults = Atomic<UInt64>(0)
     /// Writes the device refused because it had run dry (EPIPE): what it played was silence.
     let underruns = Atomic<UInt64>(0)
     /// The last underrun, as the output thread saw it (`UnderrunAccount`): how long it had been
@@ -313,8 +329,9 @@ final class EngineShared: @unchecked Sendable {
         eventDescriptor = eventFD
         bufferMs = max(40, min(100, settings.bufferMs))
         declickMs = max(0, min(50, settings.declickMilliseconds))
-        let seconds = max(0.25, min(30, settings.ringSeconds))
-        ring = RingBuffer(byteCapacity: Int(seconds * 192_000 * 8))
+        ringSeconds = max(0.25, min(30, settings.ringSeconds))
+        // Reserved for the largest stream; each stream uses (and faults in) its own seconds' worth.
+        ring = RingBuffer(byteCapacity: Int(ringSeconds * 192_000 * 8))
     }
 
     var isShuttingDown: Bool { shutdown.load(ordering: .acquiring) }

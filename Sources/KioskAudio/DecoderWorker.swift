@@ -141,9 +141,14 @@ final class DecoderWorker: @unchecked Sendable {
         if segment != nil {
             guard reset(drain: true) else { return false }
         }
-        ring.configure(frameBytes: format.channels * format.ringEncoding.bytes)
+        // The ring holds the seconds asked for of this stream (faulted in as it first fills), and
+        // never less than a few blocks.
+        let block = max(decoder.maxBlockSize, 4096)
+        let seconds = Int(shared.ringSeconds * Double(format.sampleRate))
+        ring.configure(frameBytes: format.channels * format.ringEncoding.bytes, minimumFrames: max(seconds, 4 * block))
         segment = format
-        minimumSpace = min(max(decoder.maxBlockSize, 4096), ring.capacityFrames / 2)
+        // At most the free space the output wakes this thread for (see `decodeStep`).
+        minimumSpace = min(block, ring.producerWakeFrames)
         return true
     }
 
@@ -194,10 +199,11 @@ final class DecoderWorker: @unchecked Sendable {
     }
 
     private func decodeStep() {
-        let threshold = min(minimumSpace, ring.capacityFrames)
+        let threshold = min(minimumSpace, ring.producerWakeFrames)
         if ring.writable < threshold {
-            // Ended by the output's write once a quarter of the ring is free (so also at any
-            // threshold up to half of it, as it keeps writing), its discards, `issue`, `shutdown`.
+            // Ended by the output's write that frees the ring's `producerWakeFrames` (a quarter of
+            // it, at least `threshold`; one wake per refill, not one per write), its discards and
+            // marker pops, `issue`, `shutdown`.
             shared.decoderWake.wait(until: {
                 self.ring.writable >= threshold || !self.shared.targets.isEmpty || self.shared.isShuttingDown
             })
@@ -210,16 +216,20 @@ final class DecoderWorker: @unchecked Sendable {
             guard left > 0 else { return finishTrack() }
             limit = Int(clamping: left)
         }
+        // Until the ring has been written all round, a write may fault a page of it in.
+        let steady = warm && ring.isFaultedIn
         let before = AllocationProbe.sample()
         let step = decoder.decode(into: ring.writableRegions(limit: limit))
         if case .frames(let n) = step {
-            ring.commitWrite(n)
-            shared.outputWake.signal()
+            // A waiting output is woken once a batch is there (`consumerWakeFrames`), not for
+            // every block; the end of a track or of the queue wakes it for what is left.
+            if ring.commitWriteCrossing(n) { shared.outputWake.signal() }
             let after = AllocationProbe.sample()
-            if warm {
+            if steady {
                 shared.decoderIterations.add(1, ordering: .relaxed)
                 shared.decoderAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
                 shared.decoderLocks.add(after.locks &- before.locks, ordering: .relaxed)
+                shared.decoderFaults.add(after.faults &- before.faults, ordering: .relaxed)
             }
             warm = true
             return
@@ -243,6 +253,8 @@ final class DecoderWorker: @unchecked Sendable {
             finishTrack()
         case .failed(let failure):
             decoder.close()
+            // The frames decoded so far play while the next file opens (see `finishTrack`).
+            shared.outputWake.signal()
             postError(failure, index: index, id: track.id)
             index += 1
             state = .open
@@ -252,6 +264,9 @@ final class DecoderWorker: @unchecked Sendable {
     /// The current track is decoded to its end: the next one opens (gaplessly when its format allows).
     private func finishTrack() {
         decoder.close()
+        // The last frames may be fewer than a waiting output is woken for: they are all there will
+        // be until the next file is open (a slow stick) and its marker queued.
+        shared.outputWake.signal()
         endFrame = nil
         index += 1
         state = .open

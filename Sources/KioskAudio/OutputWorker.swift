@@ -125,9 +125,10 @@ final class OutputWorker: @unchecked Sendable {
             } else {
                 ring.discard(upTo: published)
                 shared.decoderWake.signal()
-                // Ended by the decoder's `commitWrite` or `push` (both signal), or as above.
+                // Ended as the wait for frames below.
                 shared.outputWake.wait(until: {
-                    self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
+                    self.ring.readable >= self.ring.consumerWakeFrames || self.shared.markers.peek() != nil
+                        || self.shouldWake(playing: false)
                 })
             }
             return
@@ -138,10 +139,13 @@ final class OutputWorker: @unchecked Sendable {
         let regions = ring.readableRegions(limit: chunk)
         if regions.frames == 0 {
             underrunWatch.waitingForDecoder()
-            // Ended by the decoder's `commitWrite` or marker `push` (both signal after publishing),
-            // a pause or stop (`publishState`), a flush request, a device request, `shutdown`.
+            // Ended by the decoder's commit that makes `consumerWakeFrames` readable, its marker
+            // `push` or the end of its track (all signal after publishing), a pause or stop
+            // (`publishState`), a prompt, a flush request, a device request, `shutdown`: commands
+            // wake it at once, frames once there is a batch of them.
             shared.outputWake.wait(until: {
-                self.ring.readable > 0 || self.shared.markers.peek() != nil || self.shouldWake(playing: false)
+                self.ring.readable >= self.ring.consumerWakeFrames || self.shared.markers.peek() != nil
+                    || self.shouldWake(playing: false)
             })
             lastWait = Syscalls.monotonicNanoseconds()
             return
@@ -164,6 +168,7 @@ final class OutputWorker: @unchecked Sendable {
             shared.outputIterations.add(1, ordering: .relaxed)
             shared.outputAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
             shared.outputLocks.add(after.locks &- before.locks, ordering: .relaxed)
+            shared.outputFaults.add(after.faults &- before.faults, ordering: .relaxed)
         }
     }
 
@@ -203,8 +208,7 @@ final class OutputWorker: @unchecked Sendable {
         guard adapter.isActive else { return write(UnsafeRawPointer(source), ringEncoding, frames: frames) }
         if adapter.pendingFrames == 0 {
             let consumed = adapter.convert(source, ringEncoding, frames: frames)
-            ring.commitRead(consumed)
-            if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
+            if ring.commitReadCrossing(consumed) { shared.decoderWake.signal() }
             // The resampler may keep a first block to itself while its filter fills.
             if adapter.pendingFrames == 0 { return consumed > 0 }
         }
@@ -250,8 +254,9 @@ final class OutputWorker: @unchecked Sendable {
         if fromStage {
             session.adapter.took(result)
         } else {
-            ring.commitRead(result)
-            if ring.writable >= ring.capacityFrames / 4 { shared.decoderWake.signal() }
+            // A decoder waiting for room is woken once per refill (`producerWakeFrames`), and an
+            // idle one (the queue decoded to its end) not at all.
+            if ring.commitReadCrossing(result) { shared.decoderWake.signal() }
         }
         timeline.wrote(result)
         gain.sent(result)

@@ -1,16 +1,22 @@
 import CKioskShims
 import Glibc
+import KioskSystem
 import Synchronization
 
 /// A single-producer/single-consumer ring of audio frames, lock-free and allocation-free after
 /// `init`.
 ///
-/// The memory (`byteCapacity` bytes) is allocated and touched once in `init`, so no page faults
-/// and no allocation happen while audio plays. Frames have one size at a time (`frameBytes`); the
-/// capacity in frames is the largest power of two that fits, so a frame index maps to a slot by
-/// masking. Indices are free-running frame counts (`Int`, never wrapping in practice): the producer
-/// publishes `writeIndex` with release ordering after filling frames, the consumer reads it with
-/// acquire ordering, and symmetrically for `readIndex`.
+/// `init` reserves `byteCapacity` bytes (enough for the largest stream) without touching them;
+/// `configure` sizes the ring to the stream it is about to hold (`minimumFrames`: the seconds asked
+/// for, at the stream's rate), so a CD stream uses 512 KiB of a 4 MiB reservation. A page is
+/// faulted in (and locked in RAM when permitted) the first time the producer writes it: during the
+/// ring's first lap after a `configure` that made it larger, never after, so the steady state has
+/// no page faults. A `configure` that makes it smaller gives the pages beyond the new size back.
+///
+/// Frames have one size at a time (`frameBytes`); the capacity in frames is a power of two, so a
+/// frame index maps to a slot by masking. Indices are free-running frame counts (`Int`, never
+/// wrapping in practice): the producer publishes `writeIndex` with release ordering after filling
+/// frames, the consumer reads it with acquire ordering, and symmetrically for `readIndex`.
 ///
 /// Both sides get two regions (`writableRegions` / `readableRegions`): the part up to the end of
 /// the memory and the part wrapped to its start, so the decoder writes in place and the output hands
@@ -44,44 +50,101 @@ public final class RingBuffer: @unchecked Sendable {
         }
     }
 
+    /// Bytes reserved: the most any geometry may use.
     public let byteCapacity: Int
     private let storage: UnsafeMutableRawPointer
+    private let pageBytes = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
     private let writeIndex = Atomic<Int>(0)
     private let readIndex = Atomic<Int>(0)
     // Geometry: written by the producer only while the consumer keeps off (see `configure`); read
     // after the acquire of an index that was released after the change.
     private let frameBytesValue = Atomic<Int>(4)
     private let capacityValue = Atomic<Int>(0)
+    /// Producer: the bytes from the start that may be faulted in (the largest geometry since pages
+    /// were last given back).
+    private var touchedBytes = 0
+    /// Producer: the bytes from the start known to be faulted in (a geometry written all round).
+    private var faultedBytes = 0
+    /// Producer: the write position from which the current geometry has been written all round.
+    private var lapEnd = 0
 
-    /// Allocates `byteCapacity` bytes (rounded up to a power of two, at least 64 KiB), touches every
-    /// page, and tries to lock it in RAM (`mlock`, silently skipped when not permitted).
+    /// Reserves `byteCapacity` bytes (rounded up to a power of two, at least 64 KiB) and sets the
+    /// whole reservation up for 4-byte frames.
     public init(byteCapacity requested: Int) {
         var capacity = 65536
         while capacity < requested { capacity <<= 1 }
         byteCapacity = capacity
-        storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
-        memset(storage, 0, capacity)
-        _ = mlock(storage, capacity)
+        guard let memory = kiosk_ring_reserve(capacity) else {
+            fatalError("audio ring: cannot map \(capacity) bytes: \(Errno.current)")
+        }
+        storage = memory
         configure(frameBytes: 4)
     }
 
-    deinit {
-        _ = munlock(storage, byteCapacity)
-        storage.deallocate()
-    }
+    deinit { kiosk_ring_free(storage, byteCapacity) }
 
     /// Bytes of one frame in the current geometry.
     public var frameBytes: Int { frameBytesValue.load(ordering: .relaxed) }
     /// Frames the ring holds in the current geometry (a power of two).
     public var capacityFrames: Int { capacityValue.load(ordering: .relaxed) }
 
-    /// Producer, ring empty and consumer off: sets the frame size (1…256 bytes).
-    public func configure(frameBytes: Int) {
+    /// Producer, ring empty and consumer off: sets the frame size (1…256 bytes) and the capacity:
+    /// the smallest power of two of at least `minimumFrames` frames, as far as the reservation
+    /// holds (by default the whole of it). Pages past a smaller geometry are given back.
+    public func configure(frameBytes: Int, minimumFrames: Int = .max) {
         precondition(frameBytes > 0 && frameBytes <= 256)
+        if isFaultedIn { faultedBytes = max(faultedBytes, usedBytes) }
         var frames = 1
-        while frames * 2 * frameBytes <= byteCapacity { frames <<= 1 }
+        while frames < minimumFrames && frames * 2 * frameBytes <= byteCapacity { frames <<= 1 }
         frameBytesValue.store(frameBytes, ordering: .relaxed)
         capacityValue.store(frames, ordering: .relaxed)
+        // Whole pages past the new geometry hold another stream's frames, not needed now.
+        let pages = min(byteCapacity, (frames * frameBytes + pageBytes - 1) / pageBytes * pageBytes)
+        if touchedBytes > pages { kiosk_ring_release(storage + pages, touchedBytes - pages) }
+        touchedBytes = pages
+        faultedBytes = min(faultedBytes, pages)
+        let write = writeIndex.load(ordering: .relaxed)
+        lapEnd = usedBytes <= faultedBytes ? write : write + frames
+    }
+
+    /// Bytes the current geometry uses (faulted in as the ring first fills).
+    public var usedBytes: Int { capacityFrames * frameBytes }
+
+    /// Producer: whether all of the current geometry's memory has been written since it was set up,
+    /// so that writing it faults no page in.
+    public var isFaultedIn: Bool { writeIndex.load(ordering: .relaxed) >= lapEnd }
+
+    // MARK: - wake levels
+    //
+    // Each side wakes the other only when a commit carries the count the other waits for across its
+    // level, not on every commit: a waiting consumer waits for `consumerWakeFrames` readable frames,
+    // a waiting producer for `producerWakeFrames` free ones. While a side waits, only the other side
+    // moves the count, so the commit that reaches the level is the one that sees the crossing.
+
+    /// Readable frames a waiting consumer is woken for (or a marker, the end of the stream, a
+    /// command): a device period's worth, so it wakes once per batch, not per decoded block.
+    public var consumerWakeFrames: Int { min(1024, capacityFrames / 4) }
+    /// Free frames a waiting producer is woken for: a quarter of the ring, refilled in one go.
+    public var producerWakeFrames: Int { capacityFrames / 4 }
+
+    /// Producer: commits `frames` and says whether the readable count crossed `consumerWakeFrames`
+    /// (a waiting consumer must be woken).
+    public func commitWriteCrossing(_ frames: Int) -> Bool {
+        commitWrite(frames)
+        // Counted after the commit: a consumer that read meanwhile is not waiting, and one that
+        // waits has not moved since it last looked, so `after - frames` is what it saw.
+        let after = readable
+        let level = consumerWakeFrames
+        return after >= level && after - frames < level
+    }
+
+    /// Consumer: commits `frames` and says whether the free count crossed `producerWakeFrames` (a
+    /// waiting producer must be woken).
+    public func commitReadCrossing(_ frames: Int) -> Bool {
+        commitRead(frames)
+        let after = writable
+        let level = producerWakeFrames
+        return after >= level && after - frames < level
     }
 
     /// The producer's index: frames ever published.

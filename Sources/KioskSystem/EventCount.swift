@@ -1,4 +1,5 @@
 import CKioskShims
+import Synchronization
 
 /// The one way a thread sleeps until another has work for it: an event count over a futex word
 /// (see kiosk_audio.h). `signal` is cheap when nobody waits; neither side allocates or locks, so
@@ -10,6 +11,11 @@ import CKioskShims
 /// Thread: any number of signallers and waiters.
 public final class EventCount: @unchecked Sendable {
     private let word: UnsafeMutablePointer<UInt32>
+    private let wakeCount = Atomic<UInt64>(0)
+
+    /// Times a waiter returned from the futex (woken, timed out or spuriously): what the threads
+    /// that wait here cost in context switches.
+    public var wakeups: UInt64 { wakeCount.load(ordering: .relaxed) }
 
     public init() {
         word = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
@@ -22,7 +28,10 @@ public final class EventCount: @unchecked Sendable {
     public func prepare() -> UInt32 { kiosk_evc_prepare(word) }
 
     /// Sleeps until signalled after `prepare`, or `timeoutNanoseconds` (negative: no limit).
-    public func wait(_ key: UInt32, timeoutNanoseconds: Int64 = -1) { kiosk_evc_wait(word, key, timeoutNanoseconds) }
+    public func wait(_ key: UInt32, timeoutNanoseconds: Int64 = -1) {
+        kiosk_evc_wait(word, key, timeoutNanoseconds)
+        wakeCount.add(1, ordering: .relaxed)
+    }
 
     /// Wakes the waiters, if any.
     public func signal() { kiosk_evc_signal(word) }

@@ -124,9 +124,9 @@ struct AudioEngineTests {
     func appendedTracksFollowWithoutRestartingTheCurrentOne(decoderAtTheEnd: Bool) throws {
         let dir = try TemporaryDirectory("kiosk-append")
         defer { dir.remove() }
-        // The ring holds 768 000 bytes (0.5 s of the largest format), 192 000 CD frames: a 9 s first
-        // track keeps the decoder inside it; a 0.1 s one lets it reach the end of the queue (and
-        // queue that end for the output) while the engine waits.
+        // The ring holds 0.5 s of the stream (32 768 CD frames): a 9 s first track keeps the decoder
+        // inside it; a 0.1 s one lets it reach the end of the queue (and queue that end for the
+        // output) while the engine waits.
         let firstFrames = decoderAtTheEnd ? 4410 : 400_000 + 1234
         let signal = Fixtures.signal(frames: firstFrames + 30_000, channels: 2, bits: 16, seed: 5)
         let cuts = [0, firstFrames, signal.count / 2]

@@ -97,6 +97,72 @@ import Testing
         #expect(ring.readable == 0)
     }
 
+    @Test func configureSizesTheRingToTheFramesAskedForAsAPowerOfTwo() {
+        let ring = RingBuffer(byteCapacity: 3_072_000)  // 2 s of 192 kHz 32-bit stereo
+        #expect(ring.byteCapacity == 4 << 20)
+        ring.configure(frameBytes: 4, minimumFrames: 88200)  // 2 s of CD audio
+        #expect(ring.capacityFrames == 131_072)
+        #expect(ring.usedBytes == 512 << 10)
+        ring.configure(frameBytes: 8, minimumFrames: 384_000)  // 2 s of 192 kHz 32-bit
+        #expect(ring.capacityFrames == 524_288 && ring.usedBytes == ring.byteCapacity)
+        ring.configure(frameBytes: 32, minimumFrames: 384_000)  // 8 channels: what the reservation holds
+        #expect(ring.capacityFrames == 131_072 && ring.usedBytes == ring.byteCapacity)
+    }
+
+    /// The ring's memory is reserved, not touched: a page becomes resident when the producer first
+    /// writes it, and the ring counts as faulted in once written all round.
+    @Test func memoryIsFaultedInAsTheRingFirstFills() {
+        let ring = RingBuffer(byteCapacity: 1 << 20)
+        ring.configure(frameBytes: 4, minimumFrames: 16384)  // 64 KiB of the 1 MiB
+        let base = ring.writableRegions().first
+        #expect(residentBytes(base, ring.byteCapacity) == 0, "nothing resident before the first write")
+        #expect(!ring.isFaultedIn)
+        let half = ring.writableRegions(limit: 8192)
+        memset(half.first, 1, half.firstFrames * 4)
+        ring.commitWrite(8192)
+        #expect(residentBytes(base, ring.byteCapacity) == 32 << 10, "the half written")
+        #expect(!ring.isFaultedIn)
+        ring.commitRead(8192)
+        let rest = ring.writableRegions(limit: 8192)
+        memset(rest.first, 1, rest.firstFrames * 4)
+        ring.commitWrite(8192)
+        #expect(residentBytes(base, ring.byteCapacity) == 64 << 10, "the whole ring, and no more")
+        #expect(ring.isFaultedIn)
+        ring.commitRead(8192)
+        ring.configure(frameBytes: 4, minimumFrames: 8192)
+        #expect(ring.isFaultedIn, "a smaller ring within written memory faults nothing in")
+        ring.configure(frameBytes: 8, minimumFrames: 16384)
+        #expect(!ring.isFaultedIn, "a larger one must be written all round first")
+    }
+
+    /// Going back to a smaller stream gives the memory past its ring back to the kernel.
+    @Test func aSmallerRingGivesThePagesPastItBack() {
+        let ring = RingBuffer(byteCapacity: 1 << 20)
+        ring.configure(frameBytes: 8)
+        let base = ring.writableRegions().first
+        memset(base, 1, ring.byteCapacity)
+        #expect(residentBytes(base, ring.byteCapacity) == 1 << 20)
+        ring.configure(frameBytes: 4, minimumFrames: 16384)
+        #expect(residentBytes(base, ring.byteCapacity) == 64 << 10)
+        #expect(base.load(as: UInt8.self) == 1, "the memory the ring still uses is kept")
+    }
+
+    /// Each side learns from its commit whether the other, if waiting, must be woken: the consumer
+    /// when the readable frames reach `consumerWakeFrames`, the producer when the free frames reach
+    /// `producerWakeFrames`; not on the commits before or after.
+    @Test func commitsSayWhenTheyCrossTheOtherSidesWakeLevel() {
+        let ring = RingBuffer(byteCapacity: 65536)
+        ring.configure(frameBytes: 4)
+        #expect(ring.consumerWakeFrames == 1024 && ring.producerWakeFrames == 4096)
+        let writes = (0..<20).map { _ in ring.commitWriteCrossing(100) }
+        #expect(writes.indices.filter { writes[$0] } == [10], "the write that made 1100 readable, only")
+        ring.commitRead(ring.readable)
+        #expect(ring.commitWriteCrossing(2000), "a single write over the level")
+        ring.commitWrite(ring.writable)
+        let reads = (0..<60).map { _ in ring.commitReadCrossing(100) }
+        #expect(reads.indices.filter { reads[$0] } == [40], "the read that freed 4100 frames, only")
+    }
+
     @Test func queueHandsEveryElementAcrossThreadsInOrder() throws {
         let queue = SPSCQueue<UInt64>(capacity: 64)
         let total: UInt64 = 200_000
@@ -202,4 +268,12 @@ import Testing
         }
         #expect(out == samples.map { $0 >> 2 })
     }
+}
+
+/// Bytes of `[address, address + count)` resident in RAM (`mincore(2)`).
+private func residentBytes(_ address: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    var pages = [UInt8](repeating: 0, count: (count + page - 1) / page)
+    guard mincore(address, count, &pages) == 0 else { return -1 }
+    return pages.filter { $0 & 1 != 0 }.count * page
 }

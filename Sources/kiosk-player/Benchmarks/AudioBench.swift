@@ -172,7 +172,7 @@ extension BenchCommand {
         let counts = engine.steadyStateCounts
         if counts.counting {
             printLine(
-                "  steady state: decoder \(counts.decoderIterations) iterations, \(counts.decoderAllocations) allocations, \(counts.decoderLocks) locks; output \(counts.outputIterations) iterations, \(counts.outputAllocations) allocations, \(counts.outputLocks) locks; decoder thread allocations in all \(counts.decoderAllocationsTotal)"
+                "  steady state: decoder \(counts.decoderIterations) iterations, \(counts.decoderAllocations) allocations, \(counts.decoderLocks) locks, \(counts.decoderFaults) page faults; output \(counts.outputIterations) iterations, \(counts.outputAllocations) allocations, \(counts.outputLocks) locks, \(counts.outputFaults) page faults; decoder thread allocations in all \(counts.decoderAllocationsTotal)"
             )
         } else {
             printLine(

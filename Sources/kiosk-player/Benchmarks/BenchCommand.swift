@@ -83,6 +83,20 @@ enum BenchCommand {
                 ],
                 run: play),
             Command(
+                name: "realtime", summary: "CPU %, context switches and faults playing in real time, vs MPD (FILE)",
+                synopsis: ["FILE [OPTIONS]"],
+                description: """
+                    Plays FILE (repeated, one track a time) through the engine to the paced "none"
+                    device, then through MPD (/usr/bin/mpd, null output with sync) from play to the end
+                    of the queue; prints each one's CPU %, context switches and minor faults.
+
+                    """,
+                options: [
+                    .integer("--seconds", "N", 1...3600, "at least this much audio (default 30)"),
+                    .flag("--no-compare", "do not run MPD"),
+                ],
+                run: realtime),
+            Command(
                 name: "startup", summary: "exec → first PCM frame and first frame drawn; RSS",
                 description: "Starts 'kiosk-player run' as systemd does and times the first sound and frame.\n",
                 options: [

@@ -70,8 +70,9 @@ extension Player {
         guard let clip = exhibit.clip(for: input) else { return }
         visitorCame()
         let now = scheduler.nowNanoseconds
+        let before = exhibit.triggers
         let effect = down ? exhibit.triggers.pressed(clip.name, at: now) : exhibit.triggers.released(clip.name, at: now)
-        apply(effect)
+        apply(effect, before: before)
     }
 
     /// The next clip set, said on the screen (and aloud with speech on).
@@ -94,7 +95,10 @@ extension Player {
         guard let clip = exhibit.clip(for: .card(uid)) else { return false }
         visitorCame()
         let now = scheduler.nowNanoseconds
-        apply(presented ? exhibit.triggers.pressed(clip.name, at: now) : exhibit.triggers.released(clip.name, at: now))
+        let before = exhibit.triggers
+        let effect =
+            presented ? exhibit.triggers.pressed(clip.name, at: now) : exhibit.triggers.released(clip.name, at: now)
+        apply(effect, before: before)
         return true
     }
 
@@ -106,7 +110,9 @@ extension Player {
         return true
     }
 
-    private func apply(_ effect: ClipTriggers.Effect) {
+    /// Carries out what the trigger rules decided; `before` is their state before the input (a
+    /// clip that cannot play leaves everything as it was, the attract loop going on).
+    private func apply(_ effect: ClipTriggers.Effect, before: ClipTriggers? = nil) {
         guard let exhibit else { return }
         switch effect {
         case .play(let name):
@@ -118,7 +124,7 @@ extension Player {
                 showTransient(
                     MessageState(title: "Clip missing", detail: "\(name): \(describe(clip.play))", kind: .error),
                     seconds: 4)
-                apply(exhibit.triggers.clipEnded(at: scheduler.nowNanoseconds))
+                if let before { exhibit.triggers = before }
                 return
             }
             cancelAttractReturn()

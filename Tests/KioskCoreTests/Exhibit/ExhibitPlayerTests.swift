@@ -94,6 +94,7 @@ import Testing
         }
         #expect(message.title == "Clip missing" && (message.detail ?? "").contains("Nowhere/none.flac"))
         #expect(rig.player.exhibitClip == nil)
+        #expect(rig.player.status == .playing && rig.player.queue.count == 3, "the attract loop never stopped")
     }
 
     @Test func theVisitorsVolumeStaysInTheStaffsRangeAndGoesBackAfterTheyLeave() throws {

@@ -271,6 +271,7 @@ public final class Appliance {
         }
         if config.exhibit != nil {
             manager.onEdge = { [unowned self] source, down in self.player.exhibitEdge(source: source, down: down) }
+            player.exhibitButtons = profile.buttons.map(\.name)
             // The heartbeat: a file a monitoring script (or a volunteer with a shell) reads.
             let runtime =
                 Syscalls.environment("RUNTIME_DIRECTORY")?.split(separator: ":").first.map(String.init)

@@ -1,3 +1,4 @@
+import Glibc
 import KioskDisplay
 import KioskInput
 import KioskLibrary
@@ -19,6 +20,15 @@ extension Player {
         get { exhibitStatusSink }
         set { exhibitStatusSink = newValue }
     }
+
+    /// The board's buttons in profile order: a stick's folders go to them when nothing names clips.
+    public var exhibitButtons: [String] {
+        get { exhibit?.buttons ?? [] }
+        set { exhibit?.buttons = newValue }
+    }
+
+    /// The clips in use (config.json's, or the stick's station), for the screen and tests.
+    public var exhibitClips: [ExhibitConfig.Clip] { exhibit?.config.clips ?? [] }
 
     /// The wall clock of the opening hours and the day of the play counts (tests give their own).
     public var exhibitClock: ExhibitClock? {
@@ -213,6 +223,10 @@ extension Player {
                 }
             }
             return []
+        case .folder(let path):
+            return catalog.allTracks.filter { $0.relativePath.hasPrefix(path + "/") }.sorted {
+                $0.relativePath < $1.relativePath
+            }
         case .collection(let name):
             for category in [KioskLibrary.Category.album, .playlist, .folder] {
                 let matches = catalog.collections(in: category).filter { $0.name == name }
@@ -227,6 +241,64 @@ extension Player {
             }
             return []
         }
+    }
+
+    // MARK: - the stick's station
+
+    /// The stick's own station when it has `exhibit.json` at its top (checked as config.json is;
+    /// a bad one is reported, naming the file and key, and config.json's clips stay).
+    func loadStickStation(volume: String, mountPoint: String) {
+        guard let exhibit else { return }
+        let file = mountPoint + "/exhibit.json"
+        let bytes: [UInt8]
+        do {
+            bytes = try Syscalls.readFile(file, limit: 256 << 10)
+        } catch {
+            if error.rawValue != ENOENT { Log.warning("exhibit: cannot read \(file): \(error)") }
+            return
+        }
+        do throws(ConfigError) {
+            let station = try ExhibitConfig.stickStation(JSONReader.parse(bytes, file: file), over: exhibit.base)
+            Log.info("exhibit: the stick's station: \(station.clips.count) clips (\(file))")
+            exhibit.use(station, from: volume)
+            cancelAttractReturn()
+        } catch {
+            Log.warning("exhibit: \(error); config.json's clips stay")
+            exhibit.lastError = "\(error)"
+            showTransient(
+                MessageState(title: "exhibit.json not used", detail: "\(error.path): \(error.message)", kind: .error),
+                seconds: 8)
+        }
+    }
+
+    /// The stick whose station was in use went: config.json's clips again.
+    func stickStationRemoved(volume: String) {
+        guard let exhibit, exhibit.stationVolume == volume else { return }
+        Log.info("exhibit: the stick's station went: config.json's clips again")
+        exhibit.use(nil, from: nil)
+    }
+
+    /// With no clips named anywhere, the stick's top-level folders go on the board's buttons, in
+    /// name order (first folder: first button).
+    func followFolderStation() {
+        guard let exhibit, let catalog, exhibit.base.clips.isEmpty,
+            exhibit.stationVolume == nil || exhibit.stationVolume == ""
+        else {
+            return
+        }
+        var folders = Set<String>()
+        for track in catalog.allTracks {
+            guard let slash = track.relativePath.firstIndex(of: "/") else { continue }
+            folders.insert(String(track.relativePath[..<slash]))
+        }
+        // The language button stays the language button.
+        let buttons = exhibit.buttons.filter { .button($0) != exhibit.base.languageInput }
+        let station = ExhibitConfig.folderStation(folders: folders.sorted(), buttons: buttons, over: exhibit.base)
+        guard station.clips != exhibit.config.clips else { return }
+        Log.info(
+            "exhibit: the stick's folders on the buttons: \(station.clips.map { "\($0.input): \($0.name)" }.joined(separator: ", "))"
+        )
+        exhibit.use(station, from: "")
     }
 
     // MARK: - opening hours
@@ -313,6 +385,7 @@ extension Player {
         switch source {
         case .file(let path): path
         case .collection(let name): "the collection \"\(name)\""
+        case .folder(let path): "the folder \(path)"
         }
     }
 }

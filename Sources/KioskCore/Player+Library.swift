@@ -15,7 +15,12 @@ extension Player {
         navigation.keepCategoryAvailable(newCatalog)
         switch event {
         case .volumeAdded(let id, let mountPoint):
-            if isExhibit { exportPlayCounts(to: mountPoint) } else { fastResume(volume: id, mountPoint: mountPoint) }
+            if isExhibit {
+                exportPlayCounts(to: mountPoint)
+                loadStickStation(volume: id.rawValue, mountPoint: mountPoint)
+            } else {
+                fastResume(volume: id, mountPoint: mountPoint)
+            }
         case .volumeRemoved(let id, let mountPoint): volumeRemoved(id, mountPoint: mountPoint)
         case .scanProgress:
             // The count of tracks found so far is all that changed: the library screen shows it.
@@ -24,6 +29,8 @@ extension Player {
         case .scanFinished, .catalogChanged: break
         }
         if isExhibit {
+            if case .volumeRemoved(let id, _) = event { stickStationRemoved(volume: id.rawValue) }
+            followFolderStation()
             if queue.isEmpty || status != .playing { startExhibit() }
             refreshScreen()
             return

@@ -30,6 +30,8 @@ public struct ExhibitConfig: Sendable, Equatable {
         case file(String)
         /// A collection (album, playlist or folder) by its name.
         case collection(String)
+        /// Every track under a folder of the stick (relative to its top), in the library's order.
+        case folder(String)
     }
 
     /// How an input's presses act on its clip.
@@ -132,18 +134,7 @@ public struct ExhibitConfig: Sendable, Equatable {
             try a.finish()
             c.attract = attract
         }
-        for item in try r.objects("languages", maxCount: 16) ?? [] {
-            guard let name = try item.string("name") else { throw item.error("name", "a language needs a name") }
-            guard let folder = try item.string("folder") else {
-                throw item.error("folder", "a language needs a folder")
-            }
-            try checkRelative(folder, item, "folder")
-            if c.languages.contains(where: { $0.name == name }) {
-                throw item.error("name", "\"\(name)\" is listed twice")
-            }
-            try item.finish()
-            c.languages.append(Language(name: name, folder: folder))
-        }
+        c.languages = try parseLanguages(r)
         if let input = try r.object("languageInput") {
             let parsed = try parseInput(input)
             if let clip = c.clips.first(where: { $0.input == parsed }) {
@@ -169,6 +160,39 @@ public struct ExhibitConfig: Sendable, Equatable {
             try v.finish()
         }
         try r.finish()
+        return c
+    }
+
+    /// A stick's own station (`exhibit.json` at its top): its `clips`, and optionally its `attract`
+    /// loop and `languages`, replace those of config.json while it is in; the rest (hours, volume,
+    /// the language input) stays the config's. The same errors as config.json, naming the file.
+    public static func stickStation(_ r: JSONReader, over config: ExhibitConfig) throws(ConfigError) -> ExhibitConfig {
+        var c = config
+        c.clips = try parseClips(r)
+        if c.clips.isEmpty { throw r.error("clips", "a station needs at least one clip") }
+        if let a = try r.object("attract") {
+            guard a.has("play") else { throw a.error("play", "the attract loop needs \"play\"") }
+            var attract = Attract(play: try source(a, "play"))
+            attract.returnAfterSeconds =
+                try a.double("returnAfterSeconds", range: 0...3600) ?? attract.returnAfterSeconds
+            attract.fadeMs = try a.int("fadeMs", range: 0...10_000) ?? attract.fadeMs
+            try a.finish()
+            c.attract = attract
+        }
+        if r.has("languages") { c.languages = try parseLanguages(r) }
+        try r.finish()
+        return c
+    }
+
+    /// The default station of a stick without `exhibit.json` (and a config without clips): its
+    /// top-level folders in name order on the board's buttons in profile order, one-shot.
+    public static func folderStation(folders: [String], buttons: [String], over config: ExhibitConfig)
+        -> ExhibitConfig
+    {
+        var c = config
+        c.clips = zip(folders, buttons).map { folder, button in
+            Clip(name: folder, input: .button(button), play: .folder(folder))
+        }
         return c
     }
 
@@ -216,6 +240,23 @@ public struct ExhibitConfig: Sendable, Equatable {
         return clips
     }
 
+    private static func parseLanguages(_ r: JSONReader) throws(ConfigError) -> [Language] {
+        var languages: [Language] = []
+        for item in try r.objects("languages", maxCount: 16) ?? [] {
+            guard let name = try item.string("name") else { throw item.error("name", "a language needs a name") }
+            guard let folder = try item.string("folder") else {
+                throw item.error("folder", "a language needs a folder")
+            }
+            try checkRelative(folder, item, "folder")
+            if languages.contains(where: { $0.name == name }) {
+                throw item.error("name", "\"\(name)\" is listed twice")
+            }
+            try item.finish()
+            languages.append(Language(name: name, folder: folder))
+        }
+        return languages
+    }
+
     private static func parseInput(_ r: JSONReader) throws(ConfigError) -> Input {
         let kinds = ["button", "key", "card"].filter { r.has($0) }
         guard kinds.count == 1 else {
@@ -240,6 +281,14 @@ public struct ExhibitConfig: Sendable, Equatable {
     /// A path relative to a volume's root, or `{"collection": NAME}`.
     private static func source(_ r: JSONReader, _ key: String) throws(ConfigError) -> Source {
         if r.raw(key)?.object != nil, let object = try r.object(key) {
+            if object.has("folder") {
+                guard let folder = try object.string("folder") else {
+                    throw object.error("folder", "expected a folder")
+                }
+                try checkRelative(folder, object, "folder")
+                try object.finish()
+                return .folder(folder)
+            }
             guard let name = try object.string("collection") else {
                 throw object.error("collection", "expected {\"collection\": NAME} or a file's path")
             }

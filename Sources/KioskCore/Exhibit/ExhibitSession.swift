@@ -7,7 +7,15 @@ import KioskSystem
 ///
 /// Thread: the loop thread, like `Player`, which owns it.
 final class ExhibitSession {
-    let config: ExhibitConfig
+    /// config.json's exhibit.
+    let base: ExhibitConfig
+    /// What plays now: `base`, or a stick's own station (`exhibit.json`, or its folders on the
+    /// buttons when neither names clips).
+    private(set) var config: ExhibitConfig
+    /// The volume whose station is in use (nil: config.json's).
+    private(set) var stationVolume: String?
+    /// The board's buttons in profile order, for the folder station.
+    var buttons: [String] = []
     var triggers: ClipTriggers
     /// Index into `config.languages` (0 when there are none).
     var language = 0
@@ -32,6 +40,7 @@ final class ExhibitSession {
 
     init(config: ExhibitConfig, stateDirectory: String, startedAt: UInt64) {
         self.config = config
+        base = config
         triggers = ClipTriggers(config: config)
         counts = PlayCounts(directory: stateDirectory)
         self.startedAt = startedAt
@@ -50,6 +59,14 @@ final class ExhibitSession {
         hoursNotApplied = nil
         let local = clock.now()
         return OpeningHours.isOpen(config.hours, weekday: local.weekday, minute: local.minute)
+    }
+
+    /// Uses `station` (from volume `volume`; nil: config.json's again); the rules start over.
+    func use(_ station: ExhibitConfig?, from volume: String?) {
+        config = station ?? base
+        stationVolume = station == nil ? nil : volume
+        triggers = ClipTriggers(config: config)
+        language = 0
     }
 
     /// The clip set's folder the next clip is looked up in first (nil: no languages).

@@ -52,6 +52,35 @@ import Testing
         #expect(try parse("{}").exhibit == nil, "off unless configured")
     }
 
+    @Test func aClipOrTheAttractLoopMayPlayAWholeFolder() throws {
+        let exhibit = try #require(
+            try parse(#"{"exhibit": {"attract": {"play": {"folder": "Attract loop"}}}}"#).exhibit)
+        #expect(exhibit.attract?.play == .folder("Attract loop"))
+        #expect(
+            error(#"{"exhibit": {"attract": {"play": {"folder": "/etc"}}}}"#)
+                == #"config.json: exhibit.attract.play.folder: "/etc" must be a path inside the stick (relative, no "..")"#
+        )
+    }
+
+    @Test func aSticksStationNeedsClipsAndKeepsTheConfigsHoursAndVolume() throws {
+        var base = ExhibitConfig()
+        base.hours = [OpeningHours(days: [1], open: 600, close: 700)]
+        base.volume.max = 60
+        let station = try ExhibitConfig.stickStation(
+            JSONReader.parse(
+                Array(#"{"clips": [{"name": "a", "input": {"button": "A"}, "play": "a.flac"}]}"#.utf8),
+                file: "/media/x/exhibit.json"),
+            over: base)
+        #expect(station.clips.count == 1 && station.hours == base.hours && station.volume.max == 60)
+        do {
+            _ = try ExhibitConfig.stickStation(
+                JSONReader.parse(Array(#"{"clips": []}"#.utf8), file: "/media/x/exhibit.json"), over: base)
+            Issue.record("a station without clips was taken")
+        } catch {
+            #expect(error.description == "/media/x/exhibit.json: clips: a station needs at least one clip")
+        }
+    }
+
     @Test(arguments: [
         (
             #"{"exhibit": {"clips": [{"name": "a", "input": {"button": "A"}, "play": "a.flac", "mode": "loop"}]}}"#,

@@ -103,6 +103,13 @@ public struct ExhibitConfig: Sendable, Equatable {
         public var max = 100
         /// After this long without input the visitor has gone: volume and language go back.
         public var visitorIdleSeconds = 60
+
+        public init(initial: Int = 50, min: Int = 0, max: Int = 100, visitorIdleSeconds: Int = 60) {
+            self.initial = initial
+            self.min = min
+            self.max = max
+            self.visitorIdleSeconds = visitorIdleSeconds
+        }
     }
 
     public var clips: [Clip] = []

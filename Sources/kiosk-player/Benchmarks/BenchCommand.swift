@@ -118,6 +118,19 @@ enum BenchCommand {
                     .text("--device", "PCM", "ALSA device (default \"null\": not paced)"),
                 ],
                 run: speech),
+            Command(
+                name: "exhibit", summary: "exhibit mode: press → first sample of the clip, median and worst",
+                description: """
+                    Plays an attract loop in exhibit mode (the real player, library and engine) and presses
+                    a clip's button at random moments; prints the time from each press to the clip's first
+                    sample at the device.
+
+                    """,
+                options: [
+                    .integer("--presses", "N", 1...10_000, "presses to time (default 100)"),
+                    .text("--device", "PCM", "ALSA device (default \"none\": paced like a card, silent)"),
+                ],
+                run: exhibit),
         ]
         return benchmarks
     }

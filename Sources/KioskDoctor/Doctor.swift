@@ -28,7 +28,7 @@ public struct DoctorContext: Sendable {
 }
 
 /// `kiosk-player doctor`: every check in priority order (board, sound, config.txt, GPIO, SPI,
-/// screen, USB, power, state directory and groups).
+/// screen, USB, power, state directory and groups; the clock for an exhibit's opening hours).
 ///
 /// Thread: runs on the calling thread (the command's main thread); it opens devices and reads files
 /// synchronously, so never on the player's loop.
@@ -50,6 +50,7 @@ public enum Doctor {
         lines += USBCheck.lines(context)
         lines += PowerCheck.lines(context)
         lines += StateCheck.lines(context)
+        lines += ClockCheck.lines(context)
         return DoctorReport(lines: lines)
     }
 }

@@ -479,3 +479,37 @@ extension [DoctorLine] {
             "\(lines.dump)")
     }
 }
+
+/// The clock line: only for an exhibit with opening hours, which need a clock to be trusted.
+@Suite struct DoctorClockTests {
+    static let withHours = #"{"exhibit": {"hours": [{"days": "daily", "open": "09:00", "close": "17:00"}]}}"#
+
+    @Test func withoutAnExhibitsHoursThereIsNoClockLine() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        #expect(ClockCheck.lines(try box.context(board: "exhibit-4")).isEmpty)
+    }
+
+    @Test func aClockWithoutSyncOrRTCFailsWithHowToGetOne() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        let lines = ClockCheck.lines(try box.context(board: "exhibit-4", config: Self.withHours))
+        let line = try #require(lines.failed("no NTP sync, no RTC"), "\(lines.dump)")
+        #expect(line.text.contains("the opening hours are not applied") && (line.fix ?? "").contains("i2c-rtc,ds3231"))
+    }
+
+    @Test func anRTCThatSetTheClockAtBootOrTimesyncdSyncPasses() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        try box.write("/sys/class/rtc/rtc0/hctosys", "0\n")
+        let unset = ClockCheck.lines(try box.context(board: "exhibit-4", config: Self.withHours))
+        #expect(unset.failed("an RTC is there but did not set the clock at boot") != nil, "\(unset.dump)")
+        try box.write("/sys/class/rtc/rtc0/hctosys", "1\n")
+        #expect(
+            ClockCheck.lines(try box.context(board: "exhibit-4", config: Self.withHours)).passed("synchronized") != nil)
+        try box.write("/sys/class/rtc/rtc0/hctosys", "0\n")
+        try box.write("/run/systemd/timesync/synchronized", "")
+        #expect(
+            ClockCheck.lines(try box.context(board: "exhibit-4", config: Self.withHours)).passed("synchronized") != nil)
+    }
+}

@@ -23,21 +23,27 @@ public struct ExhibitClock: Sendable {
         self.unsynchronized = unsynchronized
     }
 
-    /// The system's clock: local time by the TZ rules, synchronized when systemd-timesyncd says so
-    /// (/run/systemd/timesync/synchronized), the kernel's NTP status is synchronized (chrony, ntpd),
-    /// or the clock was set from an RTC at boot (/sys/class/rtc/rtc0/hctosys).
+    /// The system's clock: local time by the TZ rules, trusted as `unsynchronizedReason` says.
     public static let system = ExhibitClock(
         now: { local(epochSeconds: Int(time(nil))) },
         unsynchronized: {
-            if Syscalls.exists("/run/systemd/timesync/synchronized") { return nil }
-            if Syscalls.kernelClockSynchronized { return nil }
-            if let hctosys = try? Syscalls.readFile("/sys/class/rtc/rtc0/hctosys", limit: 16),
-                hctosys.first == UInt8(ascii: "1")
-            {
-                return nil
-            }
-            return "the clock is not synchronized (no NTP sync, no RTC set the time at boot)"
+            unsynchronizedReason(
+                exists: Syscalls.exists,
+                read: { path in (try? Syscalls.readFile(path, limit: 64)).map { String(decoding: $0, as: UTF8.self) } },
+                kernelSynchronized: Syscalls.kernelClockSynchronized)
         })
+
+    /// Why the clock cannot be trusted, or nil when it can: systemd-timesyncd synchronized it
+    /// (/run/systemd/timesync/synchronized), the kernel's NTP status is synchronized (chrony, ntpd),
+    /// or an RTC set it at boot (/sys/class/rtc/rtc0/hctosys is 1). The doctor asks the same.
+    public static func unsynchronizedReason(
+        exists: (String) -> Bool, read: (String) -> String?, kernelSynchronized: Bool
+    ) -> String? {
+        if exists("/run/systemd/timesync/synchronized") || kernelSynchronized { return nil }
+        if read("/sys/class/rtc/rtc0/hctosys")?.hasPrefix("1") == true { return nil }
+        let rtc = exists("/sys/class/rtc/rtc0") ? "an RTC is there but did not set the clock at boot" : "no RTC"
+        return "the clock is not synchronized (no NTP sync, \(rtc))"
+    }
 
     /// Local time at `epochSeconds` by the process's time zone.
     public static func local(epochSeconds: Int) -> Local {

@@ -179,6 +179,10 @@ public final class AudioEngine: PlaybackEngine {
         shared.fadeSerial.add(1, ordering: .releasing)
     }
 
+    public func fadeInNextStart(overMilliseconds milliseconds: Int) {
+        shared.nextFadeInMilliseconds.store(max(0, milliseconds), ordering: .relaxed)
+    }
+
     public func cancelFade() {
         shared.fadeMilliseconds.store(0, ordering: .relaxed)
         shared.fadeSerial.add(1, ordering: .releasing)

@@ -287,6 +287,9 @@ final class EngineShared: @unchecked Sendable {
     /// Loop → output: counts fade requests and cancels; the output starts or ends a fade when it
     /// sees a new value.
     let fadeSerial = Atomic<UInt64>(0)
+    /// Loop → output: the next ramp in from silence lasts this long (ms; 0: the declick's). The
+    /// output takes it (exchanging 0) at that ramp.
+    let nextFadeInMilliseconds = Atomic<Int>(0)
     let shutdown = Atomic<Bool>(false)
     /// Loop → output: counts `releaseDevice` calls; a stopped output closes a device it keeps open
     /// when it sees a new value.

@@ -222,7 +222,12 @@ final class OutputWorker: @unchecked Sendable {
         let fromStage = session.adapter.isActive
         if rampInDue {
             rampInDue = false
-            if shared.declickMs > 0 { gain.rampIn(frames: declickFrames(configuration)) }
+            let fadeIn = shared.nextFadeInMilliseconds.exchange(0, ordering: .relaxed)
+            if fadeIn > 0 {
+                gain.rampIn(frames: max(1, fadeIn * configuration.deviceRate / 1000))
+            } else if shared.declickMs > 0 {
+                gain.rampIn(frames: declickFrames(configuration))
+            }
         }
         // A mixed prompt's chunk ends with the prompt, so the track comes back up right after it.
         let mixing = prompt.isMixing

@@ -36,6 +36,9 @@ public protocol PlaybackEngine: AnyObject {
     func fadeOut(overMilliseconds milliseconds: Int)
     /// Ends a fade (or the silence after one): the volume is what `setVolume` set again.
     func cancelFade()
+    /// The next start from silence (a queue set and played, a resume) rises from silence over
+    /// `milliseconds` instead of the declick's few (exhibit mode's attract loop coming back).
+    func fadeInNextStart(overMilliseconds milliseconds: Int)
     /// Closes a device kept open while stopped (`AudioSettings.keepOpen`) until the next play.
     func releaseDevice()
     /// Switches to another output device, keeping the queue, the position and the play state.

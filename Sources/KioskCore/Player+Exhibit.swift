@@ -147,14 +147,15 @@ extension Player {
             silenceEngine()
             scheduleAttractReturn()
         case .attract:
-            playAttract()
+            playAttract(fadingIn: true)
         case .ignored(let why):
             Log.debug("exhibit: \(why)")
         }
         refreshScreen()
     }
 
-    private func playAttract() {
+    /// The attract loop, from its start; after a clip it rises over `attract.fadeMs`.
+    private func playAttract(fadingIn: Bool = false) {
         guard let exhibit, let attract = exhibit.config.attract else {
             silenceEngine()
             return
@@ -167,6 +168,7 @@ extension Player {
         }
         playQueue.repeats = true
         playQueue.replace(with: tracks, collection: nil)
+        if fadingIn, attract.fadeMs > 0 { engine.fadeInNextStart(overMilliseconds: attract.fadeMs) }
         startQueue(at: 0, frame: 0, status: .playing)
     }
 

@@ -170,6 +170,30 @@ struct DeclickTests {
         #expect(at.map { ($0 + rampFrames) * 2 } == start, "the tone comes right after the ramp out")
     }
 
+    /// `fadeInNextStart` (exhibit mode's attract loop coming back): the start rises over the
+    /// asked length on the declick's curve, and only that start.
+    @Test func aFadeInAskedForTheNextStartRisesOverItsLengthThenEverySampleIsAsDecoded() throws {
+        let dir = try TemporaryDirectory("kiosk-declick")
+        defer { dir.remove() }
+        let source = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 44100)
+        let device = CapturingOutput()
+        let run = try run(on: device, declick: 0)
+        run.engine.fadeInNextStart(overMilliseconds: 100)
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { run.finished })
+        run.shutdown()
+        let captured = samples(device)
+        let fadeFrames = 4410
+        func gain(_ frame: Int) -> Int64 {
+            let t = Double(frame / 8 * 8) / Double(fadeFrames)
+            return Int64((0.5 - 0.5 * cos(Double.pi * t)) * 65536)
+        }
+        let rising = (0..<(fadeFrames * 2)).map { scaled(source[$0], gain($0 / 2)) }
+        #expect(Array(captured.prefix(fadeFrames * 2)) == rising, "100 ms rising on the half cosine")
+        #expect(Array(captured[(fadeFrames * 2)...]) == Array(source[(fadeFrames * 2)...]), "then as decoded")
+    }
+
     @Test func withoutDeclickAPauseAndResumeLeaveEverySampleAsDecoded() throws {
         let dir = try TemporaryDirectory("kiosk-declick")
         defer { dir.remove() }

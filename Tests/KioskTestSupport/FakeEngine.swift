@@ -119,6 +119,10 @@ public final class FakeEngine: PlaybackEngine {
         fade = (max(1, milliseconds), clock.nowNanoseconds)
     }
 
+    public func fadeInNextStart(overMilliseconds milliseconds: Int) {
+        commands.append("fadeIn \(milliseconds)")
+    }
+
     public func cancelFade() {
         commands.append("cancelFade")
         fade = nil

@@ -20,7 +20,9 @@ import Testing
                 .init(name: "dawn", input: .button("A"), play: .file(Self.dawn), mode: mode),
                 .init(name: "wind", input: .card("04A1B2C3"), play: .collection("Second Wind"), mode: .oneShot),
             ]
-            if attract { exhibit.attract = .init(play: .collection("First Light"), returnAfterSeconds: 5) }
+            if attract {
+                exhibit.attract = .init(play: .collection("First Light"), returnAfterSeconds: 5, fadeMs: 800)
+            }
             exhibit.volume = .init(initial: 50, min: 30, max: 70, visitorIdleSeconds: 60)
             edit(&exhibit)
             config.exhibit = exhibit
@@ -47,6 +49,7 @@ import Testing
         #expect(rig.player.status == .stopped, "still the silence after the clip")
         #expect(try rig.run(seconds: 2) { rig.player.status == .playing })
         #expect(rig.player.queue.count == 3 && rig.player.repeatQueue)
+        #expect(rig.fake?.commands.contains("fadeIn 800") == true, "the attract loop rises over its fadeMs")
     }
 
     @Test func aOneShotClipIgnoresASecondPressWhileItPlays() throws {

@@ -44,6 +44,8 @@ final class SpokenPrompts {
         let under = speech.duck ? ", the track going on \(speech.duckDb) dB lower under it" : ""
         Log.info("speech: \(mode.rawValue) in voice \(language) at \(speech.volume) %\(under)")
         player.onSpeak = { [weak self] text in self?.say(text) }
+        // Speech is on: its libraries load now, off the loop, not at the first prompt.
+        speaker?.warmUp()
     }
 
     func say(_ text: String) {

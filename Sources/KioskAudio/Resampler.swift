@@ -23,6 +23,14 @@ final class Resampler {
     private var warmCalls = 0
     static let warmUpCalls = 40
 
+    /// Loads libsoxr if it is not yet (any thread; once); why not, or nil.
+    static func load() -> String? {
+        var why = [CChar](repeating: 0, count: 256)
+        guard kso_load(&why, why.count) != 0 else { return nil }
+        let reason = String(decoding: why.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return "cannot load libsoxr (\(reason); Debian's package libsoxr0 provides it)"
+    }
+
     /// Throws libsoxr's message when it cannot convert between the rates.
     init(channels: Int, from inputRate: Int, to outputRate: Int) throws(AudioOutputError) {
         self.channels = channels

@@ -213,6 +213,7 @@ public final class InputManager {
 
     private func gestureEvent(_ event: Gestures.Event) {
         raw(event.description)
+        Log.debug("gesture: \(event) at \(event.timestampNs / 1_000_000) ms")
         switch event.kind {
         case .down: onEdge?(event.source, true)
         case .up: onEdge?(event.source, false)

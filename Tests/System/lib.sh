@@ -220,8 +220,21 @@ gpio_sim_create() {
 
 # gpio_sim_line_dir LINE : /sys/devices/platform/gpio-sim.N/gpiochipM/sim_gpioLINE
 gpio_sim_line_dir() {
-    local dev=/sys/kernel/config/gpio-sim/kiosk
-    echo "/sys/devices/platform/$(cat "$dev/dev_name")/$(cat "$dev/gpio-bank0/chip_name")/sim_gpio$1"
+    _gpio_line "$1"
+    echo "$GPIO_LINE_DIR"
+}
+
+# _gpio_line LINE : sets GPIO_LINE_DIR to the line's folder with no subprocess: under TCG a fork
+# costs tens of milliseconds, and two lines pulled "together" by two such calls came 180-220 ms
+# apart, past the player's 200 ms chord window.
+_gpio_line() {
+    if [ ! -d "${_GPIO_SIM_BASE:-/nonexistent}" ]; then
+        local dev=/sys/kernel/config/gpio-sim/kiosk name chip
+        read -r name < "$dev/dev_name"
+        read -r chip < "$dev/gpio-bank0/chip_name"
+        _GPIO_SIM_BASE=/sys/devices/platform/$name/$chip
+    fi
+    GPIO_LINE_DIR=$_GPIO_SIM_BASE/sim_gpio$1
 }
 
 # gpio_chip : the /dev/gpiochipN of the simulated chip, found by its label.
@@ -232,7 +245,10 @@ gpio_chip() {
 }
 
 # gpio_pull LINE up|down : sets the external pull of a line (what a button or encoder contact does).
-gpio_pull() { echo "pull-$2" > "$(gpio_sim_line_dir "$1")/pull"; }
+gpio_pull() {
+    _gpio_line "$1"
+    echo "pull-$2" > "$GPIO_LINE_DIR/pull"
+}
 
 # gpio_value LINE : the line's value as the chip sees it (0/1).
 gpio_value() { cat "$(gpio_sim_line_dir "$1")/value"; }
@@ -256,9 +272,6 @@ PY
 # level_changes TEXT : how many times the level changes along a gpio_samples string.
 level_changes() { awk -v s="$1" 'BEGIN { n = 0; for (i = 2; i <= length(s); i++) if (substr(s, i, 1) != substr(s, i - 1, 1)) n++; print n }'; }
 
-# _level ACTIVE(1|0) : the pull that makes a button line active or inactive.
-_pressed_pull() { if [ "$SYSTEST_ACTIVE_LOW" = 1 ]; then echo down; else echo up; fi; }
-_released_pull() { if [ "$SYSTEST_ACTIVE_LOW" = 1 ]; then echo up; else echo down; fi; }
 
 # gpio_bounce LINE up|down : moves a line to a level the way a mechanical contact does: two short
 # opposite pulses, then steady (tools/gpio-bounce.c, SCHED_FIFO). Each write costs the emulated
@@ -268,15 +281,18 @@ _released_pull() { if [ "$SYSTEST_ACTIVE_LOW" = 1 ]; then echo up; else echo dow
 BOUNCE_STALL_US=10000
 gpio_bounce() {
     local took
-    took=$(gpio-bounce "$(gpio_sim_line_dir "$1")/pull" "$2") || return 1
+    _gpio_line "$1"
+    took=$(gpio-bounce "$GPIO_LINE_DIR/pull" "$2") || return 1
     BOUNCE_US=$took
     [ "$took" -gt "$BOUNCE_STALL_US" ] && log "warning: the bounce on line $1 took ${took} µs (the emulator stalled)"
     return 0
 }
 
 # button_down LINE / button_up LINE : press or release with contact bounce.
-button_down() { gpio_bounce "$1" "$(_pressed_pull)"; }
-button_up() { gpio_bounce "$1" "$(_released_pull)"; }
+# (The pull chosen without a subshell: each fork is tens of ms under TCG, which stretched a 120 ms
+# press past the 400 ms after which a held next seeks.)
+button_down() { if [ "$SYSTEST_ACTIVE_LOW" = 1 ]; then gpio_bounce "$1" down; else gpio_bounce "$1" up; fi; }
+button_up() { if [ "$SYSTEST_ACTIVE_LOW" = 1 ]; then gpio_bounce "$1" up; else gpio_bounce "$1" down; fi; }
 
 # button_press LINE [HOLD_MS] : a short press (default held 120 ms) with bounce on both edges;
 # PRESS_BOUNCE_US is how long the press's bounce took, BOUNCE_US the release's.
@@ -799,7 +815,7 @@ player_start() {
     shift
     (
         echo "${EPOCHREALTIME/./}" > "$SYSTEST_WORK/player.start"
-        exec "$SYSTEST_PLAYER" run --config "$config" "$@"
+        exec "$SYSTEST_PLAYER" ${SYSTEST_PLAYER_VERBOSE:+--verbose} run --config "$config" "$@"
     ) >> "$SYSTEST_WORK/player.log" 2>&1 &
     PLAYER_PID=$!
     _systest_pids+=("$PLAYER_PID")

@@ -17,6 +17,7 @@
 #   SYSTEST_MEMORY=1536 SYSTEST_CPUS=2   guest size; SYSTEST_CPU=qemu64  TCG CPU model
 #   SYSTEST_FB_MODE=320x240M-32  the framebuffer mode the scenarios start with (240x240M-16 …)
 #   SYSTEST_PLAYER=.build/debug/kiosk-player   SYSTEST_OUT=.build/systest/out
+#   SYSTEST_PLAYER_VERBOSE=1     the player runs with --verbose (its gestures, with their times, in player.log)
 #   SYSTEST_CACHE, SYSTEST_KERNEL: see prepare.sh
 #   SYSTEST_ARCH=arm64           the guest is Debian trixie arm64 under qemu-system-aarch64 (TCG, -M virt,
 #                                SYSTEST_CPU=cortex-a72): Debian's linux-image-arm64, the arm64 build tree of

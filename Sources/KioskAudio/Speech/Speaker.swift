@@ -9,6 +9,8 @@ public final class Speaker: Sendable {
     private struct Job: Sendable {
         var text: String
         var voice: String
+        /// Not a prompt: load what prompts need (`warmUp`).
+        var warmUp = false
     }
 
     /// What the worker thread alone touches.
@@ -20,6 +22,16 @@ public final class Speaker: Sendable {
         init(dataPath: String?, cacheBytes: Int) {
             self.dataPath = dataPath
             cache = PromptCache(capacityBytes: cacheBytes)
+        }
+
+        /// espeak-ng with its voice data, and libsoxr (the loop resamples each prompt with it).
+        func warmUp() {
+            do throws(SpeechError) {
+                if synthesizer == nil { synthesizer = try SpeechSynthesizer(dataPath: dataPath) }
+            } catch {
+                Log.warning("\(error)")
+            }
+            if let why = Resampler.load() { Log.warning("speech: \(why)") }
         }
 
         func speak(_ job: Job) -> Result<SpokenPCM, SpeechError> {
@@ -56,8 +68,19 @@ public final class Speaker: Sendable {
         let engine = Engine(dataPath: dataPath, cacheBytes: cacheBytes)
         // At most a few prompts wait: a burst of messages speaks the latest ones, not a backlog.
         worker = try WorkerThread(name: "kiosk-speech", maxQueued: 4) { job in
-            mailbox.send(engine.speak(job))
+            if job.warmUp {
+                engine.warmUp()
+            } else {
+                mailbox.send(engine.speak(job))
+            }
         }
+    }
+
+    /// Loads espeak-ng, its voice data and libsoxr now, on the worker: the first prompt then costs
+    /// no loading, and the loop (which makes each prompt's clip with libsoxr) is not held up by a
+    /// dlopen in the middle of a button gesture.
+    public func warmUp() {
+        _ = worker.submit(Job(text: "", voice: "", warmUp: true))
     }
 
     /// Synthesizes `text` in the espeak-ng voice `voice` (or takes it from the cache).

@@ -21,19 +21,20 @@ use_fixture formats  # fixtures.sh: the MP3 and the M4A
 
 # The references, made here on the player's CPU (mpg123 and FFmpeg choose their SIMD code by CPU):
 # the reference decoders' samples narrowed to 16 bits as the player narrows them (the top half of the
-# 32-bit word; AAC's floats first rounded to 24 bits, half away from zero, as the player does): the
+# 32-bit word; AAC's floats first rounded to 24 bits, halves to even, as the player's FloatToFixed
+# and lrintf do): the
 # whole MP3 (its end is found in the capture), the M4A's first 2 s.
 album="$FIXTURE/library/Artist F/Formats"
 mpg123 -q -e s32 -O "$SYSTEST_WORK/ref1.s32" "$album/01 Formats 1.mp3" || fail "mpg123 decode"
 ffmpeg -v error -y -t 2 -i "$album/02 Formats 2.m4a" -f f32le "$SYSTEST_WORK/ref2.f32" || fail "ffmpeg decode"
 mp3_frames=$(( $(stat -c %s "$SYSTEST_WORK/ref1.s32") / 8 ))
 python3 - "$SYSTEST_WORK" <<'PY' || fail "narrow the references"
-import array, math, sys
+import array, sys
 work = sys.argv[1]
 s32 = array.array("i", open(work + "/ref1.s32", "rb").read())
 array.array("h", (v >> 16 for v in s32)).tofile(open(work + "/ref1.raw", "wb"))
 def word(x):
-    r = math.floor(abs(x) * 8388608 + 0.5) * (1 if x >= 0 else -1)
+    r = round(x * 8388608)  # exact in a double; Python's round takes halves to even
     return max(-8388608, min(8388607, r))
 f32 = array.array("f", open(work + "/ref2.f32", "rb").read())
 array.array("h", (word(x) >> 8 for x in f32)).tofile(open(work + "/ref2.raw", "wb"))

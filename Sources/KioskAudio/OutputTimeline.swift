@@ -63,6 +63,13 @@ final class OutputTimeline {
     private var gapFrames = 0
     /// The format last reported through formatChanged.
     private var reportedFormat: PCMFormat?
+    /// The last position published, and for which track start (its epoch and start frame): within
+    /// one, what is published never goes back.
+    /// Plain values, not a tuple: a debug build instantiates a tuple's type metadata on first use,
+    /// which allocates on this thread.
+    private var publishedFrames: Int64 = 0
+    private var publishedEpoch: UInt64 = 0
+    private var publishedStartFrame: Int64 = -1
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -145,7 +152,16 @@ final class OutputTimeline {
         if deviceRate != current.format.sampleRate, deviceRate > 0 {
             elapsed = elapsed * Int64(current.format.sampleRate) / Int64(deviceRate)
         }
-        let frames = current.startFrame + elapsed
+        var frames = current.startFrame + elapsed
+        // The device's delay jitters (by up to a period around a wake-up, more when the thread runs
+        // late): a listener's position never steps back within a track.
+        if publishedEpoch == current.epoch && publishedStartFrame == current.startFrame {
+            frames = max(frames, publishedFrames)
+        } else {
+            publishedEpoch = current.epoch
+            publishedStartFrame = current.startFrame
+        }
+        publishedFrames = frames
         shared.playingPosition.setFrames(frames)
         if played >= nextPositionReport {
             nextPositionReport = played + max(1, deviceRate / 4)

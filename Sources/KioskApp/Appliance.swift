@@ -273,10 +273,7 @@ public final class Appliance {
             manager.onEdge = { [unowned self] source, down in self.player.exhibitEdge(source: source, down: down) }
             player.exhibitButtons = profile.buttons.map(\.name)
             // The heartbeat: a file a monitoring script (or a volunteer with a shell) reads.
-            let runtime =
-                Syscalls.environment("RUNTIME_DIRECTORY")?.split(separator: ":").first.map(String.init)
-                ?? "/run/kiosk-player"
-            let file = runtime + "/exhibit-status.json"
+            let file = Self.runtimeDirectory + "/exhibit-status.json"
             var failed = false
             player.onExhibitStatus = { text in
                 do {
@@ -462,12 +459,15 @@ public final class Appliance {
         loop.stop()
     }
 
+    /// The service's runtime directory (`$RUNTIME_DIRECTORY`, else /run/kiosk-player): the power-off
+    /// request and the exhibit heartbeat go there.
+    static var runtimeDirectory: String {
+        Syscalls.environment("RUNTIME_DIRECTORY")?.split(separator: ":").first.map(String.init) ?? "/run/kiosk-player"
+    }
+
     /// The shutdown chord: asks systemd (through kiosk-player-poweroff.path) to power off.
     private func requestPowerOff() {
-        let runtime =
-            Syscalls.environment("RUNTIME_DIRECTORY")?.split(separator: ":").first.map(String.init)
-            ?? "/run/kiosk-player"
-        let flag = "\(runtime)/poweroff"
+        let flag = "\(Self.runtimeDirectory)/poweroff"
         do {
             try AtomicFile.replace(flag, with: "poweroff requested by the shutdown control\n")
             Log.notice("power-off requested (\(flag))")

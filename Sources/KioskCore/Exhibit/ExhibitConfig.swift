@@ -132,15 +132,7 @@ public struct ExhibitConfig: Sendable, Equatable {
     public static func parse(_ r: JSONReader) throws(ConfigError) -> ExhibitConfig {
         var c = ExhibitConfig()
         c.clips = try parseClips(r)
-        if let a = try r.object("attract") {
-            guard a.has("play") else { throw a.error("play", "the attract loop needs \"play\"") }
-            var attract = Attract(play: try source(a, "play"))
-            attract.returnAfterSeconds =
-                try a.double("returnAfterSeconds", range: 0...3600) ?? attract.returnAfterSeconds
-            attract.fadeMs = try a.int("fadeMs", range: 0...10_000) ?? attract.fadeMs
-            try a.finish()
-            c.attract = attract
-        }
+        if let a = try r.object("attract") { c.attract = try parseAttract(a) }
         c.languages = try parseLanguages(r)
         if let input = try r.object("languageInput") {
             let parsed = try parseInput(input)
@@ -177,15 +169,7 @@ public struct ExhibitConfig: Sendable, Equatable {
         var c = config
         c.clips = try parseClips(r)
         if c.clips.isEmpty { throw r.error("clips", "a station needs at least one clip") }
-        if let a = try r.object("attract") {
-            guard a.has("play") else { throw a.error("play", "the attract loop needs \"play\"") }
-            var attract = Attract(play: try source(a, "play"))
-            attract.returnAfterSeconds =
-                try a.double("returnAfterSeconds", range: 0...3600) ?? attract.returnAfterSeconds
-            attract.fadeMs = try a.int("fadeMs", range: 0...10_000) ?? attract.fadeMs
-            try a.finish()
-            c.attract = attract
-        }
+        if let a = try r.object("attract") { c.attract = try parseAttract(a) }
         if r.has("languages") { c.languages = try parseLanguages(r) }
         try r.finish()
         return c
@@ -245,6 +229,15 @@ public struct ExhibitConfig: Sendable, Equatable {
             }
         }
         return clips
+    }
+
+    private static func parseAttract(_ a: JSONReader) throws(ConfigError) -> Attract {
+        guard a.has("play") else { throw a.error("play", "the attract loop needs \"play\"") }
+        var attract = Attract(play: try source(a, "play"))
+        attract.returnAfterSeconds = try a.double("returnAfterSeconds", range: 0...3600) ?? attract.returnAfterSeconds
+        attract.fadeMs = try a.int("fadeMs", range: 0...10_000) ?? attract.fadeMs
+        try a.finish()
+        return attract
     }
 
     private static func parseLanguages(_ r: JSONReader) throws(ConfigError) -> [Language] {

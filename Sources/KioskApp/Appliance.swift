@@ -275,6 +275,8 @@ public final class Appliance {
             // The heartbeat: a file a monitoring script (or a volunteer with a shell) reads.
             let file = Self.runtimeDirectory + "/exhibit-status.json"
             var failed = false
+            // Restart=always in the unit starts the player again.
+            player.onDailyRestart = { [unowned self] in self.shutdown(reason: "the daily restart, exhibit.restartAt") }
             player.onExhibitStatus = { text in
                 do {
                     try AtomicFile.replace(file, with: text)

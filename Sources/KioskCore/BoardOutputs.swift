@@ -8,6 +8,11 @@ public enum LightState: String, Sendable, CaseIterable {
     /// The supply's voltage is too low (the Pi's under-voltage alarm): the box may reset or
     /// corrupt the SD card, and the sound may crackle.
     case lowPower
+    /// Exhibit mode, open and waiting for a visitor (the attract loop or silence): the light says
+    /// the station is alive and a press will play.
+    case ready
+    /// Exhibit mode outside its opening hours: inputs are ignored.
+    case closed
 }
 
 /// How a light shows a state: on, off, or blinking at 1 Hz (`slow`) or 4 Hz (`fast`), half on
@@ -46,6 +51,7 @@ public struct BoardOutputs: Sendable, Equatable {
     /// The patterns when the profile names none for a state.
     public static let defaultPatterns: [LightState: LightPattern] = [
         .playing: .steady, .paused: .slow, .stopped: .off, .linking: .fast, .error: .fast, .lowPower: .fast,
+        .ready: .slow, .closed: .off,
     ]
 
     public var statusLight: Line?

@@ -44,6 +44,7 @@ extension Player {
             exhibit.minuteTimer = scheduler.schedule(afterMilliseconds: 60_000, repeatingMilliseconds: 60_000) {
                 [unowned self] in
                 self.followOpeningHours()
+                self.followDailyRestart()
                 self.sendExhibitStatus(always: true)
             }
         }
@@ -117,6 +118,7 @@ extension Player {
     func exhibitQueueFinished() -> Bool {
         guard let exhibit else { return false }
         apply(exhibit.triggers.clipEnded(at: scheduler.nowNanoseconds))
+        if exhibit.restartDue { followDailyRestart() }
         return true
     }
 
@@ -319,6 +321,22 @@ extension Player {
         } else if !open && !exhibit.closed {
             closeExhibit()
         }
+    }
+
+    /// In the minute of `restartAt` (local time, a synchronized clock) the appliance is asked to
+    /// restart, once no clip plays (a clip defers it, for an hour at most). A player started less
+    /// than two minutes ago does not: that is the restart itself.
+    func followDailyRestart() {
+        guard let exhibit, let at = exhibit.config.restartAt, let restart = onDailyRestart else { return }
+        guard exhibit.clock.unsynchronized() == nil,
+            scheduler.nowNanoseconds - exhibit.startedAt >= 120 * 1_000_000_000
+        else { return }
+        let late = (exhibit.clock.now().minute - at + 1440) % 1440
+        if late == 0 { exhibit.restartDue = true } else if late >= 60 { exhibit.restartDue = false }
+        guard exhibit.restartDue, exhibit.triggers.playing == nil else { return }
+        exhibit.restartDue = false
+        Log.notice("exhibit: the daily restart (exhibit.restartAt)")
+        restart()
     }
 
     private func closeExhibit() {

@@ -60,6 +60,9 @@ public final class Player {
     let exhibit: ExhibitSession?
     /// Where exhibit mode's heartbeat goes (`onExhibitStatus`).
     var exhibitStatusSink: ((String) -> Void)?
+    /// Called at exhibit mode's daily restart time (`exhibit.restartAt`): the appliance exits
+    /// cleanly and systemd starts it again.
+    public var onDailyRestart: (() -> Void)?
 
     /// Called with a one-line status for systemd (`STATUS=`) whenever it changes.
     public var onStatus: ((String) -> Void)?

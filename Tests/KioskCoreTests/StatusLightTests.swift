@@ -34,7 +34,7 @@ import Testing
         ),
         (
             #"{"statusLight": {"line": 12, "patterns": {"sleeping": "off"}}}"#,
-            "boards/test.json: outputs.statusLight.patterns.sleeping: unknown key (known keys: error, linking, lowPower, paused, playing, stopped)"
+            "boards/test.json: outputs.statusLight.patterns.sleeping: unknown key (known keys: closed, error, linking, lowPower, paused, playing, ready, stopped)"
         ),
         (#"{"statusLight": {"patterns": {}}}"#, "boards/test.json: outputs.statusLight.line: required"),
         (
@@ -80,6 +80,7 @@ import Testing
         #expect(
             board.outputs.patterns == [
                 .playing: .steady, .paused: .slow, .stopped: .steady, .linking: .fast, .error: .fast, .lowPower: .fast,
+                .ready: .slow, .closed: .off,
             ])
         #expect(board.usedLines.contains { $0 == (12, "the status light") })
     }

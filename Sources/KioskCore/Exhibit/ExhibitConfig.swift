@@ -118,6 +118,10 @@ public struct ExhibitConfig: Sendable, Equatable {
     /// The input that cycles the languages (a press: the next one, for the next clip).
     public var languageInput: Input?
     public var hours: [OpeningHours] = []
+    /// A daily restart at this local time (minutes since midnight; nil: none, the default). Not
+    /// needed (the soak holds memory and timing flat for hours); for staff who want one anyway, in
+    /// place of a cron reboot: the player exits cleanly and systemd starts it again.
+    public var restartAt: Int?
     public var volume = Volume()
 
     public init() {}
@@ -143,6 +147,12 @@ public struct ExhibitConfig: Sendable, Equatable {
         }
         for item in try r.objects("hours", maxCount: 50) ?? [] {
             c.hours.append(try OpeningHours.parse(item))
+        }
+        if let text = try r.string("restartAt") {
+            guard let minute = OpeningHours.parseTime(text) else {
+                throw r.error("restartAt", "expected a time \"HH:MM\" (00:00…23:59), got \"\(text)\"")
+            }
+            c.restartAt = minute
         }
         if let v = try r.object("volume") {
             c.volume.initial = try v.int("default", range: 0...100) ?? c.volume.initial

@@ -31,6 +31,8 @@ final class ExhibitSession {
     /// Why the opening hours are not applied (the clock), logged once per change.
     var hoursNotApplied: String?
     let counts: PlayCounts
+    /// The daily restart's minute came while a clip played: it follows once none does.
+    var restartDue = false
     /// The last error, for the heartbeat.
     var lastError: String?
     /// When the session began (scheduler nanoseconds), for the heartbeat's uptime.

@@ -115,6 +115,10 @@ import Testing
             "config.json: exhibit.volume.default: 80 is outside min…max (30…70)"
         ),
         (
+            #"{"exhibit": {"restartAt": "4:00"}}"#,
+            #"config.json: exhibit.restartAt: expected a time "HH:MM" (00:00…23:59), got "4:00""#
+        ),
+        (
             #"{"exhibit": {"attract": {"returnAfterSeconds": 5}}}"#,
             #"config.json: exhibit.attract.play: the attract loop needs "play""#
         ),

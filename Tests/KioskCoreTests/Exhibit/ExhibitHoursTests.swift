@@ -65,6 +65,74 @@ final class TestWallClock: Sendable {
         #expect(rig.player.status == .stopped, "closed again at 17:00")
     }
 
+    @Test func theStatusLightSaysClosedOutsideTheHoursReadyWhileWaitingAndPlayingDuringAClip() throws {
+        let wall = TestWallClock()
+        wall.minute.store(8 * 60 + 59, ordering: .relaxed)
+        let rig = try Self.rig(wall, hours: [Self.weekdays9to17])
+        rig.player.exhibitClock = wall.clock
+        var states: [LightState] = []
+        rig.player.onLightState = { states.append($0) }
+        try Self.scan(rig)
+        #expect(rig.player.currentLightState == .closed, "08:59: closed")
+        wall.minute.store(9 * 60, ordering: .relaxed)
+        try rig.idle(61_000)
+        #expect(rig.player.currentLightState == .ready, "09:00: the attract loop plays, waiting for a visitor")
+        rig.player.exhibitEdge(source: "button A", down: true)
+        #expect(rig.player.currentLightState == .playing, "a clip plays")
+        #expect(try rig.run(seconds: 8) { rig.player.exhibitClip == nil })
+        #expect(rig.player.currentLightState == .ready, "the clip ended: waiting again")
+        #expect(states.suffix(3) == [.ready, .playing, .ready], "each change was sent once: \(states)")
+        #expect(BoardOutputs.defaultPatterns[.ready] == .slow && BoardOutputs.defaultPatterns[.closed] == .off)
+    }
+
+    @Test func theDailyRestartComesInItsMinuteOnceNoClipPlays() throws {
+        let wall = TestWallClock()
+        wall.minute.store(3 * 60 + 55, ordering: .relaxed)
+        let rig = try PlayerRig(volumes: []) { config in
+            var exhibit = ExhibitConfig()
+            exhibit.clips = [
+                .init(
+                    name: "dawn", input: .button("A"), play: .file("Alpha/First Light/01 Dawn.flac"), mode: .retrigger)
+            ]
+            exhibit.restartAt = 4 * 60
+            config.exhibit = exhibit
+        }
+        rig.player.exhibitClock = wall.clock
+        var restarts: [Int] = []
+        rig.player.onDailyRestart = { restarts.append(wall.minute.load(ordering: .relaxed)) }
+        try Self.scan(rig)
+        try rig.idle(200_000)
+        #expect(restarts.isEmpty, "03:55: not yet")
+        // The whole minute of 04:00 a visitor keeps the (6 s) clip playing: the restart waits.
+        wall.minute.store(4 * 60, ordering: .relaxed)
+        for _ in 0..<16 {
+            rig.player.exhibitEdge(source: "button A", down: true)
+            rig.player.exhibitEdge(source: "button A", down: false)
+            try rig.idle(4_000)
+        }
+        #expect(restarts.isEmpty && rig.player.exhibitClip == "dawn", "not in the middle of a clip")
+        #expect(try rig.run(seconds: 10) { !restarts.isEmpty }, "at the clip's end")
+        wall.minute.store(4 * 60 + 2, ordering: .relaxed)
+        try rig.idle(120_000)
+        #expect(restarts == [4 * 60], "once a day")
+    }
+
+    @Test func aPlayerJustStartedInTheRestartMinuteDoesNotRestartAgain() throws {
+        let wall = TestWallClock()
+        wall.minute.store(4 * 60, ordering: .relaxed)
+        let rig = try PlayerRig(volumes: []) { config in
+            var exhibit = ExhibitConfig()
+            exhibit.restartAt = 4 * 60
+            config.exhibit = exhibit
+        }
+        rig.player.exhibitClock = wall.clock
+        var restarts = 0
+        rig.player.onDailyRestart = { restarts += 1 }
+        try Self.scan(rig)
+        try rig.idle(61_000)
+        #expect(restarts == 0)
+    }
+
     /// A power cut inside opening hours: the box starts again and the schedule says open.
     @Test func aBoxRestartedInsideOpeningHoursPlaysAtOnce() throws {
         let wall = TestWallClock()

@@ -156,6 +156,17 @@ extension Player {
         refreshScreen()
     }
 
+    /// A scan ended while the attract loop played: it began with the tracks found by then (a
+    /// big stick's scan is long, and the station should not wait for it in silence); with the
+    /// whole collection known, it starts again when it has more.
+    func attractScanned() {
+        guard let exhibit, exhibit.triggers.state == .attract, let attract = exhibit.config.attract else { return }
+        let tracks = exhibitTracks(attract.play)
+        guard tracks.map(\.relativePath) != queue.map(\.relativePath), !tracks.isEmpty else { return }
+        Log.info("exhibit: the scan found more of the attract loop (\(tracks.count) tracks): from its start")
+        playAttract()
+    }
+
     /// The attract loop, from its start; after a clip it rises over `attract.fadeMs`.
     private func playAttract(fadingIn: Bool = false) {
         guard let exhibit, let attract = exhibit.config.attract else {
@@ -164,7 +175,12 @@ extension Player {
         }
         let tracks = exhibitTracks(attract.play)
         guard !tracks.isEmpty else {
-            Log.warning("exhibit: the attract loop's \(describe(attract.play)) is not on the stick")
+            // While a scan runs the collection may just not be found yet: its end tries again.
+            if isScanning {
+                Log.debug("exhibit: the attract loop's \(describe(attract.play)) is not found yet (scanning)")
+            } else {
+                Log.warning("exhibit: the attract loop's \(describe(attract.play)) is not on the stick")
+            }
             silenceEngine()
             return
         }

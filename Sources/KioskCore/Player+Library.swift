@@ -31,7 +31,11 @@ extension Player {
         if isExhibit {
             if case .volumeRemoved(let id, _) = event { stickStationRemoved(volume: id.rawValue) }
             followFolderStation()
-            if queue.isEmpty || status != .playing { startExhibit() }
+            if queue.isEmpty || status != .playing {
+                startExhibit()
+            } else if case .scanFinished = event {
+                attractScanned()
+            }
             refreshScreen()
             return
         }

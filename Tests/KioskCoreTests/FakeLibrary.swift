@@ -1,8 +1,8 @@
-import KioskLibrary
 import KioskSystem
 import KioskTestSupport
 
 @testable import KioskCore
+@testable import KioskLibrary
 
 /// What the player rig needs of a library: volumes come and go, scans end, the catalog.
 protocol RigLibrary: AnyObject {
@@ -28,6 +28,9 @@ final class FakeLibrary: RigLibrary {
     private let clock: VirtualClock
     private let onEvent: (LibraryEvent, Catalog) -> Void
     private(set) var catalog = Catalog.empty
+    /// A scan first shows every other track in reverse path order (as a long scan's catalog grows
+    /// before its end), and ends a second later with the whole volume.
+    var growingScans = false
     private var scanned: [VolumeID: VolumeContents] = [:]
     private var scanning: [VolumeID: TimerID] = [:]
 
@@ -66,6 +69,19 @@ final class FakeLibrary: RigLibrary {
         scanning[id] = nil
         // A folder that cannot be scanned (gone already) adds nothing, as in the `Library`.
         let contents = Self.scan(id, mountPoint: mountPoint)
+        if growingScans, let contents, scanned[id] == nil {
+            let paths = contents.tracks.map(\.relativePath).sorted(by: >)
+            let found = Set(paths.indices.filter { $0 % 2 == 0 }.map { paths[$0] })
+            scanned[id] = VolumeContents(
+                volume: id, mountPoint: mountPoint, tracks: contents.tracks.filter { found.contains($0.relativePath) },
+                playlists: [], covers: [:], problems: [])
+            catalog = Self.catalog(of: scanned)
+            onEvent(.catalogChanged, catalog)
+            scanning[id] = clock.schedule(afterMilliseconds: 1000) { [weak self] in
+                self?.finishScan(id, mountPoint: mountPoint)
+            }
+            return
+        }
         scanned[id] = contents
         catalog = Self.catalog(of: scanned)
         let tracks = contents?.tracks.count ?? 0

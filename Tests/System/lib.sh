@@ -39,6 +39,7 @@ _systest_t0=${EPOCHREALTIME/./}
 _systest_failed=()
 _systest_pids=()
 _systest_keep_audio=()
+_systest_gpio_devices=()
 
 # ---------------------------------------------------------------------------------------------
 # Time, logging, outcome
@@ -146,6 +147,7 @@ _systest_cleanup() {
     done
     local m
     for m in ${_systest_mounts:-}; do mounted "$m" && umount -l "$m" 2>/dev/null; done
+    for m in "${_systest_gpio_devices[@]}"; do _gpio_sim_remove "$m"; done
     # keep the logs of everything spawned (player, arecord, gpiomon …) with the artefacts
     cp "$SYSTEST_WORK"/*.log "$SYSTEST_ARTIFACTS/" 2>/dev/null
     # and the audio behind a failed bit-exact check
@@ -218,6 +220,34 @@ gpio_sim_create() {
     echo "chip $(cat "$bank/chip_name") ($(cat "$dev/dev_name")) label $label, $lines named lines"
 }
 
+# gpio_sim_board_chip LABEL NLINES : a second simulated chip standing for a board's own GPIO
+# controller (exhibit-4 looks for "pinctrl-bcm2835" and the like and uses lines up to 27 of the
+# 54), its lines named GPIO0…; from then on the gpio_* and button_* helpers move its lines. It is
+# removed when the scenario ends (after the player was stopped).
+gpio_sim_board_chip() {
+    local label=$1 lines=$2 dev=/sys/kernel/config/gpio-sim/board bank i
+    [ -d /sys/kernel/config/gpio-sim ] || { echo "no /sys/kernel/config/gpio-sim"; return 1; }
+    [ -d "$dev" ] && _gpio_sim_remove "$dev"
+    bank=$dev/gpio-bank0
+    mkdir -p "$bank" && echo "$label" > "$bank/label" && echo "$lines" > "$bank/num_lines" || return 1
+    for ((i = 0; i < lines; i++)); do
+        mkdir -p "$bank/line$i" && echo "GPIO$i" > "$bank/line$i/name" || return 1
+    done
+    echo 1 > "$dev/live" || { echo "writing 1 to $dev/live failed"; return 1; }
+    _systest_gpio_devices+=("$dev")
+    _GPIO_SIM_DEV=$dev _GPIO_SIM_BASE=
+    echo "chip $(cat "$bank/chip_name") ($(cat "$dev/dev_name")) label $label, $lines lines"
+}
+
+# _gpio_sim_remove DEVICE : takes a configfs gpio-sim device down and removes it.
+_gpio_sim_remove() {
+    local dev=$1 line
+    [ "$(cat "$dev/live" 2>/dev/null)" = 1 ] && echo 0 > "$dev/live"
+    for line in "$dev"/gpio-bank0/line*; do [ -d "$line" ] && rmdir "$line"; done
+    rmdir "$dev/gpio-bank0" "$dev" 2>/dev/null
+    return 0
+}
+
 # gpio_sim_line_dir LINE : /sys/devices/platform/gpio-sim.N/gpiochipM/sim_gpioLINE
 gpio_sim_line_dir() {
     _gpio_line "$1"
@@ -229,7 +259,7 @@ gpio_sim_line_dir() {
 # apart, past the player's 200 ms chord window.
 _gpio_line() {
     if [ ! -d "${_GPIO_SIM_BASE:-/nonexistent}" ]; then
-        local dev=/sys/kernel/config/gpio-sim/kiosk name chip
+        local dev=${_GPIO_SIM_DEV:-/sys/kernel/config/gpio-sim/kiosk} name chip
         read -r name < "$dev/dev_name"
         read -r chip < "$dev/gpio-bank0/chip_name"
         _GPIO_SIM_BASE=/sys/devices/platform/$name/$chip
@@ -277,13 +307,14 @@ level_changes() { awk -v s="$1" 'BEGIN { n = 0; for (i = 2; i <= length(s); i++)
 # opposite pulses, then steady (tools/gpio-bounce.c, SCHED_FIFO). Each write costs the emulated
 # guest about 1 ms of kernel work, so a bounce takes 3–6 ms under TCG; one stretched past 10 ms
 # (the host stalled the emulator; BOUNCE_STALL_US) is logged, because a debouncer may then rightly
-# see extra edges. BOUNCE_US is how long the last bounce took.
+# see extra edges. BOUNCE_US is how long the last bounce took, BOUNCE_AT_US when its first edge was
+# written (µs since the epoch, as the capture's frames are timed).
 BOUNCE_STALL_US=10000
 gpio_bounce() {
-    local took
+    local took at
     _gpio_line "$1"
-    took=$(gpio-bounce "$GPIO_LINE_DIR/pull" "$2") || return 1
-    BOUNCE_US=$took
+    read -r took at < <(gpio-bounce "$GPIO_LINE_DIR/pull" "$2") && [ -n "$at" ] || return 1
+    BOUNCE_US=$took BOUNCE_AT_US=$at
     [ "$took" -gt "$BOUNCE_STALL_US" ] && log "warning: the bounce on line $1 took ${took} µs (the emulator stalled)"
     return 0
 }
@@ -300,7 +331,7 @@ button_press() {
     local ms=${2:-120} seconds
     printf -v seconds '%d.%03d' $((ms / 1000)) $((ms % 1000))
     button_down "$1"
-    PRESS_BOUNCE_US=$BOUNCE_US
+    PRESS_BOUNCE_US=$BOUNCE_US PRESS_AT_US=$BOUNCE_AT_US
     snooze "$seconds"
     button_up "$1"
 }
@@ -761,7 +792,8 @@ mounted() { awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self
 # The player under test: `kiosk-player run --config FILE`, as systemd runs it.
 
 # player_config OUT.json MEDIA_ROOT STATE_DIR [EXTRA_JSON_MEMBERS] [EXTRA_INPUTS_MEMBERS] : the appliance's config for
-# the qemu-gpio-sim board (gpio-sim chip "kiosk-sim", /dev/fb0, hw:Loopback,0). Volume 100 so the
+# the qemu-gpio-sim board (gpio-sim chip "kiosk-sim", /dev/fb0, hw:Loopback,0; SYSTEST_BOARD names
+# another, whose chip gpio_sim_board_chip makes). Volume 100 so the
 # samples reach the loopback unchanged (bit-exact checks). Debounce 25 ms instead of 5: under TCG
 # each gpio-sim write costs the guest about a millisecond and a busy host stalls the emulator, so
 # a 1 ms bounce can arrive stretched past 5 ms (gpio_bounce logs when it does), which a 5 ms
@@ -770,7 +802,7 @@ mounted() { awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self
 player_config() {
     cat > "$1" << EOF
 {
-  "board": "qemu-gpio-sim",
+  "board": "${SYSTEST_BOARD:-qemu-gpio-sim}",
   "mediaRoots": ["$2"],
   "stateDirectory": "$3",
   "volume": 100,

@@ -36,6 +36,27 @@ import Testing
         #expect(rig.player.repeatQueue && rig.player.exhibitClip == nil)
     }
 
+    @Test func anAttractLoopBegunWhileTheStickWasScannedStartsOverWhenTheScanFoundAllOfIt() throws {
+        let rig = try PlayerRig(volumes: []) { config in
+            var exhibit = ExhibitConfig()
+            exhibit.attract = .init(play: .collection("First Light"))
+            config.exhibit = exhibit
+        }
+        (rig.library as? FakeLibrary)?.growingScans = true
+        rig.library.addVolume(path: PlayerFixtures.main)
+        var queues: [[String]] = []
+        for _ in 0..<30 {
+            try rig.idle(50)
+            if queues.last != rig.player.queue.map(\.relativePath) {
+                queues.append(rig.player.queue.map(\.relativePath))
+            }
+        }
+        #expect(queues.count == 2, "a part, then the whole: \(queues)")
+        #expect(queues.first.map { $0.count < 3 } == true, "the loop began with what was found")
+        #expect(rig.player.queue.map(\.album) == ["First Light", "First Light", "First Light"])
+        #expect(rig.player.currentTrack == rig.player.queue.first && rig.player.status == .playing, "from its start")
+    }
+
     @Test func aPressPlaysItsClipAndTheAttractLoopReturnsAfterTheSilence() throws {
         let rig = try Self.rig()
         rig.player.exhibitEdge(source: "button A", down: true)

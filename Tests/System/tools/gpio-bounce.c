@@ -6,7 +6,8 @@
  * work (gpio-sim → irq_sim → gpiolib edge events), so it takes 3–6 ms there, around the 5 ms
  * default debounce, as a worn button would). Runs at SCHED_FIFO when allowed and
  * busy-waits between writes, so the bounce keeps its shape as far as the (emulated) CPU allows.
- * Prints the achieved duration in µs; an emulator that stalls the CPU stretches it. */
+ * Prints the achieved duration in µs and the wall-clock time (µs since the epoch) of the first
+ * write, the contact's first touch; an emulator that stalls the CPU stretches the duration. */
 #include "common.h"
 
 #include <fcntl.h>
@@ -38,16 +39,18 @@ int main(int argc, char **argv) {
     int fd = open(argv[1], O_WRONLY | O_CLOEXEC);
     if (fd < 0) die("open %s: %s", argv[1], strerror(errno));
     long long start = now_ns();
+    struct timespec first = {0, 0};
     for (int i = 0; i <= steps; i++) {
         const char *level = i % 2 == 0 ? target : other;
         if (i == steps) level = target;
+        if (i == 0) clock_gettime(CLOCK_REALTIME, &first);
         if (pwrite(fd, level, strlen(level), 0) < 0) die("write %s: %s", argv[1], strerror(errno));
         if (i == steps) break;
         long long until = now_ns() + pattern[i] * 1000LL;
         while (now_ns() < until) {
         }
     }
-    printf("%lld\n", (now_ns() - start) / 1000);
+    printf("%lld %lld\n", (now_ns() - start) / 1000, (long long)first.tv_sec * 1000000LL + first.tv_nsec / 1000);
     close(fd);
     return 0;
 }

@@ -11,8 +11,10 @@
 #   1. the attract loop plays by itself: Beta 1 from its start, bit-exact for 1 s; the LED blinks
 #      slowly (ready: waiting for a visitor);
 #   2. A pressed → Alpha 1 from its start, bit-exact for 1 s; the press's first contact → the clip's
-#      first frame on the loopback is a figure (the 25 ms debounce and the loopback included;
-#      under TCG, not a bound: `kiosk-player bench exhibit` judges the player's part);
+#      first frame on the loopback is a figure (86 ms on a quiet host here, with the 25 ms debounce
+#      this test sets; the player's part under TCG is several times its native 10-20 ms, which
+#      `kiosk-player bench exhibit` judges against the 50 ms goal); within 500 ms is checked: a
+#      start that waited for the device's buffer, or a reload, would show;
 #   3. A pressed again 2 s in → nothing: no new start, Alpha 1 goes on bit-exact across it; the LED
 #      is steady while the clip plays;
 #   4. Alpha 1 ends → 2 s later the attract loop again, Beta 1 from its start (the silence measured);
@@ -64,8 +66,8 @@ must "a press plays its clip: Alpha 1 from its start, bit-exact for 1 s" \
 clip_start=$PCM_TRACK_START
 latency_ms=$(( ($(capture_frame_us "$clip_start") - PRESS_AT_US) / 1000 ))
 figure exhibit_press_to_clip_ms "$latency_ms"
-check "press → the clip's first frame on the loopback within 1 s (${latency_ms} ms from the first contact)" \
-    test "$latency_ms" -le 1000
+check "press → the clip's first frame on the loopback within 500 ms (${latency_ms} ms from the first contact)" \
+    test "$latency_ms" -ge 0 -a "$latency_ms" -le 500
 
 # 3.
 wait_capture_frames $((clip_start + 2 * SYSTEST_RATE))

@@ -17,12 +17,13 @@ public struct ExhibitAttractLayout: Sendable, Equatable {
     /// How many lines the prompt may wrap over.
     public static func maxPromptLines(_ metrics: ScreenMetrics) -> Int { metrics.base < 200 ? 2 : 3 }
 
-    /// Lays out `promptLines` lines of prompt (fewer when they do not fit), centred with the icon
-    /// above them, and a language line at the bottom when `hasLanguage`.
-    public init(size: Size, promptLines count: Int, hasLanguage: Bool) {
+    /// Lays out `promptLines` lines of prompt in `font` (default `promptFont`; fewer lines when
+    /// they do not fit), centred with the icon above them, and a language line at the bottom when
+    /// `hasLanguage`.
+    public init(size: Size, promptLines count: Int, hasLanguage: Bool, font: Font? = nil) {
         let m = ScreenMetrics(size: size)
         metrics = m
-        let font = Self.promptFont(m)
+        let font = font ?? Self.promptFont(m)
         promptFont = font
         let w = size.width
         let h = size.height
@@ -74,12 +75,12 @@ public struct ExhibitClipLayout: Sendable, Equatable {
     /// How many lines the title may wrap over.
     public static func maxTitleLines(_ metrics: ScreenMetrics) -> Int { metrics.base < 200 ? 2 : 3 }
 
-    /// Lays out `titleLines` lines of title (fewer when they do not fit), centred between the
-    /// language line (when `hasLanguage`) and the progress bar.
-    public init(size: Size, titleLines count: Int, hasLanguage: Bool) {
+    /// Lays out `titleLines` lines of title in `font` (default `titleFont`; fewer lines when they
+    /// do not fit), centred between the language line (when `hasLanguage`) and the progress bar.
+    public init(size: Size, titleLines count: Int, hasLanguage: Bool, font: Font? = nil) {
         let m = ScreenMetrics(size: size)
         metrics = m
-        let font = Self.titleFont(m)
+        let font = font ?? Self.titleFont(m)
         titleFont = font
         let w = size.width
         let h = size.height

@@ -369,18 +369,33 @@ public final class ScreenRenderer {
 
     func drawExhibitAttract(_ s: ExhibitScreenState, _ canvas: Canvas) {
         let metrics = ScreenMetrics(size: canvas.size)
-        let font = ExhibitAttractLayout.promptFont(metrics)
         let prompt = nonEmpty(s.prompt) ?? ""
+        let font = fittingWords(
+            prompt, ExhibitAttractLayout.promptFont(metrics), smallest: metrics.title.size,
+            maxWidth: canvas.width - 2 * metrics.margin)
         let lines = fonts.wrapped(
             prompt, font, maxWidth: canvas.width - 2 * metrics.margin,
             maxLines: ExhibitAttractLayout.maxPromptLines(metrics))
         let language = nonEmpty(s.language)
-        let layout = ExhibitAttractLayout(size: canvas.size, promptLines: lines.count, hasLanguage: language != nil)
+        let layout = ExhibitAttractLayout(
+            size: canvas.size, promptLines: lines.count, hasLanguage: language != nil, font: font)
         drawButtonIcon(in: layout.icon, on: canvas)
         drawWrapped(prompt, font, theme.primaryText, in: layout.promptLines, on: canvas, align: .center)
         if let language, let rect = layout.language {
             drawText(language, metrics.header, theme.accent, in: rect, on: canvas, align: .center)
         }
+    }
+
+    /// `font`, smaller (down to `smallest`) when a word of `text` is wider than `maxWidth`: in
+    /// the exhibit's large type a compound ("Leuchtturmwärter") would otherwise break inside.
+    public func fittingWords(_ text: String, _ font: Font, smallest: Int, maxWidth: Int) -> Font {
+        func widest(_ f: Font) -> Int { text.split(separator: " ").map { fonts.width(of: $0, f) }.max() ?? 0 }
+        let width = widest(font)
+        guard width > maxWidth, maxWidth > 0, font.size > smallest else { return font }
+        // Widths grow with the size: one estimate, then a few steps down for the rounding.
+        var fitted = Font(font.style, size: max(smallest, font.size * maxWidth / width))
+        for _ in 0..<4 where fitted.size > smallest && widest(fitted) > maxWidth { fitted.size -= 1 }
+        return fitted
     }
 
     /// A round push button seen from above: a ring around a disc, in the accent colour.
@@ -396,12 +411,15 @@ public final class ScreenRenderer {
 
     func drawExhibitClip(_ title: String, _ s: ExhibitScreenState, _ canvas: Canvas) {
         let metrics = ScreenMetrics(size: canvas.size)
-        let font = ExhibitClipLayout.titleFont(metrics)
         let text = nonEmpty(title) ?? ""
+        let font = fittingWords(
+            text, ExhibitClipLayout.titleFont(metrics), smallest: metrics.title.size,
+            maxWidth: canvas.width - 2 * metrics.margin)
         let lines = fonts.wrapped(
             text, font, maxWidth: canvas.width - 2 * metrics.margin, maxLines: ExhibitClipLayout.maxTitleLines(metrics))
         let language = nonEmpty(s.language)
-        let layout = ExhibitClipLayout(size: canvas.size, titleLines: lines.count, hasLanguage: language != nil)
+        let layout = ExhibitClipLayout(
+            size: canvas.size, titleLines: lines.count, hasLanguage: language != nil, font: font)
         if let language, let rect = layout.language {
             drawText(language, metrics.header, theme.accent, in: rect, on: canvas, align: .center)
         }

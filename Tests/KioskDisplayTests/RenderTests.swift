@@ -175,6 +175,23 @@ struct RenderTests {
         #expect(a.color(x: icon.centerX, y: icon.centerY) == renderer.theme.accent)
     }
 
+    /// A long compound in the exhibit's large type: the type gets smaller rather than break it.
+    @Test(arguments: [Size(width: 240, height: 240), Size(width: 128, height: 128)])
+    func aLongWordInAClipTitleIsNotBrokenInside(size: Size) throws {
+        let renderer = ScreenRenderer(fonts: try TestFonts.load())
+        let m = ScreenMetrics(size: size)
+        let large = ExhibitClipLayout.titleFont(m)
+        let room = size.width - 2 * m.margin
+        #expect(renderer.fonts.width(of: "Leuchtturmwärter", large) > room, "the case this is about")
+        let font = renderer.fittingWords("Der Leuchtturmwärter", large, smallest: m.title.size, maxWidth: room)
+        #expect(font.size < large.size && font.size >= m.title.size)
+        #expect(renderer.fonts.width(of: "Leuchtturmwärter", font) <= room)
+        #expect(renderer.fittingWords("Der Wärter", large, smallest: m.title.size, maxWidth: room) == large)
+        let lines = renderer.fonts.wrapped(
+            "Der Leuchtturmwärter", font, maxWidth: room, maxLines: ExhibitClipLayout.maxTitleLines(m))
+        #expect(lines == ["Der", "Leuchtturmwärter"] || lines == ["Der Leuchtturmwärter"], "\(lines)")
+    }
+
     @Test func theLanguageIsDrawnOnlyWhenGiven() throws {
         let size = Size(width: 320, height: 240)
         let renderer = ScreenRenderer(fonts: try TestFonts.load())

@@ -352,11 +352,13 @@ public final class Player {
 
     /// The player as the screen sees it.
     var view: PlayerView {
-        PlayerView(
+        var view = PlayerView(
             navigation: navigation, shelf: shelf, queue: playQueue, transport: transport,
             restore: restore, overlays: overlays, volumeRange: volumeLimits.range, shuttingDown: shuttingDown,
             helpPageCount: helpPageCount, menuEntries: menuEntries, cardEntries: cardEntries,
             sleepCountdown: timers.sleepCountdown, locked: locked)
+        view.exhibit = exhibitView
+        return view
     }
 
     /// What the screen should show now.
@@ -370,7 +372,10 @@ public final class Player {
         scheduler.assertInLoop()
         let view = self.view
         let state = view.screen
-        if case .nowPlaying = state {} else { overlays.dropVolume() }
+        switch state {
+        case .nowPlaying, .exhibit: break
+        case .browse, .help, .message, .off: overlays.dropVolume()
+        }
         timers.followIdlePowerOff(playing: status == .playing || shuttingDown)
         // A browse list can appear without a move (nothing queued at start, a new catalog): its
         // visible entries need their thumbnails then too.

@@ -40,6 +40,8 @@ struct PlayerView {
     /// The button lock is on: now playing says so next to the category.
     var locked = false
     var statusLine: String?
+    /// Exhibit mode's session as its screen sees it (nil: not an exhibit).
+    var exhibit: ExhibitView?
 
     init() {}
 
@@ -84,6 +86,8 @@ struct PlayerView {
         if shuttingDown {
             return .message(MessageState(title: "Shutting down", detail: "Safe to unplug in a moment", kind: .info))
         }
+        // Visitors see the exhibit screen, never browse; the staff's menu (behind its chord) shows.
+        if let exhibit, mode == .nowPlaying || mode == .browse { return exhibitScreen(exhibit) }
         if let transient { return .message(transient) }
         switch mode {
         case .help(let page):
@@ -109,6 +113,20 @@ struct PlayerView {
             if mode == .nowPlaying, !collections.isEmpty { return .browse(browseList) }
         }
         return .nowPlaying(nowPlaying)
+    }
+
+    /// Exhibit mode's visitor screen: dark with `screen: "none"` and outside opening hours (after
+    /// the transient "Closed"), else the attract card or the clip playing.
+    private func exhibitScreen(_ exhibit: ExhibitView) -> ScreenState {
+        if exhibit.show == .none { return .off }
+        if let transient { return .message(transient) }
+        if exhibit.closed { return .off }
+        let playing = exhibit.clipTitle != nil
+        return .exhibit(
+            ExhibitScreenState(
+                prompt: exhibit.prompt, clipTitle: exhibit.clipTitle, elapsedSeconds: playing ? positionSeconds : 0,
+                totalSeconds: playing ? queue.current?.durationSeconds : nil, language: exhibit.language,
+                volumeOverlay: volumeOverlay, volumeRange: volumeRange))
     }
 
     private var browseList: BrowseState {

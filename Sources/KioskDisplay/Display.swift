@@ -15,6 +15,8 @@ import KioskSystem
 ///   interval has passed.
 /// - Screen sleep (`idleOffNanoseconds`): after that long without `noteActivity()` (input), the
 ///   surface is turned off and nothing is drawn; the next activity wakes it and draws what changed.
+/// - `.off` (exhibit mode outside its opening hours): drawn black, then the surface is turned off
+///   until another state comes; input does not wake it.
 ///
 /// Thread: the event-loop thread only.
 public final class Display {
@@ -56,6 +58,8 @@ public final class Display {
     private var worker: ArtworkWorker?
     private var lastPresentError: String?
     private var isShutDown = false
+    /// The surface is off because the state is `.off` (not idle sleep).
+    private var isDark = false
     private var lastPresentTime: UInt64 = 0
     private var paceTimer: TimerID?
     private var idleTimer: TimerID?
@@ -87,7 +91,7 @@ public final class Display {
         loop.assertInLoop()
         guard !isShutDown else { return }
         let now = Syscalls.monotonicNanoseconds()
-        if case .nowPlaying(let s) = state, let volume = s.volumeOverlay {
+        if let volume = Self.volumeOverlay(of: state) {
             if volume != overlayValue {
                 overlayValue = volume
                 overlayUntil = now + overlayNanoseconds
@@ -101,10 +105,30 @@ public final class Display {
             overlayValue = nil
             overlayUntil = 0
         }
+        let darkens = state == .off && !isDark
+        if isDark && state != .off { followDarkness(state) }
         self.state = state
         stateTime = now
         requestArtwork()
         refresh()
+        // Dark: drawn black first (a surface that cannot turn off shows that), then turned off.
+        if darkens { followDarkness(state) }
+    }
+
+    /// Turns the surface off for `.off` (the backlight or the HDMI signal, where the surface can)
+    /// and on again for anything else; idle sleep and a wake from it leave a dark screen dark.
+    private func followDarkness(_ state: ScreenState) {
+        isDark = state == .off
+        if !isAsleep && !isShutDown { surface.setAwake(!isDark) }
+    }
+
+    /// The volume overlay a state asks for (now playing and the exhibit screen have one).
+    private static func volumeOverlay(of state: ScreenState) -> Int? {
+        switch state {
+        case .nowPlaying(let s): s.volumeOverlay
+        case .exhibit(let s): s.volumeOverlay
+        case .browse, .help, .message, .off: nil
+        }
     }
 
     /// Registers how to get the encoded artwork for `key` (a cover file, or the picture embedded
@@ -135,7 +159,7 @@ public final class Display {
         guard !isShutDown else { return }
         if isAsleep {
             isAsleep = false
-            surface.setAwake(true)
+            if !isDark { surface.setAwake(true) }
             refresh()
             onSleepChange?(false)
         }
@@ -182,13 +206,37 @@ public final class Display {
     /// The state as it looks right now: elapsed time advanced while playing and cut to whole
     /// seconds, the volume overlay only while it is due.
     func visibleState(now: UInt64) -> ScreenState {
-        guard case .nowPlaying(var s) = state else { return state }
-        var elapsed = s.elapsedSeconds
-        if s.playback == .playing && now > stateTime { elapsed += Double(now - stateTime) / 1e9 }
-        if let total = s.totalSeconds, total > 0 { elapsed = min(elapsed, total) }
-        s.elapsedSeconds = elapsed.isFinite ? max(0, elapsed.rounded(.down)) : 0
-        if now >= overlayUntil { s.volumeOverlay = nil }
-        return .nowPlaying(s)
+        switch state {
+        case .nowPlaying(var s):
+            s.elapsedSeconds = shownElapsed(
+                s.elapsedSeconds, total: s.totalSeconds, playing: s.playback == .playing, now)
+            if now >= overlayUntil { s.volumeOverlay = nil }
+            return .nowPlaying(s)
+        case .exhibit(var s):
+            s.elapsedSeconds = shownElapsed(s.elapsedSeconds, total: s.totalSeconds, playing: s.clipTitle != nil, now)
+            if now >= overlayUntil { s.volumeOverlay = nil }
+            return .exhibit(s)
+        case .browse, .help, .message, .off:
+            return state
+        }
+    }
+
+    /// The elapsed time as shown at `now`: advanced since the last `show` while playing, in whole
+    /// seconds, no further than the total.
+    private func shownElapsed(_ elapsedSeconds: Double, total: Double?, playing: Bool, _ now: UInt64) -> Double {
+        var elapsed = elapsedSeconds
+        if playing && now > stateTime { elapsed += Double(now - stateTime) / 1e9 }
+        if let total, total > 0 { elapsed = min(elapsed, total) }
+        return elapsed.isFinite ? max(0, elapsed.rounded(.down)) : 0
+    }
+
+    /// The elapsed time of the last `show` when it counts up by itself (something plays), else nil.
+    private var tickingElapsed: Double? {
+        switch state {
+        case .nowPlaying(let s) where s.playback == .playing: s.elapsedSeconds
+        case .exhibit(let s) where s.clipTitle != nil: s.elapsedSeconds
+        default: nil
+        }
     }
 
     private func refresh() {
@@ -199,9 +247,9 @@ public final class Display {
             loop.cancel(t)
             tickTimer = nil
         }
-        if case .nowPlaying(let s) = state, s.playback == .playing {
+        if let elapsed = tickingElapsed {
             // Wake when the shown second changes.
-            let exact = s.elapsedSeconds + Double(now - stateTime) / 1e9
+            let exact = elapsed + Double(now - stateTime) / 1e9
             let untilNext = (exact.rounded(.down) + 1 - exact) * 1e9
             let delay = UInt64(max(1_000_000, min(1e9, untilNext.isFinite ? untilNext : 1e9))) + 1_000_000
             tickTimer = loop.schedule(afterNanoseconds: delay) { [weak self] in

@@ -30,6 +30,7 @@ public final class ScreenRenderer {
             case .browse(let s): drawBrowse(s, canvas, artwork)
             case .help(let s): drawHelp(s, canvas)
             case .message(let s): drawMessage(s, canvas)
+            case .exhibit(let s): drawExhibit(s, canvas)
             case .off: canvas.fill(Color(rgb: 0))
             }
         }
@@ -50,7 +51,7 @@ public final class ScreenRenderer {
             guard first < last else { return [] }
             let side = Size(width: layout.thumbnailSize, height: layout.thumbnailSize)
             return s.items[first..<last].compactMap { item in item.artworkKey.map { ($0, side) } }
-        case .help, .message, .off:
+        case .help, .message, .exhibit, .off:
             return []
         }
     }
@@ -348,6 +349,89 @@ public final class ScreenRenderer {
                     color)
             }
         }
+    }
+
+    // MARK: - exhibit
+
+    /// Exhibit mode's visitor screen: the attract card, or the clip playing; the volume overlay
+    /// (the visitor's knob) on top as on now playing.
+    func drawExhibit(_ s: ExhibitScreenState, _ canvas: Canvas) {
+        canvas.fill(theme.background)
+        if let title = s.clipTitle {
+            drawExhibitClip(title, s, canvas)
+        } else {
+            drawExhibitAttract(s, canvas)
+        }
+        if let volume = s.volumeOverlay {
+            drawVolume(volume, range: s.volumeRange, NowPlayingLayout(size: canvas.size), canvas)
+        }
+    }
+
+    func drawExhibitAttract(_ s: ExhibitScreenState, _ canvas: Canvas) {
+        let metrics = ScreenMetrics(size: canvas.size)
+        let prompt = nonEmpty(s.prompt) ?? ""
+        let font = fittingWords(
+            prompt, ExhibitAttractLayout.promptFont(metrics), smallest: metrics.title.size,
+            maxWidth: canvas.width - 2 * metrics.margin)
+        let lines = fonts.wrapped(
+            prompt, font, maxWidth: canvas.width - 2 * metrics.margin,
+            maxLines: ExhibitAttractLayout.maxPromptLines(metrics))
+        let language = nonEmpty(s.language)
+        let layout = ExhibitAttractLayout(
+            size: canvas.size, promptLines: lines.count, hasLanguage: language != nil, font: font)
+        drawButtonIcon(in: layout.icon, on: canvas)
+        drawWrapped(prompt, font, theme.primaryText, in: layout.promptLines, on: canvas, align: .center)
+        if let language, let rect = layout.language {
+            drawText(language, metrics.header, theme.accent, in: rect, on: canvas, align: .center)
+        }
+    }
+
+    /// `font`, smaller (down to `smallest`) when a word of `text` is wider than `maxWidth`: in
+    /// the exhibit's large type a compound ("Leuchtturmwärter") would otherwise break inside.
+    public func fittingWords(_ text: String, _ font: Font, smallest: Int, maxWidth: Int) -> Font {
+        func widest(_ f: Font) -> Int { text.split(separator: " ").map { fonts.width(of: $0, f) }.max() ?? 0 }
+        let width = widest(font)
+        guard width > maxWidth, maxWidth > 0, font.size > smallest else { return font }
+        // Widths grow with the size: one estimate, then a few steps down for the rounding.
+        var fitted = Font(font.style, size: max(smallest, font.size * maxWidth / width))
+        for _ in 0..<4 where fitted.size > smallest && widest(fitted) > maxWidth { fitted.size -= 1 }
+        return fitted
+    }
+
+    /// A round push button seen from above: a ring around a disc, in the accent colour.
+    func drawButtonIcon(in rect: Rect, on canvas: Canvas) {
+        guard rect.width >= 8 else { return }
+        let cx = Double(rect.x) + Double(rect.width) / 2
+        let cy = Double(rect.y) + Double(rect.height) / 2
+        let radius = Double(rect.width) / 2
+        canvas.fillCircle(centerX: cx, centerY: cy, radius: radius, theme.accent)
+        canvas.fillCircle(centerX: cx, centerY: cy, radius: radius * 0.8, theme.background)
+        canvas.fillCircle(centerX: cx, centerY: cy, radius: radius * 0.62, theme.accent)
+    }
+
+    func drawExhibitClip(_ title: String, _ s: ExhibitScreenState, _ canvas: Canvas) {
+        let metrics = ScreenMetrics(size: canvas.size)
+        let text = nonEmpty(title) ?? ""
+        let font = fittingWords(
+            text, ExhibitClipLayout.titleFont(metrics), smallest: metrics.title.size,
+            maxWidth: canvas.width - 2 * metrics.margin)
+        let lines = fonts.wrapped(
+            text, font, maxWidth: canvas.width - 2 * metrics.margin, maxLines: ExhibitClipLayout.maxTitleLines(metrics))
+        let language = nonEmpty(s.language)
+        let layout = ExhibitClipLayout(
+            size: canvas.size, titleLines: lines.count, hasLanguage: language != nil, font: font)
+        if let language, let rect = layout.language {
+            drawText(language, metrics.header, theme.accent, in: rect, on: canvas, align: .center)
+        }
+        drawWrapped(text, font, theme.primaryText, in: layout.titleLines, on: canvas, align: .center)
+        var fraction = 0.0
+        if let total = s.totalSeconds, total > 0, s.elapsedSeconds.isFinite { fraction = s.elapsedSeconds / total }
+        canvas.drawProgressBar(layout.progress, fraction: fraction, track: theme.track, fill: theme.accent)
+        drawText(
+            DisplayFormat.time(s.elapsedSeconds), metrics.small, theme.secondaryText, in: layout.elapsed, on: canvas)
+        drawText(
+            DisplayFormat.time(s.totalSeconds), metrics.small, theme.secondaryText, in: layout.total, on: canvas,
+            align: .right)
     }
 
     private func nonEmpty(_ text: String?) -> String? {

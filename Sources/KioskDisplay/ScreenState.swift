@@ -121,13 +121,48 @@ public struct MessageState: Sendable, Equatable {
     }
 }
 
+/// What the exhibit screen shows to visitors: the attract card ("Press a button") while nobody
+/// is there, or the clip playing with its progress; the clip set's language when there are several.
+/// Thread: a value.
+public struct ExhibitScreenState: Sendable, Equatable {
+    /// The attract card's invitation, e.g. "Press a button".
+    public var prompt: String
+    /// The title of the clip playing (nil: waiting, the attract card shows).
+    public var clipTitle: String?
+    public var elapsedSeconds: Double
+    /// nil when unknown (shown as "--:--").
+    public var totalSeconds: Double?
+    /// The clip set in use; nil when there is only one (nothing to tell apart).
+    public var language: String?
+    /// Volume in percent for the overlay (the visitor's knob), hidden 1.5 s after it last changed.
+    public var volumeOverlay: Int?
+    /// The staff's range, marked on the overlay's bar.
+    public var volumeRange: ClosedRange<Int>
+
+    public init(
+        prompt: String = "Press a button", clipTitle: String? = nil, elapsedSeconds: Double = 0,
+        totalSeconds: Double? = nil, language: String? = nil, volumeOverlay: Int? = nil,
+        volumeRange: ClosedRange<Int> = 0...100
+    ) {
+        self.prompt = prompt
+        self.clipTitle = clipTitle
+        self.elapsedSeconds = elapsedSeconds
+        self.totalSeconds = totalSeconds
+        self.language = language
+        self.volumeOverlay = volumeOverlay
+        self.volumeRange = volumeRange
+    }
+}
+
 /// Everything the screen can show. Thread: a value.
 public enum ScreenState: Sendable, Equatable {
     case nowPlaying(NowPlayingState)
     case browse(BrowseState)
     case help(HelpState)
     case message(MessageState)
-    /// Dark screen.
+    /// Exhibit mode's visitor screen.
+    case exhibit(ExhibitScreenState)
+    /// Dark screen (the surface turned off where it can be).
     case off
 }
 

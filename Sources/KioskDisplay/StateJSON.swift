@@ -6,7 +6,7 @@ import KioskSystem
 /// errors naming their key path.
 extension ScreenState {
     /// The screen names `kiosk-player render` accepts.
-    public static let screenNames = ["now-playing", "browse", "help", "message", "off"]
+    public static let screenNames = ["now-playing", "browse", "help", "message", "exhibit", "off"]
 
     /// Parses the state of screen `screen` from `reader` (a JSON object); nil reader: the sample.
     public static func parse(screen: String, _ reader: JSONReader?) throws(ConfigError) -> ScreenState {
@@ -72,6 +72,17 @@ extension ScreenState {
                     ?? .info)
             try r.finish()
             return .message(state)
+        case "exhibit":
+            guard let r = reader else { return .exhibit(SampleScreens.exhibitAttract) }
+            var s = ExhibitScreenState()
+            s.prompt = try r.string("prompt", nonEmpty: false) ?? s.prompt
+            s.clipTitle = try r.string("clipTitle", nonEmpty: false)
+            s.elapsedSeconds = try r.double("elapsedSeconds", range: 0...1e7) ?? 0
+            s.totalSeconds = try r.double("totalSeconds", range: 0...1e7)
+            s.language = try r.string("language", nonEmpty: false)
+            s.volumeOverlay = try r.int("volumeOverlay", range: 0...100)
+            try r.finish()
+            return .exhibit(s)
         case "off":
             try reader?.finish()
             return .off
@@ -125,6 +136,14 @@ public enum SampleScreens {
 
     public static let deviceUnplugged = MessageState(
         title: "Audio device unplugged", detail: "Plug it back in to continue playing.", kind: .error)
+
+    /// Exhibit mode's attract card, with the language of a two-language exhibit.
+    public static let exhibitAttract = ExhibitScreenState(prompt: "Press a button", language: "English")
+
+    /// Exhibit mode's screen while a clip plays.
+    public static let exhibitClip = ExhibitScreenState(
+        prompt: "Press a button", clipTitle: "The Lighthouse Keeper's Story", elapsedSeconds: 47, totalSeconds: 132,
+        language: "Deutsch")
 
     /// A deterministic stand-in cover: diagonal gradient, a sun and hills.
     public static func artwork(size: Int = 300) -> Image {

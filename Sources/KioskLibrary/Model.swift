@@ -115,6 +115,8 @@ public struct Track: Sendable, Hashable {
     public var totalFrames: Int64? { frames < 0 ? nil : frames }
     public var durationSeconds: Double? { totalFrames.map { Double($0) / Double(max(1, sampleRate)) } }
     public var hasEmbeddedPicture: Bool { flags.contains(.picture) }
+    /// Whether `title` is the file's TITLE tag (not its file name).
+    public var hasTitleTag: Bool { flags.contains(.titleTag) }
     /// Whether the track's folder, or a folder above it on the volume, holds a file named
     /// `.audiobook` (its owner's way of saying "this is an audiobook" without retagging).
     public var isInAudiobookFolder: Bool { flags.contains(.audiobookFolder) }

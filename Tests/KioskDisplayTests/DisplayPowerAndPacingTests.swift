@@ -80,6 +80,34 @@ struct DisplayPowerAndPacingTests {
         #expect(f.display.isAsleep)
     }
 
+    /// Exhibit mode outside its opening hours: `.off` turns the panel and its backlight off, the
+    /// next screen turns them on, drawn.
+    @Test func anOffScreenTurnsThePanelOffAndTheNextScreenOn() throws {
+        let f = try Fixture()
+        defer { f.finish() }
+        f.display.show(.exhibit(SampleScreens.exhibitAttract))
+        var simulator = try f.rig.decode()
+        #expect(simulator.isShowing && simulator.backlight == true)
+        f.display.show(.off)
+        try f.loop.run(forNanoseconds: 100_000_000)
+        simulator = try f.rig.decode()
+        #expect(simulator.asleep && !simulator.displayOn && simulator.backlight == false)
+        #expect(!f.display.isAsleep, "dark by its state, not idle sleep")
+
+        f.display.noteActivity()
+        try f.loop.run(forNanoseconds: 100_000_000)
+        simulator = try f.rig.decode()
+        #expect(simulator.backlight == false, "a press while closed leaves it dark")
+
+        f.display.show(.exhibit(SampleScreens.exhibitAttract))
+        try f.loop.run(forNanoseconds: 100_000_000)
+        simulator = try f.rig.decode()
+        #expect(simulator.isShowing && simulator.backlight == true)
+        let expected = Canvas(width: 240, height: 240)
+        f.display.renderer.render(.exhibit(SampleScreens.exhibitAttract), on: expected)
+        #expect(difference(f.rig.shown(simulator), Reference.panelImage(expected, rotation: 270, dither: true)) == nil)
+    }
+
     @Test func shutdownWhileAsleepLeavesThePanelOff() throws {
         let f = try Fixture()
         f.display.show(paused(10))

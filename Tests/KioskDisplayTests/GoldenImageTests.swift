@@ -39,11 +39,19 @@ struct GoldenImageTests {
         ),
     ]
 
-    static let cases: [(String, Size)] = screens.flatMap { screen in sizes.map { (screen.name, $0) } }
+    // Exhibit mode's visitor screens (added to `screens` below).
+    static let exhibitScreens: [(name: String, state: ScreenState, theme: Theme)] = [
+        ("exhibit-attract", .exhibit(SampleScreens.exhibitAttract), .dark),
+        ("exhibit-clip", .exhibit(SampleScreens.exhibitClip), .dark),
+        ("exhibit-clip-light", .exhibit(SampleScreens.exhibitClip), .light),
+    ]
+
+    static let cases: [(String, Size)] = (screens + exhibitScreens).flatMap { screen in sizes.map { (screen.name, $0) }
+    }
 
     @Test(arguments: cases)
     func screenMatchesItsReference(name: String, size: Size) throws {
-        let screen = try #require(Self.screens.first { $0.name == name })
+        let screen = try #require((Self.screens + Self.exhibitScreens).first { $0.name == name })
         let renderer = ScreenRenderer(fonts: try TestFonts.load(), theme: screen.theme)
         let canvas = Canvas(width: size.width, height: size.height)
         let cover = SampleScreens.artwork()

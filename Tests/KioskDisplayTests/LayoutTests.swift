@@ -58,6 +58,28 @@ struct LayoutTests {
         #expect(!layout.titleLines.isEmpty)
     }
 
+    @Test(arguments: allScreenSizes)
+    func exhibitScreensFitTheirMostText(size: Size) {
+        let m = ScreenMetrics(size: size)
+        for hasLanguage in [false, true] {
+            let attract = ExhibitAttractLayout(
+                size: size, promptLines: ExhibitAttractLayout.maxPromptLines(m), hasLanguage: hasLanguage)
+            expectInsideAndApart(attract.elements, size, "exhibit attract")
+            #expect(!attract.promptLines.isEmpty)
+            let clip = ExhibitClipLayout(
+                size: size, titleLines: ExhibitClipLayout.maxTitleLines(m), hasLanguage: hasLanguage)
+            expectInsideAndApart(clip.elements, size, "exhibit clip")
+        }
+    }
+
+    /// The prompt is the largest type of any screen: read from a few steps away.
+    @Test(arguments: allScreenSizes)
+    func theAttractPromptIsLargerThanAnyTitle(size: Size) {
+        let m = ScreenMetrics(size: size)
+        #expect(ExhibitAttractLayout.promptFont(m).size > m.title.size)
+        #expect(ExhibitClipLayout.titleFont(m).size >= m.title.size)
+    }
+
     @Test func landscapePutsArtworkBesideTheText() {
         let layout = NowPlayingLayout(size: Size(width: 320, height: 240))
         #expect(layout.titleLines[0].x >= layout.artwork.maxX)

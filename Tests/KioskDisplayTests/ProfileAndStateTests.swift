@@ -74,6 +74,12 @@ struct StateJSONTests {
         #expect(
             try parse("message", #"{"title": "Hi", "kind": "error"}"#)
                 == .message(MessageState(title: "Hi", kind: .error)))
+        #expect(
+            try parse(
+                "exhibit", #"{"prompt": "Push", "clipTitle": "Keeper", "totalSeconds": 60, "language": "Deutsch"}"#)
+                == .exhibit(
+                    ExhibitScreenState(prompt: "Push", clipTitle: "Keeper", totalSeconds: 60, language: "Deutsch")))
+        #expect(try parse("exhibit", nil) == .exhibit(SampleScreens.exhibitAttract))
         #expect(try parse("off", nil) == .off)
         #expect(try parse("now-playing", nil) == .nowPlaying(SampleScreens.nowPlaying))
     }
@@ -85,6 +91,7 @@ struct StateJSONTests {
             ("browse", #"{"items": [{"title": "a"}, {"subtitle": "b"}]}"#, "--state: items[1].title: required"),
             ("help", #"{"entries": [{"control": "A"}]}"#, "--state: entries[0].action: required"),
             ("message", #"{}"#, "--state: title: required"),
+            ("exhibit", #"{"clip": "x"}"#, "--state: clip: unknown key"),
             ("clock", nil, "unknown screen \"clock\""),
         ]
         for (screen, json, message) in cases {

@@ -107,6 +107,122 @@ struct RenderTests {
         #expect(a.changedRects(comparedTo: b).isEmpty)
     }
 
+    static let longExhibitClip = ExhibitScreenState(
+        prompt: "Press a button", clipTitle: String(repeating: "The keeper's very long story ", count: 8),
+        elapsedSeconds: 3725, totalSeconds: 4012, language: "Nederlands (België) en nog veel meer woorden",
+        volumeOverlay: nil)
+
+    /// Pixels where `a` and `b` differ.
+    func changed(_ a: Canvas, _ b: Canvas) -> [(x: Int, y: Int)] {
+        var list: [(x: Int, y: Int)] = []
+        for y in 0..<a.height {
+            for x in 0..<a.width where a.color(x: x, y: y) != b.color(x: x, y: y) { list.append((x, y)) }
+        }
+        return list
+    }
+
+    @Test(arguments: allScreenSizes)
+    func exhibitScreensStayInTheirLayout(size: Size) throws {
+        let renderer = ScreenRenderer(fonts: try TestFonts.load())
+        let long = String(repeating: "Press the big red button ", count: 5)
+        for language in [nil, "Nederlands (België) en nog veel meer woorden"] {
+            let canvas = Canvas(width: size.width, height: size.height)
+            renderer.render(.exhibit(ExhibitScreenState(prompt: long, language: language)), on: canvas)
+            let m = ScreenMetrics(size: size)
+            let lines = renderer.fonts.wrapped(
+                long, ExhibitAttractLayout.promptFont(m), maxWidth: size.width - 2 * m.margin,
+                maxLines: ExhibitAttractLayout.maxPromptLines(m))
+            let attract = ExhibitAttractLayout(size: size, promptLines: lines.count, hasLanguage: language != nil)
+            expectInkInside(canvas, renderer.theme.background, attract.elements.map(\.rect), "attract \(size)")
+        }
+        let canvas = Canvas(width: size.width, height: size.height)
+        renderer.render(.exhibit(Self.longExhibitClip), on: canvas)
+        let clip = ExhibitClipLayout(
+            size: size, titleLines: ExhibitClipLayout.maxTitleLines(ScreenMetrics(size: size)), hasLanguage: true)
+        expectInkInside(canvas, renderer.theme.background, clip.elements.map(\.rect), "clip \(size)")
+    }
+
+    /// The prompt is drawn in the prompt's lines, in the text colour: a different prompt changes
+    /// those pixels and no others.
+    @Test(arguments: [Size(width: 240, height: 240), Size(width: 480, height: 320), Size(width: 128, height: 128)])
+    func theAttractCardsPromptIsDrawnWhereItsLayoutPutsIt(size: Size) throws {
+        let renderer = ScreenRenderer(fonts: try TestFonts.load())
+        let a = Canvas(width: size.width, height: size.height)
+        let b = Canvas(width: size.width, height: size.height)
+        renderer.render(.exhibit(ExhibitScreenState(prompt: "Press a button")), on: a)
+        renderer.render(.exhibit(ExhibitScreenState(prompt: "Press a buttom")), on: b)
+        let layout = ExhibitAttractLayout(
+            size: size, promptLines: ExhibitAttractLayout.maxPromptLines(ScreenMetrics(size: size)), hasLanguage: false)
+        let m = ScreenMetrics(size: size)
+        let lines = renderer.fonts.wrapped(
+            "Press a button", layout.promptFont, maxWidth: size.width - 2 * m.margin,
+            maxLines: ExhibitAttractLayout.maxPromptLines(m))
+        let prompt = ExhibitAttractLayout(size: size, promptLines: lines.count, hasLanguage: false).promptLines
+        var textPixels = 0
+        for rect in prompt {
+            for y in rect.y..<rect.maxY {
+                for x in rect.x..<rect.maxX where a.color(x: x, y: y) == renderer.theme.primaryText { textPixels += 1 }
+            }
+        }
+        #expect(textPixels >= layout.promptFont.size * 10, "\(size): \(textPixels) pixels of prompt text")
+        let differing = changed(a, b)
+        #expect(!differing.isEmpty, "\(size): another prompt drew the same pixels")
+        #expect(
+            differing.allSatisfy { p in prompt.contains { $0.contains(x: p.x, y: p.y) } },
+            "\(size): a prompt's change reached outside its lines")
+        // The drawn button above the prompt, in the accent colour at its centre.
+        let icon = ExhibitAttractLayout(size: size, promptLines: lines.count, hasLanguage: false).icon
+        #expect(a.color(x: icon.centerX, y: icon.centerY) == renderer.theme.accent)
+    }
+
+    /// A long compound in the exhibit's large type: the type gets smaller rather than break it.
+    @Test(arguments: [Size(width: 240, height: 240), Size(width: 128, height: 128)])
+    func aLongWordInAClipTitleIsNotBrokenInside(size: Size) throws {
+        let renderer = ScreenRenderer(fonts: try TestFonts.load())
+        let m = ScreenMetrics(size: size)
+        let large = ExhibitClipLayout.titleFont(m)
+        let room = size.width - 2 * m.margin
+        #expect(renderer.fonts.width(of: "Leuchtturmwärter", large) > room, "the case this is about")
+        let font = renderer.fittingWords("Der Leuchtturmwärter", large, smallest: m.title.size, maxWidth: room)
+        #expect(font.size < large.size && font.size >= m.title.size)
+        #expect(renderer.fonts.width(of: "Leuchtturmwärter", font) <= room)
+        #expect(renderer.fittingWords("Der Wärter", large, smallest: m.title.size, maxWidth: room) == large)
+        let lines = renderer.fonts.wrapped(
+            "Der Leuchtturmwärter", font, maxWidth: room, maxLines: ExhibitClipLayout.maxTitleLines(m))
+        #expect(lines == ["Der", "Leuchtturmwärter"] || lines == ["Der Leuchtturmwärter"], "\(lines)")
+    }
+
+    @Test func theLanguageIsDrawnOnlyWhenGiven() throws {
+        let size = Size(width: 320, height: 240)
+        let renderer = ScreenRenderer(fonts: try TestFonts.load())
+        let canvas = Canvas(width: size.width, height: size.height)
+        renderer.render(.exhibit(SampleScreens.exhibitAttract), on: canvas)
+        let layout = ExhibitAttractLayout(size: size, promptLines: 1, hasLanguage: true)
+        let rect = try #require(layout.language)
+        var accent = 0
+        for y in rect.y..<rect.maxY {
+            for x in rect.x..<rect.maxX where canvas.color(x: x, y: y) == renderer.theme.accent { accent += 1 }
+        }
+        #expect(accent > 20, "\(accent) pixels of the language's name")
+        renderer.render(.exhibit(ExhibitScreenState(prompt: "Press a button")), on: canvas)
+        for y in rect.y..<rect.maxY {
+            for x in rect.x..<rect.maxX { #expect(canvas.color(x: x, y: y) == renderer.theme.background) }
+        }
+    }
+
+    @Test(arguments: [Size(width: 240, height: 240), Size(width: 128, height: 128)])
+    func aClipsProgressBarFillsToItsElapsedShare(size: Size) throws {
+        let renderer = ScreenRenderer(fonts: try TestFonts.load())
+        let canvas = Canvas(width: size.width, height: size.height)
+        var state = SampleScreens.exhibitClip
+        state.elapsedSeconds = 66
+        state.totalSeconds = 132
+        renderer.render(.exhibit(state), on: canvas)
+        let bar = ExhibitClipLayout(size: size, titleLines: 1, hasLanguage: true).progress
+        #expect(canvas.color(x: bar.x + bar.width / 4, y: bar.centerY) == renderer.theme.accent)
+        #expect(canvas.color(x: bar.x + bar.width * 3 / 4, y: bar.centerY) == renderer.theme.track)
+    }
+
     @Test func textStaysInItsLineBox() throws {
         let fonts = try TestFonts.load()
         for size in [9, 12, 18, 24, 36] {
@@ -149,6 +265,8 @@ struct RenderTests {
             .help(HelpState(title: "Nothing", entries: [])), .help(SampleScreens.help),
             .message(MessageState(title: "")), .message(SampleScreens.scanning),
             .message(SampleScreens.deviceUnplugged),
+            .exhibit(ExhibitScreenState(prompt: "")), .exhibit(SampleScreens.exhibitAttract),
+            .exhibit(SampleScreens.exhibitClip), .exhibit(Self.longExhibitClip),
             .off,
         ]
         // Terminal-sized and degenerate screens must not crash either.

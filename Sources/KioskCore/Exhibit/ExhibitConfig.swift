@@ -94,6 +94,27 @@ public struct ExhibitConfig: Sendable, Equatable {
     public struct Language: Sendable, Equatable {
         public var name: String
         public var folder: String
+        /// The attract card's invitation in this language (nil: `screen.prompt`).
+        public var prompt: String? = nil
+    }
+
+    /// What the screen shows visitors (a board with a screen): the exhibit layout, or nothing.
+    public struct Screen: Sendable, Equatable {
+        public enum Show: String, Sendable, Equatable, CaseIterable {
+            /// The attract card while waiting, the clip's title and progress while one plays.
+            case layout
+            /// Dark while in exhibit mode (the staff's menu still shows behind its chord).
+            case none
+        }
+
+        public var show = Show.layout
+        /// The attract card's invitation.
+        public var prompt = "Press a button"
+
+        public init(show: Show = .layout, prompt: String = "Press a button") {
+            self.show = show
+            self.prompt = prompt
+        }
     }
 
     /// The staff's volume: where it starts and comes back to, and the visitor's range.
@@ -123,6 +144,7 @@ public struct ExhibitConfig: Sendable, Equatable {
     /// place of a cron reboot: the player exits cleanly and systemd starts it again.
     public var restartAt: Int?
     public var volume = Volume()
+    public var screen = Screen()
 
     public init() {}
 
@@ -168,8 +190,36 @@ public struct ExhibitConfig: Sendable, Equatable {
             }
             try v.finish()
         }
+        c.screen = try parseScreen(r)
         try r.finish()
         return c
+    }
+
+    /// `screen`: `"layout"` (the default), `"none"`, or an object `{"show": …, "prompt": …}`.
+    private static func parseScreen(_ r: JSONReader) throws(ConfigError) -> Screen {
+        guard let raw = r.raw("screen") else { return Screen() }
+        if raw.string != nil { return Screen(show: try r.choice("screen", Screen.Show.self) ?? .layout) }
+        guard raw.object != nil, let s = try r.object("screen") else {
+            throw r.error(
+                "screen", "expected \"layout\", \"none\" or {\"show\": …, \"prompt\": …}, got \(JSONReader.show(raw))")
+        }
+        var screen = Screen(show: try s.choice("show", Screen.Show.self) ?? .layout)
+        if let prompt = try s.string("prompt") {
+            try checkPrompt(prompt, s, "prompt")
+            screen.prompt = prompt
+        }
+        try s.finish()
+        return screen
+    }
+
+    /// A prompt is text a visitor can read on one card: some to show, not a page of it.
+    private static func checkPrompt(_ prompt: String, _ r: JSONReader, _ key: String) throws(ConfigError) {
+        if prompt.allSatisfy({ $0.isWhitespace || $0.isNewline }) {
+            throw r.error(key, "expected text to show, got only spaces")
+        }
+        if prompt.count > 120 {
+            throw r.error(key, "\(prompt.count) characters is too long for the screen (at most 120)")
+        }
     }
 
     /// A stick's own station (`exhibit.json` at its top): its `clips`, and optionally its `attract`
@@ -261,8 +311,10 @@ public struct ExhibitConfig: Sendable, Equatable {
             if languages.contains(where: { $0.name == name }) {
                 throw item.error("name", "\"\(name)\" is listed twice")
             }
+            let prompt = try item.string("prompt")
+            if let prompt { try checkPrompt(prompt, item, "prompt") }
             try item.finish()
-            languages.append(Language(name: name, folder: folder))
+            languages.append(Language(name: name, folder: folder, prompt: prompt))
         }
         return languages
     }

@@ -81,6 +81,27 @@ import Testing
         }
     }
 
+    @Test func theScreenShowsTheLayoutUnlessSetToNoneAndTheCuratorsPrompt() throws {
+        #expect(try parse(#"{"exhibit": {}}"#).exhibit?.screen == .init(show: .layout, prompt: "Press a button"))
+        #expect(try parse(#"{"exhibit": {"screen": "none"}}"#).exhibit?.screen.show == ExhibitConfig.Screen.Show.none)
+        let exhibit = try #require(
+            try parse(
+                #"{"exhibit": {"screen": {"prompt": "Drück einen Knopf"}, "languages": [{"name": "English", "folder": "en", "prompt": "Press any button"}]}}"#
+            ).exhibit)
+        #expect(exhibit.screen == .init(show: .layout, prompt: "Drück einen Knopf"))
+        #expect(exhibit.languages[0].prompt == "Press any button")
+    }
+
+    @Test func aPromptTooLongForAScreenNamesItsKey() {
+        let long = String(repeating: "Press ", count: 25)
+        #expect(
+            error(#"{"exhibit": {"screen": {"prompt": "\#(long)"}}}"#)
+                == "config.json: exhibit.screen.prompt: 150 characters is too long for the screen (at most 120)")
+        #expect(
+            error(#"{"exhibit": {"screen": {"promt": "Hello"}}}"#)?.hasPrefix(
+                "config.json: exhibit.screen.promt: unknown key") == true)
+    }
+
     @Test(arguments: [
         (
             #"{"exhibit": {"clips": [{"name": "a", "input": {"button": "A"}, "play": "a.flac", "mode": "loop"}]}}"#,
@@ -121,6 +142,30 @@ import Testing
         (
             #"{"exhibit": {"attract": {"returnAfterSeconds": 5}}}"#,
             #"config.json: exhibit.attract.play: the attract loop needs "play""#
+        ),
+        (
+            #"{"exhibit": {"screen": "off"}}"#,
+            #"config.json: exhibit.screen: expected one of "layout", "none", got "off""#
+        ),
+        (
+            #"{"exhibit": {"screen": true}}"#,
+            #"config.json: exhibit.screen: expected "layout", "none" or {"show": …, "prompt": …}, got true"#
+        ),
+        (
+            #"{"exhibit": {"screen": {"show": "dark"}}}"#,
+            #"config.json: exhibit.screen.show: expected one of "layout", "none", got "dark""#
+        ),
+        (
+            #"{"exhibit": {"screen": {"prompt": "   "}}}"#,
+            "config.json: exhibit.screen.prompt: expected text to show, got only spaces"
+        ),
+        (
+            #"{"exhibit": {"screen": {"prompt": 5}}}"#,
+            "config.json: exhibit.screen.prompt: expected a string, got 5"
+        ),
+        (
+            #"{"exhibit": {"languages": [{"name": "A", "folder": "a"}, {"name": "B", "folder": "b", "prompt": ""}]}}"#,
+            "config.json: exhibit.languages[1].prompt: expected a non-empty string"
         ),
     ])
     func aBadExhibitConfigNamesTheKey(text: String, message: String) {

@@ -7,12 +7,16 @@ import KioskDisplay
 extension Player {
     /// The light's state from one view of the player and the screen made from it (made once per
     /// refresh: a browse list maps every collection).
+    /// `message`: the transient message, shown or not (an exhibit with `screen: "none"` keeps the
+    /// screen dark, and its light is where an error shows).
     static func lightState(
-        _ view: PlayerView, screen: ScreenState, linking: Bool, lowPower: Bool = false, exhibit: LightState? = nil
+        _ view: PlayerView, screen: ScreenState, message: MessageState? = nil, linking: Bool, lowPower: Bool = false,
+        exhibit: LightState? = nil
     ) -> LightState {
         // Low power first: the box's errors may well come from it.
         if lowPower { return .lowPower }
-        if case .message(let message) = screen, message.kind == .error { return .error }
+        if case .message(let shown) = screen, shown.kind == .error { return .error }
+        if message?.kind == .error { return .error }
         if linking { return .linking }
         if view.shuttingDown { return .stopped }
         if let exhibit { return exhibit }
@@ -27,7 +31,8 @@ extension Player {
     public var currentLightState: LightState {
         let view = self.view
         return Self.lightState(
-            view, screen: view.screen, linking: isLinkPromptShowing, lowPower: isLowPower, exhibit: exhibitLightState)
+            view, screen: view.screen, message: transientMessage, linking: isLinkPromptShowing, lowPower: isLowPower,
+            exhibit: exhibitLightState)
     }
 
     /// Exhibit mode's part of the light: closed, or open and waiting for a visitor (nil: a clip
@@ -46,7 +51,8 @@ extension Player {
 
     func noteLightState(_ view: PlayerView, screen: ScreenState) {
         let state = Self.lightState(
-            view, screen: screen, linking: isLinkPromptShowing, lowPower: isLowPower, exhibit: exhibitLightState)
+            view, screen: screen, message: transientMessage, linking: isLinkPromptShowing, lowPower: isLowPower,
+            exhibit: exhibitLightState)
         guard state != lightState else { return }
         lightState = state
         onLightState?(state)

@@ -109,6 +109,16 @@ import Testing
         #expect(rig.player.queue.map(\.album) == ["Second Wind", "Second Wind"])
     }
 
+    @Test func withTheScreenOffAMissingClipStillBlinksTheErrorLight() throws {
+        let rig = try Self.rig { exhibit in
+            exhibit.clips[0].play = .file("Nowhere/gone.flac")
+            exhibit.screen.show = .none
+        }
+        rig.player.exhibitEdge(source: "button A", down: true)
+        #expect(rig.player.view.screen == .off, "the screen stays dark")
+        #expect(rig.player.currentLightState == .error)
+    }
+
     @Test func aClipWhoseFileIsMissingSaysSoAndTheAttractLoopGoesOn() throws {
         let rig = try Self.rig { $0.clips[0].play = .file("Nowhere/none.flac") }
         rig.player.exhibitEdge(source: "button A", down: true)

@@ -10,7 +10,8 @@
 #   2. a client queues the stick and plays; then tools/mpd-abuse.py opens 63 clients at once:
 #      16 send `command_list_begin` and 4000 `add`s and never end the list, 16 wait in `idle`,
 #      16 trickle one byte of `status` a second, 15 pipeline `listallinfo` and never read;
-#      for 30 s a fresh client connects every 100 ms and times `status` from connect to OK:
+#      for 20 s a fresh client connects 100 ms after the last one was answered and times `status`
+#      from connect to OK (at least 50 of them):
 #      every one answered, the median within 100 ms, the slowest within 3 s. The probe is a Python
 #      client on the same emulated CPUs as the 63 Python abusers, scheduled by the guest: on a quiet
 #      host the median was 6–11 ms and the slowest 215–763 ms (p99 up to 462 ms) in four runs, so
@@ -67,7 +68,9 @@ figure mpd_status_p50_ms "$(value p50_ms)"
 check "the setup queued the stick and played" grep -q '^setup: play: OK' "$SYSTEST_WORK/calm.txt"
 check "all 63 abusers connected" test "$(value abusers)" = 63
 check "the 16 unterminated lists were taken whole" test "$(value lists_taken)" = 16
-check "at least $((abuse_seconds * 5)) fresh clients asked (${probes:-0})" test "${probes:-0}" -ge $((abuse_seconds * 5))
+# A probe waits for its answer before the next is due 100 ms later, so the count follows the
+# latency the median judges below; this only asks for a sample worth judging.
+check "at least $((abuse_seconds * 5 / 2)) fresh clients asked (${probes:-0})" test "${probes:-0}" -ge $((abuse_seconds * 5 / 2))
 check "every fresh client was answered (${failures:-?} failed)" test "${failures:-1}" = 0
 # A probe that overlaps a stall of the whole VM (stall-watch: the guest's timers ran late, the host
 # did not run it) measures the host, not the player: those are counted apart.

@@ -284,7 +284,12 @@ final class OutputWorker: @unchecked Sendable {
     /// (ramping in). The ramp stops short at a marker or when the ring is empty.
     private func fadeOut() {
         sounding = false
-        guard shared.declickMs > 0, let configuration = session.configuration, !session.lost else { return }
+        guard shared.declickMs > 0, let configuration = session.configuration, !session.lost else {
+            // No ramp out; and a fade-in still rising (the attract loop's) ends with this sound,
+            // not on the next stream's first frames.
+            gain.endRamp()
+            return
+        }
         gain.rampOut(frames: declickFrames(configuration))
         var attempts = 0
         while gain.isRamping && attempts < 64 {

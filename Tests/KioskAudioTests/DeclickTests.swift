@@ -194,6 +194,28 @@ struct DeclickTests {
         #expect(Array(captured[(fadeFrames * 2)...]) == Array(source[(fadeFrames * 2)...]), "then as decoded")
     }
 
+    /// A press in exhibit mode while the attract loop still rises: the clip starts at full level.
+    @Test func aNewQueueDuringAFadeInStartsAtFullLevel() throws {
+        let dir = try TemporaryDirectory("kiosk-declick")
+        defer { dir.remove() }
+        _ = try Fixtures.makeTrack(dir.file("a.flac"), format: cd, frames: 44100)
+        let clip = try Fixtures.makeTrack(dir.file("b.flac"), format: cd, frames: 20000)
+        let device = CapturingOutput()
+        device.paced = true
+        let run = try run(on: device, declick: 0)
+        run.engine.fadeInNextStart(overMilliseconds: 800)
+        run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { device.framesTaken.load(ordering: .relaxed) > 4410 }, "0.1 s into an 0.8 s rise")
+        run.engine.setQueue([TrackRequest(id: 2, path: dir.file("b.flac"))], startAt: 0, startFrame: 0)
+        run.engine.play()
+        #expect(try run.run { run.finished })
+        run.shutdown()
+        let captured = samples(device)
+        expectSameSamples(
+            Array(captured.suffix(clip.count)), clip, "the second queue's track as decoded, from its first frame")
+    }
+
     @Test func withoutDeclickAPauseAndResumeLeaveEverySampleAsDecoded() throws {
         let dir = try TemporaryDirectory("kiosk-declick")
         defer { dir.remove() }

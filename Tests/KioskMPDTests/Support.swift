@@ -82,10 +82,11 @@ final class Harness {
 
     /// `stick` writes the stick's folder (`sticks/USBSTICK`) and returns its track count;
     /// `extraTracks` writes more tracks there before the scan and returns how many.
+    /// `configure` changes the player's config (exhibit mode, say) before the player is made.
     init(
         _ adjust: (inout MPDSettings) -> Void = { _ in }, tcp: Bool = false,
         stick: (String) throws -> Int = { try Fixture.write(under: $0) },
-        extraTracks: (String) throws -> Int = { _ in 0 }
+        extraTracks: (String) throws -> Int = { _ in 0 }, configure: (inout Config) -> Void = { _ in }
     ) throws {
         directory = try TemporaryDirectory("kiosk-mpd")
         music = directory.file("sticks/USBSTICK")
@@ -100,6 +101,7 @@ final class Harness {
         config.stateDirectory = directory.file("state")
         config.mediaRoots = []
         config.audio.device = .silent
+        configure(&config)
         library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: []) { event, catalog in
             box.player?.handle(event, catalog: catalog)
         }

@@ -5,6 +5,10 @@
 # of MPD's), when mpd(1) and python3 are installed. MPD runs with a private config in a temporary
 # directory (null output, paced in real time like our "none" device), on a Unix socket, and is
 # stopped at the end.
+#
+# Then both as a remote client sees them start (index / database cached): exec → the MPD socket's
+# first answer, and → `stats` reporting every song, alternating ours and mpd's runs
+# (KIOSK_BENCH_VISIBLE_RUNS, default 5); medians and the ratio.
 set -euo pipefail
 bin=${1:-.build/release/kiosk-player}
 library=${KIOSK_BENCH_LIBRARY:-/var/tmp/kiosk-player-bench-library-10000}
@@ -86,3 +90,62 @@ if [ -n "$ours_playing" ] && [ "$mpd_playing" -gt 0 ]; then
         printf "startup: kiosk-player (no screen) / MPD RSS: playing %.0f %% (%d / %d KiB), idle %.0f %% (%d / %d KiB) (goal < 50 %%)\n",
             100 * o / m, o, m, 100 * oi / mi, oi, mi }'
 fi
+
+# 3. Songs visible to a client: exec → socket answers → `stats` counts every song.
+visible() {  # $1 = socket, $2 = songs, then the command; prints "answered_ms visible_ms"
+    python3 - "$@" <<'PY'
+import os, socket, subprocess, sys, time
+path, want, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+try: os.unlink(path)
+except FileNotFoundError: pass
+start = time.monotonic()
+child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+answered = None
+deadline = start + 60
+while time.monotonic() < deadline:
+    try:
+        s = socket.socket(socket.AF_UNIX); s.connect(path); f = s.makefile("rwb"); f.readline()
+        answered = answered or time.monotonic() - start
+        songs = 0
+        while songs < want and time.monotonic() < deadline:
+            f.write(b"stats\n"); f.flush()
+            while True:
+                line = f.readline().decode()
+                if line.startswith("songs: "): songs = int(line[7:])
+                if not line or line == "OK\n" or line.startswith("ACK"): break
+            if songs < want: time.sleep(0.002)
+        break
+    except OSError:
+        time.sleep(0.002)
+seen = time.monotonic() - start
+child.terminate(); child.wait()
+print("%.1f %.1f" % (1000 * (answered or 0), 1000 * seen))
+PY
+}
+ours="$scratch/ours"
+mkdir -p "$ours/boards" "$ours/state"
+echo '{"name": "bench", "description": "startup benchmark", "screen": {"type": "none"}}' > "$ours/boards/bench.json"
+cat > "$ours/config.json" <<CONF
+{"board": "bench", "boardsDirectory": "$ours/boards", "mediaRoots": [], "stateDirectory": "$ours/state",
+ "audio": {"device": "none", "realtimePriority": 0}, "screen": {"type": "none"}, "inputs": {"keyboard": false},
+ "mpd": {"socket": "$ours/socket"}}
+CONF
+run_ours=("$bin" --verbose run --config "$ours/config.json" --library "$library")
+# The first start scans into the index and checks every first frame; the timed starts find it.
+"${run_ours[@]}" > "$ours/first.log" 2>&1 & first=$!
+for _ in $(seq 1 1200); do grep -q "library: decoded the first frame" "$ours/first.log" && break; sleep 0.1; done
+kill "$first"; wait "$first" 2>/dev/null || true
+ours_times=() mpd_times=()
+for _ in $(seq 1 "${KIOSK_BENCH_VISIBLE_RUNS:-5}"); do
+    ours_times+=("$(visible "$ours/socket" "$songs" "${run_ours[@]}")")
+    mpd_times+=("$(visible "$scratch/socket" "$songs" mpd --no-daemon "$scratch/mpd.conf")")
+done
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+oa=$(printf '%s\n' "${ours_times[@]}" | awk '{print $1}' | median)
+ov=$(printf '%s\n' "${ours_times[@]}" | awk '{print $2}' | median)
+ma=$(printf '%s\n' "${mpd_times[@]}" | awk '{print $1}' | median)
+mv=$(printf '%s\n' "${mpd_times[@]}" | awk '{print $2}' | median)
+echo "startup: exec → MPD socket answers: kiosk-player $oa ms, mpd $ma ms (medians of ${#ours_times[@]})"
+awk -v o="$ov" -v m="$mv" -v n="$songs" -v runs="${ours_times[*]}" -v mruns="${mpd_times[*]}" 'BEGIN {
+    printf "startup: exec → all %d songs visible to a client: kiosk-player %s ms, mpd %s ms (%.2f×; runs (answer, visible): ours %s / mpd %s)\n",
+        n, o, m, o / m, runs, mruns }'

@@ -81,6 +81,8 @@ public final class Library {
     private enum WorkerMessage: Sendable {
         case progress(job: Int, volume: VolumeID, tracks: Int)
         case finished(job: Int, outcome: Outcome)
+        /// The catalog with what the volume's index remembers, built before the scan's walk.
+        case remembered(job: Int, volume: VolumeID, tracks: Int, catalog: Catalog, included: [VolumeID: Int])
         case pass(number: Int, volume: VolumeID, report: PlayabilityPass.Report)
     }
 
@@ -290,9 +292,23 @@ public final class Library {
         let scanner = VolumeScanner(limits: limits, decodesFirstFrames: false)
         var contents: VolumeContents
         var statistics: ScanStatistics
+        // A volume met for the first time since the start: what its index remembers is listed
+        // at once, and the scan takes the unchanged files from it.
+        var start = previous
+        if previous == nil,
+            let remembered = RememberedContents.load(
+                volume: id, mountPoint: mountPoint, indexPath: indexPath, limits: limits),
+            !cancellation.isCancelled
+        {
+            start = remembered
+            mailbox.send(
+                .remembered(
+                    job: job, volume: id, tracks: remembered.tracks.count,
+                    catalog: Catalog(volumes: others + [remembered], limits: limits), included: included))
+        }
         do {
             (contents, statistics) = try scanner.scan(
-                volume: id, mountPoint: mountPoint, indexPath: indexPath, previous: previous,
+                volume: id, mountPoint: mountPoint, indexPath: indexPath, previous: start,
                 cancellation: cancellation
             ) { tracks in
                 mailbox.send(.progress(job: job, volume: id, tracks: tracks))
@@ -340,20 +356,9 @@ public final class Library {
                 volume.passRemovals = []
                 present[job.volume] = volume
                 if departed?.volume == job.volume { departed = nil }
-                // Drop what the worker included but is gone (or came back and is being rescanned).
-                let stale = Set(
-                    outcome.included.compactMap { id, generation in
-                        present[id]?.generation == generation && present[id]?.contents != nil ? nil : id
-                    })
                 var merged: Catalog
                 if let built = outcome.catalog {
-                    merged = built.removing(volumes: stale)
-                    // Files the pass took out of other volumes while this scan ran.
-                    for (other, seen) in job.passRemovalsSeen where other != job.volume && !stale.contains(other) {
-                        for removal in present[other]?.passRemovals.dropFirst(seen) ?? [] {
-                            merged = merged.removing(unplayable: removal.gone, of: other, problems: removal.problems)
-                        }
-                    }
+                    merged = upToDate(built, of: job, included: outcome.included)
                 } else if unchanged {
                     merged = catalog
                 } else {
@@ -376,6 +381,13 @@ public final class Library {
                 startPass(of: job.volume)
             }
             startNext()
+        case .remembered(let number, let id, let tracks, let built, let included):
+            guard let job = running, job.number == number, !job.cancellation.isCancelled,
+                present[id]?.generation == job.generation
+            else { return }
+            Log.info("library: \(tracks) tracks of \(id) listed from its index while the scan confirms them")
+            catalog = upToDate(built, of: job, included: included)
+            emit(.catalogChanged)
         case .pass(let number, let id, let report):
             guard passes[id]?.number == number, let contents = present[id]?.contents else { return }
             switch report {
@@ -397,6 +409,24 @@ public final class Library {
                 )
             }
         }
+    }
+
+    /// `built` (a catalog the worker made for `job` from the volumes in `included`) without the
+    /// volumes gone or rescanned since, and without the files the playability pass took out of
+    /// the other volumes while the job ran.
+    private func upToDate(_ built: Catalog, of job: Job, included: [VolumeID: Int]) -> Catalog {
+        // Drop what the worker included but is gone (or came back and is being rescanned).
+        let stale = Set(
+            included.compactMap { id, generation in
+                id == job.volume || present[id]?.generation == generation && present[id]?.contents != nil ? nil : id
+            })
+        var merged = built.removing(volumes: stale)
+        for (other, seen) in job.passRemovalsSeen where other != job.volume && !stale.contains(other) {
+            for removal in present[other]?.passRemovals.dropFirst(seen) ?? [] {
+                merged = merged.removing(unplayable: removal.gone, of: other, problems: removal.problems)
+            }
+        }
+        return merged
     }
 
     /// Starts the background playability pass of volume `id` when its contents list files the

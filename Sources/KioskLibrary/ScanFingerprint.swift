@@ -21,6 +21,10 @@ struct ScanFingerprint: Sendable {
     let warnings: [LibraryProblem]
     let limits: ScanLimits
     let indexPath: String?
+    /// Made from the index alone (`RememberedContents`), not from a walk: the files' outcomes can
+    /// be taken from it, but it never stands for a walk as a whole (no covers, playlists or
+    /// warnings in it).
+    var remembered = false
 
     /// A music file that is not a track, and why.
     struct UnplayableFile: Sendable {
@@ -73,6 +77,6 @@ struct ScanFingerprint: Sendable {
             files: files.map { $0 >= 0 ? newIndex[Int($0)] : $0 }, unplayable: unplayable,
             trackWarnings: warningsByNewIndex, playlists: playlists, coverFiles: coverFiles,
             audiobookFolders: audiobookFolders, warnings: warnings,
-            limits: limits, indexPath: indexPath)
+            limits: limits, indexPath: indexPath, remembered: remembered)
     }
 }

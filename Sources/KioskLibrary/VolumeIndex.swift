@@ -75,6 +75,20 @@ final class VolumeIndex {
         }
     }
 
+    /// The index at `path` as it is, for reading: nil when it cannot be opened, is damaged or of
+    /// another schema version — left untouched for the scan, which rebuilds it and says so.
+    static func openExisting(path: String) -> VolumeIndex? {
+        guard let database = try? SQLiteDatabase(path: path), (try? database.userVersion) == schemaVersion else {
+            return nil
+        }
+        return VolumeIndex(path: path, database: database)
+    }
+
+    private init(path: String, database: SQLiteDatabase) {
+        self.path = path
+        self.database = database
+    }
+
     /// Records that the database was thrown away and made anew after `error`.
     func noteRebuilt(after error: SQLiteError) {
         resetReason = "the index was damaged and was rebuilt (\(error.message))"

@@ -472,7 +472,7 @@ public final class VolumeScanner {
         _ previous: VolumeContents, volume: VolumeID, mountPoint: String, walk: WalkResult, limits: ScanLimits,
         indexPath: String?
     ) -> VolumeContents? {
-        guard let old = previous.fingerprint, !walk.cancelled,
+        guard let old = previous.fingerprint, !old.remembered, !walk.cancelled,
             continues(previous, volume: volume, mountPoint: mountPoint, limits: limits, indexPath: indexPath)
         else { return nil }
         // Cheap checks first: counts, then every path, size and mtime.

@@ -27,11 +27,14 @@ extension BenchCommand {
         defer { removeTree(scratch) }
         let bench = StartupRig(binary: binary, scratch: scratch, library: library)
 
-        // Warm-up: the first run scans the library into the state directory's index.
+        // Warm-up: the first run scans the library into the state directory's index, and its
+        // playability pass decodes every first frame (else each measured run would go on with it).
         let scanStart = Syscalls.monotonicNanoseconds()
         try bench.writeConfig(device: "none", screen: "none")
         let warm = try bench.spawn(verbose: false)
-        guard bench.waitForLog(warm, "library: scanned", seconds: 600) else {
+        guard bench.waitForLog(warm, "library: scanned", seconds: 600),
+            bench.waitForLog(warm, "library: decoded the first frame", seconds: 600)
+        else {
             warm.stop()
             throw ToolError("the warm-up run did not finish its scan: \(bench.log(warm))")
         }
@@ -68,12 +71,18 @@ extension BenchCommand {
         // Memory: with no stick, then real-time playback ("none"); with the PNG screen and without.
         let noStick = try ["png", "none"].map { try bench.noStickRun(screen: $0) }
         printLine("\(name): RSS with no stick: screen png \(noStick[0]) KiB, screen none \(noStick[1]) KiB")
-        for screen in ["png", "none"] {
+        // Without a screen spoken prompts are on by default, and their libraries load at the start;
+        // the run with speech off shows their share.
+        for (screen, speech) in [("png", true), ("none", true), ("none", false)] {
             try resume.save(directory: scratch + "/state")
-            let memory = try bench.memoryRun(screen: screen)
+            let memory = try bench.memoryRun(screen: screen, speech: speech)
+            let label = screen == "none" && !speech ? "none, speech off" : screen
             printLine(
-                "\(name): RSS with screen \(screen): playing \(memory.playingKiB) KiB, after the queue ended \(memory.idleKiB) KiB, peak \(memory.peakKiB) KiB"
+                "\(name): RSS with screen \(label): playing \(memory.playingKiB) KiB, after the queue ended \(memory.idleKiB) KiB, peak \(memory.peakKiB) KiB"
             )
+            if screen == "none" {
+                for line in memory.whilePlaying.report(top: 12) { printLine("\(name):   \(line)") }
+            }
         }
         return 0
     }
@@ -195,20 +204,21 @@ private final class StartupRig {
     }
 
     /// A board without inputs; `device`; the PNG frame-per-file screen or none.
-    func writeConfig(device: String, screen: String) throws {
+    func writeConfig(device: String, screen: String, speech: Bool = true) throws {
         try Syscalls.mkdirs(scratch + "/boards")
         try AtomicFile.replace(
             scratch + "/boards/bench.json",
             with: #"{"name": "bench", "description": "startup benchmark", "screen": {"type": "none"}}"# + "\n")
-        let json = JSONValue.object([
-            ("board", .string("bench")),
-            ("boardsDirectory", .string(scratch + "/boards")),
-            ("mediaRoots", .array([])),
-            ("stateDirectory", .string(scratch + "/state")),
-            ("audio", .object([("device", .string(device)), ("realtimePriority", .number(0))])),
-            ("screen", .object([("type", .string(screen)), ("pngDirectory", .string(frames))])),
-            ("inputs", .object([("keyboard", .bool(false))])),
-        ])
+        let json = JSONValue.object(
+            [
+                ("board", .string("bench")),
+                ("boardsDirectory", .string(scratch + "/boards")),
+                ("mediaRoots", .array([])),
+                ("stateDirectory", .string(scratch + "/state")),
+                ("audio", .object([("device", .string(device)), ("realtimePriority", .number(0))])),
+                ("screen", .object([("type", .string(screen)), ("pngDirectory", .string(frames))])),
+                ("inputs", .object([("keyboard", .bool(false))])),
+            ] + (speech ? [] : [("speech", .object([("mode", .string("off"))]))]))
         try AtomicFile.replace(config, with: json.serialized(pretty: true) + "\n")
     }
 
@@ -290,8 +300,10 @@ private final class StartupRig {
 
     /// RSS of a run on the real-time "none" device: while playing (1 s after the first track
     /// started), after the queue ended (the resumed folder plays to its end), and the peak.
-    func memoryRun(screen: String) throws -> (playingKiB: Int, idleKiB: Int, peakKiB: Int) {
-        try writeConfig(device: "none", screen: screen)
+    func memoryRun(screen: String, speech: Bool) throws -> (
+        playingKiB: Int, idleKiB: Int, peakKiB: Int, whilePlaying: ResidentMemory
+    ) {
+        try writeConfig(device: "none", screen: screen, speech: speech)
         removeFrames()
         let child = try spawn(verbose: true)
         defer { child.stop() }
@@ -300,6 +312,7 @@ private final class StartupRig {
         }
         Syscalls.sleep(nanoseconds: 1_000_000_000)
         let playing = child.memory.rss
+        let whilePlaying = ResidentMemory(pid: child.pid)
         // The resumed folder (20 short tracks) plays out; then the player idles with its catalog.
         let deadline = Syscalls.monotonicNanoseconds() + 60_000_000_000
         while Syscalls.monotonicNanoseconds() < deadline {
@@ -308,7 +321,7 @@ private final class StartupRig {
         }
         Syscalls.sleep(nanoseconds: 500_000_000)
         let after = child.memory
-        return (playing, after.rss, after.peak)
+        return (playing, after.rss, after.peak, whilePlaying)
     }
 
     /// RSS of a run with no stick (the "none" device), 1.5 s after the start.

@@ -14,9 +14,10 @@
 # the rescan from the index alone (after a restart). The 1 % change: kiosk-player's files are
 # rewritten with new tags; for MPD the same share of files is touched (mtime), so MPD reads them again.
 #
-# The full scan checks FLAC files by their headers (as the player's library does) and the bench
-# then times the background playability pass that decodes their first frames at idle priority;
-# KIOSK_BENCH_DECODE_IN_SCAN=1 decodes them in the scan instead (the way before 2026-12-05).
+# The full scan checks FLAC, MP3, M4A, Ogg Vorbis and Opus files by their headers (as the player's
+# library does) and the bench then times the background playability pass that decodes their first
+# frames at idle priority; KIOSK_BENCH_DECODE_IN_SCAN=1 decodes them in the scan instead (the way
+# before 2026-12-05).
 #
 # KIOSK_BENCH_MIXED=1: the library of the formats issue instead of all FLAC: half FLAC, 30 % MP3,
 # 10 % M4A, 10 % Ogg Vorbis/Opus (made once with flac, lame, ffmpeg, oggenc and opusenc).

@@ -12,6 +12,7 @@
 // One pointer per function, filled by kff_load; each kff_ function calls through its pointer.
 #define KFF_FUNCTIONS(X)                                                                              \
     X(avformat_open_input, int, (AVFormatContext * *a, const char *b, const AVInputFormat *c, AVDictionary **d), (a, b, c, d)) \
+    X(av_find_input_format, const AVInputFormat *, (const char *a), (a))                               \
     X(avformat_find_stream_info, int, (AVFormatContext * a, AVDictionary **b), (a, b))                 \
     X(av_find_best_stream, int, (AVFormatContext * a, enum AVMediaType b, int c, int d, const AVCodec **e, int f), (a, b, c, d, e, f)) \
     X(avformat_close_input, void, (AVFormatContext * *a), (a))                                         \

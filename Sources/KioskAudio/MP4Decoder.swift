@@ -76,15 +76,7 @@ public final class MP4Decoder: DecoderSkeleton {
     }
 
     public func open(path: String) throws(DecodeError) {
-        close()
-        try prepare()
-        stream.path = path
-        // "file:" so that no part of a name is taken for a protocol; DiskName for a name that is
-        // not UTF-8 on disk.
-        let url = Array("file:".utf8CString.dropLast()) + DiskName.openable(path)
-        guard kff_avformat_open_input(&container, url, nil, nil) == 0, let container else {
-            throw fail(.badHeader(.mp4, .noStream))
-        }
+        let container = try openContainer(path)
         guard kff_avformat_find_stream_info(container, nil) >= 0 else { throw fail(.badHeader(.mp4, .noStream)) }
         var decoder: UnsafePointer<AVCodec>?
         streamIndex = kff_av_find_best_stream(container, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
@@ -117,10 +109,74 @@ public final class MP4Decoder: DecoderSkeleton {
             throw fail(.unsupportedFormat(sampleRate: rate, channels: channels, bitsPerSample: bits))
         }
         stream.format = streamFormat
-        stream.totalFrames = Self.iTunesLength(container.pointee.metadata) ?? Self.iTunesLength(st.pointee.metadata)
-        if stream.totalFrames == nil, st.pointee.duration > 0, st.pointee.duration != kff_nopts_value() {
-            stream.totalFrames = kff_av_rescale_q(st.pointee.duration, timeBase, AVRational(num: 1, den: Int32(rate)))
+        stream.totalFrames = Self.length(of: st, in: container, rate: rate)
+    }
+
+    /// The format and exact length of the audio stream of `path` from the container's headers
+    /// alone (the sample description, the edit list, iTunes' gapless tag), without opening the codec
+    /// or decoding a packet: what the library's scan lists an M4A by, at a tenth of `open` and a
+    /// first `decode` (measured: 60 µs against 740 µs per file); the first packet is decoded later
+    /// (`PlayabilityPass`). The format is the one `open` gives: AAC's floats become 24-bit words,
+    /// ALAC keeps its bit depth (its configuration's). AAC at 24 kHz or less may be HE-AAC whose
+    /// doubled rate only its decoder reveals, and a codec other than AAC or ALAC is rare: those
+    /// are opened the whole way. Leaves nothing open.
+    public func readHeaders(path: String) throws(DecodeError) -> (format: PCMFormat, totalFrames: Int64?) {
+        defer { close() }
+        let container = try openContainer(path)
+        let index = kff_av_find_best_stream(container, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard index >= 0, let st = container.pointee.streams[Int(index)], let parameters = st.pointee.codecpar else {
+            throw fail(.badHeader(.mp4, .noStream))
         }
+        let rate = Int(parameters.pointee.sample_rate)
+        let channels = Int(parameters.pointee.ch_layout.nb_channels)
+        let bits: Int
+        if parameters.pointee.codec_id == AV_CODEC_ID_AAC && rate > 24000 {
+            bits = 24
+        } else if parameters.pointee.codec_id == AV_CODEC_ID_ALAC, let depth = Self.alacBitDepth(parameters) {
+            bits = depth
+        } else {
+            try open(path: path)
+            guard let format else { throw .badHeader(.mp4, .noStream) }
+            return (format, totalFrames)
+        }
+        let streamFormat = PCMFormat(sampleRate: rate, channels: channels, bitsPerSample: bits)
+        guard streamFormat.isPlayable else {
+            throw fail(.unsupportedFormat(sampleRate: rate, channels: channels, bitsPerSample: bits))
+        }
+        return (streamFormat, Self.length(of: st, in: container, rate: rate))
+    }
+
+    /// Loads FFmpeg and opens the container of `path` with the MP4 demuxer named, not probed for
+    /// (`DecoderSet` has identified the file by its boxes; probing every demuxer cost 150 µs a file).
+    private func openContainer(_ path: String) throws(DecodeError) -> UnsafeMutablePointer<AVFormatContext> {
+        close()
+        try prepare()
+        stream.path = path
+        // "file:" so that no part of a name is taken for a protocol; DiskName for a name that is
+        // not UTF-8 on disk.
+        let url = Array("file:".utf8CString.dropLast()) + DiskName.openable(path)
+        guard kff_avformat_open_input(&container, url, kff_av_find_input_format("mov"), nil) == 0, let container
+        else {
+            throw fail(.badHeader(.mp4, .noStream))
+        }
+        return container
+    }
+
+    /// The stream's length in frames at `rate`: iTunes' gapless tag, else the stream's duration
+    /// (from the edit list).
+    private static func length(
+        of st: UnsafeMutablePointer<AVStream>, in container: UnsafeMutablePointer<AVFormatContext>, rate: Int
+    ) -> Int64? {
+        if let total = iTunesLength(container.pointee.metadata) ?? iTunesLength(st.pointee.metadata) { return total }
+        guard st.pointee.duration > 0, st.pointee.duration != kff_nopts_value() else { return nil }
+        return kff_av_rescale_q(st.pointee.duration, st.pointee.time_base, AVRational(num: 1, den: Int32(rate)))
+    }
+
+    /// The bit depth in an ALAC stream's configuration (its magic cookie: the 'alac' box, whose
+    /// 12-byte header and version come first), as FFmpeg's decoder reads it.
+    private static func alacBitDepth(_ parameters: UnsafeMutablePointer<AVCodecParameters>) -> Int? {
+        guard let extra = parameters.pointee.extradata, parameters.pointee.extradata_size >= 36 else { return nil }
+        return Int(extra[17])
     }
 
     /// The total frames of iTunes' gapless tag (" 00000000 DELAY PADDING TOTAL …", hexadecimal).

@@ -20,8 +20,8 @@ public struct LibraryVolume: Sendable, Hashable {
 /// goes away leaves the catalog at once (its index stays on disk, so its return rescans only what
 /// changed).
 ///
-/// A scan lists a FLAC file from its headers; after it, a `PlayabilityPass` decodes the first
-/// frame of each such file at idle priority, and the files that fail leave the catalog (a
+/// A scan lists a FLAC, MP3, M4A, Ogg Vorbis or Opus file from its headers; after it, a
+/// `PlayabilityPass` decodes the first block of each such file at idle priority, and the files that fail leave the catalog (a
 /// `catalogChanged` event, their problems added) before anyone can choose them. A file chosen in
 /// between is skipped by the player with its reason, as any file that fails to decode.
 /// Thread: the loop thread.

@@ -51,8 +51,9 @@ public final class VolumeScanner {
     public let limits: ScanLimits
     /// Threads that read files at once (the calling thread is one of them).
     public let readerThreads: Int
-    /// Whether each new FLAC file's first frame is decoded during the scan; when not, its headers
-    /// are checked (`FLACFileReader`) and the file is listed in `VolumeContents.unconfirmed` for
+    /// Whether each new file's first frame is decoded during the scan; when not, the headers of a
+    /// FLAC, MP3, M4A, Ogg Vorbis or Opus file are checked (`MusicFileReader.read`) and the file
+    /// is listed in `VolumeContents.unconfirmed` for
     /// the background `PlayabilityPass` (the `Library`'s way). `kiosk-player scan` decodes.
     public let decodesFirstFrames: Bool
     private let reader: MusicFileReader

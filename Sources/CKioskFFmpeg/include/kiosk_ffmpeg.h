@@ -19,6 +19,7 @@
 int kff_load(char *why, size_t why_size);
 
 int kff_avformat_open_input(AVFormatContext **ps, const char *url, const AVInputFormat *fmt, AVDictionary **options);
+const AVInputFormat *kff_av_find_input_format(const char *short_name);
 int kff_avformat_find_stream_info(AVFormatContext *ic, AVDictionary **options);
 int kff_av_find_best_stream(
     AVFormatContext *ic, enum AVMediaType type, int wanted, int related, const AVCodec **decoder, int flags);

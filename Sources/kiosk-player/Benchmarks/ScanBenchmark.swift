@@ -6,9 +6,10 @@ extension BenchCommand {
     /// `bench scan [--mixed]`: generates a synthetic library once (cached under /var/tmp; all FLAC,
     /// or with `--mixed` half FLAC, 30 % MP3, 10 % M4A, 10 % Ogg Vorbis/Opus), then times a full
     /// scan into a fresh index, a rescan with nothing changed, and a rescan after 1 % of the files
-    /// were rewritten; prints the index size and the peak RSS. The full scan checks FLAC files by
-    /// their headers, as the `Library` does, and the background playability pass that decodes
-    /// their first frames is timed after it; `--decode-in-scan` decodes them in the scan instead.
+    /// were rewritten; prints the index size and the peak RSS. The full scan checks FLAC, MP3, M4A,
+    /// Ogg Vorbis and Opus files by their headers, as the `Library` does, and the background
+    /// playability pass that decodes their first frames is timed after it; `--decode-in-scan`
+    /// decodes them in the scan instead.
     static func scanLibrary(_ parsed: ParsedArguments) throws -> Int32 {
         let trackCount = parsed.int("--tracks") ?? 10_000
         let threads = parsed.int("--threads") ?? VolumeScanner.defaultReaderThreads
@@ -97,7 +98,7 @@ extension BenchCommand {
             "library \(library): \(full.stats.musicFiles) music files\(layout.mixedFormats ? " (mixed formats)" : ""), \(layout.albums) albums, \(full.stats.playlists) playlists; \(threads) reader thread(s); \(cold ? "cold page cache (dropped before each scan)" : "warm page cache")"
         )
         line(
-            "full scan: \(times(full)); walk \(s(full.stats.walkSeconds)); \(full.stats.filesRead) files read (\(decodeInScan ? "each first frame decoded" : "FLAC by headers")), \(Int(Double(full.stats.filesRead) / max(full.wall, 1e-9))) files/s; \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems"
+            "full scan: \(times(full)); walk \(s(full.stats.walkSeconds)); \(full.stats.filesRead) files read (\(decodeInScan ? "each first frame decoded" : "listed by headers")), \(Int(Double(full.stats.filesRead) / max(full.wall, 1e-9))) files/s; \(full.catalog.trackCount) tracks, \(full.catalog.problems.count) problems"
         )
         line(
             "background playability pass: \(pass.checked) first frames decoded in \(s(pass.seconds)) wall, \(s(passCPU)) CPU (idle priority); \(pass.failed) unplayable"

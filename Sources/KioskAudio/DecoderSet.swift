@@ -26,19 +26,37 @@ public final class DecoderSet {
         let file = SourceFile()
         try file.open(path)
         defer { file.close() }
-        var offset: Int64 = 0
-        var n = try read(file.fd, at: 0)
+        return try identify(fd: file.fd, path: path, headCount: try read(file.fd, at: 0))
+    }
+
+    /// The format of the file open at `fd` (a non-empty regular file, as `identify(path:)` checks)
+    /// whose first bytes are `first`: the caller's read of the file's start is used, so a reader that
+    /// goes on with the same descriptor opens and reads the file's head once.
+    public func identify(fd: Int32, path: String, first: UnsafeRawBufferPointer) throws(DecodeError)
+        -> AudioFileFormat
+    {
+        // The most common case, as `sniff` would find it, without copying the head.
+        if first.count >= 4 && first[0] == 0x66 && first[1] == 0x4C && first[2] == 0x61 && first[3] == 0x43 {
+            return .flac
+        }
+        let n = min(first.count, head.count)
+        head.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: first.prefix(n))) }
+        return try identify(fd: fd, path: path, headCount: n)
+    }
+
+    /// `identify` once `head` holds the file's first `headCount` bytes.
+    private func identify(fd: Int32, path: String, headCount: Int) throws(DecodeError) -> AudioFileFormat {
+        var n = headCount
         let tag = AudioFileFormat.id3v2Length(head.prefix(n))
         if tag > 0 {
-            offset = Int64(tag)
-            n = try read(file.fd, at: offset)
+            n = try read(fd, at: Int64(tag))
             // A tag that claims the whole file, or more: MP3's sync search starts after it anyway.
             if n == 0 { return .mp3 }
         }
         if let format = AudioFileFormat.sniff(head.prefix(n)) { return format }
         // After an ID3v2 tag, padding or junk may come before the first frame: mpg123 resyncs.
         if tag > 0 { return .mp3 }
-        if let format = try probeWithoutSignature(path: path, fd: file.fd) { return format }
+        if let format = try probeWithoutSignature(path: path, fd: fd) { return format }
         throw .unrecognized
     }
 

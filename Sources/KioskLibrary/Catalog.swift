@@ -246,7 +246,7 @@ public final class Catalog: Sendable {
             for name in names { multipleKeys.append(key(name)) }
             return -1 - start
         }
-        var folderHasCover: [String: Bool] = [:]
+        var folderHasCover: [PathKey: Bool] = [:]
         // Tracks of one folder come together: the last answer is asked first.
         var lastFolder: (volume: VolumeID, folder: String, cover: Bool)?
         var trackKeys: [TrackKeys] = []
@@ -255,10 +255,10 @@ public final class Catalog: Sendable {
             let volume = tracks[i].volume
             let folder = tracks[i].folder
             let cover: Bool
-            if let last = lastFolder, last.folder == folder, last.volume == volume {
+            if let last = lastFolder, PathKey.sameBytes(last.folder, folder), last.volume == volume {
                 cover = last.cover
             } else {
-                let folderKey = volume.rawValue + "\u{1F}" + folder
+                let folderKey = PathKey(volume.rawValue + "\u{1F}" + folder)
                 if let known = folderHasCover[folderKey] {
                     cover = known
                 } else {
@@ -463,7 +463,7 @@ public final class Catalog: Sendable {
         var artist = KeyedGrouping(keys: keyNames.count)
         var genre = KeyedGrouping(keys: keyNames.count)
         var folder = Grouping()
-        var folderOfKey: [String: Int32] = [:]
+        var folderOfKey: [PathKey: Int32] = [:]
         /// Adds track `i` to the groups of `key` (one key, or several: each distinct one once).
         func add(_ groups: inout KeyedGrouping, key: Int32, names: @autoclosure () -> [String], _ i: Int) {
             if key >= 0 {
@@ -499,10 +499,12 @@ public final class Catalog: Sendable {
             albumArtist.add(key: k.albumArtist, name: tracks[i].albumArtist, track: i)
             add(&artist, key: k.artist, names: tracks[i].artistNames, i)
             add(&genre, key: k.genre, names: tracks[i].genreNames, i)
-            if i > 0 && tracks[i].folder == tracks[i - 1].folder && tracks[i].volume == tracks[i - 1].volume {
+            if i > 0 && PathKey.sameBytes(tracks[i].folder, tracks[i - 1].folder)
+                && tracks[i].volume == tracks[i - 1].volume
+            {
                 folder.add(previousFolderGroup, i)
             } else {
-                let key = tracks[i].volume.rawValue + "\u{1F}" + tracks[i].folder
+                let key = PathKey(tracks[i].volume.rawValue + "\u{1F}" + tracks[i].folder)
                 if let group = folderOfKey[key] {
                     folder.add(group, i)
                     previousFolderGroup = group

@@ -30,24 +30,28 @@ package enum FileReadOutcome: Sendable {
     case unplayable(reason: String, transient: Bool)
 }
 
-/// Reads tags with libFLAC's metadata API (level 1, the simple iterator) and checks playability:
-/// a track is playable when its STREAMINFO is sane and its first audio frame decodes without error
-/// (libFLAC's stream decoder) and matches STREAMINFO. The scan asks for the headers only
-/// (`decodingFirstFrame: false`): STREAMINFO and the first frame's header, right after the
-/// metadata, with its CRC-8; the decode is left to the background `PlayabilityPass`
-/// (`confirmFirstFrame`). A file whose first frame is not right after the metadata is decoded at
-/// once, as libFLAC finds the frame where it is.
+/// Reads a FLAC file's metadata blocks itself, through one descriptor and a `FileWindow` (one
+/// open, and for most files one read, for the format, the marker, STREAMINFO, the tags and the
+/// first frame's header), and checks playability: a track is playable when its STREAMINFO is sane
+/// and its first audio frame decodes without error (libFLAC's stream decoder) and matches
+/// STREAMINFO. The scan asks for the headers only (`decodingFirstFrame: false`): STREAMINFO and the
+/// first frame's header, right after the metadata, with its CRC-8; the decode is left to the
+/// background `PlayabilityPass` (`confirmFirstFrame`). A file whose first frame is not right after
+/// the metadata is decoded at once, as libFLAC finds the frame where it is. Embedded pictures are
+/// read with libFLAC's metadata iterator (level 1), off the scan.
 ///
 /// Bounded: block lengths are checked before a block is read, so an absurd VORBIS_COMMENT or
 /// PICTURE is skipped instead of allocated; comment counts are checked against the block length
-/// before libFLAC allocates them; the search for the first frame reads at most
+/// before any comment is read; the search for the first frame reads at most
 /// `ScanLimits.maxFirstFrameSearchBytes` past the metadata.
 ///
-/// Thread: one thread at a time (the iterator and decoder are reused across files).
+/// Thread: one thread at a time (the window, iterator and decoder are reused across files).
 package final class FLACFileReader {
     private let iterator: OpaquePointer
     private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>
     private let decodeContext = DecodeContext()
+    /// The file being read (one open and, for most files, one read for all its headers).
+    private let window = FileWindow()
     /// Whether `decoder` is initialised (then each file only resets it).
     private var decoderReady = false
     let limits: ScanLimits
@@ -72,81 +76,110 @@ package final class FLACFileReader {
     /// Reads `path`: tags, stream info, and whether the first frame decodes (or, without
     /// `decodingFirstFrame`, whether its header is sound).
     package func read(path: String, decodingFirstFrame: Bool = true) -> FileReadOutcome {
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(path, O_RDONLY)
+        do throws(Errno) {
+            try window.open(path)
         } catch {
             return .unplayable(reason: "cannot open: \(error.message)", transient: Self.isTransient(error.rawValue))
         }
-        guard FLAC__metadata_simple_iterator_init(iterator, DiskName.openable(path), 1, 0) != 0 else {
-            let status = FLAC__metadata_simple_iterator_status(iterator)
-            return .unplayable(reason: Self.describe(status), transient: Self.isTransient(status))
+        defer { window.close() }
+        let marker: Int64?
+        do throws(Errno) {
+            marker = try Self.markerOffset(in: window)
+        } catch {
+            return .unplayable(reason: "read error: \(error.message)", transient: Self.isTransient(error.rawValue))
         }
+        guard let marker else { return .unplayable(reason: "not a FLAC file (no fLaC marker)", transient: false) }
+        return read(window, markerAt: marker, decodingFirstFrame: decodingFirstFrame)
+    }
+
+    /// Where the stream's `fLaC` marker is in the file `window` is on: at the start, or right after
+    /// an ID3v2 tag; nil when it is in neither place. Reads through `window` (the file's first page).
+    static func markerOffset(in window: FileWindow) throws(Errno) -> Int64? {
+        func isMarker(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            bytes.count >= 4 && bytes[0] == 0x66 && bytes[1] == 0x4C && bytes[2] == 0x61 && bytes[3] == 0x43
+        }
+        let head = try window.bytes(at: 0, count: 10)
+        if isMarker(head) { return 0 }
+        let tag = AudioFileFormat.id3v2Length(head)
+        guard tag > 0 else { return nil }
+        return isMarker(try window.bytes(at: Int64(tag), count: 4)) ? Int64(tag) : nil
+    }
+
+    /// Reads the FLAC stream whose `fLaC` marker is at `marker` in the file `window` is on, every
+    /// byte through `window`: the metadata block headers, STREAMINFO, the VORBIS_COMMENT block and
+    /// the first frame's header usually come with the window's first read (one more after a large
+    /// picture). Blocks are walked as libFLAC's metadata iterator walks them, with its words for
+    /// what it would refuse.
+    func read(_ window: FileWindow, markerAt marker: Int64, decodingFirstFrame: Bool) -> FileReadOutcome {
         var warnings: [String] = []
         var streamInfo: FLAC__StreamMetadata_StreamInfo?
         var tags = TrackTags()
         var sawComments = false
         var hasPicture = false
         var audioStart: Int64?
-        var streamInfoOffset: Int64 = 4
+        var streamInfoOffset = marker + 4
+        var offset = marker + 4
         var blocks = 0
-        while true {
-            blocks += 1
-            if blocks > limits.maxMetadataBlocks {
-                warnings.append("more than \(limits.maxMetadataBlocks) metadata blocks; the rest were not read")
-                break
-            }
-            let type = FLAC__metadata_simple_iterator_get_block_type(iterator)
-            let length = Int(FLAC__metadata_simple_iterator_get_block_length(iterator))
-            let offset = Int64(FLAC__metadata_simple_iterator_get_block_offset(iterator))
-            if blocks == 1 && type != FLAC__METADATA_TYPE_STREAMINFO {
-                return .unplayable(reason: "the first metadata block is not STREAMINFO", transient: false)
-            }
-            switch type {
-            case FLAC__METADATA_TYPE_STREAMINFO where blocks == 1:
-                streamInfoOffset = offset
-                guard length == 34 else {
-                    return .unplayable(reason: "STREAMINFO is \(length) bytes long, not 34", transient: false)
+        do throws(Errno) {
+            while true {
+                blocks += 1
+                if blocks > limits.maxMetadataBlocks {
+                    warnings.append("more than \(limits.maxMetadataBlocks) metadata blocks; the rest were not read")
+                    break
                 }
-                guard let block = FLAC__metadata_simple_iterator_get_block(iterator) else {
-                    return .unplayable(reason: "STREAMINFO cannot be read", transient: false)
+                let header = try window.bytes(at: offset, count: 4)
+                guard header.count == 4 else {
+                    let truncated = "read error or truncated metadata"
+                    return .unplayable(
+                        reason: blocks == 1 ? truncated : "the metadata is damaged (\(truncated))", transient: false)
                 }
-                streamInfo = block.pointee.data.stream_info
-                FLAC__metadata_object_delete(block)
-            case FLAC__METADATA_TYPE_VORBIS_COMMENT:
-                if sawComments {
-                    if !warnings.contains(Self.extraCommentsWarning) { warnings.append(Self.extraCommentsWarning) }
-                } else if length > limits.maxCommentBlockBytes {
-                    warnings.append(
-                        "VORBIS_COMMENT block of \(length) bytes is over the \(limits.maxCommentBlockBytes)-byte limit; tags ignored"
-                    )
-                } else if let problem = checkCommentCounts(fd: fd.rawValue, blockOffset: offset, length: length) {
-                    warnings.append("VORBIS_COMMENT \(problem); tags ignored")
-                } else if let block = readBlock(fd: fd.rawValue, offset: offset + 4, length: length) {
-                    readComments(block, into: &tags, warnings: &warnings)
-                } else {
-                    warnings.append("VORBIS_COMMENT block cannot be read; tags ignored")
+                let isLast = header[0] & 0x80 != 0
+                let type = header[0] & 0x7F
+                let length = Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+                if blocks == 1 && type != 0 {
+                    return .unplayable(reason: "the first metadata block is not STREAMINFO", transient: false)
                 }
-                sawComments = true
-            case FLAC__METADATA_TYPE_PICTURE:
-                if length <= limits.maxPictureBytes {
-                    hasPicture = true
-                } else if !warnings.contains(where: { $0.hasPrefix("PICTURE") }) {
-                    warnings.append(
-                        "PICTURE block of \(length) bytes is over the \(limits.maxPictureBytes)-byte limit; ignored")
+                switch type {
+                case 0 where blocks == 1:
+                    streamInfoOffset = offset
+                    guard length == 34 else {
+                        return .unplayable(reason: "STREAMINFO is \(length) bytes long, not 34", transient: false)
+                    }
+                    let body = try window.bytes(at: offset + 4, count: 34)
+                    guard body.count == 34 else {
+                        return .unplayable(reason: "STREAMINFO cannot be read", transient: false)
+                    }
+                    streamInfo = Self.streamInfo(body)
+                case 4:  // VORBIS_COMMENT
+                    if sawComments {
+                        if !warnings.contains(Self.extraCommentsWarning) { warnings.append(Self.extraCommentsWarning) }
+                    } else if length > limits.maxCommentBlockBytes {
+                        warnings.append(
+                            "VORBIS_COMMENT block of \(length) bytes is over the \(limits.maxCommentBlockBytes)-byte limit; tags ignored"
+                        )
+                    } else {
+                        try readCommentBlock(window, at: offset + 4, length: length, into: &tags, warnings: &warnings)
+                    }
+                    sawComments = true
+                case 6:  // PICTURE
+                    if length <= limits.maxPictureBytes {
+                        hasPicture = true
+                    } else if !warnings.contains(where: { $0.hasPrefix("PICTURE") }) {
+                        warnings.append(
+                            "PICTURE block of \(length) bytes is over the \(limits.maxPictureBytes)-byte limit; ignored"
+                        )
+                    }
+                default:
+                    break
                 }
-            default:
-                break
+                if isLast {
+                    audioStart = offset + 4 + Int64(length)
+                    break
+                }
+                offset += 4 + Int64(length)
             }
-            if FLAC__metadata_simple_iterator_is_last(iterator) != 0 {
-                audioStart = offset + 4 + Int64(length)
-                break
-            }
-            if FLAC__metadata_simple_iterator_next(iterator) == 0 {
-                let status = FLAC__metadata_simple_iterator_status(iterator)
-                if Self.isTransient(status) { return .unplayable(reason: Self.describe(status), transient: true) }
-                return .unplayable(reason: "the metadata is damaged (\(Self.describe(status)))", transient: false)
-            }
+        } catch {
+            return .unplayable(reason: "read error: \(error.message)", transient: Self.isTransient(error.rawValue))
         }
         guard let info = streamInfo else {
             return .unplayable(reason: "no STREAMINFO block", transient: false)
@@ -156,7 +189,7 @@ package final class FLACFileReader {
         }
         var decoded = true
         if !decodingFirstFrame, let audioStart {
-            switch Self.checkFirstFrameHeader(fd: fd.rawValue, at: audioStart, info: info) {
+            switch Self.checkFirstFrameHeader(window, at: audioStart, info: info) {
             case .sound: decoded = false
             case .failed(let reason, let transient): return .unplayable(reason: reason, transient: transient)
             case .notThere: break
@@ -164,7 +197,7 @@ package final class FLACFileReader {
         }
         if decoded,
             let failure = decodeFirstFrame(
-                fd: fd.rawValue, info: info, streamInfoOffset: streamInfoOffset, audioStart: audioStart)
+                fd: window.fd, info: info, streamInfoOffset: streamInfoOffset, audioStart: audioStart)
         {
             return .unplayable(reason: failure.reason, transient: failure.transient)
         }
@@ -173,6 +206,22 @@ package final class FLACFileReader {
             totalFrames: info.total_samples > 0 ? Int64(info.total_samples) : nil, tags: tags, hasPicture: hasPicture)
         trackInfo.firstFrameDecoded = decoded
         return .playable(trackInfo, warnings: warnings)
+    }
+
+    /// STREAMINFO's fields from its 34 bytes, as libFLAC's metadata reader unpacks them (RFC 9639
+    /// section 8.2; the MD5 is not used).
+    static func streamInfo(_ b: UnsafeRawBufferPointer) -> FLAC__StreamMetadata_StreamInfo {
+        func at(_ i: Int) -> UInt64 { UInt64(b[i]) }
+        var info = FLAC__StreamMetadata_StreamInfo()
+        info.min_blocksize = UInt32(at(0) << 8 | at(1))
+        info.max_blocksize = UInt32(at(2) << 8 | at(3))
+        info.min_framesize = UInt32(at(4) << 16 | at(5) << 8 | at(6))
+        info.max_framesize = UInt32(at(7) << 16 | at(8) << 8 | at(9))
+        info.sample_rate = UInt32(at(10) << 12 | at(11) << 4 | at(12) >> 4)
+        info.channels = UInt32((at(12) >> 1) & 7) + 1
+        info.bits_per_sample = UInt32((at(12) & 1) << 4 | at(13) >> 4) + 1
+        info.total_samples = (at(13) & 0x0F) << 32 | at(14) << 24 | at(15) << 16 | at(16) << 8 | at(17)
+        return info
     }
 
     static let extraCommentsWarning = "more than one VORBIS_COMMENT block; only the first is used"
@@ -191,30 +240,47 @@ package final class FLACFileReader {
         return nil
     }
 
-    /// Reads the vendor length and comment count of a VORBIS_COMMENT block with two small
-    /// `pread`s and checks them against the block length (each comment takes at least 4 bytes),
-    /// so libFLAC is never asked to allocate a count the block cannot hold.
-    private func checkCommentCounts(fd: Int32, blockOffset: Int64, length: Int) -> String? {
-        // One read covers the vendor string of every common encoder; a longer one needs a second.
-        var head = [UInt8](repeating: 0, count: 128)
-        let data = blockOffset + 4
-        let got = head.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: data)) ?? -1 }
-        func le32(_ at: Int) -> UInt32 {
-            UInt32(head[at]) | UInt32(head[at + 1]) << 8 | UInt32(head[at + 2]) << 16 | UInt32(head[at + 3]) << 24
+    /// Reads the VORBIS_COMMENT block whose body (`length` bytes) is at `data`: its counts are
+    /// checked first, then its comments are read from the window when it fits (the usual case, no
+    /// copy), else from a buffer of its own.
+    private func readCommentBlock(
+        _ window: FileWindow, at data: Int64, length: Int, into tags: inout TrackTags, warnings: inout [String]
+    ) throws(Errno) {
+        if let problem = try commentCountProblem(window, at: data, length: length) {
+            warnings.append("VORBIS_COMMENT \(problem); tags ignored")
+            return
         }
-        guard length >= 8, got >= 8 else { return "block is too short" }
-        let vendorLength = Int(le32(0))
+        if length <= window.capacity {
+            let body = try window.bytes(at: data, count: length)
+            if body.count == length {
+                readComments(body, into: &tags, warnings: &warnings)
+                return
+            }
+        } else if let block = readBlock(fd: window.fd, offset: data, length: length) {
+            block.withUnsafeBytes { readComments($0, into: &tags, warnings: &warnings) }
+            return
+        }
+        warnings.append("VORBIS_COMMENT block cannot be read; tags ignored")
+    }
+
+    /// Checks the vendor length and comment count of a VORBIS_COMMENT block against the block
+    /// length (each comment takes at least 4 bytes), so no count the block cannot hold is believed.
+    private func commentCountProblem(_ window: FileWindow, at data: Int64, length: Int) throws(Errno) -> String? {
+        func le32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
+            UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
+        }
+        // One range covers the vendor string of every common encoder; a longer one needs a second.
+        let head = try window.bytes(at: data, count: 128)
+        guard length >= 8, head.count >= 8 else { return "block is too short" }
+        let vendorLength = Int(le32(head, 0))
         guard vendorLength <= length - 8 else { return "vendor string of \(vendorLength) bytes overruns the block" }
         let count: UInt32
-        if 4 + vendorLength + 4 <= got {
-            count = le32(4 + vendorLength)
+        if 4 + vendorLength + 4 <= head.count {
+            count = le32(head, 4 + vendorLength)
         } else {
-            var bytes = [UInt8](repeating: 0, count: 4)
-            let n = bytes.withUnsafeMutableBytes {
-                (try? Syscalls.pread(fd, $0, offset: data + 4 + Int64(vendorLength))) ?? -1
-            }
-            guard n == 4 else { return "block cannot be read" }
-            count = UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
+            let bytes = try window.bytes(at: data + 4 + Int64(vendorLength), count: 4)
+            guard bytes.count == 4 else { return "block cannot be read" }
+            count = le32(bytes, 0)
         }
         let room = (length - 8 - vendorLength) / 4
         if Int(count) > room { return "claims \(count) comments, more than its \(length) bytes can hold" }
@@ -230,18 +296,18 @@ package final class FLACFileReader {
 
     /// Reads the first `maxComments` comments straight from the block's bytes: libFLAC would
     /// allocate every one of them (a 4 MB block holds 800 000), however few are used.
-    private func readComments(_ block: [UInt8], into tags: inout TrackTags, warnings: inout [String]) {
-        func le32(_ at: Int) -> Int {
-            Int(block[at]) | Int(block[at + 1]) << 8 | Int(block[at + 2]) << 16 | Int(block[at + 3]) << 24
-        }
-        // checkCommentCounts has seen the vendor string and the count fit.
-        var position = 4 + le32(0)
-        let count = le32(position)
-        position += 4
-        if count > limits.maxComments {
-            warnings.append("\(count) comments; only the first \(limits.maxComments) were used")
-        }
-        block.withUnsafeBufferPointer { raw in
+    private func readComments(_ block: UnsafeRawBufferPointer, into tags: inout TrackTags, warnings: inout [String]) {
+        block.withMemoryRebound(to: UInt8.self) { raw in
+            func le32(_ at: Int) -> Int {
+                Int(raw[at]) | Int(raw[at + 1]) << 8 | Int(raw[at + 2]) << 16 | Int(raw[at + 3]) << 24
+            }
+            // commentCountProblem has seen the vendor string and the count fit.
+            var position = 4 + le32(0)
+            let count = le32(position)
+            position += 4
+            if count > limits.maxComments {
+                warnings.append("\(count) comments; only the first \(limits.maxComments) were used")
+            }
             for _ in 0..<min(count, limits.maxComments) {
                 guard position + 4 <= raw.count else { break }
                 let length = le32(position)
@@ -268,56 +334,39 @@ package final class FLACFileReader {
     /// listed from its headers): nil when it decodes and matches STREAMINFO, else why not. Reads
     /// only the metadata block headers, STREAMINFO and about one frame.
     package func confirmFirstFrame(path: String) -> (reason: String, transient: Bool)? {
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(path, O_RDONLY)
+        do throws(Errno) {
+            try window.open(path)
         } catch {
             return ("cannot open: \(error.message)", Self.isTransient(error.rawValue))
         }
-        let raw = fd.rawValue
-        // "fLaC", then 4-byte block headers: the last one's block ends where the audio starts.
-        var header = [UInt8](repeating: 0, count: 4)
-        func readHeader(at offset: Int64) -> Bool {
-            header.withUnsafeMutableBytes { (try? Syscalls.pread(raw, $0, offset: offset)) ?? -1 } == 4
-        }
-        var offset: Int64 = 0
-        guard readHeader(at: 0) else { return ("read error or truncated file", true) }
-        if !header.elementsEqual("fLaC".utf8) {
-            // An ID3v2 tag before the stream (the scan read past it).
-            var tag = [UInt8](repeating: 0, count: 10)
-            let n = tag.withUnsafeMutableBytes { (try? Syscalls.pread(raw, $0, offset: 0)) ?? -1 }
-            offset = Int64(AudioFileFormat.id3v2Length(tag.prefix(max(0, n))))
-            guard offset > 0, readHeader(at: offset), header.elementsEqual("fLaC".utf8) else {
+        defer { window.close() }
+        do throws(Errno) {
+            guard try window.bytes(at: 0, count: 4).count == 4 else { return ("read error or truncated file", true) }
+            // After any ID3v2 tag (the scan read past it).
+            guard let marker = try Self.markerOffset(in: window) else {
                 return ("not a FLAC file (no fLaC marker)", false)
             }
-        }
-        offset += 4
-        let streamInfoOffset = offset
-        var blocks = 0
-        while true {
-            blocks += 1
-            guard blocks <= limits.maxMetadataBlocks + 1, readHeader(at: offset) else {
-                return ("the metadata is damaged", false)
+            // 4-byte block headers: the last one's block ends where the audio starts.
+            let streamInfoOffset = marker + 4
+            var offset = streamInfoOffset
+            var blocks = 0
+            while true {
+                blocks += 1
+                let header = try window.bytes(at: offset, count: 4)
+                guard blocks <= limits.maxMetadataBlocks + 1, header.count == 4 else {
+                    return ("the metadata is damaged", false)
+                }
+                offset += 4 + (Int64(header[1]) << 16 | Int64(header[2]) << 8 | Int64(header[3]))
+                if header[0] & 0x80 != 0 { break }
             }
-            offset += 4 + (Int64(header[1]) << 16 | Int64(header[2]) << 8 | Int64(header[3]))
-            if header[0] & 0x80 != 0 { break }
+            let block = try window.bytes(at: streamInfoOffset, count: 38)
+            guard block.count == 38, block[0] & 0x7F == 0 else { return ("no STREAMINFO block", false) }
+            let info = Self.streamInfo(UnsafeRawBufferPointer(rebasing: block[4...]))
+            if let insane = Self.checkStreamInfo(info) { return ("STREAMINFO is not usable: \(insane)", false) }
+            return decodeFirstFrame(fd: window.fd, info: info, streamInfoOffset: streamInfoOffset, audioStart: offset)
+        } catch {
+            return ("read error: \(error.message)", Self.isTransient(error.rawValue))
         }
-        var block = [UInt8](repeating: 0, count: 38)
-        guard
-            block.withUnsafeMutableBytes({ (try? Syscalls.pread(raw, $0, offset: streamInfoOffset)) ?? -1 })
-                == 38, block[0] & 0x7F == 0
-        else { return ("no STREAMINFO block", false) }
-        // STREAMINFO's fields, as libFLAC's metadata reader unpacks them.
-        var info = FLAC__StreamMetadata_StreamInfo()
-        let b = block.dropFirst(4).map(UInt64.init)
-        info.min_blocksize = UInt32(b[0] << 8 | b[1])
-        info.max_blocksize = UInt32(b[2] << 8 | b[3])
-        info.max_framesize = UInt32(b[7] << 16 | b[8] << 8 | b[9])
-        info.sample_rate = UInt32(b[10] << 12 | b[11] << 4 | b[12] >> 4)
-        info.channels = UInt32((b[12] >> 1) & 7) + 1
-        info.bits_per_sample = UInt32((b[12] & 1) << 4 | b[13] >> 4) + 1
-        if let insane = Self.checkStreamInfo(info) { return ("STREAMINFO is not usable: \(insane)", false) }
-        return decodeFirstFrame(fd: fd.rawValue, info: info, streamInfoOffset: streamInfoOffset, audioStart: offset)
     }
 
     /// What the bytes right after the metadata say about the first frame.
@@ -332,17 +381,20 @@ package final class FLACFileReader {
 
     /// Checks the header of the frame at `offset` (RFC 9639 section 9.1): sync code, no reserved
     /// values, CRC-8, and the channels, sample size and rate STREAMINFO gives.
-    static func checkFirstFrameHeader(fd: Int32, at offset: Int64, info: FLAC__StreamMetadata_StreamInfo)
+    static func checkFirstFrameHeader(_ window: FileWindow, at offset: Int64, info: FLAC__StreamMetadata_StreamInfo)
         -> FirstFrameHeader
     {
         // The longest header: 2 sync, 2 codes, 7 coded number, 2 block size, 2 rate, 1 CRC.
-        var bytes = (UInt64(0), UInt64(0))
-        let n = withUnsafeMutableBytes(of: &bytes) { (try? Syscalls.pread(fd, $0, offset: offset)) ?? -1 }
-        if n < 0 { return .failed(reason: "read error after the metadata", transient: true) }
-        if n == 0 { return .failed(reason: "no audio frames (the file ends after its metadata)", transient: false) }
-        return withUnsafeBytes(of: &bytes) { raw in
-            checkFrameHeader(UnsafeRawBufferPointer(rebasing: raw.prefix(n)), info: info)
+        let bytes: UnsafeRawBufferPointer
+        do throws(Errno) {
+            bytes = try window.bytes(at: offset, count: 16)
+        } catch {
+            return .failed(reason: "read error after the metadata", transient: true)
         }
+        if bytes.isEmpty {
+            return .failed(reason: "no audio frames (the file ends after its metadata)", transient: false)
+        }
+        return checkFrameHeader(bytes, info: info)
     }
 
     /// `checkFirstFrameHeader` on bytes already read.

@@ -16,11 +16,15 @@ import KioskSystem
 /// are used, and a picture over `maxPictureBytes` is left out. An Ogg file whose comment header is
 /// over the limits is left out before its decoder reads it.
 ///
-/// Thread: one thread at a time (its decoders and FLAC reader are reused across files).
+/// A file is opened once for its format and, when it is FLAC, for the whole read (`FileWindow`).
+///
+/// Thread: one thread at a time (its window, decoders and FLAC reader are reused across files).
 package final class MusicFileReader {
     let limits: ScanLimits
     private let flac: FLACFileReader
     private let decoders = DecoderSet()
+    /// The file being read, open once for the format check and (FLAC) the whole read.
+    private let window = FileWindow()
     private let scratch: UnsafeMutableRawPointer
     private static let scratchFrames = 8192
     private static let scratchBytes = MusicFileReader.scratchFrames * 8 * 4
@@ -39,17 +43,22 @@ package final class MusicFileReader {
     /// `TrackInfo.firstFrameDecoded`); WAV, AIFF and a FLAC stream without metadata are decoded
     /// either way (their decode costs next to nothing, or gives their format).
     package func read(path: String, decodingFirstFrame: Bool = true) -> FileReadOutcome {
+        // One open for the format and, for FLAC, everything else; other formats' readers open the
+        // file again.
+        defer { window.close() }
         let format: AudioFileFormat
         do throws(DecodeError) {
-            format = try decoders.identify(path: path)
+            let head = try openHead(path)
+            format = try decoders.identify(fd: window.fd, path: path, first: head)
+            // A FLAC stream that starts at a frame has no metadata for FLACFileReader: it is read as
+            // the other formats are (the decoder's first frame gives its format).
+            if format == .flac, let marker = try flacMarker() {
+                return flac.read(window, markerAt: marker, decodingFirstFrame: decodingFirstFrame)
+            }
         } catch {
             return .unplayable(reason: error.description, transient: error.isTransient)
         }
-        // A FLAC stream that starts at a frame has no metadata for FLACFileReader: it is read as
-        // the other formats are (the decoder's first frame gives its format).
-        if format == .flac && Self.startsWithFLACMarker(path) {
-            return flac.read(path: path, decodingFirstFrame: decodingFirstFrame)
-        }
+        window.close()
         let decoding = decodingFirstFrame || !Self.listedByHeaders.contains(format)
         let stream: (format: PCMFormat, totalFrames: Int64?)
         do throws(Unplayable) {
@@ -157,19 +166,32 @@ package final class MusicFileReader {
         }
     }
 
-    /// Whether `path` begins with FLAC's `fLaC` marker, after any ID3v2 tag (libFLAC's metadata
-    /// reader needs it). A read that fails says yes: FLACFileReader then names the problem.
-    private static func startsWithFLACMarker(_ path: String) -> Bool {
-        guard let file = try? FileDescriptor.open(path, O_RDONLY) else { return true }
-        var head = [UInt8](repeating: 0, count: 10)
-        var n = head.withUnsafeMutableBytes { (try? Syscalls.pread(file.rawValue, $0, offset: 0)) ?? -1 }
-        guard n >= 4 else { return true }
-        let tag = AudioFileFormat.id3v2Length(head.prefix(n))
-        if tag > 0 {
-            n = head.withUnsafeMutableBytes { (try? Syscalls.pread(file.rawValue, $0, offset: Int64(tag))) ?? -1 }
-            guard n >= 4 else { return true }
+    /// Where the `fLaC` marker of the file open in `window` is (nil: a FLAC stream without one).
+    private func flacMarker() throws(DecodeError) -> Int64? {
+        do throws(Errno) {
+            return try FLACFileReader.markerOffset(in: window)
+        } catch {
+            throw .readFailed(errno: error.rawValue)
         }
-        return head.prefix(4).elementsEqual("fLaC".utf8)
+    }
+
+    /// Opens `path` into `window` and returns its first bytes, after the checks every decoder
+    /// makes (`DecoderSet.identify(path:)`'s: a non-empty regular file) with one `fstat`.
+    private func openHead(_ path: String) throws(DecodeError) -> UnsafeRawBufferPointer {
+        let st: stat
+        do throws(Errno) {
+            try window.open(path)
+            st = try window.status()
+        } catch {
+            throw .cannotOpen(errno: error.rawValue)
+        }
+        if st.st_mode & S_IFMT != S_IFREG { throw .notARegularFile }
+        if st.st_size == 0 { throw .emptyFile }
+        do throws(Errno) {
+            return try window.bytes(at: 0, count: AudioFileFormat.sniffBytes)
+        } catch {
+            throw .readFailed(errno: error.rawValue)
+        }
     }
 
     /// The embedded front cover (else first picture) of `path`, within the picture limit.

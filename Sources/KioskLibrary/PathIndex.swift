@@ -2,7 +2,8 @@ import KioskSystem
 
 /// Finds a track by volume and relative path: an open-addressing hash table of track indices
 /// (4 bytes a slot, at most two thirds full), the keys being the tracks' own strings, so no path
-/// is stored twice. Thread: any (a value).
+/// is stored twice. Paths are hashed and compared by their bytes (`PathKey`): two names that
+/// differ only in Unicode normalization are two files. Thread: any (a value).
 struct PathIndex: Sendable {
     /// Track index + 1; 0 is an empty slot.
     private let slots: [UInt32]
@@ -17,7 +18,7 @@ struct PathIndex: Sendable {
             while slots[slot] != 0 {
                 let other = tracks[Int(slots[slot]) - 1]
                 // The same file twice: the later one wins, as a dictionary would have it.
-                if other.relativePath == track.relativePath && other.volume == track.volume { break }
+                if PathKey.sameBytes(other.relativePath, track.relativePath) && other.volume == track.volume { break }
                 slot = (slot + 1) & mask
             }
             slots[slot] = UInt32(i + 1)
@@ -31,7 +32,7 @@ struct PathIndex: Sendable {
         var slot = PathIndex.hash(volume, relativePath) & mask
         while slots[slot] != 0 {
             let i = Int(slots[slot]) - 1
-            if tracks[i].relativePath == relativePath && tracks[i].volume == volume { return i }
+            if PathKey.sameBytes(tracks[i].relativePath, relativePath) && tracks[i].volume == volume { return i }
             slot = (slot + 1) & mask
         }
         return nil
@@ -40,7 +41,7 @@ struct PathIndex: Sendable {
     private static func hash(_ volume: VolumeID, _ relativePath: String) -> Int {
         var hasher = Hasher()
         hasher.combine(volume)
-        hasher.combine(relativePath)
+        hasher.combine(PathKey(relativePath))
         return hasher.finalize()
     }
 }

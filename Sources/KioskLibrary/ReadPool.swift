@@ -5,18 +5,22 @@ import Synchronization
 /// Music files to read (tags and first frame), shared out to reader threads: files are submitted
 /// (from any thread), and the scanning thread takes the outcomes in its own order, writing the
 /// index meanwhile, and reads a file itself when nothing it needs is ready. A file is read once
-/// however often it is submitted.
+/// however often it is submitted. Files are named by their place in the list the pool was made
+/// with, so no path is hashed or compared while the scan runs.
 ///
 /// Thread: `submit` from any thread; `outcome(for:reader:)`, `startHelpers` and `close` from the
 /// scanning thread only.
 final class ReadPool: @unchecked Sendable {
     private enum Entry {
+        case waiting
         case queued
         case reading
         case done(FileReadOutcome)
     }
 
     let mountPoint: String
+    /// The files to read (relative paths); the pool's methods take places in this list.
+    let paths: [String]
     let limits: ScanLimits
     let cancellation: ScanCancellation?
     /// Whether a FLAC file's first frame is decoded (else its header is checked, see
@@ -26,18 +30,21 @@ final class ReadPool: @unchecked Sendable {
     let journal: ScanReadJournal?
     private let lock = ConditionLock()
     // Guarded by `lock`.
-    private var queue: [String] = []
+    private var queue: [Int] = []
     private var queueHead = 0
-    private var entries: [String: Entry] = [:]
+    /// Each file's state, by its place in `paths` (`waiting` again once its outcome is taken).
+    private var entries: [Entry]
     private var closed = false
     private var readCount = 0
     private var helpers: [KioskThread] = []
 
     init(
-        mountPoint: String, limits: ScanLimits, cancellation: ScanCancellation?, journal: ScanReadJournal? = nil,
-        decodesFirstFrame: Bool = true
+        mountPoint: String, paths: [String], limits: ScanLimits, cancellation: ScanCancellation?,
+        journal: ScanReadJournal? = nil, decodesFirstFrame: Bool = true
     ) {
         self.mountPoint = mountPoint
+        self.paths = paths
+        entries = Array(repeating: .waiting, count: paths.count)
         self.decodesFirstFrame = decodesFirstFrame
         self.limits = limits
         self.cancellation = cancellation
@@ -69,54 +76,55 @@ final class ReadPool: @unchecked Sendable {
         }
     }
 
-    /// Gives `relativePath` its outcome without a read by the pool (read before, alone).
-    func preset(_ relativePath: String, _ outcome: FileReadOutcome) {
+    /// Gives file `file` its outcome without a read by the pool (read before, alone).
+    func preset(_ file: Int, _ outcome: FileReadOutcome) {
         lock.lock()
-        entries[relativePath] = .done(outcome)
+        entries[file] = .done(outcome)
         lock.unlock()
     }
 
-    /// Reads `relativePath` on this thread with the journal's `slot` saying so.
-    func readNow(_ relativePath: String, with reader: MusicFileReader, slot: Int) -> FileReadOutcome {
+    /// Reads file `file` on this thread with the journal's `slot` saying so.
+    func readNow(_ file: Int, with reader: MusicFileReader, slot: Int) -> FileReadOutcome {
+        let relativePath = paths[file]
         let path = mountPoint == "/" ? "/" + relativePath : mountPoint + "/" + relativePath
         let decoding = decodesFirstFrame
         guard let journal else { return reader.read(path: path, decodingFirstFrame: decoding) }
         return journal.reading(slot: slot, relativePath) { reader.read(path: path, decodingFirstFrame: decoding) }
     }
 
-    /// Asks for `relativePath` to be read (once).
-    func submit(_ relativePath: String) {
+    /// Asks for file `file` to be read (once).
+    func submit(_ file: Int) {
         lock.lock()
-        if !closed && entries[relativePath] == nil {
-            entries[relativePath] = .queued
-            queue.append(relativePath)
+        if !closed, case .waiting = entries[file] {
+            entries[file] = .queued
+            queue.append(file)
             lock.signal()
         }
         lock.unlock()
     }
 
     /// Takes the next queued file off the queue and marks it being read. Call with `lock` held.
-    private func claimNext() -> String? {
+    private func claimNext() -> Int? {
         while queueHead < queue.count {
-            let path = queue[queueHead]
+            let file = queue[queueHead]
             queueHead += 1
             if queueHead > 4096 && queueHead * 2 > queue.count {
                 queue.removeFirst(queueHead)
                 queueHead = 0
             }
-            if case .queued? = entries[path] {
-                entries[path] = .reading
-                return path
+            if case .queued = entries[file] {
+                entries[file] = .reading
+                return file
             }
         }
         return nil
     }
 
-    /// Reads `path` (claimed by this thread) and publishes the outcome.
-    private func read(_ path: String, with reader: MusicFileReader, slot: Int) {
-        let outcome = readNow(path, with: reader, slot: slot)
+    /// Reads file `file` (claimed by this thread) and publishes the outcome.
+    private func read(_ file: Int, with reader: MusicFileReader, slot: Int) {
+        let outcome = readNow(file, with: reader, slot: slot)
         lock.lock()
-        entries[path] = .done(outcome)
+        entries[file] = .done(outcome)
         readCount += 1
         lock.broadcast()
         lock.unlock()
@@ -128,31 +136,31 @@ final class ReadPool: @unchecked Sendable {
         while true {
             while !closed && queueHead == queue.count { lock.wait() }
             if closed || isCancelled { break }
-            guard let path = claimNext() else { continue }
+            guard let file = claimNext() else { continue }
             lock.unlock()
-            read(path, with: reader, slot: slot)
+            read(file, with: reader, slot: slot)
             lock.lock()
         }
         lock.unlock()
     }
 
-    /// The outcome of `relativePath`: read by a helper, or by this thread now when nobody has
+    /// The outcome of file `file`: read by a helper, or by this thread now when nobody has
     /// started on it. While a helper is still reading it, this thread reads other queued files.
     /// Nil when the scan was cancelled meanwhile.
-    func outcome(for relativePath: String, reader: MusicFileReader) -> FileReadOutcome? {
+    func outcome(for file: Int, reader: MusicFileReader) -> FileReadOutcome? {
         lock.lock()
         defer { lock.unlock() }
         while !isCancelled {
-            switch entries[relativePath] {
-            case .done(let outcome)?:
-                entries[relativePath] = nil
+            switch entries[file] {
+            case .done(let outcome):
+                entries[file] = .waiting
                 return outcome
-            case nil, .queued?:
-                entries[relativePath] = .reading
+            case .waiting, .queued:
+                entries[file] = .reading
                 lock.unlock()
-                read(relativePath, with: reader, slot: ScanReadJournal.scanningThreadSlot)
+                read(file, with: reader, slot: ScanReadJournal.scanningThreadSlot)
                 lock.lock()
-            case .reading?:
+            case .reading:
                 if let other = claimNext() {
                     lock.unlock()
                     read(other, with: reader, slot: ScanReadJournal.scanningThreadSlot)

@@ -26,8 +26,9 @@ enum RememberedContents {
         var problems = ProblemList(limits: limits)
         var unconfirmed: [ScannedFile] = []
         files.reserveCapacity(rows.count)
-        for path in rows.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            let row = rows[path]!
+        for key in rows.keys.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
+            let row = rows[key]!
+            let path = key.path
             let file = ScannedFile(relativePath: path, size: row.size, modificationTime: row.modificationTime)
             switch row.outcome {
             case .known(let track, let warnings):

@@ -50,18 +50,18 @@ struct ScanFingerprint: Sendable {
     }
 
     /// What the scan knew about each FLAC file, by path (to continue from it when a few changed).
-    func knownFiles(tracks: [Track]) -> [String: IndexedFile] {
-        var known: [String: IndexedFile] = [:]
+    func knownFiles(tracks: [Track]) -> [PathKey: IndexedFile] {
+        var known: [PathKey: IndexedFile] = [:]
         known.reserveCapacity(files.count)
         for entry in files {
             if entry >= 0 {
                 let track = tracks[Int(entry)]
-                known[track.relativePath] = IndexedFile(
+                known[PathKey(track.relativePath)] = IndexedFile(
                     size: track.fileSize, modificationTime: track.modificationTime,
                     outcome: .known(track, warnings: trackWarnings[entry] ?? []))
             } else {
                 let left = unplayable[Int(-1 - entry)]
-                known[left.file.relativePath] = IndexedFile(
+                known[PathKey(left.file.relativePath)] = IndexedFile(
                     size: left.file.size, modificationTime: left.file.modificationTime,
                     outcome: .unplayable(reason: left.reason))
             }

@@ -138,14 +138,14 @@ final class VolumeIndex {
 
     // MARK: - reading
 
-    /// The stored files by path. Playable ones come as tracks of `volume`, made straight from the
+    /// The stored files by path (its bytes). Playable ones come as tracks of `volume`, made straight from the
     /// row's bytes: strings only for what the track keeps (path, title, and artist, album, genre
     /// and date values `strings` has not seen), raw tag arrays only for fields with several values,
     /// and the extra tags (their values shared through `strings` too).
     ///
     /// - Parameter expected: about how many rows there are (room is made for them at once).
     func loadFiles(expected: Int = 0, volume: TrackVolume, strings: inout StringPool) throws(SQLiteError)
-        -> [String: IndexedFile]
+        -> [PathKey: IndexedFile]
     {
         let s = try database.prepare(
             """
@@ -153,7 +153,7 @@ final class VolumeIndex {
                    track, tracktotal, disc, disctotal, rate, channels, bits, frames, picture, extras, replaygain,
                    confirmed FROM files
             """)
-        var result: [String: IndexedFile] = [:]
+        var result: [PathKey: IndexedFile] = [:]
         result.reserveCapacity(expected)
         var previous: Track?
         while try s.step() {
@@ -219,22 +219,22 @@ final class VolumeIndex {
                 previous = track
                 outcome = .known(track, warnings: Self.split(s.string(4)))
             }
-            result[path] = IndexedFile(
+            result[PathKey(path)] = IndexedFile(
                 size: file.size, modificationTime: file.modificationTime, outcome: outcome, confirmed: s.int(22) != 0)
         }
         return result
     }
 
-    func loadPlaylists() throws(SQLiteError) -> [String: IndexedPlaylist] {
+    func loadPlaylists() throws(SQLiteError) -> [PathKey: IndexedPlaylist] {
         let s = try database.prepare("SELECT path, size, mtime, name, entries, warnings FROM playlists")
-        var result: [String: IndexedPlaylist] = [:]
+        var result: [PathKey: IndexedPlaylist] = [:]
         while try s.step() {
             guard let path = s.string(0) else { continue }
             let entries = (s.string(4) ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let playlist = PlaylistFile(
                 relativePath: path, name: s.string(3) ?? PlaylistParser.stem(path),
                 entries: entries.count == 1 && entries[0].isEmpty ? [] : entries, warnings: Self.split(s.string(5)))
-            result[path] = IndexedPlaylist(size: s.int64(1), modificationTime: s.int64(2), playlist: playlist)
+            result[PathKey(path)] = IndexedPlaylist(size: s.int64(1), modificationTime: s.int64(2), playlist: playlist)
         }
         return result
     }

@@ -112,16 +112,13 @@ public final class VolumeScanner {
         // The read journal beside the index: what crashed the last run is not read again.
         let journaled = indexPath.flatMap { ScanReadJournal.open(path: $0 + ".reading", slots: readerThreads + 1) }
         let leftovers = journaled?.1 ?? ScanReadJournal.Leftovers()
-        let reads = ReadPool(
-            mountPoint: mountPoint, limits: limits, cancellation: cancellation, journal: journaled?.0,
-            decodesFirstFrame: decodesFirstFrames)
-        defer { reads.close() }
         // Contents stand for a later identical walk only when nothing here must be retried.
         var reusable = true
         var indexProblems: [LibraryProblem] = []
         var index: VolumeIndex?
-        var known: [String: IndexedFile] = [:]
-        var knownPlaylists: [String: IndexedPlaylist] = [:]
+        // By the paths' bytes (`PathKey`), as the walk found them.
+        var known: [PathKey: IndexedFile] = [:]
+        var knownPlaylists: [PathKey: IndexedPlaylist] = [:]
         // Tracks kept from the previous contents hold its volume reference: new ones share it.
         let place =
             previous.flatMap { $0.mountPoint == mountPoint && $0.volume == volume ? $0.tracks.first?.volumePlace : nil }
@@ -181,7 +178,7 @@ public final class VolumeScanner {
                 // An index that had to be made anew holds none of them: every file is read.
                 if indexPath == nil || index.map({ !$0.isNew }) == true {
                     known = old.knownFiles(tracks: previous.tracks)
-                    for file in previous.unconfirmed { known[file.relativePath]?.confirmed = false }
+                    for file in previous.unconfirmed { known[PathKey(file.relativePath)]?.confirmed = false }
                 }
             } else {
                 openTheIndex(expected: walk.musicFiles.count)
@@ -231,17 +228,18 @@ public final class VolumeScanner {
         var toRead: [String] = []
         var readIndex: [Int] = []
         var matchedRows = 0
-        let crashed = Set(leftovers.crashed)
+        let crashed = Set(leftovers.crashed.map(PathKey.init))
         for (i, file) in walk.musicFiles.enumerated() {
-            if let old = known[file.relativePath] {
+            let key = PathKey(file.relativePath)
+            if let old = known[key] {
                 matchedRows += 1
-                if old.stands(for: file) && !crashed.contains(file.relativePath) {
+                if old.stands(for: file) && !crashed.contains(key) {
                     if !old.confirmed { unconfirmedKnown.insert(i) }
                     cached.append(old.outcome)
                     continue
                 }
             }
-            if crashed.contains(file.relativePath) {
+            if crashed.contains(key) {
                 let outcome = StoredOutcome.unplayable(reason: Self.crashedReason)
                 write { try $0.store(file, outcome) }
                 cached.append(outcome)
@@ -253,6 +251,10 @@ public final class VolumeScanner {
         }
         stats.filesRead = toRead.count
         stats.filesUnchanged = walk.musicFiles.count - toRead.count
+        let reads = ReadPool(
+            mountPoint: mountPoint, paths: toRead, limits: limits, cancellation: cancellation,
+            journal: journaled?.0, decodesFirstFrame: decodesFirstFrames)
+        defer { reads.close() }
         let unchanged = stats.filesUnchanged
         progress(unchanged)
 
@@ -307,21 +309,21 @@ public final class VolumeScanner {
         }
         // Suspects of a death without a fault are read first, alone, each in the journal's own slot.
         if !leftovers.suspects.isEmpty {
-            let suspects = Set(leftovers.suspects)
-            for path in toRead where suspects.contains(path) {
-                reads.preset(path, reads.readNow(path, with: reader, slot: ScanReadJournal.suspectSlot))
+            let suspects = Set(leftovers.suspects.map(PathKey.init))
+            for (k, path) in toRead.enumerated() where suspects.contains(PathKey(path)) {
+                reads.preset(k, reads.readNow(k, with: reader, slot: ScanReadJournal.suspectSlot))
             }
         }
         // Submitted a window ahead of the files taken, so what is read ahead and not yet taken
         // stays bounded however many files the stick holds.
         let window = Self.readAheadFiles
-        for path in toRead.prefix(window) { reads.submit(path) }
+        for k in toRead.indices.prefix(window) { reads.submit(k) }
         // A helper thread pays off only with enough files to share.
         reads.startHelpers(min(readerThreads - 1, toRead.count / 32))
         var reported = 0
-        for (k, path) in toRead.enumerated() {
-            guard let fresh = reads.outcome(for: path, reader: reader) else { break }
-            if k + window < toRead.count { reads.submit(toRead[k + window]) }
+        for k in toRead.indices {
+            guard let fresh = reads.outcome(for: k, reader: reader) else { break }
+            if k + window < toRead.count { reads.submit(k + window) }
             let i = readIndex[k]
             catchUp(to: i)
             let file = walk.musicFiles[i]
@@ -344,17 +346,18 @@ public final class VolumeScanner {
         if cancellation?.isCancelled == true { throw ScanError(message: "scan cancelled") }
         catchUp(to: walk.musicFiles.count)
         // Rows whose file is gone (there are some when not every row was matched by a file).
-        let present =
-            matchedRows < known.count || !walk.playlists.isEmpty ? Set(walk.musicFiles.map(\.relativePath)) : []
-        for path in known.keys where matchedRows < known.count && !present.contains(path) {
-            write { try $0.deleteFile(path) }
-            stats.filesRemoved += 1
+        if matchedRows < known.count {
+            let present = Set(walk.musicFiles.lazy.map { PathKey($0.relativePath) })
+            for key in known.keys where !present.contains(key) {
+                write { try $0.deleteFile(key.path) }
+                stats.filesRemoved += 1
+            }
         }
 
         // Playlists: parsed when new or changed, resolved every time (the files they name may change).
         var parsed: [PlaylistFile] = []
         for file in walk.playlists {
-            if let old = knownPlaylists[file.relativePath], old.size == file.size,
+            if let old = knownPlaylists[PathKey(file.relativePath)], old.size == file.size,
                 old.modificationTime == file.modificationTime
             {
                 parsed.append(old.playlist)
@@ -381,9 +384,9 @@ public final class VolumeScanner {
             write { try $0.store(file, playlist: playlist) }
             parsed.append(playlist)
         }
-        let presentPlaylists = Set(walk.playlists.map(\.relativePath))
-        for path in knownPlaylists.keys where !presentPlaylists.contains(path) {
-            write { try $0.deletePlaylist(path) }
+        let presentPlaylists = Set(walk.playlists.lazy.map { PathKey($0.relativePath) })
+        for key in knownPlaylists.keys where !presentPlaylists.contains(key) {
+            write { try $0.deletePlaylist(key.path) }
         }
         write { try $0.setMeta("mountPoint", mountPoint) }
         write { try $0.setMeta("volume", volume.rawValue) }
@@ -400,14 +403,17 @@ public final class VolumeScanner {
             current.checkpoint()
         }
 
-        let playable = walk.playlists.isEmpty ? [] : Set(tracks.map(\.relativePath))
+        let playable = walk.playlists.isEmpty ? [] : Set(tracks.lazy.map { PathKey($0.relativePath) })
         let unplayable =
             walk.playlists.isEmpty
             ? [:]
             : Dictionary(
-                problems.kept.filter { $0.severity == .excluded }.map { ($0.relativePath, $0.reason) },
+                problems.kept.filter { $0.severity == .excluded }.map { (PathKey($0.relativePath), $0.reason) },
                 uniquingKeysWith: { a, _ in a })
-        let resolver = PlaylistResolver(mountPoint: mountPoint, files: present)
+        // The resolver matches a playlist's text by String (canonical equivalence): an entry
+        // written in another normalization than the file's name still finds it.
+        let resolver = PlaylistResolver(
+            mountPoint: mountPoint, files: walk.playlists.isEmpty ? [] : Set(walk.musicFiles.map(\.relativePath)))
         var playlists: [ResolvedPlaylist] = []
         for playlist in parsed {
             for warning in playlist.warnings {
@@ -420,11 +426,11 @@ public final class VolumeScanner {
             for (number, entry) in playlist.entries.enumerated() {
                 let why: String
                 switch resolver.resolve(entry, playlistFolder: folder) {
-                case .file(let path) where playable.contains(path):
+                case .file(let path) where playable.contains(PathKey(path)):
                     paths.append(path)
                     continue
                 case .file(let path):
-                    why = "cannot be played (\(unplayable[path] ?? "unplayable"))"
+                    why = "cannot be played (\(unplayable[PathKey(path)] ?? "unplayable"))"
                 case .failed(let reason):
                     why = reason
                 }
@@ -504,7 +510,7 @@ public final class VolumeScanner {
 
     private static func openIndex(
         _ path: String, expected: Int, loadingFiles: Bool, volume: TrackVolume, strings: inout StringPool
-    ) throws(SQLiteError) -> (VolumeIndex, [String: IndexedFile], [String: IndexedPlaylist]) {
+    ) throws(SQLiteError) -> (VolumeIndex, [PathKey: IndexedFile], [PathKey: IndexedPlaylist]) {
         do {
             let index = try VolumeIndex(path: path)
             let files = loadingFiles ? try index.loadFiles(expected: expected, volume: volume, strings: &strings) : [:]

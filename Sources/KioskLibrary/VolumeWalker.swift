@@ -510,7 +510,8 @@ final class FolderPrefetch: @unchecked Sendable {
     /// Music files, playlists and covers listed: past `maxFiles` the walk stops anyway.
     private var files = 0
     private var folders: Set<VolumeWalker.FileID>
-    private var listings: [String: VolumeWalker.FolderListing] = [:]
+    /// By the folder's absolute path (its bytes).
+    private var listings: [PathKey: VolumeWalker.FolderListing] = [:]
 
     private init(root: String, rootDevice: UInt64, rootInode: UInt64, limits: ScanLimits) {
         self.rootDevice = rootDevice
@@ -579,7 +580,7 @@ final class FolderPrefetch: @unchecked Sendable {
             if cancelled {
                 stopped = true
             } else {
-                listings[folder.absolute] = listing
+                listings[PathKey(folder.absolute)] = listing
                 entries += listing.seen
                 files += listing.entries.count - subfolders.count
                 if entries >= limits.maxEntries || files >= limits.maxFiles { stopped = true }
@@ -596,7 +597,7 @@ final class FolderPrefetch: @unchecked Sendable {
     /// The listing of `absolute` made ahead, unless it looked at more entries than the walk has
     /// left (then the walk lists the folder again, to cut it off where a walk on one thread would).
     func take(_ absolute: String, budget: Int) -> VolumeWalker.FolderListing? {
-        guard let listing = listings.removeValue(forKey: absolute), listing.seen <= budget else { return nil }
+        guard let listing = listings.removeValue(forKey: PathKey(absolute)), listing.seen <= budget else { return nil }
         return listing
     }
 }

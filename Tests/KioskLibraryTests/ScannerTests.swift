@@ -17,6 +17,20 @@ import Testing
         return library
     }
 
+    @Test func namesThatDifferOnlyInUnicodeNormalizationAreTwoTracksEachFoundByItsOwnPath() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        // Two files on Linux: "Café" composed (NFC) and decomposed (NFD), as macOS writes it.
+        let composed = "Caf\u{E9}.flac"
+        let decomposed = "Cafe\u{301}.flac"
+        try library.track(composed, title: "Composed")
+        try library.track(decomposed, title: "Decomposed")
+        let catalog = try library.catalog()
+        #expect(catalog.trackCount == 2)
+        #expect(catalog.track(volume: library.volume, relativePath: composed)?.title == "Composed")
+        #expect(catalog.track(volume: library.volume, relativePath: decomposed)?.title == "Decomposed")
+    }
+
     @Test func parallelReadersGiveTheSameCatalogAsOne() throws {
         let library = try makeLibrary(tracks: 90)
         defer { library.remove() }

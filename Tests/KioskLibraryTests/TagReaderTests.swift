@@ -192,6 +192,39 @@ import Testing
         #expect(FLACFileReader(limits: limits).embeddedPicture(path: library.root + "/a.flac") == nil)
     }
 
+    @Test func aCommentBlockLargerThanTheReadWindowIsReadWhole() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let filler = (0..<50).map { (name: "COMMENT", value: String(repeating: "c", count: 1000) + "\($0)") }
+        try library.flac("a.flac", filler + [("TITLE", "After 50 KB of comments")])
+        let (info, warnings) = try playable(read(library, "a.flac"))
+        #expect(info.tags.titles == ["After 50 KB of comments"])
+        #expect(warnings.isEmpty)
+    }
+
+    @Test func aFLACFileWhoseHeadersFitInOnePageIsReadWithOneReadCall() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.flac("a.flac", [("TITLE", "One read")], seconds: 0.2)
+        let reader = MusicFileReader()
+        // Read calls of this thread (pread included), from the kernel's count.
+        func readCalls() throws -> Int {
+            let text = String(decoding: try Syscalls.readFile("/proc/thread-self/io"), as: UTF8.self)
+            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("syscr:") })
+            return try #require(line.split(separator: " ").last.flatMap { Int($0) })
+        }
+        // What reading the count costs, taken off below.
+        let first = try readCalls()
+        let own = try readCalls() - first
+        let before = try readCalls()
+        let outcome = reader.read(path: library.root + "/a.flac", decodingFirstFrame: false)
+        let calls = try readCalls() - before - own
+        let (info, _) = try playable(outcome)
+        #expect(info.tags.titles == ["One read"])
+        #expect(!info.firstFrameDecoded)
+        #expect(calls == 1, "format, marker, STREAMINFO, tags and the first frame's header in one pread")
+    }
+
     // MARK: - playability
 
     @Test func id3v2TagBeforeTheStreamIsSkipped() throws {

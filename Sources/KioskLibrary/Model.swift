@@ -224,6 +224,24 @@ public struct Track: Sendable, Hashable {
     /// them carries no room for them).
     public var replayGain: ReplayGainInfo? { rawTags?.replayGain }
 
+    /// The first ALBUM tag value, nil when the file has none (without building `tags`).
+    public var firstAlbumTag: String? {
+        if let several = rawTags?.several { return several.tags.albums.first }
+        return flags.contains(.albumTag) ? album : nil
+    }
+
+    /// Calls `body` with each ARTIST tag value, then each ALBUM tag value (without building
+    /// `tags`): what MPD's `stats` counts.
+    public func forEachArtistAndAlbumTag(artist: (String) -> Void, album: (String) -> Void) {
+        if let several = rawTags?.several {
+            several.tags.artists.forEach(artist)
+            several.tags.albums.forEach(album)
+            return
+        }
+        if flags.contains(.artistTag) { artist(self.artist) }
+        if flags.contains(.albumTag) { album(self.album) }
+    }
+
     /// The first ARTIST value (the display fallback when there is none).
     var firstArtist: String { rawTags?.several?.tags.artists.first ?? artist }
 

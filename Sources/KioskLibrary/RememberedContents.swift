@@ -23,11 +23,11 @@ enum RememberedContents {
         var files: [Int32] = []
         var unplayable: [ScanFingerprint.UnplayableFile] = []
         var trackWarnings: [Int32: [String]] = [:]
-        var problems = ProblemList(limits: limits)
+        var found: [LibraryProblem] = []
         var unconfirmed: [ScannedFile] = []
         files.reserveCapacity(rows.count)
-        for key in rows.keys.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
-            let row = rows[key]!
+        // Any order: the catalog sorts.
+        for (key, row) in rows {
             let path = key.path
             let file = ScannedFile(relativePath: path, size: row.size, modificationTime: row.modificationTime)
             switch row.outcome {
@@ -36,7 +36,7 @@ enum RememberedContents {
                 files.append(Int32(tracks.count - 1))
                 if !warnings.isEmpty { trackWarnings[Int32(tracks.count - 1)] = warnings }
                 for warning in warnings {
-                    problems.append(
+                    found.append(
                         LibraryProblem(volume: volume, relativePath: path, reason: warning, severity: .warning))
                 }
                 if !row.confirmed { unconfirmed.append(file) }
@@ -44,10 +44,15 @@ enum RememberedContents {
                 // The index stores tracks, not read results: not a row it gives.
                 continue
             case .unplayable(let reason):
-                problems.append(LibraryProblem(volume: volume, relativePath: path, reason: reason))
+                found.append(LibraryProblem(volume: volume, relativePath: path, reason: reason))
                 files.append(Int32(-1 - unplayable.count))
                 unplayable.append(ScanFingerprint.UnplayableFile(file: file, reason: reason))
             }
+        }
+        // The problem list counts per folder: in path order, as a scan lists them.
+        var problems = ProblemList(limits: limits)
+        for problem in found.sorted(by: { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) }) {
+            problems.append(problem)
         }
         let fingerprint = ScanFingerprint(
             files: files, unplayable: unplayable, trackWarnings: trackWarnings, playlists: [], coverFiles: [],

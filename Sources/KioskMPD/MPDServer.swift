@@ -72,6 +72,7 @@ public final class MPDServer {
     /// The time the clients' backlog may take (see `MPDBacklogShare`).
     private var backlogShare: MPDBacklogShare
     var databaseView: MPDDatabase?
+    private var summaryOfCatalog: MPDCatalogSummary?
     let artwork: MPDArtworkLoader
     /// The clients' saved playlists and stickers, in the state directory; nil without one.
     lazy var storedPlaylists: MPDStoredPlaylists? = settings.stateDirectory.map {
@@ -647,6 +648,15 @@ public final class MPDServer {
     func noteChanges() { playerChanged() }
 
     // MARK: - the database view
+
+    /// What `stats` says of the catalog (made again after the catalog changes).
+    var catalogSummary: MPDCatalogSummary {
+        let catalog = player.catalog ?? .empty
+        if let summary = summaryOfCatalog, summary.catalog === catalog { return summary }
+        let summary = MPDCatalogSummary(catalog: catalog)
+        summaryOfCatalog = summary
+        return summary
+    }
 
     /// The catalog as MPD's database (rebuilt after the catalog changes).
     var database: MPDDatabase {

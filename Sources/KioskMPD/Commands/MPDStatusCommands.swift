@@ -65,11 +65,10 @@ enum MPDStatusCommands {
 
     static func stats(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let c = r.connection
-        let db = s.database
-        let summary = db.summary
+        let summary = s.catalogSummary
         c.write("uptime: \((Syscalls.monotonicNanoseconds() - s.startedAtNs) / 1_000_000_000)\n")
         c.write("playtime: \(s.state.playedNs / 1_000_000_000)\n")
-        c.write("artists: \(summary.artists)\nalbums: \(summary.albums)\nsongs: \(db.catalog.trackCount)\n")
+        c.write("artists: \(summary.artists)\nalbums: \(summary.albums)\nsongs: \(summary.songs)\n")
         c.write("db_playtime: \(summary.seconds)\ndb_update: \(s.state.databaseUpdated)\n")
         return .done
     }

@@ -9,7 +9,7 @@ public enum Syscalls {
     /// Runs `body` until it does not fail with EINTR. `body` returns -1 and sets errno on failure.
     /// The one place that retries EINTR: a call site outside `Syscalls` that makes its own C call
     /// (a shim, a callback of a C library) wraps it in this rather than looping itself.
-    @inline(__always)
+    @inlinable
     public static func retrying<T: BinaryInteger>(_ what: @autoclosure () -> String, _ body: () -> T) throws(Errno) -> T
     {
         while true {

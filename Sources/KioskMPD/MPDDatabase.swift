@@ -166,7 +166,7 @@ enum MPDTag: String, CaseIterable, Sendable {
 final class MPDDatabase {
     struct Directory {
         var subdirectories: [String] = []
-        /// Indices into `catalog.allTracks`, in MPD's song order (`songPrecedes`).
+        /// Indices into `catalog.allTracks`, in MPD's song order (`SongOrder`).
         var tracks: [Int] = []
         /// Indices into `playlists`.
         var playlists: [Int] = []
@@ -336,12 +336,9 @@ final class MPDDatabase {
 
     /// MPD's order of the songs of a directory (src/db/plugins/simple/SongSort.cxx): by album
     /// (none first), disc, track (none or 0 first), then file name.
-    static func songPrecedes(_ a: Track, _ uriA: String, _ b: Track, _ uriB: String) -> Bool {
-        SongOrder(a, uri: uriA).precedes(SongOrder(b, uri: uriB))
-    }
-
-    /// A song's place in `songPrecedes`' order, made once per song so a directory's sort compares
-    /// prepared keys (lower-cased once) instead of making them at each comparison.
+    ///
+    /// A song's place in that order, made once per song so a directory's sort compares prepared
+    /// keys (lower-cased once) instead of making them at each comparison.
     struct SongOrder {
         let album: String?
         let albumLowered: String?

@@ -90,6 +90,46 @@ func damageFramePayloads(_ bytes: inout [UInt8]) {
     }
 }
 
+/// Scans `music` with a library and runs its playability pass to the end: the scan lists all
+/// `listed` files (their headers are sound), then the pass takes out each of `damaged`, with one
+/// reason that begins `reasonsBeginWith` and says it was found after the scan listed it. Returns
+/// the catalog after the pass.
+func expectThePassTakesOut(
+    _ damaged: [String], of music: TestLibrary, listed: Int, reasonsBeginWith prefix: String = "",
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> Catalog {
+    let state = try TemporaryDirectory("kiosk-state")
+    defer { state.remove() }
+    let loop = try EventLoop()
+    let log = EventLog()
+    var counts: [Int] = []
+    let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, catalog in
+        log.record(event, catalog)
+        if case .catalogChanged = event { counts.append(catalog.trackCount) }
+    }
+    defer { library.stop() }
+    library.addVolume(path: music.root)
+    #expect(
+        try loop.run(
+            until: { log.finished == 1 && !library.isCheckingPlayability }, timeoutNanoseconds: 30_000_000_000),
+        sourceLocation: sourceLocation)
+    let id = VolumeIdentity.identify(directory: music.root)
+    #expect(counts.first == listed, "catalogs: \(counts)", sourceLocation: sourceLocation)
+    #expect(counts.last == listed - damaged.count, "catalogs: \(counts)", sourceLocation: sourceLocation)
+    for path in damaged {
+        #expect(
+            library.catalog.track(volume: id, relativePath: path) == nil, "\(path) can still be chosen",
+            sourceLocation: sourceLocation)
+        let reasons = library.catalog.problems.filter { $0.relativePath == path }.map(\.reason)
+        #expect(reasons.count == 1, "\(path): \(reasons)", sourceLocation: sourceLocation)
+        let reason = reasons.first ?? ""
+        #expect(
+            reason.hasPrefix(prefix) && reason.hasSuffix(" (found after the scan listed it)"), "\(path): \(reason)",
+            sourceLocation: sourceLocation)
+    }
+    return library.catalog
+}
+
 @Suite(.serialized) struct PlayabilityPassTests {
     /// A stick of 20 files, every fifth one damaged so that only decoding finds it.
     func stickWithAFifthDamaged() throws -> (TestLibrary, damaged: [String]) {
@@ -111,33 +151,9 @@ func damageFramePayloads(_ bytes: inout [UInt8]) {
     @Test func filesThatFailOnlyAtDecodeLeaveTheCatalogOnceThePassReachesThem() throws {
         let (music, damaged) = try stickWithAFifthDamaged()
         defer { music.remove() }
-        let state = try TemporaryDirectory("kiosk-state")
-        defer { state.remove() }
-        let loop = try EventLoop()
-        let log = EventLog()
-        var catalogs: [Int] = []
-        let library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: []) { event, catalog in
-            log.record(event, catalog)
-            if case .catalogChanged = event { catalogs.append(catalog.trackCount) }
-        }
-        library.addVolume(path: music.root)
-        #expect(
-            try loop.run(
-                until: { log.finished == 1 && !library.isCheckingPlayability }, timeoutNanoseconds: 30_000_000_000))
-        let id = VolumeIdentity.identify(directory: music.root)
-        // The scan listed all 20 (headers are sound); the pass then took the damaged ones out.
-        #expect(catalogs.first == 20)
-        #expect(catalogs.last == 16)
-        #expect(library.catalog.trackCount == 16)
-        for path in damaged {
-            #expect(library.catalog.track(volume: id, relativePath: path) == nil, "\(path) can still be chosen")
-            let reasons = library.catalog.problems.filter { $0.relativePath == path }.map(\.reason)
-            #expect(reasons.count == 1, "\(path): \(reasons)")
-            #expect(reasons.first?.hasPrefix("the first audio frame does not decode: ") == true, "\(path)")
-            #expect(reasons.first?.hasSuffix(" (found after the scan listed it)") == true, "\(path)")
-        }
-        #expect(library.catalog.collections(in: .album).first?.trackCount == 16)
-        library.stop()
+        let catalog = try expectThePassTakesOut(
+            damaged, of: music, listed: 20, reasonsBeginWith: "the first audio frame does not decode: ")
+        #expect(catalog.collections(in: .album).first?.trackCount == 16)
     }
 
     @Test func theIndexRemembersWhatThePassFoundSoARestartChecksNothingAgain() throws {
@@ -174,6 +190,36 @@ func damageFramePayloads(_ bytes: inout [UInt8]) {
         defer { music.remove() }
         let catalog = try music.catalog()
         #expect(catalog.trackCount == 16)
+        #expect(Set(catalog.problems.map(\.relativePath)) == Set(damaged))
+    }
+}
+
+@Suite(.serialized, .needsTagEncoders) struct MixedPlayabilityPassTests {
+    /// A stick of an MP3, an M4A and an Ogg Vorbis file, each also damaged so that only decoding
+    /// finds it.
+    func stickWithDamagedAudio() throws -> (TestLibrary, damaged: [String]) {
+        let music = try TestLibrary()
+        try Syscalls.mkdirs(music.root + "/Album")
+        try DamagedAudio.mp3(music.root + "/Album/1.mp3", damaged: false)
+        try DamagedAudio.mp3(music.root + "/Album/2.mp3", damaged: true)
+        try DamagedAudio.m4a(music.root + "/Album/3.m4a", damaged: false)
+        try DamagedAudio.m4a(music.root + "/Album/4.m4a", damaged: true)
+        try DamagedAudio.vorbis(music.root + "/Album/5.ogg", damaged: false)
+        try DamagedAudio.vorbis(music.root + "/Album/6.ogg", damaged: true)
+        return (music, ["Album/2.mp3", "Album/4.m4a", "Album/6.ogg"])
+    }
+
+    @Test func filesThatFailOnlyAtDecodeLeaveTheCatalogOnceThePassReachesThem() throws {
+        let (music, damaged) = try stickWithDamagedAudio()
+        defer { music.remove() }
+        _ = try expectThePassTakesOut(damaged, of: music, listed: 6)
+    }
+
+    @Test func theScanWithoutTheLibraryStillDecodesEveryFirstBlock() throws {
+        let (music, damaged) = try stickWithDamagedAudio()
+        defer { music.remove() }
+        let catalog = try music.catalog()
+        #expect(catalog.trackCount == 3)
         #expect(Set(catalog.problems.map(\.relativePath)) == Set(damaged))
     }
 }

@@ -7,7 +7,20 @@ import Testing
 
 /// A restart lists what the volume's index remembers before the scan's walk, then the scan's
 /// own catalog replaces it.
-@Suite(.serialized) struct RememberedContentsTests {
+@Suite(.serialized) final class RememberedContentsTests {
+    let music: TestLibrary
+    let state: TemporaryDirectory
+
+    init() throws {
+        music = try TestLibrary()
+        state = try TemporaryDirectory("kiosk-state")
+    }
+
+    deinit {
+        music.remove()
+        state.remove()
+    }
+
     /// What one event brought: its kind and the catalog's track paths after it.
     struct Seen {
         let finished: Bool
@@ -15,8 +28,8 @@ import Testing
     }
 
     /// A library over `state`'s indexes that keeps, for each scan end and catalog change, the
-    /// catalog's paths; run until the first scan (and its playability pass) has ended.
-    func run(_ music: TestLibrary, state: TemporaryDirectory) throws -> [Seen] {
+    /// catalog's paths; run until the first scan of `music` (and its playability pass) has ended.
+    func run() throws -> [Seen] {
         let loop = try EventLoop()
         var seen: [Seen] = []
         var library: Library?
@@ -37,24 +50,20 @@ import Testing
         return seen
     }
 
-    func album(_ music: TestLibrary, _ numbers: ClosedRange<Int>) throws {
+    func album(_ numbers: ClosedRange<Int>) throws {
         for i in numbers {
             try music.track("Album/\(i < 10 ? "0" : "")\(i).flac", title: "T\(i)", artist: "Band", album: "Album")
         }
     }
 
     @Test func aRestartListsTheIndexsTracksBeforeTheWalkAndTheScanThenCorrectsThem() throws {
-        let music = try TestLibrary()
-        defer { music.remove() }
-        let state = try TemporaryDirectory("kiosk-state")
-        defer { state.remove() }
-        try album(music, 1...5)
-        _ = try run(music, state: state)
+        try album(1...5)
+        _ = try run()
         // While the box was off: one file deleted, one added.
         #expect(unlink(music.root + "/Album/03.flac") == 0)
-        try album(music, 6...6)
+        try album(6...6)
 
-        let seen = try run(music, state: state)
+        let seen = try run()
         let remembered: Set = ["Album/01.flac", "Album/02.flac", "Album/03.flac", "Album/04.flac", "Album/05.flac"]
         let scanned: Set = ["Album/01.flac", "Album/02.flac", "Album/04.flac", "Album/05.flac", "Album/06.flac"]
         #expect(seen.first?.finished == false, "the first catalog came before the scan's end: \(seen)")
@@ -63,30 +72,22 @@ import Testing
     }
 
     @Test func aVolumeWithNoIndexIsListedOnlyByItsScan() throws {
-        let music = try TestLibrary()
-        defer { music.remove() }
-        let state = try TemporaryDirectory("kiosk-state")
-        defer { state.remove() }
-        try album(music, 1...3)
-        let seen = try run(music, state: state)
+        try album(1...3)
+        let seen = try run()
         #expect(seen.first?.finished == true, "\(seen)")
         #expect(seen.last?.paths.count == 3)
     }
 
     @Test func anIndexOfAnotherSchemaIsNotListedAndTheScanRebuildsIt() throws {
-        let music = try TestLibrary()
-        defer { music.remove() }
-        let state = try TemporaryDirectory("kiosk-state")
-        defer { state.remove() }
-        try album(music, 1...3)
-        _ = try run(music, state: state)
+        try album(1...3)
+        _ = try run()
         let id = VolumeIdentity.identify(directory: music.root)
         let index = "\(state.path)/library/\(id.rawValue).sqlite"
         do {
             let database = try SQLiteDatabase(path: index)
             try database.execute("PRAGMA user_version = 1")
         }
-        let seen = try run(music, state: state)
+        let seen = try run()
         #expect(seen.first?.finished == true, "\(seen)")
         #expect(seen.last?.paths.count == 3)
     }

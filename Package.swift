@@ -46,25 +46,28 @@ let package = Package(
             cxxSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
             linkerSettings: [.linkedLibrary("dl")]),
 
+        // The one dlopen loader of the three libraries below.
+        .target(
+            name: "CKioskLoader",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
+            linkerSettings: [.linkedLibrary("dl")]),
         // FFmpeg (MP4/M4A), opened with dlopen on first use: its headers only at build time (Debian's
         // libavformat-dev and libavcodec-dev, in the multiarch include path), no link.
         .target(
-            name: "CKioskFFmpeg",
+            name: "CKioskFFmpeg", dependencies: ["CKioskLoader"],
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
             linkerSettings: [.linkedLibrary("dl")]),
         // The resampler of the output stage (as MPD's and squeezelite's): a device that refuses the
         // stream's rate gets it converted, not skipped. libsoxr is opened with dlopen by the first
         // resampler: its header only at build time (libsoxr-dev), no link.
         .target(
-            name: "CKioskSoxr",
-            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
-            linkerSettings: [.linkedLibrary("dl")]),
+            name: "CKioskSoxr", dependencies: ["CKioskLoader"],
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
         // Spoken prompts, synthesized in process (not a program spawned per prompt) by libespeak-ng,
         // opened with dlopen by the first prompt: its header only at build time (libespeak-ng-dev), no link.
         .target(
-            name: "CKioskEspeak",
-            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
-            linkerSettings: [.linkedLibrary("dl")]),
+            name: "CKioskEspeak", dependencies: ["CKioskLoader"],
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
         // The buses boards wire things to: GPIO lines (libgpiod) and spidev.
@@ -148,7 +151,7 @@ let package = Package(
             dependencies: ["KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims"],
             swiftSettings: strict),
         .testTarget(
-            name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskSystem", "KioskTestSupport"],
+            name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskSystem", "KioskTestSupport", "CKioskLoader"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskLibraryTests",

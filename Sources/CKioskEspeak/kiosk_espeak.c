@@ -1,9 +1,7 @@
 // dlopen() of libespeak-ng: see kiosk_espeak.h for why.
 #include "kiosk_espeak.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include "kiosk_loader.h"
 
 // One pointer per function, filled by kes_load; each kes_ function calls through its pointer.
 #define KES_FUNCTIONS(X)                                                                                   \
@@ -22,31 +20,9 @@ KES_FUNCTIONS(KES_POINTER)
     ret kes_##name params { return p_##name args; }
 KES_FUNCTIONS(KES_WRAPPER)
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static int loaded;  // 1: loaded, -1: failed (the reason kept), 0: not tried
-static char load_error[256];
+#define KES_SYMBOL(name, ret, params, args) {#name, (void **)&p_##name},
+static const struct kld_symbol symbols[] = {KES_FUNCTIONS(KES_SYMBOL)};
+static const char *const sonames[] = {KES_SONAME};
+static struct kld_library library = KLD_LIBRARY(KES_SONAME, sonames, symbols, NULL);
 
-static int load_locked(void) {
-    void *handle = dlopen(KES_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        snprintf(load_error, sizeof load_error, "%s", dlerror());
-        return -1;
-    }
-#define KES_RESOLVE(name, ret, params, args)                                   \
-    *(void **)&p_##name = dlsym(handle, #name);                                 \
-    if (!p_##name) {                                                            \
-        snprintf(load_error, sizeof load_error, KES_SONAME " has no %s", #name); \
-        return -1;                                                              \
-    }
-    KES_FUNCTIONS(KES_RESOLVE)
-    return 1;
-}
-
-int kes_load(char *why, size_t why_size) {
-    pthread_mutex_lock(&load_lock);
-    if (loaded == 0) loaded = load_locked();
-    int result = loaded;
-    pthread_mutex_unlock(&load_lock);
-    if (result < 0 && why && why_size > 0) snprintf(why, why_size, "%s", load_error);
-    return result > 0 ? 0 : -1;
-}
+int kes_load(char *why, size_t why_size) { return kld_load(&library, why, why_size); }

@@ -2,9 +2,8 @@
 #include "kiosk_ffmpeg.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <string.h>
+
+#include "kiosk_loader.h"
 
 #define KFF_STRING2(x) #x
 #define KFF_STRING(x) KFF_STRING2(x)
@@ -42,41 +41,22 @@ KFF_FUNCTIONS(KFF_POINTER)
     ret kff_##name params { return p_##name args; }
 KFF_FUNCTIONS(KFF_WRAPPER)
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-static int loaded;  // 1: loaded, -1: failed (the reason kept), 0: not tried
-static char load_error[256];
-
-static void *open_library(const char *name) {
-    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!handle && load_error[0] == 0) snprintf(load_error, sizeof load_error, "%s", dlerror());
-    return handle;
-}
-
-static int load_locked(void) {
-    // The sonames of the headers this was built with (libavformat.so.61 on Debian trixie).
-    void *util = open_library("libavutil.so." KFF_STRING(LIBAVUTIL_VERSION_MAJOR));
-    void *codec = open_library("libavcodec.so." KFF_STRING(LIBAVCODEC_VERSION_MAJOR));
-    void *format = open_library("libavformat.so." KFF_STRING(LIBAVFORMAT_VERSION_MAJOR));
-    if (!util || !codec || !format) return -1;
-    void *handles[] = {format, codec, util};
-#define KFF_RESOLVE(name, ret, params, args)                                           \
-    for (size_t i = 0; i < 3 && !p_##name; i++) *(void **)&p_##name = dlsym(handles[i], #name); \
-    if (!p_##name) {                                                                      \
-        snprintf(load_error, sizeof load_error, "FFmpeg has no %s", #name);             \
-        return -1;                                                                        \
-    }
-    KFF_FUNCTIONS(KFF_RESOLVE)
+// FFmpeg logs to stderr unless told not to (libavutil is the last soname).
+static void quiet_logging(void *const *handles) {
     void (*set_level)(int) = NULL;
-    *(void **)&set_level = dlsym(util, "av_log_set_level");
+    *(void **)&set_level = dlsym(handles[2], "av_log_set_level");
     if (set_level) set_level(AV_LOG_QUIET);
-    return 1;
 }
 
-int kff_load(char *why, size_t why_size) {
-    pthread_mutex_lock(&load_lock);
-    if (loaded == 0) loaded = load_locked();
-    int result = loaded;
-    pthread_mutex_unlock(&load_lock);
-    if (result < 0 && why && why_size > 0) snprintf(why, why_size, "%s", load_error);
-    return result > 0 ? 0 : -1;
-}
+#define KFF_SYMBOL(name, ret, params, args) {#name, (void **)&p_##name},
+static const struct kld_symbol symbols[] = {KFF_FUNCTIONS(KFF_SYMBOL)};
+// The sonames of the headers this was built with (libavformat.so.61 on Debian trixie), searched in
+// this order for each function.
+static const char *const sonames[] = {
+    "libavformat.so." KFF_STRING(LIBAVFORMAT_VERSION_MAJOR),
+    "libavcodec.so." KFF_STRING(LIBAVCODEC_VERSION_MAJOR),
+    "libavutil.so." KFF_STRING(LIBAVUTIL_VERSION_MAJOR),
+};
+static struct kld_library library = KLD_LIBRARY("FFmpeg", sonames, symbols, quiet_logging);
+
+int kff_load(char *why, size_t why_size) { return kld_load(&library, why, why_size); }

@@ -3,46 +3,10 @@ import KioskAudio
 import KioskCore
 import KioskLibrary
 import KioskSystem
-import Synchronization
 
 /// `kiosk-player bench exhibit`: press → first sample of the clip at the device, as exhibit mode
 /// plays it (the real player, library and engine; the attract loop playing when the press comes).
 extension BenchCommand {
-    /// The device's output, noting when a write first carries the clip's marker sample.
-    private final class ClipWatch: AudioOutput, @unchecked Sendable {
-        let inner: any AudioOutput
-        /// Monotonic ns of the first write holding `marker` since `arm` (0: not yet).
-        let seenAt = Atomic<UInt64>(0)
-        let armed = Atomic<Bool>(false)
-        let marker: Int16
-        init(_ inner: any AudioOutput, marker: Int16) {
-            self.inner = inner
-            self.marker = marker
-        }
-        var name: String { inner.name }
-        var isOpen: Bool { inner.isOpen }
-        func configure(_ format: PCMFormat, source: SampleEncoding, bufferMilliseconds: Int) throws(AudioOutputError)
-            -> OutputConfiguration
-        { try inner.configure(format, source: source, bufferMilliseconds: bufferMilliseconds) }
-        func write(_ frames: UnsafeRawPointer, count: Int) -> Int {
-            if armed.load(ordering: .relaxed) && seenAt.load(ordering: .relaxed) == 0 {
-                // The clip is 16-bit stereo at a constant level (the bench makes it so).
-                let samples = frames.assumingMemoryBound(to: Int16.self)
-                for i in 0..<min(count * 2, 64) where samples[i] == marker {
-                    seenAt.store(Syscalls.monotonicNanoseconds(), ordering: .relaxed)
-                    break
-                }
-            }
-            return inner.write(frames, count: count)
-        }
-        func delay() -> Int { inner.delay() }
-        func recover(_ error: Int) -> Int { inner.recover(error) }
-        func pause(_ paused: Bool) -> Bool { inner.pause(paused) }
-        func drain() { inner.drain() }
-        func drop() { inner.drop() }
-        func close() { inner.close() }
-    }
-
     /// A 16-bit stereo 44.1 kHz WAV file whose every sample is `level`.
     private static func constantWAV(_ level: Int16, frames: Int) -> [UInt8] {
         func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
@@ -77,7 +41,11 @@ extension BenchCommand {
         var settings = AudioSettings()
         settings.device = parsed.value("--device") ?? "none"
         settings.realtimePriority = nil
-        let watch = ClipWatch(makeAudioOutput(device: settings.device), marker: marker)
+        // The clip is 16-bit stereo at a constant level: its first write holds the marker.
+        let watch = FirstSampleWatch(makeAudioOutput(device: settings.device)) { frames, count in
+            let samples = frames.assumingMemoryBound(to: Int16.self)
+            return (0..<min(count * 2, 64)).contains { samples[$0] == marker }
+        }
         settings.makeOutput = { _ in watch }
         let engine = try AudioEngine(loop: loop, settings: settings) { box.player?.handle($0) }
         var config = Config()
@@ -107,15 +75,12 @@ extension BenchCommand {
         for _ in 0..<presses {
             // The attract loop plays; a press comes at a random point of a period.
             try loop.run(forNanoseconds: UInt64.random(in: 150_000_000...250_000_000))
-            watch.seenAt.store(0, ordering: .relaxed)
-            watch.armed.store(true, ordering: .relaxed)
+            watch.arm()
             let pressed = Syscalls.monotonicNanoseconds()
             player.exhibitEdge(source: "button A", down: true)
             player.exhibitEdge(source: "button A", down: false)
-            _ = try loop.run(until: { watch.seenAt.load(ordering: .relaxed) != 0 }, timeoutNanoseconds: 2_000_000_000)
-            watch.armed.store(false, ordering: .relaxed)
-            let seen = watch.seenAt.load(ordering: .relaxed)
-            if seen != 0 { latencies.append(seen - pressed) }
+            _ = try loop.run(until: { watch.seenAt != nil }, timeoutNanoseconds: 2_000_000_000)
+            if let seen = watch.seenAt { latencies.append(seen - pressed) }
             // Back to the attract loop for the next press.
             _ = try loop.run(
                 until: { player.exhibitClip == nil && player.status == .playing }, timeoutNanoseconds: 5_000_000_000)

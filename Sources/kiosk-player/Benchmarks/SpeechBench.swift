@@ -1,41 +1,18 @@
 import Glibc
 import KioskAudio
 import KioskSystem
-import Synchronization
 
 /// `kiosk-player bench speech`: how long a spoken prompt takes from the request to its first sample
 /// at the device, cold (espeak-ng loaded by the first prompt) and cached (the same prompt again),
 /// and the RSS with speech loaded.
 extension BenchCommand {
-    /// The device's output with the time of its first write since `reset` (monotonic ns; 0: none yet).
-    private final class FirstWrite: AudioOutput, @unchecked Sendable {
-        let inner: any AudioOutput
-        let at = Atomic<UInt64>(0)
-        init(_ inner: any AudioOutput) { self.inner = inner }
-        var name: String { inner.name }
-        var isOpen: Bool { inner.isOpen }
-        func configure(_ format: PCMFormat, source: SampleEncoding, bufferMilliseconds: Int) throws(AudioOutputError)
-            -> OutputConfiguration
-        { try inner.configure(format, source: source, bufferMilliseconds: bufferMilliseconds) }
-        func write(_ frames: UnsafeRawPointer, count: Int) -> Int {
-            if at.load(ordering: .relaxed) == 0 { at.store(Syscalls.monotonicNanoseconds(), ordering: .relaxed) }
-            return inner.write(frames, count: count)
-        }
-        func delay() -> Int { inner.delay() }
-        func recover(_ error: Int) -> Int { inner.recover(error) }
-        func pause(_ paused: Bool) -> Bool { inner.pause(paused) }
-        func drain() { inner.drain() }
-        func drop() { inner.drop() }
-        func close() { inner.close() }
-    }
-
     static func speech(_ parsed: ParsedArguments) throws -> Int32 {
         let text = parsed.value("--text") ?? "New card. Hold the big button to link it to The Gruffalo"
         let voice = parsed.value("--language") ?? "en"
         var settings = AudioSettings()
         settings.device = parsed.value("--device") ?? "null"
         let device = settings.device
-        let output = FirstWrite(makeAudioOutput(device: device))
+        let output = FirstSampleWatch(makeAudioOutput(device: device))
         settings.makeOutput = { _ in output }
         let loop = try EventLoop()
         var failure: String?
@@ -62,13 +39,13 @@ extension BenchCommand {
         var lines: [String] = []
         for label in ["cold", "cached"] {
             done = false
-            output.at.store(0, ordering: .relaxed)
+            output.arm()
             let start = Syscalls.monotonicNanoseconds()
             speaker.say(text, voice: voice)
             try loop.run()
             if let failure { throw ToolError(failure) }
             guard done else { return 130 }
-            let first = output.at.load(ordering: .relaxed)
+            guard let first = output.seenAt else { throw ToolError("the \(label) prompt never reached the device") }
             lines.append(
                 "bench speech: \(label): first prompt sample \(formatMilliseconds(first &- start)) after the request (\(synthesizedNote))"
             )

@@ -129,38 +129,15 @@ extension BenchCommand {
             }
         }
 
-        let loop = try EventLoop()
-        var finished = false
-        var failure: String?
+        let playback = try BenchPlayback(settings: settings)
         var playingRSS = 0
-        // [unowned loop]: the engine keeps this closure, and the loop the engine: no cycle at exit.
-        let engine = try AudioEngine(loop: loop, settings: settings) { [unowned loop] event in
-            switch event {
-            case .queueFinished:
-                finished = true
-                loop.stop()
-            case .error(_, let path, let message):
-                failure = "\(path): \(message)"
-                loop.stop()
-            case .deviceLost(_, let message):
-                failure = message
-                loop.stop()
-            case .position:
-                playingRSS = max(playingRSS, Syscalls.residentBytes())
-            default:
-                break
-            }
-        }
+        playback.onPosition = { playingRSS = max(playingRSS, Syscalls.residentBytes()) }
         let cpuBefore = Syscalls.processCPUNanoseconds()
         let wallBefore = Syscalls.monotonicNanoseconds()
-        engine.setQueue(tracks, startAt: 0, startFrame: 0)
-        engine.play()
-        try loop.run()
-        engine.shutdown()
+        try playback.playToTheEnd(tracks)
+        playback.engine.shutdown()
         let cpu = Syscalls.processCPUNanoseconds() - cpuBefore
         let wall = Syscalls.monotonicNanoseconds() - wallBefore
-        if let failure { throw ToolError(failure) }
-        guard finished else { throw ToolError("playback did not finish") }
 
         let audioSeconds = passSeconds * Double(repeats)
         let ours = Cost(cpuNanoseconds: cpu, peakRSSBytes: Syscalls.peakResidentBytes())
@@ -169,7 +146,7 @@ extension BenchCommand {
         )
         printCost("kiosk-player engine (all threads)", ours, audioSeconds: audioSeconds)
         printLine("  RSS while playing: \(formatMegabytes(playingRSS))")
-        let counts = engine.steadyStateCounts
+        let counts = playback.engine.steadyStateCounts
         if counts.counting {
             printLine(
                 "  steady state: decoder \(counts.decoderIterations) iterations, \(counts.decoderAllocations) allocations, \(counts.decoderLocks) locks, \(counts.decoderFaults) page faults; output \(counts.outputIterations) iterations, \(counts.outputAllocations) allocations, \(counts.outputLocks) locks, \(counts.outputFaults) page faults; decoder thread allocations in all \(counts.decoderAllocationsTotal)"

@@ -136,35 +136,12 @@ extension BenchCommand {
         settings.device = ClockOutput.deviceName
         settings.realtimePriority = nil
         let tracks = (0..<repeats).map { TrackRequest(id: UInt64($0 + 1), path: path) }
-        let loop = try EventLoop()
-        var failure: String?
-        var finished = false
-        // [unowned loop]: the engine keeps this closure, and the loop the engine: no cycle at exit.
-        let engine = try AudioEngine(loop: loop, settings: settings) { [unowned loop] event in
-            switch event {
-            case .queueFinished:
-                finished = true
-                loop.stop()
-            case .error(_, let path, let message):
-                failure = "\(path): \(message)"
-                loop.stop()
-            case .deviceLost(_, let message):
-                failure = message
-                loop.stop()
-            default:
-                break
-            }
-        }
+        let playback = try BenchPlayback(settings: settings)
         let before = ThreadUsage.sample(pid: getpid())
         let start = Syscalls.monotonicNanoseconds()
-        engine.setQueue(tracks, startAt: 0, startFrame: 0)
-        engine.play()
-        try loop.run()
+        try playback.playToTheEnd(tracks)
         let wall = Syscalls.monotonicNanoseconds() - start
         let after = ThreadUsage.sample(pid: getpid())
-        engine.shutdown()
-        if let failure { throw ToolError(failure) }
-        guard finished else { throw ToolError("playback did not finish") }
         return (after.since(before), wall)
     }
 

@@ -99,7 +99,8 @@ public struct AudioSettings: Sendable {
 /// the first block of a track, when libFLAC sizes its buffers, nor the ring's first lap after it was
 /// sized to a stream, which faults its pages in). Output steady state: taking frames
 /// from the ring, converting when needed, writing them to the device, reading the delay and posting
-/// position/track events (not device set-up, drains, flushes, recovery).
+/// position/track events (not device set-up nor the device's first buffer after it, drains,
+/// flushes, recovery).
 public struct SteadyStateCounts: Sendable, Equatable {
     public var counting: Bool
     public var decoderIterations: UInt64

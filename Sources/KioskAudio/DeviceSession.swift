@@ -21,6 +21,10 @@ final class DeviceSession {
     private var paused = false
     /// Whether the device failed and is being tried again.
     private(set) var lost = false
+    /// Frames the device may still take before its steady state: one buffer's worth after each
+    /// set-up, since its first writes run ALSA's start of the stream and touch code pages of the
+    /// plugin's write path for the first time (a minor fault when no neighbour mapped them).
+    private(set) var framesBeforeSteadyState = 0
     private var retryDelay: UInt64 = 250_000_000
     /// When to try a lost device again (monotonic nanoseconds).
     private(set) var nextRetry: UInt64 = 0
@@ -131,10 +135,16 @@ final class DeviceSession {
                 _ = shared.conversions.take()
             }
             configuration = configured
+            framesBeforeSteadyState = configured.bufferFrames
         } catch {
             configuration = nil
             throw error
         }
+    }
+
+    /// The device took `frames` more since its set-up.
+    func took(_ frames: Int) {
+        framesBeforeSteadyState = max(0, framesBeforeSteadyState - frames)
     }
 
     /// After a set-up: a lost device is back (reported in `epoch`).

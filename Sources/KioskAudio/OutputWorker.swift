@@ -161,9 +161,10 @@ final class OutputWorker: @unchecked Sendable {
             return
         }
         let before = AllocationProbe.sample()
-        // libsoxr sizes its buffers on its first blocks after a (re)start: set-up, not steady state.
-        let warming = session.adapter.isWarmingUp
-        if write(regions.first, frames: regions.firstFrames), !warming {
+        // libsoxr sizes its buffers on its first blocks after a (re)start, and the device's first
+        // buffer starts it: set-up, not steady state.
+        let settingUp = session.adapter.isWarmingUp || session.framesBeforeSteadyState > 0
+        if write(regions.first, frames: regions.firstFrames), !settingUp {
             let after = AllocationProbe.sample()
             shared.outputIterations.add(1, ordering: .relaxed)
             shared.outputAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
@@ -264,6 +265,7 @@ final class OutputWorker: @unchecked Sendable {
             if ring.commitReadCrossing(result) { shared.decoderWake.signal() }
         }
         timeline.wrote(result)
+        session.took(result)
         gain.sent(result)
         if mixing, prompt.mixed(result) { gain.duck(to: SampleConverter.unity, frames: duckFrames(configuration)) }
         sounding = true

@@ -125,6 +125,7 @@ final class PromptPlayback {
         shared.outputAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
         shared.outputLocks.add(after.locks &- before.locks, ordering: .relaxed)
         offset += result
+        session.took(result)
         timeline.wroteGap(result)
         if offset >= clip.frames { finish() }
         return nil

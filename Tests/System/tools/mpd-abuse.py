@@ -53,18 +53,23 @@ def command(s, line):
 
 
 def fresh_status(path, timeout):
+    """Milliseconds from connect to the status's OK, and how long the connect and the greeting took
+    of them (where a slow probe waited)."""
     start = time.monotonic()
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     try:
         s.connect(path)
+        connected = time.monotonic()
         read_greeting(s)
+        greeted = time.monotonic()
         data = command(s, b"status")
         if b"ACK " in data:
             raise OSError("status failed: " + data.decode(errors="replace"))
     finally:
         s.close()
-    return (time.monotonic() - start) * 1000
+    ms = lambda t: (t - start) * 1000
+    return ms(time.monotonic()), ms(connected), ms(greeted)
 
 
 def still_open(s):
@@ -169,10 +174,10 @@ def main():
         if now >= next_probe:
             start_us = int(time.time() * 1e6)
             try:
-                ms = fresh_status(a.socket, 5)
+                ms, connected_ms, greeted_ms = fresh_status(a.socket, 8)
                 latencies.append(ms)
                 if probe_log:
-                    probe_log.write(f"{start_us} {ms:.1f}\n")
+                    probe_log.write(f"{start_us} {ms:.1f} connected={connected_ms:.1f} greeted={greeted_ms:.1f}\n")
             except OSError as e:
                 failures.append(str(e))
             next_probe = time.monotonic() + 0.1

@@ -11,7 +11,8 @@
       (const void *a, size_t b, unsigned int c, espeak_POSITION_TYPE d, unsigned int e, unsigned int f,     \
        unsigned int *g, void *h),                                                                          \
       (a, b, c, d, e, f, g, h))                                                                            \
-    X(espeak_SetVoiceByName, espeak_ERROR, (const char *a), (a))
+    X(espeak_SetVoiceByName, espeak_ERROR, (const char *a), (a))                                          \
+    X(espeak_Info, const char *, (const char **a), (a))
 
 #define KES_POINTER(name, ret, params, args) static ret(*p_##name) params;
 KES_FUNCTIONS(KES_POINTER)

@@ -2,8 +2,8 @@ import KioskAudio
 import KioskCore
 import KioskSystem
 
-/// The player's words to the engine: each text goes to the `Speaker` (synthesized off the loop,
-/// cached), and the PCM that comes back plays through the engine at `speech.volume` (the track
+/// The player's words to the engine: each text goes to the `Speaker` (synthesized in the speech
+/// helper process, cached), and the PCM that comes back plays through the engine at `speech.volume` (the track
 /// pausing for it, or ducked under it with `speech.duck`).
 ///
 /// Thread: the loop thread (the speaker's worker only synthesizes).
@@ -18,14 +18,18 @@ final class SpokenPrompts {
 
     /// Speaks `player`'s messages through `engine` as `resolved` says (nothing when the mode is off;
     /// by default it is off when the box has a screen).
-    init(resolved: ResolvedConfig, hasScreen: Bool, loop: EventLoop, engine: AudioEngine, player: Player) {
+    /// `helper`: how the speech helper process starts (this binary's `speak` role in the player).
+    init(
+        resolved: ResolvedConfig, hasScreen: Bool, loop: EventLoop, engine: AudioEngine, player: Player,
+        helper: SpeechHelperLaunch = .ownBinary()
+    ) {
         let speech = resolved.config.speech
         let mode = resolved.speechMode(hasScreen: hasScreen)
         language = speech.language
         player.speechMode = mode
         guard mode != .off else { return }
         do {
-            speaker = try Speaker(loop: loop) { [weak engine, weak self] result in
+            speaker = try Speaker(loop: loop, helper: helper) { [weak engine, weak self] result in
                 switch result {
                 case .success(let pcm):
                     guard let engine else { return }

@@ -33,9 +33,15 @@ public enum SpokenForm {
     /// Titles whose detail is for the eye only (a card's number).
     private static let silentDetails: Set<String> = ["Card unlinked"]
 
+    /// The longest name spoken, in characters (~5 s at espeak-ng's 175 words a minute): a folder,
+    /// playlist or card name can be any length; what a listener can follow is a few words.
+    public static let maxNameCharacters = 80
+
     /// `text` without what a voice should not read: ellipses, quotes around names (an apostrophe
-    /// within a word stays), a unit's sign written out.
+    /// within a word stays), a unit's sign written out; cut to `maxNameCharacters` (at a space
+    /// when there is one in its last 20).
     static func words(_ text: String) -> String {
+        let text = text.count > maxNameCharacters ? cut(text) : text
         let quotes: Set<Character> = ["'", "\"", "‘", "’", "“", "”"]
         let characters = Array(text.filter { $0 != "…" })
         var kept = ""
@@ -48,6 +54,15 @@ public enum SpokenForm {
             kept.append(c)
         }
         return kept.split(separator: " ").map { $0 == "%" ? "percent" : String($0) }.joined(separator: " ")
+    }
+
+    /// `text`'s first `maxNameCharacters` characters, ending at a space where one is near the end.
+    private static func cut(_ text: String) -> String {
+        let head = text.prefix(maxNameCharacters)
+        if let space = head.lastIndex(of: " "), head.distance(from: space, to: head.endIndex) <= 20 {
+            return String(head[..<space])
+        }
+        return String(head)
     }
 
     /// The number in `text` between `prefix` and `suffix` ("Sleep in 30 min"), when `text` is exactly that.

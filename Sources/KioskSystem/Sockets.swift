@@ -50,6 +50,29 @@ extension Syscalls {
         }
     }
 
+    /// A connected pair of Unix stream sockets, both close-on-exec (a helper process gets one end
+    /// as its standard streams). The corresponding C function is `socketpair(2)`.
+    public static func socketPair() throws(Errno) -> (Int32, Int32) {
+        var pair: [Int32] = [-1, -1]
+        _ = try retrying("socketpair") {
+            socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair)
+        }
+        return (pair[0], pair[1])
+    }
+
+    /// Sends all of `bytes` on a blocking socket; a closed peer is `EPIPE` (never SIGPIPE).
+    /// The corresponding C function is `send(2)` with `MSG_NOSIGNAL`.
+    public static func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
+        var offset = 0
+        while offset < bytes.count {
+            offset += try retrying("send") {
+                bytes.withUnsafeBytes { raw in
+                    Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                }
+            }
+        }
+    }
+
     /// Receives what is there without blocking: nil when nothing is, 0 at end of stream.
     /// The corresponding C function is `recv(2)` with `MSG_DONTWAIT`.
     public static func receive(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {

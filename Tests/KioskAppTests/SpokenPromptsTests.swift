@@ -27,7 +27,7 @@ import Testing
                 loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil)
             speech = SpokenPrompts(
                 resolved: ResolvedConfig(config: config, board: board), hasScreen: false, loop: loop, engine: engine,
-                player: player)
+                player: player, helper: .binary(TestPaths.playerBinary))
         }
     }
 

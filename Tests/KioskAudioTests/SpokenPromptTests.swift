@@ -36,7 +36,7 @@ private final class Outcomes {
     private func aSentenceBecomesAudiblePCMOfAPlausibleLengthBody() throws {
         let loop = try EventLoop()
         let outcomes = Outcomes()
-        let speaker = try Speaker(loop: loop) { outcomes.all.append($0) }
+        let speaker = try Speaker(loop: loop, helper: .binary(TestPaths.playerBinary)) { outcomes.all.append($0) }
         defer { speaker.stop() }
         let text = "New card. Hold the big button to link it to The Gruffalo."
         let pcm = try #require(try speak(speaker, loop, text, voice: "en", outcomes: outcomes)).get()
@@ -54,7 +54,7 @@ private final class Outcomes {
     private func anUnknownVoiceIsAnErrorNamingItBody() throws {
         let loop = try EventLoop()
         let outcomes = Outcomes()
-        let speaker = try Speaker(loop: loop) { outcomes.all.append($0) }
+        let speaker = try Speaker(loop: loop, helper: .binary(TestPaths.playerBinary)) { outcomes.all.append($0) }
         defer { speaker.stop() }
         let outcome = try #require(try speak(speaker, loop, "hello", voice: "klingon-xx", outcomes: outcomes))
         #expect(
@@ -77,7 +77,7 @@ private final class Outcomes {
     private func aRepeatedPromptComesFromTheCacheWithoutSynthesisBody() throws {
         let loop = try EventLoop()
         let outcomes = Outcomes()
-        let speaker = try Speaker(loop: loop) { outcomes.all.append($0) }
+        let speaker = try Speaker(loop: loop, helper: .binary(TestPaths.playerBinary)) { outcomes.all.append($0) }
         defer { speaker.stop() }
         let first = try #require(try speak(speaker, loop, "Insert a USB stick", voice: "en", outcomes: outcomes)).get()
         let second = try #require(try speak(speaker, loop, "Insert a USB stick", voice: "en", outcomes: outcomes)).get()
@@ -115,7 +115,7 @@ private final class Outcomes {
         device.paced = true
         let run = try EngineRun(capturingTo: device)
         let outcomes = Outcomes()
-        let speaker = try Speaker(loop: run.loop) { outcomes.all.append($0) }
+        let speaker = try Speaker(loop: run.loop, helper: .binary(TestPaths.playerBinary)) { outcomes.all.append($0) }
         defer { speaker.stop() }
         let pcm = try #require(try speak(speaker, run.loop, "Volume limit", voice: "en", outcomes: outcomes)).get()
 

@@ -89,6 +89,20 @@ import Testing
         #expect(SpokenForm.text(message) == words)
     }
 
+    @Test func aLongFolderNameIsSpokenAsItsFirst80Characters() {
+        let name = String(repeating: "a.", count: 100)
+        let spoken = SpokenForm.text(BrowseItem(title: name))
+        #expect(spoken == String(name.prefix(SpokenForm.maxNameCharacters)))
+    }
+
+    @Test func aLongAlbumInANewCardPromptIsCutAtAWord() {
+        let album = String(repeating: "Gruffalo ", count: 300)
+        let spoken = SpokenForm.text(MessageState(title: "New card", detail: "Hold Select to link it to \(album)"))
+        #expect(spoken.count <= "New card. ".count + SpokenForm.maxNameCharacters)
+        #expect(spoken.hasPrefix("New card. Hold Select to link it to Gruffalo"))
+        #expect(spoken.hasSuffix("Gruffalo"))
+    }
+
     @Test func aMessageIsSpokenOnceWhileShownAndNotAtAllWhenOff() {
         var announcer = SpeechAnnouncer(mode: .prompts)
         let message = ScreenState.message(MessageState(title: "Sleep in 15 min"))

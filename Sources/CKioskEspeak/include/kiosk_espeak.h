@@ -20,3 +20,4 @@ espeak_ERROR kes_espeak_Synth(
     const void *text, size_t size, unsigned int position, espeak_POSITION_TYPE position_type,
     unsigned int end_position, unsigned int flags, unsigned int *unique_identifier, void *user_data);
 espeak_ERROR kes_espeak_SetVoiceByName(const char *name);
+const char *kes_espeak_Info(const char **path_data);

@@ -17,3 +17,4 @@
 #include "kiosk_core.h"
 #include "kiosk_net.h"
 #include "kiosk_fuzz.h"
+#include "kiosk_sandbox.h"

@@ -14,7 +14,10 @@ public struct SpeechError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// libespeak-ng in process: text in a voice to 16-bit mono PCM at `sampleRate` (22050 Hz).
+/// libespeak-ng: text in a voice to 16-bit mono PCM at `sampleRate` (22050 Hz). Only the speech
+/// helper process (`SpeechHelper`, `kiosk-player speak`) makes one: espeak-ng 1.51 aborts on texts a
+/// folder name can hold (200 bytes of "a." pairs: "stack smashing detected") and has published
+/// memory-safety CVEs, so the player never runs it in its own process.
 ///
 /// espeak-ng keeps its state in globals and is not thread-safe, so the process has at most one
 /// synthesizer at a time (a second `init` fails) and one thread drives it (the `Speaker`'s worker).
@@ -34,9 +37,24 @@ public final class SpeechSynthesizer {
     /// The library's sample rate once loaded (0: not loaded yet).
     private static let loadedRate = Atomic<Int>(0)
 
-    /// The PCM one `espeak_Synth` hands to the callback, gathered in order.
+    /// The PCM one `espeak_Synth` hands to the callback, gathered in order, up to `limit` samples.
     private final class Collector {
         var samples: [Int16] = []
+        let limit: Int
+        /// The text would have made more than `limit` samples: the synthesis was stopped there.
+        var truncated = false
+
+        init(limit: Int) {
+            self.limit = limit
+            samples.reserveCapacity(min(limit, 1 << 16))
+        }
+    }
+
+    /// What one `synthesize` made.
+    public struct Synthesized: Sendable {
+        public var samples: [Int16]
+        /// The text would have been longer than the `maxSamples` asked for: it was cut there.
+        public var truncated: Bool
     }
 
     /// Loads espeak-ng and its voice data the first time (`dataPath`: espeak-ng-data's parent;
@@ -65,8 +83,13 @@ public final class SpeechSynthesizer {
             kes_espeak_SetSynthCallback { wave, count, events in
                 guard let wave, count > 0, let user = events?.pointee.user_data else { return 0 }
                 let collector = Unmanaged<Collector>.fromOpaque(user).takeUnretainedValue()
-                collector.samples.append(contentsOf: UnsafeBufferPointer(start: wave, count: Int(count)))
-                return 0
+                let room = collector.limit - collector.samples.count
+                let taken = min(room, Int(count))
+                collector.samples.append(contentsOf: UnsafeBufferPointer(start: wave, count: taken))
+                guard taken < Int(count) else { return 0 }
+                // 1 stops the synthesis: the memory a long text costs stays bounded by `limit`.
+                collector.truncated = true
+                return 1
             }
         }
         sampleRate = rate
@@ -76,20 +99,31 @@ public final class SpeechSynthesizer {
         Self.owned.store(false, ordering: .releasing)
     }
 
-    /// Speaks `text` in the espeak-ng voice `voice` ("en", "de", "en-us", "fr"...): its samples.
-    /// An unknown voice throws an error naming it.
-    public func synthesize(_ text: String, voice: String) throws(SpeechError) -> [Int16] {
+    /// The folder of espeak-ng's voice data in use (`espeak-ng-data`): what the helper may read.
+    public var dataDirectory: String {
+        var path: UnsafePointer<CChar>? = nil
+        _ = kes_espeak_Info(&path)
+        return path.map { String(cString: $0) } ?? ""
+    }
+
+    /// Speaks `text` in the espeak-ng voice `voice` ("en", "de", "en-us", "fr"...): its samples,
+    /// at most `maxSamples` of them (the synthesis stops there). An unknown voice throws an error
+    /// naming it.
+    public func synthesize(_ text: String, voice: String, maxSamples: Int) throws(SpeechError) -> Synthesized {
         try select(voice)
-        let collector = Collector()
+        let collector = Collector(limit: max(0, maxSamples))
         let user = Unmanaged.passRetained(collector)
         defer { user.release() }
         let result = text.withCString { chars in
             kes_espeak_Synth(
                 chars, strlen(chars) + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, user.toOpaque())
         }
-        guard result == EE_OK else { throw SpeechError(message: "speech: espeak-ng could not speak \"\(text)\"") }
+        // A stop asked by the callback is no failure: the samples kept are the text's first seconds.
+        guard result == EE_OK || collector.truncated else {
+            throw SpeechError(message: "speech: espeak-ng could not speak \"\(text)\"")
+        }
         synthesized += 1
-        return collector.samples
+        return Synthesized(samples: collector.samples, truncated: collector.truncated)
     }
 
     private func select(_ name: String) throws(SpeechError) {

@@ -21,7 +21,7 @@ extension BenchCommand {
         defer { engine.shutdown() }
         let rssBefore = Syscalls.residentBytes()
         var synthesizedNote = ""
-        let speaker = try Speaker(loop: loop) { [unowned loop] result in
+        let speaker = try Speaker(loop: loop, helper: .ownBinary()) { [unowned loop] result in
             switch result {
             case .failure(let error):
                 failure = error.message

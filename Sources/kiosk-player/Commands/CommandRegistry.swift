@@ -10,6 +10,7 @@ enum CommandRegistry {
             ConfigCommands.boards,
             PlayCommand.command,
             SayCommand.command,
+            SpeakCommand.command,
             ScanCommand.command,
             RenderCommand.command,
             InputsCommand.command,

@@ -38,7 +38,7 @@ enum SayCommand {
         let engine = try AudioEngine(loop: loop, settings: settings) { _ in }
         defer { engine.shutdown() }
         let start = Syscalls.monotonicNanoseconds()
-        let speaker = try Speaker(loop: loop) { [unowned loop] result in
+        let speaker = try Speaker(loop: loop, helper: .ownBinary()) { [unowned loop] result in
             switch result {
             case .failure(let error):
                 failure = error.message

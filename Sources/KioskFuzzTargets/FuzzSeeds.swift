@@ -56,6 +56,9 @@ public enum FuzzSeeds {
         try seed(.cardReader, "rc522", [0x00] + rc522Replies)
         try seed(.cardReader, "usb-swipe", [0x01] + usbSwipe)
         for (i, script) in eventScripts.enumerated() { try text(.eventScript, "events-\(i).jsonl", script) }
+        // The speech helper's stream: a greeting, a short prompt, a failure; texts as names are.
+        try seed(.speechWire, "hello-speech-failure", speechStream)
+        for (i, name) in spokenNames.enumerated() { try text(.speechText, "name-\(i)", name) }
         // Playlists.
         for (i, list) in playlists.enumerated() { try text(.playlist, "list-\(i).m3u8", list) }
         // Images.
@@ -223,4 +226,16 @@ public enum FuzzSeeds {
     }
 
     private static func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+
+    /// What a helper sends: its greeting at 22 050 Hz, 3 samples, and a refusal.
+    static var speechStream: [UInt8] {
+        [0, 0x22, 0x56, 0, 0] + [0, 0, 3, 0, 0, 0, 1, 0, 0xff, 0xff, 0, 0x80]
+            + [1, 9, 0, 0, 0] + Array("no voice!".utf8)
+    }
+
+    /// Names as folders and cards carry them, some of the shapes that abort libespeak-ng 1.51.
+    static let spokenNames = [
+        "The Gruffalo", "Insert a USB stick with music", "New card. Hold Select to link it to Room on the Broom",
+        "http://a.a.a.a.a.a", "x@a.a.a.a", "Wow!!! 100 % …", "日本のうた",
+    ]
 }

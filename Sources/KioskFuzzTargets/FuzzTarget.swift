@@ -1,4 +1,5 @@
 import Glibc
+import KioskAudio
 import KioskCore
 import KioskDisplay
 import KioskInput
@@ -53,6 +54,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case pcmHeader = "pcm-header"
     /// A small tree built from the input (files, folders, links, FIFOs), scanned with an index twice.
     case scan
+    /// What the speech helper process sends back (greeting, PCM, failures), as the player reads it:
+    /// counts checked against limits before anything is allocated.
+    case speechWire = "speech-wire"
+    /// Text (names of folders, playlists, cards) through `SpokenText` and a real speech helper
+    /// (`SpeechFuzzRig`): the helper may die on it, the player side must not.
+    case speechText = "speech-text"
 
     /// Runs one input.
     public func run(_ data: [UInt8]) {
@@ -89,6 +96,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 _ = MusicFileReader().read(path: $0)
             }
         case .scan: ScanFuzz.run(data)
+        case .speechWire: _ = SpeechWire.readHelperStream(data, maxSamples: 4096)
+        case .speechText: SpeechFuzzRig.shared.run(data)
         }
     }
 }

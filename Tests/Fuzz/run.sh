@@ -22,6 +22,9 @@ seconds=${FUZZ_SECONDS:-60}
 data=.build/fuzz
 mkdir -p "$data"
 "$SWIFT" build --product kiosk-fuzz >/dev/null
+# The speech-text target sends its inputs to a real speech helper: the player's binary, unsanitized.
+"$SWIFT" build --product kiosk-player >/dev/null
+export KIOSK_PLAYER_BINARY=$PWD/.build/debug/kiosk-player
 rm -rf "$data/seeds"
 .build/debug/kiosk-fuzz seeds "$data/seeds" "$PWD" >/dev/null
 "$SWIFT" build --product kiosk-fuzz --scratch-path .build/fuzz-build \

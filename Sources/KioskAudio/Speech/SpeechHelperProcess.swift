@@ -25,9 +25,9 @@ public struct SpeechHelperLaunch: Sendable {
 /// started again when it dies, breaks the format or takes longer than `timeoutMilliseconds`.
 ///
 /// Thread: the speech worker thread only (the `Speaker`'s); it blocks that thread, never the loop.
-final class SpeechHelperProcess {
+public final class SpeechHelperProcess {
     /// What one text came to.
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
         case speech(samples: [Int16], truncated: Bool)
         /// The helper could not speak it and said why (an unknown voice); it goes on.
         case refused(String)
@@ -39,15 +39,15 @@ final class SpeechHelperProcess {
     let timeoutMilliseconds: Int
     private var socket = FileDescriptor.invalid
     /// The running helper's pid (0: none).
-    private(set) var pid: pid_t = 0
+    public private(set) var pid: pid_t = 0
     /// Its sample rate, once a helper has greeted (0 before).
-    private(set) var sampleRate = 0
+    public private(set) var sampleRate = 0
     /// Helpers started so far.
-    private(set) var starts = 0
+    public private(set) var starts = 0
     /// Why no helper can run (espeak-ng missing): said for every prompt, without starting one again.
     private var unavailable: String?
 
-    init(launch: SpeechHelperLaunch, timeoutMilliseconds: Int) {
+    public init(launch: SpeechHelperLaunch, timeoutMilliseconds: Int) {
         self.launch = launch
         self.timeoutMilliseconds = timeoutMilliseconds
     }
@@ -102,7 +102,7 @@ final class SpeechHelperProcess {
     }
 
     /// Speaks `text` in `voice`: at most `maxSamples` samples.
-    func speak(_ text: String, voice: String, maxSamples: Int) -> Outcome {
+    public func speak(_ text: String, voice: String, maxSamples: Int) -> Outcome {
         if let why = start() { return unavailable != nil ? .refused(why) : .lost(why) }
         let request = SpeechWire.encode(SpeechWire.Request(voice: voice, text: text, maxSamples: maxSamples))
         do throws(Errno) {
@@ -126,7 +126,7 @@ final class SpeechHelperProcess {
     }
 
     /// Ends the helper (it exits when its input closes; killed if it has not by then).
-    func stop() {
+    public func stop() {
         guard pid != 0 else { return }
         end(kill: true)
     }

@@ -10,7 +10,7 @@ import KioskSystem
 /// - helper → player: `speech` (0, truncated flag, sample count, samples) or `failure` (1, message).
 ///
 /// Thread: values; any. The reads and writes run on the thread that owns the socket.
-enum SpeechWire {
+public enum SpeechWire {
     /// The longest text a request carries (bytes); `SpokenText` caps prompts far below it.
     static let maxTextBytes = 4096
     /// The longest voice name or message (bytes).
@@ -27,6 +27,24 @@ enum SpeechWire {
         case hello(sampleRate: Int)
         case speech(samples: [Int16], truncated: Bool)
         case failure(String)
+    }
+
+    /// Reads `bytes` as a helper's stream: its greeting, then answers to requests of at most
+    /// `maxSamples` samples, until they end or break the format. How many messages were whole; for
+    /// the `speech-wire` fuzz target (the player's side of what an untrusted process sends).
+    public static func readHelperStream(_ bytes: [UInt8], maxSamples: Int) -> Int {
+        var source = ArraySource(bytes: bytes)
+        var count = 0
+        do throws(SpeechWireError) {
+            guard case .hello = try readHello(&source) else { return 1 }
+            count += 1
+            while true {
+                _ = try readReply(&source, maxSamples: maxSamples)
+                count += 1
+            }
+        } catch {
+            return count
+        }
     }
 
     static func encode(_ request: Request) -> [UInt8] {
@@ -191,5 +209,19 @@ struct SocketSource: SpeechWireSource {
             filled += n
         }
         return bytes
+    }
+}
+
+/// Bytes in memory as a `SpeechWireSource`.
+///
+/// Thread: a value; any.
+struct ArraySource: SpeechWireSource {
+    let bytes: [UInt8]
+    var offset = 0
+
+    mutating func read(_ count: Int) throws(SpeechWireError) -> [UInt8] {
+        guard count <= bytes.count - offset else { throw .ended }
+        defer { offset += count }
+        return Array(bytes[offset..<(offset + count)])
     }
 }

@@ -1,0 +1,39 @@
+import Glibc
+import KioskAudio
+import KioskSystem
+
+/// The `speech-text` target: each input, as text, through `SpokenText` and a running speech helper
+/// (`kiosk-player speak`, found at `KIOSK_PLAYER_BINARY` or beside this program). The helper may die
+/// on a text (libespeak-ng 1.51 aborts on some): that costs the prompt, and this process must see
+/// it as an outcome, never crash or hang itself.
+///
+/// Thread: the fuzzing thread.
+final class SpeechFuzzRig {
+    nonisolated(unsafe) static let shared = SpeechFuzzRig()
+
+    private let helper: SpeechHelperProcess
+
+    private init() {
+        let binary =
+            Syscalls.environment("KIOSK_PLAYER_BINARY")
+            ?? (Self.ownDirectory() + "/kiosk-player")
+        helper = SpeechHelperProcess(launch: .binary(binary), timeoutMilliseconds: 5000)
+    }
+
+    func run(_ data: [UInt8]) {
+        let text = SpokenText.prepared(String(decoding: data, as: UTF8.self))
+        guard !text.isEmpty else { return }
+        switch helper.speak(text, voice: "en", maxSamples: SpokenText.maxSeconds * 22050) {
+        case .speech(let samples, _):
+            if samples.count > SpokenText.maxSeconds * 22050 { fatalError("the helper sent more samples than asked") }
+        case .refused, .lost: break
+        }
+    }
+
+    private static func ownDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let path = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        return path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+    }
+}

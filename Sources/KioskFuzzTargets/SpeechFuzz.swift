@@ -17,7 +17,11 @@ final class SpeechFuzzRig {
         let binary =
             Syscalls.environment("KIOSK_PLAYER_BINARY")
             ?? (Self.ownDirectory() + "/kiosk-player")
-        helper = SpeechHelperProcess(launch: .binary(binary), timeoutMilliseconds: 5000)
+        do {
+            helper = try SpeechHelperProcess(launch: .binary(binary), timeoutMilliseconds: 5000)
+        } catch {
+            fatalError("speech-text: \(error)")
+        }
     }
 
     func run(_ data: [UInt8]) {

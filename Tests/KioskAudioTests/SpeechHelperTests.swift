@@ -80,6 +80,21 @@ private final class SpeechRig {
         #expect(rig.speaker.helperProcess != hung)
     }
 
+    @Test func stoppingTheSpeakerDoesNotWaitForAHungHelper() throws {
+        let rig = try SpeechRig(timeoutMilliseconds: 600_000)
+        try rig.startHelper()
+        let hung = rig.speaker.helperProcess
+        kill(hung, SIGSTOP)
+        rig.speaker.say("The Gruffalo", voice: "en")
+        // The worker takes the prompt and waits for the stopped helper (its timeout is 10
+        // minutes) until stop ends the wait: without that, this test would not end.
+        try rig.loop.run(forNanoseconds: 300_000_000)
+        rig.speaker.stop()
+        var status: Int32 = 0
+        #expect(waitpid(hung, &status, WNOHANG) == -1, "the helper was reaped")
+        #expect(rig.speaker.helperProcess == 0)
+    }
+
     @Test func aHelperKilledMidPromptCostsThatPromptAndTheTrackGoesOnBitExact() throws {
         let dir = try TemporaryDirectory("kiosk-helper-kill")
         defer { dir.remove() }
@@ -112,16 +127,16 @@ private final class SpeechRig {
             device.captured == Fixtures.bytes(track, width: 2), "the track played whole, bit-exact, nothing between")
     }
 
-    @Test func whatTheHelperMakesStopsAtTheSamplesAsked() {
-        let helper = SpeechHelperProcess(launch: .binary(TestPaths.playerBinary), timeoutMilliseconds: 30_000)
+    @Test func whatTheHelperMakesStopsAtTheSamplesAsked() throws {
+        let helper = try SpeechHelperProcess(launch: .binary(TestPaths.playerBinary), timeoutMilliseconds: 30_000)
         defer { helper.stop() }
         let outcome = helper.speak(String(repeating: "Gruffalo ", count: 20), voice: "en", maxSamples: 22050)
         #expect(outcome == .speech(samples: samplesOf(outcome), truncated: true))
         #expect(samplesOf(outcome).count == 22050)
     }
 
-    @Test func anUnknownVoiceIsRefusedAndTheHelperGoesOn() {
-        let helper = SpeechHelperProcess(launch: .binary(TestPaths.playerBinary), timeoutMilliseconds: 30_000)
+    @Test func anUnknownVoiceIsRefusedAndTheHelperGoesOn() throws {
+        let helper = try SpeechHelperProcess(launch: .binary(TestPaths.playerBinary), timeoutMilliseconds: 30_000)
         defer { helper.stop() }
         guard case .refused(let message) = helper.speak("hello", voice: "xx-nowhere", maxSamples: 22050) else {
             Issue.record("an unknown voice was not refused")

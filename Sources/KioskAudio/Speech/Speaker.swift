@@ -91,7 +91,7 @@ public final class Speaker: Sendable {
     ) throws(Errno) {
         let mailbox = Mailbox<Result<SpokenPCM, SpeechError>>(loop: loop, handler: onResult)
         let engine = Engine(
-            helper: SpeechHelperProcess(launch: helper, timeoutMilliseconds: timeoutMilliseconds),
+            helper: try SpeechHelperProcess(launch: helper, timeoutMilliseconds: timeoutMilliseconds),
             cacheBytes: cacheBytes)
         self.engine = engine
         // At most a few prompts wait: a burst of messages speaks the latest ones, not a backlog.
@@ -123,8 +123,10 @@ public final class Speaker: Sendable {
     /// Helpers started so far; for tests. Read it while the worker is idle.
     public var helperStarts: Int { engine.helper.starts }
 
-    /// Stops the worker (a synthesis under way finishes first) and the helper.
+    /// Stops the worker and the helper (a prompt under way is given up: a hung helper must not
+    /// hold up the player's exit).
     public func stop() {
+        engine.helper.cancel()
         worker.stop()
         engine.helper.stop()
     }

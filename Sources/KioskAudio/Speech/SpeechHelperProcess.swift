@@ -24,8 +24,9 @@ public struct SpeechHelperLaunch: Sendable {
 /// first prompt (or `warmUp`) needs it, sent one text at a time over a socket, and killed and
 /// started again when it dies, breaks the format or takes longer than `timeoutMilliseconds`.
 ///
-/// Thread: the speech worker thread only (the `Speaker`'s); it blocks that thread, never the loop.
-public final class SpeechHelperProcess {
+/// Thread: the speech worker thread only (the `Speaker`'s), which it blocks, never the loop; but
+/// `cancel` from any thread.
+public final class SpeechHelperProcess: @unchecked Sendable {
     /// What one text came to.
     public enum Outcome: Equatable, Sendable {
         case speech(samples: [Int16], truncated: Bool)
@@ -46,10 +47,19 @@ public final class SpeechHelperProcess {
     public private(set) var starts = 0
     /// Why no helper can run (espeak-ng missing): said for every prompt, without starting one again.
     private var unavailable: String?
+    /// Signalled by `cancel`: a wait for the helper ends at once, and so does every one after.
+    private let cancelled: FileDescriptor
 
-    public init(launch: SpeechHelperLaunch, timeoutMilliseconds: Int) {
+    public init(launch: SpeechHelperLaunch, timeoutMilliseconds: Int) throws(Errno) {
         self.launch = launch
         self.timeoutMilliseconds = timeoutMilliseconds
+        cancelled = FileDescriptor(owning: try Syscalls.eventfdCreate())
+    }
+
+    /// Ends the wait for the helper under way (the player is stopping: its unit gives it 10 s, a
+    /// hung helper would take 15); every later `speak` fails at once. Any thread.
+    public func cancel() {
+        Syscalls.eventfdSignal(cancelled.rawValue)
     }
 
     deinit {
@@ -80,7 +90,7 @@ public final class SpeechHelperProcess {
         starts += 1
         socket = ours
         _ = consume theirs
-        var source = SocketSource(fd: socket.rawValue, deadline: deadline())
+        var source = SocketSource(fd: socket.rawValue, deadline: deadline(), cancel: cancelled.rawValue)
         do throws(SpeechWireError) {
             switch try SpeechWire.readHello(&source) {
             case .hello(let rate) where rate > 0 && rate <= 192_000:
@@ -111,7 +121,7 @@ public final class SpeechHelperProcess {
             end(kill: true)
             return .lost("could not be sent the text (\(error))")
         }
-        var source = SocketSource(fd: socket.rawValue, deadline: deadline())
+        var source = SocketSource(fd: socket.rawValue, deadline: deadline(), cancel: cancelled.rawValue)
         do throws(SpeechWireError) {
             switch try SpeechWire.readReply(&source, maxSamples: maxSamples) {
             case .speech(let samples, let truncated): return .speech(samples: samples, truncated: truncated)
@@ -139,6 +149,7 @@ public final class SpeechHelperProcess {
         switch error {
         case .ended: return "died (\(reap()))"
         case .timedOut: return "took more than \(timeoutMilliseconds) ms"
+        case .cancelled: return "was stopped with the player"
         case .malformed(let why): return "sent a broken answer (\(why))"
         case .failed(let errno): return "could not be read (\(errno))"
         }

@@ -160,6 +160,8 @@ enum SpeechWireError: Error, Equatable {
     case ended
     /// No answer before the deadline.
     case timedOut
+    /// The reader was cancelled (`SocketSource.cancel`: the player is stopping).
+    case cancelled
     /// A message that breaks the format or its limits.
     case malformed(String)
     /// The socket failed.
@@ -171,12 +173,14 @@ protocol SpeechWireSource {
     mutating func read(_ count: Int) throws(SpeechWireError) -> [UInt8]
 }
 
-/// A blocking socket read until `deadline` (`Syscalls.monotonicNanoseconds`; nil: no deadline).
+/// A blocking socket read until `deadline` (`Syscalls.monotonicNanoseconds`; nil: no deadline),
+/// or until the eventfd `cancel` (-1: none) is signalled.
 ///
 /// Thread: the thread that owns `fd`.
 struct SocketSource: SpeechWireSource {
     let fd: Int32
     var deadline: UInt64?
+    var cancel: Int32 = -1
 
     mutating func read(_ count: Int) throws(SpeechWireError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
@@ -186,13 +190,19 @@ struct SocketSource: SpeechWireSource {
                 let now = Syscalls.monotonicNanoseconds()
                 guard now < deadline else { throw .timedOut }
                 let left = max(1, Int((deadline - now) / 1_000_000))
-                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                var pollers = [
+                    pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: cancel, events: Int16(POLLIN), revents: 0),
+                ]
                 let ready: Int32
                 do throws(Errno) {
-                    ready = try Syscalls.retrying("poll") { poll(&poller, 1, Int32(min(left, 60_000))) }
+                    ready = try Syscalls.retrying("poll") {
+                        poll(&pollers, cancel >= 0 ? 2 : 1, Int32(min(left, 60_000)))
+                    }
                 } catch {
                     throw .failed(error)
                 }
+                if cancel >= 0 && pollers[1].revents != 0 { throw .cancelled }
                 if ready == 0 { continue }
             }
             let n: Int

@@ -183,6 +183,9 @@ package final class MusicFileReader {
             try window.open(path)
             st = try window.status()
         } catch {
+            // StickFile.openMusic refuses what is not a regular file (EISDIR for a folder, EINVAL
+            // with its kind named for a FIFO, socket or device) before any read.
+            if error.reason != nil && (error.rawValue == EINVAL || error.rawValue == EISDIR) { throw .notARegularFile }
             throw .cannotOpen(errno: error.rawValue)
         }
         if st.st_mode & S_IFMT != S_IFREG { throw .notARegularFile }

@@ -53,6 +53,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case pcmHeader = "pcm-header"
     /// A small tree built from the input (files, folders, links, FIFOs), scanned with an index twice.
     case scan
+    /// Stick files of every kind (FIFOs, sockets, links in and out, folders) read and written
+    /// through `StickFile` (`StickFilesFuzz`).
+    case stickFiles = "stick-files"
 
     /// Runs one input.
     public func run(_ data: [UInt8]) {
@@ -89,6 +92,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 _ = MusicFileReader().read(path: $0)
             }
         case .scan: ScanFuzz.run(data)
+        case .stickFiles: StickFilesFuzz.run(data)
         }
     }
 }

@@ -4,6 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
 #include <sys/stat.h>
 #include <sys/timex.h>
 #include <termios.h>
@@ -20,6 +24,20 @@ int kiosk_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
 int kiosk_openat(int dirfd, const char *path, int flags, mode_t mode) { return openat(dirfd, path, flags, mode); }
+int kiosk_openat2_beneath(int dirfd, const char *path, int flags) {
+#if defined(SYS_openat2) && defined(RESOLVE_BENEATH)
+    struct open_how how = {0};
+    how.flags = (unsigned long long)flags;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+#else
+    (void)dirfd;
+    (void)path;
+    (void)flags;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
 int kiosk_o_direct(void) { return O_DIRECT; }
 void kiosk_sigset_empty(sigset_t *set) { sigemptyset(set); }
 void kiosk_sigset_add(sigset_t *set, int signo) { sigaddset(set, signo); }

@@ -67,6 +67,8 @@ public final class Appliance {
     private var trimScheduled = false
     private var services: [any ApplianceService] = []
     private var speech: SpokenPrompts?
+    /// Writes the staff stick's play counts (exhibit mode), so the loop never waits for a stick.
+    private var stickWriter: WorkerThread<@Sendable () -> Void>?
 
     public init(resolved: ResolvedConfig, options: ApplianceOptions = ApplianceOptions()) throws {
         self.resolved = resolved
@@ -277,6 +279,19 @@ public final class Appliance {
             var failed = false
             // Restart=always in the unit starts the player again.
             player.onDailyRestart = { [unowned self] in self.shutdown(reason: "the daily restart, exhibit.restartAt") }
+            // The staff export on a worker; its outcome back to the player on the loop.
+            let exported = Mailbox<StaffExport.Outcome>(loop: loop) { [unowned self] outcome in
+                self.player.playCountsExported(outcome)
+            }
+            do {
+                let writer = try WorkerThread<@Sendable () -> Void>(name: "kiosk-stick-out") { $0() }
+                stickWriter = writer
+                player.stickExporter = { mountPoint, csv in
+                    _ = writer.submit { exported.send(StaffExport.run(mountPoint: mountPoint, csv: csv)) }
+                }
+            } catch {
+                Log.warning("exhibit: no thread for the staff export (\(error)); it runs on the loop")
+            }
             player.onExhibitStatus = { text in
                 do {
                     try AtomicFile.replace(file, with: text)
@@ -456,6 +471,7 @@ public final class Appliance {
         for service in services { service.stop() }
         player.shutdown()
         speech?.stop()
+        stickWriter?.stop()
         library.stop()
         display?.shutdown()
         loop.stop()

@@ -8,11 +8,7 @@ extension Display: ScreenOutput {
     /// Reads the artwork's bytes (embedded, or the cover file, at most 16 MB) on the artwork worker.
     public func provideArtwork(key: String, loadArtwork: @escaping @Sendable () -> Artwork?) {
         provideArtwork(key: key) {
-            switch loadArtwork() {
-            case .embedded(let bytes, _): return bytes
-            case .file(let path): return try? Syscalls.readFile(path, limit: 16 << 20)
-            case nil: return nil
-            }
+            try? loadArtwork()?.bytes(limit: 16 << 20)
         }
     }
 

@@ -16,12 +16,14 @@ final class SourceFile {
     var fd: Int32 { file.rawValue }
     var isOpen: Bool { file.isValid }
 
-    /// Opens `path` read-only and checks it is a non-empty regular file.
+    /// Opens `path` read-only and checks it is a non-empty regular file. `O_NONBLOCK` (the
+    /// `StickFile.openMusic` rule) so that a FIFO or device put where a track was does not wait
+    /// for a writer: the `fstat` below refuses it at once.
     func open(_ path: String) throws(DecodeError) {
         close()
         let opened: Int32
         do throws(Errno) {
-            opened = try Syscalls.open(path, O_RDONLY)
+            opened = try Syscalls.open(path, O_RDONLY | O_NONBLOCK)
         } catch {
             throw .cannotOpen(errno: error.rawValue)
         }

@@ -271,10 +271,18 @@ extension Player {
         guard let exhibit else { return }
         let file = mountPoint + "/exhibit.json"
         let bytes: [UInt8]
+        // On the loop thread before READY: the one stick-file seam, so a FIFO, a socket or a link
+        // there is refused at once (it blocked start-up forever when opened plainly); a regular
+        // file of at most 256 KiB is read.
         do {
-            bytes = try Syscalls.readFile(file, limit: 256 << 10)
+            bytes = try StickFile.read("exhibit.json", beneath: mountPoint, limit: 256 << 10)
         } catch {
-            if error.rawValue != ENOENT { Log.warning("exhibit: cannot read \(file): \(error)") }
+            if error.rawValue != ENOENT {
+                Log.warning("exhibit: \(error); config.json's clips stay")
+                exhibit.lastError = "\(error)"
+                showTransient(
+                    MessageState(title: "exhibit.json not used", detail: error.message, kind: .error), seconds: 8)
+            }
             return
         }
         do throws(ConfigError) {
@@ -402,16 +410,33 @@ extension Player {
         sink(JSONValue.object(members + [("uptimeSeconds", .number(Double(uptime)))]).serialized() + "\n")
     }
 
-    /// A stick with a `kiosk-staff` file at its top gets the play counts as `kiosk-play-counts.csv`.
+    /// A stick with a `kiosk-staff` file at its top gets the play counts as `kiosk-play-counts.csv`
+    /// (`StaffExport`): on `stickExporter`'s worker in the appliance, so the loop never waits for
+    /// the stick; in place where none is set (tests).
     func exportPlayCounts(to mountPoint: String) {
-        guard let exhibit, Syscalls.exists(mountPoint + "/kiosk-staff") else { return }
-        let file = mountPoint + "/kiosk-play-counts.csv"
-        do {
-            try AtomicFile.replace(file, with: exhibit.counts.csv)
+        guard let exhibit else { return }
+        let csv = Array(exhibit.counts.csv.utf8)
+        if let stickExporter {
+            stickExporter(mountPoint, csv)
+        } else {
+            playCountsExported(StaffExport.run(mountPoint: mountPoint, csv: csv))
+        }
+    }
+
+    /// What the staff export did, back on the loop thread.
+    public func playCountsExported(_ outcome: StaffExport.Outcome) {
+        scheduler.assertInLoop()
+        guard let exhibit else { return }
+        switch outcome {
+        case .notStaffStick:
+            break
+        case .markerRefused(let error):
+            Log.warning("exhibit: \(error); not taken for a staff stick")
+        case .written(let file):
             Log.notice("exhibit: play counts written to \(file)")
             showTransient(
-                MessageState(title: "Play counts saved", detail: "kiosk-play-counts.csv", kind: .info), seconds: 4)
-        } catch {
+                MessageState(title: "Play counts saved", detail: StaffExport.fileName, kind: .info), seconds: 4)
+        case .failed(let file, let error):
             Log.warning("exhibit: cannot write the play counts to \(file): \(error)")
             exhibit.lastError = "cannot write the play counts to the staff stick: \(error)"
         }

@@ -60,6 +60,9 @@ public final class Player {
     let exhibit: ExhibitSession?
     /// Where exhibit mode's heartbeat goes (`onExhibitStatus`).
     var exhibitStatusSink: ((String) -> Void)?
+    /// Runs the staff stick's play-count export (`StaffExport.run`) off the loop thread and hands
+    /// its outcome to `playCountsExported` on the loop; nil: the export runs in place (tests).
+    public var stickExporter: ((_ mountPoint: String, _ csv: [UInt8]) -> Void)?
     /// Called at exhibit mode's daily restart time (`exhibit.restartAt`): the appliance exits
     /// cleanly and systemd starts it again.
     public var onDailyRestart: (() -> Void)?

@@ -104,6 +104,15 @@ public enum FuzzSeeds {
             (3, "pipe.mp3", []), (0, "empty.mp3", []), (1, "Empty Folder", []),
         ]
         try seed(.scan, "tree", scanTree(tree))
+        // A hostile stick: exhibit.json a FIFO, kiosk-staff a socket, folder.jpg a link out, a
+        // folder behind a link, the export's name a link out, a good playlist.
+        let hostile: [(kind: UInt8, name: String, content: [UInt8])] = [
+            (3, "exhibit.json", []), (4, "kiosk-staff", []), (5, "folder.jpg", []),
+            (1, "Album", []), (2, "Linked", Array("Album".utf8)), (0, "Album/list.m3u", Array("a.flac\n".utf8)),
+            (0, "Linked/x.m3u", Array("b.flac\n".utf8)), (5, "kiosk-play-counts.csv", []),
+            (2, "zero.jpg", Array("/dev/zero".utf8)),
+        ]
+        try seed(.stickFiles, "hostile", scanTree(hostile))
         // ID3 (ID3Fuzz's layout): a plain v2.3 title; v2.4 compressed frames, one of them a small
         // bomb (24 bytes × (255 × 16 + 1), past the 64 KiB budget); a v2.3 tag unsynchronised whole; a v2.4 frame compressed,
         // unsynchronised and with a false data length.
@@ -211,7 +220,7 @@ public enum FuzzSeeds {
         return bytes
     }()
 
-    /// A `scan` input: entries (kind, name, content) in the target's encoding.
+    /// A `scan` (or `stick-files`) input: entries (kind, name, content) in the target's encoding.
     static func scanTree(_ entries: [(kind: UInt8, name: String, content: [UInt8])]) -> [UInt8] {
         var bytes: [UInt8] = []
         for entry in entries {

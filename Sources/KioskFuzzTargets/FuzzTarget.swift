@@ -60,6 +60,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Text (names of folders, playlists, cards) through `SpokenText` and a real speech helper
     /// (`SpeechFuzzRig`): the helper may die on it, the player side must not.
     case speechText = "speech-text"
+    /// Stick files of every kind (FIFOs, sockets, links in and out, folders) read and written
+    /// through `StickFile` (`StickFilesFuzz`).
+    case stickFiles = "stick-files"
 
     /// Runs one input.
     public func run(_ data: [UInt8]) {
@@ -98,6 +101,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .scan: ScanFuzz.run(data)
         case .speechWire: _ = SpeechWire.readHelperStream(data, maxSamples: 4096)
         case .speechText: SpeechFuzzRig.shared.run(data)
+        case .stickFiles: StickFilesFuzz.run(data)
         }
     }
 }

@@ -157,13 +157,13 @@ public final class Catalog: Sendable {
             let cover = ArtworkLookup.coverFile(forFolder: track.folder, in: covers[track.volume] ?? [:])
         else { return nil }
         let path = mountPoint == "/" ? "/" + cover : mountPoint + "/" + cover
-        if Syscalls.exists(path) { return .file(path: path) }
+        if Syscalls.exists(path) { return .file(path: path, volumePath: mountPoint) }
         // Changed since the scan: look at the folder again.
         let folder = Track.folder(of: path)
         guard let listing = try? Syscalls.readDirectory(folder, limit: 10_000),
             let name = ArtworkLookup.preferredCover(listing.entries.map(\.name))
         else { return nil }
-        return .file(path: folder + "/" + name)
+        return .file(path: folder + "/" + name, volumePath: mountPoint)
     }
 
     /// `contents` holding this catalog's track array when the catalog is made of exactly that

@@ -641,7 +641,9 @@ package final class FLACFileReader {
     /// The embedded front cover (picture type 3) or else the first picture, as bytes and MIME
     /// type; nil when there is none within the size limit. Reads the file: not on the loop thread.
     func embeddedPicture(path: String) -> (bytes: [UInt8], mimeType: String)? {
-        guard let fd = try? FileDescriptor.open(path, O_RDONLY),
+        // The descriptor first (a regular file, `StickFile.openMusic`): libFLAC's iterator opens
+        // the name itself and would wait on a FIFO.
+        guard let fd = try? StickFile.openMusic(path),
             FLAC__metadata_simple_iterator_init(iterator, DiskName.openable(path), 1, 0) != 0
         else { return nil }
         var first: (bytes: [UInt8], mimeType: String)?

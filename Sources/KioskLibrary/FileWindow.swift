@@ -31,10 +31,11 @@ final class FileWindow {
     /// The open file's descriptor (-1 when none is open).
     var fd: Int32 { file.rawValue }
 
-    /// Opens `path` read-only (closing the file open before), with nothing read yet.
+    /// Opens `path` read-only (closing the file open before), with nothing read yet: a regular
+    /// file only, opened without waiting (`StickFile.openMusic`: the files are on sticks).
     func open(_ path: String) throws(Errno) {
         close()
-        file = try FileDescriptor.open(path, O_RDONLY)
+        file = try StickFile.openMusic(path)
     }
 
     /// Closes the file and forgets its bytes.

@@ -183,6 +183,9 @@ package final class MusicFileReader {
             try window.open(path)
             st = try window.status()
         } catch {
+            // StickFile.openMusic refuses what is not a regular file (EISDIR for a folder, EINVAL
+            // with its kind named for a FIFO, socket or device) before any read.
+            if error.reason != nil && (error.rawValue == EINVAL || error.rawValue == EISDIR) { throw .notARegularFile }
             throw .cannotOpen(errno: error.rawValue)
         }
         if st.st_mode & S_IFMT != S_IFREG { throw .notARegularFile }
@@ -217,7 +220,7 @@ package final class MusicFileReader {
     /// Whether the file's tags are small enough for TagLib, which reads a tag whole: the leading
     /// ID3v2 tag of any file, and every tag chunk of a WAV or AIFF.
     private func tagSizeIsBounded(path: String, warnings: UnsafeMutablePointer<[String]>?) -> Bool {
-        guard let file = try? FileDescriptor.open(path, O_RDONLY) else { return false }
+        guard let file = try? StickFile.openMusic(path) else { return false }
         var head = [UInt8](repeating: 0, count: 10)
         let n = head.withUnsafeMutableBytes { (try? Syscalls.pread(file.rawValue, $0, offset: 0)) ?? -1 }
         guard n == 10 else { return true }
@@ -239,13 +242,13 @@ package final class MusicFileReader {
 
     /// Why an Ogg file's comment header is not to be read, by its decoder or by TagLib.
     private func oggHeaderProblem(_ path: String) -> String? {
-        guard let file = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
+        guard let file = try? StickFile.openMusic(path) else { return nil }
         return TagBudget.oggCommentProblem(fd: file.rawValue, limits: limits).map { "\($0): not read" }
     }
 
     /// Why TagLib must not read this file's tags (too many frames, items or atoms), or nil.
     private func tagBudgetProblem(path: String, format: AudioFileFormat) -> String? {
-        guard let file = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
+        guard let file = try? StickFile.openMusic(path) else { return nil }
         return TagBudget.problem(fd: file.rawValue, format: format, limits: limits)
     }
 

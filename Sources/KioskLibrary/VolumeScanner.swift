@@ -372,7 +372,7 @@ public final class VolumeScanner {
                 continue
             }
             do {
-                let bytes = try Syscalls.readFile(mountPoint + "/" + file.relativePath, limit: limits.maxPlaylistBytes)
+                let bytes = try StickFile.read(file.relativePath, beneath: mountPoint, limit: limits.maxPlaylistBytes)
                 playlist = PlaylistParser.parse(bytes, relativePath: file.relativePath, limits: limits)
             } catch {
                 problems.append(

@@ -159,15 +159,21 @@ final class MPDArtworkLoader {
         case .embedded(let bytes, let mimeType):
             guard bytes.count <= limit else { return nil }
             return Picture(bytes: bytes, mimeType: mimeType)
-        case .file(let path):
+        case .file(let path, _):
             guard kind == .cover else { return nil }
             guard isInside(path, mountPoint: mountPoint) else {
                 Log.warning("mpd: cover \(path) is not inside \(mountPoint); not reading it")
                 return nil
             }
-            guard let status = try? Syscalls.fileStatus(path), status.st_mode & S_IFMT == S_IFREG,
-                let bytes = try? Syscalls.readFile(path, limit: limit)
-            else { return nil }
+            // Beneath the track's own volume, a regular file only (StickFile): a FIFO, a socket or
+            // a link named cover.jpg is refused without a wait.
+            let bytes: [UInt8]
+            do {
+                bytes = try StickFile.read(path: path, inVolume: mountPoint, limit: limit)
+            } catch {
+                if error.rawValue != ENOENT { Log.warning("mpd: \(error)") }
+                return nil
+            }
             let lower = path.lowercased()
             let mime = lower.hasSuffix(".png") ? "image/png" : "image/jpeg"
             return Picture(bytes: bytes, mimeType: mime)

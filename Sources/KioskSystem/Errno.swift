@@ -8,10 +8,15 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public let rawValue: Int32
     /// What was being done, e.g. "open /dev/fb0". Empty when unknown.
     public let context: String
+    /// Said instead of the C library's text when that would mislead: a stick's `exhibit.json` that
+    /// is a FIFO is refused with EINVAL, but "Invalid argument" does not say why ("a FIFO, not a
+    /// regular file" does). nil: `strerror`'s text.
+    public let reason: String?
 
-    public init(rawValue: Int32, context: String = "") {
+    public init(rawValue: Int32, context: String = "", reason: String? = nil) {
         self.rawValue = rawValue
         self.context = context
+        self.reason = reason
     }
 
     /// The calling thread's current `errno`.
@@ -26,10 +31,10 @@ public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public static let noDevice = Errno(rawValue: ENODEV)
 
     /// The same error number with a description of what failed.
-    public func with(_ context: String) -> Errno { Errno(rawValue: rawValue, context: context) }
+    public func with(_ context: String) -> Errno { Errno(rawValue: rawValue, context: context, reason: reason) }
 
-    /// The C library's text for this error number.
-    public var message: String { String(cString: strerror(rawValue)) }
+    /// The C library's text for this error number, or the `reason` given instead.
+    public var message: String { reason ?? String(cString: strerror(rawValue)) }
 
     public var description: String { context.isEmpty ? message : "\(context): \(message)" }
 

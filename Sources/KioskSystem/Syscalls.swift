@@ -135,6 +135,18 @@ public enum Syscalls {
         _ = try retrying("rename \(from) to \(to)") { Glibc.rename(from, to) }
     }
 
+    /// The corresponding C function is `renameat(2)`: `from` in `fromDir` to `to` in `toDir`. A
+    /// symbolic link named `to` is replaced, not followed.
+    public static func renameat(_ fromDir: Int32, _ from: String, _ toDir: Int32, _ to: String) throws(Errno) {
+        _ = try retrying("rename \(from) to \(to)") { Glibc.renameat(fromDir, from, toDir, to) }
+    }
+
+    /// The corresponding C function is `unlinkat(2)` (a file, not a folder); errors are ignored:
+    /// for a temporary file left by a failed write.
+    public static func unlinkatIgnoringErrors(_ dirfd: Int32, _ name: String) {
+        _ = Glibc.unlinkat(dirfd, name, 0)
+    }
+
     /// The corresponding C function is `unlink(2)`.
     public static func unlink(_ path: String) throws(Errno) {
         _ = try retrying("unlink \(path)") { Glibc.unlink(path) }

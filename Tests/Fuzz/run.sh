@@ -44,7 +44,7 @@ results=$data/results.md
 failed=0
 for target in "${targets[@]}"; do
     case "$target" in
-    flac | tags | image | pcm-header | scan) max_len=65536 ;;
+    flac | tags | image | pcm-header | scan | stick-files) max_len=65536 ;;
     mpd) max_len=8192 ;;
     *) max_len=4096 ;;
     esac

@@ -43,7 +43,7 @@ import Testing
         }
         #expect(bytes.starts(with: [0xFF, 0xD8]))
         let coastline = try #require(catalog.collections(in: .album).first { $0.name == "Coastline" })
-        guard case .file(let path) = catalog.artwork(for: coastline) else {
+        guard case .file(let path, _) = catalog.artwork(for: coastline) else {
             Issue.record("Coastline has a cover.jpg")
             return
         }

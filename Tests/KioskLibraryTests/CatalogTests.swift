@@ -276,14 +276,14 @@ import Testing
         #expect(a.representative.title == "a2")
         #expect(catalog.artwork(for: a) == .embedded(bytes: SyntheticLibrary.sampleJPEG, mimeType: "image/jpeg"))
         let b = try #require(catalog.named(.album, "B"))
-        #expect(catalog.artwork(for: b) == .file(path: library.root + "/B/Cover.JPG"))
+        #expect(catalog.artwork(for: b) == .file(path: library.root + "/B/Cover.JPG", volumePath: library.root))
         let c = try #require(catalog.named(.album, "C"))
-        #expect(catalog.artwork(for: c) == .file(path: library.root + "/C/front.jpeg"))
+        #expect(catalog.artwork(for: c) == .file(path: library.root + "/C/front.jpeg", volumePath: library.root))
         let d = try #require(catalog.named(.album, "D"))
         #expect(catalog.artwork(for: d) == nil)
         // A cover file that disappeared after the scan is not returned.
         try Syscalls.unlink(library.root + "/B/Cover.JPG")
-        #expect(catalog.artwork(for: b) == .file(path: library.root + "/B/folder.png"))
+        #expect(catalog.artwork(for: b) == .file(path: library.root + "/B/folder.png", volumePath: library.root))
     }
 
     @Test func coverNamePreference() {

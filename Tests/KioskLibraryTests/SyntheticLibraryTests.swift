@@ -31,7 +31,7 @@ import Testing
         let first = try #require(catalog.named(.album, "Album 0001"))
         #expect(catalog.tracks(of: first).map(\.trackNumber) == [1, 2, 3])
         #expect(catalog.tracks(of: first).allSatisfy { $0.hasEmbeddedPicture && $0.trackTotal == 3 })
-        guard case .file(let cover)? = catalog.artwork(for: try #require(catalog.named(.album, "Album 0002"))) else {
+        guard case .file(let cover, _)? = catalog.artwork(for: try #require(catalog.named(.album, "Album 0002"))) else {
             Issue.record("album 2 should have a cover file")
             return
         }

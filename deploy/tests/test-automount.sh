@@ -182,6 +182,48 @@ if [ "$can_mount" = 1 ]; then
         fi
     fi
 
+    # Staff sticks: a regular file kiosk-staff at the top. FAT/exFAT: read-write, owned by the
+    # player's user; ext4: stays read-only (its owners are on the stick) and the log says so.
+    export KIOSK_PLAYER_USER=nobody
+    mkdir -p "$work/staff"
+    : >"$work/staff/kiosk-staff"
+    for t in vfat exfat ext4; do
+        if ! command -v "mkfs.$t" >/dev/null; then skip "$t staff stick" "mkfs.$t missing"; continue; fi
+        if ! kernel_has "$t"; then skip "$t staff stick" "the running kernel has no $t driver"; continue; fi
+        img="$work/staff-$t.img"
+        truncate -s 16M "$img"
+        case "$t" in
+            vfat) mkfs.vfat -n STAFF "$img" >/dev/null && command -v mcopy >/dev/null \
+                && mcopy -i "$img" "$work/staff/kiosk-staff" ::/kiosk-staff ;;
+            exfat) false ;;  # no tool puts a file on an exFAT image without mounting it
+            ext4) mkfs.ext4 -q -L STAFF -d "$work/staff" "$img" >/dev/null ;;
+        esac || { skip "$t staff stick" "cannot put the marker on a $t image here"; continue; }
+        s=$(losetup -f --show "$img") || { fail "$t staff image"; continue; }
+        echo "$s" >>"$work/loops"
+        if "$tool" mount "$s" 2>"$work/log"; then
+            opts=",$(findmnt -rn -S "$s" -o OPTIONS),"
+            expect_eq "a $t staff stick is mounted once, at its label" "$(findmnt -rn -S "$s" -o TARGET)" "$KIOSK_MEDIA_ROOT/STAFF"
+            if [ "$t" = ext4 ]; then
+                case "$opts" in *,ro,*) pass "an ext4 staff stick stays read-only" ;; *) fail "an ext4 staff stick stays read-only" "$opts" ;; esac
+                case "$(cat "$work/log")" in *"stays read-only"*) pass "the log says why an ext4 staff stick stays read-only" ;;
+                    *) fail "the log says why an ext4 staff stick stays read-only" "$(cat "$work/log")" ;; esac
+            else
+                case "$opts" in *,rw,*nosuid*nodev*noexec*) pass "a $t staff stick is read-write, nosuid,nodev,noexec" ;;
+                    *) fail "a $t staff stick is read-write, nosuid,nodev,noexec" "$opts" ;; esac
+                case "$opts" in *",uid=$(id -u nobody),"*) pass "a $t staff stick's files are the player user's" ;;
+                    *) fail "a $t staff stick's files are the player user's" "$opts" ;; esac
+            fi
+            if [ -z "$(ls -A "$work/state" | grep probe)" ]; then pass "no probe mount is left"; else fail "no probe mount is left"; fi
+            "$tool" unmount "$s" 2>/dev/null
+        else
+            fail "$t staff stick mounts" "$(cat "$work/log")"
+        fi
+        # Detached at once: the blank-device check below wants the loop device it always had (the
+        # udev database may still describe another number's earlier image).
+        losetup -d "$s" 2>/dev/null
+    done
+    unset KIOSK_PLAYER_USER
+
     truncate -s 1M "$work/blank.img"
     e=$(losetup -f --show "$work/blank.img") && loops+=("$e")
     if out=$("$tool" mount "$e" 2>&1); then fail "a blank device is refused" "$out"; else

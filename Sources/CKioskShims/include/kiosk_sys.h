@@ -24,6 +24,11 @@ int kiosk_open(const char *path, int flags, mode_t mode);
 int kiosk_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 /// openat(dirfd, path, flags, mode).
 int kiosk_openat(int dirfd, const char *path, int flags, mode_t mode);
+/// openat2(dirfd, path, {flags, resolve: RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS}):
+/// `path` resolved beneath `dirfd` with no symbolic link on the way (Linux 5.6+). glibc has no
+/// wrapper before 2.38, so this is syscall(2). Fails with ENOSYS where the kernel (or a seccomp
+/// filter) does not offer it, or where the headers it was built with do not know it.
+int kiosk_openat2_beneath(int dirfd, const char *path, int flags);
 /// O_DIRECT, which glibc defines only with _GNU_SOURCE and whose value differs between
 /// architectures (x86_64 040000, aarch64 0200000).
 int kiosk_o_direct(void);

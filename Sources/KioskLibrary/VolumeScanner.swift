@@ -355,11 +355,36 @@ public final class VolumeScanner {
         }
 
         // Playlists: parsed when new or changed, resolved every time (the files they name may change).
+        // The stick's playlists share one budget of entries and bytes (`maxStickPlaylistEntries`,
+        // `maxStickPlaylistBytes`): those that fit are used in walk order, each other one is left
+        // out whole (a list cut short would play something its maker did not choose) and named.
         var parsed: [PlaylistFile] = []
+        var entriesLeft = limits.maxStickPlaylistEntries
+        var bytesLeft = Int64(limits.maxStickPlaylistBytes)
+        func leaveOut(_ file: ScannedFile, _ why: String) {
+            problems.append(
+                LibraryProblem(
+                    volume: volume, relativePath: file.relativePath,
+                    reason:
+                        "playlist left out: \(why); the stick's playlists may hold \(limits.maxStickPlaylistEntries) "
+                        + "entries and \(limits.maxStickPlaylistBytes) bytes in all"))
+            if knownPlaylists[PathKey(file.relativePath)] != nil { write { try $0.deletePlaylist(file.relativePath) } }
+        }
         for file in walk.playlists {
+            if file.size <= Int64(limits.maxPlaylistBytes) && file.size > bytesLeft {
+                // Not read at all: the budget bounds the bytes read too.
+                leaveOut(file, "its \(file.size) bytes are over the \(bytesLeft) left")
+                continue
+            }
             if let old = knownPlaylists[PathKey(file.relativePath)], old.size == file.size,
                 old.modificationTime == file.modificationTime
             {
+                if old.playlist.entries.count > entriesLeft {
+                    leaveOut(file, "its \(old.playlist.entries.count) entries are over the \(entriesLeft) left")
+                    continue
+                }
+                entriesLeft -= old.playlist.entries.count
+                bytesLeft -= file.size
                 parsed.append(old.playlist)
                 continue
             }
@@ -373,7 +398,8 @@ public final class VolumeScanner {
             }
             do {
                 let bytes = try Syscalls.readFile(mountPoint + "/" + file.relativePath, limit: limits.maxPlaylistBytes)
-                playlist = PlaylistParser.parse(bytes, relativePath: file.relativePath, limits: limits)
+                playlist = PlaylistParser.parse(
+                    bytes, relativePath: file.relativePath, limits: limits, entryBudget: entriesLeft)
             } catch {
                 problems.append(
                     LibraryProblem(
@@ -381,6 +407,12 @@ public final class VolumeScanner {
                 reusable = false
                 continue
             }
+            if playlist.overBudget {
+                leaveOut(file, "it has more entries than the \(entriesLeft) left")
+                continue
+            }
+            entriesLeft -= playlist.entries.count
+            bytesLeft -= file.size
             write { try $0.store(file, playlist: playlist) }
             parsed.append(playlist)
         }

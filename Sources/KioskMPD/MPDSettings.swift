@@ -50,6 +50,12 @@ public struct MPDSettings: Sendable, Equatable {
     /// Pictures kept for the chunks that follow the first (bytes, over all entries).
     public var pictureCacheBytes = 16 << 20
 
+    /// The longest queue clients may build, as MPD's max_playlist_length (16384 there too): an add
+    /// past it is refused whole with MPD's `ACK [51@…] … Playlist is too large`, so that no client
+    /// can grow the queue (and `client-queue.json`) without bound (issue 44: 600 000 entries took
+    /// 1.1 GB and made `status` take 6.3 s).
+    public var maxQueueLength = 16384
+
     /// The state directory: the clients' stored playlists (`mpd-playlists/`) and stickers
     /// (`mpd-stickers.sqlite`) live there; nil: both are disabled, as in MPD without a
     /// playlist_directory or sticker_file.
@@ -57,11 +63,27 @@ public struct MPDSettings: Sendable, Equatable {
     /// Stored playlists a client may make, and songs in one (MPD's max_playlist_length).
     public var maxStoredPlaylists = 1000
     public var maxStoredPlaylistLength = 16384
+    /// Bytes of all stored playlists together, and of one (a file is written only if it can be
+    /// read back: issue 44 found saves of a long queue that `load` then refused as too large).
+    public var maxStoredPlaylistBytes = 64 << 20
+    public var maxStoredPlaylistFileBytes = 8 << 20
     /// Stickers kept, and the longest sticker name or value, so that no client can fill the card.
     public var maxStickers = 100_000
     public var maxStickerBytes = 4096
+    /// Bytes of all stickers' URIs, names and values together (SQLite's file is about three times
+    /// that at most: the unique index repeats URI and name, and pages are not full).
+    public var maxStickerTotalBytes = 8 << 20
 
     public init() {}
+
+    /// The most bytes clients can make the player keep in the state directory with these
+    /// settings: the stored playlists (and one file's temporary while it is replaced), the sticker
+    /// files, and the queue file (twice while it is replaced). docs/reliability.md's budget table
+    /// gives it for the defaults; the attack test checks it.
+    public var clientStateBytesBound: Int {
+        maxStoredPlaylistBytes + maxStoredPlaylistFileBytes
+            + MPDStickers.diskBound(totalBytes: maxStickerTotalBytes, rows: maxStickers) + 2 * ClientQueueFile.maxBytes
+    }
 
     /// The settings for `config.mpd`, nil when neither a socket nor a TCP address is configured
     /// (the default: the server is off). `"socket": "default"` means `mpd.socket` in

@@ -213,6 +213,7 @@ enum MPDDatabaseCommands {
             return .done
         }
         if addToQueue {
+            try s.checkQueueRoom(for: found.count)
             s.player.perform(.insert(found.map { db.catalog.allTracks[$0] }, at: position), from: .remote)
             return s.changed()
         }

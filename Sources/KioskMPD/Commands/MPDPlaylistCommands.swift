@@ -72,6 +72,7 @@ enum MPDPlaylistCommands {
         let position = try MPDQueueCommands.insertPosition(s, r.optional(2))
         let db = s.database
         let tracks = uris.compactMap { db.trackIndex(uri: $0).map { db.catalog.allTracks[$0] } }
+        try s.checkQueueRoom(for: tracks.count)
         s.player.perform(.insert(tracks, at: position), from: .remote)
         return s.changed()
     }

@@ -371,9 +371,14 @@ public final class VolumeScanner {
             if knownPlaylists[PathKey(file.relativePath)] != nil { write { try $0.deletePlaylist(file.relativePath) } }
         }
         for file in walk.playlists {
+            // Not read at all: the budget bounds the bytes read too (a list read and then left out
+            // counts against it), so 600 lists cost at most `maxStickPlaylistBytes` of reads.
             if file.size <= Int64(limits.maxPlaylistBytes) && file.size > bytesLeft {
-                // Not read at all: the budget bounds the bytes read too.
                 leaveOut(file, "its \(file.size) bytes are over the \(bytesLeft) left")
+                continue
+            }
+            if entriesLeft == 0 {
+                leaveOut(file, "no entries are left")
                 continue
             }
             if let old = knownPlaylists[PathKey(file.relativePath)], old.size == file.size,
@@ -408,6 +413,7 @@ public final class VolumeScanner {
                 continue
             }
             if playlist.overBudget {
+                bytesLeft -= file.size
                 leaveOut(file, "it has more entries than the \(entriesLeft) left")
                 continue
             }

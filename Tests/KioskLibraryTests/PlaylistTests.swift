@@ -60,6 +60,18 @@ import Testing
         #expect(list.warnings == ["1 lines longer than 64 bytes ignored"])
     }
 
+    @Test func aPlaylistNameIsCutAtTheTagValueCapAndAMegabyteNameLineIsIgnored() {
+        let long = PlaylistParser.parse(
+            Array("#PLAYLIST:\(String(repeating: "n", count: 5000))\na.flac\n".utf8), relativePath: "l.m3u",
+            limits: ScanLimits())
+        #expect(long.name.utf8.count == ScanLimits().maxValueBytes)
+        let huge = PlaylistParser.parse(
+            Array("#PLAYLIST:\(String(repeating: "n", count: 1 << 20))\na.flac\n".utf8), relativePath: "l.m3u",
+            limits: ScanLimits())
+        #expect(huge.name == "l")
+        #expect(huge.entries == ["a.flac"])
+    }
+
     @Test func aListWithMoreEntriesThanTheStickHasLeftIsMarkedOverBudget() {
         let list = PlaylistParser.parse(
             Array("a\nb\nc\n".utf8), relativePath: "l.m3u", limits: ScanLimits(), entryBudget: 2)
@@ -168,6 +180,24 @@ import Testing
             catalog.problems(for: "\(name).m3u").contains { $0.reason.hasPrefix("playlist left out:") }
         }
         #expect(leftOut.count == 1)
+    }
+
+    @Test func listsTakenFromTheIndexCountAgainstTheStickTotalToo() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.track("a.flac", title: "A")
+        for name in ["one", "two", "three"] {
+            try library.write("\(name).m3u", text: String(repeating: "a.flac\n", count: 4))
+        }
+        let state = try TemporaryDirectory("kiosk-playlist-index")
+        defer { state.remove() }
+        let index = state.file("index.sqlite")
+        _ = try library.scan(indexPath: index)
+        var limits = ScanLimits()
+        limits.maxStickPlaylistEntries = 10
+        let (contents, _) = try library.rescan(from: nil, indexPath: index, limits: limits)
+        #expect(contents.playlists.count == 2)
+        #expect(contents.problems.filter { $0.reason.hasPrefix("playlist left out:") }.count == 1)
     }
 
     @Test func aPlaylistOverTheStickByteTotalIsLeftOutAndNamed() throws {

@@ -100,19 +100,34 @@ import Testing
                 $0.maxOutputBytes = 1024
                 $0.outputHighWater = 512
             },
-            stick: { root in
-                let count = try Fixture.write(under: root)
-                try SyntheticLibrary.writeFile(
-                    path: root + "/Long.m3u8",
-                    bytes: Array(
-                        ("#PLAYLIST:" + String(repeating: "n", count: 1500)
-                            + "\nThe Field Recorders/Coastline/02 Gulls.flac\n").utf8))
-                return count
-            })
+            stick: MPDTotalsTests.stickWithALongPlaylistName)
         let (listed, ping) = try h.withClient { c in (try c.command("listplaylists"), try c.command("ping")) }
         #expect(listed.last == "ACK [52@0] {listplaylists} Answer too long (more than 1024 bytes at once)")
         #expect(ping == ["OK"])
         #expect(h.server.statistics.refusedLongAnswers == 1)
+    }
+
+    @Test func lsinfoOfTheRootWithAPieceOverTheOutputLimitEndsWithAnACK() throws {
+        let h = try Harness(
+            {
+                $0.maxOutputBytes = 1024
+                $0.outputHighWater = 512
+            },
+            stick: MPDTotalsTests.stickWithALongPlaylistName)
+        let (listed, ping) = try h.withClient { c in (try c.command("lsinfo"), try c.command("ping")) }
+        #expect(listed.last == "ACK [52@0] {lsinfo} Answer too long (more than 1024 bytes at once)")
+        #expect(ping == ["OK"])
+    }
+
+    /// The fixture and a playlist named with 1 500 bytes (under the 2 KiB a name may have).
+    static func stickWithALongPlaylistName(_ root: String) throws -> Int {
+        let count = try Fixture.write(under: root)
+        try SyntheticLibrary.writeFile(
+            path: root + "/Long.m3u8",
+            bytes: Array(
+                ("#PLAYLIST:" + String(repeating: "n", count: 1500) + "\nThe Field Recorders/Coastline/02 Gulls.flac\n")
+                    .utf8))
+        return count
     }
 
     /// A client adding, saving and stickering as fast as it can (a bounded number of commands):

@@ -24,8 +24,8 @@ final class MPDFuzzRig {
         $0.maxStoredPlaylistFileBytes = 1 << 10
         $0.maxStickers = 64
         $0.maxStickerTotalBytes = 4 << 10
-        $0.maxOutputBytes = 8 << 10
-        $0.outputHighWater = 4 << 10
+        $0.maxOutputBytes = 64 << 10
+        $0.outputHighWater = 16 << 10
     }
 
     private let loop: EventLoop

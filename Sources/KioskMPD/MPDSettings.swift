@@ -26,6 +26,9 @@ public struct MPDSettings: Sendable, Equatable {
     public var socketSendBufferBytes = 32 << 10
     /// Output held for a client beyond which it is disconnected, as MPD's max_output_buffer_size
     /// (8 MiB there; ours is smaller because responses are produced only as the client reads).
+    /// One step of a command that leaves more than this unsent is refused with an ACK instead
+    /// (`MPDServer.refuseIfOversized`): it must be well over `outputHighWater` plus a step's piece
+    /// (about 4 KiB, `ItemProducer`), so that only an item that large is refused.
     public var maxOutputBytes = 1 << 20
     /// One client's share of a turn of the loop: lines taken, commands run or response pieces
     /// produced, and time; then the other clients and the rest of the loop go first.

@@ -119,6 +119,33 @@ import Testing
         #expect(ping == ["OK"])
     }
 
+    /// Forty stick playlists were printed as one piece (21 KB here, megabytes on a stick of many
+    /// lists): they are listed one at a time, so the answer is whole however many there are.
+    @Test func manyPlaylistsAreListedAsTheClientReadsNotAsOnePiece() throws {
+        let h = try Harness(
+            {
+                // Room for a step: below the high-water mark, plus a piece of about 4 KiB.
+                $0.maxOutputBytes = 16 << 10
+                $0.outputHighWater = 4 << 10
+            },
+            stick: { root in
+                let count = try Fixture.write(under: root)
+                for i in 0..<40 {
+                    try SyntheticLibrary.writeFile(
+                        path: root + "/Lists/\(i).m3u8",
+                        bytes: Array(
+                            ("#PLAYLIST:\(i) " + String(repeating: "n", count: 500)
+                                + "\n../The Field Recorders/Coastline/02 Gulls.flac\n").utf8))
+                }
+                return count
+            })
+        let (playlists, lsinfo) = try h.withClient { c in (try c.command("listplaylists"), try c.command("lsinfo")) }
+        #expect(playlists.filter { $0.hasPrefix("playlist: ") }.count == 41)
+        #expect(playlists.last == "OK")
+        #expect(lsinfo.filter { $0.hasPrefix("playlist: ") }.count == 41)
+        #expect(lsinfo.last == "OK")
+    }
+
     /// The fixture and a playlist named with 1 500 bytes (under the 2 KiB a name may have).
     static func stickWithALongPlaylistName(_ root: String) throws -> Int {
         let count = try Fixture.write(under: root)

@@ -81,6 +81,7 @@ final class MPDStickers {
             """)
         let sum = try opened.prepare("SELECT coalesce(sum(\(Self.rowBytes)), 0) FROM sticker")
         storedBytes = try sum.step() ? sum.int(0) : 0
+        sum.reset()
         return opened
     }
 
@@ -151,8 +152,14 @@ final class MPDStickers {
             "SELECT length(CAST(value AS BLOB)) FROM sticker WHERE type='song' AND uri=? AND name=?")
         old.bind(1, uri)
         old.bind(2, name)
-        if try old.step() {
-            let total = storedBytes - old.int(0) + value.utf8.count
+        // Each read is reset before the write: a statement left stepping keeps the transaction
+        // open, the write then commits only when it is finalized, outside `sqlite3_step`, where
+        // SQLite runs no auto-checkpoint, and the WAL grew without bound (39.6 MB of 8 MiB of
+        // stickers in the attack of issue 44; the main file stayed at one page).
+        let oldBytes = try old.step() ? old.int(0) : nil
+        old.reset()
+        if let oldBytes {
+            let total = storedBytes - oldBytes + value.utf8.count
             // A change that does not grow the total is always taken (a full database can still be edited).
             guard total <= maxTotalBytes || total <= storedBytes else { return .tooManyBytes }
             let update = try db.prepare("UPDATE sticker SET value=? WHERE type='song' AND uri=? AND name=?")
@@ -166,7 +173,9 @@ final class MPDStickers {
         let total = storedBytes + uri.utf8.count + name.utf8.count + value.utf8.count
         guard total <= maxTotalBytes else { return .tooManyBytes }
         let count = try db.prepare("SELECT count(*) FROM sticker")
-        guard try count.step(), count.int(0) < maxStickers else { return .tooMany }
+        let rows = try count.step() ? count.int(0) : Int.max
+        count.reset()
+        guard rows < maxStickers else { return .tooMany }
         let insert = try db.prepare("INSERT INTO sticker(type, uri, name, value) VALUES('song', ?, ?, ?)")
         insert.bind(1, uri)
         insert.bind(2, name)
@@ -189,6 +198,7 @@ final class MPDStickers {
                 if let name { query.bind(2, name) }
             }
             let bytes = try freed.step() ? freed.int(0) : 0
+            freed.reset()
             try statement.run()
             let deleted = db.changes > 0
             if deleted { storedBytes = max(0, storedBytes - bytes) }

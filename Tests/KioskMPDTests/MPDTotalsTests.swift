@@ -119,6 +119,25 @@ import Testing
         #expect(ping == ["OK"])
     }
 
+    /// Each new sticker's write committed outside `sqlite3_step` (a count query was still open),
+    /// where SQLite never checkpoints: the WAL grew with every sticker. It stays near its limit.
+    @Test func theStickerWALIsCheckpointedAndStaysNearItsLimit() throws {
+        let h = try Harness()
+        let value = String(repeating: "w", count: 1000)
+        let answers = try h.withClient { c in
+            var answers: [String] = []
+            for chunk in 0..<6 {
+                try c.send(
+                    (0..<100).map { "sticker set song \(Self.gulls) k\(chunk * 100 + $0) \(value)\n" }.joined())
+                for _ in 0..<100 { answers.append(try c.response().last ?? "") }
+            }
+            return answers
+        }
+        #expect(answers.allSatisfy { $0 == "OK" })
+        let wal = MPDTotalsTests.bytes(under: h.directory.file("state/mpd-stickers.sqlite-wal"))
+        #expect(wal <= 2 << 20)
+    }
+
     /// Forty stick playlists were printed as one piece (21 KB here, megabytes on a stick of many
     /// lists): they are listed one at a time, so the answer is whole however many there are.
     @Test func manyPlaylistsAreListedAsTheClientReadsNotAsOnePiece() throws {

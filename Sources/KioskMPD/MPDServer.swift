@@ -374,7 +374,7 @@ public final class MPDServer {
     }
 
     /// Where the output stood before one step of a command (its line and place in the batch), so
-    /// that what the step wrote can be taken back.
+    /// that what the step wrote can be taken back. Thread: a value; made and used on the loop thread.
     private struct OutputStep {
         let outputCount: Int
         let index: Int

@@ -142,6 +142,7 @@ final class MPDStickers {
         }
     }
 
+    /// What `store` did: stored, or refused for the row count or the byte total. Thread: a value; any.
     private enum StoreOutcome { case stored, tooMany, tooManyBytes }
 
     /// Update, else insert, unless the change would pass `maxStickers` or `maxTotalBytes`.

@@ -361,13 +361,11 @@ public final class VolumeScanner {
         var parsed: [PlaylistFile] = []
         var entriesLeft = limits.maxStickPlaylistEntries
         var bytesLeft = Int64(limits.maxStickPlaylistBytes)
+        // Named after the loop: the line for them all first, as the problems of one folder are
+        // cut at 100 in a row (600 lists in one folder would otherwise name only the first 100).
+        var leftOut: [(path: String, why: String)] = []
         func leaveOut(_ file: ScannedFile, _ why: String) {
-            problems.append(
-                LibraryProblem(
-                    volume: volume, relativePath: file.relativePath,
-                    reason:
-                        "playlist left out: \(why); the stick's playlists may hold \(limits.maxStickPlaylistEntries) "
-                        + "entries and \(limits.maxStickPlaylistBytes) bytes in all"))
+            leftOut.append((file.relativePath, why))
             if knownPlaylists[PathKey(file.relativePath)] != nil { write { try $0.deletePlaylist(file.relativePath) } }
         }
         for file in walk.playlists {
@@ -421,6 +419,23 @@ public final class VolumeScanner {
             bytesLeft -= file.size
             write { try $0.store(file, playlist: playlist) }
             parsed.append(playlist)
+        }
+        if !leftOut.isEmpty {
+            let named = leftOut.prefix(Self.leftOutNamed).map(\.path).joined(separator: ", ")
+            let more = leftOut.count > Self.leftOutNamed ? " and \(leftOut.count - Self.leftOutNamed) more" : ""
+            problems.append(
+                LibraryProblem(
+                    volume: volume, relativePath: "",
+                    reason: "\(leftOut.count) playlists left out, over the stick's total of "
+                        + "\(limits.maxStickPlaylistEntries) entries and \(limits.maxStickPlaylistBytes) bytes: \(named)\(more)",
+                    severity: .warning))
+            let total =
+                "the stick's playlists may hold \(limits.maxStickPlaylistEntries) entries and "
+                + "\(limits.maxStickPlaylistBytes) bytes in all"
+            for (path, why) in leftOut {
+                problems.append(
+                    LibraryProblem(volume: volume, relativePath: path, reason: "playlist left out: \(why); \(total)"))
+            }
         }
         let presentPlaylists = Set(walk.playlists.lazy.map { PathKey($0.relativePath) })
         for key in knownPlaylists.keys where !presentPlaylists.contains(key) {
@@ -510,6 +525,9 @@ public final class VolumeScanner {
             unconfirmed: unconfirmed)
         return (contents, stats)
     }
+
+    /// Playlists named in the one line that sums up those left out over the stick's total.
+    static let leftOutNamed = 20
 
     /// `previous` when a scan that walked `walk` would produce exactly it: same volume, mount
     /// point, limits and index (still on disk), and the same files with the same sizes and mtimes.

@@ -182,6 +182,20 @@ import Testing
         #expect(leftOut.count == 1)
     }
 
+    @Test func theListsLeftOutAreAlsoNamedInOneLineForTheStick() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.track("a.flac", title: "A")
+        // More than the 100 problems in a row kept for one folder.
+        for n in 0..<130 { try library.write("l\(1000 + n).m3u", text: "a.flac\na.flac\n") }
+        var limits = ScanLimits()
+        limits.maxStickPlaylistEntries = 10
+        let catalog = try library.catalog(limits: limits)
+        #expect(catalog.names(.playlist).count == 5)
+        let line = catalog.problems(for: "").first { $0.reason.hasPrefix("125 playlists left out") }
+        #expect(line?.reason.hasSuffix(" and 105 more") == true)
+    }
+
     @Test func listsTakenFromTheIndexCountAgainstTheStickTotalToo() throws {
         let library = try TestLibrary()
         defer { library.remove() }

@@ -6,14 +6,20 @@ import KioskSystem
 /// back, as MPD restores it from its state file. `client-queue.json` in the state directory holds
 /// the entries as "volume␟relative path" with the queue version it was written at; the resume
 /// state names that version, so a file from another moment (a power cut between the two writes)
-/// is not used. Written atomically, only when the queue changed (not at each position save).
+/// is not used. Written atomically, only when the queue changed (not at each position save), and
+/// at most every few seconds (`ResumeRecorder`). Bounded both ways: a queue longer than
+/// `maxEntries` or whose file would pass `maxBytes` is not saved, and no larger file is read at
+/// start (issue 44: loading one took 250 MB).
 ///
 /// Thread: the loop thread (the `ResumeRecorder`'s); `load` any.
-struct ClientQueueFile {
+package struct ClientQueueFile {
     static let fileName = "client-queue.json"
     static let format = "kiosk-player-client-queue"
-    /// Queues longer than this are not saved (a restart then resumes the current track's folder).
-    static let maxEntries = 100_000
+    /// Queues longer than this are not saved (a restart then resumes the current track's folder):
+    /// MPD's queue limit (`MPDSettings.maxQueueLength`).
+    static let maxEntries = 16_384
+    /// A file larger than this is neither written nor read: 16 384 entries of 256 bytes.
+    package static let maxBytes = 4 << 20
     private static let separator: Character = "\u{1F}"
 
     /// One saved entry: the track's volume and its path there.
@@ -32,8 +38,10 @@ struct ClientQueueFile {
         let json = JSONValue.object([
             ("format", .string(Self.format)), ("queueVersion", .number(Double(version))), ("entries", .array(entries)),
         ])
+        let text = json.serialized()
+        guard text.utf8.count <= Self.maxBytes else { return false }
         try Syscalls.mkdirs(directory)
-        try AtomicFile.replace(path, with: json.serialized())
+        try AtomicFile.replace(path, with: text)
         return true
     }
 
@@ -42,7 +50,7 @@ struct ClientQueueFile {
     func load(version: UInt32) -> [Entry]? {
         guard Syscalls.exists(path) else { return nil }
         do {
-            let bytes = try Syscalls.readFile(path, limit: 64 << 20)
+            let bytes = try Syscalls.readFile(path, limit: Self.maxBytes)
             let r = try JSONReader.parse(bytes, file: path)
             guard try r.string("format") == Self.format else {
                 throw ConfigError(file: path, path: "format", message: "not a kiosk-player client queue")

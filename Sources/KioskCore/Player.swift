@@ -420,7 +420,7 @@ public final class Player {
         shuttingDown = true
         engine.stop()
         setStatus(.stopped)
-        recorder.saveNow()
+        recorder.saveNow(flushingQueue: true)
         refreshScreen()
         handler()
     }
@@ -431,7 +431,7 @@ public final class Player {
         recorder.stopPeriodic()
         // The bookmark to the second (a playing one is otherwise written every 30 s only).
         noteBookmark(leaving: true)
-        recorder.saveNow()
+        recorder.saveNow(flushingQueue: true)
         engine.shutdown()
     }
 }

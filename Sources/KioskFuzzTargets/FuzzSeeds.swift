@@ -30,6 +30,7 @@ public enum FuzzSeeds {
                 try text(.mpdLine, "line-\(i)-\(j)", String(line))
             }
         }
+        for (i, session) in mpdTotalsSessions.enumerated() { try text(.mpdTotals, "session-\(i)", session) }
         // JSON files as owners write them, and as the box writes them.
         let config = try Syscalls.readFile(repository + "/deploy/config.json")
         try seed(.config, "config.json", config)
@@ -145,6 +146,18 @@ public enum FuzzSeeds {
         "albumart \"FUZZ/Artist/Album/01 One.flac\" 0\nreadpicture \"FUZZ/Artist/Album/01 One.flac\" 0\n",
         "password secret\ntagtypes clear\ntagtypes enable Artist Title\ncommands\nnotcommands\noutputs\n",
         "idle player mixer\nnoidle\nping\n",
+    ]
+
+    /// Sessions that reach the `mpd-totals` budgets: adds, saves and stickers past them, and what
+    /// frees them again.
+    static let mpdTotalsSessions = [
+        String(repeating: "add FUZZ\n", count: 12) + "status\n",
+        "add FUZZ\nsave a\nsave b\nplaylistadd c FUZZ\nsearchaddpl d any one\nlistplaylists\nrm a\nclear\n",
+        (0..<20).map {
+            "sticker set song \"FUZZ/Artist/Album/01 One.flac\" k\($0) \(String(repeating: "v", count: 200))\n"
+        }
+        .joined() + "sticker delete song \"FUZZ/Artist/Album/01 One.flac\"\n",
+        "findadd \"(artist == 'Artist')\"\nsearchadd any o\nload list\naddid \"FUZZ/Artist/Album/02 Two.flac\"\nlsinfo\n",
     ]
 
     static let childrenConfig = """

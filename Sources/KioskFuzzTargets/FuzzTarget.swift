@@ -18,6 +18,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// MPD request lines and command lists, through a running server (real engine on the silent
     /// sink, a library of three tracks) over its Unix socket.
     case mpd
+    /// MPD sessions against a server with small budgets (queue, stored playlists, stickers, one
+    /// answer): after each input every total must hold (`MPDFuzzRig.runCheckingTotals`).
+    case mpdTotals = "mpd-totals"
     /// The MPD tokenizer alone (fast: what `mpd` spends most inputs on).
     case mpdLine = "mpd-line"
     /// The JSON parser and reader.
@@ -68,6 +71,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func run(_ data: [UInt8]) {
         switch self {
         case .mpd: MPDFuzzRig.shared.run(data)
+        case .mpdTotals: MPDFuzzRig.totals.runCheckingTotals(data)
         case .mpdLine: _ = try? MPDTokenizer.split(data)
         case .json:
             _ = try? JSONValue.parse(data)

@@ -11,9 +11,22 @@ import KioskSystem
 /// runs until the server has answered everything and closed (or 2 s pass, which is reported as a
 /// hang: a client that has sent everything must always get its answers).
 ///
+/// `totals` is a second server with small budgets (`mpd-totals`): after each input its queue,
+/// stored playlists and stickers must be within them, however many inputs came before.
+///
 /// Thread: the fuzzing thread (it runs the loop).
 final class MPDFuzzRig {
-    nonisolated(unsafe) static let shared = MPDFuzzRig()
+    nonisolated(unsafe) static let shared = MPDFuzzRig(name: "mpd")
+    nonisolated(unsafe) static let totals = MPDFuzzRig(name: "mpd-totals") {
+        $0.maxQueueLength = 32
+        $0.maxStoredPlaylists = 8
+        $0.maxStoredPlaylistBytes = 4 << 10
+        $0.maxStoredPlaylistFileBytes = 1 << 10
+        $0.maxStickers = 64
+        $0.maxStickerTotalBytes = 4 << 10
+        $0.maxOutputBytes = 64 << 10
+        $0.outputHighWater = 16 << 10
+    }
 
     private let loop: EventLoop
     private let engine: AudioEngine
@@ -21,9 +34,10 @@ final class MPDFuzzRig {
     private let player: Player
     private let server: MPDServer
     private let socket: String
+    private let stateDirectory: String
 
-    private init() {
-        let root = FuzzFiles.directory + "/mpd"
+    private init(name: String, _ adjust: (inout MPDSettings) -> Void = { _ in }) {
+        let root = FuzzFiles.directory + "/" + name
         socket = root + "/mpd.socket"
         let stick = root + "/sticks/FUZZ"
         do {
@@ -45,6 +59,7 @@ final class MPDFuzzRig {
             ) { box.player?.handle($0) }
             var config = Config()
             config.stateDirectory = root + "/state"
+            stateDirectory = config.stateDirectory
             config.mediaRoots = []
             config.audio.device = .silent
             library = try Library(loop: loop, stateDirectory: config.stateDirectory, mediaRoots: []) { event, catalog in
@@ -55,6 +70,8 @@ final class MPDFuzzRig {
             box.player = player
             var settings = MPDSettings()
             settings.socketPath = socket
+            settings.stateDirectory = config.stateDirectory
+            adjust(&settings)
             server = MPDServer(loop: loop, player: player, library: library, settings: settings)
             try server.start()
             library.addVolume(path: stick)
@@ -98,5 +115,36 @@ final class MPDFuzzRig {
                 }
             }, timeoutNanoseconds: 2_000_000_000)
         precondition(finished == true, "the server did not finish a client that sent \(data.count) bytes and closed")
+    }
+}
+
+extension MPDFuzzRig {
+    /// Runs one input, then checks every budget as a total: the queue, the stored playlists, and
+    /// all a client can make the player keep in the state directory (`clientStateBytesBound`).
+    func runCheckingTotals(_ data: [UInt8]) {
+        run(data)
+        let settings = server.settings
+        precondition(
+            player.queue.count <= settings.maxQueueLength,
+            "the queue has \(player.queue.count) songs, over its \(settings.maxQueueLength)")
+        let playlists = Self.bytes(under: stateDirectory + "/mpd-playlists")
+        precondition(
+            playlists <= settings.maxStoredPlaylistBytes,
+            "stored playlists take \(playlists) bytes, over their \(settings.maxStoredPlaylistBytes)")
+        var clientBytes = playlists
+        for file in ["mpd-stickers.sqlite", "mpd-stickers.sqlite-wal", "mpd-stickers.sqlite-shm", "client-queue.json"] {
+            clientBytes += Self.bytes(under: stateDirectory + "/" + file)
+        }
+        precondition(
+            clientBytes <= settings.clientStateBytesBound,
+            "clients' files take \(clientBytes) bytes, over \(settings.clientStateBytesBound)")
+    }
+
+    /// Bytes of the file at `path`, or of every file below it (0 when there is none).
+    private static func bytes(under path: String) -> Int {
+        guard let status = try? Syscalls.fileStatus(path) else { return 0 }
+        if status.st_mode & S_IFMT != S_IFDIR { return Int(status.st_size) }
+        guard let listing = try? Syscalls.readDirectory(path) else { return 0 }
+        return listing.entries.reduce(0) { $0 + bytes(under: path + "/" + $1.name) }
     }
 }

@@ -9,14 +9,21 @@ package struct PlaylistFile: Sendable, Hashable {
     let entries: [String]
     /// Notes about the file itself (encoding guessed, entries cut off…).
     let warnings: [String]
+    /// It has more entries than the volume's total had left when it was read (`entries` is cut).
+    var overBudget = false
 }
 
 /// Reads playlists: `#EXTM3U`/`#EXTINF` (comments are skipped; `#PLAYLIST:` names the list),
 /// UTF-8 with or without a byte-order mark, UTF-16 with a byte-order mark, Latin-1 for `.m3u`
 /// files that are not UTF-8, and LF, CRLF or CR line ends. Thread: any.
 package enum PlaylistParser {
-    package static func parse(_ bytes: [UInt8], relativePath: String, limits: ScanLimits) -> PlaylistFile {
+    /// - Parameter entryBudget: entries the volume's other playlists have left (`maxStickPlaylistEntries`);
+    ///   a list with more is cut there and marked `overBudget` (the scan then leaves it out whole).
+    package static func parse(
+        _ bytes: [UInt8], relativePath: String, limits: ScanLimits, entryBudget: Int = .max
+    ) -> PlaylistFile {
         var warnings: [String] = []
+        var overBudget = false
         let isM3U8 = relativePath.lowercased().hasSuffix(".m3u8")
         let text: String
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
@@ -46,29 +53,50 @@ package enum PlaylistParser {
         var name: String?
         var entries: [String] = []
         var dropped = 0
+        var tooLong = 0
         for rawLine in text.split(
             omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
         {
+            // No path on the volume is this long (`maxPathBytes`, or PATH_MAX with a foreign
+            // prefix), so such a line can name nothing; it is dropped before any copy of it is made.
+            if rawLine.utf8.count > limits.maxPlaylistLineBytes {
+                tooLong += 1
+                continue
+            }
             let line = Track.clean(String(rawLine))
             if line.isEmpty { continue }
             if line.hasPrefix("#") {
                 if line.uppercased().hasPrefix("#PLAYLIST:") {
-                    let value = Track.clean(String(line.dropFirst("#PLAYLIST:".count)))
+                    // A name is a title: cut as tag values are (`maxValueBytes`), so that no list
+                    // name makes an answer to a remote client or a spoken prompt megabytes long.
+                    var value = Track.clean(String(line.dropFirst("#PLAYLIST:".count)))
+                    if value.utf8.count > limits.maxValueBytes {
+                        value = String(decoding: value.utf8.prefix(limits.maxValueBytes), as: UTF8.self)
+                        if value.last == "\u{FFFD}" { value.removeLast() }
+                    }
                     if !value.isEmpty { name = value }
                 }
                 continue
             }
-            if entries.count >= limits.maxPlaylistEntries {
+            if entries.count >= min(limits.maxPlaylistEntries, entryBudget) {
                 dropped += 1
                 continue
             }
             entries.append(line)
         }
+        if tooLong > 0 {
+            warnings.append("\(tooLong) lines longer than \(limits.maxPlaylistLineBytes) bytes ignored")
+        }
         if dropped > 0 {
-            warnings.append("\(dropped) entries past the limit of \(limits.maxPlaylistEntries) ignored")
+            if entryBudget < limits.maxPlaylistEntries {
+                overBudget = true
+            } else {
+                warnings.append("\(dropped) entries past the limit of \(limits.maxPlaylistEntries) ignored")
+            }
         }
         return PlaylistFile(
-            relativePath: relativePath, name: name ?? stem(relativePath), entries: entries, warnings: warnings)
+            relativePath: relativePath, name: name ?? stem(relativePath), entries: entries, warnings: warnings,
+            overBudget: overBudget)
     }
 
     static func stem(_ relativePath: String) -> String {
@@ -91,6 +119,16 @@ struct PlaylistResolver {
     let mountPoint: String
     let files: Set<String>
     private let caseless: CaselessIndex
+    /// The most components a file here has: a trailing part with more names none of them, so only
+    /// that many trailing parts of an absolute entry are tried (the work is linear in the line).
+    private let deepestFile: Int
+    /// Bytes of candidate paths built so far (the work the trailing-part search did), for tests.
+    let work = Work()
+
+    /// What resolving cost, counted. Thread: that of the resolver's user.
+    final class Work {
+        var candidateBytes = 0
+    }
 
     /// Lower-cased path → path, built on the first entry that does not match exactly.
     private final class CaselessIndex {
@@ -107,6 +145,9 @@ struct PlaylistResolver {
         self.mountPoint = mountPoint
         self.files = files
         caseless = CaselessIndex(files: files)
+        deepestFile =
+            files.lazy.map { $0.utf8.reduce(1) { depth, byte in byte == UInt8(ascii: "/") ? depth + 1 : depth } }
+            .max() ?? 0
     }
 
     enum Resolution: Equatable {
@@ -142,9 +183,13 @@ struct PlaylistResolver {
             guard let components = Self.normalizedComponents(path) else {
                 return .failed("points outside the volume")
             }
-            // The longest trailing part that names a file here (the whole path first).
-            for start in 0..<components.count {
-                if let found = lookup(components[start...].joined(separator: "/")) { return .file(found) }
+            // The longest trailing part that names a file here (the whole path first). Only the
+            // last `deepestFile` starts can match: joining the tail at every start made a line of
+            // 20 000 components take 64 s (issue 44).
+            for start in max(0, components.count - deepestFile)..<components.count {
+                let candidate = components[start...].joined(separator: "/")
+                work.candidateBytes += candidate.utf8.count
+                if let found = lookup(candidate) { return .file(found) }
             }
             return .failed(Self.isMusic(path) ? "not found on the volume" : "not a music file")
         }

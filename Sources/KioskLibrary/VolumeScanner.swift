@@ -355,11 +355,39 @@ public final class VolumeScanner {
         }
 
         // Playlists: parsed when new or changed, resolved every time (the files they name may change).
+        // The stick's playlists share one budget of entries and bytes (`maxStickPlaylistEntries`,
+        // `maxStickPlaylistBytes`): those that fit are used in walk order, each other one is left
+        // out whole (a list cut short would play something its maker did not choose) and named.
         var parsed: [PlaylistFile] = []
+        var entriesLeft = limits.maxStickPlaylistEntries
+        var bytesLeft = Int64(limits.maxStickPlaylistBytes)
+        // Named after the loop: the line for them all first, as the problems of one folder are
+        // cut at 100 in a row (600 lists in one folder would otherwise name only the first 100).
+        var leftOut: [(path: String, why: String)] = []
+        func leaveOut(_ file: ScannedFile, _ why: String) {
+            leftOut.append((file.relativePath, why))
+            if knownPlaylists[PathKey(file.relativePath)] != nil { write { try $0.deletePlaylist(file.relativePath) } }
+        }
         for file in walk.playlists {
+            // Not read at all: the budget bounds the bytes read too (a list read and then left out
+            // counts against it), so 600 lists cost at most `maxStickPlaylistBytes` of reads.
+            if file.size <= Int64(limits.maxPlaylistBytes) && file.size > bytesLeft {
+                leaveOut(file, "its \(file.size) bytes are over the \(bytesLeft) left")
+                continue
+            }
+            if entriesLeft == 0 {
+                leaveOut(file, "no entries are left")
+                continue
+            }
             if let old = knownPlaylists[PathKey(file.relativePath)], old.size == file.size,
                 old.modificationTime == file.modificationTime
             {
+                if old.playlist.entries.count > entriesLeft {
+                    leaveOut(file, "its \(old.playlist.entries.count) entries are over the \(entriesLeft) left")
+                    continue
+                }
+                entriesLeft -= old.playlist.entries.count
+                bytesLeft -= file.size
                 parsed.append(old.playlist)
                 continue
             }
@@ -373,7 +401,8 @@ public final class VolumeScanner {
             }
             do {
                 let bytes = try StickFile.read(file.relativePath, beneath: mountPoint, limit: limits.maxPlaylistBytes)
-                playlist = PlaylistParser.parse(bytes, relativePath: file.relativePath, limits: limits)
+                playlist = PlaylistParser.parse(
+                    bytes, relativePath: file.relativePath, limits: limits, entryBudget: entriesLeft)
             } catch {
                 problems.append(
                     LibraryProblem(
@@ -381,8 +410,32 @@ public final class VolumeScanner {
                 reusable = false
                 continue
             }
+            if playlist.overBudget {
+                bytesLeft -= file.size
+                leaveOut(file, "it has more entries than the \(entriesLeft) left")
+                continue
+            }
+            entriesLeft -= playlist.entries.count
+            bytesLeft -= file.size
             write { try $0.store(file, playlist: playlist) }
             parsed.append(playlist)
+        }
+        if !leftOut.isEmpty {
+            let named = leftOut.prefix(Self.leftOutNamed).map(\.path).joined(separator: ", ")
+            let more = leftOut.count > Self.leftOutNamed ? " and \(leftOut.count - Self.leftOutNamed) more" : ""
+            problems.append(
+                LibraryProblem(
+                    volume: volume, relativePath: "",
+                    reason: "\(leftOut.count) playlists left out, over the stick's total of "
+                        + "\(limits.maxStickPlaylistEntries) entries and \(limits.maxStickPlaylistBytes) bytes: \(named)\(more)",
+                    severity: .warning))
+            let total =
+                "the stick's playlists may hold \(limits.maxStickPlaylistEntries) entries and "
+                + "\(limits.maxStickPlaylistBytes) bytes in all"
+            for (path, why) in leftOut {
+                problems.append(
+                    LibraryProblem(volume: volume, relativePath: path, reason: "playlist left out: \(why); \(total)"))
+            }
         }
         let presentPlaylists = Set(walk.playlists.lazy.map { PathKey($0.relativePath) })
         for key in knownPlaylists.keys where !presentPlaylists.contains(key) {
@@ -472,6 +525,9 @@ public final class VolumeScanner {
             unconfirmed: unconfirmed)
         return (contents, stats)
     }
+
+    /// Playlists named in the one line that sums up those left out over the stick's total.
+    static let leftOutNamed = 20
 
     /// `previous` when a scan that walked `walk` would produce exactly it: same volume, mount
     /// point, limits and index (still on disk), and the same files with the same sizes and mtimes.

@@ -32,6 +32,14 @@ public struct ScanLimits: Sendable, Hashable {
     public var maxPlaylistBytes = 4 << 20
     /// Entries used per playlist.
     public var maxPlaylistEntries = 20_000
+    /// A playlist line longer than this is ignored (no path the volume can hold is that long, even
+    /// written with another computer's mount point or as a percent-encoded `file://` URL).
+    public var maxPlaylistLineBytes = 16 << 10
+    /// Entries of all the volume's playlists together, and their files' bytes together: the
+    /// playlists that fit are used, in walk order, and the others left out with a problem each, so
+    /// that 600 lists of 20 000 entries cannot exhaust memory at every boot (issue 44).
+    public var maxStickPlaylistEntries = 100_000
+    public var maxStickPlaylistBytes = 16 << 20
     /// Problems kept per volume (more are counted in one summary line).
     public var maxProblems = 2000
     /// Problems kept in a row from one folder (more are counted in one line for that folder), so

@@ -29,6 +29,8 @@ public final class MPDServer {
         /// Clients closed to make room for a new one, and for leaving too much output unread.
         public var evicted = 0
         public var closedOutputFull = 0
+        /// Commands ended with an ACK because one piece of their answer passed `maxOutputBytes`.
+        public var refusedLongAnswers = 0
         /// Most steps one client took in one turn of the loop (bounded by `maxStepsPerTurn`).
         public var mostStepsInOneTurn = 0
         /// Turns put off to the next window because the clients' backlog had used its share.
@@ -78,12 +80,13 @@ public final class MPDServer {
     lazy var storedPlaylists: MPDStoredPlaylists? = settings.stateDirectory.map {
         MPDStoredPlaylists(
             directory: $0 + "/mpd-playlists", maxPlaylists: settings.maxStoredPlaylists,
-            maxLength: settings.maxStoredPlaylistLength)
+            maxLength: settings.maxStoredPlaylistLength, maxTotalBytes: settings.maxStoredPlaylistBytes,
+            maxFileBytes: settings.maxStoredPlaylistFileBytes)
     }
     lazy var stickers: MPDStickers? = settings.stateDirectory.map {
         MPDStickers(
             path: $0 + "/mpd-stickers.sqlite", maxStickers: settings.maxStickers,
-            maxValueBytes: settings.maxStickerBytes)
+            maxValueBytes: settings.maxStickerBytes, maxTotalBytes: settings.maxStickerTotalBytes)
     }
 
     public init(loop: EventLoop, player: Player, library: Library?, settings: MPDSettings) {
@@ -97,6 +100,16 @@ public final class MPDServer {
             shareNanoseconds: UInt64(settings.backlogMillisecondsPerWindow) * 1_000_000)
         artwork = MPDArtworkLoader(
             loop: loop, maxBytes: settings.maxPictureBytes, cacheBytes: settings.pictureCacheBytes)
+    }
+
+    /// Refuses an add of `count` songs that would make the queue longer than `maxQueueLength`.
+    /// Nothing is added then (MPD adds a directory song by song up to the limit; a client cannot
+    /// tell which songs made it, so here the add is whole or not at all).
+    func checkQueueRoom(for count: Int) throws(MPDError) {
+        let limit = settings.maxQueueLength
+        guard count <= limit - min(limit, player.queue.count) else {
+            throw MPDError(.playlistMax, "Playlist is too large (at most \(limit) songs)")
+        }
     }
 
     /// Number of open client connections.
@@ -333,15 +346,19 @@ public final class MPDServer {
             if connection.pendingOutput >= settings.outputHighWater { return }
             guard turn.step() else { return }
             if let producer = connection.producer {
+                let step = OutputStep(connection)
                 if producer.produce(into: &connection.output) {
                     connection.producer = nil
                     commandFinished(connection)
                 }
+                refuseIfOversized(connection, step)
                 continue
             }
             if connection.waitingForArtwork || connection.closeAfterOutput { return }
             if connection.running != nil {
+                let step = OutputStep(connection)
                 runNext(connection)
+                refuseIfOversized(connection, step)
                 continue
             }
             guard let line = connection.nextLine() else {
@@ -354,6 +371,41 @@ public final class MPDServer {
             connection.lastActivityNs = Syscalls.monotonicNanoseconds()
             handleLine(connection, line)
         }
+    }
+
+    /// Where the output stood before one step of a command (its line and place in the batch), so
+    /// that what the step wrote can be taken back. Thread: a value; made and used on the loop thread.
+    private struct OutputStep {
+        let outputCount: Int
+        let index: Int
+        let line: [UInt8]
+
+        init(_ connection: MPDConnection) {
+            outputCount = connection.output.count
+            let batch = connection.running
+            index = batch.map { $0.mode == .single ? 0 : $0.next } ?? 0
+            line = batch.map { $0.next < $0.lines.count ? $0.lines[$0.next] : [] } ?? []
+        }
+    }
+
+    /// A step that left more than `maxOutputBytes` unsent (one piece that large: a step starts
+    /// below `outputHighWater`) is taken back and its command ends with an ACK naming the limit;
+    /// the client stays connected. Closing it without a word, as MPD does when its output buffer
+    /// is full, left a client listing a stick with a 1 MB playlist name nothing to go on (issue 44).
+    private func refuseIfOversized(_ connection: MPDConnection, _ step: OutputStep) {
+        guard connection.pendingOutput > settings.maxOutputBytes,
+            step.outputCount >= connection.outputStart, step.outputCount <= connection.output.count
+        else { return }
+        let piece = connection.output.count - step.outputCount
+        connection.output.removeLast(piece)
+        let command = String(decoding: step.line.prefix { $0 != 0x20 && $0 != 0x09 }, as: UTF8.self)
+        statistics.refusedLongAnswers += 1
+        Log.notice(
+            "mpd: client \(connection.number): the answer to \(command) has a piece of \(piece) bytes; refused")
+        let error = MPDError(.system, "Answer too long (more than \(settings.maxOutputBytes) bytes at once)")
+        connection.write(error.ackLine(index: step.index, command: command))
+        connection.producer = nil
+        connection.running = nil
     }
 
     /// The words `handleLine` looks for, made once (not per line).

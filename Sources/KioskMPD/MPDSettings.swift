@@ -26,6 +26,9 @@ public struct MPDSettings: Sendable, Equatable {
     public var socketSendBufferBytes = 32 << 10
     /// Output held for a client beyond which it is disconnected, as MPD's max_output_buffer_size
     /// (8 MiB there; ours is smaller because responses are produced only as the client reads).
+    /// One step of a command that leaves more than this unsent is refused with an ACK instead
+    /// (`MPDServer.refuseIfOversized`): it must be well over `outputHighWater` plus a step's piece
+    /// (about 4 KiB, `ItemProducer`), so that only an item that large is refused.
     public var maxOutputBytes = 1 << 20
     /// One client's share of a turn of the loop: lines taken, commands run or response pieces
     /// produced, and time; then the other clients and the rest of the loop go first.
@@ -50,6 +53,12 @@ public struct MPDSettings: Sendable, Equatable {
     /// Pictures kept for the chunks that follow the first (bytes, over all entries).
     public var pictureCacheBytes = 16 << 20
 
+    /// The longest queue clients may build, as MPD's max_playlist_length (16384 there too): an add
+    /// past it is refused whole with MPD's `ACK [51@…] … Playlist is too large`, so that no client
+    /// can grow the queue (and `client-queue.json`) without bound (issue 44: 600 000 entries took
+    /// 1.1 GB and made `status` take 6.3 s).
+    public var maxQueueLength = 16384
+
     /// The state directory: the clients' stored playlists (`mpd-playlists/`) and stickers
     /// (`mpd-stickers.sqlite`) live there; nil: both are disabled, as in MPD without a
     /// playlist_directory or sticker_file.
@@ -57,11 +66,27 @@ public struct MPDSettings: Sendable, Equatable {
     /// Stored playlists a client may make, and songs in one (MPD's max_playlist_length).
     public var maxStoredPlaylists = 1000
     public var maxStoredPlaylistLength = 16384
+    /// Bytes of all stored playlists together, and of one (a file is written only if it can be
+    /// read back: issue 44 found saves of a long queue that `load` then refused as too large).
+    public var maxStoredPlaylistBytes = 64 << 20
+    public var maxStoredPlaylistFileBytes = 8 << 20
     /// Stickers kept, and the longest sticker name or value, so that no client can fill the card.
     public var maxStickers = 100_000
     public var maxStickerBytes = 4096
+    /// Bytes of all stickers' URIs, names and values together (SQLite's file is about three times
+    /// that at most: the unique index repeats URI and name, and pages are not full).
+    public var maxStickerTotalBytes = 8 << 20
 
     public init() {}
+
+    /// The most bytes clients can make the player keep in the state directory with these
+    /// settings: the stored playlists (and one file's temporary while it is replaced), the sticker
+    /// files, and the queue file (twice while it is replaced). docs/reliability.md's budget table
+    /// gives it for the defaults; the attack test checks it.
+    public var clientStateBytesBound: Int {
+        maxStoredPlaylistBytes + maxStoredPlaylistFileBytes
+            + MPDStickers.diskBound(totalBytes: maxStickerTotalBytes, rows: maxStickers) + 2 * ClientQueueFile.maxBytes
+    }
 
     /// The settings for `config.mpd`, nil when neither a socket nor a TCP address is configured
     /// (the default: the server is off). `"socket": "default"` means `mpd.socket` in

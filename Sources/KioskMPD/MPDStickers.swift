@@ -5,7 +5,8 @@ import KioskSystem
 /// URI, in an SQLite file in the state directory with MPD's own schema, so that a client's ratings
 /// and play counts survive restarts. Opened on first use; a file that cannot be opened is reported
 /// to the client that asked, and tried again on the next command. Bounded: at most `maxStickers`
-/// rows, names and values of at most `maxValueBytes`.
+/// rows, names and values of at most `maxValueBytes`, and `maxTotalBytes` of URIs, names and values
+/// in all (issue 44: 100 000 rows of 8 KB were allowed, 800 MB on the SD card).
 /// Thread: loop thread (the connection is opened there with `SQLITE_OPEN_NOMUTEX`).
 final class MPDStickers {
     enum Operator {
@@ -18,13 +19,32 @@ final class MPDStickers {
     let path: String
     let maxStickers: Int
     let maxValueBytes: Int
+    let maxTotalBytes: Int
     private var db: SQLiteDatabase?
+    /// Bytes of the URIs, names and values stored: summed when the database is opened, then kept
+    /// up to date by `set` and `delete` (so that no change costs a scan of the table).
+    private(set) var storedBytes = 0
 
-    init(path: String, maxStickers: Int, maxValueBytes: Int) {
+    init(path: String, maxStickers: Int, maxValueBytes: Int, maxTotalBytes: Int = 8 << 20) {
         self.path = path
         self.maxStickers = maxStickers
         self.maxValueBytes = maxValueBytes
+        self.maxTotalBytes = maxTotalBytes
     }
+
+    /// What the `-wal` file is cut back to after a checkpoint.
+    static let walLimitBytes = 1 << 20
+
+    /// The most the sticker files (database and WAL) take on disk for `totalBytes` of stickers:
+    /// each row's URI and name are stored twice (table and unique index), pages are at least half
+    /// full after splits, each row has some 30 bytes of headers and cell pointers in each, plus
+    /// SQLite's fixed pages and the WAL (its limit and one transaction past it).
+    static func diskBound(totalBytes: Int, rows: Int) -> Int {
+        4 * totalBytes + 128 * rows + (64 << 10) + walLimitBytes + (1 << 20)
+    }
+
+    /// A row's bytes as `storedBytes` counts them, in SQL.
+    private static let rowBytes = "length(CAST(uri AS BLOB))+length(CAST(name AS BLOB))+length(CAST(value AS BLOB))"
 
     /// The open database, created with MPD's schema when new. A file that is not a database (or is
     /// damaged) is kept beside it as `.corrupt` and a new one started, so stickers work again.
@@ -47,14 +67,21 @@ final class MPDStickers {
     private func open() throws(SQLiteError) -> SQLiteDatabase {
         let opened = try SQLiteDatabase(path: path)
         // WAL with synchronous=NORMAL, as the library's index: a power cut loses at most the last
-        // change, and a change costs no fsync on the loop thread.
-        try opened.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
+        // change, and a change costs no fsync on the loop thread. The WAL is checkpointed at 256
+        // pages and cut back to 1 MiB after, so that it adds a known amount to the sticker total
+        // (by default it grows to 1000 pages and keeps that size).
+        try opened.execute(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=256; "
+                + "PRAGMA journal_size_limit=\(Self.walLimitBytes)")
         try opened.execute(
             """
             CREATE TABLE IF NOT EXISTS sticker(type VARCHAR NOT NULL, uri VARCHAR NOT NULL, \
             name VARCHAR NOT NULL, value VARCHAR NOT NULL);
             CREATE UNIQUE INDEX IF NOT EXISTS sticker_value ON sticker(type, uri, name);
             """)
+        let sum = try opened.prepare("SELECT coalesce(sum(\(Self.rowBytes)), 0) FROM sticker")
+        storedBytes = try sum.step() ? sum.int(0) : 0
+        sum.reset()
         return opened
     }
 
@@ -101,32 +128,62 @@ final class MPDStickers {
             throw .argument("Sticker name or value too long (at most \(maxValueBytes) bytes)")
         }
         let db = try database()
-        let changed: Bool?
+        let outcome: StoreOutcome
         do throws(SQLiteError) {
-            changed = try store(db, uri: uri, name: name, value: value)
+            outcome = try store(db, uri: uri, name: name, value: value)
         } catch {
             throw failure(error)
         }
-        guard let changed else { throw MPDError(.unknown, "sticker database is full (\(maxStickers) stickers)") }
-        return changed
+        switch outcome {
+        case .stored: return true
+        case .tooMany: throw MPDError(.unknown, "sticker database is full (\(maxStickers) stickers)")
+        case .tooManyBytes:
+            throw MPDError(.unknown, "sticker database is full (\(maxTotalBytes) bytes of stickers in all)")
+        }
     }
 
-    /// Update, else insert; nil when a new row would pass `maxStickers`.
-    private func store(_ db: SQLiteDatabase, uri: String, name: String, value: String) throws(SQLiteError) -> Bool? {
-        let update = try db.prepare("UPDATE sticker SET value=? WHERE type='song' AND uri=? AND name=?")
-        update.bind(1, value)
-        update.bind(2, uri)
-        update.bind(3, name)
-        try update.run()
-        if db.changes > 0 { return true }
+    /// What `store` did: stored, or refused for the row count or the byte total. Thread: a value; any.
+    private enum StoreOutcome { case stored, tooMany, tooManyBytes }
+
+    /// Update, else insert, unless the change would pass `maxStickers` or `maxTotalBytes`.
+    private func store(
+        _ db: SQLiteDatabase, uri: String, name: String, value: String
+    ) throws(SQLiteError) -> StoreOutcome {
+        let old = try db.prepare(
+            "SELECT length(CAST(value AS BLOB)) FROM sticker WHERE type='song' AND uri=? AND name=?")
+        old.bind(1, uri)
+        old.bind(2, name)
+        // Each read is reset before the write: a statement left stepping keeps the transaction
+        // open, the write then commits only when it is finalized, outside `sqlite3_step`, where
+        // SQLite runs no auto-checkpoint, and the WAL grew without bound (39.6 MB of 8 MiB of
+        // stickers in the attack of issue 44; the main file stayed at one page).
+        let oldBytes = try old.step() ? old.int(0) : nil
+        old.reset()
+        if let oldBytes {
+            let total = storedBytes - oldBytes + value.utf8.count
+            // A change that does not grow the total is always taken (a full database can still be edited).
+            guard total <= maxTotalBytes || total <= storedBytes else { return .tooManyBytes }
+            let update = try db.prepare("UPDATE sticker SET value=? WHERE type='song' AND uri=? AND name=?")
+            update.bind(1, value)
+            update.bind(2, uri)
+            update.bind(3, name)
+            try update.run()
+            storedBytes = total
+            return .stored
+        }
+        let total = storedBytes + uri.utf8.count + name.utf8.count + value.utf8.count
+        guard total <= maxTotalBytes else { return .tooManyBytes }
         let count = try db.prepare("SELECT count(*) FROM sticker")
-        guard try count.step(), count.int(0) < maxStickers else { return nil }
+        let rows = try count.step() ? count.int(0) : Int.max
+        count.reset()
+        guard rows < maxStickers else { return .tooMany }
         let insert = try db.prepare("INSERT INTO sticker(type, uri, name, value) VALUES('song', ?, ?, ?)")
         insert.bind(1, uri)
         insert.bind(2, name)
         insert.bind(3, value)
         try insert.run()
-        return true
+        storedBytes = total
+        return .stored
     }
 
     /// Deletes sticker `name` of the song `uri`, or all its stickers when `name` is nil; false when
@@ -134,16 +191,19 @@ final class MPDStickers {
     func delete(uri: String, name: String?) throws(MPDError) -> Bool {
         let db = try database()
         do throws(SQLiteError) {
-            let statement: SQLiteStatement
-            if let name {
-                statement = try db.prepare("DELETE FROM sticker WHERE type='song' AND uri=? AND name=?")
-                statement.bind(2, name)
-            } else {
-                statement = try db.prepare("DELETE FROM sticker WHERE type='song' AND uri=?")
+            let condition = name == nil ? "type='song' AND uri=?" : "type='song' AND uri=? AND name=?"
+            let freed = try db.prepare("SELECT coalesce(sum(\(Self.rowBytes)), 0) FROM sticker WHERE \(condition)")
+            let statement = try db.prepare("DELETE FROM sticker WHERE \(condition)")
+            for query in [freed, statement] {
+                query.bind(1, uri)
+                if let name { query.bind(2, name) }
             }
-            statement.bind(1, uri)
+            let bytes = try freed.step() ? freed.int(0) : 0
+            freed.reset()
             try statement.run()
-            return db.changes > 0
+            let deleted = db.changes > 0
+            if deleted { storedBytes = max(0, storedBytes - bytes) }
+            return deleted
         } catch {
             throw failure(error)
         }

@@ -6,26 +6,36 @@ import KioskSystem
 /// playlist_directory holds `NAME.m3u` (src/PlaylistFile.cxx). A song whose stick is absent stays
 /// in its file. Every write replaces the whole file atomically (`AtomicFile`), and a name can only
 /// name a file directly inside that directory (`check(name:)`), so nothing outside it is touched.
-/// Bounded: at most `maxPlaylists` files of at most `maxLength` songs each.
+/// Bounded: at most `maxPlaylists` files of at most `maxLength` songs and `maxFileBytes` each, and
+/// `maxTotalBytes` in all (issue 44: 20 `save`s of a long queue wrote 326 MB, and files past
+/// `maxFileBytes` were written but could not be read back).
 /// Thread: loop thread (the server's).
 final class MPDStoredPlaylists {
     static let suffix = ".m3u8"
-    /// A file bigger than this is not read (16384 URIs of 512 bytes).
-    static let maxFileBytes = 8 << 20
+    /// A file bigger than this is not read (16384 URIs of 512 bytes), nor written.
+    static let defaultMaxFileBytes = 8 << 20
 
     struct Info {
         let name: String
         let modificationTime: Int64
+        let bytes: Int64
     }
 
     let directory: String
     let maxPlaylists: Int
     let maxLength: Int
+    let maxTotalBytes: Int
+    let maxFileBytes: Int
 
-    init(directory: String, maxPlaylists: Int, maxLength: Int) {
+    init(
+        directory: String, maxPlaylists: Int, maxLength: Int, maxTotalBytes: Int = 64 << 20,
+        maxFileBytes: Int = MPDStoredPlaylists.defaultMaxFileBytes
+    ) {
         self.directory = directory
         self.maxPlaylists = maxPlaylists
         self.maxLength = maxLength
+        self.maxTotalBytes = maxTotalBytes
+        self.maxFileBytes = maxFileBytes
     }
 
     /// The longest name: its file and that file's `AtomicFile` temporary (`.NAME.m3u8.tmp`) must fit
@@ -61,7 +71,7 @@ final class MPDStoredPlaylists {
             guard let metadata = entry.metadata, metadata.kind == .regular else { continue }
             let name = String(entry.name.dropLast(MPDStoredPlaylists.suffix.count))
             guard (try? MPDStoredPlaylists.check(name: name)) != nil else { continue }
-            result.append(Info(name: name, modificationTime: metadata.modificationTime))
+            result.append(Info(name: name, modificationTime: metadata.modificationTime, bytes: metadata.size))
         }
         return result.sorted { $0.name < $1.name }
     }
@@ -72,7 +82,7 @@ final class MPDStoredPlaylists {
     func load(_ name: String) throws(MPDError) -> [String]? {
         let bytes: [UInt8]
         do throws(Errno) {
-            bytes = try Syscalls.readFile(path(name), limit: MPDStoredPlaylists.maxFileBytes)
+            bytes = try Syscalls.readFile(path(name), limit: maxFileBytes)
         } catch {
             if error.rawValue == ENOENT { return nil }
             throw MPDError(.system, "\(error)")
@@ -87,13 +97,27 @@ final class MPDStoredPlaylists {
         return uris
     }
 
-    /// Writes `uris` as the playlist `name`; a new one only while fewer than `maxPlaylists` exist.
+    /// Writes `uris` as the playlist `name`; a new one only while fewer than `maxPlaylists` exist,
+    /// and only a file `load` can read back (`maxFileBytes`) that keeps the directory within
+    /// `maxTotalBytes` (counting the file it replaces as gone).
     func write(_ name: String, _ uris: [String]) throws(MPDError) {
         guard uris.count <= maxLength else { throw MPDError(.playlistMax, "Stored playlist is too large") }
-        if !exists(name) && list().count >= maxPlaylists {
+        var bytes = 0
+        for uri in uris { bytes += uri.utf8.count + 1 }
+        guard bytes <= maxFileBytes else {
+            throw MPDError(.playlistMax, "Stored playlist is too large (\(bytes) bytes; at most \(maxFileBytes))")
+        }
+        let saved = list()
+        if !saved.contains(where: { $0.name == name }) && saved.count >= maxPlaylists {
             throw MPDError(.playlistMax, "Too many stored playlists (at most \(maxPlaylists))")
         }
+        let others = saved.reduce(Int64(0)) { $1.name == name ? $0 : $0 + $1.bytes }
+        guard others + Int64(bytes) <= Int64(maxTotalBytes) else {
+            throw MPDError(
+                .playlistMax, "Stored playlists are too large (at most \(maxTotalBytes) bytes in all)")
+        }
         var text = ""
+        text.reserveCapacity(bytes)
         for uri in uris {
             text += uri
             text += "\n"

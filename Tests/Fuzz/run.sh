@@ -45,7 +45,7 @@ failed=0
 for target in "${targets[@]}"; do
     case "$target" in
     flac | tags | image | pcm-header | scan | stick-files) max_len=65536 ;;
-    mpd) max_len=8192 ;;
+    mpd | mpd-totals) max_len=8192 ;;
     *) max_len=4096 ;;
     esac
     budget=${FUZZ_RSS_BUDGET_MB:-512}

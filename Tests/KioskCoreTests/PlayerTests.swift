@@ -773,6 +773,24 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(rig.player.status == .playing)
     }
 
+    /// A client adding songs one by one: the queue file is written at most once per interval
+    /// (it was rewritten whole, with fsync, per add), and the last edit is written when it ends.
+    @Test func aClientsQueueFileIsWrittenAtMostOncePerIntervalAndEndsWithTheLastEdit() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        let clock = try #require(rig.clock)
+        let track = rig.catalog.allTracks[0]
+        for _ in 0..<10 {
+            rig.player.perform(.insert([track], at: nil), from: .remote)
+            rig.player.saveNow()
+            clock.advance(byMilliseconds: 100)
+        }
+        #expect(rig.player.recorder.clientQueueWrites == 1)
+        clock.advance(byMilliseconds: rig.player.recorder.clientQueueIntervalMilliseconds)
+        #expect(rig.player.recorder.clientQueueWrites == 2)
+        let saved = try #require(rig.saved())
+        #expect(saved.clientQueue?.count == 10)
+    }
+
     @Test func aMissingCollectionResumesInTheTracksFolder() throws {
         var saved = resumeState(volume: PlayerFixtures.main, album: alpha, number: 2, seconds: 1, playing: false)
         saved.collection = .init(category: "playlist", key: "no such playlist")

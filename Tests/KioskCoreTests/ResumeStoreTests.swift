@@ -58,6 +58,23 @@ import Testing
         #expect(loaded.clientQueue == nil)
     }
 
+    /// Up to 64 MB of it were parsed at start (250 MB of memory): a file over the cap is not read.
+    @Test func aClientQueueFileOverItsByteCapIsNotRead() throws {
+        let dir = try TemporaryDirectory("kiosk-resume")
+        defer { dir.remove() }
+        var saved = state()
+        saved.collection = nil
+        saved.clientQueueVersion = 7
+        try saved.save(directory: dir.path)
+        let entry = "\"vol\\u001f" + String(repeating: "x", count: 1000) + "\""
+        let entries = Array(repeating: entry, count: ClientQueueFile.maxBytes / 1000).joined(separator: ",")
+        try AtomicFile.replace(
+            ClientQueueFile(directory: dir.path).path,
+            with: "{\"format\": \"kiosk-player-client-queue\", \"queueVersion\": 7, \"entries\": [\(entries)]}")
+        // The count, not the entries: a failure should not print 4 MB.
+        #expect(ResumeState.load(directory: dir.path)?.clientQueue?.count == nil)
+    }
+
     @Test func aClientQueueFileOfAnotherVersionIsNotUsed() throws {
         let dir = try TemporaryDirectory("kiosk-resume")
         defer { dir.remove() }

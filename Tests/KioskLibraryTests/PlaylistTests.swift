@@ -50,6 +50,34 @@ import Testing
         #expect(list.entries == ["a", "b"])
         #expect(list.warnings == ["2 entries past the limit of 2 ignored"])
     }
+
+    @Test func aLineLongerThanTheLineCapIsIgnoredWithAWarning() {
+        var limits = ScanLimits()
+        limits.maxPlaylistLineBytes = 64
+        let long = String(repeating: "x/", count: 40) + "a.flac"
+        let list = PlaylistParser.parse(Array("a.flac\n\(long)\nb.flac\n".utf8), relativePath: "l.m3u", limits: limits)
+        #expect(list.entries == ["a.flac", "b.flac"])
+        #expect(list.warnings == ["1 lines longer than 64 bytes ignored"])
+    }
+
+    @Test func aPlaylistNameIsCutAtTheTagValueCapAndAMegabyteNameLineIsIgnored() {
+        let long = PlaylistParser.parse(
+            Array("#PLAYLIST:\(String(repeating: "n", count: 5000))\na.flac\n".utf8), relativePath: "l.m3u",
+            limits: ScanLimits())
+        #expect(long.name.utf8.count == ScanLimits().maxValueBytes)
+        let huge = PlaylistParser.parse(
+            Array("#PLAYLIST:\(String(repeating: "n", count: 1 << 20))\na.flac\n".utf8), relativePath: "l.m3u",
+            limits: ScanLimits())
+        #expect(huge.name == "l")
+        #expect(huge.entries == ["a.flac"])
+    }
+
+    @Test func aListWithMoreEntriesThanTheStickHasLeftIsMarkedOverBudget() {
+        let list = PlaylistParser.parse(
+            Array("a\nb\nc\n".utf8), relativePath: "l.m3u", limits: ScanLimits(), entryBudget: 2)
+        #expect(list.overBudget)
+        #expect(list.entries.count <= 2)
+    }
 }
 
 @Suite struct PlaylistResolverTests {
@@ -59,6 +87,13 @@ import Testing
 
     func resolve(_ entry: String, in folder: String = "Lists") -> PlaylistResolver.Resolution {
         resolver.resolve(entry, playlistFolder: folder)
+    }
+
+    @Test func anAbsoluteLineOf200000ComponentsResolvesWithWorkLinearInItsLength() {
+        // Joining the tail at every start position made this quadratic: 20 000 components took 64 s.
+        let entry = "/" + String(repeating: "d/", count: 200_000) + "Music/Artist/01 Song.flac"
+        #expect(resolve(entry) == .file("Music/Artist/01 Song.flac"))
+        #expect(resolver.work.candidateBytes <= entry.utf8.count)
     }
 
     @Test func relativeToThePlaylistFolder() {
@@ -128,6 +163,68 @@ import Testing
             catalog.problems(for: "Lists/Gone.m3u").map(\.reason).last == "no playable entries; the playlist is hidden")
         #expect(
             catalog.problems(for: "Lists/Empty.m3u").map(\.reason) == ["no playable entries; the playlist is hidden"])
+    }
+
+    @Test func theStickPlaylistsShareOneEntryTotalAndTheListsOverItAreNamed() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.track("a.flac", title: "A")
+        for name in ["one", "two", "three"] {
+            try library.write("\(name).m3u", text: String(repeating: "a.flac\n", count: 4))
+        }
+        var limits = ScanLimits()
+        limits.maxStickPlaylistEntries = 10
+        let catalog = try library.catalog(limits: limits)
+        #expect(catalog.names(.playlist).count == 2)
+        let leftOut = ["one", "two", "three"].filter { name in
+            catalog.problems(for: "\(name).m3u").contains { $0.reason.hasPrefix("playlist left out:") }
+        }
+        #expect(leftOut.count == 1)
+    }
+
+    @Test func theListsLeftOutAreAlsoNamedInOneLineForTheStick() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.track("a.flac", title: "A")
+        // More than the 100 problems in a row kept for one folder.
+        for n in 0..<130 { try library.write("l\(1000 + n).m3u", text: "a.flac\na.flac\n") }
+        var limits = ScanLimits()
+        limits.maxStickPlaylistEntries = 10
+        let catalog = try library.catalog(limits: limits)
+        #expect(catalog.names(.playlist).count == 5)
+        let line = catalog.problems(for: "").first { $0.reason.hasPrefix("125 playlists left out") }
+        #expect(line?.reason.hasSuffix(" and 105 more") == true)
+    }
+
+    @Test func listsTakenFromTheIndexCountAgainstTheStickTotalToo() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.track("a.flac", title: "A")
+        for name in ["one", "two", "three"] {
+            try library.write("\(name).m3u", text: String(repeating: "a.flac\n", count: 4))
+        }
+        let state = try TemporaryDirectory("kiosk-playlist-index")
+        defer { state.remove() }
+        let index = state.file("index.sqlite")
+        _ = try library.scan(indexPath: index)
+        var limits = ScanLimits()
+        limits.maxStickPlaylistEntries = 10
+        let (contents, _) = try library.rescan(from: nil, indexPath: index, limits: limits)
+        #expect(contents.playlists.count == 2)
+        #expect(contents.problems.filter { $0.reason.hasPrefix("playlist left out:") }.count == 1)
+    }
+
+    @Test func aPlaylistOverTheStickByteTotalIsLeftOutAndNamed() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.track("a.flac", title: "A")
+        try library.write("small.m3u", text: "a.flac\n")
+        try library.write("big.m3u", text: String(repeating: "a.flac\n", count: 100))
+        var limits = ScanLimits()
+        limits.maxStickPlaylistBytes = 100
+        let catalog = try library.catalog(limits: limits)
+        #expect(catalog.names(.playlist) == ["small"])
+        #expect(catalog.problems(for: "big.m3u").first?.reason.hasPrefix("playlist left out:") == true)
     }
 
     @Test func oversizedPlaylistIsRejected() throws {

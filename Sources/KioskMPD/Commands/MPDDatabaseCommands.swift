@@ -14,9 +14,7 @@ enum MPDDatabaseCommands {
             return .done
         case .root:
             // MPD lists the stored playlists after the root directory (handle_lsinfo_relative).
-            var playlists: [UInt8] = []
-            MPDPlaylistCommands.printPlaylists(s, to: &playlists)
-            return directoryListing(c, db, "", then: playlists)
+            return directoryListing(c, db, "", then: MPDPlaylistCommands.listedPlaylists(s))
         case .directory(let path):
             return directoryListing(c, db, path)
         case nil:
@@ -26,18 +24,18 @@ enum MPDDatabaseCommands {
 
     /// A directory's songs, playlists and subdirectories, in MPD's walk order, each playlist and
     /// subdirectory with its Last-Modified.
-    /// `trailer` follows the entries (the stored playlists after the root's, as MPD's
-    /// handle_lsinfo_relative prints them).
+    /// `playlists` follow the entries (the stored playlists after the root's, as MPD's
+    /// handle_lsinfo_relative prints them), one item each.
     private static func directoryListing(
-        _ c: MPDConnection, _ db: MPDDatabase, _ path: String, then trailer: [UInt8] = []
+        _ c: MPDConnection, _ db: MPDDatabase, _ path: String, then playlists: [MPDPlaylistCommands.Listed] = []
     ) -> MPDOutcome {
         var entries: [MPDDatabase.WalkEntry] = []
         db.walk(path, recursive: false) { entries.append($0) }
         let tags = c.tagMask
         return .stream(
-            ItemProducer(count: entries.count + 1) { i, out in
-                if i == entries.count {
-                    out.append(contentsOf: trailer)
+            ItemProducer(count: entries.count + playlists.count) { i, out in
+                if i >= entries.count {
+                    MPDPlaylistCommands.printListed(playlists[i - entries.count], to: &out)
                 } else {
                     entry(entries[i], db, tags: tags, info: true, to: &out)
                 }
@@ -213,6 +211,7 @@ enum MPDDatabaseCommands {
             return .done
         }
         if addToQueue {
+            try s.checkQueueRoom(for: found.count)
             s.player.perform(.insert(found.map { db.catalog.allTracks[$0] }, at: position), from: .remote)
             return s.changed()
         }

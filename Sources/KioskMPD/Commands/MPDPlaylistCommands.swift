@@ -11,23 +11,31 @@ import KioskLibrary
 /// and `rename` onto a stick's name answer that it exists. Thread: loop thread.
 enum MPDPlaylistCommands {
     static func listPlaylists(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        printPlaylists(s, to: &r.connection.output)
-        return .done
+        let playlists = listedPlaylists(s)
+        return .stream(ItemProducer(count: playlists.count) { i, out in printListed(playlists[i], to: &out) })
     }
 
-    /// `playlist:` and `Last-Modified:` of every stored playlist (MPD's print_spl_list), also at
-    /// the end of the root `lsinfo`. At most `maxStoredPlaylists` plus the sticks' playlists.
-    static func printPlaylists(_ s: MPDServer, to out: inout [UInt8]) {
+    /// One playlist as `listplaylists` and the root `lsinfo` list it.
+    typealias Listed = (name: String, modificationTime: Int64)
+
+    /// Every stored playlist as MPD's print_spl_list lists it, also at the end of the root
+    /// `lsinfo`: at most `maxStoredPlaylists` plus the sticks' playlists. Printed one at a time
+    /// (`printListed`), as the client reads: a stick's many lists made one piece of megabytes.
+    static func listedPlaylists(_ s: MPDServer) -> [Listed] {
         let saved = s.storedPlaylists?.list() ?? []
         let savedNames = Set(saved.map(\.name))
-        for playlist in saved {
-            MPDFormat.pair("playlist", playlist.name, to: &out)
-            MPDFormat.pair("Last-Modified", MPDTime.iso8601(nanoseconds: playlist.modificationTime), to: &out)
-        }
+        var result: [Listed] = saved.map { ($0.name, $0.modificationTime) }
         for playlist in s.database.playlists {
-            MPDFormat.pair("playlist", savedNames.contains(playlist.name) ? playlist.uri : playlist.name, to: &out)
-            MPDFormat.pair("Last-Modified", MPDTime.iso8601(nanoseconds: playlist.modificationTime), to: &out)
+            result.append(
+                (savedNames.contains(playlist.name) ? playlist.uri : playlist.name, playlist.modificationTime))
         }
+        return result
+    }
+
+    /// `playlist:` and `Last-Modified:` of one listed playlist.
+    static func printListed(_ playlist: Listed, to out: inout [UInt8]) {
+        MPDFormat.pair("playlist", playlist.name, to: &out)
+        MPDFormat.pair("Last-Modified", MPDTime.iso8601(nanoseconds: playlist.modificationTime), to: &out)
     }
 
     static func listPlaylist(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
@@ -72,6 +80,7 @@ enum MPDPlaylistCommands {
         let position = try MPDQueueCommands.insertPosition(s, r.optional(2))
         let db = s.database
         let tracks = uris.compactMap { db.trackIndex(uri: $0).map { db.catalog.allTracks[$0] } }
+        try s.checkQueueRoom(for: tracks.count)
         s.player.perform(.insert(tracks, at: position), from: .remote)
         return s.changed()
     }

@@ -46,6 +46,7 @@ enum MPDQueueCommands {
     static func add(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let tracks = try tracksForAdd(s, r[0])
         let position = try insertPosition(s, r.optional(1))
+        try s.checkQueueRoom(for: tracks.count)
         s.player.perform(.insert(tracks, at: position), from: .remote)
         return s.changed()
     }
@@ -57,6 +58,7 @@ enum MPDQueueCommands {
         let position = try insertPosition(s, r.optional(1))
         // Where the song lands: `position` (checked by insertPosition), or the end.
         let first = position ?? s.player.queue.count
+        try s.checkQueueRoom(for: tracks.count)
         s.player.perform(.insert(tracks, at: position), from: .remote)
         s.noteChanges()
         let marks = s.player.playQueue.identity.marks

@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+// SPDX-License-Identifier: GPL-3.0-or-later
 // KioskPlayer: a music player appliance for single-board computers (FLAC, MP3, M4A, Ogg Vorbis, Opus). See README.md and docs/architecture.md.
 import PackageDescription
 

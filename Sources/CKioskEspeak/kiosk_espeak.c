@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // dlopen() of libespeak-ng: see kiosk_espeak.h for why.
 #include "kiosk_espeak.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // dlopen() of FFmpeg: see kiosk_ffmpeg.h for why.
 #include "kiosk_ffmpeg.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // dlopen() on first use, for the shims of kiosk_loader.h.
 #include "kiosk_loader.h"
 

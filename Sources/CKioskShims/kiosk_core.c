@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "kiosk_core.h"
 
 #include <malloc.h>

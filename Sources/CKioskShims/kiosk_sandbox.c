@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Landlock through raw system calls (glibc has no wrappers): the rules are the kernel's
 // Documentation/userspace-api/landlock.rst, "Landlock rules" and its ABI table.
 #define _GNU_SOURCE

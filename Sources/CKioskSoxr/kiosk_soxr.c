@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // dlopen() of libsoxr: see kiosk_soxr.h for why.
 #include "kiosk_soxr.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What one `AudioDecoder.decode(into:)` call produced.
 public enum DecodeStep: Equatable, Sendable {
     /// This many frames were written to the front of the target regions.

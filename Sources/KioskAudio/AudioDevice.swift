@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Where audio goes, as configs, board profiles and the command line name it: "none" is the
 /// silent sink paced by the clock (`ClockOutput`), any other name an ALSA PCM ("default",
 /// "hw:CARD=DAC", "plughw:1,0"). Parsed once from the name; `name` gives it back.

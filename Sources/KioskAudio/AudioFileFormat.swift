@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The container formats KioskPlayer recognises, told apart by their first bytes (never by the
 /// file's name: an MP3 called `.flac` is an MP3).
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// How an output was set up for a stream.
 ///
 /// Thread: a value; any.

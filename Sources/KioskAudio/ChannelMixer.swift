@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Maps interleaved frames of one channel count to another, for a device that refuses the stream's.
 ///
 /// - Mono to more: the sample is copied to the first two channels unchanged (each channel stays

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// The decoder thread: opens the queue's files one after another and decodes them into the ring,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// What the output stage makes of a stream the device will not take as it is: the channel count and

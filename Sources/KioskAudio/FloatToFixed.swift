@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Converts decoded float samples (nominal ±1.0) to the ring's left-justified 32-bit words holding
 /// 24 significant bits: scaled by 2²³, rounded to nearest with ties to even (as IEEE arithmetic, and
 /// so ffmpeg's and libvorbis' `lrintf`, round), clipped to −8 388 608…8 388 607, NaN as 0.

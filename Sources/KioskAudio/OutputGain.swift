@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// The output's gain: the volume (`AudioEngine.setVolume`), the track's gain (`TrackRequest.gain`,

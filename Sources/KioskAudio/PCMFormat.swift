@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The shape of decoded audio: sample rate, channel count and significant bits per sample.
 ///
 /// Thread: a value; any.

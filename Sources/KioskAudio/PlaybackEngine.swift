@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What the player needs of an audio engine: a queue of tracks to play gaplessly, the transport,
 /// the volume and the device, and where the device is. `AudioEngine` is the real one (decoder and
 /// output threads, ALSA); player tests use a fake driven by a virtual clock, the way MPD's

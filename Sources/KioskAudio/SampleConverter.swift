@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Copies ring samples to the device's container, applying software volume and the track's gain
 /// (ReplayGain; a sample it would take past full scale is clamped), on the output thread.
 ///

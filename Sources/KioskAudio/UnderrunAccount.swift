@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What the output thread knew when the device ran dry, and the cause that points to: the
 /// decoder had nothing ready (the ring was empty), the device did not take audio while the output
 /// waited on it for longer than its buffer lasts (its interrupt or timer did not wake the writer

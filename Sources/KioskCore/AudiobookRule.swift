@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
 
 /// Which collections are audiobooks: a collection whose tracks mostly carry one of the genres of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// What the box shows on its status light: the player's state, as the light tells it apart.

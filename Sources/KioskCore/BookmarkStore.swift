@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// Where each collection was left (config `bookmarks`): for every album, playlist or folder played,

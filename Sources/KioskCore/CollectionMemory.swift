@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
 
 /// What the player remembers of collections: which are audiobooks (never shuffled, bookmarked by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 
 /// What exhibit mode's visitor screen needs from the exhibit session, taken once per refresh

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
 
 /// The audio output: the devices the menu offers, the one in use, the one chosen, and what the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 
 /// What shows over the screens (`Overlays`): messages, the doctor's findings at start and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskInput
 
 /// Seek by hold: next or previous held on the now-playing screen moves through the track

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 
 /// The state the status light shows (`LightState`), worked out at each screen refresh and sent to

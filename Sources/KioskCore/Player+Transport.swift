@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// The transport: play, pause, resume and stop, the same from every screen and every origin, and

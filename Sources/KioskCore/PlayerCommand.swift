@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
 
 /// What buttons, cards and remote clients ask of the player: one vocabulary, applied by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// The player's timers and what they count: the browse timeout (browse, help and menu go back to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What a remote client knows a queue entry by, as MPD's `Queue` keeps it: a song id given when
 /// the entry is added and kept through every move, swap, shuffle, consume and restart until the
 /// entry leaves; the queue's version (MPD's `playlist:`), bumped once per change; the version at

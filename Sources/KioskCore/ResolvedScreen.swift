@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 
 /// The screen the player drives, decided once for `run` (Appliance) and for

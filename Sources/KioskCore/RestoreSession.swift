@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
 
 /// Where restoring the saved queue after a restart stands. The saved track plays as soon as its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 
 /// Which screen the player drives, as `screen.type` in config.json and `--screen` name it: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 
 /// What the player shows of `kiosk-player doctor`: the lines that failed when it ran at start (the

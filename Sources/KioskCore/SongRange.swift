@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The part of a queue entry's song that plays (MPD's `rangeid`: a `DetachedSong`'s start and end
 /// time), in milliseconds as MPD keeps them. Positions and seeks still count from the file's start
 /// on the box; MPD's answers count from the range's start (`elapsed`, `duration`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 
 /// Which changes of the screen are spoken, by the `speech.mode`: in `prompts` and `names`, each

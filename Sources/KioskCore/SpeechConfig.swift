@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// Spoken prompts (`speech`): whether the box speaks its messages, in which espeak-ng voice, how loud.

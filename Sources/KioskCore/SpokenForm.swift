@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 
 /// The spoken form of what the screen shows: the one place a message becomes words for espeak-ng

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Playback status as the user sees it.
 public enum PlaybackStatus: String, Sendable {
     case stopped, playing, paused

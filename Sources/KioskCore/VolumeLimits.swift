@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The volumes the player may reach (config `volumeMin`, `volumeMax`): every change of the volume,
 /// from a button, an encoder, a remote client (MPD `setvol`, `volume`) or the saved state, is
 /// clamped here, so the one rule has one home.

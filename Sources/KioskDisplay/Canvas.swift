@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// The working picture every screen is drawn into: XRGB8888 pixels (0xXXRRGGBB, X ignored),

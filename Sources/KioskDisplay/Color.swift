@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// An sRGB colour with alpha, stored as 0xAARRGGBB (straight, not premultiplied).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// The screen of the player: takes `ScreenState`s and decides when to draw.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Where the parts of exhibit mode's attract card go: a drawn button, the prompt in the largest
 /// type of any screen (read from a few steps away), the language's name under it. Thread: a value.
 public struct ExhibitAttractLayout: Sendable, Equatable {

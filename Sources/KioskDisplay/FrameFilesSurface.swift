@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// A screen for tests, demos and machines without one: every presented frame is written as its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A rectangle of whole pixels: `x ..< x + width`, `y ..< y + height`. Thread: a value, any thread.
 public struct Rect: Hashable, Sendable, CustomStringConvertible {
     public var x: Int

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 
 /// The most heap a piece of work held above what was in use when the gauge was made, from samples

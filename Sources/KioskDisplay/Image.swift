@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A decoded picture: premultiplied-alpha ARGB pixels, row-major, `width × height`.
 ///
 /// Premultiplied so that scaling and blending need no division and edges of transparent areas do

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// A transport that keeps everything sent, in order, and never sleeps: what a logic analyser on

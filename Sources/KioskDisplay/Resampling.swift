@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The part of a source image that is shown and the size it becomes. Thread: a value.
 struct ResamplePlan: Equatable {
     /// Source region in source pixels (fractional for a centred crop).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// One command of a panel controller: the command byte (sent with the data/command line low), its

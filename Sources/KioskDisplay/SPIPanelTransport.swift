@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The wires of an SPI panel: the bus (MOSI/SCLK/CS), the data/command line, and the optional
 /// reset and backlight lines. `SpidevTransport` is the real one (spidev + libgpiod);
 /// `RecordingSPITransport` keeps everything sent, for tests and benchmarks.

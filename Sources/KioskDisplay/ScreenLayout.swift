@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A named rectangle of a screen layout (for drawing and for the tests that check that nothing
 /// overlaps or leaves the screen). Thread: a value.
 public struct LayoutElement: Sendable, Equatable, CustomStringConvertible {

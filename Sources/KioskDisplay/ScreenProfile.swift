@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// The "screen" section of a board profile (boards/README.md): which kind of screen the board

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// Draws a `ScreenState` into a `Canvas`: the whole screen, from the state alone, so any state

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Whether the player is playing. Thread: a value.
 public enum PlaybackState: String, Sendable, Equatable, CaseIterable {
     case playing, paused, stopped

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// Where a canvas is shown: a framebuffer, a PNG file, a terminal, an SPI panel.

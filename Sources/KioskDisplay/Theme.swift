@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The screen's colours. Marks that must stay visible (page dots, scroll indicator) are derived
 /// from the background so that their contrast is at least `minimumMarkContrast` (WCAG 3:1 for
 /// graphical objects) whatever colours a theme picks. Thread: a value.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskCore
 
 /// Check 1: the board profile chosen and why: the config's "board" (or --board), the device-tree

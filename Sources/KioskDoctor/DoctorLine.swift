@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// One line of the doctor's checklist: what was found, whether it is right, and the exact fix when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The mounts of /proc/self/mountinfo: where, what file system, with which options. Used by the USB
 /// and state-directory checks.
 ///

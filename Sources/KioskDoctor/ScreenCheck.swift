@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskCore
 
 /// Check 6: the framebuffer the screen uses, found by name under /sys/class/graphics, and who owns

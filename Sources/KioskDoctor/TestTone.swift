@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// `doctor --tone`: a short test of the configured device, left then right, as a WAV file the

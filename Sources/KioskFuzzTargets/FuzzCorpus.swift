@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// The files of a corpus: a file itself, or every regular file in a folder (sorted, one level).

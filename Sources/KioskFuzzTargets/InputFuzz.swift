@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskInput
 
 /// The `inputs` target: each 3 bytes are one input change in time: which control (two buttons in

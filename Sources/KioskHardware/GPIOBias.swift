@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Pull resistor of a GPIO input line, as board profiles spell it ("pull-up", "as-is").
 ///
 /// Thread: a value; any thread.

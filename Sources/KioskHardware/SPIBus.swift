@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A full-duplex SPI bus to one chip select: every byte sent clocks one byte back. What a chip
 /// that answers (an MFRC522 card reader) is driven through; `SpidevDevice` is the real one, tests
 /// put a simulated chip behind it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What a person asked the player to do, whichever input they used. The board profile's action
 /// names (`boards/README.md`) are the raw values.
 ///

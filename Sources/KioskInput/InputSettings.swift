@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// Timing of gestures: from the `inputs` object of config.json. (Its `keymap` changes the

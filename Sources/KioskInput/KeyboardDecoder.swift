@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Turns the bytes a terminal sends into key names: single characters ("n", "+", "é"), named keys
 /// ("up", "enter", "page-down", "f5", "backtab") and control keys ("ctrl-x"). Escape sequences of
 /// xterm, the Linux console and VT100 application mode; modifiers on arrows are ignored

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// Turns the two lines of a quadrature rotary encoder into detents, with a Gray-code state table.

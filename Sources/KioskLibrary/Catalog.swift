@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// A snapshot of the music on all present volumes, browsable by category and queryable by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A tag the box does not show but MPD clients ask for: MPD 0.23's tag types beyond the eight the
 /// box has its own fields for (Comment aside, which MPD does not keep unless configured to), named
 /// as MPD names them, in MPD's order (src/tag/Type.h). Thread: any (a value).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A path as a dictionary or set key by its UTF-8 bytes, hashed and compared byte for byte.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A track's ReplayGain tags: track and album gain (dB, relative to ReplayGain's 89 dB reference)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// A playlist whose entries are relative paths of playable tracks, in list order.

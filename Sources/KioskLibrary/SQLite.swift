@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CSQLite
 
 /// An SQLite error: the operation, SQLite's result code and message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// Everything a scan's result depends on besides the files' contents: the files found (with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A precomputed key that orders names the way a person expects on a small screen:
 /// case- and accent-insensitive, numbers by value ("Track 2" before "Track 10"), numbers before
 /// letters, punctuation and spacing runs treated alike, leading punctuation ignored, and (for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The tag fields the library uses, how comment and property names map to them, and how values
 /// are added to `TrackTags` (one home for FLAC's Vorbis comments and TagLib's property maps).
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
 
 /// What `stats` says of a catalog: its songs, distinct artist and album tag values, and total

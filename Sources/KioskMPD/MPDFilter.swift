@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
 
 /// A song filter as MPD parses it (src/song/Filter.cxx): filter expressions

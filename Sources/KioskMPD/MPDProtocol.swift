@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The protocol version the greeting announces (`OK MPD 0.23.0`).
 public let mpdProtocolVersion = "0.23.0"
 

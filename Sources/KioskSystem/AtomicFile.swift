@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// Replaces a file's contents so that, whatever instant power is lost or the process is killed,

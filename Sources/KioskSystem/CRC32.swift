@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320; the one of zlib, PNG and Python's
 /// `zlib.crc32`, so the system test's checker can recompute it), for the checksums of records
 /// overwritten in place (`SlotFile`). Thread: any (a pure function over a constant table).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A mutex with one condition variable, for worker threads that wait on shared state (the scan's

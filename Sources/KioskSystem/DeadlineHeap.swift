@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A binary min-heap of (deadline, id), ordered by deadline then id (the order timers were made).
 struct DeadlineHeap {
     private var items: [(deadline: UInt64, id: UInt64)] = []

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Arithmetic on offsets and lengths a file declares about itself (chunk, box and frame sizes read
 /// from its headers). Those numbers are untrusted: a sum of them may not fit in 64 bits, and Swift
 /// traps on an overflow, which in the scan's thread would stop the box at every start. Every such

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// An open file descriptor that this value owns: it is closed exactly once, when the value ends.

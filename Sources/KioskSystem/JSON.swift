@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A JSON value. Objects keep their keys in file order (so tools print config as written).
 ///
 /// We parse JSON ourselves rather than through Foundation's `JSONDecoder` because config,

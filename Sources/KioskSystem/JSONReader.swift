@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A configuration error: which file, which key path, what was expected.
 ///
 /// `description` reads e.g. `config.json: audio.bufferMs: expected an integer 10…500, got "fast"`.

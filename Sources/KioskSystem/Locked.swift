@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A value behind a pthread mutex: `withLock` is the only way to it. The program's lock for state

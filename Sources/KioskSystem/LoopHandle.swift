@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The part of an `EventLoop` other threads may use: post closures to run on the loop thread.
 ///
 /// Thread: any. `post` takes a lock and allocates, so audio threads must not call it; they use

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A typed channel from any thread to a handler on the loop thread.
 ///
 /// Unlike `LoopHandle.post`, the handler is not `@Sendable`: it lives on the loop and may touch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Timers, as the state machines on the loop thread use them (the player, the output supervisor):
 /// the event loop's real timers in the appliance, a virtual clock in tests, so that logic which
 /// waits seconds is tested in microseconds and deterministically.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// A small preallocated file of checksummed records overwritten in place, for state saved every

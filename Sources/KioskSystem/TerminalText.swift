@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Text from a stick (file names, tags, playlist lines) made safe to print on a terminal or in the
 /// journal: control characters (C0, DEL, C1) are written as escapes (`\n`, `\t`, `\r`, `\\x1B`,
 /// `\u{9B}`), so an ESC or OSC sequence in a name cannot drive the terminal and a newline cannot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A named thread that runs submitted jobs one at a time until stopped: the one shape of the
 /// workers that keep files and decoders off the loop thread (library scans, artwork for the
 /// screen and for MPD clients). Results go back the way the job says (normally a `Mailbox`).

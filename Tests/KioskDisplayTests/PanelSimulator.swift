@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 
 /// A panel controller rebuilt from what went over its wires: decodes the data/command line and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskInput
 
 /// Recorded inputs for tests: kernel-style CLOCK_MONOTONIC timestamps (an arbitrary uptime plus

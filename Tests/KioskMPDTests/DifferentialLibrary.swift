@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
 
 /// The library both servers serve in the differential test: albums with and without ALBUMARTIST,

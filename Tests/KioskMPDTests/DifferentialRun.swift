@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskTestSupport
 
 /// What one exchange answered on both servers, normalised. Thread: any (a value).

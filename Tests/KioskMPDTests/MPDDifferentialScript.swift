@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// The exchanges the differential test sends to both servers, one a line, in scenes.
 ///
 /// - `# name` starts a scene: both servers are first reset out of the script (stop, clear, modes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// alsa-lib PCMs as strict as a DAC HAT or an HDMI sink, for an `.asoundrc` in a child's HOME:
 /// `stereo_only` (a `multi` over ALSA's file plugin: 2 channels, any rate) and `hat` (a `plug` whose
 /// slave is fixed at 2 channels and 48 kHz: opened without ALSA's automatic conversions, it takes

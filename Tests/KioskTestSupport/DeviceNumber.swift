@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 
 /// glibc's makedev() (a macro Swift cannot call): the 64-bit dev_t of a major and minor number, for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 
 /// Expects `body` to throw an error whose description is `message` (the full text a user would

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Files a hostile or damaged stick may hold, made byte by byte in the test (small, so nothing large
 /// is committed): each one broke a parser once. The unit tests check each parser on them; the scan
 /// tests put them all on one stick.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 
 /// Ends the running test as skipped with `reason`: swift-testing's `Test.cancel` where the toolchain

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// Waits (polling every 10 ms) until `condition` holds or `seconds` pass; returns whether it held.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // An LD_PRELOAD library for tests of what a crash in the scan costs: opening a file whose path ends
 // with $KIOSK_CRASH_ON kills the calling thread's process the way a parser bug would
 // ($KIOSK_CRASH_HOW = "trap": an illegal instruction in that thread, as a Swift overflow trap;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Links Sources/CKioskShims/kiosk_gpio.c built against libgpiod v2 and checks the v2 path at run
 // time as far as a machine without GPIO chips allows (errors of missing chips and non-chips).
 // With a chip present (gpio-sim in the VM, a Raspberry Pi), it also lists the chip and requests

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // libespeak-ng loaded with dlopen() by the first prompt, not linked: it brings libpcaudio and through
 // it PulseAudio, X11/xcb, D-Bus, libsndfile, LAME, libsystemd and libgcrypt (some thirty libraries,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // FFmpeg's demuxer and decoders (MP4/M4A: AAC, HE-AAC, ALAC) loaded with dlopen() the first time an
 // MP4 is opened, not linked: libavcodec brings some forty libraries (x265, rav1e, gnutls, librsvg…)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one loader of the libraries opened with dlopen on first use (FFmpeg, libsoxr, libespeak-ng):
 // each shim gives its sonames and its functions' pointers; this opens them once, under the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The small C that Swift cannot express: ioctl request macros, variadic calls and library APIs
 // that differ between versions. One header per area; each is included here.
 #pragma once

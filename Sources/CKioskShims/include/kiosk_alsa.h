@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libasound calls that Swift cannot make itself: the local error handler takes a va_list, and a
 // Swift closure of that type crashes Debian's Swift 6.0.3 on aarch64 (SILGen), so it lives here.
 #pragma once

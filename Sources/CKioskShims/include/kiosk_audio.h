@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Audio-thread helpers for KioskAudio: an event count (futex wait/wake on a 32-bit word) and the
 // lookup of the optional allocation counter that Benchmarks/kiosk_alloc_counter.c provides.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The player's memory housekeeping: glibc's malloc_trim and arena limit (<malloc.h>, which the
 // Glibc module does not bring into Swift).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Linux input devices: evdev (reading /dev/input/event*) and uinput (creating virtual devices, for
 // tests and the system test). The ioctl request numbers are macros Swift cannot import.
 #pragma once

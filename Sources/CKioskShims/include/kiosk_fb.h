@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Linux framebuffer (fbdev) and virtual-console ioctls for the display: the request macros
 // (_IOR/_IOW) and kernel structs are easiest to reach from C.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libgpiod behind one interface. Debian 12 ships the v1 API (1.6); Raspberry Pi OS trixie ships v2 (2.x).
 // The implementation is chosen at build time from the header in use (see kiosk_gpio.c); both paths
 // are compiled: v1 by every build here, v2 by Tests/gpiod-v2/build-check.sh against libgpiod 2 sources.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libjpeg (not TurboJPEG) behind functions that never longjmp into Swift, for one reason: only the
 // libjpeg API lets us see the scan structure before the big allocation (jpeg_has_multiple_scans
 // after jpeg_read_header) and cap libjpeg's own memory (mem->max_memory_to_use), so an image

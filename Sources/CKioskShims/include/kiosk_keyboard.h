@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Terminal raw mode for the keyboard input backend, restored whatever way the process ends.
 #pragma once
 

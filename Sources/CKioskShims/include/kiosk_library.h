@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Small C helpers for the library scanner (KioskLibrary) that Swift's Glibc module does not expose.
 #pragma once
 

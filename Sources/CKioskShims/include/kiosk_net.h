@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Stream sockets for the MPD protocol server: sockaddr juggling and GNU flags Swift cannot reach
 // comfortably. Every function returns -1 and sets errno on failure.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libpng behind functions that never longjmp into Swift: libpng reports errors by longjmp, so
 // every call into it happens inside a C function that set up the jump buffer itself and turns
 // the error into a return code plus a message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Confinement of a helper process that runs untrusted code on untrusted input (the speech
 // helper): prctl is variadic and Landlock has no glibc wrapper, so both are here.
 #pragma once

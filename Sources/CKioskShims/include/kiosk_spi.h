@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Linux spidev (/dev/spidevB.C) for SPI panels: the SPI_IOC_* request macros and struct
 // spi_ioc_transfer come from <linux/spi/spidev.h> here, so Swift never mirrors the layout.
 // kiosk_spi.c pins that layout with static asserts; the Swift tests compare the numbers below

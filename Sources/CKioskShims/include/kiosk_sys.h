@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // System calls whose C form is variadic or a macro: ioctl, fcntl, open with a mode, signal sets.
 #pragma once
 #include <signal.h>

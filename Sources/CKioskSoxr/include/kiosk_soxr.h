@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // libsoxr loaded with dlopen() by the first resampler, not linked: a device that takes the stream's
 // rate (the common case, and every bit-perfect one) never needs it, and it brings libgomp (OpenMP)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Tags and embedded pictures of music files through TagLib, behind a C interface Swift can call.
 // `format` is KioskAudio's AudioFileFormat raw value (1 FLAC, 2 MP3, 3 Ogg Vorbis, 4 Opus, 5 WAV,

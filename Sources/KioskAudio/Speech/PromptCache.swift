@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Synthesized prompts kept by (text, voice), least recently used dropped first once their
 /// samples exceed `capacityBytes`: a repeated prompt costs no synthesis, and the cache cannot
 /// grow past its bound (a prompt larger than the bound is not kept).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// The engine's spoken prompts waiting and playing: one at a time, each made ready for the device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// Turns text into `SpokenPCM` on its own worker thread, through the speech helper process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A synthesized prompt: 16-bit mono samples at `sampleRate`, and whether making it cost a synthesis.
 ///
 /// Thread: a value; any.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// What a text becomes before it is spoken: one line, no control characters, no runs of the same
 /// punctuation, and at most `maxCharacters` characters. Every prompt passes here (`Speaker.say`),
 /// whatever made it: a folder, playlist or card name can be any length (a 2 KB album title was

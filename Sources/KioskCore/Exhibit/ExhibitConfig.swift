@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// Exhibit mode (`exhibit` in config.json, or `exhibit.json` at a stick's top for its clips): clips

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// Exhibit mode's state in the player: the trigger rules (`ClipTriggers`), the language the next

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// One line of an exhibit's opening hours: on `days`, open from `open` to `close` (minutes since

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// The card-reader backend of the input router: USB readers (an evdev keyboard that types the

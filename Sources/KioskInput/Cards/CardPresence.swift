@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Whether a card lies on a polled reader, from what each poll saw: a card is presented when it is
 /// first seen, and removed after `missesToRemove` polls in a row without it (one poll can miss a
 /// card at the edge of the field, or one taken for a garbled reply). A different card replacing it

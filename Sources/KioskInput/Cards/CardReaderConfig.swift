@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskSystem
 
 /// A card reader of a board profile (`cardReaders[]`) or of config.json (`cards.readers`, which

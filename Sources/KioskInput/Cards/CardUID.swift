@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// A card's identity as the readers give it and `cards.json` keeps it: the RC522's UID bytes in
 /// hex ("04A2B3C4D5E6F7"), or the digits a USB reader types ("0004561234"). Upper case, only
 /// letters and digits, 1…32 of them, so a value from a file or a reader is either a valid key or

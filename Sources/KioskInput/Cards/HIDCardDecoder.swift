@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 
 /// Turns the keystrokes of a USB card reader that acts as a keyboard into card numbers: it types

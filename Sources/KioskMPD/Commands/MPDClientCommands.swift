@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
 
 /// The connection's own commands: ping, close, password, commands, tag types, binary limit,

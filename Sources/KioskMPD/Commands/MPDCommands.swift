@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Every command the server answers, in one table sorted by name, as MPD's
 /// src/command/AllCommands.cxx: name, permission, argument counts (min, max; -1 as there), handler.
 /// The handlers live in files by kind (`MPDClientCommands`, `MPDStatusCommands`,

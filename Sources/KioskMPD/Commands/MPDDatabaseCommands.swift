@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
 
 /// The music database: the catalog of the mounted sticks and folders, as MPD's directories and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskCore
 
 /// The audio outputs: the configured ALSA devices, one playing at a time (MPD's

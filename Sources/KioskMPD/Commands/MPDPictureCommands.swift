@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Cover art and embedded pictures, a chunk at a time (MPD's src/command/FileCommands.cxx). The
 /// picture is read on `MPDArtworkLoader`'s thread; the command waits for it. Thread: loop thread.
 enum MPDPictureCommands {

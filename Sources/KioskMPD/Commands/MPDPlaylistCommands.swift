@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
 
 /// Stored playlists (MPD's src/command/PlaylistCommands.cxx): the ones clients saved in the state

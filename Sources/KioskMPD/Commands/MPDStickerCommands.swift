@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// `sticker get|set|delete|list|find song …` (MPD 0.23's src/command/StickerCommands.cxx): the
 /// `song` domain only, songs named by their URI in the database (`MPDStickers` keeps them).
 /// Thread: loop thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /// Every subcommand, in the order `kiosk-player --help` lists them. One file per command; each
 /// declares its options as data (`CommandOption`), from which its arguments are parsed and its
 /// `--help` is made. The benchmarks (`bench`) live in ../Benchmarks, apart from the run path.

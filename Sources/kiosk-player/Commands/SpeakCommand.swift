@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
 
 /// `kiosk-player speak [--data DIR]`: the speech helper process the player starts itself

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Shared helpers of the system test's guest tools. Header-only: each tool is one .c file. */
 #pragma once
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* evdev-read DEVICE|--name NAME [--count N] [--timeout-ms MS]
  * Prints input events from an evdev node, one per line ("KEY KEY_PLAYPAUSE 1", "REL REL_X -1"),
  * until N events were printed (exit 0) or the timeout passed (exit 1). SYN events are not printed.

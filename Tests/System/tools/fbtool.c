@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* fbtool: reads and writes a Linux framebuffer (/dev/fbN) for the system test.
  *   fbtool info DEV                      geometry and colour layout, one line
  *   fbtool grab DEV OUT.png|OUT.raw      visible area as an 8-bit RGB PNG, or the raw pixel bytes

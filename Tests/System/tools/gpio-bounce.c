@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpio-bounce PULL_FILE up|down [PATTERN_US]
  * Moves a gpio-sim line to a level the way a mechanical contact does: the target level, then
  * short opposite pulses, ending at the target level. PATTERN_US lists the time (µs) spent at each

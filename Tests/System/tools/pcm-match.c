@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* pcm-match: bit-exact comparison of captured PCM against a decoded reference (raw interleaved
  * little-endian frames, e.g. `arecord -t raw` and `flac -d --force-raw-format -c`).
  *   pcm-match locate CAPTURE REFERENCE [--from F] [--frames N] [CHECK OPTIONS]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The stall watcher shared by Tests/System/tools/stall-watch.c and deploy/tests/mpd-abuse.c: a thread
  * pinned to one CPU at SCHED_FIFO 99 sleeps a period at a time on an absolute hrtimer schedule, and a
  * wake-up more than a threshold late means the (guest's) CPU did not run: the emulator's vCPU thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* stall-watch: records when the guest's timers run late (the emulator's vCPU thread was not
  * scheduled by the host, or the guest kernel held the CPU): one pinned SCHED_FIFO thread per CPU
  * on hrtimers, and one on the ALSA system timer (a jiffies timer_list, as snd-aloop's).

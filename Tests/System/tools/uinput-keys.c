@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* uinput-keys NAME [KEY...]
  * Creates a virtual keyboard named NAME through /dev/uinput that can send every key the kernel
  * knows (or only the listed KEY... names), prints "ready /dev/input/eventN", then reads commands

@@ -42,7 +42,7 @@ public final class AudioEngine: PlaybackEngine {
     private var mixerControl: String?
     private var volume = 100
     private var isShutDown = false
-    private let prompts = PromptQueue()
+    private var prompts: PromptQueue!
     /// The underruns already logged (loop thread).
     private var loggedUnderruns: UInt64 = 0
 
@@ -55,6 +55,11 @@ public final class AudioEngine: PlaybackEngine {
         mixerControl = settings.mixer
         shared = EngineShared(settings: settings, eventFD: FileDescriptor(owning: try Syscalls.eventfdCreate()))
         let eventFD = shared.eventFD
+        let shared = self.shared
+        prompts = PromptQueue(loop: loop) { clip in
+            shared.prompts.put(clip)
+            shared.outputWake.signal()
+        }
         decoderWorker = DecoderWorker(shared: shared)
         let outputWorker = OutputWorker(shared: shared)
         do {
@@ -198,21 +203,14 @@ public final class AudioEngine: PlaybackEngine {
         _ pcm: SpokenPCM, volume: Int, duckDb: Double? = nil, onFinished: @escaping (String?) -> Void = { _ in }
     ) {
         let duckGain = duckDb.map { SampleConverter.gain(scale: Float(pow(10, min(0, $0) / 20))) }
-        hand(
-            prompts.add(pcm, volume: volume, duckGain: duckGain) { failure in
-                if let failure { Log.warning("speech: \"\(pcm.text)\" not spoken: \(failure)") }
-                onFinished(failure)
-            })
+        prompts.add(pcm, volume: volume, duckGain: duckGain) { failure in
+            if let failure { Log.warning("speech: \"\(pcm.text)\" not spoken: \(failure)") }
+            onFinished(failure)
+        }
     }
 
     /// Whether no spoken prompt waits or plays.
     public var isSpeechIdle: Bool { prompts.isIdle }
-
-    private func hand(_ clip: PromptClip?) {
-        guard let clip else { return }
-        shared.prompts.put(clip)
-        shared.outputWake.signal()
-    }
 
     /// Switches to another output device, keeping the queue, the position and the play state.
     public func setDevice(_ name: String) {
@@ -243,6 +241,7 @@ public final class AudioEngine: PlaybackEngine {
         shared.eventRoom.signal()
         decoderThread?.join()
         outputThread?.join()
+        prompts?.stop()
         if let source { loop.removeSource(source) }
         source = nil
         mixer = nil
@@ -408,10 +407,9 @@ public final class AudioEngine: PlaybackEngine {
             Log.notice("audio device back: \(deviceName)")
             onEvent(.deviceBack(device: deviceName))
         case .promptFinished:
-            hand(prompts.finished(failure: shared.promptFailures.take()))
+            prompts.finished(failure: shared.promptFailures.take())
         case .promptRefused:
-            hand(
-                prompts.refused(rate: record.deviceRate, channels: record.deviceChannels, encoding: record.encoding))
+            prompts.refused(rate: record.deviceRate, channels: record.deviceChannels, encoding: record.encoding)
         case .formatChanged:
             prompts.deviceChanged(
                 rate: record.deviceRate, channels: record.deviceChannels, encoding: record.encoding)

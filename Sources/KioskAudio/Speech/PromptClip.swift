@@ -3,8 +3,8 @@
 /// (`ChannelMixer`) and its encoding, at the speech volume, in memory written once here so the
 /// output thread only copies it to the device (no conversion, allocation or page fault there).
 ///
-/// Thread: made on the loop thread; then read-only, by the output thread. The loop keeps a reference
-/// until the prompt has played, so the memory is never freed on the output thread.
+/// Thread: made on the prompt worker (`PromptQueue`); then read-only, by the output thread. The loop
+/// keeps a reference until the prompt has played, so the memory is never freed on the output thread.
 final class PromptClip: @unchecked Sendable {
     let sampleRate: Int
     let channels: Int

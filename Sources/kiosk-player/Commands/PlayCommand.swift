@@ -9,7 +9,8 @@ enum PlayCommand {
     static var command: Command {
         Command(
             name: "play",
-            summary: "play music files (FLAC, MP3, Ogg Vorbis, Opus, WAV, AIFF) through the audio engine",
+            summary:
+                "play music files (FLAC, MP3, AAC and ALAC in M4A, Ogg Vorbis, Opus, WAV, AIFF) through the audio engine",
             synopsis: [
                 "FILE... [--device PCM] [--volume PERCENT] [--buffer-ms N]",
                 "                  [--realtime PRIORITY|off] [--replay-gain track|album] [--progress] [--loop-stall]",

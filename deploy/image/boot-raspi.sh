@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Boots the SD-card image on an emulated Raspberry Pi 3 B and checks what a box needs at first boot:
+#
+#   deploy/image/boot-raspi.sh [IMAGE]     (default: the newest .build/image/kiosk-player_*_arm64.img[.xz])
+#
+# qemu-system-aarch64 -M raspi3b (TCG) with the image's own kernel, initramfs and Pi 3 device tree
+# (bcm2837-rpi-3-b.dtb), all read from the image's FAT partition, and a copy of the image as the SD
+# card (the real sdhost-bcm2835 driver), grown to 4 GiB as a bigger card would be (QEMU also wants a
+# power of two). The kernel arguments are the image's cmdline.txt plus, for the emulator only:
+#   modprobe.blacklist=vc4    QEMU has no VideoCore; the firmware's framebuffer stands in (below)
+#   console=ttyS1,115200      the last console gets systemd's messages: the serial port, not the screen
+#   systemd.show_status=1, loglevel=6    what happened, in the log
+#   systemd.run=…             the probe (below), then power off; systemd-run-generator makes it the
+#                             default target, so systemd.wants=multi-user.target keeps the boot's units
+# The device tree gets the `simple-framebuffer` node the Pi firmware adds on a real board (QEMU's
+# bcm2835-fb at its reset state: 640×480, RGB565), so /dev/fb0 exists as on a Pi with HDMI.
+#
+# The probe is a shell script put on the copy's FAT partition (the image has no login: getty is
+# masked and root locked). It prints `CHECK name=value` lines on the serial console: kiosk-player's
+# state (Type=notify: `active` means READY was sent) and its start and READY times, `/` mounted
+# read-only, the data partition's size against the card's, the settings' status, the config the player
+# reads, the time zone, failed units, systemd-analyze. Those are judged here; each check is printed with
+# its result and the script exits 1 when any failed.
+#
+# The copy's settings file is edited first (board rpi3, volumeMax 80, time zone Europe/Berlin), so
+# that "applied" is seen, not the image's defaults. Needs root (mtools only; no loop device),
+# qemu-system-arm, mtools, device-tree-compiler, xz-utils. ≈ 4-6 min of TCG on this machine.
+set -euo pipefail
+export LC_ALL=C
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+say() { echo "boot-raspi: $*"; }
+die() { echo "boot-raspi: $*" >&2; exit 1; }
+
+image=${1:-}
+if [ -z "$image" ]; then
+    image=$(ls -t "$repo"/.build/image/kiosk-player_*_arm64.img "$repo"/.build/image/kiosk-player_*_arm64.img.xz 2>/dev/null | head -n 1) || true
+fi
+[ -f "$image" ] || die "no image (make image, or give its path)"
+for tool in qemu-system-aarch64 mcopy fdtput xz sfdisk; do
+    command -v "$tool" >/dev/null || die "$tool is missing (deploy/install-deps.sh --image)"
+done
+timeout_s=${BOOT_RASPI_TIMEOUT:-900}
+card_size=4G
+
+work=$(mktemp -d /tmp/kiosk-boot-raspi.XXXXXX)
+qemu_pid=''
+cleanup() {
+    [ -z "$qemu_pid" ] || kill "$qemu_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+card=$work/card.img
+say "image: $image"
+case "$image" in
+    *.xz) xz -dc "$image" >"$card" ;;
+    *) cp --sparse=always "$image" "$card" ;;
+esac
+image_mib=$(($(stat -c %s "$card") / 1048576))
+truncate -s "$card_size" "$card"
+
+# The FAT partition's offset, from the card's own partition table.
+boot_start=$(sfdisk --dump "$card" | awk '/^.*1 : start=/ { sub(/,/, "", $4); print $4; exit }')
+[ -n "$boot_start" ] || die "no first partition in the image's MBR"
+fat="$card@@$((boot_start * 512))"
+export MTOOLS_SKIP_CHECK=1
+mdir -b -i "$fat" :: >"$work/boot.list"
+kernel=$(grep -o 'vmlinuz-[^ /]*' "$work/boot.list" | sort -V | tail -n 1)
+initrd=$(grep -o 'initrd.img-[^ /]*' "$work/boot.list" | sort -V | tail -n 1)
+[ -n "$kernel" ] && [ -n "$initrd" ] || die "no vmlinuz-*/initrd.img-* on the boot partition"
+for f in "$kernel" "$initrd" bcm2837-rpi-3-b.dtb cmdline.txt config.txt kiosk-settings.json; do
+    mcopy -n -i "$fat" "::$f" "$work/$f" || die "no $f on the boot partition"
+done
+say "boot partition: $kernel, $initrd, bcm2837-rpi-3-b.dtb"
+say "config.txt: $(grep -v '^#' "$work/config.txt" | grep . | tr '\n' ' ')"
+cmdline=$(tr -d '\n' <"$work/cmdline.txt")
+say "cmdline.txt: $cmdline"
+
+# The firmware's framebuffer node, as it would be on a Pi with HDMI (the firmware adds it at boot).
+dtb=$work/rpi3.dtb
+cp "$work/bcm2837-rpi-3-b.dtb" "$dtb"
+fdtput -c "$dtb" /framebuffer@3c100000
+fdtput -t s "$dtb" /framebuffer@3c100000 compatible simple-framebuffer
+fdtput -t x "$dtb" /framebuffer@3c100000 reg 0x3c100000 0x96000
+fdtput -t x "$dtb" /framebuffer@3c100000 width 0x280
+fdtput -t x "$dtb" /framebuffer@3c100000 height 0x1e0
+fdtput -t x "$dtb" /framebuffer@3c100000 stride 0x500
+fdtput -t s "$dtb" /framebuffer@3c100000 format r5g6b5
+fdtput -t s "$dtb" /framebuffer@3c100000 status okay
+
+# The settings a person would write on a PC, on the copy's FAT partition.
+sed -e 's/"board": "auto"/"board": "rpi3"/' -e 's/"volumeMax": 100/"volumeMax": 80/' \
+    -e 's|"timeZone": "Etc/UTC"|"timeZone": "Europe/Berlin"|' "$work/kiosk-settings.json" >"$work/settings.json"
+grep -q '"volumeMax": 80' "$work/settings.json" && grep -q Europe/Berlin "$work/settings.json" ||
+    die "could not edit the settings file (its defaults changed?)"
+mcopy -o -i "$fat" "$work/settings.json" ::kiosk-settings.json
+
+# The probe: run by systemd-run-generator (systemd.run=) once the boot has finished.
+cat >"$work/kiosk-probe.sh" <<'PROBE'
+exec >/dev/ttyS1 2>&1
+echo "PROBE-BEGIN"
+u=kiosk-player.service
+# The probe runs in the boot's own transaction (systemd-run-generator points default.target at it;
+# multi-user.target comes through systemd.wants=), so it waits for the player, not for the boot's end.
+i=0
+while [ $i -lt 300 ]; do
+    case $(systemctl show -P ActiveState "$u") in active | failed) break ;; esac
+    sleep 1; i=$((i + 1))
+done
+echo "CHECK player.state=$(systemctl show -P ActiveState "$u")/$(systemctl show -P SubState "$u")"
+echo "CHECK player.type=$(systemctl show -P Type "$u")"
+start=$(systemctl show -P ExecMainStartTimestampMonotonic "$u")
+ready=$(systemctl show -P ActiveEnterTimestampMonotonic "$u")
+echo "CHECK player.start_ms=$((start / 1000))"
+echo "CHECK player.ready_ms=$((ready / 1000))"
+echo "CHECK player.restarts=$(systemctl show -P NRestarts "$u")"
+echo "CHECK root.options=$(findmnt -n -o OPTIONS /)"
+echo "CHECK root.source=$(findmnt -n -o SOURCE /)"
+touch /probe-write-test 2>/dev/null && echo "CHECK root.write=succeeded" || echo "CHECK root.write=refused"
+echo "CHECK data.options=$(findmnt -n -o OPTIONS /data)"
+disk=/dev/$(lsblk -no PKNAME "$(findmnt -n -o SOURCE /data)")
+echo "CHECK card.bytes=$(lsblk -bdno SIZE "$disk")"
+echo "CHECK data.part_end=$(( ($(cat /sys/class/block/$(basename "$(findmnt -n -o SOURCE /data)")/start) + $(cat /sys/class/block/$(basename "$(findmnt -n -o SOURCE /data)")/size)) * 512 ))"
+echo "CHECK data.fs_bytes=$(( $(stat -f -c '%b * %S' /data) ))"
+echo "CHECK state.mount=$(findmnt -n -o SOURCE,FSTYPE /var/lib/kiosk-player | tr ' ' ,)"
+echo "CHECK settings.status=$(cat /run/kiosk-settings/status 2>/dev/null)"
+echo "CHECK settings.error=$(cat /run/kiosk-settings/error 2>/dev/null)"
+echo "CHECK config.volumeMax=$(jq -r .volumeMax /etc/kiosk-player/config.json)"
+echo "CHECK config.board=$(jq -r .board /etc/kiosk-player/config.json)"
+echo "CHECK timezone=$(date +%Z)"
+echo "CHECK fb=$(cat /sys/class/graphics/fb0/name 2>/dev/null)"
+echo "CHECK gpiochip=$(cat /sys/bus/gpio/devices/gpiochip0/of_node/compatible 2>/dev/null | tr -d '\0')/$(ls /sys/bus/gpio/devices/gpiochip0 2>/dev/null | grep -c '^gpio')"
+echo "CHECK sshd=$(systemctl is-active ssh.service)"
+echo "CHECK getty=$(systemctl is-active getty@tty1.service)"
+echo "CHECK failed=$(systemctl --failed --no-legend --plain | cut -d' ' -f1 | tr '\n' ' ')"
+echo "-- systemd-analyze"
+systemd-analyze time
+systemd-analyze critical-chain "$u" --no-pager | tail -n +2
+echo "-- kiosk-settings.service"
+journalctl -b -u kiosk-settings.service -u kiosk-grow-data.service -o cat --no-pager | tail -n 10
+echo "-- kiosk-player.service"
+journalctl -b -u "$u" -o short-monotonic --no-pager | tail -n 15
+echo "PROBE-END"
+PROBE
+mcopy -o -i "$fat" "$work/kiosk-probe.sh" ::kiosk-probe.sh
+
+append="$cmdline modprobe.blacklist=vc4 console=ttyS1,115200 loglevel=6 systemd.show_status=1"
+append+=' systemd.wants=multi-user.target systemd.run="/bin/sh /boot/firmware/kiosk-probe.sh" systemd.run_success_action=poweroff systemd.run_failure_action=poweroff'
+log=$work/serial.log
+say "booting (TCG, timeout ${timeout_s} s); serial log: $log"
+start=$(date +%s)
+qemu-system-aarch64 -M raspi3b -accel tcg -kernel "$work/$kernel" -initrd "$work/$initrd" -dtb "$dtb" \
+    -append "$append" -drive "file=$card,if=sd,format=raw" \
+    -serial null -serial "file:$log" -monitor "unix:$work/monitor.sock,server,nowait" \
+    -display none -no-reboot &
+qemu_pid=$!
+while kill -0 "$qemu_pid" 2>/dev/null; do
+    if [ $(($(date +%s) - start)) -gt "$timeout_s" ]; then
+        kill "$qemu_pid"
+        tail -n 40 "$log" || true
+        die "no power-off within $timeout_s s"
+    fi
+    grep -q PROBE-END "$log" 2>/dev/null && break
+    sleep 2
+done
+for _ in $(seq 1 30); do kill -0 "$qemu_pid" 2>/dev/null || break; sleep 1; done
+kill "$qemu_pid" 2>/dev/null || true
+wait "$qemu_pid" 2>/dev/null || true
+qemu_pid=''
+elapsed=$(($(date +%s) - start))
+cp "$log" "${BOOT_RASPI_LOG:-$repo/.build/image/boot-raspi.log}" 2>/dev/null || true
+grep -q PROBE-END "$log" || { tail -n 60 "$log"; die "the probe did not finish (serial log above)"; }
+sed -n '/PROBE-BEGIN/,/PROBE-END/p' "$log" | grep -v '^CHECK ' | tr -d '\r'
+
+# Judging.
+declare -A v=()
+while IFS='=' read -r key value; do v[${key#CHECK }]=${value%$'\r'}; done < <(grep -a '^CHECK ' "$log")
+failures=0
+check() {   # check NAME OK? WHAT
+    if [ "$2" = 1 ]; then echo "  ok    $1: $3"; else echo "  FAIL  $1: $3"; failures=$((failures + 1)); fi
+}
+is() { [ "$1" = "$2" ] && echo 1 || echo 0; }
+echo "boot-raspi: checks (boot to power-off $elapsed s of TCG)"
+check "player READY" "$(is "${v[player.state]:-}" active/running)" \
+    "kiosk-player.service ${v[player.state]:-?} (Type=${v[player.type]:-?}), started at ${v[player.start_ms]:-?} ms, READY at ${v[player.ready_ms]:-?} ms after kernel start, ${v[player.restarts]:-?} restarts"
+check "root read-only" "$([[ ,${v[root.options]:-}, == *,ro,* ]] && [ "${v[root.write]:-}" = refused ] && echo 1 || echo 0)" \
+    "/ is ${v[root.source]:-?} mounted ${v[root.options]:-?}; a write was ${v[root.write]:-?}"
+card_bytes=${v[card.bytes]:-0} part_end=${v[data.part_end]:-0} fs_bytes=${v[data.fs_bytes]:-0}
+check "data partition grown" "$([ "$part_end" = "$card_bytes" ] && [ "$fs_bytes" -gt $((card_bytes - (image_mib + 64) * 1048576 - card_bytes / 10)) ] && echo 1 || echo 0)" \
+    "image $image_mib MiB on a $((card_bytes / 1048576)) MiB card: the data partition ends at $((part_end / 1048576)) MiB, its ext4 holds $((fs_bytes / 1048576)) MiB (${v[data.options]:-?})"
+check "state on the data partition" "$([[ ${v[state.mount]:-} == *ext4 ]] && echo 1 || echo 0)" "/var/lib/kiosk-player: ${v[state.mount]:-?}"
+check "settings applied" "$([ "${v[settings.status]:-}" = applied ] && [ "${v[config.volumeMax]:-}" = 80 ] && [ "${v[config.board]:-}" = rpi3 ] && echo 1 || echo 0)" \
+    "status ${v[settings.status]:-?}${v[settings.error]:+ (${v[settings.error]})}; the player's config: board ${v[config.board]:-?}, volumeMax ${v[config.volumeMax]:-?}"
+check "time zone applied" "$([[ ${v[timezone]:-} == CE*T ]] && echo 1 || echo 0)" "date +%Z in the guest: ${v[timezone]:-?} (Europe/Berlin)"
+check "no login, no SSH" "$([ "${v[getty]:-}" != active ] && [ "${v[sshd]:-}" != active ] && echo 1 || echo 0)" "getty@tty1 ${v[getty]:-?}, ssh ${v[sshd]:-?}"
+check "no failed units" "$([ -z "${v[failed]// /}" ] && echo 1 || echo 0)" "${v[failed]:-none}"
+echo "  info  framebuffer: ${v[fb]:-none}; gpiochip0: ${v[gpiochip]:-?} (compatible/lines)"
+if [ "$failures" -gt 0 ]; then
+    echo "boot-raspi: $failures check(s) FAILED (serial log: ${BOOT_RASPI_LOG:-$repo/.build/image/boot-raspi.log})"
+    exit 1
+fi
+echo "boot-raspi: all checks passed"

@@ -114,17 +114,21 @@ rm -f "$tree/var/lib/dbus/machine-id"
 # Host keys made at build time would be the same on every card: sshd's is made on /data when the
 # settings turn SSH on.
 rm -f "$tree"/etc/ssh/ssh_host_*
-mkdir -p "$tree/data"
+# Mount points on the read-only root for what /etc/fstab binds from /data (systemd could not make
+# them there; the .deb leaves /var/lib/kiosk-player to StateDirectory=, at run time).
+mkdir -p "$tree/data" "$tree/var/lib/kiosk-player" "$tree/var/log"
 chmod 0755 "$tree/usr/lib/kiosk-image/kiosk-settings" "$tree/usr/lib/kiosk-image/kiosk-grow-data"
 
 say "units: the settings and the grow on; logins, SSH and network off until the settings ask"
-in_tree systemctl enable kiosk-settings.service >/dev/null 2>&1
+in_tree systemctl enable kiosk-settings.service kiosk-grow-data.service >/dev/null 2>&1
 # No password login anywhere (root's password is locked, and nobody else has one); the screen belongs
 # to the player. systemd-firstboot would ask on the console for what the image has set;
-# random-seed and e2scrub would write to the read-only root.
-in_tree systemctl mask getty@tty1.service serial-getty@ttyS1.service serial-getty@ttyAMA0.service \
+# random-seed, e2scrub, dpkg's backup and apt's timers would write to the read-only root.
+# getty-static (Debian's gettys on tty2-6 when logind is absent) included; masking the templates
+# masks every instance.
+in_tree systemctl mask getty@.service serial-getty@.service getty-static.service \
     systemd-firstboot.service systemd-random-seed.service e2scrub_all.timer e2scrub_reap.service \
-    >/dev/null 2>&1
+    dpkg-db-backup.timer apt-daily.timer apt-daily-upgrade.timer >/dev/null 2>&1
 in_tree systemctl disable ssh.service ssh.socket systemd-networkd.service systemd-networkd.socket \
     wpa_supplicant.service systemd-timesyncd.service >/dev/null 2>&1 || true
 in_tree passwd -l root >/dev/null
@@ -159,9 +163,9 @@ root_used=$(du -sm "$tree" | cut -f1)
 # No journal: the root is written once, whole, here (or by the updater into the other slot), and
 # never mounted writable; no reserved blocks for the same reason.
 rm -f "$root_img"
-mke2fs -q -t ext4 -L kiosk-root-a -O ^has_journal -m 0 -E root_owner=0:0 -d "$tree" "$root_img" "${slot_mib}M"
+mke2fs -q -t ext4 -b 4096 -L kiosk-root-a -O ^has_journal -m 0 -E root_owner=0:0 -d "$tree" "$root_img" "${slot_mib}M"
 rm -f "$data_img"
-mke2fs -q -t ext4 -L kiosk-data -m 1 -E root_owner=0:0 -d "$data" "$data_img" "${data_mib}M"
+mke2fs -q -t ext4 -b 4096 -L kiosk-data -m 1 -E root_owner=0:0 -d "$data" "$data_img" "${data_mib}M"
 
 say "the card"
 version_file=${version//[^A-Za-z0-9.+~-]/_}

@@ -24,12 +24,16 @@
 # reads, the time zone, failed units, systemd-analyze. Those are judged here; each check is printed with
 # its result and the script exits 1 when any failed.
 #
+# Then a USB stick (a FAT image with one FLAC track made here with sox and flac) is plugged in
+# through QEMU's monitor (drive_add + device_add usb-storage: the Pi's real dwc2 USB driver), and
+# the probe waits for the automount under /media/kiosk and the player's scan of it.
+#
 # Two boots, as on a new card: the first grows the data partition's entry to the card's end and
 # restarts (kiosk-grow-data), the second grows the ext4, applies the settings and starts the player.
 #
 # The copy's settings file is edited first (board rpi3, volumeMax 80, time zone Europe/Berlin), so
 # that "applied" is seen, not the image's defaults. Needs root (mtools only; no loop device),
-# qemu-system-arm, mtools, device-tree-compiler, xz-utils. ≈ 4-6 min of TCG on this machine.
+# qemu-system-arm, mtools, dosfstools, device-tree-compiler, xz-utils, sox, flac, python3. ≈ 4-6 min of TCG on this machine.
 set -euo pipefail
 export LC_ALL=C
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,7 +45,7 @@ if [ -z "$image" ]; then
     image=$(ls -t "$repo"/.build/image/kiosk-player_*_arm64.img "$repo"/.build/image/kiosk-player_*_arm64.img.xz 2>/dev/null | head -n 1) || true
 fi
 [ -f "$image" ] || die "no image (make image, or give its path)"
-for tool in qemu-system-aarch64 mcopy fdtput xz sfdisk; do
+for tool in qemu-system-aarch64 mcopy fdtput xz sfdisk mkfs.vfat sox flac python3; do
     command -v "$tool" >/dev/null || die "$tool is missing (deploy/install-deps.sh --image)"
 done
 timeout_s=${BOOT_RASPI_TIMEOUT:-1200}
@@ -100,6 +104,16 @@ grep -q '"volumeMax": 80' "$work/settings.json" && grep -q Europe/Berlin "$work/
     die "could not edit the settings file (its defaults changed?)"
 mcopy -o -i "$fat" "$work/settings.json" ::kiosk-settings.json
 
+# The USB stick: a FAT file system with one FLAC album (sox makes 3 s of tone, flac encodes it).
+stick=$work/stick.img
+truncate -s 64M "$stick"
+mkfs.vfat -n KIOSKSTICK "$stick" >/dev/null
+sox -n -r 44100 -b 16 -c 2 "$work/tone.wav" synth 3 sine 440 vol 0.2
+flac -s -f --tag=ARTIST=Probe --tag=ALBUM="Probe Album" --tag=TITLE="Tone" --tag=TRACKNUMBER=1 \
+    -o "$work/01 Tone.flac" "$work/tone.wav"
+mmd -i "$stick" ::Probe
+mcopy -i "$stick" "$work/01 Tone.flac" "::Probe/01 Tone.flac"
+
 # The probe: run by systemd-run-generator (systemd.run=) once the boot has finished.
 cat >"$work/kiosk-probe.sh" <<'PROBE'
 exec >/dev/ttyS1 2>&1
@@ -141,6 +155,17 @@ echo "CHECK gpiochip=$(cat /sys/bus/gpio/devices/gpiochip0/of_node/compatible 2>
 echo "CHECK sshd=$(systemctl is-active ssh.service)"
 echo "CHECK getty=$(systemctl is-active getty@tty1.service)"
 echo "CHECK failed=$(systemctl --failed --no-legend --plain | cut -d' ' -f1 | tr '\n' ' ')"
+# A USB stick, plugged in through QEMU's monitor once the host sees this line (device_add usb-storage
+# on the Pi's dwc2 USB): automounted, scanned by the player.
+echo "PROBE-STICK-NOW"
+i=0
+while [ $i -lt 180 ]; do
+    scan=$(journalctl -b -u "$u" -o cat --no-pager | grep 'library: scanned' | grep -v ' 0 tracks' | tail -n 1)
+    [ -n "$scan" ] && break
+    sleep 2; i=$((i + 2))
+done
+echo "CHECK stick.scan=$scan"
+echo "CHECK stick.mount=$(findmnt -n -o SOURCE,TARGET,OPTIONS -t vfat | grep /media/ | tr ' ' ,)"
 echo "-- systemd-analyze"
 systemd-analyze time
 systemd-analyze critical-chain "$u" --no-pager | tail -n +2
@@ -154,6 +179,23 @@ mcopy -o -i "$fat" "$work/kiosk-probe.sh" ::kiosk-probe.sh
 
 append="$cmdline modprobe.blacklist=vc4 console=ttyS1,115200 loglevel=6 systemd.show_status=1 systemd.default_device_timeout_sec=600"
 append+=' systemd.wants=multi-user.target systemd.run="/bin/sh /boot/firmware/kiosk-probe.sh" systemd.run_success_action=poweroff systemd.run_failure_action=poweroff'
+# monitor CMD...: each CMD to QEMU's human monitor (its Unix socket), answers discarded.
+monitor() {
+    python3 - "$work/monitor.sock" "$@" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(2)
+for cmd in sys.argv[2:]:
+    s.sendall((cmd + "\n").encode())
+    time.sleep(1)
+try:
+    s.recv(65536)
+except OSError:
+    pass
+PY
+}
+stick_in=0
 # boot N LOG: QEMU on the card until the guest powers off or restarts (-no-reboot: QEMU exits then),
 # the probe has printed PROBE-END, or the time is up; sets `elapsed`.
 boot() {
@@ -173,6 +215,11 @@ boot() {
             die "boot $n: no power-off within $timeout_s s"
         fi
         grep -q PROBE-END "$log" 2>/dev/null && break
+        if [ "$stick_in" = 0 ] && grep -q PROBE-STICK-NOW "$log" 2>/dev/null; then
+            monitor "drive_add 0 if=none,id=stick,format=raw,file=$stick" "device_add usb-storage,id=usbstick,drive=stick"
+            say "boot $n: USB stick plugged in through the monitor after $(($(date +%s) - start)) s"
+            stick_in=1
+        fi
         sleep 2
     done
     for _ in $(seq 1 30); do kill -0 "$qemu_pid" 2>/dev/null || break; sleep 1; done
@@ -219,6 +266,8 @@ check "settings applied" "$([ "${v[settings.status]:-}" = applied ] && [ "${v[co
     "status ${v[settings.status]:-?}${v[settings.error]:+ (${v[settings.error]})}; the player's config: board ${v[config.board]:-?}, volumeMax ${v[config.volumeMax]:-?}"
 check "time zone applied" "$([[ ${v[timezone]:-} == CE*T ]] && echo 1 || echo 0)" "date +%Z in the guest: ${v[timezone]:-?} (Europe/Berlin)"
 check "no login, no SSH" "$([ "${v[getty]:-}" != active ] && [ "${v[sshd]:-}" != active ] && echo 1 || echo 0)" "getty@tty1 ${v[getty]:-?}, ssh ${v[sshd]:-?}"
+check "USB stick scanned" "$([[ ${v[stick.scan]:-} == *" 1 tracks"* || ${v[stick.scan]:-} == *" 1 track"* ]] && [ -n "${v[stick.mount]:-}" ] && echo 1 || echo 0)" \
+    "plugged in through QEMU's monitor (usb-storage on dwc2): mounted ${v[stick.mount]:-nowhere}; the player: ${v[stick.scan]:-no scan with tracks}"
 check "no failed units" "$([ -z "${v[failed]// /}" ] && echo 1 || echo 0)" "${v[failed]:-none}"
 echo "  info  framebuffer: ${v[fb]:-none}; gpiochip0: ${v[gpiochip]:-?}"
 if [ "$failures" -gt 0 ]; then

@@ -8,7 +8,7 @@ SWIFT_SOURCES = Sources Tests Package.swift
 # swiftlang in cached trees (deploy/trees). Empty: this machine with the Swift on PATH.
 ARCH ?=
 
-.PHONY: all deps build release test test-unit tsan asan fuzz soak powercut demo bench format format-check system-test deb clean
+.PHONY: all deps build release test test-unit tsan asan fuzz soak powercut demo bench format format-check system-test deb image image-boot clean
 
 all: build
 
@@ -77,6 +77,27 @@ powercut: deps
 deb:
 	bash deploy/install-deps.sh --cross
 	bash deploy/debian/build-deb.sh $(or $(ARCH),arm64)
+
+# .build/image/kiosk-player_<version>_arm64.img.xz: the SD-card image for the Raspberry Pi 3, 4, 400,
+# Zero 2 W and CM4 (deploy/image/build-image.sh): Debian trixie arm64 packages (mmdebstrap, cached in
+# /var/cache/kiosk-image by its inputs) and the arm64 .deb, made here first (`make deb ARCH=arm64`)
+# unless IMAGE_DEB names one already made.
+IMAGE_DEB ?=
+image:
+	bash deploy/install-deps.sh --image
+ifeq ($(IMAGE_DEB),)
+	bash deploy/install-deps.sh --cross
+	bash deploy/debian/build-deb.sh arm64
+	bash deploy/image/build-image.sh
+else
+	bash deploy/image/build-image.sh --deb $(IMAGE_DEB)
+endif
+
+# The image booted on QEMU's emulated Raspberry Pi 3 B (deploy/image/boot-raspi.sh): READY from the
+# read-only root, the data partition grown, the settings applied. IMAGE: another image file.
+image-boot:
+	bash deploy/install-deps.sh --image
+	bash deploy/image/boot-raspi.sh $(IMAGE)
 
 # The player on a generated demo library: keyboard as buttons, terminal (or PNG) as screen.
 demo: build

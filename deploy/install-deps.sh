@@ -8,6 +8,7 @@
 #   deploy/install-deps.sh --cross         what the Debian trees need on this machine (make deb, make
 #                                          test ARCH=arm64): debootstrap, qemu-user-static, binfmt-support
 #   deploy/install-deps.sh --system-test-arm64   those and what `make system-test ARCH=arm64` runs here
+#   deploy/install-deps.sh --image         what `make image` and its emulated-Pi boot need here
 #   deploy/install-deps.sh --dry-run ...   print what would be installed
 #   deploy/install-deps.sh --list ...      print the mode's package names for that system, one a line
 #   deploy/install-deps.sh --root DIR ...   install into the Debian tree DIR (chroot), e.g. a debootstrap
@@ -44,6 +45,10 @@ runtime_packages=(
 cross_packages=(debootstrap qemu-user-static binfmt-support)
 # The arm64 system test: the kernel, its modules and the guest's tools come from the arm64 tree.
 system_test_arm64_packages=("${cross_packages[@]}" qemu-system-arm cpio kmod xz-utils)
+# The SD-card image (deploy/image): mmdebstrap for its root, the file systems made from directories
+# (mke2fs -d, mkfs.vfat + mtools), sfdisk for the partition table; its boot on QEMU's raspi3b
+# (fdtput adds the firmware's framebuffer node to the Pi 3 device tree).
+image_packages=("${cross_packages[@]}" mmdebstrap e2fsprogs dosfstools mtools fdisk xz-utils qemu-system-arm device-tree-compiler)
 # The QEMU system test (Tests/System). linux-headers and linux-source are not listed here: they
 # must match the installed linux-image exactly and are added below once the image is installed.
 system_test_packages=(
@@ -63,11 +68,12 @@ while [ $# -gt 0 ]; do
         --runtime) mode=runtime ;;
         --cross) mode=cross ;;
         --system-test-arm64) mode=system-test-arm64 ;;
+        --image) mode=image ;;
         --dry-run) dry_run=1 ;;
         --list) list=1 ;;
         --root) [ $# -ge 2 ] || { echo "install-deps: --root needs a directory" >&2; exit 2; }
             root=$2; shift ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         *) echo "install-deps: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -83,6 +89,7 @@ case "$mode" in
     runtime) want=("${runtime_packages[@]}") ;;
     cross) want=("${cross_packages[@]}") ;;
     system-test-arm64) want=("${system_test_arm64_packages[@]}") ;;
+    image) want=("${image_packages[@]}") ;;
     system-test) want=("${build_packages[@]}" "${system_test_packages[@]}") ;;
 esac
 

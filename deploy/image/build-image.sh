@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Builds the KioskPlayer SD-card image (`make image`):
+#
+#   deploy/image/build-image.sh [--deb FILE] [--no-xz]
+#
+# → .build/image/kiosk-player_<version>_arm64.img.xz (and the .img with --no-xz), from Debian trixie
+# arm64 packages only: the cached base of deploy/image/base.sh (mmdebstrap: linux-image-arm64,
+# raspi-firmware, systemd, the player's dependencies) and the project's arm64 .deb (default: the newest
+# .build/deb/kiosk-player_*_arm64.deb, made by `make deb ARCH=arm64`), installed with dpkg, offline.
+#
+# The card (MBR: the Pi 3 and Zero 2 W boot ROMs read no GPT):
+#   1  FAT32 "KIOSKBOOT" 256 MiB  firmware, kernel, initramfs, device trees, overlays, config.txt,
+#                                 cmdline.txt, kiosk-settings.json (the one file a person edits)
+#   2  ext4 root slot A           the system, mounted read-only, never written while running
+#   3  root slot B                reserved, empty: the update issue writes the next system there
+#   4  ext4 "kiosk-data"          state, logs, the settings last applied, music; grown to the card's
+#                                 end at boot (kiosk-grow-data: sfdisk; systemd-growfs)
+# Every file system is made from a directory (mkfs.vfat + mcopy, mke2fs -d) and written into the
+# image at its offset: no loop device, no mount of the image.
+#
+# The image's own files are in deploy/image/rootfs (units, fstab, raspi-firmware's settings, the
+# settings script); raspi-firmware's hook writes config.txt and cmdline.txt from them, as it would on
+# a kernel update on the device, so the documented way (/etc/default/raspi-extra-cmdline) stays the
+# one place for kernel arguments.
+set -euo pipefail
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+say() { echo "image: $*" >&2; }
+die() { echo "image: $*" >&2; exit 1; }
+
+deb=''
+xz=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --deb) deb=$2; shift ;;
+        --no-xz) xz=0 ;;
+        *) die "unknown option '$1' (--deb FILE, --no-xz)" ;;
+    esac
+    shift
+done
+[ "$(id -u)" = 0 ] || die "needs root (chroot into the image's tree); try: sudo make image"
+for tool in mke2fs mkfs.vfat mcopy sfdisk xz; do
+    command -v "$tool" >/dev/null || die "$tool is missing (deploy/install-deps.sh --image)"
+done
+[ -n "$deb" ] || deb=$(ls -t "$repo"/.build/deb/kiosk-player_*_arm64.deb 2>/dev/null | head -n 1)
+[ -f "$deb" ] || die "no arm64 .deb: make deb ARCH=arm64 (or --deb FILE)"
+version=$(dpkg-deb -f "$deb" Version)
+
+# Partition sizes in MiB. The root slots are sized for this system (≈ 700 MiB used) with room for
+# the next ones (a bigger kernel, more firmware): growing a slot later would move the data partition.
+boot_mib=256
+slot_mib=1280
+data_mib=128
+first_mib=4   # the first partition at 4 MiB: SD cards' erase blocks are 4 MiB or a divisor of it
+
+start_all=$(date +%s)
+base=$(bash "$here/base.sh")
+out=$repo/.build/image
+work=$out/work
+mkdir -p "$out"
+tree=$work/root
+cleanup() {
+    umount -R -l "$tree/proc" "$tree/dev" "$tree/sys" 2>/dev/null || true
+}
+trap cleanup EXIT
+rm -rf "$work"
+mkdir -p "$tree"
+say "unpacking the base $(basename "$base")"
+tar -C "$tree" --xattrs --xattrs-include='*' --numeric-owner -xpf "$base"
+
+# in_tree CMD...: CMD run in the image's tree (arm64, through qemu-user) with /proc, /dev and /sys.
+in_tree() {
+    local rc=0
+    mount -t proc proc "$tree/proc"
+    mount --rbind /dev "$tree/dev" && mount --make-rslave "$tree/dev"
+    mount -t sysfs sysfs "$tree/sys"
+    chroot "$tree" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 "$@" || rc=$?
+    umount -R -l "$tree/proc" "$tree/dev" "$tree/sys"
+    return $rc
+}
+
+# The card's MBR disk identifier names the partitions (PARTUUID=<id>-0N) in fstab and cmdline.txt.
+# Random per build unless given: two cards of two builds in one PC do not clash.
+disk_id=${KIOSK_IMAGE_DISK_ID:-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')}
+[[ $disk_id =~ ^[0-9a-f]{8}$ ]] || die "disk identifier '$disk_id' is not 8 hex digits"
+
+say "installing $(basename "$deb") (dpkg, offline: its dependencies are in the base)"
+cp "$deb" "$tree/tmp/kiosk-player.deb"
+in_tree dpkg -i /tmp/kiosk-player.deb >"$work/dpkg.log" 2>&1 ||
+    die "dpkg -i failed (a dependency missing from deploy/image/packages.list?): $(tail -n 5 "$work/dpkg.log")"
+rm -f "$tree/tmp/kiosk-player.deb"
+
+say "the image's files (deploy/image/rootfs), disk $disk_id"
+cp -a --no-preserve=ownership "$here/rootfs/." "$tree/"
+for f in etc/fstab etc/default/raspi-firmware; do
+    sed "s/@DISK@/$disk_id/g" "$tree/$f.in" >"$tree/$f"
+    rm "$tree/$f.in"
+done
+sed -i "s/@DISK@/$disk_id/g" "$tree/etc/systemd/system/kiosk-grow-data.service"
+# The player's config is the one kiosk-settings last found good, on the data partition.
+ln -sfn /data/settings/config.json "$tree/etc/kiosk-player/config.json"
+# The time zone, Wi-Fi and SSH keys the settings give live in /run (the root is read-only).
+ln -sfn /run/kiosk-settings/localtime "$tree/etc/localtime"
+echo Etc/UTC >"$tree/etc/timezone"
+mkdir -p "$tree/etc/wpa_supplicant"
+ln -sfn /run/kiosk-settings/wpa_supplicant-wlan0.conf "$tree/etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
+echo kioskplayer >"$tree/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tkioskplayer\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$tree/etc/hosts"
+# Empty: systemd makes a machine ID at every boot and keeps it in RAM (the root cannot hold one, and
+# one written into the image would be the same on every card).
+: >"$tree/etc/machine-id"
+rm -f "$tree/var/lib/dbus/machine-id"
+# Host keys made at build time would be the same on every card: sshd's is made on /data when the
+# settings turn SSH on.
+rm -f "$tree"/etc/ssh/ssh_host_*
+# Mount points on the read-only root for what /etc/fstab binds from /data (systemd could not make
+# them there; the .deb leaves /var/lib/kiosk-player to StateDirectory=, at run time).
+mkdir -p "$tree/data" "$tree/var/lib/kiosk-player" "$tree/var/log"
+chmod 0755 "$tree/usr/lib/kiosk-image/kiosk-settings" "$tree/usr/lib/kiosk-image/kiosk-grow-data"
+
+say "units: the settings and the grow on; logins, SSH and network off until the settings ask"
+in_tree systemctl enable kiosk-settings.service kiosk-grow-data.service >/dev/null 2>&1
+# No password login anywhere (root's password is locked, and nobody else has one); the screen belongs
+# to the player. systemd-firstboot would ask on the console for what the image has set;
+# random-seed, e2scrub, dpkg's backup and apt's timers would write to the read-only root.
+# getty-static (Debian's gettys on tty2-6 when logind is absent) included; masking the templates
+# masks every instance.
+in_tree systemctl mask getty@.service serial-getty@.service getty-static.service \
+    systemd-firstboot.service systemd-random-seed.service e2scrub_all.timer e2scrub_reap.service \
+    dpkg-db-backup.timer apt-daily.timer apt-daily-upgrade.timer >/dev/null 2>&1
+in_tree systemctl disable ssh.service ssh.socket systemd-networkd.service systemd-networkd.socket \
+    wpa_supplicant.service systemd-timesyncd.service >/dev/null 2>&1 || true
+in_tree passwd -l root >/dev/null
+
+say "config.txt and cmdline.txt from raspi-firmware's hook"
+in_tree env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware
+cp "$here/kiosk-settings.json" "$tree/boot/firmware/kiosk-settings.json"
+grep -q "root=PARTUUID=$disk_id-02 " "$tree/boot/firmware/cmdline.txt" && grep -q ' ro ' "$tree/boot/firmware/cmdline.txt" ||
+    die "cmdline.txt does not name the root slot read-only: $(cat "$tree/boot/firmware/cmdline.txt")"
+say "cmdline.txt: $(cat "$tree/boot/firmware/cmdline.txt")"
+
+# The data partition's first contents: what /etc/fstab binds, and an empty music folder.
+data=$work/data
+mkdir -p "$data"/{state,log/journal,settings,music}
+chmod 2755 "$data/log/journal"
+chown root:systemd-journal "$data/log/journal" 2>/dev/null || chown "0:$(awk -F: '$1 == "systemd-journal" {print $3}' "$tree/etc/group")" "$data/log/journal"
+
+say "file systems"
+boot_img=$work/boot.fat root_img=$work/root.ext4 data_img=$work/data.ext4
+bootdir=$work/bootfs
+mv "$tree/boot/firmware" "$bootdir"
+mkdir -p "$tree/boot/firmware"
+# The kernel and initramfs are in /boot/firmware for the firmware; the copies in /boot are only
+# raspi-firmware's source for them: gone from the root (the next image brings its own).
+rm -f "$tree"/boot/vmlinuz-* "$tree"/boot/initrd.img-* "$tree"/boot/System.map-* "$tree"/boot/config-*
+rm -rf "$tree"/var/cache/apt/* "$tree"/var/lib/apt/lists/* "$tree"/var/log/* "$tree"/tmp/*
+truncate -s 0 "$boot_img" && truncate -s "${boot_mib}M" "$boot_img"
+mkfs.vfat -F 32 -n KIOSKBOOT -i "$disk_id" "$boot_img" >/dev/null
+MTOOLS_SKIP_CHECK=1 mcopy -s -p -i "$boot_img" "$bootdir"/* ::/
+root_used=$(du -sm "$tree" | cut -f1)
+[ "$root_used" -lt $((slot_mib * 85 / 100)) ] || die "the root ($root_used MiB) no longer fits a $slot_mib MiB slot with room to spare"
+# No journal: the root is written once, whole, here (or by the updater into the other slot), and
+# never mounted writable; no reserved blocks for the same reason.
+rm -f "$root_img"
+mke2fs -q -t ext4 -b 4096 -L kiosk-root-a -O ^has_journal -m 0 -E root_owner=0:0 -d "$tree" "$root_img" "${slot_mib}M"
+rm -f "$data_img"
+mke2fs -q -t ext4 -b 4096 -L kiosk-data -m 1 -E root_owner=0:0 -d "$data" "$data_img" "${data_mib}M"
+
+say "the card"
+version_file=${version//[^A-Za-z0-9.+~-]/_}
+img=$out/kiosk-player_${version_file}_arm64.img
+rm -f "$out"/kiosk-player_*_arm64.img "$out"/kiosk-player_*_arm64.img.xz
+s() { echo $(($1 * 2048)); }   # MiB → 512-byte sectors
+p1=$first_mib p2=$((p1 + boot_mib)) p3=$((p2 + slot_mib)) p4=$((p3 + slot_mib)) end=$((p4 + data_mib))
+truncate -s "${end}M" "$img"
+sfdisk --quiet "$img" <<EOF
+label: dos
+label-id: 0x$disk_id
+unit: sectors
+start=$(s $p1), size=$(s $boot_mib), type=c, bootable
+start=$(s $p2), size=$(s $slot_mib), type=83
+start=$(s $p3), size=$(s $slot_mib), type=83
+start=$(s $p4), size=$(s $data_mib), type=83
+EOF
+dd if="$boot_img" of="$img" bs=1M seek="$p1" conv=notrunc,sparse status=none
+dd if="$root_img" of="$img" bs=1M seek="$p2" conv=notrunc,sparse status=none
+dd if="$data_img" of="$img" bs=1M seek="$p4" conv=notrunc,sparse status=none
+boot_used=$(du -sm "$bootdir" | cut -f1)
+say "$(basename "$img"): ${end} MiB; boot $boot_used of $boot_mib MiB used, root $root_used of $slot_mib MiB, slot B $slot_mib MiB reserved, data $data_mib MiB (grows at boot)"
+
+rm -rf "$work"
+
+if [ "$xz" = 1 ]; then
+    start=$(date +%s)
+    xz -T0 -6 -k -f "$img"
+    say "compressed in $(($(date +%s) - start)) s: $(du -m "$img.xz" | cut -f1) MiB"
+    echo "$img.xz"
+else
+    echo "$img"
+fi
+say "made in $(($(date +%s) - start_all)) s"

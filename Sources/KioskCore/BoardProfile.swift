@@ -57,10 +57,7 @@ public struct BoardProfile: Sendable {
 
     /// `boards/` of a source checkout the running binary was built in (for development and CI).
     static func repositoryBoardsDirectory() -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        var dir = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard var dir = Syscalls.ownExecutablePath() else { return nil }
         for _ in 0..<6 {
             guard let slash = dir.lastIndex(of: "/"), slash != dir.startIndex else { return nil }
             dir = String(dir[..<slash])

@@ -15,9 +15,9 @@ final class SpeechFuzzRig {
     private let helper: SpeechHelperProcess
 
     private init() {
-        let binary =
-            Syscalls.environment("KIOSK_PLAYER_BINARY")
-            ?? (Self.ownDirectory() + "/kiosk-player")
+        let own = Syscalls.ownExecutablePath() ?? "./kiosk-fuzz"
+        let directory = own.lastIndex(of: "/").map { String(own[..<$0]) } ?? "."
+        let binary = Syscalls.environment("KIOSK_PLAYER_BINARY") ?? directory + "/kiosk-player"
         do {
             helper = try SpeechHelperProcess(launch: .binary(binary), timeoutMilliseconds: 5000)
         } catch {
@@ -33,12 +33,5 @@ final class SpeechFuzzRig {
             if samples.count > SpokenText.maxSeconds * 22050 { fatalError("the helper sent more samples than asked") }
         case .refused, .lost: break
         }
-    }
-
-    private static func ownDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let path = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        return path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
     }
 }

@@ -110,6 +110,15 @@ public enum Syscalls {
         }
     }
 
+    /// This program's executable, as `/proc/self/exe` names it; nil when it cannot be read.
+    /// The corresponding C function is `readlink(2)`.
+    public static func ownExecutablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Reads a whole file (at most `limit` bytes).
     public static func readFile(_ path: String, limit: Int = 64 << 20) throws(Errno) -> [UInt8] {
         let fd = try FileDescriptor.open(path, O_RDONLY)

@@ -30,8 +30,6 @@ public struct SpeechError: Error, Equatable, Sendable, CustomStringConvertible {
 public final class SpeechSynthesizer {
     /// Sample rate of what `synthesize` returns (espeak-ng's own, 22050 Hz).
     public let sampleRate: Int
-    /// Texts synthesized so far (a cached prompt does not count).
-    public private(set) var synthesized = 0
     private var voice: String?
     /// Whether a synthesizer exists (it owns the library's globals).
     private static let owned = Atomic<Bool>(false)
@@ -123,7 +121,6 @@ public final class SpeechSynthesizer {
         guard result == EE_OK || collector.truncated else {
             throw SpeechError(message: "speech: espeak-ng could not speak \"\(text)\"")
         }
-        synthesized += 1
         return Synthesized(samples: collector.samples, truncated: collector.truncated)
     }
 

@@ -133,10 +133,10 @@ extension BenchCommand {
     }
 
     static func executablePath() throws -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { throw ToolError("cannot find this program (/proc/self/exe)") }
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let path = Syscalls.ownExecutablePath() else {
+            throw ToolError("cannot find this program (/proc/self/exe)")
+        }
+        return path
     }
 }
 

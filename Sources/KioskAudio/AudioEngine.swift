@@ -381,7 +381,7 @@ public final class AudioEngine: PlaybackEngine {
             onEvent(
                 .trackStarted(
                     id: record.trackID, format: record.format,
-                    totalFrames: record.totalFrames >= 0 ? record.totalFrames : nil))
+                    totalFrames: record.totalFrames >= 0 ? record.totalFrames : nil, startFrame: record.frames))
         case .trackFinished:
             guard current else { return }
             onEvent(.trackFinished(id: record.trackID))

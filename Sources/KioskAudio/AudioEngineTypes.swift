@@ -33,8 +33,9 @@ public struct TrackRequest: Equatable, Sendable {
 /// Thread: a value; any.
 public enum AudioEvent: Equatable, Sendable {
     /// The track's first frame was played by the device (for gapless tracks: right after the previous
-    /// track's `trackFinished`).
-    case trackStarted(id: UInt64, format: PCMFormat, totalFrames: Int64?)
+    /// track's `trackFinished`). `startFrame`: the track's frame it started from (a restored
+    /// position, a seek, a range's start), however late the event is handled.
+    case trackStarted(id: UInt64, format: PCMFormat, totalFrames: Int64?, startFrame: Int64)
     /// The track's last frame was played. Not sent for a track left by seek, next, previous or stop.
     case trackFinished(id: UInt64)
     /// The queue played to its end; the engine is stopped.

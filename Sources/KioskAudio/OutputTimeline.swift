@@ -219,6 +219,7 @@ final class OutputTimeline {
             record.index = marker.index
             record.format = marker.format
             record.totalFrames = marker.totalFrames
+            record.frames = marker.startFrame
             shared.post(record, from: shared.outputEvents)
         case .formatChange:
             current = marker

@@ -11,14 +11,14 @@ extension Player {
     public func handle(_ event: AudioEvent) {
         scheduler.assertInLoop()
         switch event {
-        case .trackStarted(let id, let format, _):
+        case .trackStarted(let id, let format, _, let startFrame):
             // A track may start mid-way (a restored position, a seek): the engine knows where.
             let now = engine.playbackPosition
             let frames = now.trackID == id ? max(0, now.frames) : nil
             if restoredTrackAlone(id) {
                 transport.report(frames: frames ?? positionFrames, rate: format.sampleRate)
                 Log.debug(
-                    "track started: \(restoredTrack?.relativePath ?? "?") (restored) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
+                    "track started: \(restoredTrack?.relativePath ?? "?") (restored) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns; from frame \(startFrame)"
                 )
                 break
             }
@@ -26,7 +26,7 @@ extension Player {
             guard let index = playQueue.engineStarted(id: id) else { return }
             transport.report(frames: frames ?? playQueue.firstFrame(ofEntry: index), rate: format.sampleRate)
             Log.debug(
-                "track started: \(queue[index].relativePath) (\(index + 1)/\(queue.count)) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns"
+                "track started: \(queue[index].relativePath) (\(index + 1)/\(queue.count)) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns; from frame \(startFrame)"
             )
             // A jump of the player showed the track and saved already; a track border did not.
             if currentTrack != shown {

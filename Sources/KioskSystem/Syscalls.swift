@@ -368,6 +368,25 @@ public enum Syscalls {
         return user + system
     }
 
+    /// What this process has read so far through read-like system calls (`/proc/self/io`'s `rchar`
+    /// and `syscr`: every read, pread and readv, page cache or not): a count, not a time, so a
+    /// budget on it holds on a busy machine. `thread`: the calling thread's alone
+    /// (`/proc/thread-self/io`), for a test beside others in one process. Zero when the kernel has no
+    /// task I/O accounting.
+    public static func readCounters(thread: Bool = false) -> (bytes: UInt64, calls: UInt64) {
+        guard let data = try? readFile(thread ? "/proc/thread-self/io" : "/proc/self/io", limit: 4096) else {
+            return (0, 0)
+        }
+        var bytes: UInt64 = 0
+        var calls: UInt64 = 0
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let value = UInt64(String(parts[1].filter { $0.isNumber })) else { continue }
+            if parts[0] == "rchar" { bytes = value } else if parts[0] == "syscr" { calls = value }
+        }
+        return (bytes, calls)
+    }
+
     /// Peak resident set size of this process in bytes (`getrusage(2)` `ru_maxrss`).
     public static func peakResidentBytes() -> Int {
         // VmHWM is the peak of this process image. getrusage's ru_maxrss survives execve: a process

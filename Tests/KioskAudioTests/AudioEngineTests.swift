@@ -26,7 +26,7 @@ private func playToFile(_ paths: [String], out: String, volume: Int? = nil) thro
 private func trackOrder(_ run: EngineRun) -> [String] {
     run.events.compactMap { event -> String? in
         switch event {
-        case .trackStarted(let id, _, _): "start \(id)"
+        case .trackStarted(let id, _, _, _): "start \(id)"
         case .trackFinished(let id): "end \(id)"
         case .queueFinished: "done"
         default: nil
@@ -61,7 +61,7 @@ private func trackOrder(_ run: EngineRun) -> [String] {
             #expect(run.finished, "\(name): playback did not finish")
             #expect(run.errors.isEmpty, "\(name): \(run.errors.map(\.message))")
             guard
-                case .trackStarted(_, let format, _)? = run.events.first(where: {
+                case .trackStarted(_, let format, _, _)? = run.events.first(where: {
                     if case .trackStarted = $0 { return true } else { return false }
                 })
             else {

@@ -206,7 +206,7 @@ final class EngineRun {
 
     func started(after index: Int = 0) -> [UInt64] {
         events[index...].compactMap {
-            if case .trackStarted(let id, _, _) = $0 { return id }
+            if case .trackStarted(let id, _, _, _) = $0 { return id }
             return nil
         }
     }

@@ -89,7 +89,7 @@ import Testing
         expected.append("done")
         let order = run.events.compactMap { event -> String? in
             switch event {
-            case .trackStarted(let id, _, _): "start \(id)"
+            case .trackStarted(let id, _, _, _): "start \(id)"
             case .trackFinished(let id): "end \(id)"
             case .queueFinished: "done"
             default: nil

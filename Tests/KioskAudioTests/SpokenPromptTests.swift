@@ -231,7 +231,10 @@ private final class Outcomes {
         let run = try EngineRun(settings: EngineRun.settings(device: "none"))
         var samples: [(at: UInt64, frames: Int64)] = []
         run.loop.schedule(afterNanoseconds: 2_000_000, repeating: 2_000_000) { [engine = run.engine, loop = run.loop] in
-            samples.append((loop.nowNanoseconds, engine.playbackPosition.frames))
+            // The track's position while it is the one playing: once the queue has ended it reads 0,
+            // which a loaded machine's late loop sampled before taking the end (issue 47's "race").
+            let position = engine.playbackPosition
+            if position.trackID == 1 { samples.append((loop.nowNanoseconds, position.frames)) }
         }
         run.engine.setQueue([TrackRequest(id: 1, path: dir.file("a.flac"))], startAt: 0, startFrame: 0)
         run.engine.play()

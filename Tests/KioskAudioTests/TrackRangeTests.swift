@@ -84,7 +84,7 @@ struct TrackRangeTests {
         #expect(run.deviceFormats == ["S16_LE 44100 Hz 2 ch"], "one device set-up for both tracks")
         let order = run.events.compactMap { event -> String? in
             switch event {
-            case .trackStarted(let id, _, _): "start \(id)"
+            case .trackStarted(let id, _, _, _): "start \(id)"
             case .trackFinished(let id): "end \(id)"
             case .queueFinished: "done"
             default: nil

@@ -14,10 +14,15 @@ struct TrackStartLine: Equatable {
     let frame: Int64
     let sampleRate: Int
     let monotonicNs: UInt64
+    /// The frame the engine started the track from (its position when the loop logged it is `frame`).
+    let startFrame: Int64?
 
     var seconds: Double { Double(frame) / Double(sampleRate) }
+    /// Where the track started, in seconds: a restored position exactly, however late the log line.
+    var startSeconds: Double? { startFrame.map { Double($0) / Double(sampleRate) } }
 
-    /// Parses lines like "track started: A/B/01 x.flac (1/3) at frame 0 of 44100 Hz; monotonic 123 ns".
+    /// Parses lines like "track started: A/B/01 x.flac (1/3) at frame 0 of 44100 Hz; monotonic 123 ns;
+    /// from frame 0".
     static func all(in log: String) -> [TrackStartLine] {
         var found: [TrackStartLine] = []
         for line in log.split(separator: "\n") {
@@ -32,7 +37,10 @@ struct TrackStartLine: Equatable {
             guard words.count >= 6, let frame = Int64(words[0]), let rate = Int(words[2]),
                 let t = UInt64(words[5])
             else { continue }
-            found.append(TrackStartLine(relativePath: path, frame: frame, sampleRate: rate, monotonicNs: t))
+            let startFrame = words.count >= 10 && words[7] == "from" ? Int64(words[9]) : nil
+            found.append(
+                TrackStartLine(
+                    relativePath: path, frame: frame, sampleRate: rate, monotonicNs: t, startFrame: startFrame))
         }
         return found
     }

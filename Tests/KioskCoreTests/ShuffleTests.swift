@@ -144,7 +144,7 @@ import Testing
         try rig.playFirst()
         #expect(try rig.run(seconds: 40) { rig.player.status == .stopped })
         let started = rig.audioEvents.compactMap { event -> UInt64? in
-            if case .trackStarted(let id, _, _) = event { return id }
+            if case .trackStarted(let id, _, _, _) = event { return id }
             return nil
         }
         let titles = started.compactMap { rig.player.playQueue.entry(ofEngineID: $0) }.map {

@@ -74,7 +74,9 @@ struct HostileStickTests {
         try makeEmptyFiles(emptyFiles, in: library.root + "/Empty")
     }
 
-    @Test("scan: the good tracks listed, every bad file named with its reason, under 100 MB and 30 s")
+    @Test(
+        "scan: the good tracks listed, every bad file named with its reason, under 100 MB, without reading every file through"
+    )
     func scanOfTheHostileStick() throws {
         let library = try TestLibrary("kiosk-hostile")
         defer { library.remove() }
@@ -88,9 +90,14 @@ struct HostileStickTests {
         let json = try JSONReader.parse(result.stdout, file: "scan output")
         let statistics = try #require(try json.object("statistics"))
         let peak = try #require(try statistics.int("peakResidentBytes", range: 1...Int.max))
-        let seconds = try #require(try statistics.double("scanSeconds", range: 0...1e6))
+        let readCalls = try #require(try statistics.int("readCalls", range: 0...Int.max))
+        let readBytes = try #require(try statistics.int("readBytes", range: 0...Int.max))
         #expect(peak < 100 << 20, "peak \(peak >> 20) MB")
-        #expect(seconds < 30, "\(seconds) s")
+        // Counts, not seconds (a busy machine slows the scan, not its reads): 2026-12-06, 3 753 read
+        // calls and 26.9 MB. Fewer calls than one per 19 empty files (they are never read), and fewer
+        // bytes than the two 30 MB comment packets alone (refused after their first 4 MiB).
+        #expect(readCalls < 10_000, "\(readCalls) read calls")
+        #expect(readBytes < 48 << 20, "\(readBytes >> 20) MB read")
         let titles = try (json.objects("tracks") ?? []).compactMap { try $0.string("title") }
         #expect(titles.contains("Good 1") && titles.contains("Good 2"), "\(titles)")
         var reasons: [String: String] = [:]

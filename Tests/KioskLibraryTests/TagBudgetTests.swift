@@ -11,8 +11,9 @@ private typealias F = MusicTagFixtures
 private typealias H = HostileTagFixtures
 
 /// Tags that cost far more than their size (issue 31): each file is scanned by `kiosk-player scan`
-/// on its own and must cost about what a plain file of its format costs, in memory and in time,
-/// with one problem line saying what was skipped.
+/// on its own and must cost about what a plain file of its format costs, in memory and in bytes
+/// read (a count that holds on a busy machine; its time is `kiosk-player bench scan`'s), with one
+/// problem line saying what was skipped.
 @Suite(.tags(.integration), .serialized, .needsTagEncoders)
 struct TagBudgetTests {
     let library: TestLibrary
@@ -22,7 +23,8 @@ struct TagBudgetTests {
     /// What `kiosk-player scan --json` made of a folder.
     struct Scan {
         var peakBytes: Int
-        var seconds: Double
+        /// Bytes the whole scan process read (`/proc/self/io`'s rchar).
+        var readBytes: Int
         /// Problem reasons by path.
         var problems: [String: [String]]
         var titles: [String]
@@ -39,14 +41,14 @@ struct TagBudgetTests {
         }
         return Scan(
             peakBytes: try #require(try statistics.int("peakResidentBytes", range: 1...Int.max)),
-            seconds: try #require(try statistics.double("scanSeconds", range: 0...1e6)),
+            readBytes: try #require(try statistics.int("readBytes", range: 0...Int.max)),
             problems: problems,
             titles: try (json.objects("tracks") ?? []).compactMap { try $0.string("title") })
     }
 
     /// Scans `plain` (a file of the same format without the hostile tags) and `hostile` each in a
-    /// folder of its own; expects the hostile one within 8 MB of the plain one's peak RSS and under
-    /// a second, and returns its scan.
+    /// folder of its own; expects the hostile one within 8 MB of the plain one's peak RSS,
+    /// reading it at most three times over, and returns its scan.
     private func scanWithinBudget(plain: [UInt8], hostile: [UInt8], name: String) throws -> Scan {
         try library.write("plain/" + name, plain)
         try library.write("hostile/" + name, hostile)
@@ -57,7 +59,12 @@ struct TagBudgetTests {
             extra < 8 << 20,
             "peak RSS \(reference.peakBytes >> 10) KiB for a plain \(name), \(measured.peakBytes >> 10) KiB for the hostile one"
         )
-        #expect(measured.seconds < 1.0, "scanning the hostile \(name) took \(measured.seconds) s")
+        // Reads in proportion to the file, never per tag item: a count, so it holds on a busy machine
+        // (measured 2026-12-06: the ID3 bomb is read 2.25 times over, the ilst 1.05, the rest once or less).
+        let extraRead = measured.readBytes - reference.readBytes
+        #expect(
+            extraRead <= 3 * hostile.count + 65_536,
+            "the scan of the hostile \(name) (\(hostile.count) bytes) read \(extraRead) bytes more than a plain one's")
         return measured
     }
 

@@ -39,12 +39,11 @@ import Testing
     }
 
     /// `#expect(a == b)` on two buffers this size had the test framework diff them for minutes; the
-    /// helper compares bytes and reports one index.
+    /// helper compares bytes and reports one index (the message below is the helper's, not the framework's diff).
     @Test func millionsOfSamplesDifferingAtTheEndAreReportedAtOnce() {
         let expected = [Int32](repeating: 7, count: 8 << 20)
         var actual = expected
         actual[actual.count - 1] = 8
-        let start = Syscalls.monotonicNanoseconds()
         withKnownIssue {
             expectSameSamples(actual, expected)
         } matching: { issue in
@@ -52,7 +51,5 @@ import Testing
                 "8388608 elements, expected 8388608; first difference at index 8388607: 8, expected 7"
             ]
         }
-        let seconds = Double(Syscalls.monotonicNanoseconds() - start) / 1e9
-        #expect(seconds < 10, "took \(seconds) s")
     }
 }

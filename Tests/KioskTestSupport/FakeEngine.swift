@@ -223,7 +223,10 @@ public final class FakeEngine: PlaybackEngine {
         if needsStart {
             guard openCurrent() else { return }
             needsStart = false
-            post(.trackStarted(id: tracks[index].id, format: opened!.format, totalFrames: opened!.totalFrames))
+            post(
+                .trackStarted(
+                    id: tracks[index].id, format: opened!.format, totalFrames: opened!.totalFrames,
+                    startFrame: anchorFrame))
             post(.position(id: tracks[index].id, frames: anchorFrame, sampleRate: opened!.format.sampleRate))
         }
         anchorNs = clock.nowNanoseconds
@@ -310,7 +313,10 @@ public final class FakeEngine: PlaybackEngine {
         anchorFrame = 0
         self.opened = nil
         guard openCurrent() else { return }
-        post(.trackStarted(id: tracks[index].id, format: self.opened!.format, totalFrames: self.opened!.totalFrames))
+        post(
+            .trackStarted(
+                id: tracks[index].id, format: self.opened!.format, totalFrames: self.opened!.totalFrames, startFrame: 0)
+        )
         post(.position(id: tracks[index].id, frames: 0, sampleRate: self.opened!.format.sampleRate))
         anchorNs = clock.nowNanoseconds
         scheduleTick()

@@ -78,7 +78,7 @@ enum PlayCommand {
         // [unowned loop]: the engine and the loop keep these closures, which must not keep the loop.
         let engine = try AudioEngine(loop: loop, settings: settings) { [unowned loop] event in
             switch event {
-            case .trackStarted(let id, let format, let total):
+            case .trackStarted(let id, let format, let total, _):
                 let index = Int(id) - 1
                 let length = total.map { " " + formatDuration(frames: $0, rate: format.sampleRate) } ?? ""
                 printLine(TerminalText.escaped("[\(index + 1)/\(files.count)] \(files[index]) (\(format)\(length))"))

@@ -23,9 +23,12 @@ release: deps
 
 # Warnings are errors (Package.swift sets treatAllWarnings for every Swift target).
 ifeq ($(ARCH),)
+# Quiet: the build says only its errors, the suite only its failures (with the player's log lines of
+# each failed test), skips and summary, last (Tests/quiet.sh; the whole output in .build/test-output.log,
+# or KIOSK_TEST_VERBOSE=1).
 test: deps
-	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+	$(SWIFT) build --build-tests --quiet $(BUILD_FLAGS)
+	bash Tests/quiet.sh $(SWIFT) test --skip-build $(BUILD_FLAGS)
 else
 # The suite built for ARCH (cross) and run under qemu-user in that architecture's tree.
 # TEST_ARGS: more `swift test` arguments (--filter, --skip).
@@ -39,8 +42,8 @@ endif
 # the command line (`swift test --skip` takes regular expressions on test IDs), so Tests/unit-skip.sh
 # reads the tagged suites and tests from the sources and prints them as `--skip` arguments.
 test-unit: deps
-	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	skips=$$(bash Tests/unit-skip.sh) && $(SWIFT) test --skip-build $(BUILD_FLAGS) $$skips
+	$(SWIFT) build --build-tests --quiet $(BUILD_FLAGS)
+	skips=$$(bash Tests/unit-skip.sh) && bash Tests/quiet.sh $(SWIFT) test --skip-build $(BUILD_FLAGS) $$skips
 
 # The suite under ThreadSanitizer, and under AddressSanitizer with UndefinedBehaviorSanitizer, each
 # in its own build directory (Tests/Sanitizers/run.sh). TEST_ARGS: more `swift test` arguments.

@@ -228,3 +228,55 @@ import Testing
         #expect(outputs.patterns(for: .lowPower).status == .fast)
     }
 }
+
+/// Linking outranks playback on the light (`Player.lightState`): whatever happens while a new card's
+/// prompt waits and nobody presses a button — a remote client's pause and resume, a volume change, the
+/// next track starting, the card shown again — the light blinks "linking" until the card is linked
+/// (issue 47: scenario 23 saw it go back to "playing" mid-prompt). A button's press dismisses the
+/// prompt first (`Player.handle(_:)`), and with it the linking.
+@Suite struct LinkingLightTests {
+    enum Step: String, CaseIterable, CustomTestStringConvertible {
+        case pause, resume, volume, nextTrack, cardAgain
+        var testDescription: String { rawValue }
+    }
+
+    static var orders: [[Step]] {
+        func permutations(_ items: [Step]) -> [[Step]] {
+            guard items.count > 1 else { return [items] }
+            return items.indices.flatMap { i in
+                var rest = items
+                let first = rest.remove(at: i)
+                return permutations(rest).map { [first] + $0 }
+            }
+        }
+        return permutations(Step.allCases)
+    }
+
+    @Test(arguments: orders)
+    func theLightShowsLinkingThroughWhatHappensMeanwhileInAnyOrder(order: [Step]) throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        defer { rig.shutdown() }
+        try rig.playFirst()
+        let card = CardUID("04A2B3C4")!
+        rig.player.handle(CardEvent(.presented, uid: card, source: "test", timestampNs: rig.nowNs))
+        try rig.idle(20)
+        #expect(rig.player.currentLightState == .linking)
+        for step in order {
+            switch step {
+            case .pause: rig.player.perform(.pause, from: .remote)
+            case .resume: rig.player.perform(.resume, from: .remote)
+            case .volume: rig.player.perform(.changeVolume(by: 5), from: .remote)
+            case .nextTrack:
+                let started = rig.tracksStarted
+                rig.player.perform(.resume, from: .remote)
+                #expect(try rig.run(seconds: 8) { rig.tracksStarted > started }, "the next track started")
+            case .cardAgain:
+                rig.player.handle(CardEvent(.presented, uid: card, source: "test", timestampNs: rig.nowNs))
+            }
+            try rig.idle(20)
+            #expect(rig.player.currentLightState == .linking, "after \(order.map(\.rawValue))")
+        }
+        try rig.press(.playFromStart)
+        #expect(rig.player.currentLightState == .playing || rig.player.currentLightState == .paused, "linked")
+    }
+}

@@ -54,6 +54,7 @@ extension Player {
     func seek(toFrame frame: Int64) {
         engine.seek(toFrame: frame)
         transport.positionFrames = frame
+        transport.jumps &+= 1
         recorder.saveSoon()
     }
 }

@@ -156,6 +156,8 @@ public final class Player {
     public var positionFrames: Int64 { transport.positionFrames }
     public var sampleRate: Int { transport.sampleRate }
     public var positionSeconds: Double { transport.positionSeconds }
+    /// How many jumps within a track (seeks, restarts) the player has made since it started.
+    public var positionJumps: UInt64 { transport.jumps }
     public var single: SingleMode { playQueue.single }
     public var consume: Bool { playQueue.consume }
     public var queue: [Track] { playQueue.tracks }
@@ -231,6 +233,7 @@ public final class Player {
         case .restart:
             engine.seek(toFrame: 0)
             transport.positionFrames = 0
+            transport.jumps &+= 1
         case .end:
             finishQueue()
             return

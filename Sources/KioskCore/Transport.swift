@@ -13,6 +13,9 @@ struct Transport: Equatable {
     /// Frames of the current track played so far, and its rate.
     var positionFrames: Int64 = 0
     var sampleRate = 0
+    /// Jumps within a track the player asked of the engine (a seek, a restart), counted: a remote
+    /// client is told of each (MPD's `player` idle event), however short.
+    var jumps: UInt64 = 0
 
     var positionSeconds: Double { sampleRate > 0 ? Double(positionFrames) / Double(sampleRate) : 0 }
 

@@ -23,6 +23,7 @@ struct MPDStateTracker {
         var catalog: ObjectIdentifier?
         var scanning = false
         var position = 0.0
+        var jumps: UInt64 = 0
         var atNs: UInt64 = 0
     }
 
@@ -54,6 +55,7 @@ struct MPDStateTracker {
         seen.catalog = player.catalog.map(ObjectIdentifier.init)
         seen.scanning = !(library?.isIdle ?? true)
         seen.position = player.positionSeconds
+        seen.jumps = player.positionJumps
         seen.atNs = now
         defer {
             last = seen
@@ -65,10 +67,11 @@ struct MPDStateTracker {
         if seen.queueVersion != last.queueVersion { changes.insert(.playlist) }
         // The current song changed (a queue that just got its first entries had no current song).
         let trackChanged = last.currentID != nil && seen.currentID != last.currentID
-        if seen.status != last.status || trackChanged {
+        if seen.status != last.status || trackChanged || seen.jumps != last.jumps {
+            // Every seek the player made counts, however short (a `seekcur +1`).
             changes.insert(.player)
         } else if seen.status != .stopped {
-            // A jump in the position is a seek (a button's "previous" restarting the track, say).
+            // A jump the player did not make (a restored position taking effect, say).
             let expected = last.position + (last.status == .playing ? Double(now &- last.atNs) / 1e9 : 0)
             if abs(seen.position - expected) > 2 { changes.insert(.player) }
         }

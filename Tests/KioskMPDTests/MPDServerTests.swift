@@ -552,3 +552,25 @@ import Testing
         #expect(status["state"] == "stop")
     }
 }
+
+/// Every seek reaches an idling client as a `player` event, a one-second one too (issue 48: the
+/// position's jump was looked for, and a jump of 2 s or less was missed).
+@Suite(.tags(.integration), .serialized) struct MPDSeekIdleTests {
+    @Test(arguments: ["seekcur +1", "seekcur -1", "seekcur 0"])
+    func aShortSeekWakesAClientIdlingOnPlayer(seek: String) throws {
+        let h = try Harness()
+        _ = try h.withClient { c in
+            _ = try c.command("add USBSTICK/Loose")
+            _ = try c.command("play 0")
+            return try c.command("seekcur 3")
+        }
+        let woken = try h.withClient { [path = h.socketPath] c in
+            try c.send("idle player\n")
+            // Another client seeks once this one waits in idle.
+            let other = try TestClient(unix: path)
+            return (try other.command(seek), try c.response())
+        }
+        #expect(woken.0 == ["OK"])
+        #expect(woken.1 == ["changed: player", "OK"])
+    }
+}

@@ -36,6 +36,9 @@ package final class BookmarkStore {
     /// Saves made by this process, numbered in the debug log so that the power-cut test can tell
     /// which one a file on the disk is.
     private var saves = 0
+    /// Where the file's text goes to be written (the player's `StateWriter`, off the loop); nil:
+    /// written here, at once.
+    var writeFile: ((_ path: String, _ text: String) -> Void)?
 
     package init(directory: String) {
         self.directory = directory
@@ -90,9 +93,14 @@ package final class BookmarkStore {
                 "bookmarks: writing save \(saves): newest \(newest.relativePath) at frame \(newest.positionFrames)"
                     + (newest.finished ? " finished" : ""))
         }
+        let text = document.serialized(pretty: true) + "\n"
+        if let writeFile {
+            writeFile(path, text)
+            return
+        }
         do {
             try Syscalls.mkdirs(directory)
-            try AtomicFile.replace(path, with: document.serialized(pretty: true) + "\n")
+            try AtomicFile.replace(path, with: text)
             Log.debug("bookmarks: save \(saves) written")
         } catch {
             Log.error("cannot save the bookmarks in \(directory): \(error)")

@@ -20,6 +20,12 @@ final class CollectionMemory {
     /// Whether a collection keeps its place whatever the policy (a card's mode `continue`).
     var alwaysKept: (Collection) -> Bool = { _ in false }
 
+    /// Where the bookmarks' file is written (see `BookmarkStore.writeFile`).
+    var writeFile: ((_ path: String, _ text: String) -> Void)? {
+        get { store.writeFile }
+        set { store.writeFile = newValue }
+    }
+
     init(config: Config) {
         policy = config.bookmarks
         audiobooks = AudiobookRule(genres: config.audiobookGenres)

@@ -141,6 +141,7 @@ public final class Player {
         overlays.onExpired = { [unowned self] in self.refreshScreen() }
         timers.events = timerEvents()
         memory.alwaysKept = { [unowned self] in self.cards.isContinued($0.category, key: $0.key) }
+        memory.writeFile = { [writer = recorder.writer] in writer.submitFile($0, text: $1) }
         engine.setVolume(volume)
         if let seconds = resume?.sleepRemainingSeconds, seconds > 0 { setSleepTimer(seconds: seconds) }
     }
@@ -352,6 +353,10 @@ public final class Player {
 
     public func saveNow() { recorder.saveNow() }
 
+    /// Waits until every save handed to the writer is on the device (tests that read the state
+    /// files; the shutdown does it itself).
+    public func flushSaves() { recorder.flush() }
+
     // MARK: - screen
 
     /// Pages the help screen needs on this screen (1 without a screen).
@@ -436,6 +441,8 @@ public final class Player {
         // The bookmark to the second (a playing one is otherwise written every 30 s only).
         noteBookmark(leaving: true)
         recorder.saveNow(flushingQueue: true)
+        // The last state on the device before the process may end (the writer's thread is joined).
+        recorder.stop()
         engine.shutdown()
     }
 }

@@ -131,13 +131,27 @@ public enum Syscalls {
 
     /// The corresponding C function is `fsync(2)`.
     public static func fsync(_ fd: Int32) throws(Errno) {
+        noteDurableSync()
         _ = try retrying("fsync") { Glibc.fsync(fd) }
     }
 
     /// The corresponding C function is `fdatasync(2)`: the file's data and what is needed to read
     /// it back (its size, new blocks), not its timestamps.
     public static func fdatasync(_ fd: Int32) throws(Errno) {
+        noteDurableSync()
         _ = try retrying("fdatasync") { Glibc.fdatasync(fd) }
+    }
+
+    /// Called on the calling thread before every fsync and fdatasync while set: how a test proves
+    /// that the loop thread never waits for the storage (issue 48). nil (the default) in the player.
+    public static func watchDurableSyncs(_ watcher: (@Sendable () -> Void)?) {
+        durableSyncWatcher.withLock { $0 = watcher }
+    }
+
+    private static let durableSyncWatcher = Locked<(@Sendable () -> Void)?>(nil)
+
+    private static func noteDurableSync() {
+        durableSyncWatcher.withLock { $0 }?()
     }
 
     /// The corresponding C function is `rename(2)`.

@@ -302,14 +302,25 @@ final class PlayerRig {
     }
 
     /// The saved resume state, read from the file.
-    func saved() -> ResumeState? { ResumeState.load(directory: state.path) }
+    /// The state on the device once every save handed to the writer's thread is written.
+    func saved() -> ResumeState? {
+        if !isShutDown { player.flushSaves() }
+        return ResumeState.load(directory: state.path)
+    }
 
-    /// Removes the saved file, so a test can see the next save.
-    func forgetSaved() { unlink(state.file(ResumeState.fileName)) }
+    /// Removes the saved file once the saves asked for so far are written, so a test can see the
+    /// next save.
+    func forgetSaved() {
+        player.flushSaves()
+        unlink(state.file(ResumeState.fileName))
+    }
 
     /// Waits for a save to appear (after `forgetSaved`).
     func waitForSave(seconds: Double = 2) throws -> ResumeState? {
-        _ = try run(seconds: seconds) { Syscalls.exists(self.state.file(ResumeState.fileName)) }
+        _ = try run(seconds: seconds) {
+            self.player.flushSaves()
+            return Syscalls.exists(self.state.file(ResumeState.fileName))
+        }
         return saved()
     }
 }

@@ -785,8 +785,10 @@ private let beta = PlayerFixtures.mainAlbums[1]
             rig.player.saveNow()
             clock.advance(byMilliseconds: 100)
         }
+        rig.player.flushSaves()
         #expect(rig.player.recorder.clientQueueWrites == 1)
         clock.advance(byMilliseconds: rig.player.recorder.clientQueueIntervalMilliseconds)
+        rig.player.flushSaves()
         #expect(rig.player.recorder.clientQueueWrites == 2)
         let saved = try #require(rig.saved())
         #expect(saved.clientQueue?.count == 10)

@@ -207,6 +207,7 @@ import Testing
         let status = try h.withClient { c in try c.pairs("status") }
         #expect(status["playlistlength"] == "\(h.player.queue.count)")
         h.player.saveNow()
+        h.player.flushSaves()
         let state = h.directory.file("state")
         let clientBytes =
             MPDTotalsTests.bytes(under: state + "/mpd-playlists")

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskLibrary
+import KioskSystem
+
+/// The state directory's durable writes (resume.state's records, client-queue.json, bookmarks.json),
+/// made on a worker thread ("kiosk-writer") so that the loop never waits for the card: a pause's save took its
+/// fdatasync on the loop, and an SD card that stalls for a few hundred milliseconds (a wear-levelling
+/// pass) froze the screen and the buttons that long (issue 48).
+///
+/// Writes keep their order and coalesce: a save asked for while another waits replaces it (the
+/// newest state is what counts), keeping a client queue the waiting one carried when the new one
+/// has none. The queue file is written before the state that names it, and a state never names a
+/// queue file this writer has not written (a failed queue write leaves the state naming the one
+/// before, as a power cut between the two would).
+///
+/// Thread: `submit`, `flush` and `stop` from the loop thread; the files are touched only on the
+/// writer's thread (`Files`), one write at a time.
+final class StateWriter: Sendable {
+    /// One save: the state and, when the queue is a remote client's that changed, its entries.
+    struct Write: Sendable {
+        var state: ResumeState
+        var queue: (tracks: [Track], version: UInt32)?
+    }
+
+    /// The files and what was last written to them: the writer's thread only (its jobs run one at
+    /// a time), which is what makes the unchecked sendability sound.
+    private final class Files: @unchecked Sendable {
+        let directory: String
+        let store: ResumeStore
+        let clientQueueFile: ClientQueueFile
+        /// The version of the client queue now in `clientQueueFile`, written by this writer.
+        var writtenQueueVersion: UInt32?
+
+        init(directory: String) {
+            self.directory = directory
+            store = ResumeStore(directory: directory)
+            clientQueueFile = ClientQueueFile(directory: directory)
+        }
+    }
+
+    private let pending = Locked<Write?>(nil)
+    /// Whole files to replace (`AtomicFile`), the newest text per path, in the order first asked.
+    private let pendingFiles = Locked<[(path: String, text: String)]>([])
+    private let queueWrites = Locked<Int>(0)
+    private let files: Files
+    /// nil when no thread could be started: the writes are then made on the caller's thread, as
+    /// before there was a writer (slower, never lost).
+    private let worker: WorkerThread<Int>?
+
+    init(directory: String) {
+        let files = Files(directory: directory)
+        self.files = files
+        let pending = self.pending
+        let queueWrites = self.queueWrites
+        // One token waits at most: the data is in `pending`, a token only says "look".
+        do {
+            let pendingFiles = self.pendingFiles
+            worker = try WorkerThread(name: "kiosk-writer", maxQueued: 1) { _ in
+                Self.takeAndWrite(pending, files: files, counting: queueWrites)
+                Self.writeFiles(pendingFiles)
+            }
+        } catch {
+            Log.error("cannot start the state writer's thread (\(error)): the state is written on the loop")
+            worker = nil
+        }
+    }
+
+    private static func writeFiles(_ pending: Locked<[(path: String, text: String)]>) {
+        let files = pending.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+        for file in files {
+            do {
+                if let slash = file.path.lastIndex(of: "/") { try Syscalls.mkdirs(String(file.path[..<slash])) }
+                try AtomicFile.replace(file.path, with: file.text)
+            } catch {
+                Log.error("cannot save \(file.path): \(error)")
+            }
+        }
+    }
+
+    private static func takeAndWrite(_ pending: Locked<Write?>, files: Files, counting queueWrites: Locked<Int>) {
+        guard
+            let write = pending.withLock({ slot in
+                defer { slot = nil }
+                return slot
+            })
+        else { return }
+        if perform(write, files: files) { queueWrites.withLock { $0 += 1 } }
+    }
+
+    /// Writes of the client queue file so far (for tests and the budget table: count what matters).
+    var clientQueueWrites: Int { queueWrites.withLock { $0 } }
+
+    /// Queues `write`, replacing one that waits.
+    func submit(_ write: Write) {
+        pending.withLock { slot in
+            var merged = write
+            if merged.queue == nil { merged.queue = slot?.queue }
+            slot = merged
+        }
+        if let worker {
+            worker.submit(0)
+        } else {
+            Self.takeAndWrite(pending, files: files, counting: queueWrites)
+        }
+    }
+
+    /// Queues `text` to replace the file at `path` whole (written atomically), replacing a text
+    /// for the same path that waits.
+    func submitFile(_ path: String, text: String) {
+        pendingFiles.withLock { list in
+            if let index = list.firstIndex(where: { $0.path == path }) {
+                list[index].text = text
+            } else {
+                list.append((path, text))
+            }
+        }
+        if let worker {
+            worker.submit(0)
+        } else {
+            Self.writeFiles(pendingFiles)
+        }
+    }
+
+    /// Waits until every write asked for is on the device (at shutdown, and for tests).
+    func flush() {
+        // A write submitted while the worker took the one before has its own token queued, which
+        // waitUntilIdle waits for too: nothing is pending once the worker is idle.
+        worker?.waitUntilIdle()
+    }
+
+    /// Flushes, then stops the thread.
+    func stop() {
+        flush()
+        worker?.stop()
+    }
+
+    /// The queue, then the state (on the writer's thread). True when the queue file was written.
+    private static func perform(_ write: Write, files: Files) -> Bool {
+        var state = write.state
+        var wroteQueue = false
+        if let queue = write.queue, queue.version != files.writtenQueueVersion, !queue.tracks.isEmpty {
+            // A queue not written (too long, an error) is not the file's: the state then names none,
+            // and a restart resumes the current track's folder.
+            files.writtenQueueVersion = nil
+            do {
+                if try files.clientQueueFile.save(queue.tracks, version: queue.version) {
+                    files.writtenQueueVersion = queue.version
+                    wroteQueue = true
+                }
+            } catch {
+                Log.error("cannot save the queue in \(files.directory): \(error)")
+            }
+        }
+        if let named = state.clientQueueVersion, named != files.writtenQueueVersion {
+            // Not written (too long, an error) or not yet (a save within the recorder's interval):
+            // the state names the file as it is, without song ids (a restart numbers them afresh).
+            state.clientQueueVersion = files.writtenQueueVersion
+            state.songIDs = nil
+        }
+        do {
+            try files.store.save(state)
+        } catch {
+            Log.error("cannot save state in \(files.directory): \(error)")
+        }
+        return wroteQueue
+    }
+}

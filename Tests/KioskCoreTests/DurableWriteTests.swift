@@ -16,7 +16,9 @@ import Testing
         let counts = Locked((here: 0, elsewhere: 0))
         Syscalls.watchDurableSyncs {
             let here = pthread_equal(pthread_self(), me) != 0
-            counts.withLock { here ? ($0.here += 1) : ($0.elsewhere += 1) }
+            counts.withLock {
+                if here { $0.here += 1 } else { $0.elsewhere += 1 }
+            }
         }
         defer { Syscalls.watchDurableSyncs(nil) }
         try body()

@@ -113,10 +113,9 @@ import Testing
         #expect(result.status == 0, "\(result.errors)")
         var screen = TerminalCapture(columns: size.columns, rows: size.rows)
         screen.feed(result.output)
-        print("kiosk-player demo at \(size):\n\(screen.text)")
         #expect(screen.overlaps.isEmpty, "text over the picture at \(size): \(screen.overlaps.prefix(5))")
         #expect(screen.outside == 0)
-        #expect(screen.text.contains("Keys (the keyboard is the buttons)"))
+        #expect(screen.text.contains("Keys (the keyboard is the buttons)"), "the demo at \(size):\n\(screen.text)")
         #expect(screen.text.contains("play / pause") && screen.text.contains("rewind"))
         #expect(screen.text.contains("· shuffle") && screen.text.contains("· sleep 1"))
     }

@@ -126,12 +126,11 @@ struct DemoScreenTests {
     func theKeysTheNoteAndWhatPlaysStayInSightBesideThePicture(size: TerminalSize) throws {
         let screen = try capture(Self.shuffledWithSleep, size: size)
         let text = screen.text
-        print("The demo at \(size):\n\(text)")
         for row in Keymap.keyboardHelp(Keymap.keyboardMap) {
             #expect(text.contains(row.words == Action.shutdown.words ? "quit" : row.words), "\(row.words) at \(size)")
         }
         #expect(text.contains("Space") && text.contains("rewind") && text.contains("fast-forward"))
-        #expect(text.contains("No sound card"))
+        #expect(text.contains("No sound card"), "the demo at \(size):\n\(text)")
         #expect(text.contains("Blue Train Station") && text.contains("The Night Owls"))
         #expect(text.contains("· shuffle") && text.contains("· repeat") && text.contains("· sleep 14:52"))
         #expect(text.contains("1:23 / 4:07"))

@@ -175,7 +175,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "KioskAppTests",
-            dependencies: ["KioskApp", "KioskCore", "KioskLibrary", "KioskSystem", "KioskTestSupport"],
+            dependencies: [
+                "KioskApp", "KioskCore", "KioskDisplay", "KioskInput", "KioskLibrary", "KioskSystem",
+                "KioskTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "KioskFuzzTests", dependencies: ["KioskFuzzTargets", "KioskSystem", "KioskTestSupport"],

@@ -22,8 +22,13 @@ public struct ApplianceOptions: Sendable {
     public var script: String?
     /// Exit once the event script has been replayed and this many milliseconds have passed.
     public var exitAfterScriptMs: Int?
-    /// Print the key map at start.
+    /// Print the key map at start (when the terminal is not the screen: there the key map stays
+    /// in sight beside the picture).
     public var printKeymap = false
+    /// With the terminal as the screen: its size (nil: `TerminalSize.of(fd: 1)`), and notes kept in
+    /// sight under the key map ("No sound card: …").
+    public var terminalSize: TerminalSize?
+    public var terminalNotes: [String] = []
     /// The shutdown control ends the program instead of powering the box off (demo, development).
     public var shutdownQuits = false
     /// Services started with the player and stopped before it (the MPD server): each is called
@@ -184,7 +189,9 @@ public final class Appliance {
                 surface = PNGSurface(path: path, width: width, height: height)
             }
         case .terminal:
-            surface = TerminalSurface()
+            surface = TerminalSurface(
+                size: options.terminalSize, width: config.screen.width, height: config.screen.height,
+                panel: terminalPanel())
         case .spi:
             surface = openPanel(profile, required: true)
         case .auto where profile.spiPanel != nil:
@@ -320,7 +327,7 @@ public final class Appliance {
         let keyboard = options.keyboard ?? config.inputs.keyboard ?? (isatty(0) != 0)
         if keyboard {
             manager.startKeyboard()
-            if options.printKeymap { printKeymap(profile) }
+            if options.printKeymap && !(display?.surface is TerminalSurface) { printKeymap(profile) }
         }
         if let script = options.script ?? config.inputs.script {
             do {
@@ -398,44 +405,64 @@ public final class Appliance {
 
     private func printKeymap(_ profile: InputProfile) {
         var lines = ["Keys (the keyboard stands in for the buttons):"]
-        for (key, action) in profile.keyboard.sorted(by: { $0.key < $1.key }) {
-            lines.append("  \(key.padding(toLength: 8))\(action.rawValue)")
+        for row in Keymap.keyboardHelp(profile.keyboard) {
+            lines.append("  \(row.keys.joined(separator: " ").padding(toLength: 18))\(row.words)")
         }
-        lines.append("  Ctrl-C  quit")
+        lines.append("  \("Ctrl+C".padding(toLength: 18))quit")
         printLine(lines.joined(separator: "\n"))
     }
 
-    /// The help pages: each control of the board and what it does.
+    /// What stays in sight beside the picture in a terminal: the keys (when the keyboard is the
+    /// buttons, or the key map is asked for: the demo, also when a script types) and the notes.
+    func terminalPanel() -> TerminalSurface.Panel {
+        let keyboard =
+            options.printKeymap || (options.keyboard ?? resolved.config.inputs.keyboard ?? (isatty(0) != 0))
+        let profile = (try? resolved.inputProfile()) ?? resolved.board.input
+        return Self.terminalPanel(
+            keyboard: keyboard ? profile.keyboard : nil, quits: options.shutdownQuits, notes: options.terminalNotes)
+    }
+
+    /// The terminal's panel for the keyboard map `keyboard` (nil: the keyboard is not used) and
+    /// `notes`; `quits`: the shutdown key ends the program (the demo) instead of switching off.
+    static func terminalPanel(keyboard: [String: Action]?, quits: Bool, notes: [String]) -> TerminalSurface.Panel {
+        guard let keyboard else { return TerminalSurface.Panel(heading: "", notes: notes) }
+        var keys = Keymap.keyboardHelp(keyboard)
+        if quits, let i = keys.firstIndex(where: { $0.words == Action.shutdown.words }) { keys[i].words = "quit" }
+        return TerminalSurface.Panel(heading: "Keys (the keyboard is the buttons)", keys: keys, notes: notes)
+    }
+
+    /// The help pages: each control of the board and what it does, in words ("Hold Next" →
+    /// "fast-forward"; `Action.words`).
     func helpEntries() -> [HelpEntry] {
         let profile = inputs?.profile ?? resolved.board.input
         var entries: [HelpEntry] = []
-        func describe(_ b: ButtonBinding) -> String {
-            var parts: [String] = []
-            if let p = b.press { parts.append(p.rawValue) }
-            if let l = b.longPress { parts.append("long: \(l.rawValue)") }
-            if let h = b.hold { parts.append("hold: \(h.rawValue)") }
-            if let d = b.doublePress { parts.append("twice: \(d.rawValue)") }
-            if let d = b.doubleHold { parts.append("twice, hold: \(d.rawValue)") }
-            return parts.joined(separator: ", ")
+        func add(_ control: String, _ b: ButtonBinding) {
+            if let p = b.press { entries.append(HelpEntry(control: control, action: p.words)) }
+            if let l = b.longPress { entries.append(HelpEntry(control: "Hold \(control)", action: l.words)) }
+            if let h = b.hold { entries.append(HelpEntry(control: "Hold \(control)", action: h.words)) }
+            if let d = b.doublePress { entries.append(HelpEntry(control: "\(control) twice", action: d.words)) }
+            if let d = b.doubleHold { entries.append(HelpEntry(control: "\(control) twice, hold", action: d.words)) }
         }
-        for button in profile.buttons {
-            entries.append(HelpEntry(control: button.name, action: describe(button.binding)))
-        }
+        // Board profiles name buttons in lower case ("next"); a page reads "Hold Next".
+        func label(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst() }
+        for button in profile.buttons { add(label(button.name), button.binding) }
         for encoder in profile.encoders {
             entries.append(
                 HelpEntry(
-                    control: "\(encoder.name) ↻",
-                    action: "\(encoder.clockwise.rawValue) / \(encoder.counterClockwise.rawValue)"))
+                    control: "Turn \(label(encoder.name)) ↻ / ↺",
+                    action: "\(encoder.clockwise.words) / \(encoder.counterClockwise.words)"))
         }
         for chord in profile.chords {
-            entries.append(HelpEntry(control: chord.buttons.joined(separator: "+"), action: chord.action.rawValue))
+            let buttons = chord.buttons.map(label).joined(separator: "+")
+            entries.append(HelpEntry(control: "Hold \(buttons)", action: chord.action.words))
         }
         for device in profile.evdev {
-            for key in device.keys { entries.append(HelpEntry(control: key.name, action: describe(key.binding))) }
+            for key in device.keys { add(Self.keyName(key.name), key.binding) }
         }
         if entries.isEmpty || (options.keyboard ?? resolved.config.inputs.keyboard ?? (isatty(0) != 0)) {
-            for (key, action) in profile.keyboard.sorted(by: { $0.key < $1.key }) {
-                entries.append(HelpEntry(control: "key \(key)", action: action.rawValue))
+            for row in Keymap.keyboardHelp(profile.keyboard) {
+                let words = options.shutdownQuits && row.words == Action.shutdown.words ? "quit" : row.words
+                entries.append(HelpEntry(control: row.keys.joined(separator: " "), action: words))
             }
         }
         return entries

@@ -193,13 +193,17 @@ struct PlayerView {
                 queuePosition: restored.queueCount > 0 ? restored.queueIndex + 1 : 0, queueCount: restored.queueCount,
                 artworkKey: nil, volumeOverlay: volumeOverlay, volumeRange: volumeRange, statusLine: statusLine)
         }
+        // The category, then what changes how it plays ("Album · shuffle · repeat · sleep 14:52").
+        var label = queue.collection.map { Self.singular($0.category) } ?? Self.singular(category)
+        if queue.isShuffled { label += " · shuffle" }
+        if queue.repeats { label += " · repeat" }
+        if let sleepCountdown { label += " · \(sleepCountdown)" }
+        if locked { label += " · locked" }
         return NowPlayingState(
             title: track?.title, artist: track?.artist, album: track?.album,
             elapsedSeconds: positionSeconds, totalSeconds: track?.durationSeconds,
             playback: playback,
-            categoryLabel: (queue.collection.map { Self.singular($0.category) } ?? Self.singular(category))
-                + (queue.isShuffled ? " · shuffle" : "") + (sleepCountdown.map { " · \($0)" } ?? "")
-                + (locked ? " · locked" : ""),
+            categoryLabel: label,
             queuePosition: queue.isEmpty ? 0 : queue.index + 1, queueCount: queue.count,
             artworkKey: track.map { Self.artworkKey(for: $0) },
             volumeOverlay: volumeOverlay, volumeRange: volumeRange,

@@ -278,7 +278,8 @@ public final class Display {
         }
         let damage = hasDrawn ? canvas.changedRects(comparedTo: previous) : [canvas.bounds]
         hasDrawn = true
-        if damage.isEmpty { return }
+        let wordsChanged = (surface as? any CaptionedSurface)?.caption(visible) ?? false
+        if damage.isEmpty && !wordsChanged { return }
         present(damage)
     }
 

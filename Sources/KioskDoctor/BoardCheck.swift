@@ -25,19 +25,18 @@ public enum BoardCheck {
         let model = model(context.root)
         let modelText = model.map { "device-tree model \"\($0)\"" } ?? "no device-tree model"
         var lines: [DoctorLine] = []
+        // The profile's file is where it was found (a build machine's checkout, /usr/share): detail.
         if context.requestedBoard == "auto" {
             let why =
                 model.map { "the device-tree model \"\($0)\" chose it" }
-                ?? "without a device-tree model it fell back to it"
-            lines.append(.pass("board", "\(board.name): \"board\" is \"auto\" and \(why) (\(board.file))"))
-        } else {
-            lines.append(.pass("board", "\(board.name): named by the config or --board (\(board.file)); \(modelText)"))
-        }
-        if model == nil {
+                ?? "no Raspberry Pi model chose another, so it is the default"
             lines.append(
-                .info(
-                    "board",
-                    "not a Raspberry Pi (no /proc/device-tree/model): the Pi-specific checks below cannot pass here"))
+                .pass("board", "\(board.name): \"board\" is \"auto\" and \(why)", detail: "profile \(board.file)"))
+        } else {
+            lines.append(
+                .pass(
+                    "board", "\(board.name): named by the config or --board; \(modelText)",
+                    detail: "profile \(board.file)"))
         }
         if let hat = hat(context.root) {
             let bare = ["rpi3", "rpi4", "rpi5", "rpi-zero2w", "usb-keypad-hdmi"].contains(board.name)
@@ -50,8 +49,8 @@ public enum BoardCheck {
         } else {
             lines.append(
                 .info(
-                    "board",
-                    "no HAT EEPROM (/proc/device-tree/hat/product): a HAT without one is chosen by \"board\" only"))
+                    "board", "no HAT names itself: a HAT without an ID chip is chosen by \"board\" only",
+                    detail: "no HAT EEPROM (/proc/device-tree/hat/product)"))
         }
         return lines
     }

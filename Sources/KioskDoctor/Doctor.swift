@@ -40,18 +40,70 @@ public enum Doctor {
         return BoardProfile.autoDetectName(model: BoardCheck.model(root) ?? "")
     }
 
+    /// Where systemd finds the player's unit: it is installed as a service when one exists.
+    static let unitPaths = [
+        "/usr/lib/systemd/system/kiosk-player.service", "/lib/systemd/system/kiosk-player.service",
+        "/etc/systemd/system/kiosk-player.service",
+    ]
+
+    /// The checks that apply to this machine, in order. On a machine that is not a Raspberry Pi
+    /// and whose board nobody named (`"board": "auto"` fell back to a profile), the Pi's own parts
+    /// (its sound devices, config.txt, GPIO, SPI, screen and power supply) are "not checked here"
+    /// rather than ✗, and so are the service's folder and groups when it is not installed; a board
+    /// named by the config or --board (a test rig) is checked in full, Pi or not.
     public static func run(_ context: DoctorContext) -> DoctorReport {
         var lines: [DoctorLine] = []
+        let model = BoardCheck.model(context.root)
+        let isPi = model?.contains("Raspberry Pi") == true
+        let guessed = !isPi && context.requestedBoard == "auto"
+        var preface: [String] = []
+        if !isPi {
+            let why = model.map { "its model is \"\($0)\"" } ?? "it names no Raspberry Pi model"
+            preface.append(
+                guessed
+                    ? "This is not a Raspberry Pi: \(why). Only what applies to any machine is checked; the parts of "
+                        + "a Raspberry Pi (sound card, config.txt, buttons, screen, power) say \"not checked here\"."
+                    : "This is not a Raspberry Pi: \(why). The board \(context.resolved.board.name) was named, so its "
+                        + "parts are checked as that board.")
+        }
         lines += BoardCheck.lines(context)
-        lines += SoundCheck.lines(context)
-        lines += BootConfigCheck.lines(context)
-        lines += GPIOCheck.lines(context)
-        lines += SPICheck.lines(context)
-        lines += ScreenCheck.lines(context)
+        if guessed {
+            lines.append(soundHere(context.root))
+            lines.append(.notChecked("config.txt", "a Raspberry Pi's boot settings"))
+            lines.append(.notChecked("gpio", "the buttons and lights on a Raspberry Pi's pins"))
+            lines.append(.notChecked("spi", "a small screen or card reader on a Raspberry Pi's pins"))
+            lines.append(.notChecked("screen", "the screen of the board profile \(context.resolved.board.name)"))
+        } else {
+            lines += SoundCheck.lines(context)
+            lines += BootConfigCheck.lines(context)
+            lines += GPIOCheck.lines(context)
+            lines += SPICheck.lines(context)
+            lines += ScreenCheck.lines(context)
+        }
         lines += USBCheck.lines(context)
-        lines += PowerCheck.lines(context)
-        lines += StateCheck.lines(context)
+        if guessed {
+            lines.append(.notChecked("power", "a Raspberry Pi's power supply"))
+        } else {
+            lines += PowerCheck.lines(context)
+        }
+        if guessed && !unitPaths.contains(where: context.root.exists) {
+            lines.append(
+                .notChecked(
+                    "state", "the player is not installed as a service on this machine (its package installs it)"))
+        } else {
+            lines += StateCheck.lines(context)
+        }
         lines += ClockCheck.lines(context)
-        return DoctorReport(lines: lines)
+        return DoctorReport(preface: preface, lines: lines)
+    }
+
+    /// On a machine that is not a Pi: whether it has a sound card at all (for `kiosk-player demo`).
+    static func soundHere(_ root: SystemRoot) -> DoctorLine {
+        let cards = SoundCheck.cards(root)
+        guard !cards.isEmpty else {
+            return .notChecked("sound", "this machine has no sound card (the demo plays into a silent sink)")
+        }
+        let names = cards.map(\.name).joined(separator: ", ")
+        return .notChecked("sound", "the board's sound devices are a Raspberry Pi's; this machine has \(names)")
     }
 }

@@ -33,11 +33,11 @@ public enum ScreenCheck {
                 } else if type == .framebuffer {
                     lines.append(
                         .fail(
-                            "screen", "no framebuffer named \"\(fbName)\" under /sys/class/graphics (found: \(listed))",
+                            "screen", "the screen (\"\(fbName)\") was not found",
                             fix: fbName.contains("vc4")
                                 ? "connect the HDMI screen before boot, or force the output with video=HDMI-A-1:1280x720M@60D in /boot/firmware/cmdline.txt"
-                                : "load the screen's overlay in config.txt and reboot, or set \"screen\": {\"fbName\": …} to one found"
-                        ))
+                                : "load the screen's overlay in config.txt and reboot, or set \"screen\": {\"fbName\": …} to one found",
+                            detail: "no framebuffer named \"\(fbName)\" under /sys/class/graphics (found: \(listed))"))
                 } else {
                     let panel = resolved.board.screen.spiPanel != nil ? "the SPI panel is used" : "no screen"
                     lines.append(.info("screen", "no framebuffer named \"\(fbName)\" (found: \(listed)): \(panel)"))
@@ -78,19 +78,21 @@ public enum ScreenCheck {
         guard let fbcon else {
             return [
                 .info(
-                    "screen",
-                    "console: \(bound.isEmpty ? "no vtconsole bound" : bound.joined(separator: ", ")) (fbcon is not drawing on a framebuffer)"
+                    "screen", "no login text is drawn on the screen",
+                    detail:
+                        "console: \(bound.isEmpty ? "no vtconsole bound" : bound.joined(separator: ", ")) (fbcon is not drawing on a framebuffer)"
                 )
             ]
         }
         return [
             .info(
                 "screen",
-                "console: fbcon is bound (\(fbcon)): the login prompt and cursor draw on the framebuffer while the player is stopped"
-                    + (usesFramebuffer ? "; the service takes it off while it runs" : ""),
+                "the login text and cursor show on the screen while the player is stopped"
+                    + (usesFramebuffer ? "; the player hides them while it runs" : ""),
                 fix: usesFramebuffer
                     ? "if text shows over the player: echo 0 | sudo tee /sys/class/vtconsole/\(fbcon)/bind (or fbcon=map:9 in cmdline.txt)"
-                    : nil)
+                    : nil,
+                detail: "console: fbcon is bound (\(fbcon))")
         ]
     }
 }

@@ -71,9 +71,13 @@ public enum SoundCheck {
             : .failure(ALSACapabilities.Failure(code: -EBUSY, message: "not opened: the player has it"))
         if found.isEmpty {
             if case .success = queried {
-                lines.append(.info("sound", "no sound card in /proc/asound/cards (the device below is not a card)"))
+                lines.append(
+                    .info(
+                        "sound", "no sound card (the device below is not a card)",
+                        detail: "/proc/asound/cards lists none"))
             } else {
-                lines.append(.fail("sound", "no sound card in /proc/asound/cards", fix: noCardFix))
+                lines.append(
+                    .fail("sound", "no sound card found", fix: noCardFix, detail: "/proc/asound/cards lists none"))
             }
         } else {
             lines.append(.pass("sound", "cards: \(listed)"))
@@ -103,18 +107,19 @@ public enum SoundCheck {
             case .failure(let failure):
                 lines.append(
                     .fail(
-                        "sound", "device \(pcm): \(failure.message)",
+                        "sound", "the sound device \(pcm) does not open",
                         fix: found.isEmpty
-                            ? "it needs the sound card above"
-                            : "set \"audio\": {\"device\": \"hw:CARD=\(found[0].id),DEV=0\"} in /etc/kiosk-player/config.json (`aplay -L` lists the PCMs)"
-                    ))
+                            ? "connect the sound card first (the line above)"
+                            : "set \"audio\": {\"device\": \"hw:CARD=\(found[0].id),DEV=0\"} in /etc/kiosk-player/config.json (`aplay -L` lists the PCMs)",
+                        detail: "ALSA: \(failure.message)"))
             }
         }
         for fallback in resolved.audioDevices.dropFirst() where context.probeDevices {
             guard case .alsa(let name) = fallback else { continue }
             switch ALSACapabilities.query(device: name) {
             case .success(let caps): lines.append(.info("sound", "fallback \(name) opens: \(caps.summary)"))
-            case .failure(let failure): lines.append(.info("sound", "fallback \(name): \(failure.message)"))
+            case .failure(let failure):
+                lines.append(.info("sound", "fallback \(name) does not open", detail: "ALSA: \(failure.message)"))
             }
         }
         if let mixer = resolved.mixer, context.probeDevices {
@@ -133,8 +138,9 @@ public enum SoundCheck {
             case .failure(let failure):
                 lines.append(
                     .fail(
-                        "sound", "mixer \"\(mixer)\": \(failure.message)",
-                        fix: "set \"audio\": {\"mixer\": null} in /etc/kiosk-player/config.json (software volume)"))
+                        "sound", "the volume control \"\(mixer)\" cannot be used",
+                        fix: "set \"audio\": {\"mixer\": null} in /etc/kiosk-player/config.json (software volume)",
+                        detail: "ALSA: \(failure.message)"))
             }
         } else {
             lines.append(.info("sound", "no hardware mixer configured: volume is software (exact at 100 %)"))

@@ -22,9 +22,15 @@ public enum StateCheck {
         let path = context.root.path(dir)
         let mount = MountTable(context.root).mount(containing: dir)
         let on = mount.map { " (on \($0.mountPoint), \($0.fileSystem) \($0.options.joined(separator: ",")))" } ?? ""
+        // Mount options are for a technician: shown with --verbose.
+        let mountDetail = mount.map { "on \($0.mountPoint), \($0.fileSystem) \($0.options.joined(separator: ","))" }
         let create = "sudo install -d -o \(serviceUser) -g \(serviceUser) -m 0750 \(dir)"
         guard let status = try? Syscalls.fileStatus(path), status.st_mode & S_IFMT == S_IFDIR else {
-            return [.fail("state", "state directory \(dir) does not exist\(on)", fix: create)]
+            return [
+                .fail(
+                    "state", "the player's folder for its saved state (\(dir)) does not exist",
+                    fix: "install the kiosk-player package, which makes it; or: \(create)", detail: mountDetail)
+            ]
         }
         if let mount, mount.isReadOnly {
             return [
@@ -40,7 +46,7 @@ public enum StateCheck {
             let fd = try Syscalls.open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
             Syscalls.closeIgnoringErrors(fd)
             try? Syscalls.unlink(probe)
-            return [.pass("state", "state directory \(dir) is writable\(on)")]
+            return [.pass("state", "state directory \(dir) is writable", detail: mountDetail)]
         } catch {
             let owner = getpwuid(status.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(status.st_uid)"
             return [
@@ -73,8 +79,9 @@ public enum StateCheck {
         } else {
             lines.append(
                 .fail(
-                    "groups", "user \(serviceUser) does not exist (/etc/passwd)",
-                    fix: "sudo systemd-sysusers (the package's /usr/lib/sysusers.d/kiosk-player.conf creates it)"))
+                    "groups", "the player's user \(serviceUser) does not exist",
+                    fix: "install the kiosk-player package, which makes it; or: sudo systemd-sysusers",
+                    detail: "no \(serviceUser) in /etc/passwd; /usr/lib/sysusers.d/kiosk-player.conf creates it"))
         }
         let missing = serviceGroups.filter { groups[$0] == nil }
         if missing.isEmpty {
@@ -88,9 +95,10 @@ public enum StateCheck {
             lines.append(
                 .fail(
                     "groups",
-                    "group\(missing.count == 1 ? "" : "s") \(missing.joined(separator: " ")) missing from /etc/group: the service's SupplementaryGroups= cannot start",
+                    "the player cannot start: the group\(missing.count == 1 ? "" : "s") \(missing.joined(separator: " ")) it needs \(missing.count == 1 ? "is" : "are") missing",
                     fix: missing.map { "sudo groupadd --system \($0)" }.joined(separator: "; ")
-                        + " (or sudo systemd-sysusers), then sudo udevadm trigger"))
+                        + " (or sudo systemd-sysusers), then sudo udevadm trigger",
+                    detail: "missing from /etc/group; the unit's SupplementaryGroups= names them"))
         }
         return lines
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskApp
 import KioskCore
+import KioskDisplay
 import KioskLibrary
 import KioskSystem
 import KioskTestSupport
@@ -82,5 +83,40 @@ import Testing
         #expect(!result.errors.contains("kiosk-player: info:"))
         let log = String(decoding: try Syscalls.readFile(dir.file("demo.log")), as: UTF8.self)
         #expect(log.contains("kiosk-player: info: kiosk-player running"), "\(log.prefix(400))")
+    }
+
+    /// `kiosk-player demo` itself in an 80×24 and a 120×45 terminal (COLUMNS and LINES choose the
+    /// size, as for curses programs): played, shuffled and put to sleep from the keyboard.
+    @Test(arguments: [TerminalSize(columns: 80, rows: 24), TerminalSize(columns: 120, rows: 45)])
+    func theDemoShowsItsKeysAndMarksInATerminalOfThatSize(size: TerminalSize) throws {
+        let dir = try TemporaryDirectory("kiosk-demo-size")
+        defer { dir.remove() }
+        _ = try DemoLibrary.prepare(root: dir.path, seconds: 0.5)
+        // "play" (an action name) plays the album browse starts on once the scan has listed it, and
+        // does nothing more after that; r shuffles; z starts the sleep timer.
+        let script =
+            [
+                #"{"t": 500, "key": "play"}"#, #"{"t": 1500, "key": "play"}"#, #"{"t": 2500, "key": "play"}"#,
+                #"{"t": 2600, "key": "r"}"#, #"{"t": 2700, "key": "z"}"#,
+                // The end comes 3 s later, when "Sleep in 15 min" has given way to now playing again.
+            ].joined(separator: "\n") + "\n"
+        try AtomicFile.replace(dir.file("script.jsonl"), with: Array(script.utf8))
+        var environment = currentEnvironment()
+        environment["COLUMNS"] = "\(size.columns)"
+        environment["LINES"] = "\(size.rows)"
+        let result = run(
+            TestPaths.playerBinary,
+            [
+                "demo", "--dir", dir.path, "--screen", "terminal", "--device", "none", "--script",
+                dir.file("script.jsonl"), "--exit-after-script", "3000",
+            ], environment: environment, timeoutSeconds: 120)
+        #expect(result.status == 0, "\(result.errors)")
+        var screen = TerminalCapture(columns: size.columns, rows: size.rows)
+        screen.feed(result.output)
+        #expect(screen.overlaps.isEmpty, "text over the picture at \(size): \(screen.overlaps.prefix(5))")
+        #expect(screen.outside == 0)
+        #expect(screen.text.contains("Keys (the keyboard is the buttons)"), "the demo at \(size):\n\(screen.text)")
+        #expect(screen.text.contains("play / pause") && screen.text.contains("rewind"))
+        #expect(screen.text.contains("· shuffle") && screen.text.contains("· sleep 1"))
     }
 }

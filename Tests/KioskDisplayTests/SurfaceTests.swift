@@ -289,29 +289,30 @@ struct OtherSurfaceTests {
         defer { dir.remove() }
         let fd = try Syscalls.open(dir.file("tty"), O_WRONLY | O_CREAT | O_TRUNC)
         defer { Syscalls.closeIgnoringErrors(fd) }
-        let surface = TerminalSurface(fd: fd, columns: 6, rows: 4, maxWidth: 320, maxHeight: 240)
-        #expect(surface.width == 6 && surface.height == 6, "one row is kept for the prompt")
-        let canvas = Canvas(width: 6, height: 6, color: Color(rgb: 0x000010))
+        // A canvas of the picture's own size in an 80×24 terminal: one canvas pixel per half cell.
+        let surface = TerminalSurface(fd: fd, size: TerminalSize(columns: 80, rows: 24), width: 28, height: 20)
+        #expect(surface.layout.picture == TerminalLayout.Cells(column: 0, row: 0, width: 28, height: 10))
+        let canvas = Canvas(width: 28, height: 20, color: Color(rgb: 0x000010))
         canvas.fill(Rect(x: 2, y: 0, width: 1, height: 1), Color(rgb: 0xFF0000))
         canvas.fill(Rect(x: 2, y: 1, width: 1, height: 1), Color(rgb: 0x00FF00))
         try surface.present(canvas, damage: [canvas.bounds])
         let first = String(decoding: try Syscalls.readFile(dir.file("tty")), as: UTF8.self)
         #expect(first.hasPrefix("\u{1B}[?1049h"))
-        let grid = replay(first, columns: 6, rows: 3)
+        let grid = replay(first, columns: 80, rows: 24)
         #expect(grid[0][2]! == (0xFF0000, 0x00FF00))
         #expect(grid[0][0]! == (0x000010, 0x000010))
-        #expect(grid.allSatisfy { $0.allSatisfy { $0 != nil } })
+        #expect(grid[0..<10].allSatisfy { $0[0..<28].allSatisfy { $0 != nil } })
 
         // Present the same picture again: nothing to write.
         try surface.present(canvas, damage: [canvas.bounds])
         #expect(try Syscalls.readFile(dir.file("tty")).count == first.utf8.count)
         // One changed pixel: only its cell is written.
-        canvas.fill(Rect(x: 5, y: 5, width: 1, height: 1), Color(rgb: 0x0000FF))
+        canvas.fill(Rect(x: 27, y: 19, width: 1, height: 1), Color(rgb: 0x0000FF))
         try surface.present(canvas, damage: [canvas.bounds])
         let all = String(decoding: try Syscalls.readFile(dir.file("tty")), as: UTF8.self)
         let update = String(all.dropFirst(first.count))
         #expect(update.unicodeScalars.filter { $0 == "\u{2580}" }.count == 1)
-        #expect(replay(update, columns: 6, rows: 3)[2][5]! == (0x000010, 0x0000FF))
+        #expect(replay(update, columns: 80, rows: 24)[9][27]! == (0x000010, 0x0000FF))
         surface.restore()
         #expect(String(decoding: try Syscalls.readFile(dir.file("tty")), as: UTF8.self).hasSuffix("\u{1B}[?1049l"))
     }

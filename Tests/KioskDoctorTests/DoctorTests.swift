@@ -59,7 +59,7 @@ extension [DoctorLine] {
         let context = try box.context(board: "auto")
         #expect(context.resolved.board.name == "usb-keypad-hdmi")
         let lines = BoardCheck.lines(context)
-        #expect(lines.contains { $0.status == .info && $0.text.contains("not a Raspberry Pi") })
+        #expect(Doctor.run(context).preface.first?.hasPrefix("This is not a Raspberry Pi") == true)
         let hat = try #require(lines.first { $0.text.contains("HAT EEPROM: Pirate Audio Line-out by Pimoroni Ltd.") })
         #expect(hat.fix?.contains("\"board\"") == true)
     }
@@ -133,7 +133,7 @@ extension [DoctorLine] {
             try box.context(
                 board: "usb-keypad-hdmi", config: #"{"audio": {"device": "hw:CARD=NoSuchCard,DEV=0", "mixer": "PCM"}}"#)
         )
-        let line = try #require(lines.failed("mixer \"PCM\""), "\(lines.dump)")
+        let line = try #require(lines.failed("the volume control \"PCM\" cannot be used"), "\(lines.dump)")
         #expect(line.fix?.contains("\"mixer\": null") == true)
     }
 }
@@ -326,7 +326,8 @@ extension [DoctorLine] {
         defer { box.dir.remove() }
         let context = try box.context(board: "qemu-gpio-sim")
         var lines = ScreenCheck.lines(context)
-        #expect(lines.failed("no framebuffer named \"Virtual FB\"") != nil, "\(lines.dump)")
+        let missing = try #require(lines.failed("the screen (\"Virtual FB\") was not found"), "\(lines.dump)")
+        #expect(missing.detail?.contains("no framebuffer named \"Virtual FB\" under /sys/class/graphics") == true)
         try box.write("/sys/class/graphics/fb0/name", "Virtual FB\n")
         try box.write("/sys/class/vtconsole/vtcon0/name", "(S) dummy device\n")
         try box.write("/sys/class/vtconsole/vtcon0/bind", "0\n")
@@ -334,7 +335,8 @@ extension [DoctorLine] {
         try box.write("/sys/class/vtconsole/vtcon1/bind", "1\n")
         lines = ScreenCheck.lines(context)
         #expect(lines.passed("framebuffer \"Virtual FB\" is /dev/fb0") != nil, "\(lines.dump)")
-        let console = try #require(lines.first { $0.text.contains("fbcon is bound (vtcon1)") }, "\(lines.dump)")
+        let console = try #require(lines.first { $0.detail == "console: fbcon is bound (vtcon1)" }, "\(lines.dump)")
+        #expect(console.text.contains("the login text and cursor show on the screen"))
         #expect(console.fix?.contains("/sys/class/vtconsole/vtcon1/bind") == true)
     }
 }
@@ -396,11 +398,14 @@ extension [DoctorLine] {
         let context = try box.context(board: "usb-keypad-hdmi")
         try box.write("/proc/self/mountinfo", "22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/mmcblk0p2 rw\n")
         var lines = StateCheck.lines(context)
-        let missing = try #require(lines.failed("/var/lib/kiosk-player does not exist"), "\(lines.dump)")
-        #expect(missing.fix == "sudo install -d -o kiosk-player -g kiosk-player -m 0750 /var/lib/kiosk-player")
+        let missing = try #require(lines.failed("(/var/lib/kiosk-player) does not exist"), "\(lines.dump)")
+        #expect(
+            missing.fix?.hasSuffix("sudo install -d -o kiosk-player -g kiosk-player -m 0750 /var/lib/kiosk-player")
+                == true)
         try box.mkdir("/var/lib/kiosk-player")
         lines = StateCheck.lines(context)
-        #expect(lines.passed("/var/lib/kiosk-player is writable (on /, ext4 rw,relatime)") != nil, "\(lines.dump)")
+        let writable = try #require(lines.passed("/var/lib/kiosk-player is writable"), "\(lines.dump)")
+        #expect(writable.detail == "on /, ext4 rw,relatime")
         try box.write(
             "/proc/self/mountinfo",
             "22 1 8:2 / / ro,relatime shared:1 - ext4 /dev/mmcblk0p2 ro\n")
@@ -413,9 +418,10 @@ extension [DoctorLine] {
         let context = try box.context(board: "usb-keypad-hdmi")
         try box.write("/etc/group", "audio:x:29:\nvideo:x:44:\ninput:x:105:\n")
         var lines = StateCheck.lines(context)
-        let groups = try #require(lines.failed("groups gpio spi missing"), "\(lines.dump)")
+        let groups = try #require(lines.failed("the groups gpio spi it needs are missing"), "\(lines.dump)")
+        #expect(!groups.text.contains("SupplementaryGroups="), "the unit's setting is detail")
         #expect(groups.fix?.contains("sudo groupadd --system gpio; sudo groupadd --system spi") == true)
-        #expect(lines.failed("user kiosk-player does not exist") != nil)
+        #expect(lines.failed("the player's user kiosk-player does not exist") != nil)
         try box.write("/etc/group", "audio:x:29:kiosk-player\nvideo:x:44:\ninput:x:105:\ngpio:x:993:\nspi:x:994:\n")
         try box.write(
             "/etc/passwd",
@@ -512,5 +518,83 @@ extension [DoctorLine] {
         try box.write("/run/systemd/timesync/synchronized", "")
         #expect(
             ClockCheck.lines(try box.context(board: "exhibit-4", config: Self.withHours)).passed("synchronized") != nil)
+    }
+}
+
+/// `kiosk-player doctor` on a machine that is not a Raspberry Pi (a laptop trying the demo): it
+/// says so first and judges only what applies there.
+@Suite struct DoctorNotAPiTests {
+    /// A PC's root as recorded: an x86 machine's /proc (no device tree), no sound card, no
+    /// framebuffer, the package not installed.
+    func laptop() throws -> FakeBox {
+        let box = try FakeBox()
+        try box.write("/proc/asound/cards", "--- no soundcards ---\n")
+        try box.write("/proc/self/mountinfo", "22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw\n")
+        try box.write("/etc/group", "root:x:0:\naudio:x:29:\n")
+        try box.write("/etc/passwd", "root:x:0:0::/root:/bin/sh\n")
+        return box
+    }
+
+    @Test func itSaysSoFirstAndNoRaspberryPiPartIsAFailure() throws {
+        let box = try laptop()
+        defer { box.dir.remove() }
+        let report = Doctor.run(try box.context(board: "auto"))
+        #expect(report.text.hasPrefix("This is not a Raspberry Pi: it names no Raspberry Pi model."), "\(report.text)")
+        #expect(report.failures.isEmpty, "\(report.text)")
+        for check in ["sound", "config.txt", "gpio", "spi", "screen", "power", "state"] {
+            let line = try #require(report.lines.first { $0.check == check }, "\(check): \(report.text)")
+            #expect(line.status == .info && line.text.hasPrefix("not checked here: "), "\(report.text)")
+        }
+        #expect(report.passed)
+    }
+
+    @Test func aModelThatIsNoPiIsNamed() throws {
+        let box = try laptop()
+        defer { box.dir.remove() }
+        try box.write("/proc/device-tree/model", "linux,dummy-virt\u{0}")
+        let report = Doctor.run(try box.context(board: "auto"))
+        #expect(
+            report.preface.first?.hasPrefix("This is not a Raspberry Pi: its model is \"linux,dummy-virt\".") == true)
+    }
+
+    @Test func theServiceIsCheckedWhereItIsInstalled() throws {
+        let box = try laptop()
+        defer { box.dir.remove() }
+        try box.write("/usr/lib/systemd/system/kiosk-player.service", "[Service]\n")
+        let report = Doctor.run(try box.context(board: "auto"))
+        let state = try #require(report.failures.first { $0.check == "state" }, "\(report.text)")
+        #expect(state.fix?.contains("install the kiosk-player package") == true)
+        #expect(report.failures.contains { $0.check == "groups" })
+    }
+
+    @Test func aNamedBoardIsCheckedInFullPiOrNot() throws {
+        let box = try laptop()
+        defer { box.dir.remove() }
+        let report = Doctor.run(try box.context(board: "qemu-gpio-sim"))
+        #expect(report.preface.first?.contains("The board qemu-gpio-sim was named") == true, "\(report.text)")
+        #expect(!report.lines.contains { $0.text.hasPrefix("not checked here") }, "\(report.text)")
+        #expect(report.failures.contains { $0.check == "gpio" })
+    }
+
+    @Test func aRaspberryPiHasNoPreface() throws {
+        let box = try laptop()
+        defer { box.dir.remove() }
+        try box.write("/proc/device-tree/model", "Raspberry Pi 4 Model B Rev 1.4\u{0}")
+        let report = Doctor.run(try box.context(board: "auto"))
+        #expect(report.preface.isEmpty)
+        #expect(report.failures.contains { $0.check == "sound" }, "\(report.text)")
+    }
+
+    @Test func technicalDetailShowsOnlyWhenVerbose() throws {
+        let box = try laptop()
+        defer { box.dir.remove() }
+        try box.write("/usr/lib/systemd/system/kiosk-player.service", "[Service]\n")
+        let report = Doctor.run(try box.context(board: "auto"))
+        for word in ["/etc/passwd", "SupplementaryGroups=", "EEPROM", "ext4"] {
+            #expect(!report.text.contains(word), "\(word) in:\n\(report.text)")
+        }
+        let verbose = report.text(onlyFailures: false, verbose: true)
+        #expect(verbose.contains("detail: no kiosk-player in /etc/passwd"))
+        #expect(verbose.contains("SupplementaryGroups="))
     }
 }

@@ -31,6 +31,8 @@ harness_name=test-deb
 source "$repo/deploy/tests/harness.sh"
 # shellcheck source=../units.sh
 source "$repo/deploy/units.sh"
+# shellcheck source=../trees/mounts.sh
+source "$repo/deploy/trees/mounts.sh"
 
 base=$(bash "$repo/deploy/trees/tree.sh" base "$arch") || exit 1
 work=$(mktemp -d /tmp/kiosk-test-deb.XXXXXX)
@@ -39,9 +41,12 @@ mounts=()
 cleanup() {
     local i
     for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null; done
-    rm -rf "$work"
+    # Never through a /dev still bound inside: remove_tree unmounts first and refuses otherwise.
+    remove_tree "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 mkdir -p "$tree" "$work/upper" "$work/ovl"
 mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/ovl" "$tree" || exit 1
 mounts+=("$tree")

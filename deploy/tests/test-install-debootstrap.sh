@@ -6,7 +6,7 @@
 #
 # The pristine tree is cached under /var/cache/kiosk-player/<suite>-minbase (made once, about a
 # minute); each run works on an overlay (or a copy) of it, so the cache stays clean. Needs root,
-# debootstrap and the Debian mirror. Without --binary it uses .build/release/kiosk-player or
+# debootstrap and a Debian archive (debootstrap's default, or $DEBIAN_MIRROR when set). Without --binary it uses .build/release/kiosk-player or
 # .build/debug/kiosk-player when one exists (the build must match this machine's architecture).
 # Prints "test-install: N passed, N failed".
 set -uo pipefail
@@ -23,22 +23,26 @@ while [ $# -gt 0 ]; do
     shift
 done
 cache=/var/cache/kiosk-player/$suite-minbase
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# No archive host written here: debootstrap's default unless the machine's owner names one.
+mirror=()
+[ -z "${DEBIAN_MIRROR:-}" ] || mirror=("$DEBIAN_MIRROR")
 harness_name=test-install
 # shellcheck source=harness.sh
 source "$repo/deploy/tests/harness.sh"
 # shellcheck source=../units.sh
 source "$repo/deploy/units.sh"
+# shellcheck source=../trees/mounts.sh
+source "$repo/deploy/trees/mounts.sh"
 
 [ "$(id -u)" = 0 ] || { echo "test-install: skipped: needs root"; exit 0; }
 command -v debootstrap >/dev/null || { echo "test-install: skipped: debootstrap is not installed (apt-get install debootstrap)"; exit 0; }
 
 if [ ! -x "$cache/usr/bin/systemctl" ]; then
     echo "test-install: making the $suite tree in $cache (once)"
-    rm -rf "$cache.tmp"
+    remove_tree "$cache.tmp" || exit 1
     mkdir -p "$(dirname "$cache")"
     start=$(date +%s)
-    if ! debootstrap --variant=minbase --include=systemd,systemd-sysv,udev "$suite" "$cache.tmp" "$mirror" \
+    if ! debootstrap --variant=minbase --include=systemd,systemd-sysv,udev "$suite" "$cache.tmp" ${mirror[@]+"${mirror[@]}"} \
         >"$cache.log" 2>&1; then
         echo "test-install: skipped: debootstrap $suite failed (see $cache.log): $(tail -n 2 "$cache.log" | tr '\n' ' ')"
         exit 0
@@ -60,9 +64,11 @@ mounts=()
 cleanup() {
     local i
     for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[$i]}" 2>/dev/null; done
-    rm -rf "$work"
+    remove_tree "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 mkdir -p "$tree" "$work/upper" "$work/overlay-work"
 if mount -t overlay overlay -o "lowerdir=$cache,upperdir=$work/upper,workdir=$work/overlay-work" "$tree" 2>/dev/null; then
     mounts+=("$tree")

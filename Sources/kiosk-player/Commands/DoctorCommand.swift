@@ -11,7 +11,9 @@ enum DoctorCommand {
         Command(
             name: "doctor",
             summary: "check the box: board, sound, config.txt, GPIO, SPI, screen, USB, power, state, groups",
-            synopsis: ["[--config FILE] [--board NAME] [--device PCM] [--failed] [--quick] [--tone] [--json]"],
+            synopsis: [
+                "[--config FILE] [--board NAME] [--device PCM] [--failed] [--quick] [--tone] [--verbose] [--json]"
+            ],
             description: """
                 Checks the box as it is, in order: the board profile chosen and why (device-tree model,
                 HAT EEPROM), the sound cards against the profile's audio device, fallbacks and mixer
@@ -26,7 +28,10 @@ enum DoctorCommand {
                 if the right one comes first, the speaker wires are swapped.
 
                 Each line is ✓ (right), ✗ (wrong, with the exact fix under it) or – (information,
-                or an optional part). Exit status 0 only when no line is ✗.
+                or an optional part). Exit status 0 only when no line is ✗. On a machine that is not a
+                Raspberry Pi, with "board" left at "auto", the first line says so and the Pi's own parts
+                are "not checked here" (never ✗); name a board (--board) to check them anyway.
+                --verbose adds each line's technical detail (files, kernel names, ALSA's errors).
 
                 """,
             options: [
@@ -36,7 +41,11 @@ enum DoctorCommand {
                 .flag("--failed", "print only the ✗ lines (with their fixes) and the summary"),
                 .flag("--quick", "list the USB sticks without scanning them"),
                 .flag("--tone", "then play a short tone on the audio device: left first, then right"),
-                .flag("--json", "print the lines as JSON: {\"ok\": …, \"lines\": [{check, status, text, fix}]}"),
+                .flag("--verbose", "add each line's technical detail (files, kernel names, ALSA's own errors)"),
+                .flag(
+                    "--json",
+                    "print the lines as JSON: {\"ok\": …, \"preface\": […], \"lines\": [{check, status, text, fix, detail}]}"
+                ),
                 .text("--root", "DIR", "read /proc, /sys, /boot, /dev and /etc under DIR (tests)"),
             ],
             run: { parsed in
@@ -73,7 +82,8 @@ enum DoctorCommand {
                 if parsed.has("--json") {
                     printLine(report.json.serialized(pretty: true))
                 } else {
-                    CommandLineTool.writeOut(report.text(onlyFailures: parsed.has("--failed")))
+                    CommandLineTool.writeOut(
+                        report.text(onlyFailures: parsed.has("--failed"), verbose: parsed.has("--verbose")))
                 }
                 return report.passed ? 0 : 1
             })

@@ -81,7 +81,9 @@ enum RunCommand {
                 Generates a small demo library (FLAC files written with libFLAC's encoder: albums,
                 artists, genres, a playlist, cover art embedded and as cover.jpg, a Japanese album) under
                 DIR (default /tmp/kiosk-player-demo-UID), then runs the player on it with the keyboard as
-                buttons and the terminal as the screen (a PNG file when stdout is not a terminal).
+                buttons and the terminal as the screen (a PNG file when stdout is not a terminal): the
+                picture scaled to the terminal, what plays in words under it and the keys beside it
+                (COLUMNS and LINES, when both are set, choose the terminal's size).
                 Audio goes to the default ALSA device when it opens, otherwise to a silent real-time sink.
                 MPD clients connect to DIR/mpd.socket (e.g. mpc -h DIR/mpd.socket status).
 
@@ -106,12 +108,13 @@ enum RunCommand {
                 config.stateDirectory = root + "/state"
                 config.mediaRoots = []
                 let device: AudioDevice
+                var notes: [String] = []
                 if let chosen = parsed.value("--device") {
                     device = AudioDevice(name: chosen)
                 } else if let problem = ALSAOutput.probe(device: "default") {
-                    printLine(
-                        "Note: no sound card (the default ALSA device: \(problem)); audio goes to a silent real-time sink."
-                    )
+                    let note = "No sound card: you will hear nothing; the player plays into a silent sink."
+                    printLine("Note: \(note) (The default ALSA device: \(problem).)")
+                    notes.append(note)
                     device = .silent
                 } else {
                     device = ResolvedConfig.defaultDevice
@@ -132,6 +135,7 @@ enum RunCommand {
                 options.exitAfterScriptMs = parsed.int("--exit-after-script")
                 options.keyboard = isatty(0) != 0
                 options.printKeymap = true
+                options.terminalNotes = notes
                 options.shutdownQuits = true
                 options.services = [MPDService.make]
                 if options.screenType == .png { printLine("Screen frames go to \(options.pngPath!)") }
@@ -139,6 +143,7 @@ enum RunCommand {
                     // The terminal is the picture: log lines there would be drawn over it.
                     let logPath = root + "/demo.log"
                     printLine("Log: \(logPath)")
+                    options.terminalNotes.append("Log: \(logPath)")
                     do throws(Errno) {
                         try Log.redirect(toFile: logPath)
                     } catch {

@@ -44,8 +44,10 @@ public enum Doctor {
         var lines: [DoctorLine] = []
         lines += BoardCheck.lines(context)
         lines += SoundCheck.lines(context)
+        lines += OutputCheck.lines(context)
         lines += BootConfigCheck.lines(context)
         lines += GPIOCheck.lines(context)
+        lines += PinClaimCheck.lines(context)
         lines += SPICheck.lines(context)
         lines += ScreenCheck.lines(context)
         lines += USBCheck.lines(context)

@@ -7,8 +7,8 @@ import KioskCore
 ///
 /// Thread: any (reads files).
 public enum OutputCheck {
-    /// The words every "no sound" message ends with (screen, light and doctor say the same).
-    public static let advice = "plug in an HDMI screen with speakers or a DAC"
+    /// The words every "no sound" message ends with (the screen says the same).
+    public static let advice = Player.noSoundAdvice
 
     /// Whether a connected HDMI sink exists.
     static func hdmiConnected(_ root: SystemRoot) -> Bool {

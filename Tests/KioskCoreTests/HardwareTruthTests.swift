@@ -186,3 +186,19 @@ import Testing
         #expect(claims[5] == nil)
     }
 }
+
+/// A box with no output that can sound says so on the screen and by its light.
+@Suite(.serialized) struct NoSoundTests {
+    @Test func whenEveryOutputFailsTheScreenSaysWhatToPlugInAndTheLightShowsAnError() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], devices: ["hw:CARD=NoSuchCard"])
+        try rig.selectCategory(.album)
+        try rig.press(.select)
+        #expect(try rig.run { rig.audioEvents.contains { if case .deviceLost = $0 { true } else { false } } })
+        guard case .nowPlaying(let screen) = rig.player.screenState() else {
+            Issue.record("not the now-playing screen")
+            return
+        }
+        #expect(screen.statusLine == "No sound: plug in an HDMI screen with speakers or a DAC")
+        #expect(rig.player.currentLightState == .error)
+    }
+}

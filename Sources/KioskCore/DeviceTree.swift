@@ -105,8 +105,8 @@ public struct DeviceTree: Sendable {
         go(path, depth)
     }
 
-    /// Header pins that enabled devices claim through pinctrl (`pinctrl-0` → a pin group under a
-    /// GPIO controller: `brcm,pins` cells on Pi 0–4, `pins = "gpioN"` on the Pi 5's RP1), with the
+    /// Header pins that enabled devices claim through pinctrl (`pinctrl-0` → a pin group under the
+    /// header's GPIO controller: `brcm,pins` cells on Pi 0–4, `pins = "gpioN"` on the Pi 5's RP1), with the
     /// claiming node's path ("/soc/sound"). These pins show as free in gpiolib's line info.
     public var pinctrlClaims: [Int: String] {
         var phandles: [UInt32: String] = [:]
@@ -121,9 +121,11 @@ public struct DeviceTree: Sendable {
         for user in users {
             let owner = String(user.node.dropFirst(Self.base.count))
             for handle in user.groups {
+                // Only the header's controller: the Pi 0–4's at 7e200000, the Pi 5's on RP1 (the
+                // Pi 5's SoC GPIO blocks number their own pins from 0 too).
                 guard let group = phandles[handle] else { continue }
-                let parent = group.split(separator: "/").dropLast().last.map(String.init) ?? ""
-                guard parent.hasPrefix("gpio") else { continue }
+                let path = String(group.dropFirst(Self.base.count))
+                guard path.hasPrefix("/soc/gpio@7e200000/") || path.contains("/rp1/gpio@") else { continue }
                 var pins = cells(group + "/brcm,pins")?.map(Int.init) ?? []
                 pins += (strings(group + "/pins") ?? []).compactMap {
                     $0.hasPrefix("gpio") ? Int($0.dropFirst(4)) : nil

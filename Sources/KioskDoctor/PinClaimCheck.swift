@@ -36,7 +36,8 @@ public enum PinClaimCheck {
         for encoder in profile.encoders {
             inputs += [(encoder.a, "encoder \(encoder.name) A"), (encoder.b, "encoder \(encoder.name) B")]
         }
-        guard !inputs.isEmpty, !board.gpioChips.isEmpty else { return [] }
+        // Only a Pi's header chip has these claims (a gpio-sim or expander chip has its own numbers).
+        guard !inputs.isEmpty, board.gpioChips.contains(where: { $0.hasPrefix("pinctrl-") }) else { return [] }
         let source: String
         let claims: [Int: String]
         if let live = debugfsClaims(context.root, labels: board.gpioChips) {

@@ -302,6 +302,7 @@ else
     echo "  kept $confdir/config.json"
 fi
 for f in "$repo"/boards/*.json; do put "$f" "$share/boards/$(basename "$f")" 0644 || true; done
+put "$repo/boards/hats/hats.json" "$share/boards/hats/hats.json" 0644 || true
 # Profiles removed from the repository are removed from the target too.
 if [ -d "$(t $share/boards)" ]; then
     for f in "$(t $share/boards)"/*.json; do

@@ -98,13 +98,16 @@ public final class Appliance {
         // Events reach the player through this box: the player is made after the engine.
         let sink = EventSink()
         // The engine and the player name devices by their config names (their String API).
-        let outputDevices = resolved.audioDevices.map(\.name)
+        // A card the device tree gives no pins (the Pi 400's and Zero 2 W's Headphones) is skipped.
+        let deviceTree = DeviceTree.live
+        let outputDevices = resolved.audioDevices(skipping: deviceTree.silentCards).map(\.name)
         var audioSettings = AudioSettings(
-            device: resume?.outputDevice.flatMap { outputDevices.contains($0) ? $0 : nil } ?? resolved.audioDevice.name,
+            device: resume?.outputDevice.flatMap { outputDevices.contains($0) ? $0 : nil } ?? outputDevices[0],
             bufferMs: config.audio.bufferMs, ringSeconds: config.audio.ringSeconds, mixer: resolved.mixer,
             realtimePriority: config.audio.realtimePriority > 0 ? Int32(config.audio.realtimePriority) : nil)
         audioSettings.declickMilliseconds = config.audio.declickMs
         audioSettings.keepOpen = resolved.keepOpen
+        audioSettings.pauseStopsClock = deviceTree.i2sStopsClockOnPause
         // No probe of the device here: opening it costs milliseconds before the first sound, and
         // the engine reports a device that does not open (deviceLost) and retries by itself.
         engine = try AudioEngine(loop: loop, settings: audioSettings) { event in sink.player?.handle(event) }

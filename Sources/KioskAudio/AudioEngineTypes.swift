@@ -81,6 +81,9 @@ public struct AudioSettings: Sendable {
     /// clocks stop with the stream pops when they start again, and an HDMI sink drops the first
     /// moment of sound after a pause in the stream. Closed by `releaseDevice`, on loss and at shutdown.
     public var keepOpen = false
+    /// The device's driver stops its clock on pause and stop (the Pi 5's DesignWare I2S,
+    /// `DeviceTree.i2sStopsClockOnPause`): with `keepOpen`, a pause feeds silence instead.
+    public var pauseStopsClock = false
 
     public init(
         device: String = "default", bufferMs: Int = 60, ringSeconds: Double = 2, mixer: String? = nil,

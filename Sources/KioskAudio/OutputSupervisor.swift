@@ -38,6 +38,9 @@ public final class OutputSupervisor {
     /// Whether a device opens now.
     private let opens: (String) -> Bool
     private var lost = false
+    /// Every device of the list failed in turn (or the one there is): nothing can sound until one
+    /// comes back or is plugged in. Reset when a device comes back or is chosen.
+    public private(set) var noDeviceWorks = false
     private var fallbackTimer: TimerID?
     private var probeTimer: TimerID?
     /// Fallbacks since the chosen device last stayed for a minute.
@@ -79,6 +82,7 @@ public final class OutputSupervisor {
         inUse = device
         recentFallbacks = 0
         lost = false
+        noDeviceWorks = false
         cancelTimers()
         engine.setDevice(device)
     }
@@ -91,10 +95,12 @@ public final class OutputSupervisor {
         switch event {
         case .deviceLost(let device, let message):
             lost = true
+            if devices.count <= 1 { noDeviceWorks = true }
             onChange?(.lost(device: device, message: message))
             scheduleFallback()
         case .deviceBack(let device):
             lost = false
+            noDeviceWorks = false
             if let timer = fallbackTimer { scheduler.cancel(timer) }
             fallbackTimer = nil
             onChange?(.back(device: device))
@@ -112,6 +118,7 @@ public final class OutputSupervisor {
             self.lost = false
             self.inUse = self.following
             if self.inUse == self.chosen {
+                self.noDeviceWorks = true
                 Log.notice("audio output: trying \(self.chosen) again (the other devices are away too)")
             } else {
                 Log.notice("switching audio output to \(self.inUse) while \(self.chosen) is away")
@@ -144,6 +151,7 @@ public final class OutputSupervisor {
             self.lastReturnNs = self.scheduler.nowNanoseconds
             self.inUse = self.chosen
             self.lost = false
+            self.noDeviceWorks = false
             self.engine.setDevice(self.chosen)
             self.onChange?(.returned(to: self.chosen))
         }

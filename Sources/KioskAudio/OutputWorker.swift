@@ -87,8 +87,9 @@ final class OutputWorker: @unchecked Sendable {
             return
         }
         if !shared.playing.load(ordering: .acquiring) {
-            if sounding { fadeOut() }
-            hold()
+            let onSilence = holdsOnSilence()
+            if sounding { fadeOut(drain: !onSilence) }
+            if !onSilence { hold() }
             if shared.stopped.load(ordering: .relaxed) {
                 if keepsDeviceOpen() {
                     feedSilence()
@@ -99,6 +100,9 @@ final class OutputWorker: @unchecked Sendable {
                     feedingSilence = false
                     rampInDue = true
                 }
+            } else if onSilence {
+                feedSilence(pausing: true)
+                return
             }
             // Ended by the loop's `publishState` (play), the decoder's flush request or device
             // handoff (`reset`), `setDevice` after the end, `shutdown`.
@@ -284,8 +288,9 @@ final class OutputWorker: @unchecked Sendable {
     /// Before a hold or a skip (with `AudioSettings.declickMilliseconds`): the stream's next frames
     /// go out on a falling ramp and the device plays out what it holds, so the sound ends in
     /// silence, not on a cut sample. Those frames count as played: a resume goes on after them
-    /// (ramping in). The ramp stops short at a marker or when the ring is empty.
-    private func fadeOut() {
+    /// (ramping in). The ramp stops short at a marker or when the ring is empty. Without `drain`
+    /// the device is not played out (which stops a DesignWare I2S clock): silence follows the ramp.
+    private func fadeOut(drain: Bool = true) {
         sounding = false
         guard shared.declickMs > 0, let configuration = session.configuration, !session.lost else {
             // No ramp out; and a fade-in still rising (the attract loop's) ends with this sound,
@@ -307,7 +312,7 @@ final class OutputWorker: @unchecked Sendable {
         gain.endRamp()
         sounding = false
         rampInDue = true
-        session.drain()
+        if drain { session.drain() }
         updatePosition()
     }
 
@@ -322,9 +327,18 @@ final class OutputWorker: @unchecked Sendable {
         return shared.settings.keepOpen && session.configuration != nil && !session.lost
     }
 
-    /// Stopped with the device kept open: keeps about two periods of silence queued in it, waking
-    /// once a period (or for play, a reset, a device request, a release, shutdown).
-    private func feedSilence() {
+    /// Whether a pause (and a stop) holds the device on silence rather than pausing or draining it:
+    /// with `keepOpen`, on a device that stops its clock then (`AudioSettings.pauseStopsClock`, the
+    /// Pi 5's DesignWare I2S) or cannot pause at all (its hw_params say so; pausing drops it).
+    private func holdsOnSilence() -> Bool {
+        guard shared.settings.keepOpen, let configuration = session.configuration, !session.lost else { return false }
+        return shared.settings.pauseStopsClock || !configuration.canPause
+    }
+
+    /// Stopped with the device kept open, or paused on silence (`pausing`: the silence counts for
+    /// no track, so the position stays where the pause began): keeps about two periods of silence
+    /// queued in it, waking once a period (or for play, a reset, a device request, a release, shutdown).
+    private func feedSilence(pausing: Bool = false) {
         guard let output = session.output, let configuration = session.configuration else { return }
         if let played = session.dropPausedFrames(written: timeline.written) {
             // A pause in place became a stop: its frames will not play.
@@ -337,7 +351,7 @@ final class OutputWorker: @unchecked Sendable {
             let result = output.write(silence, count: period)
             if result > 0 {
                 feedingSilence = true
-                timeline.wrote(result)
+                if pausing { timeline.wroteGap(result) } else { timeline.wrote(result) }
                 updatePosition()
             } else if result < 0, output.recover(result) < 0 {
                 lose(code: Int32(clamping: result), message: nil)

@@ -43,6 +43,10 @@ public struct BoardOutputs: Sendable, Equatable {
         /// Active (lit, latched) at the low physical level.
         public var activeLow: Bool
 
+        /// The config.txt line that makes the firmware drive this line active from power-on
+        /// (raspberrypi/documentation config-txt/gpio.md: `op` output, `dh`/`dl` driven high/low).
+        public var heldConfigTxt: String { "gpio=\(line)=op,\(activeLow ? "dl" : "dh")" }
+
         public init(line: Int, activeLow: Bool = false) {
             self.line = line
             self.activeLow = activeLow

@@ -36,6 +36,8 @@ public struct BoardProfile: Sendable {
     public var configTxt: [String] = []
     /// The status light, error light and power latch (`outputs`).
     public var outputs = BoardOutputs()
+    /// The DAC or amplifier HAT the profile (or the config's `"hat"`) names, applied by `with(hat:)`.
+    public var hat: BoardHat?
     /// Buttons, encoders, chords, evdev devices (parsed by KioskInput).
     public var input: InputProfile
     /// The screen section (parsed by KioskDisplay).
@@ -78,7 +80,11 @@ public struct BoardProfile: Sendable {
         if text.hasPrefix("Raspberry Pi 5") { return "rpi5" }
         // Before "Raspberry Pi 4": the 400 has no headphone jack, so HDMI comes first.
         if text.hasPrefix("Raspberry Pi 400") { return "rpi400" }
-        if text.hasPrefix("Raspberry Pi 4") || text.hasPrefix("Raspberry Pi Compute Module 4") { return "rpi4" }
+        // A Compute Module's IO board has no jack (and a CM5 no Pi 5 header chip of its own name).
+        if text.hasPrefix("Raspberry Pi Compute Module 4") || text.hasPrefix("Raspberry Pi Compute Module 5") {
+            return "rpi-cm"
+        }
+        if text.hasPrefix("Raspberry Pi 4") { return "rpi4" }
         if text.hasPrefix("Raspberry Pi Zero 2") { return "rpi-zero2w" }
         if text.hasPrefix("Raspberry Pi 3") { return "rpi3" }
         return "usb-keypad-hdmi"
@@ -94,6 +100,16 @@ public struct BoardProfile: Sendable {
             }
         }
         return found.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Finds and parses the profile `name` ("auto" = detect), with the config's `hat` (named in
+    /// `configFile`'s errors) on it.
+    public static func load(name: String, extraDirectory: String?, hat: String?, configFile: String)
+        throws(ConfigError) -> BoardProfile
+    {
+        let profile = try load(name: name, extraDirectory: extraDirectory)
+        guard let hat else { return profile }
+        return try profile.with(hat: try BoardHat.named(hat, near: profile.file, path: (configFile, "hat")))
     }
 
     /// Finds and parses the profile `name` ("auto" = detect).
@@ -153,8 +169,24 @@ public struct BoardProfile: Sendable {
             }
             profile.configTxt.append(line)
         }
+        if let latch = profile.outputs.powerLatch, !profile.isTest {
+            // Only the firmware holds a line from power-on and through a reboot's reset; the player
+            // holds it from its start, so the profile needs the line in config.txt.
+            let held = latch.heldConfigTxt
+            if !profile.configTxt.contains(where: { $0.hasPrefix("gpio=\(latch.line)=") }) {
+                profile.configTxt.append(held)
+            } else if !profile.configTxt.contains(held) {
+                throw r.error(
+                    "configTxt",
+                    "the power latch on line \(latch.line) needs \"\(held)\" (it holds the latch from power-on)")
+            }
+        }
+        let hatName = try r.string("hat")
         try r.finish()
         try profile.checkLineConflicts()
+        if let hatName {
+            profile = try profile.with(hat: try BoardHat.named(hatName, near: file, path: (file, "hat")))
+        }
         return profile
     }
 

@@ -21,6 +21,8 @@ public struct Config: Sendable {
         public var device: AudioDevice?
         public var fallbackDevices: [AudioDevice]?
         public var mixer: String?
+        /// `"mixer": null` given: no hardware mixer, whatever the board says (absent: the board's).
+        public var mixerNone = false
         public var bufferMs = 60
         public var ringSeconds = 2.0
         /// SCHED_FIFO priority of the audio threads; 0 = normal scheduling.
@@ -97,6 +99,8 @@ public struct Config: Sendable {
     public var file = ""
     /// Board profile name, or "auto" (from /proc/device-tree/model).
     public var board = "auto"
+    /// A DAC or amplifier HAT of boards/hats/hats.json put on the board (nil: the board's own, if any).
+    public var hat: String?
     /// Extra directory searched first for `<board>.json`.
     public var boardsDirectory: String?
     public var mediaRoots = Config.defaultMediaRoots
@@ -146,7 +150,8 @@ public struct Config: Sendable {
 
     /// The keys of the top level, for messages.
     static let topKeys = [
-        "board", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "volumeMin", "volumeMax", "volumeAtBoot",
+        "board", "hat", "boardsDirectory", "mediaRoots", "stateDirectory", "volume", "volumeMin", "volumeMax",
+        "volumeAtBoot",
         "resumeAtBoot", "libraryDirectories", "idlePowerOffMinutes", "audiobookGenres", "bookmarks", "sleepMinutes",
         "sleepAction",
         "repeat", "shuffle", "replayGain", "replayGainPreampDb", "replayGainMissingPreampDb", "audio", "screen",
@@ -160,6 +165,7 @@ public struct Config: Sendable {
         var c = Config()
         c.file = file
         c.board = try r.string("board") ?? c.board
+        c.hat = try r.string("hat")
         c.boardsDirectory = try r.string("boardsDirectory")
         if let roots = try r.strings("mediaRoots", maxCount: 32) {
             for (i, root) in roots.enumerated() where !root.hasPrefix("/") {
@@ -219,6 +225,7 @@ public struct Config: Sendable {
             c.audio.device = try a.string("device").map(AudioDevice.init(name:))
             c.audio.fallbackDevices = try a.strings("fallbackDevices", maxCount: 16)?.map(AudioDevice.init(name:))
             c.audio.mixer = try a.string("mixer")
+            c.audio.mixerNone = a.has("mixer") && c.audio.mixer == nil
             c.audio.bufferMs = try a.int("bufferMs", range: 10...500) ?? c.audio.bufferMs
             c.audio.ringSeconds = try a.double("ringSeconds", range: 0.25...30) ?? c.audio.ringSeconds
             c.audio.realtimePriority = try a.int("realtimePriority", range: 0...99) ?? c.audio.realtimePriority

@@ -33,11 +33,20 @@ extension Player {
         if outputDevices.count > 1 { chooseOutput(output.following, by: "in the menu") }
     }
 
+    /// What a box says when none of its outputs can sound (screen, light and `doctor` alike).
+    public static let noSoundAdvice = "plug in an HDMI screen with speakers or a DAC"
+
+    /// The status line while no output works (a Zero 2 W without an HDMI sink, a DAC not found).
+    public static let noSoundLine = "No sound: \(noSoundAdvice)"
+
+    /// Whether every output device failed in turn: the light shows an error meanwhile.
+    var noOutputWorks: Bool { output.noDeviceWorks }
+
     /// What the output supervisor reports, on the status line of the now-playing screen.
     func outputChanged(_ change: OutputChange) {
         switch change {
-        case .lost: overlays.showOutput("Audio device unplugged")
-        case .fellBack(let device, _): overlays.showOutput("Output: \(device)")
+        case .lost: overlays.showOutput(noOutputWorks ? Self.noSoundLine : "Audio device unplugged")
+        case .fellBack(let device, _): overlays.showOutput(noOutputWorks ? Self.noSoundLine : "Output: \(device)")
         case .back: overlays.showOutput(outputDevice == preferredDevice ? nil : "Output: \(outputDevice)")
         case .returned: overlays.showOutput(nil)
         }

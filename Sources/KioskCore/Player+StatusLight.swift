@@ -12,12 +12,12 @@ extension Player {
     /// screen dark, and its light is where an error shows).
     static func lightState(
         _ view: PlayerView, screen: ScreenState, message: MessageState? = nil, linking: Bool, lowPower: Bool = false,
-        exhibit: LightState? = nil
+        exhibit: LightState? = nil, noSound: Bool = false
     ) -> LightState {
         // Low power first: the box's errors may well come from it.
         if lowPower { return .lowPower }
         if case .message(let shown) = screen, shown.kind == .error { return .error }
-        if message?.kind == .error { return .error }
+        if message?.kind == .error || noSound { return .error }
         if linking { return .linking }
         if view.shuttingDown { return .stopped }
         if let exhibit { return exhibit }
@@ -33,7 +33,7 @@ extension Player {
         let view = self.view
         return Self.lightState(
             view, screen: view.screen, message: transientMessage, linking: isLinkPromptShowing, lowPower: isLowPower,
-            exhibit: exhibitLightState)
+            exhibit: exhibitLightState, noSound: noOutputWorks)
     }
 
     /// Exhibit mode's part of the light: closed, or open and waiting for a visitor (nil: a clip
@@ -53,7 +53,7 @@ extension Player {
     func noteLightState(_ view: PlayerView, screen: ScreenState) {
         let state = Self.lightState(
             view, screen: screen, message: transientMessage, linking: isLinkPromptShowing, lowPower: isLowPower,
-            exhibit: exhibitLightState)
+            exhibit: exhibitLightState, noSound: noOutputWorks)
         guard state != lightState else { return }
         lightState = state
         onLightState?(state)

@@ -20,6 +20,14 @@ public struct ResolvedConfig: Sendable {
     /// ALSA's default PCM: the last fallback.
     public static let defaultDevice = AudioDevice.alsa(pcm: "default")
 
+    /// `audioDevices` without those on `silentCards` (cards this board has but that cannot sound,
+    /// `DeviceTree.silentCards`); "default" stays last.
+    public func audioDevices(skipping silentCards: Set<String>) -> [AudioDevice] {
+        audioDevices.filter { device in
+            DeviceTree.cardName(of: device.name).map { !silentCards.contains($0) } ?? true
+        }
+    }
+
     /// The configured device, then the fallbacks (config, else board), then "default"; no duplicates.
     public var audioDevices: [AudioDevice] {
         var list = [audioDevice]
@@ -30,7 +38,8 @@ public struct ResolvedConfig: Sendable {
         return list
     }
 
-    public var mixer: String? { config.audio.mixer ?? board.audio.mixer }
+    /// The config's mixer; none when the config says `"mixer": null`; else the board's (or its HAT's).
+    public var mixer: String? { config.audio.mixerNone ? nil : config.audio.mixer ?? board.audio.mixer }
     /// Whether the device stays open, fed silence, while stopped: the config's, else the board's.
     public var keepOpen: Bool { config.audio.keepOpen ?? board.audio.keepOpen }
 
@@ -161,6 +170,7 @@ public struct ResolvedConfig: Sendable {
             ("board", .string(board.name)),
             ("boardFile", .string(board.file)),
             ("boardDescription", .string(board.description)),
+            ("hat", optional(board.hat?.name)),
             ("mediaRoots", strings(c.mediaRoots)),
             ("stateDirectory", .string(c.stateDirectory)),
             ("volume", .number(Double(c.volume))),

@@ -75,8 +75,10 @@ public enum Doctor {
             lines.append(.notChecked("screen", "the screen of the board profile \(context.resolved.board.name)"))
         } else {
             lines += SoundCheck.lines(context)
+            lines += OutputCheck.lines(context)
             lines += BootConfigCheck.lines(context)
             lines += GPIOCheck.lines(context)
+            lines += PinClaimCheck.lines(context)
             lines += SPICheck.lines(context)
             lines += ScreenCheck.lines(context)
         }

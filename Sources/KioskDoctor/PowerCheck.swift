@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+import KioskCore
 import KioskSystem
 
 /// Check 8: under-voltage and throttling. Two sources, both used when present:
 /// - the kernel's `rpi_volt` hwmon device (drivers/hwmon/raspberrypi-hwmon.c in raspberrypi/linux):
-///   it polls the firmware's GET_THROTTLED mailbox property every 2 s and raises `in0_lcrit_alarm`
-///   while bit 0 (under-voltage now) is set (Documentation/hwmon/raspberrypi-hwmon.rst);
+///   every 2 s it asks the firmware's GET_THROTTLED with 0xffff, which returns and clears the
+///   sticky "has occurred" bits, and raises `in0_lcrit_alarm` from bit 16: under-voltage in the
+///   last 2 s, not "now" and not "since boot" (Documentation/hwmon/raspberrypi-hwmon.rst);
 /// - the firmware's flags through `vcgencmd get_throttled` (`throttled=0x50005`): bit 0 under-voltage
 ///   now, 1 ARM frequency capped, 2 throttled, 3 soft temperature limit; bits 16–19 the same "has
-///   occurred since boot" (raspberrypi.com documentation, os.html#get_throttled).
+///   occurred" (raspberrypi.com documentation, os.html#get_throttled), which rpi_volt's poll clears
+///   every 2 s: with it loaded they too mean "in the last 2 s", not "since boot".
 ///
 /// Thread: any (reads files, runs vcgencmd and waits for it).
 public enum PowerCheck {
@@ -39,10 +42,23 @@ public enum PowerCheck {
         let root = context.root
         var lines: [DoctorLine] = []
         let fix = "use the official power supply (5.1 V 3 A for a Pi 4, 5 V 5 A for a Pi 5) and a short, thick cable"
+        let tree = DeviceTree(prefix: root.prefix)
+        if tree.underVoltageUnmeasurable {
+            // No detection hardware: the alarm and the flags stay 0 whatever the supply does.
+            return [
+                .info(
+                    "power",
+                    "under-voltage is not measurable on this board (\(tree.model ?? "")): the Pi Zero (W) and the Compute Modules have no detection (raspberrypi/linux#2367)",
+                    fix: fix)
+            ]
+        }
         if let dir = hwmon(root) {
             switch root.value("\(dir)/in0_lcrit_alarm") {
-            case "0": lines.append(.pass("power", "no under-voltage now (rpi_volt \(dir)/in0_lcrit_alarm = 0)"))
-            case "1": lines.append(.fail("power", "under-voltage now (rpi_volt \(dir)/in0_lcrit_alarm = 1)", fix: fix))
+            case "0":
+                lines.append(.pass("power", "no under-voltage in the last 2 s (rpi_volt \(dir)/in0_lcrit_alarm = 0)"))
+            case "1":
+                lines.append(
+                    .fail("power", "under-voltage in the last 2 s (rpi_volt \(dir)/in0_lcrit_alarm = 1)", fix: fix))
             case let other:
                 lines.append(.info("power", "rpi_volt found but in0_lcrit_alarm reads \(other ?? "nothing")"))
             }
@@ -58,11 +74,12 @@ public enum PowerCheck {
                     lines.append(
                         .info(
                             "power",
-                            "vcgencmd get_throttled = \(hex): since boot \(before.joined(separator: ", ")) (not now)",
+                            "vcgencmd get_throttled = \(hex): recently \(before.joined(separator: ", ")) (not now)",
                             fix: fix))
                 } else {
                     lines.append(
-                        .pass("power", "vcgencmd get_throttled = \(hex): no under-voltage or throttling since boot"))
+                        .pass(
+                            "power", "vcgencmd get_throttled = \(hex): no under-voltage or throttling now or recently"))
                 }
             } else {
                 lines.append(.info("power", "\(vcgencmd) get_throttled gave no answer (needs the video group)"))

@@ -41,13 +41,7 @@ public enum SoundCheck {
 
     /// The card a PCM name refers to: "hw:CARD=sndrpihifiberry,DEV=0" → "sndrpihifiberry",
     /// "plughw:1,0" → "1", "hdmi:vc4hdmi0" → "vc4hdmi0"; nil for "default", "null", asoundrc PCMs.
-    public static func cardName(of device: String) -> String? {
-        guard let colon = device.firstIndex(of: ":") else { return nil }
-        let arguments = device[device.index(after: colon)...].split(separator: ",")
-        if let card = arguments.first(where: { $0.hasPrefix("CARD=") }) { return String(card.dropFirst(5)) }
-        if let first = arguments.first, !first.contains("=") { return String(first) }
-        return nil
-    }
+    public static func cardName(of device: String) -> String? { DeviceTree.cardName(of: device) }
 
     public static func lines(_ context: DoctorContext) -> [DoctorLine] {
         let resolved = context.resolved
@@ -59,7 +53,7 @@ public enum SoundCheck {
             lines.append(.info("sound", "audio device \"none\": the player plays silently (config audio.device)"))
             return lines
         }
-        let overlay = resolved.board.configTxt.first { $0.hasPrefix("dtoverlay=") }
+        let overlay = (resolved.board.hat?.configTxt ?? resolved.board.configTxt).first { $0.hasPrefix("dtoverlay=") }
         let noCardFix =
             overlay.map {
                 "add \($0) to config.txt (see the config.txt lines below) and reboot; then `aplay -l` lists the card"

@@ -11,8 +11,9 @@ public enum USBCheck {
     public static func lines(_ context: DoctorContext) -> [DoctorLine] {
         let roots = context.resolved.config.mediaRoots
         let table = MountTable(context.root)
+        // Only a block device is a stick: a tmpfs or bind mount under /mnt is not.
         let sticks = table.mounts.filter { mount in
-            roots.contains { mount.mountPoint.hasPrefix(MountTable.slashed($0)) }
+            mount.source.hasPrefix("/dev/") && roots.contains { mount.mountPoint.hasPrefix(MountTable.slashed($0)) }
         }
         guard !sticks.isEmpty else {
             return [

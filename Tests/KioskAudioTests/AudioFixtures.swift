@@ -255,6 +255,13 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
     private var frameBytes = 4
     /// Frames taken so far, readable from any thread (the loop's side of a test).
     let framesTaken = Atomic<Int>(0)
+    /// Whether its hw_params say it can pause (a PCM without SNDRV_PCM_INFO_PAUSE: false). Set
+    /// before the engine starts.
+    var canPause = true
+    /// Calls of `pause`, `drain` and `drop` (each stops a clock-stopping driver's clock).
+    let pauses = Atomic<Int>(0)
+    let drains = Atomic<Int>(0)
+    let drops = Atomic<Int>(0)
 
     /// Channel counts this takes (a stereo DAC's hw: device takes 2 only).
     let channels: ClosedRange<Int>
@@ -299,7 +306,7 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
         let configuration = OutputConfiguration(
             format: format, encoding: choice.encoding, channels: deviceChannels, deviceRate: deviceRate,
             exact: computed ? choice.encoding.bits >= 24 : choice.exact, periodFrames: 512, bufferFrames: 2048,
-            canPause: true)
+            canPause: canPause)
         configurations.append(configuration)
         return configuration
     }
@@ -323,8 +330,11 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
 
     func delay() -> Int { 0 }
     func recover(_ error: Int) -> Int { error == -Int(EPIPE) ? 0 : error }
-    func pause(_ paused: Bool) -> Bool { true }
-    func drain() {}
-    func drop() {}
+    func pause(_ paused: Bool) -> Bool {
+        pauses.add(1, ordering: .relaxed)
+        return canPause
+    }
+    func drain() { drains.add(1, ordering: .relaxed) }
+    func drop() { drops.add(1, ordering: .relaxed) }
     func close() { opened.store(false, ordering: .releasing) }
 }

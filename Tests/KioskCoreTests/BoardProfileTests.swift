@@ -49,7 +49,7 @@ import Testing
         ),
         (
             #"{"name": "test", "colour": "red"}"#,
-            "boards/test.json: colour: unknown key (known keys: audio, buttons, cardReaders, chords, configTxt, description, encoders, evdev, gpioChip, name, outputs, reservedLines, screen, test)"
+            "boards/test.json: colour: unknown key (known keys: audio, buttons, cardReaders, chords, configTxt, description, encoders, evdev, gpioChip, hat, name, outputs, reservedLines, screen, test)"
         ),
     ])
     func errorsSayWhereAndWhat(text: String, message: String) {

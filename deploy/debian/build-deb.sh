@@ -52,7 +52,7 @@ out=$repo/.build/deb
 stage_root=$out/stage-$arch
 stage=$stage_root/kiosk-player-$version
 rm -rf "$stage_root"
-mkdir -p "$stage/debian" "$stage/prebuilt" "$stage/modules-load.d" "$stage/config" "$stage/boards"
+mkdir -p "$stage/debian" "$stage/prebuilt" "$stage/modules-load.d" "$stage/config" "$stage/boards/hats"
 cp -a "$here/control" "$here/rules" "$here/copyright" "$here/source" "$here"/kiosk-player.* "$stage/debian/"
 cp "$repo/deploy/sysusers-kiosk-player.conf" "$stage/debian/kiosk-player.sysusers"
 install -m 0755 "$binary" "$stage/prebuilt/kiosk-player"
@@ -60,6 +60,7 @@ cp -a "$repo/deploy/systemd" "$repo/deploy/udev" "$repo/deploy/units.list" "$sta
 cp "$repo/deploy/modules-load-kiosk-player.conf" "$stage/modules-load.d/kiosk-player.conf"
 cp "$repo/deploy/kiosk-automount" "$repo/deploy/kiosk-library-dropin" "$repo/deploy/kiosk-lazytime" "$repo/deploy/kiosk-console" "$repo/deploy/kiosk-power-latch" "$stage/"
 cp "$repo"/boards/*.json "$stage/boards/"
+cp "$repo"/boards/hats/hats.json "$stage/boards/hats/"
 cp "$repo/deploy/config.json" "$stage/config/config.json"
 cp "$repo/README.md" "$stage/README.md"
 cp -a "$repo/docs" "$stage/docs"

@@ -69,14 +69,17 @@ public final class SpeechSynthesizer {
                 let reason = String(
                     decoding: why.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 throw SpeechError(
-                    message: "speech: cannot load espeak-ng (\(reason); Debian's package libespeak-ng1 provides it)")
+                    message:
+                        "speech: cannot load espeak-ng (\(reason)): spoken prompts are off; `sudo apt install libespeak-ng1` turns them on"
+                )
             }
             rate = Int(kes_espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, dataPath, 0))
             guard rate > 0 else {
                 Self.owned.store(false, ordering: .releasing)
                 throw SpeechError(
                     message:
-                        "speech: cannot load espeak-ng's voice data (\(dataPath ?? "the installed espeak-ng-data"))")
+                        "speech: cannot load espeak-ng's voice data (\(dataPath ?? "the installed espeak-ng-data")): spoken prompts are off; `sudo apt install espeak-ng-data` turns them on"
+                )
             }
             Self.loadedRate.store(rate, ordering: .relaxed)
             kes_espeak_SetSynthCallback { wave, count, events in

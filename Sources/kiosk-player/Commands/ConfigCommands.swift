@@ -33,7 +33,9 @@ enum ConfigCommands {
                     return 0
                 }
                 let board = try BoardProfile.load(
-                    name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
+                    name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory,
+                    hat: config.hat,
+                    configFile: config.file)
                 let resolved = ResolvedConfig(config: config, board: board)
                 try resolved.validate()
                 if parsed.has("--framebuffer") {

@@ -58,7 +58,9 @@ enum DoctorCommand {
                     if let device = parsed.value("--device") { config.audio.device = AudioDevice(name: device) }
                     let requested = parsed.value("--board") ?? config.board
                     let board = try BoardProfile.load(
-                        name: Doctor.boardName(requested: requested, root: root), extraDirectory: config.boardsDirectory
+                        name: Doctor.boardName(requested: requested, root: root),
+                        extraDirectory: config.boardsDirectory,
+                        hat: config.hat, configFile: config.file
                     )
                     let resolved = ResolvedConfig(config: config, board: board)
                     try resolved.validate()

@@ -55,7 +55,8 @@ enum RunCommand {
                 if let listen = parsed.value("--mpd-listen") { config.mpd.listen = listen }
                 _ = try MPDSettings.from(config.mpd, file: config.file.isEmpty ? "--mpd-socket" : config.file)
                 let board = try BoardProfile.load(
-                    name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory)
+                    name: parsed.value("--board") ?? config.board, extraDirectory: config.boardsDirectory,
+                    hat: config.hat, configFile: config.file)
                 var options = ApplianceOptions()
                 options.screenType = screenType(parsed)
                 options.pngPath = parsed.value("--png")

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCore
+
+/// The board's buttons and encoders against the pins a HAT's overlay already claims. Pins claimed
+/// through pinctrl (an overlay's pin group, as `iqaudio-dacplus` takes GPIO 22 for its amplifier
+/// mute) show as free in gpiolib's line info, so `GPIOCheck` cannot see them. Read from pinctrl's
+/// `pinmux-pins` in debugfs (root only) or else from the enabled device-tree nodes' `pinctrl-0`
+/// groups; a match is named with the HAT (boards/hats/hats.json) and the fix.
+///
+/// Thread: any (reads files).
+public enum PinClaimCheck {
+    /// Mux owners per pin from `/sys/kernel/debug/pinctrl/<dev>-<label>/pinmux-pins` of the
+    /// controllers whose names end in one of `labels`; nil when none can be read.
+    /// Line format (drivers/pinctrl/pinmux.c): `pin 22 (gpio22): soc:sound (GPIO UNCLAIMED) function gpio_out group gpio22`.
+    public static func debugfsClaims(_ root: SystemRoot, labels: [String]) -> [Int: String]? {
+        let base = "/sys/kernel/debug/pinctrl"
+        var claims: [Int: String]?
+        for dir in root.entries(base) where labels.contains(where: { dir.hasSuffix($0) }) {
+            guard let text = root.text("\(base)/\(dir)/pinmux-pins") else { continue }
+            var found = claims ?? [:]
+            for line in text.split(separator: "\n") where line.hasPrefix("pin ") {
+                let fields = line.split(separator: " ")
+                guard fields.count >= 4, let pin = Int(fields[1]) else { continue }
+                let owner = String(fields[3])
+                if owner != "(MUX" { found[pin] = owner }
+            }
+            claims = found
+        }
+        return claims
+    }
+
+    public static func lines(_ context: DoctorContext) -> [DoctorLine] {
+        let board = context.resolved.board
+        let profile = (try? context.resolved.inputProfile()) ?? board.input
+        var inputs: [(line: Int, use: String)] = profile.buttons.map { ($0.line, "button \($0.name)") }
+        for encoder in profile.encoders {
+            inputs += [(encoder.a, "encoder \(encoder.name) A"), (encoder.b, "encoder \(encoder.name) B")]
+        }
+        // Only a Pi's header chip has these claims (a gpio-sim or expander chip has its own numbers).
+        guard !inputs.isEmpty, board.gpioChips.contains(where: { $0.hasPrefix("pinctrl-") }) else { return [] }
+        let source: String
+        let claims: [Int: String]
+        if let live = debugfsClaims(context.root, labels: board.gpioChips) {
+            claims = live
+            source = "pinctrl's pinmux-pins"
+        } else {
+            let tree = DeviceTree(prefix: context.root.prefix)
+            guard tree.model != nil else { return [] }
+            claims = tree.pinctrlClaims
+            source = "the device tree's pin groups"
+        }
+        let hats = (try? BoardHat.table(near: board.file)) ?? []
+        var lines: [DoctorLine] = []
+        for (line, use) in inputs.sorted(by: { $0.line < $1.line }) {
+            guard let owner = claims[line] else { continue }
+            if line == 20 && owner.contains("i2s") {
+                // The I2S group takes DIN too; a playback-only DAC leaves it unused, and a
+                // gpiolib request moves the pin back to an input (the pre-2020 Pirate Audio's Y).
+                lines.append(
+                    .info(
+                        "pins", "\(use) is on GPIO 20, the I2S input (DIN) \(owner) claims: fine unless the HAT records"
+                    ))
+                continue
+            }
+            let takers = BoardHat.claiming(line, in: hats)
+            let what = takers.first?.pins.first { $0.line == line }?.use
+            let which =
+                takers.isEmpty
+                ? "" : " (\(what ?? "a HAT's line"); HATs that take it: \(takers.map(\.name).joined(separator: ", ")))"
+            lines.append(
+                .fail(
+                    "pins", "\(use) is wired to GPIO \(line), which \(owner) claims\(which)",
+                    fix:
+                        "move \(use) to a free line: copy \(board.file) to /etc/kiosk-player/boards/, change its line there and rewire it; or remove the overlay that claims GPIO \(line) from config.txt"
+                ))
+        }
+        if !lines.contains(where: { $0.status == .fail }) {
+            lines.append(.pass("pins", "no button or encoder on a pin a HAT or overlay claims (\(source))"))
+        }
+        return lines
+    }
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCore
+import KioskDoctor
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+/// The doctor's checks of issue 46 against device trees of real boards (Tests/Fixtures/hardware).
+@Suite struct HardwareChecksTests {
+    static let fixtures = TestPaths.repository + "/Tests/Fixtures/hardware"
+
+    func context(_ root: String, board: String, config: String = "{}") throws -> DoctorContext {
+        let parsed = try Config.parse(Array(config.utf8), file: "config.json")
+        let profile = try BoardProfile.load(
+            name: board, extraDirectory: TestPaths.repository + "/boards", hat: parsed.hat, configFile: "config.json")
+        return DoctorContext(
+            root: SystemRoot(prefix: root), resolved: ResolvedConfig(config: parsed, board: profile),
+            requestedBoard: board, scanSticks: false, probeDevices: false)
+    }
+
+    /// A copy of a fixture the test may break.
+    func copy(_ fixture: String) throws -> TemporaryDirectory {
+        let dir = try TemporaryDirectory("kiosk-hw")
+        _ = run("/bin/cp", ["-a", Self.fixtures + "/" + fixture + "/.", dir.path])
+        return dir
+    }
+
+    @Test func aButtonOnThePinIqaudioDacplusDrivesIsNamedFromPinmuxPins() throws {
+        let lines = PinClaimCheck.lines(try context(Self.fixtures + "/pi4-iqaudio-dacplus", board: "rpi4"))
+        let fail = try #require(
+            lines.failed("button knob-push is wired to GPIO 22, which soc:sound claims"), "\(lines.dump)")
+        #expect(
+            fail.text.contains(
+                "(amplifier mute (iqaudio-dacplus fragment@3, an output); HATs that take it: iqaudio-dacplus, iqaudio-digiampplus)"
+            ))
+        #expect(fail.fix?.contains("move button knob-push to a free line") == true)
+        #expect(lines.count == 1, "the other buttons and the encoder are on free pins: \(lines.dump)")
+    }
+
+    @Test func withoutDebugfsTheDeviceTreesPinGroupsNameTheSameCollision() throws {
+        let dir = try copy("pi4-iqaudio-dacplus")
+        defer { dir.remove() }
+        _ = run("/bin/rm", ["-rf", dir.path + "/sys/kernel/debug"])
+        let lines = PinClaimCheck.lines(try context(dir.path, board: "rpi4"))
+        #expect(lines.failed("button knob-push is wired to GPIO 22, which /soc/sound claims") != nil, "\(lines.dump)")
+    }
+
+    @Test func aProfileClearOfTheClaimsPasses() throws {
+        let lines = PinClaimCheck.lines(try context(Self.fixtures + "/pi4-iqaudio-dacplus", board: "pirate-audio"))
+        #expect(lines.failed("") == nil && lines.passed("pinmux-pins") != nil, "\(lines.dump)")
+        #expect(
+            lines.first { $0.status == .info && $0.text.contains("button Y-2019 is on GPIO 20, the I2S input") } != nil)
+    }
+
+    @Test func aProfileOnAnotherChipIsNotComparedWithTheHeadersPins() throws {
+        // qemu-gpio-sim's lines 0-9 are a gpio-sim chip's, not the header's GPIO 0-9.
+        let lines = PinClaimCheck.lines(try context(Self.fixtures + "/pi4-iqaudio-dacplus", board: "qemu-gpio-sim"))
+        #expect(lines.isEmpty, "\(lines.dump)")
+    }
+
+    @Test func thePi400sSilentJackIsSkippedAndNoSinkMeansNoSound() throws {
+        let dir = try copy("pi400")
+        defer { dir.remove() }
+        var lines = OutputCheck.lines(try context(dir.path, board: "exhibit-4"))
+        #expect(lines.first { $0.status == .info && $0.text.contains("card Headphones has no pins") } != nil)
+        let fail = try #require(lines.failed("no output that can sound"), "\(lines.dump)")
+        #expect(fail.fix == "plug in an HDMI screen with speakers or a DAC")
+        try dir.write("sys/class/drm/card1-HDMI-A-1/status", "connected\n")
+        lines = OutputCheck.lines(try context(dir.path, board: "exhibit-4"))
+        #expect(lines.failed("") == nil, "a connected HDMI sink sounds: \(lines.dump)")
+    }
+
+    @Test func underVoltageIsNotMeasurableOnAComputeModuleOrAZeroW() throws {
+        for fixture in ["cm4", "zero-w"] {
+            let lines = PowerCheck.lines(try context(Self.fixtures + "/" + fixture, board: "rpi-cm"))
+            #expect(lines.count == 1 && lines[0].status == .info, "\(lines.dump)")
+            #expect(lines[0].text.contains("not measurable on this board"))
+        }
+    }
+
+    @Test func theLatchLineAndTheHATsOverlayAreCheckedInConfigTxt() throws {
+        let root = Self.fixtures + "/pi4-iqaudio-dacplus"
+        var lines = BootConfigCheck.lines(try context(root, board: "onoff-shim"))
+        #expect(lines.failed("gpio=4=op,dh is missing") != nil, "\(lines.dump)")
+        lines = BootConfigCheck.lines(try context(root, board: "rpi4", config: #"{"hat": "hifiberry-dacplus"}"#))
+        #expect(lines.failed("dtoverlay=hifiberry-dacplus is missing") != nil, "\(lines.dump)")
+        lines = BootConfigCheck.lines(try context(root, board: "rpi-cm", config: #"{"hat": "justboom-dac"}"#))
+        #expect(lines.failed("dtoverlay=justboom-dac is missing") != nil, "\(lines.dump)")
+    }
+
+    @Test func aTmpfsUnderTheMediaRootsIsNoStick() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        let context = try box.context(board: "usb-keypad-hdmi", config: #"{"mediaRoots": ["/mnt"]}"#)
+        try box.write(
+            "/proc/self/mountinfo",
+            "22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw\n"
+                + "91 22 0:50 / /mnt/scratch rw,nosuid,nodev - tmpfs tmpfs rw,size=1024k\n")
+        let lines = USBCheck.lines(context)
+        #expect(lines.count == 1 && lines[0].text.contains("no USB stick"), "\(lines.dump)")
+    }
+}

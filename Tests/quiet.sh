@@ -31,7 +31,10 @@ awk '
     }
     { lines[NR] = $0 }
     /^◇ Test .* started\.$/ { started[name_of($0, "started")] = NR }
-    /^✘ Test .* failed after/ { failed[name_of($0, "failed")] = NR; order[++failures] = name_of($0, "failed") }
+    /^✘ Test .* failed after/ && !/^✘ Test run with/ {
+        failed[name_of($0, "failed")] = NR
+        order[++failures] = name_of($0, "failed")
+    }
     /^[^ <]+ Test .* (skipped: |was cancelled|cancelled after)|Executed [0-9]+ tests|^(✘|✔|━) Test run|: error: / {
         summary[++summaries] = NR
     }

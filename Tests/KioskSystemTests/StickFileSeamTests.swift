@@ -33,6 +33,7 @@ import Testing
         .init(file: "KioskSystem/JSONReader.swift", lines: nil, why: "config.json and board profiles"),
         .init(file: "KioskSystem/Log.swift", lines: nil, why: "the log file"),
         .init(file: "KioskCore/BoardProfile.swift", lines: nil, why: "/proc/device-tree and board profiles"),
+        .init(file: "KioskCore/DeviceTree.swift", lines: nil, why: "/proc/device-tree"),
         .init(file: "KioskCore/ClientQueueFile.swift", lines: nil, why: "the state directory"),
         .init(file: "KioskCore/ResumeStore.swift", lines: nil, why: "the state directory"),
         .init(file: "KioskCore/Exhibit/PlayCounts.swift", lines: nil, why: "the state directory"),

@@ -84,16 +84,17 @@ deb:
 # .build/image/kiosk-player_<version>_arm64.img.xz: the SD-card image for the Raspberry Pi 3, 4, 400,
 # Zero 2 W and CM4 (deploy/image/build-image.sh): Debian trixie arm64 packages (mmdebstrap, cached in
 # /var/cache/kiosk-image by its inputs) and the arm64 .deb, made here first (`make deb ARCH=arm64`)
-# unless IMAGE_DEB names one already made.
+# unless IMAGE_DEB names one already made. IMAGE_OPTIONS: build-image.sh's (--no-xz: the .img only, as CI).
 IMAGE_DEB ?=
+IMAGE_OPTIONS ?=
 image:
 	bash deploy/install-deps.sh --image
 ifeq ($(IMAGE_DEB),)
 	bash deploy/install-deps.sh --cross
 	bash deploy/debian/build-deb.sh arm64
-	bash deploy/image/build-image.sh
+	bash deploy/image/build-image.sh $(IMAGE_OPTIONS)
 else
-	bash deploy/image/build-image.sh --deb $(IMAGE_DEB)
+	bash deploy/image/build-image.sh --deb $(IMAGE_DEB) $(IMAGE_OPTIONS)
 endif
 
 # The image booted on QEMU's emulated Raspberry Pi 3 B (deploy/image/boot-raspi.sh): READY from the

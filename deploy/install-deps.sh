@@ -47,8 +47,12 @@ cross_packages=(debootstrap qemu-user-static binfmt-support)
 system_test_arm64_packages=("${cross_packages[@]}" qemu-system-arm cpio kmod xz-utils)
 # The SD-card image (deploy/image): mmdebstrap for its root, the file systems made from directories
 # (mke2fs -d, mkfs.vfat + mtools), sfdisk for the partition table; its boot on QEMU's raspi3b
-# (fdtput adds the firmware's framebuffer node to the Pi 3 device tree).
-image_packages=("${cross_packages[@]}" mmdebstrap e2fsprogs dosfstools mtools fdisk xz-utils qemu-system-arm device-tree-compiler)
+# (mmdebstrap's Recommends it uses: arch-test to see that qemu-user runs arm64, gpg for the archive's
+# signed-by; fdtput adds the firmware's framebuffer node to the Pi 3 device tree; sox and flac make the USB
+# stick's track; python3 talks to QEMU's monitor and reads its screendump; jq runs the settings script's
+# test here, deploy/image/test-settings.sh).
+image_packages=("${cross_packages[@]}" mmdebstrap e2fsprogs dosfstools mtools fdisk xz-utils qemu-system-arm
+    device-tree-compiler sox flac python3 arch-test gpg jq)
 # The QEMU system test (Tests/System). linux-headers and linux-source are not listed here: they
 # must match the installed linux-image exactly and are added below once the image is installed.
 system_test_packages=(

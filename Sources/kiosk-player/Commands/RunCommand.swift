@@ -65,7 +65,7 @@ enum RunCommand {
                 options.exitAfterScriptMs = parsed.int("--exit-after-script")
                 if parsed.has("--keyboard") { options.keyboard = true }
                 if parsed.has("--no-keyboard") { options.keyboard = false }
-                options.services = [MPDService.make, SetupCheck.make]
+                options.services = [MPDService.make, SetupCheck.make, SettingsErrorNotice.make]
                 let resolved = ResolvedConfig(config: config, board: board)
                 try resolved.validate()
                 let appliance = try Appliance(resolved: resolved, options: options)

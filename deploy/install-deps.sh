@@ -48,7 +48,7 @@ system_test_arm64_packages=("${cross_packages[@]}" qemu-system-arm cpio kmod xz-
 # The SD-card image (deploy/image): mmdebstrap for its root, the file systems made from directories
 # (mke2fs -d, mkfs.vfat + mtools), sfdisk for the partition table; its boot on QEMU's raspi3b
 # (fdtput adds the firmware's framebuffer node to the Pi 3 device tree).
-image_packages=("${cross_packages[@]}" mmdebstrap e2fsprogs dosfstools mtools fdisk xz-utils qemu-system-arm device-tree-compiler)
+image_packages=("${cross_packages[@]}" mmdebstrap e2fsprogs dosfstools mtools fdisk xz-utils qemu-system-arm device-tree-compiler jq)
 # The QEMU system test (Tests/System). linux-headers and linux-source are not listed here: they
 # must match the installed linux-image exactly and are added below once the image is installed.
 system_test_packages=(

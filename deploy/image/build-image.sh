@@ -127,12 +127,14 @@ say "units: the settings and the grow on; logins, SSH and network off until the 
 in_tree systemctl enable kiosk-settings.service kiosk-grow-data.service >/dev/null 2>&1
 # No password login anywhere (root's password is locked, and nobody else has one); the screen belongs
 # to the player. systemd-firstboot would ask on the console for what the image has set;
-# random-seed, e2scrub, dpkg's backup and apt's timers would write to the read-only root.
+# random-seed, e2scrub, dpkg's backup and apt's timers would write to the read-only root, and so
+# would networkd's persistent storage (/var/lib/systemd/network; it failed when SSH started networkd).
 # getty-static (Debian's gettys on tty2-6 when logind is absent) included; masking the templates
 # masks every instance.
 in_tree systemctl mask getty@.service serial-getty@.service getty-static.service \
     systemd-firstboot.service systemd-random-seed.service e2scrub_all.timer e2scrub_reap.service \
-    dpkg-db-backup.timer apt-daily.timer apt-daily-upgrade.timer >/dev/null 2>&1
+    dpkg-db-backup.timer apt-daily.timer apt-daily-upgrade.timer \
+    systemd-networkd-persistent-storage.service >/dev/null 2>&1
 in_tree systemctl disable ssh.service ssh.socket systemd-networkd.service systemd-networkd.socket \
     wpa_supplicant.service systemd-timesyncd.service >/dev/null 2>&1 || true
 in_tree passwd -l root >/dev/null

@@ -24,6 +24,30 @@ public enum BootConfigCheck {
         return lines
     }
 
+    /// The text of a config.txt with each `include NAME` line replaced by NAME's text, NAME read from
+    /// the same directory as the firmware does (raspberrypi/documentation
+    /// `documentation/asciidoc/computers/config_txt/what_is_config_txt.adoc`, "include"): the
+    /// project's SD-card image keeps the board's lines in `kiosk-board.txt` that way. A missing file
+    /// adds nothing; includes nest at most 4 deep.
+    static func expandedText(_ root: SystemRoot, _ file: String, depth: Int = 0) -> String? {
+        guard let text = root.text(file) else { return nil }
+        guard depth < 4 else { return text }
+        let directory = String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
+        var out: [String] = []
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = String(raw)
+            if let hash = line.firstIndex(of: "#") { line = String(line[..<hash]) }
+            let words = line.trimmingCharacters().split(separator: " ", maxSplits: 1)
+            if words.count == 2, words[0] == "include" {
+                let name = String(words[1]).trimmingCharacters()
+                if let inner = expandedText(root, directory + "/" + name, depth: depth + 1) { out.append(inner) }
+                continue
+            }
+            out.append(String(raw))
+        }
+        return out.joined(separator: "\n")
+    }
+
     /// The active settings of a config.txt: comments and blank lines dropped; `dtparam=a=on,b=off`
     /// split into one setting per parameter. Each with the conditional section it is in
     /// (`[pi4]`, nil for `[all]` or none).
@@ -64,7 +88,7 @@ public enum BootConfigCheck {
         guard !wanted.isEmpty else {
             return [.info("config.txt", "the profile \(context.resolved.board.name) needs no config.txt lines")]
         }
-        guard let file = configFile(context.root), let text = context.root.text(file) else {
+        guard let file = configFile(context.root), let text = expandedText(context.root, file) else {
             return [
                 .fail(
                     "config.txt",

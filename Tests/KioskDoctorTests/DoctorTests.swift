@@ -223,6 +223,26 @@ extension [DoctorLine] {
         #expect(lines.allSatisfy { $0.status == .pass } && lines.count == 3, "\(lines.dump)")
     }
 
+    @Test func linesInAnIncludedFileCount() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        try box.write("/boot/firmware/config.txt", "arm_64bit=1\ninclude kiosk-board.txt # the board\n")
+        try box.write(
+            "/boot/firmware/kiosk-board.txt",
+            "dtparam=spi=on\ndtoverlay=spi0-2cs,no_miso\ndtoverlay=hifiberry-dac\ngpio=25=op,dh\n")
+        let lines = BootConfigCheck.lines(try box.context(board: "pirate-audio"))
+        #expect(lines.allSatisfy { $0.status == .pass } && lines.count == 3, "\(lines.dump)")
+    }
+
+    @Test func anIncludeOfAMissingFileAddsNothing() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        try box.write("/boot/firmware/config.txt", "include kiosk-board.txt\ndtparam=spi=on\n")
+        let lines = BootConfigCheck.lines(try box.context(board: "pirate-audio"))
+        #expect(lines.failed("dtoverlay=hifiberry-dac is missing") != nil, "\(lines.dump)")
+        #expect(lines.passed("dtparam=spi=on in /boot/firmware/config.txt") != nil, "\(lines.dump)")
+    }
+
     @Test func olderPiOSKeepsConfigTxtInBoot() throws {
         let box = try FakeBox()
         defer { box.dir.remove() }

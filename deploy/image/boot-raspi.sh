@@ -142,6 +142,19 @@ settings["system"]["timeZone"] = "Europe/Berlin"
 open(sys.argv[2], "w").write(json.dumps(settings, indent=2) + "\n")
 PY
 mcopy -o -i "$fat" "$work/settings.json" ::kiosk-settings.json
+# BOOT_RASPI_IMAGER=1: also Raspberry Pi Imager's cloud-init files, as Imager 2.x writes them for an
+# entry with init_format "cloudinit" (host name, time zone, an SSH key; the settings file leaves
+# those as shipped, so Imager's count): the box must take the host name and the key.
+imager_key='ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl parent@pc'
+if [ "${BOOT_RASPI_IMAGER:-0}" = 1 ]; then
+    sed -i 's|"timeZone": "Europe/Berlin"|"timeZone": "Etc/UTC"|' "$work/settings.json"
+    mcopy -o -i "$fat" "$work/settings.json" ::kiosk-settings.json
+    printf '#cloud-config\nhostname: kinderbox\nmanage_etc_hosts: true\ntimezone: Europe/Berlin\nkeyboard:\n  model: pc105\n  layout: "de"\nenable_ssh: true\nusers:\n- name: parent\n  lock_passwd: true\n  ssh_authorized_keys:\n    - %s\n  sudo: ALL=(ALL) NOPASSWD:ALL\n' "$imager_key" >"$work/user-data"
+    echo 'instance-id: rpi-imager-1765000000000' >"$work/meta-data"
+    mcopy -o -i "$fat" "$work/user-data" ::user-data
+    mcopy -o -i "$fat" "$work/meta-data" ::meta-data
+    say "Raspberry Pi Imager's user-data and meta-data written to the boot partition (host name kinderbox, one SSH key)"
+fi
 # The broken file of boot 3: the comma after "volumeMax": 80 left out, so jq names the next line.
 grep -q '"volumeMax": 80,$' "$work/settings.json" || die "no \"volumeMax\": 80, line in the settings"
 sed 's/"volumeMax": 80,$/"volumeMax": 80/' "$work/settings.json" >"$work/settings-broken.json"
@@ -222,6 +235,8 @@ echo "CHECK timezone=$(date +%Z)"
 echo "CHECK fb=$(cat /sys/class/graphics/fb0/name 2>/dev/null)"
 echo "CHECK gpiochip=$(cat /sys/bus/gpio/devices/gpiochip0/of_node/compatible 2>/dev/null | tr -d '\0')"
 echo "CHECK sshd=$(systemctl is-active ssh.service)"
+echo "CHECK hostname=$(hostname)"
+echo "CHECK sshkeys=$(grep -c . /run/kiosk-settings/authorized_keys 2>/dev/null)"
 echo "CHECK getty=$(systemctl is-active getty@tty1.service)"
 echo "CHECK failed=$(systemctl --failed --no-legend --plain | cut -d' ' -f1 | tr '\n' ' ')"
 if [ "$phase" = good ]; then
@@ -509,7 +524,12 @@ check "state on the data partition" "$([[ ${v[state.mount]:-} == *ext4 ]] && ech
 check "settings applied" "$([ "${v[settings.status]:-}" = applied ] && [ "${v[config.volumeMax]:-}" = 80 ] && [ "${v[config.board]:-}" = rpi3-qemu ] && echo 1 || echo 0)" \
     "status ${v[settings.status]:-?}${v[settings.error]:+ (${v[settings.error]})}; the player's config: board ${v[config.board]:-?}, volumeMax ${v[config.volumeMax]:-?}"
 check "time zone applied" "$([[ ${v[timezone]:-} == CE*T ]] && echo 1 || echo 0)" "date +%Z in the guest: ${v[timezone]:-?} (Europe/Berlin)"
-check "no login, no SSH" "$([ "${v[getty]:-}" != active ] && [ "${v[sshd]:-}" != active ] && echo 1 || echo 0)" "getty@tty1 ${v[getty]:-?}, ssh ${v[sshd]:-?}"
+if [ "${BOOT_RASPI_IMAGER:-0}" = 1 ]; then
+    check "Imager's settings" "$([ "${v[hostname]:-}" = kinderbox ] && [ "${v[sshd]:-}" = active ] && [ "${v[sshkeys]:-}" = 1 ] && [ "${v[getty]:-}" != active ] && echo 1 || echo 0)" \
+        "host name ${v[hostname]:-?}, ssh ${v[sshd]:-?} with ${v[sshkeys]:-?} key(s), getty@tty1 ${v[getty]:-?}"
+else
+    check "no login, no SSH" "$([ "${v[getty]:-}" != active ] && [ "${v[sshd]:-}" != active ] && echo 1 || echo 0)" "getty@tty1 ${v[getty]:-?}, ssh ${v[sshd]:-?}"
+fi
 check "USB stick scanned" "$([[ ${v[stick.scan]:-} == *" 1 tracks"* || ${v[stick.scan]:-} == *" 1 track"* ]] && [ -n "${v[stick.mount]:-}" ] && echo 1 || echo 0)" \
     "plugged in through QEMU's monitor (usb-storage on dwc2): mounted ${v[stick.mount]:-nowhere}; the player: ${v[stick.scan]:-no scan with tracks}"
 check "plays from the keyboard" "$([[ ${v[player.status]:-} == Playing* ]] && [ -z "${v[uinput]:-}" ] && echo 1 || echo 0)" \

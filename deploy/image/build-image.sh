@@ -117,18 +117,24 @@ rm -f "$tree"/etc/ssh/ssh_host_*
 # Mount points on the read-only root for what /etc/fstab binds from /data (systemd could not make
 # them there; the .deb leaves /var/lib/kiosk-player to StateDirectory=, at run time).
 mkdir -p "$tree/data" "$tree/var/lib/kiosk-player" "$tree/var/log"
-chmod 0755 "$tree/usr/lib/kiosk-image/kiosk-settings" "$tree/usr/lib/kiosk-image/kiosk-grow-data"
+chmod 0755 "$tree/usr/lib/kiosk-image/kiosk-settings" "$tree/usr/lib/kiosk-image/kiosk-grow-data" \
+    "$tree/usr/lib/kiosk-image/kiosk-imager-settings" "$tree/boot/firstrun.sh"
+# The settings file as shipped: kiosk-settings tells a "system" key a person edited from one left as
+# it was (Raspberry Pi Imager's settings count for the latter).
+cp "$here/kiosk-settings.json" "$tree/usr/share/kiosk-image/kiosk-settings.default.json"
 
 say "units: the settings and the grow on; logins, SSH and network off until the settings ask"
 in_tree systemctl enable kiosk-settings.service kiosk-grow-data.service >/dev/null 2>&1
 # No password login anywhere (root's password is locked, and nobody else has one); the screen belongs
 # to the player. systemd-firstboot would ask on the console for what the image has set;
-# random-seed, e2scrub, dpkg's backup and apt's timers would write to the read-only root.
+# random-seed, e2scrub, dpkg's backup and apt's timers would write to the read-only root, and so
+# would networkd's persistent storage (/var/lib/systemd/network; it failed when SSH started networkd).
 # getty-static (Debian's gettys on tty2-6 when logind is absent) included; masking the templates
 # masks every instance.
 in_tree systemctl mask getty@.service serial-getty@.service getty-static.service \
     systemd-firstboot.service systemd-random-seed.service e2scrub_all.timer e2scrub_reap.service \
-    dpkg-db-backup.timer apt-daily.timer apt-daily-upgrade.timer >/dev/null 2>&1
+    dpkg-db-backup.timer apt-daily.timer apt-daily-upgrade.timer \
+    systemd-networkd-persistent-storage.service >/dev/null 2>&1
 in_tree systemctl disable ssh.service ssh.socket systemd-networkd.service systemd-networkd.socket \
     wpa_supplicant.service systemd-timesyncd.service >/dev/null 2>&1 || true
 in_tree passwd -l root >/dev/null
@@ -136,6 +142,24 @@ in_tree passwd -l root >/dev/null
 say "config.txt and cmdline.txt from raspi-firmware's hook"
 in_tree env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware
 cp "$here/kiosk-settings.json" "$tree/boot/firmware/kiosk-settings.json"
+# The device-tree overlays the board profiles need (Debian's raspi-firmware ships none), compiled into
+# the boot partition's overlays/ and checked against this kernel and its device trees; then the
+# board file config.txt includes, for the default settings' board.
+bash "$here/check-overlays.sh" "$tree" "$tree/boot/firmware/overlays" >"$work/overlays.log" 2>&1 ||
+    die "the overlays do not fit this kernel or its device trees: $(tail -n 20 "$work/overlays.log")"
+sed "s/^/  /" "$work/overlays.log" >&2
+say "overlays: $(cd "$tree/boot/firmware/overlays" && ls -- *.dtbo | tr '\n' ' ')(deploy/image/check-overlays.sh: ok)"
+default_board=$(in_tree jq -r '.board // "auto"' /boot/firmware/kiosk-settings.json)
+in_tree /usr/lib/kiosk-image/kiosk-settings board-config "$default_board" >"$tree/boot/firmware/kiosk-board.txt"
+grep -q '^include kiosk-board.txt$' "$tree/boot/firmware/config.txt" || die "config.txt does not include kiosk-board.txt"
+# The settings file's board and Raspberry Pi Imager's files, checked in the finished tree with its
+# own programs (each test says what it checks).
+for test in test-board-settings test-imager-settings; do
+    cp "$here/$test.sh" "$tree/tmp/$test.sh"
+    in_tree sh "/tmp/$test.sh" >"$work/$test.log" 2>&1 || die "$test.sh failed: $(tail -n 20 "$work/$test.log")"
+    sed "s/^/  /" "$work/$test.log" >&2
+    rm -f "$tree/tmp/$test.sh"
+done
 grep -q "root=PARTUUID=$disk_id-02 " "$tree/boot/firmware/cmdline.txt" && grep -q ' ro ' "$tree/boot/firmware/cmdline.txt" ||
     die "cmdline.txt does not name the root slot read-only: $(cat "$tree/boot/firmware/cmdline.txt")"
 say "cmdline.txt: $(cat "$tree/boot/firmware/cmdline.txt")"
@@ -145,6 +169,32 @@ data=$work/data
 mkdir -p "$data"/{state,log/journal,settings,music}
 chmod 2755 "$data/log/journal"
 chown root:systemd-journal "$data/log/journal" 2>/dev/null || chown "0:$(awk -F: '$1 == "systemd-journal" {print $3}' "$tree/etc/group")" "$data/log/journal"
+
+# The licence manifest: each package of the image, its version, its copyright file (kept on the
+# image: base.sh excludes /usr/share/doc but for those) and the licences that file names
+# (machine-readable copyright files' "License:" lines), on the image and beside it.
+licences=$work/licences.txt
+{
+    echo "# KioskPlayer $version SD-card image: every Debian package in its system, and its licences."
+    echo "# The boot partition's firmware, kernel and device trees come from raspi-firmware and linux-image-*."
+    echo "# package<TAB>version<TAB>copyright file on the image<TAB>licences it names (\"-\": not machine-readable)"
+    dpkg-query --admindir="$tree/var/lib/dpkg" -W -f '${db:Status-Abbrev}\t${Package}\t${Version}\n' |
+        awk -F '\t' '$1 ~ /^ii/ { print $2 "\t" $3 }' | sort | while IFS=$'\t' read -r pkg ver; do
+        copyright=/usr/share/doc/${pkg%%:*}/copyright
+        if [ -f "$tree$copyright" ]; then
+            names=$(sed -n 's/^License:[[:space:]]*\([^[:space:]].*\)$/\1/p' "$tree$copyright" | sort -u | paste -sd ';' - | sed 's/;/; /g')
+        else
+            copyright="(none)"
+            names=''
+        fi
+        printf '%s\t%s\t%s\t%s\n' "$pkg" "$ver" "$copyright" "${names:--}"
+    done
+} >"$licences"
+missing=$(awk -F '\t' '!/^#/ && $3 == "(none)" { print $1 }' "$licences" | paste -sd ' ' -)
+[ -z "$missing" ] || say "warning: no copyright file for: $missing"
+mkdir -p "$tree/usr/share/doc/kiosk-image"
+cp "$licences" "$tree/usr/share/doc/kiosk-image/licences.txt"
+say "licences: $(grep -vc '^#' "$licences") packages listed"
 
 say "file systems"
 boot_img=$work/boot.fat root_img=$work/root.ext4 data_img=$work/data.ext4
@@ -170,7 +220,8 @@ mke2fs -q -t ext4 -b 4096 -L kiosk-data -m 1 -E root_owner=0:0 -d "$data" "$data
 say "the card"
 version_file=${version//[^A-Za-z0-9.+~-]/_}
 img=$out/kiosk-player_${version_file}_arm64.img
-rm -f "$out"/kiosk-player_*_arm64.img "$out"/kiosk-player_*_arm64.img.xz
+rm -f "$out"/kiosk-player_*_arm64.img "$out"/kiosk-player_*_arm64.img.xz "$out"/kiosk-player_*_arm64.licences.txt \
+    "$out"/kiosk-player_*_arm64.rpi-imager-manifest
 s() { echo $(($1 * 2048)); }   # MiB → 512-byte sectors
 p1=$first_mib p2=$((p1 + boot_mib)) p3=$((p2 + slot_mib)) p4=$((p3 + slot_mib)) end=$((p4 + data_mib))
 truncate -s "${end}M" "$img"
@@ -186,6 +237,7 @@ EOF
 dd if="$boot_img" of="$img" bs=1M seek="$p1" conv=notrunc,sparse status=none
 dd if="$root_img" of="$img" bs=1M seek="$p2" conv=notrunc,sparse status=none
 dd if="$data_img" of="$img" bs=1M seek="$p4" conv=notrunc,sparse status=none
+cp "$licences" "${img%.img}.licences.txt"
 boot_used=$(du -sm "$bootdir" | cut -f1)
 say "$(basename "$img"): ${end} MiB; boot $boot_used of $boot_mib MiB used, root $root_used of $slot_mib MiB, slot B $slot_mib MiB reserved, data $data_mib MiB (grows at boot)"
 
@@ -195,6 +247,21 @@ if [ "$xz" = 1 ]; then
     start=$(date +%s)
     xz -T0 -6 -k -f "$img"
     say "compressed in $(($(date +%s) - start)) s: $(du -m "$img.xz" | cut -f1) MiB"
+    # Raspberry Pi Imager 2.x offers its OS customisation only for an OS list entry that names the
+    # format (init_format; "Use custom" gets none): this one-entry list, opened in Imager (double-click,
+    # or App Options > Content Repository), lets it write cloud-init files the image reads
+    # (kiosk-imager-settings). Imager needs an absolute URL: the published one (KIOSK_IMAGE_URL), else
+    # this file on this machine.
+    manifest=${img%.img}.rpi-imager-manifest
+    url=${KIOSK_IMAGE_URL:-file://$img.xz}
+    jq -n --arg name "KioskPlayer $version" --arg url "$url" --arg date "$(date -u +%F)" \
+        --argjson xsize "$(stat -c %s "$img")" --arg xsum "$(sha256sum "$img" | cut -d' ' -f1)" \
+        --argjson dsize "$(stat -c %s "$img.xz")" --arg dsum "$(sha256sum "$img.xz" | cut -d' ' -f1)" '
+        {os_list: [{name: $name, description: "Music player for children and exhibits: plays a USB stick; settings in kiosk-settings.json on the card",
+            url: $url, release_date: $date, extract_size: $xsize, extract_sha256: $xsum,
+            image_download_size: $dsize, image_download_sha256: $dsum,
+            devices: ["pi4-64bit", "pi3-64bit"], architecture: "arm64", init_format: "cloudinit"}]}' >"$manifest"
+    say "Raspberry Pi Imager's list entry: $(basename "$manifest") (url $url)"
     echo "$img.xz"
 else
     echo "$img"

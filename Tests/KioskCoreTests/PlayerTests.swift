@@ -1317,7 +1317,14 @@ private let beta = PlayerFixtures.mainAlbums[1]
             return
         }
         #expect(list.items.count == 2)
-        let loaded = try rig.run(seconds: 10) { (rig.display?.cachedArtworkCount ?? 0) >= 2 }
+        // The artwork worker is a real thread: wait for it in real time (up to ~10 s, a millisecond of
+        // the loop at a time), not on the virtual clock, which jumps to its deadline at once when no
+        // timer is due (it failed so beside two busy loops).
+        var loaded = false
+        for _ in 0..<10_000 where !loaded {
+            try rig.idle(1)
+            loaded = (rig.display?.cachedArtworkCount ?? 0) >= 2
+        }
         #expect(loaded, "thumbnails of the visible entries are decoded without a press")
     }
 }

@@ -43,9 +43,13 @@ final class EvdevDevice {
         return found.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// Opens `spec`: a path, or the first device in `directory` whose name is `spec`. The error
-    /// says what was there instead.
-    static func find(_ spec: String, in directory: String) -> Result<EvdevDevice, InputError> {
+    /// Opens `spec`: a path, the first device in `directory` whose name is `spec`, or for "*" the
+    /// first device with one of `keys` whose name is not in `excluding` (a profile for any USB keypad
+    /// or remote; the devices other entries and card readers name are theirs). The error says what
+    /// was there instead.
+    static func find(
+        _ spec: String, in directory: String, keys: [UInt16] = [], excluding: Set<String> = []
+    ) -> Result<EvdevDevice, InputError> {
         if spec.hasPrefix("/") {
             do throws(Errno) {
                 return .success(try open(path: spec))
@@ -65,12 +69,17 @@ final class EvdevDevice {
             do throws(Errno) {
                 let device = try open(path: path)
                 if device.name == spec { return .success(device) }
+                if spec == "*", !excluding.contains(device.name),
+                    keys.contains(where: { device.has(type: UInt16(EV_KEY), code: $0) == true })
+                {
+                    return .success(device)
+                }
                 names.append("\"\(device.name)\"")
             } catch {
                 if error.rawValue == EACCES || error.rawValue == EPERM { denied.append(path) }
             }
         }
-        var message = "no input device named \"\(spec)\""
+        var message = spec == "*" ? "no input device with the profile's keys" : "no input device named \"\(spec)\""
         if names.isEmpty && denied.isEmpty {
             message += " (no \(directory)/event* here)"
         } else {

@@ -101,6 +101,36 @@ private let uinputMissing =
     }
 }
 
+/// The `usb-keypad-hdmi` profile's `"device": "*"`: any keypad or remote with one of the entry's
+/// keys, whatever its name; a device without them is passed over (it matched nothing before: names
+/// were compared exactly).
+@Suite(.tags(.integration), .serialized) struct UInputAnyKeypadTests {
+    @Test(.enabled(if: UInputDevice.isAvailable(), Comment(rawValue: uinputMissing)))
+    func aStarEntryTakesTheFirstDeviceWithItsKeys() throws {
+        let playPause = UInt16(KEY_PLAYPAUSE)
+        let other = try UInputDevice(name: "kiosk-test-other-\(getpid())", keys: [UInt16(KEY_A)], relativeAxes: [])
+        let keypad = try UInputDevice(name: "kiosk-test-any-\(getpid())", keys: [playPause], relativeAxes: [])
+        defer {
+            keypad.destroy()
+            other.destroy()
+        }
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try makeNode(for: other, in: dir.path)
+        _ = try makeNode(for: keypad, in: dir.path)
+        let h = try ManagerHarness(#"{"evdev": [{"device": "*", "keys": {"KEY_PLAYPAUSE": "play-pause"}}]}"#)
+        h.manager.evdevDirectory = dir.path
+        h.manager.evdevRetryMs = 50
+        h.manager.startEvdev()
+        #expect(h.manager.problems.isEmpty)
+        #expect(h.raw.contains { $0.hasPrefix("evdev \"\(keypad.name)\" connected") }, "\(h.raw)")
+        try keypad.key(playPause, down: true)
+        try keypad.key(playPause, down: false)
+        try h.loop.run(until: { !h.actions.isEmpty }, timeoutNanoseconds: 10_000_000_000)
+        #expect(h.actions.map(\.action) == [.playPause])
+    }
+}
+
 @Suite(.tags(.integration), .serialized) struct UInputCardReaderTests {
     /// A USB card reader made with uinput: a keyboard that types "0004561234" and Enter.
     @Test(.enabled(if: UInputDevice.isAvailable(), Comment(rawValue: uinputMissing)))

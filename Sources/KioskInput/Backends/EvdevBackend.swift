@@ -53,7 +53,14 @@ final class EvdevBackend {
     private func open(_ i: Int) -> Bool {
         let spec = devices[i].config.device
         let device: EvdevDevice
-        switch EvdevDevice.find(spec, in: router.evdevDirectory) {
+        // "*": any keypad or remote with the entry's keys, but not a device another entry or a USB
+        // card reader names, nor one an entry here already has open.
+        var taken = Set(devices.map(\.config.device).filter { $0 != "*" })
+        taken.formUnion(devices.compactMap { $0.device?.name })
+        for case .usb(let reader) in router.profile.cardReaders { taken.insert(reader) }
+        switch EvdevDevice.find(
+            spec, in: router.evdevDirectory, keys: devices[i].config.keys.map(\.code), excluding: taken)
+        {
         case .failure(let error):
             if !devices[i].reportedMissing {
                 devices[i].reportedMissing = true

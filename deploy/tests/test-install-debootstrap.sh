@@ -133,7 +133,8 @@ for u in $(kiosk_units); do
 done
 check "udev rules installed" test -f "$tree/usr/lib/udev/rules.d/80-kiosk-player-automount.rules"
 check "modules-load.d entry installed" test -f "$tree/usr/lib/modules-load.d/kiosk-player.conf"
-check "every board profile installed ($(ls "$repo"/boards/*.json | wc -l))" test "$(ls "$tree/usr/share/kiosk-player/boards" | wc -l)" = "$(ls "$repo"/boards/*.json | wc -l)"
+check "every board profile installed ($(ls "$repo"/boards/*.json | wc -l))" test "$(ls "$tree/usr/share/kiosk-player/boards"/*.json | wc -l)" = "$(ls "$repo"/boards/*.json | wc -l)"
+check "the HAT table installed" cmp "$repo/boards/hats/hats.json" "$tree/usr/share/kiosk-player/boards/hats/hats.json"
 if grep -q '"board": "pirate-audio"' "$tree/etc/kiosk-player/config.json" 2>/dev/null; then pass "config.json written with the chosen board"
 else fail "config.json written with the chosen board"; fi
 groups=$(in_tree id -nG kiosk-player 2>&1)

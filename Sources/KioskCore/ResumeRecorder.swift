@@ -17,7 +17,6 @@ final class ResumeRecorder {
     /// 5 s of the position even counting the time a save takes.
     static let defaultIntervalMilliseconds = 4_500
 
-    let directory: String
     var intervalMilliseconds = ResumeRecorder.defaultIntervalMilliseconds
     private let scheduler: any Scheduler
     private let snapshot: () -> ResumeState
@@ -45,7 +44,6 @@ final class ResumeRecorder {
         directory: String, scheduler: any Scheduler, snapshot: @escaping () -> ResumeState,
         queue: @escaping () -> [Track]
     ) {
-        self.directory = directory
         self.scheduler = scheduler
         self.snapshot = snapshot
         self.queue = queue

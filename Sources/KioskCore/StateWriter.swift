@@ -38,89 +38,87 @@ final class StateWriter: Sendable {
         }
     }
 
-    private let pending = Locked<Write?>(nil)
-    /// Whole files to replace (`AtomicFile`), the newest text per path, in the order first asked.
-    private let pendingFiles = Locked<[(path: String, text: String)]>([])
-    private let queueWrites = Locked<Int>(0)
-    private let files: Files
+    /// What waits to be written, and the files: shared by the loop (which adds) and the writer's
+    /// thread (which takes and writes), each piece behind its own lock.
+    private final class Pending: Sendable {
+        let write = Locked<Write?>(nil)
+        /// Whole files to replace (`AtomicFile`), the newest text per path, in the order first asked.
+        let files = Locked<[(path: String, text: String)]>([])
+        let queueWrites = Locked<Int>(0)
+        let target: Files
+
+        init(target: Files) { self.target = target }
+
+        /// Writes what waits (on the writer's thread, or the caller's without one).
+        func writeAll() {
+            let write = self.write.withLock { slot in
+                defer { slot = nil }
+                return slot
+            }
+            if let write, StateWriter.perform(write, files: target) { queueWrites.withLock { $0 += 1 } }
+            let texts = files.withLock { list in
+                defer { list.removeAll() }
+                return list
+            }
+            for file in texts {
+                do {
+                    if let slash = file.path.lastIndex(of: "/") { try Syscalls.mkdirs(String(file.path[..<slash])) }
+                    try AtomicFile.replace(file.path, with: file.text)
+                } catch {
+                    Log.error("cannot save \(file.path): \(error)")
+                }
+            }
+        }
+    }
+
+    private let pending: Pending
     /// nil when no thread could be started: the writes are then made on the caller's thread, as
     /// before there was a writer (slower, never lost).
     private let worker: WorkerThread<Int>?
 
     init(directory: String) {
-        let files = Files(directory: directory)
-        self.files = files
-        let pending = self.pending
-        let queueWrites = self.queueWrites
-        // One token waits at most: the data is in `pending`, a token only says "look".
+        let pending = Pending(target: Files(directory: directory))
+        self.pending = pending
         do {
-            let pendingFiles = self.pendingFiles
-            worker = try WorkerThread(name: "kiosk-writer", maxQueued: 1) { _ in
-                Self.takeAndWrite(pending, files: files, counting: queueWrites)
-                Self.writeFiles(pendingFiles)
-            }
+            // One token waits at most: the data is in `pending`, a token only says "look".
+            worker = try WorkerThread(name: "kiosk-writer", maxQueued: 1) { _ in pending.writeAll() }
         } catch {
             Log.error("cannot start the state writer's thread (\(error)): the state is written on the loop")
             worker = nil
         }
     }
 
-    private static func writeFiles(_ pending: Locked<[(path: String, text: String)]>) {
-        let files = pending.withLock { list in
-            defer { list.removeAll() }
-            return list
-        }
-        for file in files {
-            do {
-                if let slash = file.path.lastIndex(of: "/") { try Syscalls.mkdirs(String(file.path[..<slash])) }
-                try AtomicFile.replace(file.path, with: file.text)
-            } catch {
-                Log.error("cannot save \(file.path): \(error)")
-            }
-        }
-    }
-
-    private static func takeAndWrite(_ pending: Locked<Write?>, files: Files, counting queueWrites: Locked<Int>) {
-        guard
-            let write = pending.withLock({ slot in
-                defer { slot = nil }
-                return slot
-            })
-        else { return }
-        if perform(write, files: files) { queueWrites.withLock { $0 += 1 } }
-    }
-
     /// Writes of the client queue file so far (for tests and the budget table: count what matters).
-    var clientQueueWrites: Int { queueWrites.withLock { $0 } }
+    var clientQueueWrites: Int { pending.queueWrites.withLock { $0 } }
 
     /// Queues `write`, replacing one that waits.
     func submit(_ write: Write) {
-        pending.withLock { slot in
+        pending.write.withLock { slot in
             var merged = write
             if merged.queue == nil { merged.queue = slot?.queue }
             slot = merged
         }
-        if let worker {
-            worker.submit(0)
-        } else {
-            Self.takeAndWrite(pending, files: files, counting: queueWrites)
-        }
+        kick()
     }
 
     /// Queues `text` to replace the file at `path` whole (written atomically), replacing a text
     /// for the same path that waits.
     func submitFile(_ path: String, text: String) {
-        pendingFiles.withLock { list in
+        pending.files.withLock { list in
             if let index = list.firstIndex(where: { $0.path == path }) {
                 list[index].text = text
             } else {
                 list.append((path, text))
             }
         }
+        kick()
+    }
+
+    private func kick() {
         if let worker {
             worker.submit(0)
         } else {
-            Self.writeFiles(pendingFiles)
+            pending.writeAll()
         }
     }
 

@@ -35,23 +35,11 @@ struct WallClockBoundTests {
     }
 
     @Test func theCheckFindsABoundedDurationAndPassesACountAndALowerBound() throws {
-        let bounded = """
-            let start = Syscalls.monotonicNanoseconds()
-            scan()
-            let elapsed = Double(Syscalls.monotonicNanoseconds() - start) / 1e9
-            #expect(
-                elapsed < 1.0, "took \\(elapsed) s")
-            let seconds = try statistics.double("scanSeconds", range: 0...100)
-            #expect(30 > seconds)
-            """
+        // The examples are data (Tests/Fixtures/wall-clock), not code of the suite the check reads.
+        let fixtures = TestPaths.repository + "/Tests/Fixtures/wall-clock/"
+        let bounded = String(decoding: try Syscalls.readFile(fixtures + "bounded.swift.txt"), as: UTF8.self)
         #expect(try Self.upperBounds(in: bounded).map(\.variable) == ["elapsed", "seconds"])
-        let fine = """
-            let start = Syscalls.monotonicNanoseconds()
-            let reads = Syscalls.readCounters()
-            #expect(reads.bytes < 4096)
-            let waited = Syscalls.monotonicNanoseconds() - start
-            #expect(waited >= 900_000_000, "not dropped before its timeout")
-            """
+        let fine = String(decoding: try Syscalls.readFile(fixtures + "fine.swift.txt"), as: UTF8.self)
         #expect(try Self.upperBounds(in: fine).isEmpty)
     }
 

@@ -35,42 +35,37 @@ struct TerminalCapture {
     mutating func feed(_ text: String) {
         var row = 0
         var column = 0
-        var scalars = Array(text.unicodeScalars)[...]
         var onAlternateScreen = false
-        while let s = scalars.popFirst() {
-            if s == "\n" {
-                row += 1
-                column = 0
-                continue
-            }
-            if s == "\u{1B}" {
-                guard scalars.first == "[" else { continue }
-                scalars = scalars.dropFirst()
-                var body = ""
-                while let c = scalars.first, !("A"..."Z").contains(c) && !("a"..."z").contains(c) {
-                    body.unicodeScalars.append(c)
-                    scalars = scalars.dropFirst()
-                }
-                let command = scalars.popFirst()
+        TerminalStream.forEach(text) { piece in
+            let s: Unicode.Scalar
+            switch piece {
+            case .control(let body, let command):
                 if body == "?1049" && command == "h" {
                     self = TerminalCapture(columns: columns, rows: rows)
                     onAlternateScreen = true
                 } else if body == "?1049" && command == "l" {
-                    return
+                    return false
                 } else if command == "H" {
                     let numbers = body.split(separator: ";").compactMap { Int($0) }
                     row = numbers[0] - 1
                     column = numbers[1] - 1
                 }
-                continue
+                return true
+            case .scalar(let scalar):
+                s = scalar
             }
-            guard onAlternateScreen else { continue }
+            if s == "\n" {
+                row += 1
+                column = 0
+                return true
+            }
+            guard onAlternateScreen else { return true }
             let owner: Owner = s == "\u{2580}" ? .picture : .text
             let width = max(1, TerminalText.width(s))
             guard row >= 0, row < rows, column >= 0, column + width <= columns else {
                 outside += 1
                 column += width
-                continue
+                return true
             }
             for c in column..<(column + width) {
                 if owners[row][c] != .none && owners[row][c] != owner { overlaps.append((row, c)) }
@@ -78,6 +73,7 @@ struct TerminalCapture {
                 cells[row][c] = c == column ? String(s) : ""
             }
             column += width
+            return true
         }
     }
 

@@ -255,19 +255,9 @@ struct OtherSurfaceTests {
         var column = 0
         var foreground: UInt32 = 0
         var background: UInt32 = 0
-        var scalars = Array(text.unicodeScalars)[...]
-        while let s = scalars.first {
-            scalars = scalars.dropFirst()
-            if s == "\u{1B}" {
-                guard scalars.first == "[" else { continue }
-                scalars = scalars.dropFirst()
-                var body = ""
-                while let c = scalars.first, !("A"..."Z").contains(c) && !("a"..."z").contains(c) {
-                    body.unicodeScalars.append(c)
-                    scalars = scalars.dropFirst()
-                }
-                let command = scalars.first!
-                scalars = scalars.dropFirst()
+        TerminalStream.forEach(text) { piece in
+            switch piece {
+            case .control(let body, let command):
                 let numbers = body.split(separator: ";").compactMap { UInt32($0) }
                 if command == "H" {
                     row = Int(numbers[0]) - 1
@@ -276,10 +266,13 @@ struct OtherSurfaceTests {
                     let rgb = numbers[2] << 16 | numbers[3] << 8 | numbers[4]
                     if numbers[0] == 38 { foreground = rgb } else { background = rgb }
                 }
-            } else if s == "\u{2580}" {
-                grid[row][column] = (foreground, background)
-                column += 1
+            case .scalar(let s):
+                if s == "\u{2580}" {
+                    grid[row][column] = (foreground, background)
+                    column += 1
+                }
             }
+            return true
         }
         return grid
     }

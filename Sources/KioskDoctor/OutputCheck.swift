@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskCore
 
 /// Whether anything on the box can sound: a card the device tree gives no pins (the Pi 400's and

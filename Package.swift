@@ -112,7 +112,7 @@ let package = Package(
             name: "KioskDoctor",
             dependencies: [
                 "KioskConfig",
-                "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
+                "KioskModel", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
                 "KioskSystem", "CALSA", "CKioskShims",
             ],
             swiftSettings: strict),
@@ -217,7 +217,7 @@ let package = Package(
             name: "KioskDoctorTests",
             dependencies: [
                 "KioskConfig",
-                "KioskDoctor", "KioskCore", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims",
+                "KioskDoctor", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskCore
 import KioskInput
 
 /// Check 3: the config.txt lines the board needs (the profile's `configTxt`, plus `dtparam=spi=on`

@@ -1,7 +1,6 @@
 import Glibc
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskCore
 import KioskHardware
 
 /// Check 4: the board's GPIO chip found by label and each line the profile uses (buttons, encoders,

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskCore
 
 /// The board's buttons and encoders against the pins a HAT's overlay already claims. Pins claimed
 /// through pinctrl (an overlay's pin group, as `iqaudio-dacplus` takes GPIO 22 for its amplifier

@@ -1,7 +1,6 @@
 import Glibc
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskCore
 import KioskSystem
 
 /// Check 8: under-voltage and throttling. Two sources, both used when present:

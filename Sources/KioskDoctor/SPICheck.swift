@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
 import KioskHardware
 import KioskInput
 

@@ -2,7 +2,6 @@ import Glibc
 import KioskAudio
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskCore
 
 /// Check 2: the sound cards (/proc/asound/cards) against the profile's audio device, its fallbacks
 /// and mixer; the device is opened and asked what it takes (ALSACapabilities), and what the output

@@ -2,7 +2,6 @@ import CKioskShims
 import Glibc
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskCore
 import KioskDoctor
 import KioskHardware
 import KioskSystem

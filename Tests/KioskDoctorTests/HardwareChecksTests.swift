@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskCore
 import KioskDoctor
 import KioskSystem
 import KioskTestSupport

@@ -37,7 +37,7 @@ import Testing
         .init(file: "KioskCore/ClientQueueFile.swift", lines: nil, why: "the state directory"),
         .init(file: "KioskCore/ResumeStore.swift", lines: nil, why: "the state directory"),
         .init(file: "KioskCore/Exhibit/PlayCounts.swift", lines: nil, why: "the state directory"),
-        .init(file: "KioskCore/Exhibit/ExhibitClock.swift", lines: nil, why: "/sys (the RTC)"),
+        .init(file: "KioskConfig/ExhibitClock.swift", lines: nil, why: "/sys (the RTC)"),
         .init(file: "KioskLibrary/ScanReadJournal.swift", lines: nil, why: "the state directory"),
         .init(file: "KioskLibrary/MountWatcher.swift", lines: nil, why: "/proc/self/mountinfo"),
         .init(file: "KioskLibrary/SyntheticLibrary.swift", lines: nil, why: "writes the generated demo library"),

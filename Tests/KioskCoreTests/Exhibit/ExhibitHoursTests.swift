@@ -1,6 +1,4 @@
 import Glibc
-// SPDX-License-Identifier: GPL-3.0-or-later
-import KioskConfig
 import KioskDisplay
 import KioskLibrary
 import KioskSystem
@@ -8,6 +6,8 @@ import KioskTestSupport
 import Synchronization
 import Testing
 
+// SPDX-License-Identifier: GPL-3.0-or-later
+@testable import KioskConfig
 @testable import KioskCore
 
 /// A wall clock a test sets: local weekday and minute, a date, synchronized or not.

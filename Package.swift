@@ -13,7 +13,9 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "KioskPlayer",
     products: [
-        .executable(name: "kiosk-player", targets: ["kiosk-player"])
+        .executable(name: "kiosk-player", targets: ["kiosk-player"]),
+        // The benchmarks, apart so the appliance's binary carries none of their code (never packaged).
+        .executable(name: "kiosk-bench", targets: ["kiosk-bench"]),
     ],
     targets: [
         // C libraries of the system, found through pkg-config.
@@ -122,7 +124,7 @@ let package = Package(
             dependencies: [
                 "KioskApp", "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay",
                 "KioskHardware",
-                "KioskSystem", "CKioskShims", "KioskDoctor",
+                "KioskSystem", "CKioskShims", "KioskDoctor", "KioskCommandLine",
             ],
             swiftSettings: strict),
 
@@ -193,6 +195,18 @@ let package = Package(
             name: "KioskMPDTests",
             dependencies: [
                 "KioskMPD", "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskSystem", "KioskTestSupport",
+            ],
+            swiftSettings: strict),
+
+        // Subcommands as data (options declared once, parsed and described from that), shared by the
+        // two programs below and above.
+        .target(name: "KioskCommandLine", dependencies: ["KioskSystem"], swiftSettings: strict),
+        // `kiosk-bench WHAT`: the performance figures of docs/performance.md (`make bench`).
+        .executableTarget(
+            name: "kiosk-bench",
+            dependencies: [
+                "KioskCommandLine", "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay",
+                "KioskHardware", "KioskSystem", "CKioskShims",
             ],
             swiftSettings: strict),
     ]

@@ -23,6 +23,7 @@
 #   --timeout SECONDS       ends QEMU after SECONDS (timeout -k 5: SIGKILL 5 s later)
 #   --print                 prints the command (shell-quoted) instead of running it
 #   --which                 prints the emulator's path (empty, status 1, when it is not installed)
+#   --help                  prints this
 set -uo pipefail
 
 arch=x86_64 machine='' accel=tcg cpu='' memory='' smp='' kernel='' initrd='' dtb='' append_set=0 append=''
@@ -45,8 +46,9 @@ while [ $# -gt 0 ]; do
         --timeout) timeout_s=$2; shift ;;
         --print) print=1 ;;
         --which) which=1 ;;
+        -h | --help) sed -n '3,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
         --) shift; break ;;
-        *) echo "qemu-launch: unknown option '$1' (see the header of $0)" >&2; exit 2 ;;
+        *) echo "qemu-launch: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
     esac
     shift
 done

@@ -120,7 +120,7 @@ demo: build
 	$(DEBUG_BIN) demo
 
 bench: release
-	bash Benchmarks/run-all.sh $(RELEASE_BIN)
+	bash Benchmarks/run-all.sh .build/release
 
 format:
 	$(SWIFT) format format -i -r $(SWIFT_SOURCES)

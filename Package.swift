@@ -13,7 +13,9 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "KioskPlayer",
     products: [
-        .executable(name: "kiosk-player", targets: ["kiosk-player"])
+        .executable(name: "kiosk-player", targets: ["kiosk-player"]),
+        // The benchmarks, apart so the appliance's binary carries none of their code (never packaged).
+        .executable(name: "kiosk-bench", targets: ["kiosk-bench"]),
     ],
     targets: [
         // C libraries of the system, found through pkg-config.
@@ -137,7 +139,7 @@ let package = Package(
                 "KioskConfig", "KioskModel",
                 "KioskApp", "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay",
                 "KioskHardware",
-                "KioskSystem", "CKioskShims", "KioskDoctor",
+                "KioskSystem", "CKioskShims", "KioskDoctor", "KioskCommandLine",
             ],
             swiftSettings: strict),
 
@@ -225,6 +227,19 @@ let package = Package(
             dependencies: [
                 "KioskConfig",
                 "KioskMPD", "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskSystem", "KioskTestSupport",
+            ],
+            swiftSettings: strict),
+
+        // Subcommands as data (options declared once, parsed and described from that), shared by the
+        // two programs below and above.
+        .target(name: "KioskCommandLine", dependencies: ["KioskSystem"], swiftSettings: strict),
+        // `kiosk-bench WHAT`: the performance figures of docs/performance.md (`make bench`).
+        .executableTarget(
+            name: "kiosk-bench",
+            dependencies: [
+                "KioskCommandLine", "KioskConfig", "KioskModel", "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary",
+                "KioskInput", "KioskDisplay",
+                "KioskHardware", "KioskSystem", "CKioskShims",
             ],
             swiftSettings: strict),
     ]

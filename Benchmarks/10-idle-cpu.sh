@@ -4,7 +4,10 @@
 # as the sum of /proc/PID/task/*/schedstat (nanoseconds on a CPU, every thread; finer than the
 # 10 ms ticks of utime+stime), which are printed too.
 set -euo pipefail
-bin=${1:-.build/release/kiosk-player}
+# BUILD: the build directory holding kiosk-player and kiosk-bench (default .build/release; a binary in it works too).
+build=${1:-.build/release}
+[ -f "$build" ] && build=$(dirname "$build")
+bin=$build/kiosk-player
 seconds=5
 scratch=$(mktemp -d /tmp/kiosk-bench-idle-XXXXXX)
 pid=

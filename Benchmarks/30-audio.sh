@@ -3,7 +3,10 @@
 # real-time playback CPU % and context switches vs MPD (goal ≤ MPD's), and the audio threads'
 # steady-state allocator/lock calls and page faults (LD_PRELOAD counter, must be 0).
 set -euo pipefail
-bin=${1:-.build/release/kiosk-player}
+# BUILD: the build directory holding kiosk-player and kiosk-bench (default .build/release; a binary in it works too).
+build=${1:-.build/release}
+[ -f "$build" ] && build=$(dirname "$build")
+kbench=$build/kiosk-bench
 bench=${KIOSK_FLAC_TESTBENCH:-../shared/flac-testbench/subset}
 scratch=$(mktemp -d /tmp/kiosk-bench-audio-XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
@@ -21,17 +24,17 @@ else
     cd16="$scratch/cd.flac"
     hires="$scratch/hires.flac"
 fi
-"$bin" bench decode "$cd16"
-"$bin" bench decode "$hires"
-"$bin" bench play "$cd16"
-"$bin" bench play "$hires"
-"$bin" bench realtime "$cd16" --seconds 30
+"$kbench" decode "$cd16"
+"$kbench" decode "$hires"
+"$kbench" play "$cd16"
+"$kbench" play "$hires"
+"$kbench" realtime "$cd16" --seconds 30
 if command -v cc >/dev/null; then
     cc -O2 -shared -fPIC -o "$scratch/libcounter.so" "$(dirname "$0")/kiosk_alloc_counter.c" -ldl
     # ALSA's own per-PCM mutex (plugins such as null/file; the hw plugin has none) is turned off so
     # that any lock counted is ours.
     LD_PRELOAD="$scratch/libcounter.so" LIBASOUND_THREAD_SAFE=0 \
-        "$bin" bench play "$cd16" "$hires" --no-compare | grep -E "bench play|steady state"
+        "$kbench" play "$cd16" "$hires" --no-compare | grep -E "bench play|steady state"
     LD_PRELOAD="$scratch/libcounter.so" \
-        "$bin" bench play "$cd16" --device none --seconds 5 --no-compare | grep -E "bench play|steady state|CPU"
+        "$kbench" play "$cd16" --device none --seconds 5 --no-compare | grep -E "bench play|steady state|CPU"
 fi

@@ -5,7 +5,10 @@
 # oggdec) in the same run, with the ratio. The music: 60 s of pink noise under a chord (stereo,
 # 44.1 kHz; 48 kHz for Opus), so the encoders spend bits as on real recordings.
 set -euo pipefail
-bin=${1:-.build/release/kiosk-player}
+# BUILD: the build directory holding kiosk-player and kiosk-bench (default .build/release; a binary in it works too).
+build=${1:-.build/release}
+[ -f "$build" ] && build=$(dirname "$build")
+kbench=$build/kiosk-bench
 scratch=$(mktemp -d /tmp/kiosk-bench-formats-XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 for tool in sox flac lame ffmpeg opusenc oggenc; do
@@ -22,8 +25,8 @@ oggenc -Q -q 5 -o "$scratch/q5.ogg" "$scratch/music.wav"
 flac -s -o "$scratch/cd.flac" "$scratch/music.wav"
 seconds=${KIOSK_BENCH_SECONDS:-60}
 for f in cd.flac v2.mp3 320.mp3 aac256.m4a opus128.opus q5.ogg; do
-    "$bin" bench decode "$scratch/$f" --seconds "$seconds"
+    "$kbench" decode "$scratch/$f" --seconds "$seconds"
 done
 for f in cd.flac v2.mp3 aac256.m4a opus128.opus q5.ogg; do
-    "$bin" bench play "$scratch/$f" --seconds "$seconds"
+    "$kbench" play "$scratch/$f" --seconds "$seconds"
 done

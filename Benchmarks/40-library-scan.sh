@@ -22,7 +22,10 @@
 # KIOSK_BENCH_MIXED=1: the library of the formats issue instead of all FLAC: half FLAC, 30 % MP3,
 # 10 % M4A, 10 % Ogg Vorbis/Opus (made once with flac, lame, ffmpeg, oggenc and opusenc).
 set -euo pipefail
-bin=${1:-.build/release/kiosk-player}
+# BUILD: the build directory holding kiosk-player and kiosk-bench (default .build/release; a binary in it works too).
+build=${1:-.build/release}
+[ -f "$build" ] && build=$(dirname "$build")
+kbench=$build/kiosk-bench
 mixed=${KIOSK_BENCH_MIXED:-0}
 flags=()
 if [ "$mixed" = 1 ]; then
@@ -36,7 +39,7 @@ runs=${KIOSK_BENCH_RUNS:-1}
 [ "$cold" = 1 ] && flags+=(--cold)
 [ "${KIOSK_BENCH_DECODE_IN_SCAN:-0}" = 1 ] && flags+=(--decode-in-scan)
 for _ in $(seq 1 "$runs"); do
-    "$bin" bench scan --library "$library" "${flags[@]}"
+    "$kbench" scan --library "$library" "${flags[@]}"
 done
 
 if ! command -v mpd >/dev/null || ! command -v mpc >/dev/null; then

@@ -3,8 +3,12 @@
 # `kiosk-player inputs` following an encoder turned quickly for 3 s (an event script of 1500 edges
 # replayed on the loop's timers, printing every detent).
 set -euo pipefail
-bin=${1:-.build/release/kiosk-player}
-"$bin" bench gestures
+# BUILD: the build directory holding kiosk-player and kiosk-bench (default .build/release; a binary in it works too).
+build=${1:-.build/release}
+[ -f "$build" ] && build=$(dirname "$build")
+kbench=$build/kiosk-bench
+bin=$build/kiosk-player
+"$kbench" gestures
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/box.json" <<'JSON'

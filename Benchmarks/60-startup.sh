@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start-up and memory of the appliance on a 10 000-track library with a cached index, resuming a
-# track that was playing (`kiosk-player bench startup`: exec → first PCM frame (goal ≤ 150 ms) and
+# track that was playing (`kiosk-bench startup`: exec → first PCM frame (goal ≤ 150 ms) and
 # → first screen frame, RSS), then MPD on the same library for comparison (goal: our RSS under half
 # of MPD's), when mpd(1) and python3 are installed. MPD runs with a private config in a temporary
 # directory (null output, paced in real time like our "none" device), on a Unix socket, and is
@@ -10,9 +10,13 @@
 # first answer, and → `stats` reporting every song, alternating ours and mpd's runs
 # (KIOSK_BENCH_VISIBLE_RUNS, default 5); medians and the ratio.
 set -euo pipefail
-bin=${1:-.build/release/kiosk-player}
+# BUILD: the build directory holding kiosk-player and kiosk-bench (default .build/release; a binary in it works too).
+build=${1:-.build/release}
+[ -f "$build" ] && build=$(dirname "$build")
+kbench=$build/kiosk-bench
+bin=$build/kiosk-player
 library=${KIOSK_BENCH_LIBRARY:-/var/tmp/kiosk-player-bench-library-10000}
-out=$("$bin" bench startup --library "$library" 2>&1 || "$bin" bench startup 2>&1)
+out=$("$kbench" startup --library "$library" 2>&1 || "$kbench" startup 2>&1)
 echo "$out"
 ours_playing=$(sed -n 's/.*RSS with screen none: playing \([0-9]*\) KiB.*/\1/p' <<<"$out")
 ours_idle=$(sed -n 's/.*RSS with screen none: playing [0-9]* KiB, after the queue ended \([0-9]*\) KiB.*/\1/p' <<<"$out")

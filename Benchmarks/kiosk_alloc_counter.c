@@ -3,7 +3,7 @@
 // present, brackets the steady-state work of its audio threads with it. Build and use:
 //
 //   cc -O2 -shared -fPIC -o /tmp/libkiosk_alloc_counter.so Benchmarks/kiosk_alloc_counter.c -ldl
-//   LD_PRELOAD=/tmp/libkiosk_alloc_counter.so kiosk-player bench play FILE
+//   LD_PRELOAD=/tmp/libkiosk_alloc_counter.so kiosk-bench play FILE
 //
 // The real functions are glibc's __libc_* entry points (no dlsym, so no recursion) and, for the
 // locks, RTLD_NEXT lookups made on first use.

@@ -86,9 +86,10 @@ public final class DecoderSet {
     /// Reads up to `buffer.count` bytes at `offset` into `buffer`: the bytes read.
     private static func pread(_ fd: Int32, into buffer: inout [UInt8], at offset: Int64) throws(DecodeError) -> Int {
         do throws(Errno) {
-            return try Syscalls.retrying("pread") {
-                buffer.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
-            }
+            // A Result carries the typed error through Array's rethrowing (untyped in Swift 6.0) closure.
+            return try buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(Errno) in try Syscalls.pread(fd, raw, offset: offset) }
+            }.get()
         } catch {
             throw .readFailed(errno: error.rawValue)
         }

@@ -40,7 +40,7 @@ public enum MP4Probe {
             boxes += 1
             guard boxes <= MP4Probe.maxBoxes else { throw .badHeader(.mp4, .chunkOverrun) }
             var b = [UInt8](repeating: 0, count: 16)
-            let n = b.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, 16, off_t(offset)) }
+            let n = b.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: offset)) ?? -1 }
             guard n >= 8 else { throw .badHeader(.mp4, .chunkOverrun) }
             var size = Int64(b[0]) << 24 | Int64(b[1]) << 16 | Int64(b[2]) << 8 | Int64(b[3])
             let type = String(decoding: b[4..<8], as: UTF8.self)

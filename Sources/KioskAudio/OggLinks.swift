@@ -54,7 +54,7 @@ enum OggLinks {
     /// The page at `offset`, or nil when there is none (the end, or not a page).
     static func page(fd: Int32, at offset: Int64, size: Int64) -> Page? {
         var header = [UInt8](repeating: 0, count: 27 + 255)
-        let n = header.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        let n = header.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: offset)) ?? -1 }
         guard n >= 27, header[0] == 0x4F, header[1] == 0x67, header[2] == 0x67, header[3] == 0x53 else { return nil }
         let segments = Int(header[26])
         guard n >= 27 + segments else { return nil }
@@ -69,7 +69,7 @@ enum OggLinks {
     static func lastPageSerial(fd: Int32, size: Int64) -> UInt32? {
         let start = max(0, size - 65536)
         var tail = [UInt8](repeating: 0, count: Int(size - start))
-        let n = tail.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, $0.count, off_t(start)) }
+        let n = tail.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: start)) ?? -1 }
         guard n == tail.count, n >= 27 else { return nil }
         var i = n - 27
         while i >= 0 {
@@ -99,10 +99,8 @@ enum OggLinks {
         let callbacks = ov_callbacks(
             read_func: { buffer, size, count, client in
                 let view = Unmanaged<View>.fromOpaque(client!).takeUnretainedValue()
-                let n =
-                    (try? Syscalls.retrying("pread") {
-                        Glibc.pread(view.fd, buffer, size * count, off_t(view.position))
-                    }) ?? -1
+                let wanted = UnsafeMutableRawBufferPointer(start: buffer, count: size * count)
+                let n = (try? Syscalls.pread(view.fd, wanted, offset: view.position)) ?? -1
                 if n <= 0 { return 0 }
                 view.position += Int64(n)
                 return n / max(size, 1)

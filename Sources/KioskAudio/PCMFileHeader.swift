@@ -50,7 +50,7 @@ public struct PCMFileHeader: Equatable, Sendable {
 
     private static func readExactly(_ fd: Int32, _ buffer: inout [UInt8], at offset: Int64) -> Bool {
         let want = buffer.count
-        let n = buffer.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress, want, off_t(offset)) }
+        let n = buffer.withUnsafeMutableBytes { (try? Syscalls.pread(fd, $0, offset: offset)) ?? -1 }
         return n == want
     }
 

@@ -56,7 +56,7 @@ final class SourceFile {
     /// Reads up to `count` bytes; 0 at the end, -1 on an error (kept in `readErrno`).
     func read(_ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
         do throws(Errno) {
-            return try Syscalls.retrying("read") { Glibc.read(fd, buffer, count) }
+            return try Syscalls.read(fd, UnsafeMutableRawBufferPointer(start: buffer, count: count))
         } catch {
             return failed(error)
         }
@@ -65,7 +65,7 @@ final class SourceFile {
     /// Reads up to `count` bytes at `offset`, without moving the file position.
     func pread(_ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int64) -> Int {
         do throws(Errno) {
-            return try Syscalls.retrying("pread") { Glibc.pread(fd, buffer, count, off_t(offset)) }
+            return try Syscalls.pread(fd, UnsafeMutableRawBufferPointer(start: buffer, count: count), offset: offset)
         } catch {
             return failed(error)
         }

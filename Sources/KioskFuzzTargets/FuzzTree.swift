@@ -60,20 +60,7 @@ enum FuzzTree {
 
     /// A bound UNIX socket at `path` (closed at once; the name stays).
     private static func bindSocket(at path: String) {
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (k, byte) in bytes.enumerated() { raw[k] = byte }
-        }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        guard let fd = try? Syscalls.listenUnix(path: path) else { return }
+        Syscalls.closeIgnoringErrors(fd)
     }
 }

@@ -100,9 +100,7 @@ final class MPDFuzzRig {
         let finished = try? loop.run(
             until: {
                 while sent < data.count {
-                    let n = data[sent...].withUnsafeBytes {
-                        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-                    }
+                    let n = data[sent...].withUnsafeBytes { (try? Syscalls.send(fd, $0)) ?? -1 }
                     if n <= 0 { break }
                     sent += n
                 }

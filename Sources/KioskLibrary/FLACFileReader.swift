@@ -524,7 +524,9 @@ package final class FLACFileReader {
         }
         let n: Int
         do throws(Errno) {
-            n = try Syscalls.retrying("pread") { Glibc.pread(context.fd, buffer, wanted, off_t(context.position)) }
+            n = try Syscalls.pread(
+                context.fd, UnsafeMutableRawBufferPointer(start: buffer, count: wanted), offset: Int64(context.position)
+            )
         } catch {
             context.readError = error.rawValue
             bytes!.pointee = 0

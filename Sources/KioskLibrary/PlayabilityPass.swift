@@ -46,7 +46,8 @@ package final class PlayabilityPass: @unchecked Sendable {
     private let next = Atomic<Int>(0)
     private let cancelled = Atomic<Bool>(false)
     private let state = Mutex(Shared())
-    private var running: [KioskThread] = []
+    /// The first thread (it starts and joins the others); nil when no thread could start.
+    private var leader: WorkerGroup?
 
     /// What the threads share: results not yet written, failures not yet reported.
     private struct Shared {
@@ -72,11 +73,11 @@ package final class PlayabilityPass: @unchecked Sendable {
         threadCount = max(1, threads)
         let started = Syscalls.monotonicNanoseconds()
         state.withLock { $0.lastReport = started }
-        let first = try? KioskThread(name: "kiosk-check-1") { [self] in
+        let first = WorkerGroup(name: "kiosk-check", count: 1) { [self] _ in
             Syscalls.setThreadIdle()
             self.lead(started: started)
         }
-        if let first { running = [first] } else { cancelled.store(true, ordering: .relaxed) }
+        if first.count == 1 { leader = first } else { cancelled.store(true, ordering: .relaxed) }
     }
 
     /// Asks the threads to stop after the file each is checking (results so far are still written).
@@ -84,7 +85,7 @@ package final class PlayabilityPass: @unchecked Sendable {
 
     /// Waits for the pass to end (cancel it first to end it early).
     func join() {
-        for thread in running { thread.join() }
+        leader?.join()
     }
 
     /// Checks the unconfirmed files of `contents` (writing `indexPath`) and waits for the end:
@@ -114,16 +115,14 @@ package final class PlayabilityPass: @unchecked Sendable {
         let journal = indexPath.flatMap {
             ScanReadJournal.open(path: $0 + ".reading", slots: VolumeScanner.defaultReaderThreads + 1)?.0
         }
-        let helpers = (1..<threadCount).compactMap { n in
-            try? KioskThread(name: "kiosk-check-\(n + 1)") { [self] in
-                Syscalls.setThreadIdle()
-                check(with: MusicFileReader(limits: limits), journal: journal, slot: n + 2)
-            }
+        let helpers = WorkerGroup(name: "kiosk-check", count: threadCount - 1, first: 2) { [self] k in
+            Syscalls.setThreadIdle()
+            check(with: MusicFileReader(limits: limits), journal: journal, slot: k + 3)
         }
         check(with: MusicFileReader(limits: limits), journal: journal, slot: 2) {
             write(to: &index, atLeast: Self.indexBatch)
         }
-        for helper in helpers { helper.join() }
+        helpers.join()
         write(to: &index, atLeast: 1)
         index?.checkpoint()
         let (failures, checked, failed, transient) = state.withLock { shared in

@@ -37,7 +37,7 @@ final class ReadPool: @unchecked Sendable {
     private var entries: [Entry]
     private var closed = false
     private var readCount = 0
-    private var helpers: [KioskThread] = []
+    private var helpers: WorkerGroup?
 
     init(
         mountPoint: String, paths: [String], limits: ScanLimits, cancellation: ScanCancellation?,
@@ -63,17 +63,10 @@ final class ReadPool: @unchecked Sendable {
 
     /// Starts `count` helper threads (at the scan's nice value) that read submitted files.
     func startHelpers(_ count: Int) {
-        for n in 0..<max(0, count) {
-            let limits = limits
-            guard
-                let thread = try? KioskThread(
-                    name: "kiosk-scan-\(n + 1)",
-                    { [self] in
-                        Syscalls.setThreadNiceness(VolumeScanner.niceness)
-                        help(MusicFileReader(limits: limits), slot: n + 2)
-                    })
-            else { break }
-            helpers.append(thread)
+        let limits = limits
+        helpers = WorkerGroup(name: "kiosk-scan", count: count) { [self] n in
+            Syscalls.setThreadNiceness(VolumeScanner.niceness)
+            help(MusicFileReader(limits: limits), slot: n + 2)
         }
     }
 
@@ -180,7 +173,7 @@ final class ReadPool: @unchecked Sendable {
         closed = true
         lock.broadcast()
         lock.unlock()
-        for thread in helpers { thread.join() }
-        helpers.removeAll()
+        helpers?.join()
+        helpers = nil
     }
 }

@@ -46,7 +46,7 @@ final class ScanReadJournal: @unchecked Sendable {
         guard let fd = try? FileDescriptor.open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o644) else { return nil }
         var leftovers = Leftovers()
         var old = [UInt8](repeating: 0, count: slots * slotBytes)
-        let n = old.withUnsafeMutableBytes { Glibc.pread(fd.rawValue, $0.baseAddress, $0.count, 0) }
+        let n = old.withUnsafeMutableBytes { (try? Syscalls.pread(fd.rawValue, $0, offset: 0)) ?? -1 }
         if n > 0 {
             for slot in 0..<min(slots, n / slotBytes) {
                 let base = slot * slotBytes
@@ -62,8 +62,8 @@ final class ScanReadJournal: @unchecked Sendable {
             }
         }
         let zeros = [UInt8](repeating: 0, count: slots * slotBytes)
-        let written = zeros.withUnsafeBytes { Glibc.pwrite(fd.rawValue, $0.baseAddress, $0.count, 0) }
-        guard written == zeros.count, Glibc.ftruncate(fd.rawValue, off_t(zeros.count)) == 0,
+        let written = zeros.withUnsafeBytes { (try? Syscalls.pwrite(fd.rawValue, $0, offset: 0)) ?? -1 }
+        guard written == zeros.count, (try? Syscalls.truncate(fd.rawValue, length: Int64(zeros.count))) != nil,
             kiosk_read_journal_install_crash_handler() == 0
         else { return nil }
         return (ScanReadJournal(fd: fd, slots: slots), leftovers)
@@ -76,12 +76,12 @@ final class ScanReadJournal: @unchecked Sendable {
         let name = Array(relativePath.utf8.prefix(Self.slotBytes - 4))
         var record: [UInt8] = [1, 0, UInt8(name.count & 0xFF), UInt8(name.count >> 8)]
         record += name
-        _ = record.withUnsafeBytes { Glibc.pwrite(fd.rawValue, $0.baseAddress, $0.count, off_t(offset)) }
+        _ = record.withUnsafeBytes { try? Syscalls.pwrite(fd.rawValue, $0, offset: Int64(offset)) }
         kiosk_read_journal_enter(fd.rawValue, Int64(offset))
         let result = body()
         kiosk_read_journal_leave()
         var idle: UInt8 = 0
-        _ = Glibc.pwrite(fd.rawValue, &idle, 1, off_t(offset))
+        _ = withUnsafeBytes(of: &idle) { try? Syscalls.pwrite(fd.rawValue, $0, offset: Int64(offset)) }
         return result
     }
 }

@@ -64,7 +64,7 @@ public struct SyntheticLibraryError: Error, CustomStringConvertible, Sendable {
 
 /// Writes real FLAC files with libFLAC's stream encoder, in process: a sine tone, Vorbis
 /// comments, optionally an embedded PICTURE; plus cover image files and playlists. Used by tests,
-/// `kiosk-player bench scan` and the demo library.
+/// `kiosk-bench scan` and the demo library.
 ///
 /// Thread: any; each call uses its own encoder.
 public enum SyntheticLibrary {

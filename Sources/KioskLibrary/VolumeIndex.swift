@@ -127,7 +127,7 @@ final class VolumeIndex {
 
     /// Removes the database and its WAL side files.
     static func deleteFiles(_ path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { _ = Glibc.unlink(path + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? Syscalls.unlink(path + suffix) }
     }
 
     /// Bytes the index takes on disk (database plus WAL).

@@ -538,20 +538,12 @@ final class FolderPrefetch: @unchecked Sendable {
         let prefetch = FolderPrefetch(root: root, rootDevice: rootDevice, rootInode: rootInode, limits: limits)
         // The first folders alone: a volume of one or two folders needs no helper threads.
         for _ in 0..<4 where prefetch.queue.count == 1 { prefetch.work(isCancelled: isCancelled, once: true) }
-        var helpers: [KioskThread] = []
-        for n in 0..<max(0, min(threads - 1, prefetch.queue.count - 1)) {
-            guard
-                let thread = try? KioskThread(
-                    name: "kiosk-walk-\(n + 1)",
-                    {
-                        Syscalls.setThreadNiceness(VolumeScanner.niceness)
-                        prefetch.work(isCancelled: { false })
-                    })
-            else { break }
-            helpers.append(thread)
+        let helpers = WorkerGroup(name: "kiosk-walk", count: min(threads - 1, prefetch.queue.count - 1)) { _ in
+            Syscalls.setThreadNiceness(VolumeScanner.niceness)
+            prefetch.work(isCancelled: { false })
         }
         prefetch.work(isCancelled: isCancelled)
-        for thread in helpers { thread.join() }
+        helpers.join()
         return prefetch
     }
 

@@ -245,7 +245,7 @@ public final class EventLoop: Scheduler {
         var info = signalfd_siginfo()
         let size = MemoryLayout<signalfd_siginfo>.size
         while true {
-            let n = withUnsafeMutableBytes(of: &info) { raw in Glibc.read(signalFD, raw.baseAddress, size) }
+            let n = withUnsafeMutableBytes(of: &info) { raw in (try? Syscalls.read(signalFD, raw)) ?? -1 }
             if n != size { return }
             let event = SignalEvent(
                 signal: Int32(info.ssi_signo), senderPID: Int32(bitPattern: info.ssi_pid), status: info.ssi_status)

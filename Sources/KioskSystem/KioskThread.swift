@@ -62,11 +62,16 @@ public final class KioskThread: @unchecked Sendable {
         isRealtime = realtime
     }
 
-    /// Waits for the thread to finish. Calling it twice does nothing.
+    /// Waits for the thread to finish. Calling it twice does nothing. Called on the thread itself
+    /// (its owner's last reference dropped there), it detaches instead: a thread cannot join itself.
     public func join() {
         if joined { return }
         joined = true
-        pthread_join(thread, nil)
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
     }
 
     deinit {

@@ -63,8 +63,8 @@ public enum Log {
         // Messages name files from sticks: a newline there must not forge a journal line.
         let text = TerminalText.escaped(message)
         let line = prefixed ? "<\(level.rawValue)>\(text)\n" : "kiosk-player: \(level.word): \(text)\n"
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { raw in _ = Glibc.write(2, raw.baseAddress, raw.count) }
+        let bytes = Array(line.utf8)
+        bytes.withUnsafeBytes { raw in _ = try? Syscalls.write(2, raw) }
     }
 
     /// Sends the log (all of stderr) to the end of the file at `path` from now on: for the demo,
@@ -94,9 +94,7 @@ public func printLine(_ text: String) {
     bytes.withUnsafeMutableBytes { raw in
         var offset = 0
         while offset < raw.count {
-            let written = try? Syscalls.retrying("write") {
-                Glibc.write(1, raw.baseAddress! + offset, raw.count - offset)
-            }
+            let written = try? Syscalls.write(1, UnsafeRawBufferPointer(rebasing: raw[offset...]))
             guard let n = written, n > 0 else { return }
             offset += n
         }

@@ -86,6 +86,16 @@ public enum Syscalls {
         try retrying("write") { Glibc.write(fd, buffer.baseAddress, buffer.count) }
     }
 
+    /// The corresponding C function is `ftruncate(2)`.
+    public static func truncate(_ fd: Int32, length: Int64) throws(Errno) {
+        _ = try retrying("ftruncate") { Glibc.ftruncate(fd, off_t(length)) }
+    }
+
+    /// Sends `signal` to process `pid`. The corresponding C function is `kill(2)`.
+    public static func kill(_ pid: pid_t, _ signal: Int32) throws(Errno) {
+        _ = try retrying("kill \(pid)") { Glibc.kill(pid, signal) }
+    }
+
     /// `write(2)` in a loop until every byte is written.
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
         var offset = 0

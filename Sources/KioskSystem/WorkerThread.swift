@@ -100,3 +100,37 @@ public final class WorkerThread<Job: Sendable>: Sendable {
         running?.join()
     }
 }
+
+/// Worker threads that each run one long job, a pool's own loop that takes its work from shared
+/// state until none is left: the scan's file readers, folder listers and playability checkers.
+/// Each is a `WorkerThread` (the one shape of a worker), named `name-N`.
+///
+/// Thread: create and `join` from one thread (the thread that owns the pool); `body` runs on the
+/// workers' threads.
+public final class WorkerGroup: Sendable {
+    private let workers: [WorkerThread<@Sendable () -> Void>]
+
+    /// Starts up to `count` workers named `name-first`, `name-(first+1)`…; worker k (0-based) runs
+    /// `body(k)` once. Fewer start when the system refuses threads (`count` says how many did).
+    public init(name: String, count: Int, first: Int = 1, _ body: @escaping @Sendable (Int) -> Void) {
+        var workers: [WorkerThread<@Sendable () -> Void>] = []
+        for k in 0..<max(0, count) {
+            guard let worker = try? WorkerThread<@Sendable () -> Void>(name: "\(name)-\(first + k)", perform: { $0() })
+            else { break }
+            worker.submit { body(k) }
+            workers.append(worker)
+        }
+        self.workers = workers
+    }
+
+    /// The workers that started.
+    public var count: Int { workers.count }
+
+    /// Waits until every worker's `body` has returned and joins their threads. Safe to call twice.
+    public func join() {
+        for worker in workers {
+            worker.waitUntilIdle()
+            worker.stop()
+        }
+    }
+}

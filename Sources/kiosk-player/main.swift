@@ -2,5 +2,6 @@
 // Keep this file tiny: top-level code is @MainActor, and closures written here would inherit that
 // isolation and trap when C calls them on another thread (see ../shared/notes/swift-on-linux.md).
 import Glibc
+import KioskCommandLine
 
-exit(CommandLineTool.main(CommandLine.arguments))
+exit(CommandRegistry.tool.main(CommandLine.arguments))

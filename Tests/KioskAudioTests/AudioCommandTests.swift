@@ -85,9 +85,9 @@ struct AudioCommandTests {
         environment["LIBASOUND_THREAD_SAFE"] = "0"
         for (device, seconds) in [("null", "20"), ("none", "2")] {
             let result = run(
-                TestPaths.playerBinary,
+                TestPaths.benchBinary,
                 [
-                    "bench", "play", dir.file("a.flac"), dir.file("b.flac"), "--device", device, "--seconds", seconds,
+                    "play", dir.file("a.flac"), dir.file("b.flac"), "--device", device, "--seconds", seconds,
                     "--no-compare",
                 ],
                 environment: environment, timeoutSeconds: 120)

@@ -12,7 +12,7 @@ private typealias H = HostileTagFixtures
 
 /// Tags that cost far more than their size (issue 31): each file is scanned by `kiosk-player scan`
 /// on its own and must cost about what a plain file of its format costs, in memory and in bytes
-/// read (a count that holds on a busy machine; its time is `kiosk-player bench scan`'s), with one
+/// read (a count that holds on a busy machine; its time is `kiosk-bench scan`'s), with one
 /// problem line saying what was skipped.
 @Suite(.tags(.integration), .serialized, .needsTagEncoders)
 struct TagBudgetTests {

@@ -142,14 +142,14 @@ import Testing
         if let a = sourceA { loop.removeSource(a) }
     }
 
-    @Test(.tags(.integration)) func signalSentToThePlayerProcessStopsItsLoop() throws {
-        let binary = TestPaths.playerBinary
-        try #require(Syscalls.exists(binary), "kiosk-player is built next to the tests")
+    @Test(.tags(.integration)) func sigtermStopsTheLoopOfAProcess() throws {
+        let binary = TestPaths.benchBinary
+        try #require(Syscalls.exists(binary), "kiosk-bench is built next to the tests")
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         // A shell starts the idle benchmark (60 s) in the background, sends it SIGTERM, and waits.
         let script =
-            "\(binary) bench idle --seconds 60 > \(dir.file("out")) & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid"
+            "\(binary) idle --seconds 60 > \(dir.file("out")) & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid"
         let result = run("/bin/sh", ["-c", script], timeoutSeconds: 30)
         #expect(!result.timedOut)
         #expect(result.status == 0, "stderr: \(result.errors)")

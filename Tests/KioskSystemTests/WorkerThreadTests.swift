@@ -75,4 +75,17 @@ import Testing
         worker.stop()  // a second stop is harmless
         #expect(done.withLock { $0 } == [0])
     }
+
+    @Test func aGroupRunsEachBodyOnceOnItsOwnNamedWorkerAndJoinWaitsForThemAll() throws {
+        let ran = Locked<[Int: String]>([:])
+        let group = WorkerGroup(name: "test-group", count: 3, first: 2) { k in
+            let comm = (try? Syscalls.readFile("/proc/thread-self/comm")) ?? []
+            let name = String(decoding: comm.prefix { $0 != 10 }, as: UTF8.self)
+            ran.withLock { $0[k] = name }
+        }
+        #expect(group.count == 3)
+        group.join()
+        #expect(ran.withLock { $0 } == [0: "test-group-2", 1: "test-group-3", 2: "test-group-4"])
+        group.join()  // a second join is harmless
+    }
 }

@@ -184,13 +184,16 @@ public enum TestPaths {
     }
 
     /// The `kiosk-player` binary built next to the test bundle.
-    public static var playerBinary: String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        var exe = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    public static var playerBinary: String { buildDirectory + "/kiosk-player" }
+
+    /// The `kiosk-bench` binary (the benchmarks) built next to the test bundle.
+    public static var benchBinary: String { buildDirectory + "/kiosk-bench" }
+
+    /// The directory of the test bundle, where SwiftPM puts the executables of the same build.
+    static var buildDirectory: String {
         // …/.build/<triple>/debug/KioskPlayerPackageTests.xctest (a file on Linux)
-        if let slash = exe.lastIndex(of: "/") { exe = String(exe[..<slash]) }
-        return exe + "/kiosk-player"
+        guard let exe = Syscalls.ownExecutablePath(), let slash = exe.lastIndex(of: "/") else { return "" }
+        return String(exe[..<slash])
     }
 }
 

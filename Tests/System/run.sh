@@ -124,12 +124,15 @@ skip_all() {
     exit 0
 }
 
+# QEMU is started through the project's one launcher (deploy/qemu-launch.sh).
+launcher=$repo/deploy/qemu-launch.sh
 if [ "$arch" = arm64 ]; then
-    qemu=$(command -v qemu-system-aarch64 || true)
-    [ -n "$qemu" ] || skip_all "qemu-system-aarch64 not found (package qemu-system-arm)"
+    qemu_arch=aarch64
+    bash "$launcher" --arch aarch64 --which > /dev/null || skip_all "qemu-system-aarch64 not found (package qemu-system-arm)"
 else
-    qemu=$(command -v qemu-system-x86_64 || true)
-    [ -n "$qemu" ] || skip_all "qemu-system-x86_64 not found (package qemu-system-x86; deploy/install-deps.sh --system-test)"
+    qemu_arch=x86_64
+    bash "$launcher" --which > /dev/null ||
+        skip_all "qemu-system-x86_64 not found (package qemu-system-x86; deploy/install-deps.sh --system-test)"
 fi
 [ -n "${art[KERNEL]:-}" ] || skip_all "${art[MISSING_kernel]:-no kernel}"
 [ -n "${art[INITRAMFS]:-}" ] || skip_all "${art[MISSING_initramfs]:-no initramfs}"
@@ -175,35 +178,32 @@ if [ "$arch" = arm64 ]; then
     in_guest_root=(env SYSTEST_ROOT_BINDS="$repo $cache_root $testbench"
         bash "$here/target-root.sh" "$guest_root" "${art[CACHE]}/root" "${art[TREE]}" --)
 fi
+# the guest: the kernel and initramfs, the root shared read-only and the results directory writable
+common_args=(--arch "$qemu_arch" --bare --kernel "$kernel_image" --initrd "${art[INITRAMFS]}"
+    --host-root "$guest_root" --out "$out")
 if [ "$arch" = arm64 ]; then
-    common_args=(-M virt -nodefaults -no-user-config -display none -no-reboot
-        -kernel "$kernel_image" -initrd "${art[INITRAMFS]}"
-        -virtfs "local,path=$guest_root,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
-        -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap")
+    common_args+=(--machine virt)
     cmdline="console=ttyAMA0 quiet loglevel=3 panic=-1 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
 else
-common_args=(-M pc -nodefaults -no-user-config -display none -no-reboot
-    -kernel "$kernel_image" -initrd "${art[INITRAMFS]}"
-    -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
-    -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap")
-cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
+    common_args+=(--machine pc)
+    cmdline="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off systest.out=$out systest.exec=$here/guest.sh"
 fi
 
 accel=${SYSTEST_ACCEL:-auto}
 # qemu64 (no AVX): under TCG, flac and libm ran about 1.5× faster than with -cpu max
-accel_args=(-accel tcg -cpu "${SYSTEST_CPU:-qemu64}")
+accel_args=(--accel tcg --cpu "${SYSTEST_CPU:-qemu64}")
 if [ "$arch" = arm64 ]; then
     # no KVM for an aarch64 guest on this x86 host: TCG only. cortex-a72 is a Raspberry Pi 4's core
     # (-cpu max adds pointer authentication and SVE, which TCG emulates slowly)
-    accel_args=(-accel tcg -cpu "${SYSTEST_CPU:-cortex-a72}")
+    accel_args=(--accel tcg --cpu "${SYSTEST_CPU:-cortex-a72}")
     [ "$accel" = kvm ] && { say "SYSTEST_ACCEL=kvm: an aarch64 guest cannot use KVM on this host"; exit 1; }
 elif [ "$accel" != tcg ]; then
     if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
         t=$(date +%s.%N)
-        probe=$(timeout 20 "$qemu" -accel kvm -cpu host -m 256 "${common_args[@]}" -serial stdio \
-            -append "console=ttyS0 quiet panic=-1 systest.probe=1" < /dev/null 2>&1)
+        probe=$(timeout 20 bash "$launcher" --accel kvm --memory 256 "${common_args[@]}" \
+            --append "console=ttyS0 quiet panic=-1 systest.probe=1" -- -serial stdio < /dev/null 2>&1)
         if echo "$probe" | grep -q SYSTEST-PROBE-OK; then
-            accel_args=(-accel kvm -cpu host)
+            accel_args=(--accel kvm)
             say "KVM works (probe boot $(seconds_since "$t") s)"
         else
             reason=$(echo "$probe" | grep -v '^\s*$' | tail -n 2 | tr '\n' ' ')
@@ -256,9 +256,9 @@ stall_server &
 stall_server_pid=$!
 for attempt in 1 2; do
     rm -f "$out/qemu.pid"
-    "${in_guest_root[@]}" timeout -k 5 "$timeout_s" "$qemu" "${accel_args[@]}" -m "${SYSTEST_MEMORY:-1536}" -smp "${SYSTEST_CPUS:-2}" \
-        "${common_args[@]}" -chardev "stdio,id=console,logfile=$out/console.log" -serial chardev:console \
-        -pidfile "$out/qemu.pid" -append "$cmdline" < /dev/null
+    "${in_guest_root[@]}" bash "$launcher" --timeout "$timeout_s" "${accel_args[@]}" --memory "${SYSTEST_MEMORY:-1536}" \
+        --smp "${SYSTEST_CPUS:-2}" "${common_args[@]}" --append "$cmdline" -- \
+        -chardev "stdio,id=console,logfile=$out/console.log" -serial chardev:console -pidfile "$out/qemu.pid" < /dev/null
     qemu_status=$?
     # QEMU 7.2 once segfaulted while starting (status 139, no guest output): one retry for that
     if [ "$attempt" = 1 ] && [ "$qemu_status" -gt 128 ] && [ "$qemu_status" != 137 ] && [ ! -s "$out/guest-times" ]; then

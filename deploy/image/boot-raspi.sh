@@ -344,8 +344,10 @@ boot() {
     say "boot $n (TCG, timeout ${timeout_s} s); serial log: $log"
     start=$(date +%s)
     rm -f "$work/monitor.sock"
-    qemu-system-aarch64 -M raspi3b -accel tcg -kernel "$work/$kernel" -initrd "$work/$initrd" -dtb "$dtb" \
-        -append "$append" -drive "file=$card,if=sd,format=raw" \
+    # QEMU through the project's one launcher, which execs it: $! is QEMU's process id.
+    bash "$repo/deploy/qemu-launch.sh" --arch aarch64 --machine raspi3b --accel tcg \
+        --kernel "$work/$kernel" --initrd "$work/$initrd" --dtb "$dtb" --append "$append" -- \
+        -drive "file=$card,if=sd,format=raw" \
         -serial null -serial "file:$log" -monitor "unix:$work/monitor.sock,server,nowait" \
         -display none -no-reboot &
     qemu_pid=$!

@@ -80,8 +80,9 @@ mcopy -o -i "$fat" "$work/probe.sh" ::kiosk-probe.sh
 append="$cmdline console=ttyAMA0 loglevel=6 systemd.show_status=1 systemd.default_device_timeout_sec=600"
 append+=' systemd.wants=multi-user.target systemd.run="/bin/sh /boot/firmware/kiosk-probe.sh"'
 boot() {   # boot LOG: starts QEMU in the background on the card
-    qemu-system-aarch64 -M virt -cpu cortex-a53 -smp 2 -m 1024 -accel tcg \
-        -kernel "$work/$kernel" -initrd "$work/$initrd" -append "$append" \
+    # QEMU through the project's one launcher, which execs it: $! is QEMU's process id.
+    bash "$repo/deploy/qemu-launch.sh" --arch aarch64 --machine virt --cpu cortex-a53 --smp 2 --memory 1024 --accel tcg \
+        --kernel "$work/$kernel" --initrd "$work/$initrd" --append "$append" -- \
         -drive "file=$card,if=virtio,format=raw,cache=unsafe" \
         -serial "file:$1" -display none -no-reboot &
     qemu_pid=$!

@@ -322,22 +322,23 @@ UNIT
     truncate -s 2G "$work/$name.img"
     mkfs.ext4 -q -d "$tree" "$work/$name.img"
     umount "$tree"
-    local accel_args=(-accel tcg)
-    [ "$accel" = kvm ] && accel_args=(-accel kvm -cpu host)
     local start end
     start=$(date +%s)
+    # QEMU through the project's one launcher (deploy/qemu-launch.sh).
     if [ "$arch" = arm64 ]; then
         # TCG only (an aarch64 guest on an x86 host); cortex-a72 is a Raspberry Pi 4's core
-        timeout 1500 qemu-system-aarch64 -M virt -accel tcg -cpu cortex-a72 -m 1024 -smp 2 -nographic -no-reboot \
-            -kernel "$kernel" -initrd "$initrd" \
-            -append "root=/dev/vda rw console=ttyAMA0 quiet systemd.show_status=0 net.ifnames=0" \
+        bash "$repo/deploy/qemu-launch.sh" --timeout 1500 --arch aarch64 --machine virt --accel tcg --cpu cortex-a72 \
+            --memory 1024 --smp 2 --kernel "$kernel" --initrd "$initrd" \
+            --append "root=/dev/vda rw console=ttyAMA0 quiet systemd.show_status=0 net.ifnames=0" -- \
+            -nographic -no-reboot \
             -drive "file=$work/$name.img,if=none,id=root,format=raw" -device virtio-blk-pci,drive=root \
             -nic none >"$work/$name.serial" 2>&1 || true
     else
-    timeout 900 qemu-system-x86_64 "${accel_args[@]}" -m 1024 -smp 2 -nographic -no-reboot \
-        -kernel "$kernel" -initrd "$initrd" \
-        -append "root=/dev/vda rw console=ttyS0 quiet systemd.show_status=0 net.ifnames=0" \
-        -drive "file=$work/$name.img,if=virtio,format=raw" -nic none >"$work/$name.serial" 2>&1 || true
+        bash "$repo/deploy/qemu-launch.sh" --timeout 900 --accel "$accel" --memory 1024 --smp 2 \
+            --kernel "$kernel" --initrd "$initrd" \
+            --append "root=/dev/vda rw console=ttyS0 quiet systemd.show_status=0 net.ifnames=0" -- \
+            -nographic -no-reboot \
+            -drive "file=$work/$name.img,if=virtio,format=raw" -nic none >"$work/$name.serial" 2>&1 || true
     fi
     end=$(date +%s)
     echo "== boot $name ($accel; $((end - start)) s wall clock for the whole QEMU run)"

@@ -173,7 +173,7 @@ public final class SpeechHelperProcess: @unchecked Sendable {
         var reaped = waitpid(pid, &status, WNOHANG)
         if reaped == 0 {
             // Still running (or not yet exited after closing its socket): it ends now.
-            Glibc.kill(pid, SIGKILL)
+            try? Syscalls.kill(pid, SIGKILL)
             reaped = (try? Syscalls.retrying("waitpid") { waitpid(pid, &status, 0) }) ?? -1
         }
         guard reaped == pid else { return "ended" }

@@ -208,9 +208,12 @@ struct SocketSource: SpeechWireSource {
             }
             let n: Int
             do throws(Errno) {
-                n = try Syscalls.retrying("read") {
-                    bytes.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress! + filled, count - filled) }
-                }
+                // A Result carries the typed error through Array's rethrowing (untyped in Swift 6.0) closure.
+                n = try bytes.withUnsafeMutableBytes { raw in
+                    Result { () throws(Errno) in
+                        try Syscalls.read(fd, UnsafeMutableRawBufferPointer(rebasing: raw[filled..<count]))
+                    }
+                }.get()
             } catch  where error.rawValue == ECONNRESET {
                 throw .ended
             } catch {

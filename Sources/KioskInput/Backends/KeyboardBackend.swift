@@ -45,9 +45,9 @@ final class KeyboardBackend {
         var buffer = [UInt8](repeating: 0, count: 256)
         let n: Int
         do throws(Errno) {
-            n = try Syscalls.retrying("read") {
-                buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            }
+            // A Result carries the typed error through Array's rethrowing (untyped in Swift 6.0) closure.
+            n = try buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try Syscalls.read(fd, raw) } }
+                .get()
         } catch  where error == .wouldBlock {
             return
         } catch {

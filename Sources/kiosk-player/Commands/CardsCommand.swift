@@ -1,6 +1,7 @@
 import Glibc
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
+import KioskCommandLine
 import KioskCore
 import KioskInput
 import KioskLibrary

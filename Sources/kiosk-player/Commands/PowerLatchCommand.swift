@@ -2,6 +2,7 @@ import Glibc
 import KioskApp
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
+import KioskCommandLine
 import KioskCore
 import KioskSystem
 

@@ -1,4 +1,6 @@
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCommandLine
 import KioskDisplay
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel

@@ -3,6 +3,7 @@ import KioskApp
 import KioskAudio
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
+import KioskCommandLine
 import KioskCore
 import KioskDoctor
 import KioskMPD

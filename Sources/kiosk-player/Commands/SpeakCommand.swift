@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCommandLine
 
 /// `kiosk-player speak [--data DIR]`: the speech helper process the player starts itself
 /// (`SpeechHelper`): texts on standard input, PCM on standard output, espeak-ng confined to its

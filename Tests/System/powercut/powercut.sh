@@ -40,7 +40,8 @@ player=${SYSTEST_PLAYER:-$repo/.build/debug/kiosk-player}
 start=$(date +%s.%N)
 
 [ -x "$player" ] || { say "no player at $player (swift build first)"; exit 1; }
-qemu=$(command -v qemu-system-x86_64) || { say "qemu-system-x86_64 not found (deploy/install-deps.sh --system-test)"; exit 1; }
+launcher=$repo/deploy/qemu-launch.sh
+bash "$launcher" --which > /dev/null || { say "qemu-system-x86_64 not found (deploy/install-deps.sh --system-test)"; exit 1; }
 for tool in sox metaflac mkfs.vfat mcopy mkfs.ext4 mpc python3; do
     command -v "$tool" > /dev/null || { say "$tool not found (deploy/install-deps.sh --system-test)"; exit 1; }
 done
@@ -89,16 +90,13 @@ mkfs.ext4 -q -F -L kiosk-state "$out/state.img" || exit 1
 # boot_guest CYCLE_DIR VARIANT : QEMU with the state disk and the two sticks (the new one's file set
 # VARIANT), until it is killed; the guest runs guest.sh for CYCLE_DIR (powercut.env).
 boot_guest() {
-    exec "$qemu" -accel tcg -cpu "${SYSTEST_CPU:-qemu64}" -m "${SYSTEST_MEMORY:-1024}" -smp 2 \
-        -M pc -nodefaults -no-user-config -display none -no-reboot \
-        -kernel "$kernel_image" -initrd "${art[INITRAMFS]}" \
-        -virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap" \
-        -virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
+    exec bash "$launcher" --machine pc --accel tcg --cpu "${SYSTEST_CPU:-qemu64}" --memory "${SYSTEST_MEMORY:-1024}" \
+        --smp 2 --bare --kernel "$kernel_image" --initrd "${art[INITRAMFS]}" --host-root / --out "$out" \
+        --append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off systest.out=$out systest.exec=$here/guest.sh" -- \
         -drive "file=$out/state.img,if=virtio,format=raw,cache=none,aio=threads" \
         -drive "file=$media/music.img,if=virtio,format=raw,readonly=on" \
         -drive "file=$media/new-$2.img,if=virtio,format=raw,readonly=on" \
         -chardev "file,id=console,path=$1/console.log" -serial chardev:console \
-        -append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off systest.out=$out systest.exec=$here/guest.sh" \
         < /dev/null > "$1/qemu.log" 2>&1
 }
 

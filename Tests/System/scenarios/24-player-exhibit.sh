@@ -13,7 +13,7 @@
 #   2. A pressed → Alpha 1 from its start, bit-exact for 1 s; the press's first contact → the clip's
 #      first frame on the loopback is a figure (86 ms on a quiet host here, with the 25 ms debounce
 #      this test sets; the player's part under TCG is several times its native 10-20 ms, which
-#      `kiosk-player bench exhibit` judges against the 50 ms goal); within 500 ms is checked: a
+#      `kiosk-bench exhibit` judges against the 50 ms goal); within 500 ms is checked: a
 #      start that waited for the device's buffer, or a reload, would show;
 #   3. A pressed again 2 s in → nothing: no new start, Alpha 1 goes on bit-exact across it; the LED
 #      is steady while the clip plays;

@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCommandLine
 import KioskSystem
 
 /// An engine on its own loop that plays a queue to its end, for the benches that time playback

@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskAudio
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCommandLine
 import KioskSystem
 
 /// `bench decode` and `bench play`: decoding and playback cost, side by side with each format's

@@ -1,9 +1,10 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskAudio
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCommandLine
 import KioskSystem
 
-/// `kiosk-player bench speech`: how long a spoken prompt takes from the request to its first sample
+/// `kiosk-bench speech`: how long a spoken prompt takes from the request to its first sample
 /// at the device, cold (espeak-ng loaded by the first prompt) and cached (the same prompt again),
 /// and the RSS with speech loaded.
 extension BenchCommand {

@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCommandLine
 import KioskLibrary
 import KioskSystem
 
@@ -91,7 +92,7 @@ extension BenchCommand {
         let changed = try timedScan(previous: fromIndex)
 
         func line(_ text: String) { printLine("bench scan: \(text)") }
-        func s(_ seconds: Double) -> String { ScanCommand.seconds(seconds) }
+        func s(_ seconds: Double) -> String { formatSeconds(seconds, digits: 3) + " s" }
         func times(_ phase: Phase) -> String {
             "\(s(phase.totalWall)) wall, \(s(phase.totalCPU)) CPU (scan \(s(phase.wall)) wall / \(s(phase.cpu)) CPU, catalog \(s(phase.catalogWall)) wall / \(s(phase.catalogCPU)) CPU)"
         }
@@ -162,7 +163,7 @@ extension BenchCommand {
         try SyntheticLibrary.writeFile(path: partial + "/.kiosk-synthetic-library", bytes: Array(description.utf8))
         try Syscalls.rename(partial, path)
         printLine(
-            "bench scan: generated \(summary.tracks) tracks (\(summary.embeddedPictures) with embedded art, \(summary.coverFiles) cover files, \(summary.playlists) playlists) in \(ScanCommand.seconds(Double(Syscalls.monotonicNanoseconds() - start) / 1e9))"
+            "bench scan: generated \(summary.tracks) tracks (\(summary.embeddedPictures) with embedded art, \(summary.coverFiles) cover files, \(summary.playlists) playlists) in \(formatSeconds(Double(Syscalls.monotonicNanoseconds() - start) / 1e9, digits: 3)) s"
         )
     }
 

@@ -1,25 +1,24 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import Glibc
 import KioskSystem
 
-/// One subcommand of `kiosk-player` (or of one of them: `bench idle`), as data: what it is, the
+/// One subcommand of a program (`kiosk-player run`, `kiosk-bench idle`), as data: what it is, the
 /// options it takes, what runs it. Its arguments are parsed from `options` before `run` is called,
 /// and its `--help` is made from the same declaration.
-struct Command {
-    let name: String
+public struct Command {
+    public let name: String
     /// One line for the command list.
-    let summary: String
-    /// The usage lines, after `kiosk-player NAME` (positionals and the options that matter most);
+    public let summary: String
+    /// The usage lines, after `PROGRAM NAME` (positionals and the options that matter most);
     /// a line starting with a space continues the line before.
-    let synopsis: [String]
+    public let synopsis: [String]
     /// What the command does: paragraphs for `--help`, between the usage and the options.
-    let description: String
-    let options: [CommandOption]
-    /// Commands under this one (`bench WHAT`), chosen by the first argument.
-    let subcommands: [Command]
-    let run: (ParsedArguments) throws -> Int32
+    public let description: String
+    public let options: [CommandOption]
+    /// Commands under this one, chosen by the first argument.
+    public let subcommands: [Command]
+    public let run: (ParsedArguments) throws -> Int32
 
-    init(
+    public init(
         name: String, summary: String, synopsis: [String] = ["[OPTIONS]"], description: String,
         options: [CommandOption] = [], subcommands: [Command] = [], run: @escaping (ParsedArguments) throws -> Int32
     ) {
@@ -32,12 +31,12 @@ struct Command {
         self.run = run
     }
 
-    /// The `--help` text of this command, called `path` on the command line (`bench idle`).
-    func help(path: String) -> String {
+    /// The `--help` text of this command of `program`, called `path` on the command line (`scan`).
+    public func help(program: String, path: String) -> String {
         var text = ""
         for (i, line) in synopsis.enumerated() {
             // A line that starts with a space continues the one before it.
-            let form = line.hasPrefix(" ") ? line : "kiosk-player \(path) \(line)".trimmingTrailingSpaces()
+            let form = line.hasPrefix(" ") ? line : "\(program) \(path) \(line)".trimmingTrailingSpaces()
             text += (i == 0 ? "Usage: " : "       ") + form + "\n"
         }
         text += "\n" + description
@@ -55,8 +54,8 @@ struct Command {
 
 /// One option of a command: its name, the placeholder of its value, its help, how its value is
 /// parsed. `--name value` and `--name=value` both work; flags take no value.
-struct CommandOption {
-    enum Value {
+public struct CommandOption {
+    public enum Value {
         /// No value: present or not.
         case flag
         /// Any text.
@@ -67,38 +66,40 @@ struct CommandOption {
         case choice([String])
     }
 
-    let name: String
+    public let name: String
     /// What the value is called in the help (`FILE`); empty for a flag.
-    let placeholder: String
+    public let placeholder: String
     /// One line, or several separated by newlines (shown aligned under the first).
-    let help: String
-    let value: Value
+    public let help: String
+    public let value: Value
 
-    static func flag(_ name: String, _ help: String) -> CommandOption {
+    public static func flag(_ name: String, _ help: String) -> CommandOption {
         CommandOption(name: name, placeholder: "", help: help, value: .flag)
     }
 
-    static func text(_ name: String, _ placeholder: String, _ help: String) -> CommandOption {
+    public static func text(_ name: String, _ placeholder: String, _ help: String) -> CommandOption {
         CommandOption(name: name, placeholder: placeholder, help: help, value: .text)
     }
 
-    static func integer(
+    public static func integer(
         _ name: String, _ placeholder: String, _ range: ClosedRange<Int>, or words: [String] = [], _ help: String
     ) -> CommandOption {
         CommandOption(name: name, placeholder: placeholder, help: help, value: .integer(range, words: words))
     }
 
-    static func choice(_ name: String, _ placeholder: String, _ choices: [String], _ help: String) -> CommandOption {
+    public static func choice(_ name: String, _ placeholder: String, _ choices: [String], _ help: String)
+        -> CommandOption
+    {
         CommandOption(name: name, placeholder: placeholder, help: help, value: .choice(choices))
     }
 
-    var takesValue: Bool {
+    public var takesValue: Bool {
         if case .flag = value { return false }
         return true
     }
 
     /// Checks a value against the declaration; the message names the option and what it expects.
-    func check(_ text: String, command: String) throws(UsageError) {
+    public func check(_ text: String, command: String) throws(UsageError) {
         switch value {
         case .flag, .text:
             return
@@ -122,7 +123,7 @@ struct CommandOption {
     }
 
     /// The options' lines for `--help`: `  --name PLACEHOLDER  help`, the help in one column.
-    static func describe(_ options: [CommandOption]) -> String {
+    public static func describe(_ options: [CommandOption]) -> String {
         func label(_ option: CommandOption) -> String {
             option.placeholder.isEmpty ? option.name : option.name + " " + option.placeholder
         }
@@ -143,29 +144,51 @@ struct CommandOption {
 }
 
 /// A mistake on the command line: printed with a hint, exit status 2.
-struct UsageError: Error, CustomStringConvertible {
-    let command: String
-    let message: String
-    var description: String { message }
+public struct UsageError: Error, CustomStringConvertible {
+    public let command: String
+    public let message: String
+    public var description: String { message }
+
+    public init(command: String, message: String) {
+        self.command = command
+        self.message = message
+    }
 }
 
 /// An error that is the user's to fix (a file that cannot be read, a bad config): printed, exit status 1.
-struct ToolError: Error, CustomStringConvertible {
-    let message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
+public struct ToolError: Error, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
 }
 
-enum CommandLineTool {
-    static let version = "0.1.0"
+/// A program made of subcommands (`kiosk-player`, `kiosk-bench`): its usage, the dispatch to the
+/// command its first argument names, and the exit status of usage mistakes (2) and errors (1).
+///
+/// Thread: the main thread, once per process.
+public struct CommandLineTool {
+    public static let version = "0.1.0"
 
-    static var commands: [Command] { CommandRegistry.all }
+    /// The program's name as its usage and messages say it.
+    public let program: String
+    /// What the program is, one line (after "PROGRAM VERSION: ").
+    public let headline: String
+    public let commands: [Command]
+    /// Commands that went elsewhere, and where: named in the message instead of "unknown command".
+    public let moved: [String: String]
 
-    static var usage: String {
+    public init(program: String, headline: String, commands: [Command], moved: [String: String] = [:]) {
+        self.program = program
+        self.headline = headline
+        self.commands = commands
+        self.moved = moved
+    }
+
+    public var usage: String {
         var text = """
-            kiosk-player \(version): a music player appliance for single-board computers.
+            \(program) \(Self.version): \(headline)
 
-            Usage: kiosk-player [--verbose] COMMAND [OPTIONS]
+            Usage: \(program) [--verbose] COMMAND [OPTIONS]
 
             Commands:
 
@@ -174,11 +197,11 @@ enum CommandLineTool {
         for command in commands {
             text += "  " + command.name.padding(to: width) + command.summary + "\n"
         }
-        text += "\nRun 'kiosk-player COMMAND --help' for a command's options.\n"
+        text += "\nRun '\(program) COMMAND --help' for a command's options.\n"
         return text
     }
 
-    static func main(_ arguments: [String]) -> Int32 {
+    public func main(_ arguments: [String]) -> Int32 {
         var args = Array(arguments.dropFirst())
         while let first = args.first, first.hasPrefix("-") {
             switch first {
@@ -186,64 +209,68 @@ enum CommandLineTool {
                 Log.verbose = true
                 args.removeFirst()
             case "--help", "-h":
-                writeOut(usage)
+                Self.writeOut(usage)
                 return 0
             case "--version":
-                printLine("kiosk-player \(version)")
+                printLine("\(program) \(Self.version)")
                 return 0
             default:
-                writeErr("kiosk-player: unknown option '\(first)'\nRun 'kiosk-player --help' for the commands.\n")
+                Self.writeErr("\(program): unknown option '\(first)'\nRun '\(program) --help' for the commands.\n")
                 return 2
             }
         }
         guard let name = args.first else {
-            writeErr(usage)
+            Self.writeErr(usage)
             return 2
         }
         if name == "help" {
             if args.count > 1, let command = commands.first(where: { $0.name == args[1] }) {
-                writeOut(command.help(path: command.name))
+                Self.writeOut(command.help(program: program, path: command.name))
             } else {
-                writeOut(usage)
+                Self.writeOut(usage)
             }
             return 0
         }
         guard let command = commands.first(where: { $0.name == name }) else {
-            writeErr("kiosk-player: unknown command '\(name)'\nRun 'kiosk-player --help' for the commands.\n")
+            if let whereTo = moved[name] {
+                Self.writeErr("\(program): '\(name)' moved: \(whereTo)\n")
+            } else {
+                Self.writeErr("\(program): unknown command '\(name)'\nRun '\(program) --help' for the commands.\n")
+            }
             return 2
         }
         do {
             return try invoke(command, path: name, Array(args.dropFirst()))
         } catch let error as UsageError {
-            writeErr(
-                "kiosk-player \(error.command): \(error.message)\nRun 'kiosk-player \(error.command) --help' for usage.\n"
+            Self.writeErr(
+                "\(program) \(error.command): \(error.message)\nRun '\(program) \(error.command) --help' for usage.\n"
             )
             return 2
         } catch {
-            writeErr("kiosk-player \(name): \(error)\n")
+            Self.writeErr("\(program) \(name): \(error)\n")
             return 1
         }
     }
 
     /// Runs `command` (or the subcommand its first argument names) on `arguments`, parsed from
     /// its declared options; `--help` anywhere prints its help instead.
-    static func invoke(_ command: Command, path: String, _ arguments: [String]) throws -> Int32 {
+    public func invoke(_ command: Command, path: String, _ arguments: [String]) throws -> Int32 {
         if let first = arguments.first, let sub = command.subcommands.first(where: { $0.name == first }) {
             return try invoke(sub, path: path + " " + sub.name, Array(arguments.dropFirst()))
         }
         if arguments.contains("--help") || arguments.contains("-h") {
-            writeOut(command.help(path: path))
+            Self.writeOut(command.help(program: program, path: path))
             return 0
         }
         return try command.run(try ParsedArguments(arguments, command: path, options: command.options))
     }
 
-    static func writeOut(_ text: String) {
+    public static func writeOut(_ text: String) {
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { _ = try? Syscalls.write(1, UnsafeRawBufferPointer($0)) }
     }
 
-    static func writeErr(_ text: String) {
+    public static func writeErr(_ text: String) {
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { _ = try? Syscalls.write(2, UnsafeRawBufferPointer($0)) }
     }
@@ -251,15 +278,15 @@ enum CommandLineTool {
 
 /// A command's arguments, parsed once from its declared options (values already checked
 /// against them); everything else is positional; `--` ends the options.
-struct ParsedArguments {
-    /// The command as the user named it (`bench idle`), for messages.
-    let command: String
-    private(set) var positionals: [String] = []
+public struct ParsedArguments {
+    /// The command as the user named it (`scan`, `idle`), for messages.
+    public let command: String
+    public private(set) var positionals: [String] = []
     private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
     private let declared: [String: CommandOption]
 
-    init(_ arguments: [String], command: String, options: [CommandOption]) throws(UsageError) {
+    public init(_ arguments: [String], command: String, options: [CommandOption]) throws(UsageError) {
         self.command = command
         var declared: [String: CommandOption] = [:]
         for option in options { declared[option.name] = option }
@@ -307,36 +334,36 @@ struct ParsedArguments {
     }
 
     /// The last value given for option `name`.
-    func value(_ name: String) -> String? {
+    public func value(_ name: String) -> String? {
         assert(declared[name] != nil, "\(name) is not declared by \(command)")
         return values[name]?.last
     }
 
     /// Every value given for option `name`, in order.
-    func all(_ name: String) -> [String] {
+    public func all(_ name: String) -> [String] {
         assert(declared[name] != nil, "\(name) is not declared by \(command)")
         return values[name] ?? []
     }
 
-    func has(_ flag: String) -> Bool {
+    public func has(_ flag: String) -> Bool {
         assert(declared[flag] != nil, "\(flag) is not declared by \(command)")
         return flags.contains(flag)
     }
 
     /// The value of integer option `name` (checked against its range when parsed); nil when not
     /// given or given as one of its words.
-    func int(_ name: String) -> Int? { value(name).flatMap { Int($0) } }
+    public func int(_ name: String) -> Int? { value(name).flatMap { Int($0) } }
 
     /// A mistake in these arguments, for the command's own checks.
-    func usageError(_ message: String) -> UsageError { UsageError(command: command, message: message) }
+    public func usageError(_ message: String) -> UsageError { UsageError(command: command, message: message) }
 }
 
 extension String {
-    func padding(to width: Int) -> String {
+    public func padding(to width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
 
-    func trimmingTrailingSpaces() -> String {
+    public func trimmingTrailingSpaces() -> String {
         var text = self
         while text.last == " " { text.removeLast() }
         return text

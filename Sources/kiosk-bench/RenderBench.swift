@@ -1,9 +1,10 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCommandLine
 import KioskDisplay
 import KioskSystem
 
-/// `kiosk-player bench render`: the display's costs per frame and per cover.
+/// `kiosk-bench render`: the display's costs per frame and per cover.
 extension BenchCommand {
     static func render(_ parsed: ParsedArguments) throws -> Int32 {
         let iterations = parsed.int("--iterations") ?? 300

@@ -1,12 +1,13 @@
 import Glibc
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
+import KioskCommandLine
 import KioskCore
 import KioskDisplay
 import KioskHardware
 import KioskSystem
 
-/// `kiosk-player bench spi`: what the SPI panels of the board profiles cost per frame: bytes,
+/// `kiosk-bench spi`: what the SPI panels of the board profiles cost per frame: bytes,
 /// transfers and bus time (bytes × 8 at the panel's clock) for a full frame and for the
 /// now-playing screen's once-a-second update (averages over `--iterations` seconds of playing),
 /// plus the CPU time of converting (event-loop thread) and sending (worker thread, here into a

@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCommandLine
 import KioskCore
 import KioskLibrary
 import KioskSystem
@@ -21,7 +22,7 @@ extension BenchCommand {
         let library = parsed.value("--library") ?? "/var/tmp/kiosk-player-bench-library-10000"
         if parsed.value("--library") == nil { try ensureStartupLibrary(library) }
         guard let track = firstTrack(in: library) else { throw ToolError("\(library): no FLAC file found") }
-        let binary = try executablePath()
+        let binary = try playerPath()
         var template = Array("/tmp/kiosk-bench-startup-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw ToolError("mkdtemp: \(Errno.current)") }
         let scratch = String(cString: made)
@@ -132,11 +133,16 @@ extension BenchCommand {
         return state
     }
 
-    static func executablePath() throws -> String {
-        guard let path = Syscalls.ownExecutablePath() else {
+    /// The `kiosk-player` built beside this program (the same build directory).
+    static func playerPath() throws -> String {
+        guard let path = Syscalls.ownExecutablePath(), let slash = path.lastIndex(of: "/") else {
             throw ToolError("cannot find this program (/proc/self/exe)")
         }
-        return path
+        let player = String(path[..<slash]) + "/kiosk-player"
+        guard Syscalls.exists(player) else {
+            throw ToolError("\(player) is not built (swift build --product kiosk-player)")
+        }
+        return player
     }
 }
 

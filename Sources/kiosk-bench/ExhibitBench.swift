@@ -2,11 +2,12 @@ import Glibc
 import KioskAudio
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
+import KioskCommandLine
 import KioskCore
 import KioskLibrary
 import KioskSystem
 
-/// `kiosk-player bench exhibit`: press → first sample of the clip at the device, as exhibit mode
+/// `kiosk-bench exhibit`: press → first sample of the clip at the device, as exhibit mode
 /// plays it (the real player, library and engine; the attract loop playing when the press comes).
 extension BenchCommand {
     /// A 16-bit stereo 44.1 kHz WAV file whose every sample is `level`.

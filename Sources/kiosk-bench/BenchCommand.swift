@@ -1,9 +1,20 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCommandLine
 import KioskSystem
 
-/// `kiosk-player bench WHAT`: prints performance figures. Each benchmark is one entry of `benchmarks`.
+/// `kiosk-bench WHAT`: prints performance figures. Each benchmark is one entry of `benchmarks`. A
+/// program apart from `kiosk-player`, so the appliance's binary carries none of this code; it is built
+/// beside it (`swift build --product kiosk-bench`) and never packaged.
+///
+/// Thread: the main thread.
 enum BenchCommand {
+    static var tool: CommandLineTool {
+        CommandLineTool(
+            program: "kiosk-bench", headline: "performance figures of kiosk-player (docs/performance.md).",
+            commands: benchmarks)
+    }
+
     /// The benchmarks, each with its options (all of them optional: defaults give the figures
     /// docs/performance.md quotes).
     static var benchmarks: [Command] {
@@ -134,22 +145,6 @@ enum BenchCommand {
                 run: exhibit),
         ]
         return benchmarks
-    }
-
-    static var command: Command {
-        Command(
-            name: "bench",
-            summary: "print performance figures",
-            synopsis: ["WHAT [OPTIONS]"],
-            description: "Benchmarks (each prints its figures; run 'kiosk-player bench WHAT --help'):\n",
-            subcommands: benchmarks,
-            run: { parsed in
-                let names = benchmarks.map(\.name).joined(separator: ", ")
-                guard let what = parsed.positionals.first else {
-                    throw parsed.usageError("which benchmark? one of: \(names)")
-                }
-                throw parsed.usageError("unknown benchmark '\(what)'; one of: \(names)")
-            })
     }
 
     /// Runs an event loop set up like the player's (signals, a wake eventfd, a long timer) for

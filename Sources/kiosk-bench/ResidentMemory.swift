@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCommandLine
 import KioskSystem
 
 /// Where a process's resident memory is, read once from /proc/PID/smaps: each mapped file's

@@ -16,12 +16,6 @@ extension Player {
     /// The clip playing now, for the screen and MPD (nil: the attract loop or silence).
     public var exhibitClip: String? { exhibit?.triggers.playing }
 
-    /// Called with the heartbeat (a JSON object's text) at each change and once a minute.
-    public var onExhibitStatus: ((String) -> Void)? {
-        get { exhibitStatusSink }
-        set { exhibitStatusSink = newValue }
-    }
-
     /// The board's buttons in profile order: a stick's folders go to them when nothing names clips.
     public var exhibitButtons: [String] {
         get { exhibit?.buttons ?? [] }
@@ -352,7 +346,7 @@ extension Player {
     /// restart, once no clip plays (a clip defers it, for an hour at most). A player started less
     /// than two minutes ago does not: that is the restart itself.
     func followDailyRestart() {
-        guard let exhibit, let at = exhibit.config.restartAt, let restart = onDailyRestart else { return }
+        guard let exhibit, let at = exhibit.config.restartAt, listeners.hears(.dailyRestart) else { return }
         guard exhibit.clock.unsynchronized() == nil,
             scheduler.nowNanoseconds - exhibit.startedAt >= 120 * 1_000_000_000
         else { return }
@@ -361,7 +355,7 @@ extension Player {
         guard exhibit.restartDue, exhibit.triggers.playing == nil else { return }
         exhibit.restartDue = false
         Log.notice("exhibit: the daily restart (exhibit.restartAt)")
-        restart()
+        send(.dailyRestart)
     }
 
     private func closeExhibit() {
@@ -378,9 +372,9 @@ extension Player {
 
     // MARK: - heartbeat and counts
 
-    /// The heartbeat: sent when something in it changed (`always`: also when only the uptime did).
+    /// The heartbeat (`.exhibitStatus`, a JSON object's text): sent when something in it changed (`always`: also when only the uptime did).
     func sendExhibitStatus(always: Bool) {
-        guard let exhibit, let sink = exhibitStatusSink else { return }
+        guard let exhibit, listeners.hears(.exhibitStatus) else { return }
         let state: String
         if exhibit.closed {
             state = "closed"
@@ -408,7 +402,9 @@ extension Player {
         guard always || key != exhibit.lastStatus else { return }
         exhibit.lastStatus = key
         let uptime = (scheduler.nowNanoseconds - exhibit.startedAt) / 1_000_000_000
-        sink(JSONValue.object(members + [("uptimeSeconds", .number(Double(uptime)))]).serialized() + "\n")
+        send(
+            .exhibitStatus(JSONValue.object(members + [("uptimeSeconds", .number(Double(uptime)))]).serialized() + "\n")
+        )
     }
 
     /// A stick with a `kiosk-staff` file at its top gets the play counts as `kiosk-play-counts.csv`

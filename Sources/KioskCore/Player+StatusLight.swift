@@ -2,7 +2,7 @@
 import KioskDisplay
 
 /// The state the status light shows (`LightState`), worked out at each screen refresh and sent to
-/// `onLightState` only when it changes: low power first, then an error message, then a new card's
+/// a `.light` change only when it changes: low power first, then an error message, then a new card's
 /// link prompt, then exhibit mode's closed or waiting station, then playback (nothing queued counts
 /// as stopped). Thread: the loop thread, like `Player`.
 extension Player {
@@ -56,6 +56,6 @@ extension Player {
             exhibit: exhibitLightState, noSound: noOutputWorks)
         guard state != lightState else { return }
         lightState = state
-        onLightState?(state)
+        send(.light(state))
     }
 }

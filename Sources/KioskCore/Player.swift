@@ -40,9 +40,21 @@ public final class Player {
     var recorder: ResumeRecorder!
 
     /// The queue: tracks, current entry, repeat, single, consume, shuffle, engine ids.
-    public internal(set) var playQueue: PlayQueue
-    var transport = Transport()
-    var volumeControl: VolumeControl
+    public internal(set) var playQueue: PlayQueue {
+        // No `oldValue`: the queue is changed in place, never copied.
+        didSet { remoteChanges.queueChanged(playQueue) }
+    }
+    var transport = Transport() {
+        didSet {
+            // Every jump the player made counts, however short (a `seekcur +1`).
+            if transport.status != oldValue.status || transport.jumps != oldValue.jumps {
+                remoteChanges.note(.playback)
+            }
+        }
+    }
+    var volumeControl: VolumeControl {
+        didSet { if volumeControl.level != oldValue.level { remoteChanges.note(.volume) } }
+    }
     var restore = RestoreSession.none
     var navigation = Navigation()
     var shelf = LibraryShelf()
@@ -59,31 +71,18 @@ public final class Player {
     var seekHold: SeekHold
     /// Exhibit mode's state (`Player+Exhibit.swift`); nil: a music player.
     let exhibit: ExhibitSession?
-    /// Where exhibit mode's heartbeat goes (`onExhibitStatus`).
-    var exhibitStatusSink: ((String) -> Void)?
     /// Runs the staff stick's play-count export (`StaffExport.run`) off the loop thread and hands
     /// its outcome to `playCountsExported` on the loop; nil: the export runs in place (tests).
     public var stickExporter: ((_ mountPoint: String, _ csv: [UInt8]) -> Void)?
-    /// Called at exhibit mode's daily restart time (`exhibit.restartAt`): the appliance exits
-    /// cleanly and systemd starts it again.
-    public var onDailyRestart: (() -> Void)?
-
-    /// Called with a one-line status for systemd (`STATUS=`) whenever it changes.
-    public var onStatus: ((String) -> Void)?
-    /// Called when the user asks for a shutdown (chord); the appliance decides what it means.
-    public var onShutdownRequest: (() -> Void)?
-    /// Called after anything that may have changed the state (each screen refresh), so remote
-    /// clients (the MPD server) can see what changed.
-    public var onChange: (() -> Void)?
-    /// Called with the status light's state when it changes (Player+StatusLight.swift).
-    public var onLightState: ((LightState) -> Void)?
-    /// The state last sent to `onLightState`.
+    /// Who hears the player's changes (`listen`): systemd's status, the light, speech, the
+    /// appliance, remote clients.
+    var listeners = PlayerListeners()
+    /// What remote clients will be told changed at the next publication.
+    var remoteChanges = RemoteChanges()
+    /// The state last sent as `.light`.
     var lightState: LightState?
     /// The supply's under-voltage alarm is raised (`powerChanged`).
     var isLowPower = false
-    /// Called with the words to speak when the screen shows a message (and, in `names` mode, when a
-    /// browse move selects a collection); `speechMode` says which (`off` by default).
-    public var onSpeak: ((String) -> Void)?
     public var speechMode: SpeechConfig.Mode {
         get { announcer.mode }
         set { announcer.mode = newValue }
@@ -142,7 +141,10 @@ public final class Player {
         timers.events = timerEvents()
         memory.alwaysKept = { [unowned self] in self.cards.isContinued($0.category, key: $0.key) }
         memory.writeFile = { [writer = recorder.writer] in writer.submitFile($0, text: $1) }
+        cardSession.store.writer = recorder.writer
         engine.setVolume(volume)
+        remoteChanges.queueChanged(playQueue)
+        _ = remoteChanges.take()
         if let seconds = resume?.sleepRemainingSeconds, seconds > 0 { setSleepTimer(seconds: seconds) }
     }
 
@@ -304,7 +306,7 @@ public final class Player {
     func changeVolume(by delta: Int) {
         let new = volumeLimits.clamp(volume + delta)
         // The screen shows the level standing at its top; a box without one says so.
-        if delta > 0, new == volume, announcer.mode != .off { onSpeak?(SpokenForm.volumeLimitReached) }
+        if delta > 0, new == volume, announcer.mode != .off { send(.speak(SpokenForm.volumeLimitReached)) }
         overlays.showVolume(new)
         if new != volume {
             volumeControl.level = new
@@ -400,9 +402,32 @@ public final class Player {
         screen?.show(state)
         noteLightState(view, screen: state)
         if isExhibit { sendExhibitStatus(always: false) }
-        if let words = announcer.follow(state) { onSpeak?(words) }
-        onStatus?(view.statusText)
-        onChange?()
+        if let words = announcer.follow(state) { send(.speak(words)) }
+        send(.status(view.statusText))
+        publishChanges()
+    }
+
+    // MARK: - listeners
+
+    /// Calls `listener` on the loop thread with each change of the `kinds` asked for, from now on;
+    /// the id returned stops it (`stopListening`).
+    @discardableResult
+    public func listen(to kinds: PlayerChange.Kinds = .all, _ listener: @escaping PlayerListener) -> Int {
+        listeners.add(kinds, listener)
+    }
+
+    public func stopListening(_ id: Int) { listeners.remove(id) }
+
+    /// Tells the listeners of `change`'s kind.
+    func send(_ change: PlayerChange) {
+        for listener in listeners.listeners(of: change) { listener(change) }
+    }
+
+    /// Tells remote clients what changed since they were last told, if anything did (each screen
+    /// refresh does it; a remote command does it at once).
+    public func publishChanges() {
+        let aspects = remoteChanges.take()
+        if !aspects.isEmpty { send(.remote(aspects)) }
     }
 
     func provideArtworkForCurrentTrack() {
@@ -425,13 +450,13 @@ public final class Player {
     // MARK: - shutdown
 
     func requestShutdown() {
-        guard let handler = onShutdownRequest else { return }
+        guard listeners.hears(.shutdown) else { return }
         shuttingDown = true
         engine.stop()
         setStatus(.stopped)
         recorder.saveNow(flushingQueue: true)
         refreshScreen()
-        handler()
+        send(.shutdownRequested)
     }
 
     /// Stops everything for process exit: state saved, audio stopped, screen cleared.

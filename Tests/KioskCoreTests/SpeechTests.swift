@@ -125,7 +125,7 @@ import Testing
         defer { rig.shutdown() }
         var said: [String] = []
         rig.player.speechMode = .names
-        rig.player.onSpeak = { said.append($0) }
+        rig.player.listen(to: .speech) { if case .speak(let words) = $0 { said.append(words) } }
         try rig.playFirst()
         let before = said.count
         try rig.press(.nextCollection)
@@ -156,7 +156,7 @@ import Testing
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         var spoken: [String] = []
         rig.player.speechMode = mode
-        rig.player.onSpeak = { spoken.append($0) }
+        rig.player.listen(to: .speech) { if case .speak(let words) = $0 { spoken.append(words) } }
         try rig.press(.sleep)
         #expect(spoken == (mode == .off ? [] : ["Sleep timer set to 15 minutes"]))
     }
@@ -168,7 +168,7 @@ import Testing
         }
         var spoken: [String] = []
         rig.player.speechMode = .prompts
-        rig.player.onSpeak = { spoken.append($0) }
+        rig.player.listen(to: .speech) { if case .speak(let words) = $0 { spoken.append(words) } }
         try rig.press(.volumeUp)
         #expect(spoken.isEmpty, "55 → 60: not yet at the limit")
         try rig.press(.volumeUp)

@@ -71,6 +71,9 @@ extension Player {
             startQueue(at: entry, frame: 0, status: .playing)
         case .seek(let entry, let seconds):
             return seek(entry: entry, toSeconds: seconds)
+        case .setVolume(let percent) where origin == .exhibit:
+            // The staff's default coming back: no overlay, and not kept over a restart.
+            apply(transport.handle(.volume(percent, saved: false)))
         case .setVolume(let percent):
             changeVolume(by: volumeLimits.clamp(percent) - volume)
         case .changeVolume(let delta):
@@ -108,6 +111,9 @@ extension Player {
             return setRange(range, at: entry)
         case .clear:
             clearQueue()
+        case .playTracks(let tracks, let loop, let fade):
+            guard !tracks.isEmpty else { return false }
+            playAlone(tracks, loop: loop, fadeInMilliseconds: fade)
         case .shutdown:
             requestShutdown()
         }

@@ -48,8 +48,7 @@ extension Player {
             return
         }
         guard exhibit.triggers.state == .attract else { return }
-        volumeControl.level = exhibit.config.volume.initial
-        engine.setVolume(volume)
+        apply(.setVolume(exhibit.config.volume.initial), from: .exhibit)
         playAttract()
     }
 
@@ -137,9 +136,7 @@ extension Player {
             cancelAttractReturn()
             Log.info("exhibit: clip \"\(name)\" (\(clip.mode.rawValue))")
             exhibit.counts.played(name, day: exhibit.clock.now().date)
-            playQueue.repeats = false
-            playQueue.replace(with: tracks, collection: nil, once: true)
-            startQueue(at: 0, frame: 0, status: .playing)
+            apply(.playTracks(tracks, loop: false), from: .exhibit)
         case .stop:
             silenceEngine()
             scheduleAttractReturn()
@@ -179,10 +176,7 @@ extension Player {
             silenceEngine()
             return
         }
-        playQueue.repeats = true
-        playQueue.replace(with: tracks, collection: nil)
-        if fadingIn, attract.fadeMs > 0 { engine.fadeInNextStart(overMilliseconds: attract.fadeMs) }
-        startQueue(at: 0, frame: 0, status: .playing)
+        apply(.playTracks(tracks, loop: true, fadeInMilliseconds: fadingIn ? attract.fadeMs : 0), from: .exhibit)
     }
 
     private func scheduleAttractReturn() {
@@ -219,12 +213,14 @@ extension Player {
             let initial = exhibit.config.volume.initial
             if self.volume != initial {
                 Log.info("exhibit: the visitor left: volume back to \(initial) %")
-                self.volumeControl.level = initial
-                self.engine.setVolume(initial)
+                self.apply(.setVolume(initial), from: .exhibit)
                 self.refreshScreen()
             }
         }
     }
+
+    /// An error the engine reported, for the heartbeat.
+    func noteExhibitError(_ text: String) { exhibit?.lastError = text }
 
     /// The tracks a clip's source names: a file (in the language's folder first) or a collection.
     func exhibitTracks(_ source: ExhibitConfig.Source) -> [Track] {
@@ -346,7 +342,7 @@ extension Player {
     /// restart, once no clip plays (a clip defers it, for an hour at most). A player started less
     /// than two minutes ago does not: that is the restart itself.
     func followDailyRestart() {
-        guard let exhibit, let at = exhibit.config.restartAt, listeners.hears(.dailyRestart) else { return }
+        guard let exhibit, let at = exhibit.config.restartAt, outbox.listeners.hears(.dailyRestart) else { return }
         guard exhibit.clock.unsynchronized() == nil,
             scheduler.nowNanoseconds - exhibit.startedAt >= 120 * 1_000_000_000
         else { return }
@@ -364,8 +360,7 @@ extension Player {
         exhibit.closed = true
         cancelAttractReturn()
         exhibit.triggers = ClipTriggers(config: exhibit.config)
-        silenceEngine()
-        playQueue.clear()
+        apply(.clear, from: .exhibit)
         showTransient(MessageState(title: "Closed", detail: nil, kind: .info), seconds: 10)
         refreshScreen()
     }
@@ -374,7 +369,7 @@ extension Player {
 
     /// The heartbeat (`.exhibitStatus`, a JSON object's text): sent when something in it changed (`always`: also when only the uptime did).
     func sendExhibitStatus(always: Bool) {
-        guard let exhibit, listeners.hears(.exhibitStatus) else { return }
+        guard let exhibit, outbox.listeners.hears(.exhibitStatus) else { return }
         let state: String
         if exhibit.closed {
             state = "closed"

@@ -24,7 +24,7 @@ extension Player {
     /// the log line ("in the menu").
     func chooseOutput(_ device: String, by chooser: String) {
         output.choose(device, by: chooser)
-        remoteChanges.note(.output)
+        outbox.remoteChanges.note(.output)
         overlays.showOutput(nil)
         recorder.saveSoon()
     }
@@ -45,7 +45,7 @@ extension Player {
 
     /// What the output supervisor reports, on the status line of the now-playing screen.
     func outputChanged(_ change: OutputChange) {
-        remoteChanges.note(.output)
+        outbox.remoteChanges.note(.output)
         switch change {
         case .lost: overlays.showOutput(noOutputWorks ? Self.noSoundLine : "Audio device unplugged")
         case .fellBack(let device, _): overlays.showOutput(noOutputWorks ? Self.noSoundLine : "Output: \(device)")

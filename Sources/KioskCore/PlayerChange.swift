@@ -168,3 +168,14 @@ struct RemoteChanges {
         return pending
     }
 }
+
+/// The player's outgoing side: who listens, what remote clients will be told, and the light's
+/// state last sent.
+///
+/// Thread: the loop thread (the player's part).
+struct PlayerOutbox {
+    var listeners = PlayerListeners()
+    var remoteChanges = RemoteChanges()
+    /// The state last sent as `.light`.
+    var lightState: LightState?
+}

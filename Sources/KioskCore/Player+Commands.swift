@@ -7,7 +7,7 @@ import KioskSystem
 ///
 /// Every command takes effect at once (the queue index, the status and the volume are updated
 /// before `perform` returns, so a remote client's next `status` sees them), and `perform` redraws
-/// the screen and so calls `onChange`. Appending while playing extends the engine's queue without a
+/// the screen and so tells the listeners (`PlayerChange.remote`). Appending while playing extends the engine's queue without a
 /// gap; another edit hands the new queue to the engine at the current frame, which costs a short
 /// gap of silence. A queue built by a remote client has no collection: it is saved entry by entry
 /// (`ClientQueueFile`) and comes back after a restart. Thread: the loop thread, like `Player`.

@@ -330,7 +330,7 @@ extension Player {
         if open && exhibit.closed {
             Log.info("exhibit: open")
             exhibit.closed = false
-            overlays.clearMessage()
+            clearTransient()
             startExhibit()
             refreshScreen()
         } else if !open && !exhibit.closed {

@@ -25,7 +25,7 @@ extension Player {
     func chooseOutput(_ device: String, by chooser: String) {
         output.choose(device, by: chooser)
         outbox.remoteChanges.note(.output)
-        overlays.showOutput(nil)
+        apply(overlays.handle(.outputLine(nil)))
         recorder.saveSoon()
     }
 
@@ -47,10 +47,12 @@ extension Player {
     func outputChanged(_ change: OutputChange) {
         outbox.remoteChanges.note(.output)
         switch change {
-        case .lost: overlays.showOutput(noOutputWorks ? Self.noSoundLine : "Audio device unplugged")
-        case .fellBack(let device, _): overlays.showOutput(noOutputWorks ? Self.noSoundLine : "Output: \(device)")
-        case .back: overlays.showOutput(outputDevice == preferredDevice ? nil : "Output: \(outputDevice)")
-        case .returned: overlays.showOutput(nil)
+        case .lost: apply(overlays.handle(.outputLine(noOutputWorks ? Self.noSoundLine : "Audio device unplugged")))
+        case .fellBack(let device, _):
+            apply(overlays.handle(.outputLine(noOutputWorks ? Self.noSoundLine : "Output: \(device)")))
+        case .back:
+            apply(overlays.handle(.outputLine(outputDevice == preferredDevice ? nil : "Output: \(outputDevice)")))
+        case .returned: apply(overlays.handle(.outputLine(nil)))
         }
         refreshScreen()
     }

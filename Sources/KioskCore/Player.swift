@@ -11,13 +11,15 @@ import KioskSystem
 /// per-mode tables), `CardEvent`s (Player+Cards.swift), `AudioEvent`s from the engine and
 /// `LibraryEvent`s from the library (Player+Library.swift). It keeps parts, each a type with its own
 /// state and transitions: the `PlayQueue` (order, and every rule of what plays next), the
-/// `Transport` (status and position), the `VolumeControl`, the `RestoreSession` (the saved queue
+/// `Transport` (status, position and volume; its `handle` returns `PlayerEffect`s, which
+/// `apply(_:)` carries out, as the `Overlays`' do), the `RestoreSession` (the saved queue
 /// coming back after a restart, Player+Restore.swift), the `Navigation` (mode, category,
 /// selection), the `Overlays` (messages, volume overlay, status line), the `PlayerTimers` (browse
 /// timeout, idle power-off, sleep), the `CardSession`, the `CollectionMemory` (audiobooks,
 /// bookmarks) and the `LibraryShelf`; and the services it drives: the engine (any
 /// `PlaybackEngine`), the `OutputSupervisor` (device fallback), the `ResumeRecorder` (what is
-/// saved, when), the screen (`PlayerView` says what it shows). Buttons and remote clients (MPD,
+/// saved, when), the screen (`PlayerView` says what it shows). What it tells the appliance goes
+/// to its listeners as typed `PlayerChange`s (`listen(to:_:)`). Buttons and remote clients (MPD,
 /// Player+Remote.swift) go through the same operations; where MPD's meaning differs, the rule
 /// takes it as an origin (`PlayQueue.Origin`).
 ///
@@ -51,7 +53,7 @@ public final class Player {
     }
     var restore = RestoreSession.none
     var navigation = Navigation()
-    let overlays: Overlays
+    var overlays = Overlays()
     let timers: PlayerTimers
     var cardSession: CardSession
     /// Exhibit mode's state (`Player+Exhibit.swift`); nil: a music player.
@@ -129,7 +131,6 @@ public final class Player {
             memory: CollectionMemory(config: config))
         box = BoxState(locked: resume?.locked ?? false, seekHold: SeekHold(settings: config.inputs.seek))
         cardSession = CardSession(directory: config.stateDirectory)
-        overlays = Overlays(scheduler: loop)
         timers = PlayerTimers(scheduler: loop, config: config)
         exhibit = config.exhibit.map {
             ExhibitSession(config: $0, stateDirectory: config.stateDirectory, startedAt: loop.nowNanoseconds)
@@ -161,7 +162,6 @@ public final class Player {
                 return self.resumeState()
             }, queue: { [unowned self] in self.queue })
         output.onChange = { [unowned self] change in self.outputChanged(change) }
-        overlays.onExpired = { [unowned self] in self.refreshScreen() }
         timers.events = timerEvents()
         memory.alwaysKept = { [unowned self] in self.cards.isContinued($0.category, key: $0.key) }
         memory.writeFile = { [writer = recorder.writer] in writer.submitFile($0, text: $1) }
@@ -331,7 +331,7 @@ public final class Player {
         let new = volumeLimits.clamp(volume + delta)
         // The screen shows the level standing at its top; a box without one says so.
         if delta > 0, new == volume, announcer.mode != .off { send(.speak(SpokenForm.volumeLimitReached)) }
-        overlays.showVolume(new)
+        apply(overlays.handle(.volume(new)))
         apply(transport.handle(.volume(new, saved: true)))
         refreshScreen()
     }
@@ -408,7 +408,7 @@ public final class Player {
         let state = view.screen
         switch state {
         case .nowPlaying, .exhibit: break
-        case .browse, .help, .message, .off: overlays.dropVolume()
+        case .browse, .help, .message, .off: apply(overlays.handle(.dropVolume))
         }
         timers.followIdlePowerOff(playing: status == .playing || shuttingDown)
         // A browse list can appear without a move (nothing queued at start, a new catalog): its
@@ -444,7 +444,17 @@ public final class Player {
             case .periodicSaves(true): recorder.startPeriodic()
             case .periodicSaves(false): recorder.stopPeriodic()
             case .chooseCurrentEntry: playQueue.chooseCurrent()
+            case .after(let milliseconds, let later):
+                _ = scheduler.schedule(afterMilliseconds: milliseconds) { [weak self] in self?.hear(later) }
+            case .redraw: refreshScreen()
             }
+        }
+    }
+
+    /// A part's event come back after its time.
+    private func hear(_ later: PlayerEffect.Later) {
+        switch later {
+        case .messageTimedOut(let generation): apply(overlays.handle(.messageTimedOut(generation: generation)))
         }
     }
 

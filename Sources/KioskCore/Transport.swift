@@ -111,6 +111,16 @@ enum PlayerEffect: Equatable {
     case periodicSaves(Bool)
     /// The queue's current entry becomes MPD's current song (it plays or is paused).
     case chooseCurrentEntry
+    /// `event` comes back to its part after `milliseconds` (the loop's timer).
+    case after(milliseconds: Int, Later)
+    /// The screen is drawn again.
+    case redraw
+
+    /// What a part asked to hear of later.
+    enum Later: Equatable {
+        /// `Overlays`: the message shown as `generation` has had its time.
+        case messageTimedOut(generation: Int)
+    }
 
     enum EngineRequest: Equatable {
         case play, pause, stop

@@ -8,7 +8,7 @@ SWIFT_SOURCES = Sources Tests Package.swift
 # swiftlang in cached trees (deploy/trees). Empty: this machine with the Swift on PATH.
 ARCH ?=
 
-.PHONY: all deps build release test test-unit tsan asan fuzz soak powercut demo bench format format-check system-test deb image image-boot clean
+.PHONY: all deps build release test test-unit tsan asan fuzz soak powercut demo bench format format-check system-test deb image image-boot image-virt image-raspi4 clean
 
 all: build
 
@@ -102,6 +102,18 @@ endif
 image-boot:
 	bash deploy/install-deps.sh --image
 	bash deploy/image/boot-raspi.sh $(IMAGE)
+
+# The same image's root on QEMU's -M virt for what the emulated Pi lacks (deploy/image/boot-virt.sh):
+# buttons through gpio-sim, sound through snd-aloop; a USB stick plugged in plays bit-exact.
+image-virt:
+	bash deploy/install-deps.sh --image
+	bash deploy/image/boot-virt.sh $(IMAGE)
+
+# The image on QEMU's emulated Raspberry Pi 4 B (deploy/image/boot-raspi4.sh: trixie's QEMU 10 from
+# a tree of its own; bookworm's 7.2 has no raspi4b): READY from the read-only root.
+image-raspi4:
+	bash deploy/install-deps.sh --image
+	bash deploy/image/boot-raspi4.sh $(IMAGE)
 
 # The player on a generated demo library: keyboard as buttons, terminal (or PNG) as screen.
 demo: build

@@ -71,6 +71,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
+        // The vocabulary every layer shares, with no behaviour: screen states, actions, cards, the shuffle.
+        .target(name: "KioskModel", dependencies: ["KioskSystem"], swiftSettings: strict),
         // The buses boards wire things to: GPIO lines (libgpiod) and spidev.
         .target(name: "KioskHardware", dependencies: ["KioskSystem", "CKioskShims"], swiftSettings: strict),
         .target(
@@ -81,38 +83,50 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(
-            name: "KioskLibrary", dependencies: ["KioskSystem", "KioskAudio", "CFLAC", "CSQLite", "CKioskTags"],
+            name: "KioskLibrary",
+            dependencies: ["CKioskShims", "KioskSystem", "KioskModel", "KioskAudio", "CFLAC", "CSQLite", "CKioskTags"],
             swiftSettings: strict),
         .target(
-            name: "KioskInput", dependencies: ["KioskSystem", "KioskHardware", "CKioskShims"], swiftSettings: strict),
+            name: "KioskInput", dependencies: ["KioskSystem", "KioskModel", "KioskHardware", "CKioskShims"],
+            swiftSettings: strict),
         .target(
             name: "KioskDisplay",
-            dependencies: ["KioskSystem", "KioskHardware", "CKioskShims", "CFreeType", "CJPEG"],
+            dependencies: ["KioskSystem", "KioskModel", "KioskHardware", "CKioskShims", "CFreeType", "CJPEG"],
             swiftSettings: strict),
-        // The player's state machine and its rules; it uses the value types of the modules below
-        // (screen states, actions, tracks) and owns the protocols it consumes (screen, engine).
+        // The configuration: config.json, board and HAT profiles, and the two resolved together. It
+        // reads the profile sections the input and display modules parse (InputProfile, ScreenProfile).
+        .target(
+            name: "KioskConfig",
+            dependencies: ["KioskSystem", "KioskModel", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay"],
+            swiftSettings: strict),
+        // The player's state machine and its rules, on the model's values (screen states, actions) and
+        // the configuration; it owns the protocols it consumes (screen). Never the screen's, the
+        // inputs' or the hardware's modules (GraphTests).
         .target(
             name: "KioskCore",
-            dependencies: ["KioskSystem", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay"],
+            dependencies: ["KioskSystem", "KioskModel", "KioskConfig", "KioskAudio", "KioskLibrary"],
             swiftSettings: strict),
         // `kiosk-player doctor`: a checklist of the box as it is (board, sound, config.txt, GPIO, SPI,
         // screen, USB, power, state directory and groups), each check reading the system through a root.
         .target(
             name: "KioskDoctor",
             dependencies: [
-                "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
+                "KioskConfig",
+                "KioskModel", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
                 "KioskSystem", "CALSA", "CKioskShims",
             ],
             swiftSettings: strict),
         // Remote control over the MPD protocol (a server on the player's event loop).
         .target(
-            name: "KioskMPD", dependencies: ["KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "CPCRE2"],
+            name: "KioskMPD",
+            dependencies: ["KioskConfig", "KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "CPCRE2"],
             swiftSettings: strict),
         // The composition root: the appliance wires loop, engine, library, display, inputs, player,
         // services (MPD, setup check) and systemd notification.
         .target(
             name: "KioskApp",
             dependencies: [
+                "KioskConfig", "KioskModel",
                 "KioskCore", "KioskMPD", "KioskDoctor", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay",
                 "KioskHardware", "KioskSystem", "CKioskShims",
             ],
@@ -120,6 +134,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk-player",
             dependencies: [
+                "KioskConfig", "KioskModel",
                 "KioskApp", "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay",
                 "KioskHardware",
                 "KioskSystem", "CKioskShims", "KioskDoctor",
@@ -132,12 +147,13 @@ let package = Package(
         .target(
             name: "KioskFuzzTargets",
             dependencies: [
+                "KioskConfig", "KioskModel", "KioskHardware",
                 "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
                 "CZlib",
             ],
             swiftSettings: strict),
         .executableTarget(
-            name: "kiosk-fuzz", dependencies: ["KioskFuzzTargets", "KioskSystem"], swiftSettings: strict),
+            name: "kiosk-fuzz", dependencies: ["CKioskShims", "KioskFuzzTargets", "KioskSystem"], swiftSettings: strict),
 
         // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools,
         // the virtual clock and the fake engine. Each test target lists what it imports.
@@ -160,38 +176,54 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "KioskInputTests",
-            dependencies: ["KioskInput", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims"],
+            dependencies: [
+                "KioskModel", "KioskInput", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "KioskDisplayTests",
-            dependencies: ["KioskDisplay", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims"],
+            dependencies: [
+                "KioskModel", "KioskDisplay", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "KioskConfigTests",
+            dependencies: [
+                "KioskConfig", "KioskModel", "KioskAudio", "KioskLibrary", "KioskInput", "KioskSystem",
+                "KioskTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "KioskCoreTests",
             dependencies: [
-                "KioskCore", "KioskApp", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
+                "KioskConfig", "KioskModel",
+                "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
                 "KioskTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "KioskAppTests",
             dependencies: [
+                "KioskConfig", "KioskModel", "KioskAudio", "KioskDoctor",
                 "KioskApp", "KioskCore", "KioskDisplay", "KioskInput", "KioskLibrary", "KioskSystem",
                 "KioskTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "KioskFuzzTests", dependencies: ["KioskFuzzTargets", "KioskSystem", "KioskTestSupport"],
+            name: "KioskFuzzTests",
+            dependencies: ["KioskLibrary", "KioskFuzzTargets", "KioskSystem", "KioskTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskDoctorTests",
             dependencies: [
-                "KioskDoctor", "KioskCore", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims",
+                "KioskConfig",
+                "KioskDoctor", "KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "KioskMPDTests",
             dependencies: [
+                "KioskConfig",
                 "KioskMPD", "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskSystem", "KioskTestSupport",
             ],
             swiftSettings: strict),

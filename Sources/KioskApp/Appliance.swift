@@ -1,11 +1,13 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 import Glibc
 import KioskAudio
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskCore
 import KioskDisplay
 import KioskInput
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// How `run` and `demo` differ from the plain appliance.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskLibrary
 
 /// Which collections are audiobooks: a collection whose tracks mostly carry one of the genres of
@@ -8,11 +9,8 @@ import KioskLibrary
 ///
 /// Thread: any (a value).
 public struct AudiobookRule: Sendable, Equatable {
-    /// The default genres: what taggers and shops write for spoken word in the languages of the
-    /// boxes' owners.
-    public static let defaultGenres = [
-        "Audiobook", "Audio Book", "Hörbuch", "Spoken Word", "Podcast", "有声书", "オーディオブック",
-    ]
+    /// The default genres (`Config.defaultAudiobookGenres`, where the config reads them).
+    public static let defaultGenres = Config.defaultAudiobookGenres
 
     private let genres: Set<String>
 

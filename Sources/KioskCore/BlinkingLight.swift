@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskSystem
 
 /// Drives one light in a `LightPattern` on the scheduler's timers: a new pattern starts at once

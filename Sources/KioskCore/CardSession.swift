@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
-import KioskInput
+import KioskModel
 import KioskSystem
 
 /// A new card's prompt: the card and the collection it would be linked to, in the mode chosen.

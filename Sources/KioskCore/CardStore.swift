@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
-import KioskInput
 import KioskLibrary
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// The cards the box knows (`cards.json` in the state directory): card number → what it does, and

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskLibrary
 
 /// What the player remembers of collections: which are audiobooks (never shuffled, bookmarked by

@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
 import KioskLibrary
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 
 /// What the screen is showing; the actions mean different things in each.
 public enum PlayerMode: Equatable, Sendable {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskModel
 import KioskSystem
 
 /// What shows over or beside the screens: a transient message ("USB stick removed", "Shuffle:

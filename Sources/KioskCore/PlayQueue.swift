@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
 import KioskLibrary
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 
 /// The queue the player plays: its tracks, the order they play in (the queue's own, or a shuffle),
 /// the current one, whether it repeats, MPD's single and consume modes, and the ids its entries have
@@ -21,15 +22,8 @@ import KioskLibrary
 ///
 /// Thread: any (a value); the player's copy lives on the loop thread.
 public struct PlayQueue: Equatable, Sendable {
-    /// How the entries are ordered for playing.
-    public enum Shuffle: String, Equatable, Sendable, CaseIterable {
-        /// The queue's own order.
-        case off
-        /// Every track once, in random order.
-        case tracks
-        /// Whole albums in random order, each album's tracks in their order.
-        case albums
-    }
+    /// How the entries are ordered for playing (`ShuffleMode`, named where the config reads it).
+    public typealias Shuffle = ShuffleMode
 
     /// Where a move through the queue lands.
     public enum Step: Equatable, Sendable {

@@ -1,7 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
-import KioskInput
 import KioskLibrary
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// Cards: a linked card plays its collection as its mode says (`CardMode`: the album where its

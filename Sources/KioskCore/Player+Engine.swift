@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
-import KioskDisplay
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// What the engine reports: a track started (the queue's current entry follows it), positions,

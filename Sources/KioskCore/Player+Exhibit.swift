@@ -1,8 +1,8 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import KioskDisplay
-import KioskInput
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// Exhibit mode (`Config.exhibit`): inputs play clips by the trigger rules (`ClipTriggers`), the

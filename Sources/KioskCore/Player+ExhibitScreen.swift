@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskConfig
+import KioskModel
 
 /// What exhibit mode's visitor screen needs from the exhibit session, taken once per refresh
 /// (`PlayerView.exhibit`). Thread: a value; any.

@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
 import KioskLibrary
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// The library coming and going (`LibraryShelf`): sticks added (the saved track plays at once),

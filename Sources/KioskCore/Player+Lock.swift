@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
-import KioskInput
+import KioskModel
 import KioskSystem
 
 /// The button lock: while locked, buttons, encoders, keys, event scripts and cards do nothing but

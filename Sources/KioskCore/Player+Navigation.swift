@@ -1,7 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
-import KioskInput
 import KioskLibrary
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 
 /// Navigation: what each action does on each screen (now playing, browse, help, menu, cards, setup
 /// check), and moving through the categories and the browse list (`Navigation`).

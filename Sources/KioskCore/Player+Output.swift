@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
+import KioskModel
 
 /// The audio output: the devices the menu offers, the one in use, the one chosen, and what the
 /// `OutputSupervisor` reports (a fallback, a device back) on the status line.
@@ -35,7 +36,7 @@ extension Player {
     }
 
     /// What a box says when none of its outputs can sound (screen, light and `doctor` alike).
-    public static let noSoundAdvice = "plug in an HDMI screen with speakers or a DAC"
+    public static let noSoundAdvice = Advice.noSound
 
     /// The status line while no output works (a Zero 2 W without an HDMI sink, a DAC not found).
     public static let noSoundLine = "No sound: \(noSoundAdvice)"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskModel
 
 /// What shows over the screens (`Overlays`): messages, the doctor's findings at start and the
 /// under-voltage warning. Thread: the loop thread, like `Player`.

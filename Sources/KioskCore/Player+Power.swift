@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskModel
 import KioskSystem
 
 /// The supply's voltage as the box's power watch reports it: low power shows (and, with speech,

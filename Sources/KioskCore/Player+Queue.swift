@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
 import KioskLibrary
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// The queue's settings and edits as the player applies them: shuffle (from the menu, the shuffle

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
-import KioskDisplay
 import KioskLibrary
 import KioskSystem
 

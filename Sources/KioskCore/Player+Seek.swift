@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskInput
+import KioskModel
 
 /// Seek by hold: next or previous held on the now-playing screen moves through the track
 /// (`SeekHold` says how far each repeat goes), playing or paused, through the same seek as MPD's

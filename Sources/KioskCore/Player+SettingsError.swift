@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskModel
 import KioskSystem
 
 /// A settings file that could not be applied (the SD-card image's `kiosk-settings`, which keeps the

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskConfig
+import KioskModel
 
 /// The state the status light shows (`LightState`), worked out at each screen refresh and sent to
 /// a `.light` change only when it changes: low power first, then an error message, then a new card's

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskModel
 import KioskSystem
 
 /// What the player does when one of its timers (`PlayerTimers`) fires: the browse timeout returns

@@ -1,8 +1,8 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
-import KioskDisplay
-import KioskInput
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// The appliance's state machine: what plays, what the screen shows, what each button does.

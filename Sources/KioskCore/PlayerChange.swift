@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskConfig
 import KioskLibrary
 
 /// What the player tells the rest of the appliance, typed: each change carries its data, so a

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
+import KioskConfig
+import KioskModel
 import KioskSystem
 
 /// What the player works with but does not own the state of: the timers' scheduler, the engine,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskSystem
 
 /// The player's timers and what they count: the browse timeout (browse, help and menu go back to

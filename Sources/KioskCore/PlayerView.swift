@@ -1,7 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
-import KioskDisplay
 import KioskLibrary
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 
 /// What the screen shows, worked out from a snapshot of the player: a pure function of its
 /// inputs, so each screen can be tested without a player, an engine or a loop.

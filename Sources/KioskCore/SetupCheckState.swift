@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskModel
 
 /// What the player shows of `kiosk-player doctor`: the lines that failed when it ran at start (the
 /// menu's "Setup check" page, present only when something failed) and an under-voltage warning in

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskConfig
+import KioskModel
 
 /// Which changes of the screen are spoken, by the `speech.mode`: in `prompts` and `names`, each
 /// message when it appears (not progress: "Scanning"); in `names`, also the collection a browse move selects. A message still

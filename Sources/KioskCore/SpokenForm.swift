@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskDisplay
+import KioskModel
 
 /// The spoken form of what the screen shows: the one place a message becomes words for espeak-ng
 /// (units written out, quotes and ellipses dropped, a detail spoken only where it helps a listener).

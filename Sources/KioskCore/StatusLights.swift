@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskSystem
 
 /// The board's status light and error light following the player's `LightState` events, with the

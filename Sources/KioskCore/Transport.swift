@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
+
 /// Playback status as the user sees it.
 public enum PlaybackStatus: String, Sendable {
     case stopped, playing, paused

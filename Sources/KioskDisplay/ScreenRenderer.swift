@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 
 /// Draws a `ScreenState` into a `Canvas`: the whole screen, from the state alone, so any state
 /// can be rendered in a test or by `kiosk-player render`.

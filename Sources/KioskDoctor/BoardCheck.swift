@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
 
 /// Check 1: the board profile chosen and why: the config's "board" (or --board), the device-tree
 /// model (/proc/device-tree/model) "auto" decides from, and a HAT's EEPROM (/proc/device-tree/hat/).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
+import KioskConfig
 import KioskInput
 
 /// Check 3: the config.txt lines the board needs (the profile's `configTxt`, plus `dtparam=spi=on`
@@ -11,6 +11,36 @@ public enum BootConfigCheck {
     /// The config.txt the firmware reads on this root, nil when there is none.
     public static func configFile(_ root: SystemRoot) -> String? {
         ["/boot/firmware/config.txt", "/boot/config.txt"].first { root.exists($0) }
+    }
+
+    /// The project's SD-card image (deploy/image) is known by its settings script: there config.txt
+    /// includes `kiosk-board.txt`, which that script writes from the settings file's board at every
+    /// start, so an edit of config.txt is the wrong advice.
+    public static let imageSettingsScript = "/usr/lib/kiosk-image/kiosk-settings"
+
+    public static func onImage(_ root: SystemRoot) -> Bool { root.exists(imageSettingsScript) }
+
+    /// How to get `lines` into the firmware's settings on this root: on the image through the settings
+    /// file; elsewhere (Raspberry Pi OS) by adding them to config.txt (`file`, or where the firmware
+    /// looks for it).
+    public static func addLinesFix(_ lines: [String], root: SystemRoot, file: String? = nil) -> String {
+        let joined = lines.joined(separator: "; ")
+        guard onImage(root) else {
+            let target = file ?? configFile(root) ?? "/boot/firmware/config.txt"
+            return lines.count == 1
+                ? "echo '\(joined)' | sudo tee -a \(target) && sudo reboot"
+                : "add to \(target) and reboot: \(joined)"
+        }
+        // What kiosk-settings left out as a comment: an overlay this image does not have.
+        let board = root.text("/boot/firmware/kiosk-board.txt") ?? ""
+        let lacking = lines.filter { board.contains("# \($0): no such overlay on this image") }
+        if !lacking.isEmpty {
+            return "this image has no overlay for \(lacking.joined(separator: "; ")) (the boot partition's overlays/): "
+                + "install Raspberry Pi OS and the .deb instead (docs/install.md)"
+        }
+        return "on the KioskPlayer image the board's config.txt lines (\(joined)) come from the settings file: "
+            + "set \"board\" in kiosk-settings.json (the card's boot partition, on any PC) to the profile of this "
+            + "hardware, one whose \"configTxt\" has them, and restart: the box writes kiosk-board.txt and restarts once"
     }
 
     /// The lines the board needs, in order, without duplicates.
@@ -93,8 +123,9 @@ public enum BootConfigCheck {
                 .fail(
                     "config.txt",
                     "no /boot/firmware/config.txt or /boot/config.txt: cannot see \(wanted.joined(separator: ", "))",
-                    fix:
-                        "on Raspberry Pi OS, add to /boot/firmware/config.txt and reboot: \(wanted.joined(separator: "; "))"
+                    fix: onImage(context.root)
+                        ? addLinesFix(wanted, root: context.root)
+                        : "on Raspberry Pi OS, add to /boot/firmware/config.txt and reboot: \(wanted.joined(separator: "; "))"
                 )
             ]
         }
@@ -108,7 +139,7 @@ public enum BootConfigCheck {
                 lines.append(
                     .fail(
                         "config.txt", "\(line) is missing from \(file)",
-                        fix: "echo '\(line)' | sudo tee -a \(file) && sudo reboot"))
+                        fix: addLinesFix([line], root: context.root, file: file)))
             }
         }
         return lines

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
+import KioskConfig
 import KioskSystem
 
 /// The clock, for an exhibit with opening hours: they are applied only when the clock can be

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
+import KioskConfig
 import KioskSystem
 
 /// What every check is given: where the system is, the resolved config and how the board was chosen.

@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import KioskCore
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskHardware
 
 /// Check 4: the board's GPIO chip found by label and each line the profile uses (buttons, encoders,

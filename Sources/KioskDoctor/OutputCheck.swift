@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
+import KioskConfig
+import KioskModel
 
 /// Whether anything on the box can sound: a card the device tree gives no pins (the Pi 400's and
 /// Zero 2 W's `Headphones`) is named and skipped, and an HDMI card counts only with a connected
@@ -8,7 +9,7 @@ import KioskCore
 /// Thread: any (reads files).
 public enum OutputCheck {
     /// The words every "no sound" message ends with (the screen says the same).
-    public static let advice = Player.noSoundAdvice
+    public static let advice = Advice.noSound
 
     /// Whether a connected HDMI sink exists.
     static func hdmiConnected(_ root: SystemRoot) -> Bool {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
+import KioskConfig
 
 /// The board's buttons and encoders against the pins a HAT's overlay already claims. Pins claimed
 /// through pinctrl (an overlay's pin group, as `iqaudio-dacplus` takes GPIO 22 for its amplifier
@@ -70,8 +70,9 @@ public enum PinClaimCheck {
             lines.append(
                 .fail(
                     "pins", "\(use) is wired to GPIO \(line), which \(owner) claims\(which)",
-                    fix:
-                        "move \(use) to a free line: copy \(board.file) to /etc/kiosk-player/boards/, change its line there and rewire it; or remove the overlay that claims GPIO \(line) from config.txt"
+                    fix: BootConfigCheck.onImage(context.root)
+                        ? "move \(use) to a free line: copy \(board.file) to a boards/ folder on the boot partition (any PC), set \"boardsDirectory\": \"/boot/firmware/boards\" in kiosk-settings.json, change its line there and rewire it; or set \"board\" in kiosk-settings.json to a profile whose configTxt leaves GPIO \(line) free (on this image config.txt takes the board's lines from kiosk-board.txt, written from the settings file)"
+                        : "move \(use) to a free line: copy \(board.file) to /etc/kiosk-player/boards/, change its line there and rewire it; or remove the overlay that claims GPIO \(line) from config.txt"
                 ))
         }
         if !lines.contains(where: { $0.status == .fail }) {

@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import KioskCore
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskSystem
 
 /// Check 8: under-voltage and throttling. Two sources, both used when present:

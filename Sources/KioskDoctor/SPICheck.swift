@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
 import KioskHardware
 import KioskInput
 
@@ -12,7 +11,10 @@ public enum SPICheck {
         let resolved = context.resolved
         let root = context.root
         var lines: [DoctorLine] = []
-        let spiFix = "add dtparam=spi=on to config.txt and reboot (CE0 is /dev/spidev0.0, CE1 /dev/spidev0.1)"
+        let spiFix =
+            BootConfigCheck.onImage(root)
+            ? BootConfigCheck.addLinesFix(["dtparam=spi=on"], root: root)
+            : "add dtparam=spi=on to config.txt and reboot (CE0 is /dev/spidev0.0, CE1 /dev/spidev0.1)"
         if let panel = resolved.board.screen.spiPanel {
             let device = panel.device ?? "/dev/spidev\(panel.spiBus).\(panel.spiCS)"
             if root.exists(device) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
+import KioskConfig
 
 /// Check 6: the framebuffer the screen uses, found by name under /sys/class/graphics, and who owns
 /// the console: the frame-buffer console (fbcon) bound to a vtcon (/sys/class/vtconsole/*/bind)

@@ -1,7 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskAudio
-import KioskCore
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 
 /// Check 2: the sound cards (/proc/asound/cards) against the profile's audio device, its fallbacks
 /// and mixer; the device is opened and asked what it takes (ALSACapabilities), and what the output
@@ -56,7 +56,9 @@ public enum SoundCheck {
         let overlay = (resolved.board.hat?.configTxt ?? resolved.board.configTxt).first { $0.hasPrefix("dtoverlay=") }
         let noCardFix =
             overlay.map {
-                "add \($0) to config.txt (see the config.txt lines below) and reboot; then `aplay -l` lists the card"
+                BootConfigCheck.onImage(context.root)
+                    ? BootConfigCheck.addLinesFix([$0], root: context.root)
+                    : "add \($0) to config.txt (see the config.txt lines below) and reboot; then `aplay -l` lists the card"
             }
             ?? "connect the DAC or HDMI sink and check `aplay -l`; a HAT needs its dtoverlay= line in config.txt"
         let queried: Result<ALSACapabilities, ALSACapabilities.Failure> =
@@ -83,7 +85,11 @@ public enum SoundCheck {
             lines.append(
                 .fail(
                     "sound", "device \(pcm): card \"\(card)\" is not among the cards (\(listed))",
-                    fix: overlay.map { "add \($0) to config.txt and reboot (see config.txt below)" }
+                    fix: overlay.map {
+                        BootConfigCheck.onImage(context.root)
+                            ? BootConfigCheck.addLinesFix([$0], root: context.root)
+                            : "add \($0) to config.txt and reboot (see config.txt below)"
+                    }
                         ?? "set \"audio\": {\"device\": \"\(choices)\"} in /etc/kiosk-player/config.json"))
         } else {
             switch queried {

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
 import KioskLibrary
 
 /// Check 7: the USB sticks mounted under the media roots (/proc/self/mountinfo) and what a scan of

@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskHardware
 import KioskInput
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 
 /// The card readers' decoders fed arbitrary input. The first byte picks which: even, the MFRC522
 /// driver reading a card while every byte the chip clocks back on MISO comes from the input (a

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 extension Action {
     /// What the action does, in the words a person uses ("rewind", "next track"): the one source of
     /// the help pages, the demo's key panel and the tables in docs/buttons-and-cards.md (a test

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// Turns the edges of buttons and keys into gestures: debounce, press and release, short press vs
 /// long press, hold-repeat, chords.
 ///

@@ -1,7 +1,8 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 import Glibc
 import KioskHardware
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// The input router: runs the inputs of a board on the event loop through its backends

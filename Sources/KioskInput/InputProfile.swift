@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 import KioskHardware
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// The actions of one button or key: a short press, a long press, a hold-repeat (a button has

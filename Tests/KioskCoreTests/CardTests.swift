@@ -1,8 +1,10 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskDisplay
 import KioskInput
 import KioskLibrary
+import KioskModel
 import KioskSystem
 import KioskTestSupport
 import Testing

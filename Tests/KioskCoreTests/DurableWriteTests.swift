@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import KioskInput
+import KioskModel
 import KioskLibrary
 import KioskSystem
 import Testing

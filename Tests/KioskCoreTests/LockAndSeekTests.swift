@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskDisplay
 import KioskInput
 import KioskLibrary
+import KioskModel
 import KioskSystem
 import KioskTestSupport
 import Testing

@@ -1,10 +1,11 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import KioskApp
 import KioskAudio
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskDisplay
 import KioskInput
 import KioskLibrary
+import KioskModel
 import KioskSystem
 import KioskTestSupport
 import Testing

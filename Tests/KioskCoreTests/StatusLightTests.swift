@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskDisplay
 import KioskInput
+import KioskModel
 import KioskSystem
 import KioskTestSupport
 import Testing

@@ -1,7 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 import Glibc
-import KioskCore
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskDoctor
 import KioskHardware
 import KioskSystem
@@ -241,6 +241,33 @@ extension [DoctorLine] {
         let lines = BootConfigCheck.lines(try box.context(board: "pirate-audio"))
         #expect(lines.failed("dtoverlay=hifiberry-dac is missing") != nil, "\(lines.dump)")
         #expect(lines.passed("dtparam=spi=on in /boot/firmware/config.txt") != nil, "\(lines.dump)")
+    }
+
+    @Test func onTheImageTheFixNamesTheSettingsFileNotConfigTxt() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        try box.write(BootConfigCheck.imageSettingsScript, "#!/bin/sh\n")
+        try box.write("/boot/firmware/config.txt", "include kiosk-board.txt\n")
+        try box.write("/boot/firmware/kiosk-board.txt", "# Written by kiosk-settings for the board \"rpi3\"\n")
+        let lines = BootConfigCheck.lines(try box.context(board: "pirate-audio"))
+        let overlay = try #require(lines.failed("dtoverlay=hifiberry-dac is missing"), "\(lines.dump)")
+        let fix = try #require(overlay.fix)
+        #expect(fix.contains("set \"board\" in kiosk-settings.json"), "\(fix)")
+        #expect(!fix.contains("tee"), "\(fix)")
+    }
+
+    @Test func onTheImageAnOverlayItLacksIsNamedAsSuch() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        try box.write(BootConfigCheck.imageSettingsScript, "#!/bin/sh\n")
+        try box.write("/boot/firmware/config.txt", "include kiosk-board.txt\n")
+        try box.write(
+            "/boot/firmware/kiosk-board.txt",
+            "dtparam=spi=on\n# dtoverlay=hifiberry-dac: no such overlay on this image\ngpio=25=op,dh\n")
+        let lines = BootConfigCheck.lines(try box.context(board: "pirate-audio"))
+        let overlay = try #require(lines.failed("dtoverlay=hifiberry-dac is missing"), "\(lines.dump)")
+        #expect(
+            overlay.fix?.hasPrefix("this image has no overlay for dtoverlay=hifiberry-dac") == true, "\(lines.dump)")
     }
 
     @Test func olderPiOSKeepsConfigTxtInBoot() throws {

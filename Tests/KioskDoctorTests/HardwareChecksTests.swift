@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
+import KioskConfig
 import KioskDoctor
 import KioskSystem
 import KioskTestSupport

@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 import KioskInput
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import Testing
 
 /// USB readers type a card's number and Enter: the decoder turns the keys into card numbers.

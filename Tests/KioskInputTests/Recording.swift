@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskInput
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 
 /// Recorded inputs for tests: kernel-style CLOCK_MONOTONIC timestamps (an arbitrary uptime plus
 /// the milliseconds of the recording).

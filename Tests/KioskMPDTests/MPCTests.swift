@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskCore
 import KioskLibrary
 import KioskMPD

@@ -64,11 +64,18 @@ if [ "$arch" = arm64 ]; then
     source_version=$(echo "$kernel" | cut -d. -f1,2)      # 6.12
     debs=("linux-image-$kernel" "linux-headers-$kernel" "linux-headers-$base-common" "linux-kbuild-$base"
         "linux-source-$source_version" busybox-static)
-    # download PACKAGE... : apt-get download into $cache/debs, in the tree (its sources and keys); the
-    # lists are refreshed only when they are stale
+    # download PACKAGE... : apt-get download into $cache/debs, in the tree (its keys); the lists are
+    # refreshed only when they are stale. Sources: trixie with -updates and -security, in $cache/apt
+    # (the tree lists trixie only, and the SD-card image's kernel, SYSTEST_KERNEL for
+    # deploy/image/boot-virt.sh, can come from a point or security update; the tree is never written).
+    mkdir -p "$cache/apt/lists/partial"
+    printf 'deb %s trixie main\ndeb %s trixie-updates main\ndeb %s trixie-security main\n' \
+        "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" \
+        "${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}" >"$cache/apt/sources.list"
+    apt_options="-o Dir::Etc::SourceList=$cache/apt/sources.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$cache/apt/lists -o Acquire::Check-Valid-Until=false"
     download() {
-        in_target sh -c "cd '$cache/debs' && apt-get download -q $*" ||
-            { in_target apt-get update -q && in_target sh -c "cd '$cache/debs' && apt-get download -q $*"; }
+        in_target sh -c "cd '$cache/debs' && apt-get $apt_options download -q $*" ||
+            { in_target sh -c "apt-get $apt_options update -q" && in_target sh -c "cd '$cache/debs' && apt-get $apt_options download -q $*"; }
     }
     if ! stamp_ok root "recipe=1" "${debs[@]}" || [ ! -f "$cache/root/boot/vmlinuz-$kernel" ]; then
         t=$(now)

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
+
 /// The trigger rules of exhibit mode: what a press, a release or a clip's end does, given which
 /// clip plays. Pure: it decides, the player carries the decision out (and tells it when a clip ends).
 ///

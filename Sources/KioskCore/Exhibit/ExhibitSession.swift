@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskSystem
 
 /// Exhibit mode's state in the player: the trigger rules (`ClipTriggers`), the language the next

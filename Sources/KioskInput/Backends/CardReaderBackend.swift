@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// The card-reader backend of the input router: USB readers (an evdev keyboard that types the

@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// The evdev backend of the input router: keys and relative axes of `/dev/input` devices (a

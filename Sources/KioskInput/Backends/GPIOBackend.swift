@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskHardware
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// The GPIO backend of the input router: buttons and rotary encoders on the lines of one chip

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// Whether a card lies on a polled reader, from what each poll saw: a card is presented when it is
 /// first seen, and removed after `missesToRemove` polls in a row without it (one poll can miss a
 /// card at the edge of the field, or one taken for a garbled reply). A different card replacing it

@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 
 /// Turns the keystrokes of a USB card reader that acts as a keyboard into card numbers: it types
 /// the number (digits, and for hex readers the letters A–F) and then Enter. Shift, Caps Lock and

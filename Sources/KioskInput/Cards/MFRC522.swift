@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskHardware
+import KioskModel
 import KioskSystem
 
 /// An NXP MFRC522 (the "RC522" module) on SPI, at register level: soft reset and set-up, and the
@@ -115,7 +116,7 @@ public final class MFRC522 {
             version = try read(.version)
             guard Self.knownVersions.contains(version) else {
                 throw CardReadError.noChip(
-                    "no MFRC522 answers on \(bus.path) (its version register reads 0x\(hex(version))): check the wiring of MISO, MOSI, SCK and SDA (chip select) and the reader's spiCS"
+                    "no MFRC522 answers on \(bus.path) (its version register reads 0x\(CardUID.hex(version))): check the wiring of MISO, MOSI, SCK and SDA (chip select) and the reader's spiCS"
                 )
             }
             guard settled else { throw CardReadError.noChip("the MFRC522 on \(bus.path) does not come out of reset") }
@@ -174,7 +175,7 @@ public final class MFRC522 {
             }
             let errors = try read(.error)
             if errors & Self.badReplyErrors != 0 {
-                throw CardReadError.badReply("a damaged reply (error register 0x\(hex(errors)))")
+                throw CardReadError.badReply("a damaged reply (error register 0x\(CardUID.hex(errors)))")
             }
             if errors & Self.collisionError != 0 { throw CardReadError.collision }
             let level = Int(try read(.fifoLevel) & 0x7F)
@@ -275,9 +276,4 @@ public enum ISO14443A {
 
     /// `frame` followed by its CRC_A.
     public static func withCRC(_ frame: [UInt8]) -> [UInt8] { frame + crc(frame) }
-}
-
-func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
 }

@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskHardware
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// An RC522 module polled on a worker thread of its own: every `pollMs` (every `idlePollMs` while
@@ -152,8 +153,8 @@ public final class RC522Reader {
                 self.chip = chip
                 if reportedProblem { mailbox.send(.raw("\(source): the reader answers again")) }
                 reportedProblem = false
-                Log.info("card reader: MFRC522 version 0x\(hex(chip.version)) on \(config.devicePath)")
-                mailbox.send(.raw("card reader \(source) connected (version 0x\(hex(chip.version)))"))
+                Log.info("card reader: MFRC522 version 0x\(CardUID.hex(chip.version)) on \(config.devicePath)")
+                mailbox.send(.raw("card reader \(source) connected (version 0x\(CardUID.hex(chip.version)))"))
                 return true
             } catch {
                 report(error.message)

@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// A USB card reader that types each card's number and Enter as a keyboard, read through evdev

@@ -1,8 +1,10 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskCore
 import KioskInput
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// `kiosk-player cards list | link UID … | unlink UID`: the card links of `cards.json` in the

@@ -1,6 +1,7 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskDisplay
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// `kiosk-player render SCREEN --size WxH --out FILE.png`: draws one screen to a PNG file.

@@ -1,7 +1,8 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskApp
 import KioskAudio
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskCore
 import KioskDoctor
 import KioskMPD

@@ -1,4 +1,3 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskDisplay
 import KioskLibrary
@@ -7,6 +6,8 @@ import KioskTestSupport
 import Synchronization
 import Testing
 
+// SPDX-License-Identifier: GPL-3.0-or-later
+@testable import KioskConfig
 @testable import KioskCore
 
 /// A wall clock a test sets: local weekday and minute, a date, synchronized or not.

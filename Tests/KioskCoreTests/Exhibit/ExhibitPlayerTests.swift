@@ -1,10 +1,12 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 import KioskInput
 import KioskLibrary
+import KioskModel
 import KioskTestSupport
 import Testing
 
+// SPDX-License-Identifier: GPL-3.0-or-later
+@testable import KioskConfig
 @testable import KioskCore
 
 /// Exhibit mode in the player, on the fake engine and virtual time: the attract loop, clips on

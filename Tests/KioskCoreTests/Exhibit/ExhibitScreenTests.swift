@@ -1,11 +1,13 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 import KioskInput
 import KioskLibrary
+import KioskModel
 import KioskSystem
 import KioskTestSupport
 import Testing
 
+// SPDX-License-Identifier: GPL-3.0-or-later
+@testable import KioskConfig
 @testable import KioskCore
 
 /// What exhibit mode puts on the screen: the attract card, the clip playing, the language, dark

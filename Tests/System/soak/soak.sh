@@ -135,11 +135,14 @@ mpd_burst() {
 }
 
 samples=$SYSTEST_WORK/samples.tsv
+fd_samples=$SYSTEST_WORK/fd-samples.txt
 printf 'seconds\trss_kb\tfds\n' > "$samples"
 sample() {
     printf '%s\t%s\t%s\n' $(( ($(now_us) - start_us) / 1000000 )) \
         "$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)" \
         "$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)" >> "$samples"
+    # What each fd is, so that a failed fd check can name the ones that came and went.
+    { echo "@ $(( ($(now_us) - start_us) / 1000000 ))"; find "/proc/$pid/fd" -mindepth 1 -printf '%f %l\n' 2>/dev/null | sort -n; } >> "$fd_samples"
 }
 # underruns: how many the player has logged so far (its engine's running total).
 underruns() {
@@ -302,7 +305,42 @@ else
     log "a ${minutes}-minute run is too short to judge flatness (10 or more); RSS grew ${rss_first}→${rss_last} kB"
     check "RSS stays under 40 MiB (peak $rss_peak kB)" test "$rss_peak" -lt 40960
 fi
-check "open fds are flat after warm-up ($fd_min…$fd_max)" test $((fd_max - fd_min)) -le 3
+# Open fds after warm-up. Some come and go with what the faults leave running at a sample: the
+# sound device (open only while playing), the current and the next track's files on the stick (the
+# next opened ahead for the gapless change), the scan's readers after a stick cycle, an MPD client's
+# socket the player has not yet seen close. Listed, they explained CI's 35…39 against a range of 3
+# (here: the PCM in 7 of 10 samples, three track files in 1–3). A leak raises the floor instead:
+# apart from the sound device and the stick's files, the fewest fds open in the last third of the
+# samples may exceed the fewest in the first third by 1; of the stick's files, at most the current
+# and the next track stay open in every sample of the last third.
+fd_report=$(python3 - "$fd_samples" "${warm_s:-0}" << 'PY'
+import collections, sys
+samples, t = [], 0.0
+for line in open(sys.argv[1]):
+    if line.startswith("@ "):
+        t = float(line[2:]); samples.append((t, []))
+    elif samples and line.strip():
+        samples[-1][1].append(line.split(" ", 1)[1].strip())
+end = samples[-1][0] if samples else 0
+warm = [s for t, s in samples if t >= max(end / 5, float(sys.argv[2]))] or [s for t, s in samples]
+third = max(1, len(warm) // 3)
+def sound(f): return f.startswith("/dev/snd/pcm")
+def music(f): return f.startswith("/media/")
+rest = [sum(1 for f in s if not sound(f) and not music(f)) for s in warm]
+print(max(sum(1 for f in s if sound(f)) for s in warm), min(rest[:third]), min(rest[-third:]),
+      min(sum(1 for f in s if music(f)) for s in warm[-third:]))
+seen = collections.Counter(target for s in warm for target in set(s))
+for target, n in sorted(seen.items()):
+    if n < len(warm):
+        print(f"{target} in {n} of {len(warm)}")
+PY
+)
+read -r fd_sound fd_floor_first fd_floor_last fd_music_floor <<< "$(head -n 1 <<< "$fd_report")"
+tail -n +2 <<< "$fd_report" | while IFS= read -r line; do log "fd after warm-up, not in every sample: $line"; done
+check "the sound device is open at most once (${fd_sound} fds)" test "$fd_sound" -le 1
+check "no fd leaks: apart from sound and tracks, the fewest open fds stay flat ($fd_floor_first → $fd_floor_last; all $fd_min…$fd_max)" \
+    test $((fd_floor_last - fd_floor_first)) -le 1
+check "no track file leaks: at most 2 stay open through the last samples ($fd_music_floor)" test "$fd_music_floor" -le 2
 
 # The state files parse.
 for f in "$STATE_DIR/resume.json" "$STATE_DIR/bookmarks.json"; do

@@ -53,7 +53,7 @@ public struct ExhibitConfig: Sendable, Equatable {
         case none
         case only([String])
 
-        func allows(_ playing: String) -> Bool {
+        public func allows(_ playing: String) -> Bool {
             switch self {
             case .all: true
             case .none: false

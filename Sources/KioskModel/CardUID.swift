@@ -28,7 +28,13 @@ public struct CardUID: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// The hex of an RC522 UID (4, 7 or 10 bytes).
     public init(bytes: [UInt8]) {
-        rawValue = bytes.map(hex).joined()
+        rawValue = bytes.map(Self.hex).joined()
+    }
+
+    /// One byte as two upper-case hex digits ("0A"), as UIDs and the reader's registers are written.
+    public static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
     }
 
     public var description: String { rawValue }

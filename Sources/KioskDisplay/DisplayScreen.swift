@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskCore
-import KioskDisplay
-import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// The display is where the player's screens go.

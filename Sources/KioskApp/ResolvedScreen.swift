@@ -1,24 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskDisplay
 
-/// The screen the player drives, decided once for `run` (Appliance) and for
+/// The framebuffer the player drives, found once for `run` (Appliance) and for
 /// `check-config --framebuffer` (deploy/kiosk-console, which takes the text console off that
 /// framebuffer before the service starts): the two must never disagree.
 extension ResolvedConfig {
-    /// The board's "screen" section with the config's `device`, `fbName` and `rotation` applied.
-    public var screenProfile: ScreenProfile {
-        var profile = board.screen
-        if let device = config.screen.device { profile.device = device }
-        if let name = config.screen.fbName { profile.fbName = name }
-        if let rotation = config.screen.rotation { profile.rotation = rotation }
-        return profile
-    }
-
-    /// The screen type: `override` (`run --screen`), else the config's, else the board's.
-    public func screenType(override: ScreenType? = nil) -> ScreenType {
-        override ?? config.screen.type ?? ScreenType(board.screen.type)
-    }
-
     /// The /dev/fbN the player opens as it starts now, or nil when it draws on no framebuffer (an
     /// SPI panel over spidev, PNG, the terminal, no screen, or no framebuffer found).
     public func framebufferDevice(

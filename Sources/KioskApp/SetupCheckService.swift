@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskCore
+import KioskDoctor
 import KioskSystem
 
 /// The doctor inside the running player: at start, on a worker thread, it runs the checks that do

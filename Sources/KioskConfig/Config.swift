@@ -1,8 +1,9 @@
-// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskAudio
 import KioskInput
 import KioskLibrary
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// The player's configuration: one JSON file (`/etc/kiosk-player/config.json`, or `--config`).
@@ -121,7 +122,12 @@ public struct Config: Sendable {
     /// Stopped or paused with no input this long: a warning, then power off; 0 = never.
     public var idlePowerOffMinutes = 0
     /// Genres that make a collection an audiobook (never shuffled; bookmarked by default).
-    public var audiobookGenres = AudiobookRule.defaultGenres
+    public var audiobookGenres = Config.defaultAudiobookGenres
+    /// The default genres: what taggers and shops write for spoken word in the languages of the
+    /// boxes' owners.
+    public static let defaultAudiobookGenres = [
+        "Audiobook", "Audio Book", "Hörbuch", "Spoken Word", "Podcast", "有声书", "オーディオブック",
+    ]
     /// Which collections remember where they were left (`BookmarkStore`).
     public enum Bookmarks: String, Sendable, Equatable, CaseIterable { case audiobooks, all, off }
     public var bookmarks = Bookmarks.audiobooks
@@ -133,7 +139,7 @@ public struct Config: Sendable {
     /// Start again at the first track after the last one.
     public var repeatQueue = false
     /// The shuffle at the first start (afterwards the one last chosen, kept in the resume state).
-    public var shuffle = PlayQueue.Shuffle.off
+    public var shuffle = ShuffleMode.off
     /// ReplayGain (`replayGain`, `replayGainPreampDb`, `replayGainMissingPreampDb`): off by default,
     /// so the samples reach the device as decoded.
     public var replayGain = ReplayGainSettings()
@@ -215,7 +221,7 @@ public struct Config: Sendable {
             c.libraryDirectories = folders
         }
         c.repeatQueue = try r.bool("repeat") ?? c.repeatQueue
-        c.shuffle = try r.choice("shuffle", PlayQueue.Shuffle.self) ?? c.shuffle
+        c.shuffle = try r.choice("shuffle", ShuffleMode.self) ?? c.shuffle
         c.replayGain.mode = try r.choice("replayGain", ReplayGainMode.self) ?? c.replayGain.mode
         if let preamp = try r.double("replayGainPreampDb", range: -15...15) { c.replayGain.preampDb = Float(preamp) }
         if let missing = try r.double("replayGainMissingPreampDb", range: -15...15) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
+import KioskDisplay
 import KioskInput
 import KioskSystem
 
@@ -194,5 +195,23 @@ public struct ResolvedConfig: Sendable {
             ("cards", .object(cards)),
         ]
         return .object(members)
+    }
+}
+
+/// The screen the config and the board choose together (the framebuffer probe is the app's:
+/// `framebufferDevice`). Thread: a value.
+extension ResolvedConfig {
+    /// The board's "screen" section with the config's `device`, `fbName` and `rotation` applied.
+    public var screenProfile: ScreenProfile {
+        var profile = board.screen
+        if let device = config.screen.device { profile.device = device }
+        if let name = config.screen.fbName { profile.fbName = name }
+        if let rotation = config.screen.rotation { profile.rotation = rotation }
+        return profile
+    }
+
+    /// The screen type: `override` (`run --screen`), else the config's, else the board's.
+    public func screenType(override: ScreenType? = nil) -> ScreenType {
+        override ?? config.screen.type ?? ScreenType(board.screen.type)
     }
 }

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/// Words more than one layer says to the owner, kept in one place so the screen, the light's log and
+/// `kiosk-player doctor` never disagree.
+///
+/// Thread: any (constants).
+public enum Advice {
+    /// What a box says when none of its outputs can sound (`Player.noSoundLine`, `OutputCheck`).
+    public static let noSound = "plug in an HDMI screen with speakers or a DAC"
+}

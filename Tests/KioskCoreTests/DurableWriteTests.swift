@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import KioskModel
 import KioskLibrary
+import KioskModel
 import KioskSystem
 import Testing
 

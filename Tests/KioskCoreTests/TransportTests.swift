@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import Testing
 
 @testable import KioskCore

@@ -127,8 +127,10 @@ public final class Appliance {
         sink.player = player
         speech = SpokenPrompts(
             resolved: resolved, hasScreen: display != nil, loop: loop, engine: engine, player: player)
-        player.onStatus = { [notify] status in notify.status(status) }
-        player.onShutdownRequest = { [unowned self] in
+        player.listen(to: .status) { [notify] change in
+            if case .status(let status) = change { notify.status(status) }
+        }
+        player.listen(to: .shutdown) { [unowned self] _ in
             let go = { [unowned self] in
                 if self.options.shutdownQuits {
                     self.loop.schedule(afterMilliseconds: 300) { self.shutdown(reason: "the shutdown control") }
@@ -291,7 +293,9 @@ public final class Appliance {
             let file = Self.runtimeDirectory + "/exhibit-status.json"
             var failed = false
             // Restart=always in the unit starts the player again.
-            player.onDailyRestart = { [unowned self] in self.shutdown(reason: "the daily restart, exhibit.restartAt") }
+            player.listen(to: .dailyRestart) { [unowned self] _ in
+                self.shutdown(reason: "the daily restart, exhibit.restartAt")
+            }
             // The staff export on a worker; its outcome back to the player on the loop.
             let exported = Mailbox<StaffExport.Outcome>(loop: loop) { [unowned self] outcome in
                 self.player.playCountsExported(outcome)
@@ -305,7 +309,8 @@ public final class Appliance {
             } catch {
                 Log.warning("exhibit: no thread for the staff export (\(error)); it runs on the loop")
             }
-            player.onExhibitStatus = { text in
+            player.listen(to: .exhibitStatus) { change in
+                guard case .exhibitStatus(let text) = change else { return }
                 do {
                     try AtomicFile.replace(file, with: text)
                     failed = false

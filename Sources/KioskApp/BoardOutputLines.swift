@@ -50,7 +50,9 @@ public final class BoardOutputLines: ApplianceService {
         guard !board.outputs.isEmpty else { return nil }
         let service = BoardOutputLines(outputs: board.outputs, chips: board.gpioChips, scheduler: context.loop)
         service.show(context.player.currentLightState)
-        context.player.onLightState = { [unowned service] state in service.show(state) }
+        context.player.listen(to: .light) { [unowned service] change in
+            if case .light(let state) = change { service.show(state) }
+        }
         return service
     }
 

@@ -49,7 +49,9 @@ final class SpokenPrompts {
         }
         let under = speech.duck ? ", the track going on \(speech.duckDb) dB lower under it" : ""
         Log.info("speech: \(mode.rawValue) in voice \(language) at \(speech.volume) %\(under)")
-        player.onSpeak = { [weak self] text in self?.say(text) }
+        player.listen(to: .speech) { [weak self] change in
+            if case .speak(let text) = change { self?.say(text) }
+        }
         // Speech is on: its libraries load now, off the loop, not at the first prompt.
         speaker?.warmUp()
     }

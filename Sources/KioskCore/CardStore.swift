@@ -11,7 +11,8 @@ import KioskSystem
 /// is set aside as `cards.json.bad` with a warning that names the problem, and no card is lost
 /// silently: the player keeps running with no links, and the next link starts a new file.
 ///
-/// Thread: one thread at a time (the loop thread in the player; the command line's main thread).
+/// Thread: one thread at a time (the loop thread in the player, which hands its saves to the
+/// `StateWriter`; the command line's main thread, which writes in place).
 public final class CardStore {
     public static let fileName = "cards.json"
     static let format = "kiosk-player-cards"
@@ -36,6 +37,15 @@ public final class CardStore {
 
     /// The file's modification time and size when last read or written, to see another writer's change.
     private var seen: (seconds: Int, nanoseconds: Int, size: Int64)?
+    /// Where the player's saves go (its `StateWriter`, off the loop thread); nil: written here
+    /// (the command line).
+    var writer: StateWriter? {
+        didSet { lastText = nil }
+    }
+    /// Times the file was read again for another writer's change (tests count them).
+    private(set) var reloads = 0
+    /// The text last handed to `writer`: the file holding it is this store's own write, not another's.
+    private var lastText: String?
 
     public init(directory: String) {
         self.directory = directory
@@ -45,10 +55,18 @@ public final class CardStore {
     /// Reads the file again when something else (`kiosk-player cards link` while the player runs)
     /// changed it since it was last read or written here.
     public func reloadIfChanged() {
+        // Our own save on its way: what is in memory is newer than the file.
+        if let writer, writer.hasUnwrittenFile(path) { return }
         guard stamp() ?? (0, 0, -1) != seen ?? (0, 0, -1) else { return }
+        if let lastText, let bytes = try? ConfigError.contents(of: path), bytes.elementsEqual(lastText.utf8) {
+            // The writer's thread wrote what we asked: not another writer's change.
+            seen = stamp()
+            return
+        }
         links = [:]
         played = [:]
         loadProblem = nil
+        reloads += 1
         load()
         Log.info("card links read again from \(path): \(links.count) cards")
     }
@@ -141,8 +159,15 @@ public final class CardStore {
     }
 
     private func save(_ links: [CardUID: CardLink], _ played: [CardUID: [String]]) throws {
+        let text = Self.document(links, played: played).serialized(pretty: true) + "\n"
+        if let writer {
+            // The loop never waits for the card: the writer's thread replaces the file (issue 48).
+            lastText = text
+            writer.submitFile(path, text: text)
+            return
+        }
         try Syscalls.mkdirs(directory)
-        try AtomicFile.replace(path, with: Self.document(links, played: played).serialized(pretty: true) + "\n")
+        try AtomicFile.replace(path, with: text)
         seen = stamp()
     }
 

@@ -28,6 +28,8 @@ struct Navigation {
     private var selection: [KioskLibrary.Category: Int] = [:]
     /// Help pages: the controls of the board and what they do.
     var helpEntries: [HelpEntry] = []
+    /// The library the browse lists come from.
+    var shelf = LibraryShelf()
     /// Category, selection and catalog of the browse list whose thumbnails were last requested.
     private var artworkSignature = ""
 

@@ -327,4 +327,13 @@ extension Player {
             return false
         }
     }
+
+    /// The playing card stayed off the reader `cards.removedStopMinutes`: what it paused stops.
+    func cardStayedAway() {
+        guard cardSession.playing != nil, status != .stopped else { return }
+        Log.notice("the playing card stayed off the reader \(config.cards.removedStopMinutes ?? 0) min: stopping")
+        cardSession.pausedByRemoval = false
+        stop()
+        refreshScreen()
+    }
 }

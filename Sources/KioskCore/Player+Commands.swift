@@ -7,7 +7,7 @@ import KioskSystem
 ///
 /// Every command takes effect at once (the queue index, the status and the volume are updated
 /// before `perform` returns, so a remote client's next `status` sees them), and `perform` redraws
-/// the screen and so calls `onChange`. Appending while playing extends the engine's queue without a
+/// the screen and so tells the listeners (`PlayerChange.remote`). Appending while playing extends the engine's queue without a
 /// gap; another edit hands the new queue to the engine at the current frame, which costs a short
 /// gap of silence. A queue built by a remote client has no collection: it is saved entry by entry
 /// (`ClientQueueFile`) and comes back after a restart. Thread: the loop thread, like `Player`.
@@ -71,6 +71,9 @@ extension Player {
             startQueue(at: entry, frame: 0, status: .playing)
         case .seek(let entry, let seconds):
             return seek(entry: entry, toSeconds: seconds)
+        case .setVolume(let percent) where origin == .exhibit:
+            // The staff's default coming back: no overlay, and not kept over a restart.
+            apply(transport.handle(.volume(percent, saved: false)))
         case .setVolume(let percent):
             changeVolume(by: volumeLimits.clamp(percent) - volume)
         case .changeVolume(let delta):
@@ -108,6 +111,9 @@ extension Player {
             return setRange(range, at: entry)
         case .clear:
             clearQueue()
+        case .playTracks(let tracks, let loop, let fade):
+            guard !tracks.isEmpty else { return false }
+            playAlone(tracks, loop: loop, fadeInMilliseconds: fade)
         case .shutdown:
             requestShutdown()
         }

@@ -16,7 +16,7 @@ extension Player {
             let now = engine.playbackPosition
             let frames = now.trackID == id ? max(0, now.frames) : nil
             if restoredTrackAlone(id) {
-                transport.report(frames: frames ?? positionFrames, rate: format.sampleRate)
+                apply(transport.handle(.located(frames: frames ?? positionFrames, sampleRate: format.sampleRate)))
                 Log.debug(
                     "track started: \(restoredTrack?.relativePath ?? "?") (restored) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns; from frame \(startFrame)"
                 )
@@ -24,7 +24,9 @@ extension Player {
             }
             let shown = currentTrack
             guard let index = playQueue.engineStarted(id: id) else { return }
-            transport.report(frames: frames ?? playQueue.firstFrame(ofEntry: index), rate: format.sampleRate)
+            apply(
+                transport.handle(
+                    .located(frames: frames ?? playQueue.firstFrame(ofEntry: index), sampleRate: format.sampleRate)))
             Log.debug(
                 "track started: \(queue[index].relativePath) (\(index + 1)/\(queue.count)) at frame \(positionFrames) of \(format.sampleRate) Hz; monotonic \(Syscalls.monotonicNanoseconds()) ns; from frame \(startFrame)"
             )
@@ -35,7 +37,7 @@ extension Player {
             }
         case .position(let id, let frames, let rate):
             guard restoredTrackAlone(id) || playQueue.takePosition(ofEngineID: id) else { return }
-            transport.report(frames: frames, rate: rate)
+            apply(transport.handle(.located(frames: frames, sampleRate: rate)))
             // Only the now-playing screen shows the position.
             guard case .nowPlaying = mode else { return }
         case .trackFinished:
@@ -51,7 +53,7 @@ extension Player {
         case .error(_, let path, let message):
             let name = path.split(separator: "/").last.map(String.init) ?? path
             Log.warning("cannot play \(path): \(message)")
-            exhibit?.lastError = "cannot play \(path): \(message)"
+            noteExhibitError("cannot play \(path): \(message)")
             showTransient(MessageState(title: "Cannot play \(name)", detail: message, kind: .error), seconds: 4)
         case .deviceLost, .deviceBack:
             // The supervisor decides (fallback, return) and tells `outputChanged`.

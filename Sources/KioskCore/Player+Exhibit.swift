@@ -16,12 +16,6 @@ extension Player {
     /// The clip playing now, for the screen and MPD (nil: the attract loop or silence).
     public var exhibitClip: String? { exhibit?.triggers.playing }
 
-    /// Called with the heartbeat (a JSON object's text) at each change and once a minute.
-    public var onExhibitStatus: ((String) -> Void)? {
-        get { exhibitStatusSink }
-        set { exhibitStatusSink = newValue }
-    }
-
     /// The board's buttons in profile order: a stick's folders go to them when nothing names clips.
     public var exhibitButtons: [String] {
         get { exhibit?.buttons ?? [] }
@@ -54,8 +48,7 @@ extension Player {
             return
         }
         guard exhibit.triggers.state == .attract else { return }
-        volumeControl.level = exhibit.config.volume.initial
-        engine.setVolume(volume)
+        apply(.setVolume(exhibit.config.volume.initial), from: .exhibit)
         playAttract()
     }
 
@@ -143,9 +136,7 @@ extension Player {
             cancelAttractReturn()
             Log.info("exhibit: clip \"\(name)\" (\(clip.mode.rawValue))")
             exhibit.counts.played(name, day: exhibit.clock.now().date)
-            playQueue.repeats = false
-            playQueue.replace(with: tracks, collection: nil, once: true)
-            startQueue(at: 0, frame: 0, status: .playing)
+            apply(.playTracks(tracks, loop: false), from: .exhibit)
         case .stop:
             silenceEngine()
             scheduleAttractReturn()
@@ -185,10 +176,7 @@ extension Player {
             silenceEngine()
             return
         }
-        playQueue.repeats = true
-        playQueue.replace(with: tracks, collection: nil)
-        if fadingIn, attract.fadeMs > 0 { engine.fadeInNextStart(overMilliseconds: attract.fadeMs) }
-        startQueue(at: 0, frame: 0, status: .playing)
+        apply(.playTracks(tracks, loop: true, fadeInMilliseconds: fadingIn ? attract.fadeMs : 0), from: .exhibit)
     }
 
     private func scheduleAttractReturn() {
@@ -225,12 +213,14 @@ extension Player {
             let initial = exhibit.config.volume.initial
             if self.volume != initial {
                 Log.info("exhibit: the visitor left: volume back to \(initial) %")
-                self.volumeControl.level = initial
-                self.engine.setVolume(initial)
+                self.apply(.setVolume(initial), from: .exhibit)
                 self.refreshScreen()
             }
         }
     }
+
+    /// An error the engine reported, for the heartbeat.
+    func noteExhibitError(_ text: String) { exhibit?.lastError = text }
 
     /// The tracks a clip's source names: a file (in the language's folder first) or a collection.
     func exhibitTracks(_ source: ExhibitConfig.Source) -> [Track] {
@@ -340,7 +330,7 @@ extension Player {
         if open && exhibit.closed {
             Log.info("exhibit: open")
             exhibit.closed = false
-            overlays.clearMessage()
+            clearTransient()
             startExhibit()
             refreshScreen()
         } else if !open && !exhibit.closed {
@@ -352,7 +342,7 @@ extension Player {
     /// restart, once no clip plays (a clip defers it, for an hour at most). A player started less
     /// than two minutes ago does not: that is the restart itself.
     func followDailyRestart() {
-        guard let exhibit, let at = exhibit.config.restartAt, let restart = onDailyRestart else { return }
+        guard let exhibit, let at = exhibit.config.restartAt, outbox.listeners.hears(.dailyRestart) else { return }
         guard exhibit.clock.unsynchronized() == nil,
             scheduler.nowNanoseconds - exhibit.startedAt >= 120 * 1_000_000_000
         else { return }
@@ -361,7 +351,7 @@ extension Player {
         guard exhibit.restartDue, exhibit.triggers.playing == nil else { return }
         exhibit.restartDue = false
         Log.notice("exhibit: the daily restart (exhibit.restartAt)")
-        restart()
+        send(.dailyRestart)
     }
 
     private func closeExhibit() {
@@ -370,17 +360,16 @@ extension Player {
         exhibit.closed = true
         cancelAttractReturn()
         exhibit.triggers = ClipTriggers(config: exhibit.config)
-        silenceEngine()
-        playQueue.clear()
+        apply(.clear, from: .exhibit)
         showTransient(MessageState(title: "Closed", detail: nil, kind: .info), seconds: 10)
         refreshScreen()
     }
 
     // MARK: - heartbeat and counts
 
-    /// The heartbeat: sent when something in it changed (`always`: also when only the uptime did).
+    /// The heartbeat (`.exhibitStatus`, a JSON object's text): sent when something in it changed (`always`: also when only the uptime did).
     func sendExhibitStatus(always: Bool) {
-        guard let exhibit, let sink = exhibitStatusSink else { return }
+        guard let exhibit, outbox.listeners.hears(.exhibitStatus) else { return }
         let state: String
         if exhibit.closed {
             state = "closed"
@@ -408,7 +397,9 @@ extension Player {
         guard always || key != exhibit.lastStatus else { return }
         exhibit.lastStatus = key
         let uptime = (scheduler.nowNanoseconds - exhibit.startedAt) / 1_000_000_000
-        sink(JSONValue.object(members + [("uptimeSeconds", .number(Double(uptime)))]).serialized() + "\n")
+        send(
+            .exhibitStatus(JSONValue.object(members + [("uptimeSeconds", .number(Double(uptime)))]).serialized() + "\n")
+        )
     }
 
     /// A stick with a `kiosk-staff` file at its top gets the play counts as `kiosk-play-counts.csv`

@@ -12,6 +12,7 @@ extension Player {
         scheduler.assertInLoop()
         // A scan's end already brought its catalog: the change that follows it is no news.
         if case .catalogChanged = event, newCatalog === catalog { return }
+        outbox.remoteChanges.note(newCatalog === catalog ? .library : [.library, .catalog])
         shelf.apply(event, catalog: newCatalog)
         navigation.keepCategoryAvailable(newCatalog)
         switch event {

@@ -45,7 +45,7 @@ extension Player {
             if answerCardPrompt(event.action) { break }
             if transientMessage != nil {
                 // Any other press dismisses a transient message first and does nothing else.
-                overlays.clearMessage()
+                clearTransient()
                 break
             }
             if navigation.mode == .nowPlaying && isIdle && !collections.isEmpty {

@@ -25,7 +25,8 @@ extension Player {
     /// the log line ("in the menu").
     func chooseOutput(_ device: String, by chooser: String) {
         output.choose(device, by: chooser)
-        overlays.showOutput(nil)
+        outbox.remoteChanges.note(.output)
+        apply(overlays.handle(.outputLine(nil)))
         recorder.saveSoon()
     }
 
@@ -45,11 +46,14 @@ extension Player {
 
     /// What the output supervisor reports, on the status line of the now-playing screen.
     func outputChanged(_ change: OutputChange) {
+        outbox.remoteChanges.note(.output)
         switch change {
-        case .lost: overlays.showOutput(noOutputWorks ? Self.noSoundLine : "Audio device unplugged")
-        case .fellBack(let device, _): overlays.showOutput(noOutputWorks ? Self.noSoundLine : "Output: \(device)")
-        case .back: overlays.showOutput(outputDevice == preferredDevice ? nil : "Output: \(outputDevice)")
-        case .returned: overlays.showOutput(nil)
+        case .lost: apply(overlays.handle(.outputLine(noOutputWorks ? Self.noSoundLine : "Audio device unplugged")))
+        case .fellBack(let device, _):
+            apply(overlays.handle(.outputLine(noOutputWorks ? Self.noSoundLine : "Output: \(device)")))
+        case .back:
+            apply(overlays.handle(.outputLine(outputDevice == preferredDevice ? nil : "Output: \(outputDevice)")))
+        case .returned: apply(overlays.handle(.outputLine(nil)))
         }
         refreshScreen()
     }

@@ -7,14 +7,14 @@ extension Player {
     /// The doctor's failed lines (the check runs on a worker at start; KioskDoctor's SetupCheckService).
     public func setSetupProblems(_ problems: [SetupCheckState.Problem]) {
         scheduler.assertInLoop()
-        overlays.setSetupProblems(problems)
+        apply(overlays.handle(.setupProblems(problems)))
         refreshScreen()
     }
 
     /// Shows `warning` in the status line while it is set (under-voltage); nil clears it.
     public func setPowerWarning(_ warning: String?) {
         scheduler.assertInLoop()
-        if overlays.setPowerWarning(warning) { refreshScreen() }
+        apply(overlays.handle(.powerWarning(warning)))
     }
 
     /// The menu's setup-check entry (only when something failed) and the page's rows.
@@ -22,7 +22,13 @@ extension Player {
     var setupCheckEntries: [BrowseItem] { overlays.setupCheck.entries }
 
     /// Shows a message for `seconds` over the screen.
-    func showTransient(_ message: MessageState, seconds: Int) { overlays.show(message, seconds: seconds) }
+    func showTransient(_ message: MessageState, seconds: Int) {
+        scheduler.assertInLoop()
+        apply(overlays.handle(.show(message, seconds: seconds)))
+    }
+
+    /// Takes the message off the screen.
+    func clearTransient() { apply(overlays.handle(.clearMessage)) }
 
     /// The message showing now, nil when none.
     var transientMessage: MessageState? { overlays.message }

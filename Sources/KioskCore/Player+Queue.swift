@@ -48,6 +48,14 @@ extension Player {
         }
     }
 
+    /// `tracks` as the queue, playing from the first (`PlayerCommand.playTracks`).
+    func playAlone(_ tracks: [Track], loop: Bool, fadeInMilliseconds: Int) {
+        playQueue.repeats = loop
+        playQueue.replace(with: tracks, collection: nil, once: !loop)
+        if fadeInMilliseconds > 0 { engine.fadeInNextStart(overMilliseconds: fadeInMilliseconds) }
+        startQueue(at: 0, frame: 0, status: .playing)
+    }
+
     /// Turns repeat (start again after the last entry) on or off.
     func setRepeat(_ on: Bool) {
         guard on != playQueue.repeats else { return }

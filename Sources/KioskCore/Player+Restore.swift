@@ -100,7 +100,9 @@ extension Player {
         engine.setQueue(
             [TrackRequest(id: RestoreSession.provisionalID, path: path)], startAt: 0,
             startFrame: resume.positionFrames)
-        transport.report(frames: resume.positionFrames, rate: resume.sampleRate)
+        apply(transport.handle(.located(frames: resume.positionFrames, sampleRate: resume.sampleRate)))
+        // A jump the player did not ask of the engine: remote clients see the restored position.
+        outbox.remoteChanges.note(.playback)
         setStatus(resume.playing ? .playing : (resume.positionFrames > 0 ? .paused : .stopped))
         Log.info(
             "resuming \(relativePath) at \(resume.positionSeconds) s (frame \(resume.positionFrames))\(Self.describe(resume)), before the scan of its stick ends"

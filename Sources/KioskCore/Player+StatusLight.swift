@@ -3,7 +3,7 @@ import KioskConfig
 import KioskModel
 
 /// The state the status light shows (`LightState`), worked out at each screen refresh and sent to
-/// `onLightState` only when it changes: low power first, then an error message, then a new card's
+/// a `.light` change only when it changes: low power first, then an error message, then a new card's
 /// link prompt, then exhibit mode's closed or waiting station, then playback (nothing queued counts
 /// as stopped). Thread: the loop thread, like `Player`.
 extension Player {
@@ -57,6 +57,6 @@ extension Player {
             exhibit: exhibitLightState, noSound: noOutputWorks)
         guard state != lightState else { return }
         lightState = state
-        onLightState?(state)
+        send(.light(state))
     }
 }

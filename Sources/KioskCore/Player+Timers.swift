@@ -29,13 +29,7 @@ extension Player {
                 seconds: Self.powerOffWarningSeconds)
             refreshScreen()
         }
-        events.cardAwayTooLong = { [unowned self] in
-            guard cardSession.playing != nil, status != .stopped else { return }
-            Log.notice("the playing card stayed off the reader \(config.cards.removedStopMinutes ?? 0) min: stopping")
-            cardSession.pausedByRemoval = false
-            stop()
-            refreshScreen()
-        }
+        events.cardAwayTooLong = { [unowned self] in self.cardStayedAway() }
         events.powerOff = { [unowned self] in
             Log.notice("idle power-off")
             requestShutdown()

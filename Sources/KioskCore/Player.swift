@@ -11,13 +11,15 @@ import KioskSystem
 /// per-mode tables), `CardEvent`s (Player+Cards.swift), `AudioEvent`s from the engine and
 /// `LibraryEvent`s from the library (Player+Library.swift). It keeps parts, each a type with its own
 /// state and transitions: the `PlayQueue` (order, and every rule of what plays next), the
-/// `Transport` (status and position), the `VolumeControl`, the `RestoreSession` (the saved queue
+/// `Transport` (status, position and volume; its `handle` returns `PlayerEffect`s, which
+/// `apply(_:)` carries out, as the `Overlays`' do), the `RestoreSession` (the saved queue
 /// coming back after a restart, Player+Restore.swift), the `Navigation` (mode, category,
 /// selection), the `Overlays` (messages, volume overlay, status line), the `PlayerTimers` (browse
 /// timeout, idle power-off, sleep), the `CardSession`, the `CollectionMemory` (audiobooks,
 /// bookmarks) and the `LibraryShelf`; and the services it drives: the engine (any
 /// `PlaybackEngine`), the `OutputSupervisor` (device fallback), the `ResumeRecorder` (what is
-/// saved, when), the screen (`PlayerView` says what it shows). Buttons and remote clients (MPD,
+/// saved, when), the screen (`PlayerView` says what it shows). What it tells the appliance goes
+/// to its listeners as typed `PlayerChange`s (`listen(to:_:)`). Buttons and remote clients (MPD,
 /// Player+Remote.swift) go through the same operations; where MPD's meaning differs, the rule
 /// takes it as an origin (`PlayQueue.Origin`).
 ///
@@ -32,63 +34,86 @@ public final class Player {
     /// Period of resume-state saves while playing, in milliseconds.
     public static let defaultSaveIntervalMilliseconds = ResumeRecorder.defaultIntervalMilliseconds
 
-    let scheduler: any Scheduler
-    let engine: any PlaybackEngine
-    let screen: (any ScreenOutput)?
-    let config: Config
-    let output: OutputSupervisor
+    // The stored state: twelve parts and services, each owning its own state.
+    let env: PlayerEnvironment
     var recorder: ResumeRecorder!
-
     /// The queue: tracks, current entry, repeat, single, consume, shuffle, engine ids.
-    public internal(set) var playQueue: PlayQueue
-    var transport = Transport()
-    var volumeControl: VolumeControl
+    public internal(set) var playQueue: PlayQueue {
+        // No `oldValue`: the queue is changed in place, never copied.
+        didSet { outbox.remoteChanges.queueChanged(playQueue) }
+    }
+    var transport: Transport {
+        didSet {
+            // Every jump the player made counts, however short (a `seekcur +1`).
+            if transport.status != oldValue.status || transport.jumps != oldValue.jumps {
+                outbox.remoteChanges.note(.playback)
+            }
+            if transport.volume.level != oldValue.volume.level { outbox.remoteChanges.note(.volume) }
+        }
+    }
     var restore = RestoreSession.none
     var navigation = Navigation()
-    var shelf = LibraryShelf()
-    let overlays: Overlays
+    var overlays = Overlays()
     let timers: PlayerTimers
     var cardSession: CardSession
-    let memory: CollectionMemory
-    var shuttingDown = false
-    /// The button lock (`Player+Lock.swift`): inputs but the lock itself are ignored; kept over a
-    /// restart.
-    public internal(set) var locked: Bool
-    /// How the box is told to unlock ("Hold down+select 3 s"), shown with "Locked"; nil: not said.
-    public var lockGesture: String?
-    var seekHold: SeekHold
     /// Exhibit mode's state (`Player+Exhibit.swift`); nil: a music player.
     let exhibit: ExhibitSession?
-    /// Where exhibit mode's heartbeat goes (`onExhibitStatus`).
-    var exhibitStatusSink: ((String) -> Void)?
+    var box: BoxState
+    var outbox = PlayerOutbox()
+
+    // Short names for the parts of `env`, `box` and `outbox`.
+    var scheduler: any Scheduler { env.scheduler }
+    var engine: any PlaybackEngine { env.engine }
+    var screen: (any ScreenOutput)? { env.screen }
+    var config: Config { env.config }
+    var output: OutputSupervisor { env.output }
+    var memory: CollectionMemory { env.memory }
+    var shelf: LibraryShelf {
+        get { navigation.shelf }
+        set { navigation.shelf = newValue }
+    }
+    var volumeControl: VolumeControl { transport.volume }
+    var shuttingDown: Bool {
+        get { box.shuttingDown }
+        set { box.shuttingDown = newValue }
+    }
+    /// The button lock (`Player+Lock.swift`): inputs but the lock itself are ignored; kept over a
+    /// restart.
+    public internal(set) var locked: Bool {
+        get { box.locked }
+        set { box.locked = newValue }
+    }
+    /// How the box is told to unlock ("Hold down+select 3 s"), shown with "Locked"; nil: not said.
+    public var lockGesture: String? {
+        get { box.lockGesture }
+        set { box.lockGesture = newValue }
+    }
+    var seekHold: SeekHold {
+        get { box.seekHold }
+        set { box.seekHold = newValue }
+    }
+    var isLowPower: Bool {
+        get { box.isLowPower }
+        set { box.isLowPower = newValue }
+    }
+    var announcer: SpeechAnnouncer {
+        get { box.announcer }
+        set { box.announcer = newValue }
+    }
+    var lightState: LightState? {
+        get { outbox.lightState }
+        set { outbox.lightState = newValue }
+    }
     /// Runs the staff stick's play-count export (`StaffExport.run`) off the loop thread and hands
     /// its outcome to `playCountsExported` on the loop; nil: the export runs in place (tests).
-    public var stickExporter: ((_ mountPoint: String, _ csv: [UInt8]) -> Void)?
-    /// Called at exhibit mode's daily restart time (`exhibit.restartAt`): the appliance exits
-    /// cleanly and systemd starts it again.
-    public var onDailyRestart: (() -> Void)?
-
-    /// Called with a one-line status for systemd (`STATUS=`) whenever it changes.
-    public var onStatus: ((String) -> Void)?
-    /// Called when the user asks for a shutdown (chord); the appliance decides what it means.
-    public var onShutdownRequest: (() -> Void)?
-    /// Called after anything that may have changed the state (each screen refresh), so remote
-    /// clients (the MPD server) can see what changed.
-    public var onChange: (() -> Void)?
-    /// Called with the status light's state when it changes (Player+StatusLight.swift).
-    public var onLightState: ((LightState) -> Void)?
-    /// The state last sent to `onLightState`.
-    var lightState: LightState?
-    /// The supply's under-voltage alarm is raised (`powerChanged`).
-    var isLowPower = false
-    /// Called with the words to speak when the screen shows a message (and, in `names` mode, when a
-    /// browse move selects a collection); `speechMode` says which (`off` by default).
-    public var onSpeak: ((String) -> Void)?
+    public var stickExporter: ((_ mountPoint: String, _ csv: [UInt8]) -> Void)? {
+        get { exhibit?.stickExporter }
+        set { exhibit?.stickExporter = newValue }
+    }
     public var speechMode: SpeechConfig.Mode {
         get { announcer.mode }
         set { announcer.mode = newValue }
     }
-    var announcer = SpeechAnnouncer()
 
     /// - Parameters:
     ///   - loop: the timers (the event loop; a virtual clock in tests).
@@ -99,27 +124,26 @@ public final class Player {
         outputDevices: [String], resume: ResumeState?,
         deviceOpens: @escaping (String) -> Bool = OutputSupervisor.alsaOpens
     ) {
-        self.scheduler = loop
-        self.engine = engine
-        self.screen = screen
-        self.config = config
-        memory = CollectionMemory(config: config)
-        locked = resume?.locked ?? false
-        seekHold = SeekHold(settings: config.inputs.seek)
-        cardSession = CardSession(directory: config.stateDirectory)
-        overlays = Overlays(scheduler: loop)
-        timers = PlayerTimers(scheduler: loop, config: config)
-        output = OutputSupervisor(
+        let output = OutputSupervisor(
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)
+        env = PlayerEnvironment(
+            scheduler: loop, engine: engine, screen: screen, config: config, output: output,
+            memory: CollectionMemory(config: config))
+        box = BoxState(locked: resume?.locked ?? false, seekHold: SeekHold(settings: config.inputs.seek))
+        cardSession = CardSession(directory: config.stateDirectory)
+        timers = PlayerTimers(scheduler: loop, config: config)
         exhibit = config.exhibit.map {
             ExhibitSession(config: $0, stateDirectory: config.stateDirectory, startedAt: loop.nowNanoseconds)
         }
         if let staff = config.exhibit?.volume {
             // The staff's range and default; a visitor's change does not outlive the visit or a restart.
-            volumeControl = VolumeControl(configured: VolumeLimits(staff.min...staff.max), level: staff.initial)
+            transport = Transport(
+                volume: VolumeControl(configured: VolumeLimits(staff.min...staff.max), level: staff.initial))
         } else {
-            volumeControl = VolumeControl(
-                configured: config.volumeLimits, level: config.volumeAtBoot ?? resume?.volumePercent ?? config.volume)
+            transport = Transport(
+                volume: VolumeControl(
+                    configured: config.volumeLimits,
+                    level: config.volumeAtBoot ?? resume?.volumePercent ?? config.volume))
         }
         playQueue = PlayQueue(repeats: config.repeatQueue)
         playQueue.replayGain = config.replayGain
@@ -138,11 +162,13 @@ public final class Player {
                 return self.resumeState()
             }, queue: { [unowned self] in self.queue })
         output.onChange = { [unowned self] change in self.outputChanged(change) }
-        overlays.onExpired = { [unowned self] in self.refreshScreen() }
         timers.events = timerEvents()
         memory.alwaysKept = { [unowned self] in self.cards.isContinued($0.category, key: $0.key) }
         memory.writeFile = { [writer = recorder.writer] in writer.submitFile($0, text: $1) }
+        cardSession.store.writer = recorder.writer
         engine.setVolume(volume)
+        outbox.remoteChanges.queueChanged(playQueue)
+        _ = outbox.remoteChanges.take()
         if let seconds = resume?.sleepRemainingSeconds, seconds > 0 { setSleepTimer(seconds: seconds) }
     }
 
@@ -232,9 +258,7 @@ public final class Player {
                 }
             startQueue(at: index, frame: 0, status: next)
         case .restart:
-            engine.seek(toFrame: 0)
-            transport.positionFrames = 0
-            transport.jumps &+= 1
+            apply(transport.handle(.seek(toFrame: 0)))
         case .end:
             finishQueue()
             return
@@ -249,7 +273,7 @@ public final class Player {
     /// Shows track `index` at its start at once; while playing, `trackStarted` confirms it.
     private func moveQueueIndex(to index: Int) {
         playQueue.index = index
-        transport.rewind(sampleRate: currentTrack?.sampleRate ?? 0)
+        apply(transport.handle(.rewound(sampleRate: currentTrack?.sampleRate ?? 0)))
         provideArtworkForCurrentTrack()
     }
 
@@ -274,8 +298,10 @@ public final class Player {
         let (requests, start) = playQueue.handOver(at: index)
         engine.setQueue(requests, startAt: start, startFrame: frame)
         // The engine starts a ranged entry at its range's start at the earliest.
-        transport.positionFrames = max(frame, playQueue.firstFrame(ofEntry: index))
-        transport.sampleRate = queue[index].sampleRate
+        apply(
+            transport.handle(
+                .located(frames: max(frame, playQueue.firstFrame(ofEntry: index)), sampleRate: queue[index].sampleRate))
+        )
         provideArtworkForCurrentTrack()
         setStatus(newStatus)
         recorder.saveSoon()
@@ -285,7 +311,7 @@ public final class Player {
     func silenceEngine() {
         engine.setQueue([], startAt: 0, startFrame: 0)
         setStatus(.stopped)
-        transport.positionFrames = 0
+        apply(transport.handle(.located(frames: 0, sampleRate: sampleRate)))
     }
 
     /// Appends to the queue the engine is playing without disturbing it (no restart of the current
@@ -304,19 +330,15 @@ public final class Player {
     func changeVolume(by delta: Int) {
         let new = volumeLimits.clamp(volume + delta)
         // The screen shows the level standing at its top; a box without one says so.
-        if delta > 0, new == volume, announcer.mode != .off { onSpeak?(SpokenForm.volumeLimitReached) }
-        overlays.showVolume(new)
-        if new != volume {
-            volumeControl.level = new
-            engine.setVolume(new)
-            recorder.saveSoon()
-        }
+        if delta > 0, new == volume, announcer.mode != .off { send(.speak(SpokenForm.volumeLimitReached)) }
+        apply(overlays.handle(.volume(new)))
+        apply(transport.handle(.volume(new, saved: true)))
         refreshScreen()
     }
 
     /// A card's volume limit (nil: none); a volume above it comes down to it.
     func setVolumeCeiling(_ percent: Int?) {
-        volumeControl.cardCeiling = percent
+        apply(transport.handle(.volumeCeiling(percent)))
         if volume > volumeLimits.range.upperBound { changeVolume(by: volumeLimits.range.upperBound - volume) }
     }
 
@@ -386,7 +408,7 @@ public final class Player {
         let state = view.screen
         switch state {
         case .nowPlaying, .exhibit: break
-        case .browse, .help, .message, .off: overlays.dropVolume()
+        case .browse, .help, .message, .off: apply(overlays.handle(.dropVolume))
         }
         timers.followIdlePowerOff(playing: status == .playing || shuttingDown)
         // A browse list can appear without a move (nothing queued at start, a new catalog): its
@@ -400,9 +422,63 @@ public final class Player {
         screen?.show(state)
         noteLightState(view, screen: state)
         if isExhibit { sendExhibitStatus(always: false) }
-        if let words = announcer.follow(state) { onSpeak?(words) }
-        onStatus?(view.statusText)
-        onChange?()
+        if let words = announcer.follow(state) { send(.speak(words)) }
+        send(.status(view.statusText))
+        publishChanges()
+    }
+
+    // MARK: - effects
+
+    /// Carries out what the parts asked for: the one place that reaches the engine and the saves
+    /// for them.
+    func apply(_ effects: [PlayerEffect]) {
+        for effect in effects {
+            switch effect {
+            case .engine(.play): engine.play()
+            case .engine(.pause): engine.pause()
+            case .engine(.stop): engine.stop()
+            case .engine(.seek(let frame)): engine.seek(toFrame: frame)
+            case .engine(.setVolume(let level)): engine.setVolume(level)
+            case .save(.soon): recorder.saveSoon()
+            case .save(.now): recorder.saveNow()
+            case .periodicSaves(true): recorder.startPeriodic()
+            case .periodicSaves(false): recorder.stopPeriodic()
+            case .chooseCurrentEntry: playQueue.chooseCurrent()
+            case .after(let milliseconds, let later):
+                _ = scheduler.schedule(afterMilliseconds: milliseconds) { [weak self] in self?.hear(later) }
+            case .redraw: refreshScreen()
+            }
+        }
+    }
+
+    /// A part's event come back after its time.
+    private func hear(_ later: PlayerEffect.Later) {
+        switch later {
+        case .messageTimedOut(let generation): apply(overlays.handle(.messageTimedOut(generation: generation)))
+        }
+    }
+
+    // MARK: - listeners
+
+    /// Calls `listener` on the loop thread with each change of the `kinds` asked for, from now on;
+    /// the id returned stops it (`stopListening`).
+    @discardableResult
+    public func listen(to kinds: PlayerChange.Kinds = .all, _ listener: @escaping PlayerListener) -> Int {
+        outbox.listeners.add(kinds, listener)
+    }
+
+    public func stopListening(_ id: Int) { outbox.listeners.remove(id) }
+
+    /// Tells the listeners of `change`'s kind.
+    func send(_ change: PlayerChange) {
+        for listener in outbox.listeners.listeners(of: change) { listener(change) }
+    }
+
+    /// Tells remote clients what changed since they were last told, if anything did (each screen
+    /// refresh does it; a remote command does it at once).
+    public func publishChanges() {
+        let aspects = outbox.remoteChanges.take()
+        if !aspects.isEmpty { send(.remote(aspects)) }
     }
 
     func provideArtworkForCurrentTrack() {
@@ -425,13 +501,13 @@ public final class Player {
     // MARK: - shutdown
 
     func requestShutdown() {
-        guard let handler = onShutdownRequest else { return }
+        guard outbox.listeners.hears(.shutdown) else { return }
         shuttingDown = true
         engine.stop()
         setStatus(.stopped)
         recorder.saveNow(flushingQueue: true)
         refreshScreen()
-        handler()
+        send(.shutdownRequested)
     }
 
     /// Stops everything for process exit: state saved, audio stopped, screen cleared.

@@ -58,6 +58,10 @@ public enum PlayerCommand: Equatable, Sendable {
     case setRange(Int, SongRange)
     /// The queue is emptied and playback stops.
     case clear
+    /// `tracks` become the queue, playing from the first, with no collection (exhibit mode's clips
+    /// and attract loop): `loop` repeats them, otherwise they play once; a positive
+    /// `fadeInMilliseconds` fades their start in.
+    case playTracks([Track], loop: Bool, fadeInMilliseconds: Int = 0)
     /// The appliance is asked to shut down.
     case shutdown
 }
@@ -65,4 +69,6 @@ public enum PlayerCommand: Equatable, Sendable {
 /// Where a command comes from.
 public enum CommandOrigin: Equatable, Sendable {
     case button, card, remote
+    /// Exhibit mode's director (`Player+Exhibit.swift`).
+    case exhibit
 }

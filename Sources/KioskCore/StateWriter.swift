@@ -2,7 +2,8 @@
 import KioskLibrary
 import KioskSystem
 
-/// The state directory's durable writes (resume.state's records, client-queue.json, bookmarks.json),
+/// The state directory's durable writes (resume.state's records, client-queue.json, bookmarks.json,
+/// cards.json),
 /// made on a worker thread ("kiosk-writer") so that the loop never waits for the card: a pause's save took its
 /// fdatasync on the loop, and an SD card that stalls for a few hundred milliseconds (a wear-levelling
 /// pass) froze the screen and the buttons that long (issue 48).
@@ -44,6 +45,9 @@ final class StateWriter: Sendable {
         let write = Locked<Write?>(nil)
         /// Whole files to replace (`AtomicFile`), the newest text per path, in the order first asked.
         let files = Locked<[(path: String, text: String)]>([])
+        /// Per path, how many texts were asked for and how many of those are written (a coalesced
+        /// text counts as written with the one that replaced it).
+        let fileCounts = Locked<[String: (asked: Int, written: Int)]>([:])
         let queueWrites = Locked<Int>(0)
         let target: Files
 
@@ -56,9 +60,10 @@ final class StateWriter: Sendable {
                 return slot
             }
             if let write, StateWriter.perform(write, files: target) { queueWrites.withLock { $0 += 1 } }
-            let texts = files.withLock { list in
+            // The counts are read with the list: every text asked for up to now is in `texts`.
+            let (texts, asked) = files.withLock { list in
                 defer { list.removeAll() }
-                return list
+                return (list, fileCounts.withLock { $0.mapValues(\.asked) })
             }
             for file in texts {
                 do {
@@ -67,6 +72,7 @@ final class StateWriter: Sendable {
                 } catch {
                     Log.error("cannot save \(file.path): \(error)")
                 }
+                fileCounts.withLock { $0[file.path]?.written = asked[file.path] ?? 0 }
             }
         }
     }
@@ -105,6 +111,7 @@ final class StateWriter: Sendable {
     /// for the same path that waits.
     func submitFile(_ path: String, text: String) {
         pending.files.withLock { list in
+            pending.fileCounts.withLock { $0[path, default: (0, 0)].asked += 1 }
             if let index = list.firstIndex(where: { $0.path == path }) {
                 list[index].text = text
             } else {
@@ -112,6 +119,11 @@ final class StateWriter: Sendable {
             }
         }
         kick()
+    }
+
+    /// Whether a text asked for `path` is not yet in the file (written, or failed and logged).
+    func hasUnwrittenFile(_ path: String) -> Bool {
+        pending.fileCounts.withLock { counts in counts[path].map { $0.asked != $0.written } ?? false }
     }
 
     private func kick() {

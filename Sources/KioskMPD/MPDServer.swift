@@ -15,8 +15,8 @@ import KioskSystem
 /// closed at once. A slow, silent or malicious client can therefore neither stall the loop, nor
 /// make memory grow without bound, nor keep the others out.
 ///
-/// Changes reach `idle` clients through `Player.onChange` (set by `start()`), whatever caused them:
-/// a button, another client, the engine or the library. Thread: loop thread only.
+/// Changes reach `idle` clients through the player's `.remote` changes (heard from `start()`),
+/// whatever caused them: a button, another client, the engine or the library. Thread: loop thread only.
 public final class MPDServer {
     /// Counters for logs and tests.
     public struct Statistics: Sendable, Equatable {
@@ -67,6 +67,8 @@ public final class MPDServer {
     private var readBuffer = [UInt8](repeating: 0, count: 16 << 10)
     private var lastRefusalLog: UInt64 = 0
     private var started = false
+    /// The id of the listener this server added to the player while started.
+    private var listening: Int?
     let startedAtNs = Syscalls.monotonicNanoseconds()
     /// The TCP port actually bound (useful with port 0 in tests).
     public private(set) var tcpPort: UInt16?
@@ -158,8 +160,10 @@ public final class MPDServer {
             throw failures.first ?? Errno(rawValue: EINVAL, context: "mpd: nothing to listen on")
         }
         started = true
-        state.observe(player, library: library)
-        player.onChange = { [weak self] in self?.playerChanged() }
+        state.start(status: player.status, scanning: !(library?.isIdle ?? true))
+        listening = player.listen(to: .remote) { [weak self] change in
+            if case .remote(let aspects) = change { self?.playerChanged(aspects) }
+        }
         Log.info(
             "mpd: listening on \(listeners.map(\.name).joined(separator: ", "))\(settings.password == nil ? "" : " (password required)")"
         )
@@ -170,7 +174,8 @@ public final class MPDServer {
         loop.assertInLoop()
         guard started else { return }
         started = false
-        player.onChange = nil
+        if let listening { player.stopListening(listening) }
+        listening = nil
         for connection in Array(connections.values) { close(connection, reason: nil) }
         for listener in listeners { loop.removeSource(listener.source) }
         listeners.removeAll()
@@ -690,15 +695,20 @@ public final class MPDServer {
         }
     }
 
-    /// `Player.onChange`: work out what changed and tell the clients.
-    private func playerChanged() {
-        let changes = state.observe(player, library: library)
+    /// The player's `.remote` change: tell the clients the subsystems it names.
+    private func playerChanged(_ aspects: PlayerAspects) {
+        var changes = state.apply(aspects, status: player.status)
+        if aspects.contains(.library) { changes.formUnion(state.followLibrary(scanning: !(library?.isIdle ?? true))) }
         if changes.contains(.database) { databaseView = nil }
         broadcast(changes)
     }
 
-    /// Observes the player now (after a command changed it) so the change is not reported late.
-    func noteChanges() { playerChanged() }
+    /// After a command changed the player or the library: the change is told now, not at the
+    /// next screen refresh.
+    func noteChanges() {
+        player.publishChanges()
+        broadcast(state.followLibrary(scanning: !(library?.isIdle ?? true)))
+    }
 
     // MARK: - the database view
 

@@ -242,6 +242,7 @@ import Testing
         try rig.press(.select)
         try rig.press(.playFromStart)
         #expect(message(rig) == MessageState(title: "Card linked", detail: "\(name) (one track per tap)"))
+        rig.player.flushSaves()
         guard case .collection(let linked)? = CardStore(directory: rig.state.path).link(of: card) else {
             Issue.record("not linked")
             return

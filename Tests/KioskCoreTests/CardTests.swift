@@ -70,6 +70,7 @@ import Testing
         }
         #expect(linked.name == selected && linked.category == .album && linked.volumeLabel == "main")
         // On disk, for the next start and for `kiosk-player cards list`.
+        rig.player.flushSaves()
         #expect(CardStore(directory: rig.state.path).link(of: card) == .collection(linked))
         try rig.idle(5_000)
         try show(rig, card)
@@ -324,6 +325,7 @@ import Testing
         try rig.idle(4_000)
         try rig.press(.playFromStart)
         #expect(rig.player.cards.links.keys.map(\.rawValue) == ["04A2B3C4"])
+        rig.player.flushSaves()
         #expect(CardStore(directory: rig.state.path).links.count == 1)
     }
 

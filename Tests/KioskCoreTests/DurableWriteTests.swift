@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskLibrary
+import KioskModel
 import KioskSystem
 import Testing
 
 @testable import KioskCore
 
 /// The player's thread never waits for the storage (issue 48): every fsync and fdatasync of the
-/// resume state, a client's queue and the bookmarks is made on the writer's thread (`StateWriter`), however the
+/// resume state, a client's queue, the bookmarks and the card links is made on the writer's thread (`StateWriter`), however the
 /// box is used, so a slow SD card cannot freeze the screen and the buttons.
 @Suite(.serialized) struct DurableWriteTests {
     /// The threads that called fsync or fdatasync while `body` ran, as (on this thread, elsewhere).
@@ -46,6 +47,39 @@ import Testing
         #expect(counts.here == 0, "the player's thread synced \(counts.here) times")
         #expect(counts.elsewhere > 0, "the writer synced the state")
         #expect(bookmarked, "a bookmark was written")
+    }
+
+    @Test func linkingACardOnTheBoxSyncsOnlyOffThePlayersThread() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        defer { rig.shutdown() }
+        let card = try #require(CardUID("04A2B3C4"))
+        var linked: CardLink?
+        let counts = try Self.syncs {
+            try rig.press(.down)
+            rig.player.handle(CardEvent(.presented, uid: card, source: "test", timestampNs: rig.nowNs))
+            try rig.idle(20)
+            try rig.press(.playFromStart)
+            rig.player.flushSaves()
+            linked = CardStore(directory: rig.state.path).link(of: card)
+        }
+        #expect(counts.here == 0, "the player's thread synced \(counts.here) times")
+        #expect(counts.elsewhere > 0, "the writer synced cards.json")
+        #expect(linked != nil, "the link is on the device after a flush")
+    }
+
+    @Test func aCardLinkTheWriterWroteIsNotTakenForAnotherWritersChange() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        defer { rig.shutdown() }
+        let card = try #require(CardUID("04A2B3C4"))
+        let album = try #require(rig.collections(.album).first)
+        try rig.player.cards.setLink(.collection(CardCollection.of(album, in: rig.catalog)), for: card)
+        // Asked before the writer wrote it, and after: the link in memory stays either way.
+        rig.player.cards.reloadIfChanged()
+        rig.player.flushSaves()
+        rig.player.cards.reloadIfChanged()
+        #expect(rig.player.cards.reloads == 0)
+        #expect(rig.player.cards.link(of: card) != nil)
+        #expect(CardStore(directory: rig.state.path).link(of: card) == rig.player.cards.link(of: card))
     }
 
     @Test func aSaveAskedForIsOnTheDeviceAfterAFlushAndTheNewestWins() throws {

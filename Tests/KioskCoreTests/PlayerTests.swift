@@ -1258,7 +1258,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
     @Test func theShutdownControlStopsSavesAndSaysSo() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         var asked = 0
-        rig.player.onShutdownRequest = { asked += 1 }
+        rig.player.listen(to: .shutdown) { _ in asked += 1 }
         try rig.playFirst()
         try rig.waitForPosition(seconds: 0.5)
         try rig.press(.shutdown)
@@ -1283,7 +1283,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
     @Test func theSystemdStatusLineFollowsPlayback() throws {
         let rig = try PlayerRig(volumes: [])
         var lines: [String] = []
-        rig.player.onStatus = { lines.append($0) }
+        rig.player.listen(to: .status) { if case .status(let line) = $0 { lines.append(line) } }
         rig.player.refreshScreen()
         #expect(lines.last == "Insert a USB stick with music")
         rig.library.addVolume(path: PlayerFixtures.main)

@@ -36,8 +36,8 @@ import Testing
         var said: [String] = []
         var lights: [LightState] = []
         rig.player.speechMode = .prompts
-        rig.player.onSpeak = { said.append($0) }
-        rig.player.onLightState = { lights.append($0) }
+        rig.player.listen(to: .speech) { if case .speak(let words) = $0 { said.append(words) } }
+        rig.player.listen(to: .light) { if case .light(let state) = $0 { lights.append(state) } }
         try rig.playFirst()
         let error = Self.errors[1].0
         let track = rig.title

@@ -20,7 +20,7 @@ import Testing
                 $0.sleepMinutes = [1]
                 configure(&$0)
             }
-            rig.player.onShutdownRequest = { [unowned self] in self.shutdowns += 1 }
+            rig.player.listen(to: .shutdown) { [unowned self] _ in self.shutdowns += 1 }
         }
         var fake: FakeEngine { rig.fake! }
     }

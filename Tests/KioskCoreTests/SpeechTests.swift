@@ -127,7 +127,7 @@ import Testing
         defer { rig.shutdown() }
         var said: [String] = []
         rig.player.speechMode = .names
-        rig.player.onSpeak = { said.append($0) }
+        rig.player.listen(to: .speech) { if case .speak(let words) = $0 { said.append(words) } }
         try rig.playFirst()
         let before = said.count
         try rig.press(.nextCollection)
@@ -158,7 +158,7 @@ import Testing
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         var spoken: [String] = []
         rig.player.speechMode = mode
-        rig.player.onSpeak = { spoken.append($0) }
+        rig.player.listen(to: .speech) { if case .speak(let words) = $0 { spoken.append(words) } }
         try rig.press(.sleep)
         #expect(spoken == (mode == .off ? [] : ["Sleep timer set to 15 minutes"]))
     }
@@ -170,7 +170,7 @@ import Testing
         }
         var spoken: [String] = []
         rig.player.speechMode = .prompts
-        rig.player.onSpeak = { spoken.append($0) }
+        rig.player.listen(to: .speech) { if case .speak(let words) = $0 { spoken.append(words) } }
         try rig.press(.volumeUp)
         #expect(spoken.isEmpty, "55 → 60: not yet at the limit")
         try rig.press(.volumeUp)

@@ -162,7 +162,8 @@ import Testing
         let lights = StatusLights(outputs: try parse(#"{"statusLight": {"line": 12}}"#).outputs, scheduler: clock) {
             _, on in lit = on
         }
-        rig.player.onLightState = { state in
+        rig.player.listen(to: .light) { change in
+            guard case .light(let state) = change else { return }
             states.append(state)
             lights.show(state)
         }
@@ -197,7 +198,7 @@ import Testing
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         defer { rig.shutdown() }
         var states: [LightState] = []
-        rig.player.onLightState = { states.append($0) }
+        rig.player.listen(to: .light) { if case .light(let state) = $0 { states.append(state) } }
         try rig.playFirst()
         rig.player.powerChanged(lowPower: true)
         #expect(rig.player.transientMessage == Player.lowPowerMessage)

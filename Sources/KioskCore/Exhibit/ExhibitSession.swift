@@ -16,6 +16,8 @@ final class ExhibitSession {
     private(set) var config: ExhibitConfig
     /// The volume whose station is in use (nil: config.json's).
     private(set) var stationVolume: String?
+    /// Runs the staff stick's play-count export off the loop thread (`Player.stickExporter`).
+    var stickExporter: ((_ mountPoint: String, _ csv: [UInt8]) -> Void)?
     /// The board's buttons in profile order, for the folder station.
     var buttons: [String] = []
     var triggers: ClipTriggers

@@ -73,7 +73,7 @@ final class TestWallClock: Sendable {
         let rig = try Self.rig(wall, hours: [Self.weekdays9to17])
         rig.player.exhibitClock = wall.clock
         var states: [LightState] = []
-        rig.player.onLightState = { states.append($0) }
+        rig.player.listen(to: .light) { if case .light(let state) = $0 { states.append(state) } }
         try Self.scan(rig)
         #expect(rig.player.currentLightState == .closed, "08:59: closed")
         wall.minute.store(9 * 60, ordering: .relaxed)
@@ -101,7 +101,7 @@ final class TestWallClock: Sendable {
         }
         rig.player.exhibitClock = wall.clock
         var restarts: [Int] = []
-        rig.player.onDailyRestart = { restarts.append(wall.minute.load(ordering: .relaxed)) }
+        rig.player.listen(to: .dailyRestart) { _ in restarts.append(wall.minute.load(ordering: .relaxed)) }
         try Self.scan(rig)
         try rig.idle(200_000)
         #expect(restarts.isEmpty, "03:55: not yet")
@@ -129,7 +129,7 @@ final class TestWallClock: Sendable {
         }
         rig.player.exhibitClock = wall.clock
         var restarts = 0
-        rig.player.onDailyRestart = { restarts += 1 }
+        rig.player.listen(to: .dailyRestart) { _ in restarts += 1 }
         try Self.scan(rig)
         try rig.idle(61_000)
         #expect(restarts == 0)
@@ -152,7 +152,7 @@ final class TestWallClock: Sendable {
         let rig = try Self.rig(wall, hours: [Self.weekdays9to17])
         rig.player.exhibitClock = wall.clock
         var beats: [String] = []
-        rig.player.onExhibitStatus = { beats.append($0) }
+        rig.player.listen(to: .exhibitStatus) { if case .exhibitStatus(let text) = $0 { beats.append(text) } }
         try Self.scan(rig)
         #expect(rig.player.status == .playing, "played at 03:00: the clock cannot be trusted")
         let last = try #require(beats.last)
@@ -164,7 +164,7 @@ final class TestWallClock: Sendable {
         let rig = try Self.rig(wall, hours: [])
         rig.player.exhibitClock = wall.clock
         var beats: [String] = []
-        rig.player.onExhibitStatus = { beats.append($0) }
+        rig.player.listen(to: .exhibitStatus) { if case .exhibitStatus(let text) = $0 { beats.append(text) } }
         try Self.scan(rig)
         rig.player.exhibitEdge(source: "button A", down: true)
         let during = try #require(beats.last)

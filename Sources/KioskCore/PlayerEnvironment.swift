@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskAudio
+import KioskConfig
+import KioskModel
+import KioskSystem
+
+/// What the player works with but does not own the state of: the timers' scheduler, the engine,
+/// the screen, the config, the output supervisor and the bookmarks' memory. Only
+/// `Player.apply(_:)` and the drawing of the screen are meant to reach the engine and the screen.
+///
+/// Thread: the loop thread (the player's).
+struct PlayerEnvironment {
+    let scheduler: any Scheduler
+    let engine: any PlaybackEngine
+    let screen: (any ScreenOutput)?
+    let config: Config
+    let output: OutputSupervisor
+    let memory: CollectionMemory
+}
+
+/// The box's own state beside playback: shutting down, the button lock, the seek hold, low
+/// power and what speech last said.
+///
+/// Thread: any (a value); the player's copy lives on the loop thread.
+struct BoxState {
+    var shuttingDown = false
+    /// The button lock (`Player+Lock.swift`): inputs but the lock itself are ignored; kept over a
+    /// restart.
+    var locked: Bool
+    /// How the box is told to unlock ("Hold down+select 3 s"), shown with "Locked"; nil: not said.
+    var lockGesture: String?
+    var seekHold: SeekHold
+    /// The supply's under-voltage alarm is raised (`powerChanged`).
+    var isLowPower = false
+    var announcer = SpeechAnnouncer()
+}

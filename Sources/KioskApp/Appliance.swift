@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 import Glibc
 import KioskAudio
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
 import KioskCore
 import KioskDisplay

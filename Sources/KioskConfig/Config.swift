@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskAudio
 import KioskInput
 import KioskLibrary
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
 import KioskSystem
 

@@ -1,6 +1,6 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
 import KioskLibrary
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
 
 /// The queue the player plays: its tracks, the order they play in (the queue's own, or a shuffle),

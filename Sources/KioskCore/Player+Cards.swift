@@ -1,5 +1,5 @@
-import KioskLibrary
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskLibrary
 import KioskModel
 import KioskSystem
 

@@ -1,6 +1,6 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
 import KioskLibrary
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
 
 /// What the screen shows, worked out from a snapshot of the player: a pure function of its

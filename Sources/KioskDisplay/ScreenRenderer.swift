@@ -1,5 +1,5 @@
-import Glibc
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Glibc
 import KioskModel
 
 /// Draws a `ScreenState` into a `Canvas`: the whole screen, from the state alone, so any state

@@ -1,6 +1,6 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskAudio
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
 
 /// Check 2: the sound cards (/proc/asound/cards) against the profile's audio device, its fallbacks

@@ -1,6 +1,6 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskHardware
 import KioskInput
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
 
 /// The card readers' decoders fed arbitrary input. The first byte picks which: even, the MFRC522

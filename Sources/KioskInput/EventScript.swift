@@ -1,5 +1,5 @@
-import CKioskShims
 // SPDX-License-Identifier: GPL-3.0-or-later
+import CKioskShims
 import KioskModel
 import KioskSystem
 

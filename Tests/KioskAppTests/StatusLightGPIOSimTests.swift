@@ -1,5 +1,5 @@
-import KioskApp
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskApp
 import KioskConfig
 import KioskCore
 import KioskSystem

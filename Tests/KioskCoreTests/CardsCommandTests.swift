@@ -1,6 +1,6 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskInput
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
 import KioskSystem
 import KioskTestSupport

@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskDisplay
 import KioskLibrary
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
 import KioskSystem
 import KioskTestSupport

@@ -1,9 +1,9 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskAudio
 import KioskDisplay
 import KioskInput
 import KioskLibrary
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
 import KioskSystem
 import KioskTestSupport

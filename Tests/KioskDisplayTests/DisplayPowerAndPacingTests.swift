@@ -1,5 +1,5 @@
-import KioskDisplay
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskDisplay
 import KioskModel
 import KioskSystem
 import KioskTestSupport

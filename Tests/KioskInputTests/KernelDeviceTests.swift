@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 import Glibc
 import KioskInput
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
 import KioskSystem
 import KioskTestSupport

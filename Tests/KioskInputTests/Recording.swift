@@ -1,5 +1,5 @@
-import KioskInput
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskInput
 import KioskModel
 
 /// Recorded inputs for tests: kernel-style CLOCK_MONOTONIC timestamps (an arbitrary uptime plus

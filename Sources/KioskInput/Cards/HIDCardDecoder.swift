@@ -1,5 +1,5 @@
-import CKioskShims
 // SPDX-License-Identifier: GPL-3.0-or-later
+import CKioskShims
 import KioskModel
 
 /// Turns the keystrokes of a USB card reader that acts as a keyboard into card numbers: it types

@@ -1,5 +1,5 @@
-import KioskHardware
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskHardware
 import KioskModel
 import KioskSystem
 

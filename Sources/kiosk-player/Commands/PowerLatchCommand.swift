@@ -1,6 +1,6 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskApp
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
 import KioskCommandLine
 import KioskCore

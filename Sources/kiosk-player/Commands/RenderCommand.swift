@@ -1,8 +1,8 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskCommandLine
 import KioskDisplay
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
 import KioskSystem
 

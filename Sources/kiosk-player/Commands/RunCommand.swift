@@ -1,7 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskApp
 import KioskAudio
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
 import KioskCommandLine
 import KioskCore

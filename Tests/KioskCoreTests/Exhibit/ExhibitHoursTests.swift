@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskDisplay
 import KioskLibrary
@@ -6,7 +7,6 @@ import KioskTestSupport
 import Synchronization
 import Testing
 
-// SPDX-License-Identifier: GPL-3.0-or-later
 @testable import KioskConfig
 @testable import KioskCore
 

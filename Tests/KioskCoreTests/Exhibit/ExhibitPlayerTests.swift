@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 import KioskInput
 import KioskLibrary
@@ -5,7 +6,6 @@ import KioskModel
 import KioskTestSupport
 import Testing
 
-// SPDX-License-Identifier: GPL-3.0-or-later
 @testable import KioskConfig
 @testable import KioskCore
 

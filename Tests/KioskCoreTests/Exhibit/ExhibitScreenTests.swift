@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskDisplay
 import KioskInput
 import KioskLibrary
@@ -6,7 +7,6 @@ import KioskSystem
 import KioskTestSupport
 import Testing
 
-// SPDX-License-Identifier: GPL-3.0-or-later
 @testable import KioskConfig
 @testable import KioskCore
 

@@ -1,6 +1,6 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import CKioskShims
 import Glibc
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskCommandLine
 import KioskLibrary
 import KioskSystem

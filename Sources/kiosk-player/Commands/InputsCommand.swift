@@ -1,5 +1,5 @@
-import Glibc
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Glibc
 import KioskCommandLine
 import KioskHardware
 import KioskInput

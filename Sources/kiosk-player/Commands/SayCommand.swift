@@ -1,6 +1,6 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskAudio
-// SPDX-License-Identifier: GPL-3.0-or-later
 import KioskCommandLine
 import KioskSystem
 

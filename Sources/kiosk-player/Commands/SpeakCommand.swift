@@ -1,5 +1,5 @@
-import KioskAudio
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskAudio
 import KioskCommandLine
 
 /// `kiosk-player speak [--data DIR]`: the speech helper process the player starts itself

@@ -26,7 +26,7 @@ import Synchronization
 public final class AudioEngine: PlaybackEngine {
     private enum State { case stopped, playing, paused }
 
-    private let loop: EventLoop
+    private let loop: any EventLoopProtocol
     private let onEvent: (AudioEvent) -> Void
     private let shared: EngineShared
     private var decoderThread: KioskThread?
@@ -54,7 +54,7 @@ public final class AudioEngine: PlaybackEngine {
 
     /// Starts the audio threads and registers the event source on `loop`. The device is opened when
     /// the first track plays; a failure then arrives as `deviceLost`.
-    public init(loop: EventLoop, settings: AudioSettings, onEvent: @escaping (AudioEvent) -> Void) throws {
+    public init(loop: any EventLoopProtocol, settings: AudioSettings, onEvent: @escaping (AudioEvent) -> Void) throws {
         self.loop = loop
         self.onEvent = onEvent
         deviceName = settings.device

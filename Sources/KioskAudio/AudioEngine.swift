@@ -7,9 +7,11 @@ import Synchronization
 ///
 /// A decoder thread decodes into a preallocated lock-free ring; an output thread writes the ring to
 /// the device (ALSA, or the `none` clock sink). The output thread runs with real-time priority when permitted; the decoder at normal priority.
-/// Commands go to them through atomics and a latest-wins handoff; events come back through
-/// preallocated queues and an eventfd that is a source of the loop, so `onEvent` runs on the loop
-/// thread. In the steady state neither audio thread allocates, locks, logs or opens files
+/// Commands go to them as typed values through preallocated queues (`DecoderCommand`,
+/// `OutputCommand`); events come back the same way (`EngineEvent`), with an eventfd that is a source
+/// of the loop, so `onEvent` runs on the loop thread. The atomics left (the playing position, the
+/// counters, the decoder's and output's reset handshake) are listed with their pairing in
+/// EngineShared.swift. In the steady state neither audio thread allocates, locks, logs or opens files
 /// (`steadyStateCounts` measures it when the allocation counter is preloaded).
 ///
 /// State: stopped, playing or paused. `setQueue` positions the engine (stopped); `play` starts;
@@ -24,7 +26,7 @@ import Synchronization
 public final class AudioEngine: PlaybackEngine {
     private enum State { case stopped, playing, paused }
 
-    private let loop: EventLoop
+    private let loop: any EventLoopProtocol
     private let onEvent: (AudioEvent) -> Void
     private let shared: EngineShared
     private var decoderThread: KioskThread?
@@ -45,23 +47,23 @@ public final class AudioEngine: PlaybackEngine {
     private var prompts: PromptQueue!
     /// The underruns already logged (loop thread).
     private var loggedUnderruns: UInt64 = 0
+    /// The index of the track asked for last (`issue`), while the device plays another epoch.
+    private var targetIndex = -1
+    /// Moves commands that found their queue full on (`flushBacklog`); nil when none wait.
+    private var backlogTimer: TimerID?
 
     /// Starts the audio threads and registers the event source on `loop`. The device is opened when
     /// the first track plays; a failure then arrives as `deviceLost`.
-    public init(loop: EventLoop, settings: AudioSettings, onEvent: @escaping (AudioEvent) -> Void) throws {
+    public init(loop: any EventLoopProtocol, settings: AudioSettings, onEvent: @escaping (AudioEvent) -> Void) throws {
         self.loop = loop
         self.onEvent = onEvent
         deviceName = settings.device
         mixerControl = settings.mixer
         shared = EngineShared(settings: settings, eventFD: FileDescriptor(owning: try Syscalls.eventfdCreate()))
         let eventFD = shared.eventFD
-        let shared = self.shared
-        prompts = PromptQueue(loop: loop) { clip in
-            shared.prompts.put(clip)
-            shared.outputWake.signal()
-        }
         decoderWorker = DecoderWorker(shared: shared)
         let outputWorker = OutputWorker(shared: shared)
+        prompts = PromptQueue(loop: loop) { [unowned self] clip in self.send(.prompt(clip)) }
         do {
             source = try loop.addSource(fd: eventFD, events: .readable) { [unowned self] _ in self.drainEvents() }
             let decoder = decoderWorker
@@ -106,8 +108,7 @@ public final class AudioEngine: PlaybackEngine {
         tracks += more
         if let i = recentQueues.lastIndex(where: { $0.epoch == epoch }) { recentQueues[i].tracks = tracks }
         if ended { return }  // the next play() starts the queue again, with these tracks
-        shared.extensions.put(QueueExtension(epoch: epoch, tracks: tracks))
-        shared.decoderWake.signal()
+        send(.extend(epoch: epoch, tracks: tracks))
     }
 
     /// Starts or resumes playback.
@@ -137,8 +138,7 @@ public final class AudioEngine: PlaybackEngine {
     /// Closes the device while stopped when `AudioSettings.keepOpen` keeps it open (the sleep
     /// timer ended: a sleeping box need not clock its DAC); the next `play` opens it again.
     public func releaseDevice() {
-        shared.releaseSerial.add(1, ordering: .releasing)
-        shared.outputWake.signal()
+        send(.releaseDevice)
     }
 
     /// Stops and rewinds to the start of the current track; the device is closed until `play`
@@ -173,25 +173,22 @@ public final class AudioEngine: PlaybackEngine {
         volume = max(0, min(100, percent))
         if let mixer {
             mixer.setVolume(volume)
-            shared.volumeGain.store(SampleConverter.unity, ordering: .relaxed)
+            send(.volume(SampleConverter.unity))
         } else {
-            shared.volumeGain.store(SampleConverter.gain(percent: volume), ordering: .relaxed)
+            send(.volume(SampleConverter.gain(percent: volume)))
         }
     }
 
     public func fadeOut(overMilliseconds milliseconds: Int) {
-        shared.fadeMilliseconds.store(max(1, milliseconds), ordering: .relaxed)
-        // Releasing: the output thread that sees the new serial sees the length stored above.
-        shared.fadeSerial.add(1, ordering: .releasing)
+        send(.fadeOut(milliseconds: max(1, milliseconds)))
     }
 
     public func fadeInNextStart(overMilliseconds milliseconds: Int) {
-        shared.nextFadeInMilliseconds.store(max(0, milliseconds), ordering: .relaxed)
+        send(.fadeInNextStart(milliseconds: max(0, milliseconds)))
     }
 
     public func cancelFade() {
-        shared.fadeMilliseconds.store(0, ordering: .relaxed)
-        shared.fadeSerial.add(1, ordering: .releasing)
+        send(.cancelFade)
     }
 
     /// Speaks `pcm` at `volume` % through the device: a playing track pauses for it (keeping its
@@ -219,8 +216,7 @@ public final class AudioEngine: PlaybackEngine {
         let position = positionFrames
         openMixer()
         if ended {
-            shared.deviceRequests.put(name)
-            shared.outputWake.signal()
+            send(.device(name))
         } else {
             // Through the decoder: it asks the output to drop the ring, then hands over the device,
             // so frames decoded ahead for the old device never reach the new one.
@@ -242,6 +238,8 @@ public final class AudioEngine: PlaybackEngine {
         decoderThread?.join()
         outputThread?.join()
         prompts?.stop()
+        if let backlogTimer { loop.cancel(backlogTimer) }
+        backlogTimer = nil
         if let source { loop.removeSource(source) }
         source = nil
         mixer = nil
@@ -254,13 +252,9 @@ public final class AudioEngine: PlaybackEngine {
     /// target.
     public var playbackPosition: PlaybackPosition {
         let playing = shared.playingPosition.read()
-        if playing.epoch == shared.targetEpoch.load(ordering: .acquiring) {
-            return PlaybackPosition(
-                trackID: playing.valid ? playing.trackID : nil, frames: playing.valid ? playing.frames : 0)
-        }
-        return PlaybackPosition(
-            trackID: shared.targetValid.load(ordering: .relaxed) ? shared.targetID.load(ordering: .relaxed) : nil,
-            frames: shared.targetFrame.load(ordering: .relaxed))
+        let requested = shared.requestedPosition.read()
+        let shown = playing.epoch == requested.epoch ? playing : requested
+        return PlaybackPosition(trackID: shown.valid ? shown.trackID : nil, frames: shown.valid ? shown.frames : 0)
     }
 
     /// Times the device ran dry while playing (an underrun: it played silence until more came),
@@ -292,33 +286,55 @@ public final class AudioEngine: PlaybackEngine {
     private var currentIndex: Int {
         let playing = shared.playingPosition.read()
         if playing.epoch == epoch, playing.valid { return playing.index }
-        return shared.targetIndex.load(ordering: .relaxed)
+        return targetIndex
     }
 
     /// Tells the output thread what `state` asks of it: play, hold (paused), or hold with the
     /// device closed (stopped).
     private func publishState() {
-        shared.stopped.store(state == .stopped, ordering: .relaxed)
-        // Releasing: the output thread that sees this `playing` sees the `stopped` above.
-        shared.playing.store(state == .playing, ordering: .releasing)
-        shared.outputWake.signal()
+        switch state {
+        case .playing: send(.transport(.playing))
+        case .paused: send(.transport(.paused))
+        case .stopped: send(.transport(.stopped))
+        }
+    }
+
+    private func send(_ command: OutputCommand) {
+        if !shared.outputCommands.send(command) { scheduleBacklogFlush() }
+    }
+
+    private func send(_ command: DecoderCommand) {
+        if !shared.decoderCommands.send(command) { scheduleBacklogFlush() }
+    }
+
+    /// A queue was full (its thread busy in a device or a file for a while): the commands wait in
+    /// order on the loop side and move on every 5 ms until they fit; the loop never waits.
+    private func scheduleBacklogFlush() {
+        guard backlogTimer == nil, !isShutDown else { return }
+        backlogTimer = loop.schedule(afterMilliseconds: 5) { [unowned self] in
+            self.backlogTimer = nil
+            let decoderDone = self.shared.decoderCommands.flush()
+            let outputDone = self.shared.outputCommands.flush()
+            if !decoderDone || !outputDone { self.scheduleBacklogFlush() }
+        }
     }
 
     private func issue(index: Int, frame: Int64) {
         epoch += 1
         ended = false
         let valid = index >= 0 && index < tracks.count
-        shared.targetID.store(valid ? tracks[index].id : 0, ordering: .relaxed)
-        shared.targetIndex.store(index, ordering: .relaxed)
+        targetIndex = index
+        var requested = PlayingSnapshot()
+        requested.epoch = epoch
+        requested.valid = valid
+        requested.trackID = valid ? tracks[index].id : 0
+        requested.index = index
         // A ranged track starts at its range's start at the earliest (as the decoder opens it).
-        shared.targetFrame.store(valid ? max(frame, tracks[index].startFrame) : 0, ordering: .relaxed)
-        shared.targetValid.store(valid, ordering: .relaxed)
-        shared.targetEpoch.store(epoch, ordering: .releasing)
+        requested.frames = valid ? max(frame, tracks[index].startFrame) : 0
+        shared.requestedPosition.publish(requested)
         recentQueues.append((epoch, tracks))
         if recentQueues.count > 8 { recentQueues.removeFirst() }
-        shared.targets.put(
-            DecoderTarget(epoch: epoch, tracks: tracks, index: index, startFrame: frame, device: deviceName))
-        shared.decoderWake.signal()
+        send(.target(DecoderTarget(epoch: epoch, tracks: tracks, index: index, startFrame: frame, device: deviceName)))
     }
 
     private func openMixer() {
@@ -339,93 +355,75 @@ public final class AudioEngine: PlaybackEngine {
 
     private func drainEvents() {
         _ = Syscalls.readCounter(shared.eventFD)
-        while let record = shared.decoderEvents.pop() { deliver(record) }
-        while let record = shared.outputEvents.pop() {
-            // Releasing: the output's next look at the flag (acquiring) sees this report taken.
-            if record.kind == .position { shared.positionQueued.store(false, ordering: .releasing) }
-            deliver(record)
+        while let event = shared.decoderEvents.pop() { deliver(event) }
+        while let event = shared.outputEvents.pop() {
+            // (7) Releasing: the output's next look at the flag (acquiring) sees this one taken.
+            if case .position = event { shared.positionQueued.store(false, ordering: .releasing) }
+            deliver(event)
         }
         // An audio thread waiting in `post` for room in a full queue looks again.
         shared.eventRoom.signal()
-        let underruns = self.underruns
-        if underruns != loggedUnderruns {
-            // Logged here, not on the output thread, which neither allocates nor waits on a log.
-            Log.warning(
-                "audio: \(deviceName) ran out of audio (underrun): \(underruns - loggedUnderruns) more, \(underruns) since the start; the last: \(lastUnderrunAccount)"
-            )
-            loggedUnderruns = underruns
-        }
     }
 
-    /// The last underrun, as the output thread recorded it.
-    private var lastUnderrunAccount: UnderrunAccount {
-        UnderrunAccount(
-            awayMilliseconds: Int(shared.underrunAwayNanoseconds.load(ordering: .relaxed) / 1_000_000),
-            waitMilliseconds: Int(shared.underrunWaitNanoseconds.load(ordering: .relaxed) / 1_000_000),
-            queuedMilliseconds: shared.underrunQueuedMicroseconds.load(ordering: .relaxed) / 1000,
-            bufferMilliseconds: shared.underrunBufferMicroseconds.load(ordering: .relaxed) / 1000,
-            ringWasEmpty: shared.underrunRingWasEmpty.load(ordering: .relaxed))
-    }
-
-    private func deliver(_ record: EventRecord) {
-        let current = record.epoch == epoch
-        switch record.kind {
-        case .error:
-            let file = path(epoch: record.epoch, index: record.index)
-            let message =
-                record.failure?.description ?? shared.rejections.take()
-                ?? "the device cannot play \(record.format)"
-            onEvent(.error(id: record.trackID, path: file, message: message))
-        case .trackStarted:
-            guard current else { return }
+    private func deliver(_ event: EngineEvent) {
+        switch event {
+        case .decodeFailed(let track, let failure):
             onEvent(
-                .trackStarted(
-                    id: record.trackID, format: record.format,
-                    totalFrames: record.totalFrames >= 0 ? record.totalFrames : nil, startFrame: record.frames))
-        case .trackFinished:
-            guard current else { return }
-            onEvent(.trackFinished(id: record.trackID))
-        case .queueFinished:
-            guard current else { return }
-            if record.index >= 0 && record.index < tracks.count {
+                .error(
+                    id: track.trackID, path: path(epoch: track.epoch, index: track.index), message: failure.description)
+            )
+        case .refused(let track, _, let reason):
+            onEvent(.error(id: track.trackID, path: path(epoch: track.epoch, index: track.index), message: reason))
+        case .trackStarted(let track, let format, let totalFrames, let startFrame):
+            guard track.epoch == epoch else { return }
+            onEvent(.trackStarted(id: track.trackID, format: format, totalFrames: totalFrames, startFrame: startFrame))
+        case .trackFinished(let track):
+            guard track.epoch == epoch else { return }
+            onEvent(.trackFinished(id: track.trackID))
+        case .queueFinished(let finished, let queueLength):
+            guard finished == epoch else { return }
+            if queueLength >= 0 && queueLength < tracks.count {
                 // Appended after the decoder had reached the end of the queue it knew: go on.
-                issue(index: record.index, frame: 0)
+                issue(index: queueLength, frame: 0)
                 return
             }
             ended = true
             state = .stopped
             publishState()
             onEvent(.queueFinished)
-        case .position:
-            guard current else { return }
-            onEvent(.position(id: record.trackID, frames: record.frames, sampleRate: record.format.sampleRate))
-        case .deviceLost:
-            let message = shared.deviceErrors.take() ?? "\(deviceName): \(alsaErrorText(record.code))"
+        case .position(let track, let frames, let sampleRate):
+            guard track.epoch == epoch else { return }
+            onEvent(.position(id: track.trackID, frames: frames, sampleRate: sampleRate))
+        case .deviceLost(let message):
             Log.warning("audio device lost: \(message)")
             onEvent(.deviceLost(device: deviceName, message: message))
         case .deviceBack:
             Log.notice("audio device back: \(deviceName)")
             onEvent(.deviceBack(device: deviceName))
-        case .promptFinished:
-            prompts.finished(failure: shared.promptFailures.take())
-        case .promptRefused:
-            prompts.refused(rate: record.deviceRate, channels: record.deviceChannels, encoding: record.encoding)
-        case .formatChanged:
+        case .promptFinished(let failure):
+            prompts.finished(failure: failure)
+        case .promptRefused(let device):
+            prompts.refused(rate: device.rate, channels: device.channels, encoding: device.encoding)
+        case .underrun(let account):
+            // Logged here, not on the output thread, which neither allocates nor waits on a log.
+            let underruns = self.underruns
+            Log.warning(
+                "audio: \(deviceName) ran out of audio (underrun): \(underruns - loggedUnderruns) more, \(underruns) since the start; the last: \(account)"
+            )
+            loggedUnderruns = underruns
+        case .formatChanged(let configuration, let conversion):
             prompts.deviceChanged(
-                rate: record.deviceRate, channels: record.deviceChannels, encoding: record.encoding)
-            let configuration = OutputConfiguration(
-                format: record.format, encoding: record.encoding, channels: record.deviceChannels,
-                deviceRate: record.deviceRate, exact: record.exact, periodFrames: 0, bufferFrames: 0, canPause: false)
+                rate: configuration.deviceRate, channels: configuration.channels, encoding: configuration.encoding)
             var deviceFormat = configuration.description
-            if let conversion = shared.conversions.take() {
+            if let conversion {
                 // "S16_LE 48000 Hz 2 ch (converted: 1 → 2 ch (copied), 22050 → 48000 Hz (libsoxr HQ))"
                 deviceFormat =
-                    "\(record.encoding.alsaName) \(record.deviceRate) Hz \(record.deviceChannels) ch (\(conversion))"
-                Log.notice("\(deviceName): \(record.format) \(conversion), as \(deviceFormat)")
-            } else if !record.exact {
-                Log.warning("\(deviceName): no bit-exact format for \(record.format); playing \(configuration)")
+                    "\(configuration.encoding.alsaName) \(configuration.deviceRate) Hz \(configuration.channels) ch (\(conversion))"
+                Log.notice("\(deviceName): \(configuration.format) \(conversion), as \(deviceFormat)")
+            } else if !configuration.exact {
+                Log.warning("\(deviceName): no bit-exact format for \(configuration.format); playing \(configuration)")
             }
-            onEvent(.formatChanged(record.format, deviceFormat: deviceFormat))
+            onEvent(.formatChanged(configuration.format, deviceFormat: deviceFormat))
         }
     }
 }

@@ -26,6 +26,9 @@ final class DecoderWorker: @unchecked Sendable {
     private var minimumSpace = 4096
     /// Whether the current track decoded a block since open/seek (libFLAC has sized its buffers).
     private var warm = false
+    /// The newest target taken off the command queue and not applied yet (latest wins: a burst of
+    /// seeks costs one flush, not one each).
+    private var waitingTarget: DecoderTarget?
 
     init(shared: EngineShared) {
         self.shared = shared
@@ -36,20 +39,15 @@ final class DecoderWorker: @unchecked Sendable {
 
     func run() {
         while !shared.isShuttingDown {
-            if let target = shared.targets.take() {
+            if targetWaiting, let target = waitingTarget {
+                waitingTarget = nil
                 apply(target)
-                continue
-            }
-            if let extended = shared.extensions.take() {
-                extend(extended)
                 continue
             }
             switch state {
             case .idle:
-                // Ended by the loop: `issue` (a target), `append` (an extension), `shutdown`.
-                shared.decoderWake.wait(until: {
-                    !self.shared.targets.isEmpty || !self.shared.extensions.isEmpty || self.shared.isShuttingDown
-                })
+                // Ended by the loop's commands (`issue`, `append`) or `shutdown`.
+                shared.decoderWake.wait(until: { !self.commands.isEmpty || self.shared.isShuttingDown })
             case .open:
                 openNext()
             case .decoding:
@@ -57,6 +55,26 @@ final class DecoderWorker: @unchecked Sendable {
             }
         }
         decoder.close()
+    }
+
+    private var commands: CommandQueue<DecoderCommand> { shared.decoderCommands }
+
+    /// Takes the loop's commands: the newest target waits in `waitingTarget` (an extension of it
+    /// goes into it), an extension of the queue playing applies at once. Whether a target waits.
+    private var targetWaiting: Bool {
+        while let command = commands.receive() {
+            switch command {
+            case .target(let target):
+                waitingTarget = target
+            case .extend(let epoch, let tracks):
+                if waitingTarget?.epoch == epoch {
+                    waitingTarget?.tracks = tracks
+                } else if waitingTarget == nil {
+                    extend(epoch: epoch, tracks: tracks)
+                }
+            }
+        }
+        return waitingTarget != nil
     }
 
     private func apply(_ target: DecoderTarget) {
@@ -74,10 +92,10 @@ final class DecoderWorker: @unchecked Sendable {
     /// Takes a longer queue for the current epoch: decoding goes on into the new tracks. When the
     /// end of the old queue is already on its way to the output, nothing changes here: its marker
     /// says how many tracks this queue had, and the loop goes on from there when it arrives.
-    private func extend(_ extended: QueueExtension) {
+    private func extend(epoch extended: UInt64, tracks more: [TrackRequest]) {
         // A newer target carries the whole queue.
-        guard extended.epoch == epoch, state != .idle else { return }
-        tracks = extended.tracks
+        guard extended == epoch, state != .idle else { return }
+        tracks = more
     }
 
     /// Asks the output to empty the ring, by playing it out (`drain`, in band) or dropping it, and
@@ -93,17 +111,19 @@ final class DecoderWorker: @unchecked Sendable {
             marker.sequence = sequence
             guard push(marker) else { return false }
         } else {
+            // (6) before (5): the output takes the device before it looks at the request.
+            if let device { shared.flushDevice.put(device) }
             shared.flushRequest.store(sequence, ordering: .releasing)
-            if let device { shared.deviceRequests.put(device) }
         }
         shared.outputWake.signal()
+        // (5) Acquiring: pairs with the output's releasing acknowledgement after it emptied the ring.
         while shared.resetAck.load(ordering: .acquiring) < sequence {
             if shared.isShuttingDown { return false }
-            if drain && !shared.targets.isEmpty { return false }
-            // Ended by the output's `acknowledge`, the loop's `issue` (a new target) or `shutdown`.
+            if drain && targetWaiting { return false }
+            // Ended by the output's `acknowledge`, the loop's commands (a new target) or `shutdown`.
             shared.decoderWake.wait(until: {
                 self.shared.resetAck.load(ordering: .acquiring) >= sequence || self.shared.isShuttingDown
-                    || (drain && !self.shared.targets.isEmpty)
+                    || (drain && !self.commands.isEmpty)
             })
         }
         return true
@@ -112,11 +132,11 @@ final class DecoderWorker: @unchecked Sendable {
     /// Queues a marker, waiting for room. False when interrupted by shutdown or a new target.
     private func push(_ marker: Marker) -> Bool {
         while !shared.markers.push(marker) {
-            if shared.isShuttingDown || !shared.targets.isEmpty { return false }
-            // Ended by the output popping a marker (`handle`, `flush`), `issue` or `shutdown`; the
-            // timeout is a second guard only.
+            if shared.isShuttingDown || targetWaiting { return false }
+            // Ended by the output popping a marker (`handle`, `flush`), the loop's commands or
+            // `shutdown`; the timeout is a second guard only.
             shared.decoderWake.wait(
-                until: { !self.shared.markers.isFull || self.shared.isShuttingDown || !self.shared.targets.isEmpty },
+                until: { !self.shared.markers.isFull || self.shared.isShuttingDown || !self.commands.isEmpty },
                 timeoutNanoseconds: 50_000_000)
         }
         shared.outputWake.signal()
@@ -124,12 +144,9 @@ final class DecoderWorker: @unchecked Sendable {
     }
 
     private func postError(_ failure: DecodeError, index: Int, id: UInt64) {
-        var record = EventRecord(kind: .error, epoch: epoch)
-        record.trackID = id
-        record.index = index
-        record.failure = failure
         // Waits for room while the loop is busy: an error dropped here was a file never reported.
-        shared.post(record, from: shared.decoderEvents)
+        shared.post(
+            .decodeFailed(TrackMark(epoch: epoch, trackID: id, index: index), failure), to: shared.decoderEvents)
     }
 
     private func compatible(_ a: PCMFormat, _ b: PCMFormat) -> Bool {
@@ -206,7 +223,7 @@ final class DecoderWorker: @unchecked Sendable {
             // it, at least `threshold`; one wake per refill, not one per write), its discards and
             // marker pops, `issue`, `shutdown`.
             shared.decoderWake.wait(until: {
-                self.ring.writable >= threshold || !self.shared.targets.isEmpty || self.shared.isShuttingDown
+                self.ring.writable >= threshold || !self.commands.isEmpty || self.shared.isShuttingDown
             })
             return
         }

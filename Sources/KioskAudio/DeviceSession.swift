@@ -26,6 +26,8 @@ final class DeviceSession {
     /// set-up, since its first writes run ALSA's start of the stream and touch code pages of the
     /// plugin's write path for the first time (a minor fault when no neighbour mapped them).
     private(set) var framesBeforeSteadyState = 0
+    /// What the output stage does to the stream of the last set-up, until reported (`takeConversion`).
+    private var unreportedConversion: String?
     private var retryDelay: UInt64 = 250_000_000
     /// When to try a lost device again (monotonic nanoseconds).
     private(set) var nextRetry: UInt64 = 0
@@ -129,12 +131,9 @@ final class DeviceSession {
         do throws(AudioOutputError) {
             let configured = try device.configure(format, source: encoding, bufferMilliseconds: shared.bufferMs)
             try adapter.configure(format, deviceChannels: configured.channels, deviceRate: configured.deviceRate)
-            if adapter.isActive {
-                // Taken by the loop with the formatChanged below, logged once per stream.
-                shared.conversions.put("converted: " + adapter.conversions.joined(separator: ", "))
-            } else {
-                _ = shared.conversions.take()
-            }
+            // Reported with the formatChanged that follows, logged once per stream.
+            unreportedConversion =
+                adapter.isActive ? "converted: " + adapter.conversions.joined(separator: ", ") : nil
             configuration = configured
             framesBeforeSteadyState = configured.bufferFrames
         } catch {
@@ -143,38 +142,42 @@ final class DeviceSession {
         }
     }
 
+    /// What the output stage does to the stream of the last set-up, once (nil: nothing, or said).
+    func takeConversion() -> String? {
+        defer { unreportedConversion = nil }
+        return unreportedConversion
+    }
+
     /// The device took `frames` more since its set-up.
     func took(_ frames: Int) {
         framesBeforeSteadyState = max(0, framesBeforeSteadyState - frames)
     }
 
-    /// After a set-up: a lost device is back (reported in `epoch`).
-    func cameBack(epoch: UInt64) {
+    /// After a set-up: a lost device is back (reported).
+    func cameBack() {
         guard lost else { return }
         lost = false
         retryDelay = 250_000_000
-        shared.post(EventRecord(kind: .deviceBack, epoch: epoch), from: shared.outputEvents)
+        shared.post(.deviceBack, to: shared.outputEvents)
     }
 
     /// A lost device with nothing to set it up for is taken as back: the next track's marker sets
     /// it up (or loses it again).
-    func backWithoutStream(epoch: UInt64) {
+    func backWithoutStream() {
         lost = false
-        shared.post(EventRecord(kind: .deviceBack, epoch: epoch), from: shared.outputEvents)
+        shared.post(.deviceBack, to: shared.outputEvents)
     }
 
     /// The device failed (`code`, or `message` when the output said more): closes it, reports it
-    /// once in `epoch`, and sets the next try with back-off.
-    func lose(code: Int32, message: String?, epoch: UInt64) {
+    /// once, and sets the next try with back-off.
+    func lose(code: Int32, message: String?) {
         output?.close()
         adapter.reset()
         configuration = nil
         if !lost {
             lost = true
-            shared.deviceErrors.put(message ?? "\(deviceName): \(alsaErrorText(code))")
-            var record = EventRecord(kind: .deviceLost, epoch: epoch)
-            record.code = code
-            shared.post(record, from: shared.outputEvents)
+            let text = message ?? "\(deviceName): \(alsaErrorText(code))"
+            shared.post(.deviceLost(message: text), to: shared.outputEvents)
         } else {
             retryDelay = min(retryDelay * 2, 5_000_000_000)
         }

@@ -24,8 +24,11 @@ final class OutputGain {
     /// channels × 4 bytes).
     static let scratchFrames = 4096
 
-    private let shared: EngineShared
-    private var fadeSerialSeen: UInt64 = 0
+    /// The volume (`OutputCommand.volume`), Q16.
+    var volume = SampleConverter.unity
+    /// A fade asked for and not started yet: its length in milliseconds (0: a cancel), converted to
+    /// device frames at the next `prepare`, which knows the device's rate.
+    private var requestedFadeMilliseconds: Int?
     private var fade: (total: Int, done: Int)?
     private let scratch: UnsafeMutableRawPointer
     /// The gain of the track whose frames go out now (Q16).
@@ -47,8 +50,7 @@ final class OutputGain {
     private var duckTotal = 0
     private var duckDone = 0
 
-    init(shared: EngineShared) {
-        self.shared = shared
+    init() {
         scratch = UnsafeMutableRawPointer.allocate(byteCount: Self.scratchFrames * 32, alignment: 16)
         memset(scratch, 0, Self.scratchFrames * 32)
     }
@@ -136,7 +138,7 @@ final class OutputGain {
     func prepare(_ source: UnsafeRawPointer, _ encoding: SampleEncoding, frames: Int, device: OutputConfiguration)
         -> (pointer: UnsafeRawPointer, frames: Int)
     {
-        let gain = SampleConverter.product(shared.volumeGain.load(ordering: .relaxed), trackGain)
+        let gain = SampleConverter.product(volume, trackGain)
         // A chunk never spans a change of track gain.
         let frames = framesBeforeNextTrack > 0 ? min(frames, framesBeforeNextTrack) : frames
         followFadeRequests(rate: device.deviceRate)
@@ -229,12 +231,15 @@ final class OutputGain {
         framesBeforeNextTrack = 0
     }
 
+    /// The loop asked for a fade of `milliseconds` (0: the fade ends, sound comes back).
+    func requestFade(milliseconds: Int) {
+        requestedFadeMilliseconds = milliseconds
+    }
+
     /// Starts or ends a fade when the loop asked for one since the last look.
     private func followFadeRequests(rate: Int) {
-        let serial = shared.fadeSerial.load(ordering: .acquiring)
-        guard serial != fadeSerialSeen else { return }
-        fadeSerialSeen = serial
-        let milliseconds = shared.fadeMilliseconds.load(ordering: .relaxed)
+        guard let milliseconds = requestedFadeMilliseconds else { return }
+        requestedFadeMilliseconds = nil
         fade = milliseconds > 0 ? (max(1, milliseconds * rate / 1000), 0) : nil
     }
 }

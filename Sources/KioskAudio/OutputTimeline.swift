@@ -72,14 +72,15 @@ final class OutputTimeline {
     private var publishedEpoch: UInt64 = 0
     private var publishedStartFrame: Int64 = -1
 
-    init(shared: EngineShared) {
+    /// The device's session, asked for what its output stage converts when a format is reported.
+    private unowned let session: DeviceSession
+
+    init(shared: EngineShared, session: DeviceSession) {
         self.shared = shared
+        self.session = session
     }
 
     deinit { boundaries.deallocate() }
-
-    /// The epoch of the current track (0 when none), for the device's events.
-    var epoch: UInt64 { current?.epoch ?? 0 }
 
     /// The frames played of those written, when the device says it still holds `delay`.
     func played(delay: Int) -> Int {
@@ -166,12 +167,7 @@ final class OutputTimeline {
         shared.playingPosition.setFrames(frames)
         if played >= nextPositionReport {
             nextPositionReport = played + max(1, deviceRate / 4)
-            var record = EventRecord(kind: .position, epoch: current.epoch)
-            record.trackID = current.trackID
-            record.index = current.index
-            record.frames = frames
-            record.format = current.format
-            shared.postPosition(record)
+            shared.postPosition(.position(mark(current), frames: frames, sampleRate: current.format.sampleRate))
         }
     }
 
@@ -180,27 +176,18 @@ final class OutputTimeline {
     func reject(_ marker: Marker, reason: String) {
         boundaries.removeAll()
         written = 0
-        if marker.kind == .trackStart, let current { post(.trackFinished, current) }
+        if marker.kind == .trackStart, let current { finished(current) }
         current = nil
-        shared.rejections.put(reason)
-        var record = EventRecord(kind: .error, epoch: marker.epoch)
-        record.trackID = marker.trackID
-        record.index = marker.index
-        record.format = marker.format
-        shared.post(record, from: shared.outputEvents)
+        shared.post(.refused(mark(marker), format: marker.format, reason: reason), to: shared.outputEvents)
     }
 
     /// Reports that the stream in `format` plays on the device set up as `device`.
     func reportFormat(_ format: PCMFormat, device: OutputConfiguration?) {
         guard let device else { return }
         reportedFormat = format
-        var record = EventRecord(kind: .formatChanged, epoch: current?.epoch ?? 0)
-        record.format = format
-        record.encoding = device.encoding
-        record.deviceRate = device.deviceRate
-        record.deviceChannels = device.channels
-        record.exact = device.exact
-        shared.post(record, from: shared.outputEvents)
+        var configuration = device
+        configuration.format = format
+        shared.post(.formatChanged(configuration, conversion: session.takeConversion()), to: shared.outputEvents)
     }
 
     /// A marker's data is being played: the track (or its new format) is current.
@@ -208,19 +195,16 @@ final class OutputTimeline {
         let marker = boundary.marker
         switch marker.kind {
         case .trackStart:
-            if let current { post(.trackFinished, current) }
+            if let current { finished(current) }
             current = marker
             currentStartDevice = boundary.deviceFrame
             nextPositionReport = boundary.deviceFrame
             publish(marker)
             if reportedFormat != marker.format { reportFormat(marker.format, device: device) }
-            var record = EventRecord(kind: .trackStarted, epoch: marker.epoch)
-            record.trackID = marker.trackID
-            record.index = marker.index
-            record.format = marker.format
-            record.totalFrames = marker.totalFrames
-            record.frames = marker.startFrame
-            shared.post(record, from: shared.outputEvents)
+            let event = EngineEvent.trackStarted(
+                mark(marker), format: marker.format, totalFrames: marker.totalFrames >= 0 ? marker.totalFrames : nil,
+                startFrame: marker.startFrame)
+            shared.post(event, to: shared.outputEvents)
         case .formatChange:
             current = marker
             currentStartDevice = boundary.deviceFrame
@@ -228,14 +212,13 @@ final class OutputTimeline {
             publish(marker)
             if reportedFormat != marker.format { reportFormat(marker.format, device: device) }
         case .queueEnd:
-            if let current { post(.trackFinished, current) }
+            if let current { finished(current) }
             current = nil
             var ended = PlayingSnapshot()
             ended.epoch = marker.epoch
             shared.playingPosition.publish(ended)
-            var record = EventRecord(kind: .queueFinished, epoch: marker.epoch)
-            record.index = marker.index  // the length of the queue that ended
-            shared.post(record, from: shared.outputEvents)
+            // A queue end's index is the length of the queue that ended.
+            shared.post(.queueFinished(epoch: marker.epoch, queueLength: marker.index), to: shared.outputEvents)
         case .segmentEnd:
             break
         }
@@ -251,10 +234,11 @@ final class OutputTimeline {
         shared.playingPosition.publish(value)
     }
 
-    private func post(_ kind: EventRecord.Kind, _ marker: Marker) {
-        var record = EventRecord(kind: kind, epoch: marker.epoch)
-        record.trackID = marker.trackID
-        record.index = marker.index
-        shared.post(record, from: shared.outputEvents)
+    private func mark(_ marker: Marker) -> TrackMark {
+        TrackMark(epoch: marker.epoch, trackID: marker.trackID, index: marker.index)
+    }
+
+    private func finished(_ marker: Marker) {
+        shared.post(.trackFinished(mark(marker)), to: shared.outputEvents)
     }
 }

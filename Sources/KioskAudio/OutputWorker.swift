@@ -36,8 +36,12 @@ final class OutputWorker: @unchecked Sendable {
     private var rampInDue = true
     /// Whether the device is running on the silence `feedSilence` gives it (kept open, stopped).
     private var feedingSilence = false
-    /// The last `releaseSerial` followed.
-    private var releaseSeen: UInt64 = 0
+    /// What the loop asked for last (`OutputCommand.transport`).
+    private var transport = OutputTransport.stopped
+    /// The next ramp in from silence lasts this long (ms; 0: the declick's); taken at that ramp.
+    private var nextFadeInMilliseconds = 0
+    /// `releaseDevice` asked for since the last look (`keepsDeviceOpen`).
+    private var releaseRequested = false
     /// Zeros to feed a device kept open while stopped: `silenceFrames` of the widest frame.
     private let silence: UnsafeMutableRawPointer
     private static let silenceFrames = 4096
@@ -47,8 +51,8 @@ final class OutputWorker: @unchecked Sendable {
     init(shared: EngineShared) {
         self.shared = shared
         session = DeviceSession(shared: shared)
-        timeline = OutputTimeline(shared: shared)
-        gain = OutputGain(shared: shared)
+        timeline = OutputTimeline(shared: shared, session: session)
+        gain = OutputGain()
         silence = UnsafeMutableRawPointer.allocate(byteCount: Self.silenceFrames * 32, alignment: 16)
         memset(silence, 0, Self.silenceFrames * 32)
         prompt = PromptPlayback(shared: shared, session: session, timeline: timeline)
@@ -66,14 +70,32 @@ final class OutputWorker: @unchecked Sendable {
         session.finish()
     }
 
+    /// Follows the loop's commands, in the order given.
+    private func followCommands() {
+        while let command = shared.outputCommands.receive() {
+            switch command {
+            case .transport(let asked): transport = asked
+            case .volume(let level): gain.volume = level
+            case .fadeOut(let milliseconds): gain.requestFade(milliseconds: milliseconds)
+            case .cancelFade: gain.requestFade(milliseconds: 0)
+            case .fadeInNextStart(let milliseconds): nextFadeInMilliseconds = milliseconds
+            case .releaseDevice: releaseRequested = true
+            case .device(let name): session.switchDevice(to: name)
+            case .prompt(let clip): prompt.hand(clip)
+            }
+        }
+    }
+
     private func step() {
-        if let name = shared.deviceRequests.take() { session.switchDevice(to: name) }
+        followCommands()
+        // (6) then (5): the device handed over with a flush is taken before the flush is seen.
+        if let name = shared.flushDevice.take() { session.switchDevice(to: name) }
         let request = shared.flushRequest.load(ordering: .acquiring)
         if request > acknowledged {
             flush(request)
             return
         }
-        if (prompt.isActive || !shared.prompts.isEmpty) && !mixesPrompt() {
+        if (prompt.isActive || prompt.isHandedOver) && !mixesPrompt() {
             // The track ramps out before the prompt and back in after it (`fadeOut` asks for that;
             // a prompt mixed under it so far is mixed into the ramp).
             if sounding { fadeOut() }
@@ -86,11 +108,11 @@ final class OutputWorker: @unchecked Sendable {
             }
             return
         }
-        if !shared.playing.load(ordering: .acquiring) {
+        if transport != .playing {
             let onSilence = holdsOnSilence()
             if sounding { fadeOut(drain: !onSilence) }
             if !onSilence { hold() }
-            if shared.stopped.load(ordering: .relaxed) {
+            if transport == .stopped {
                 if keepsDeviceOpen() {
                     feedSilence()
                     return
@@ -104,9 +126,8 @@ final class OutputWorker: @unchecked Sendable {
                 feedSilence(pausing: true)
                 return
             }
-            // Ended by the loop's `publishState` (play), the decoder's flush request or device
-            // handoff (`reset`), `setDevice` after the end, `shutdown`.
-            shared.outputWake.wait(until: { self.shouldWake(playing: true) })
+            // Ended by the loop's commands (play among them), the decoder's flush request, `shutdown`.
+            shared.outputWake.wait(until: { self.shouldWake() })
             return
         }
         session.resume()
@@ -132,8 +153,8 @@ final class OutputWorker: @unchecked Sendable {
                 shared.decoderWake.signal()
                 // Ended as the wait for frames below.
                 shared.outputWake.wait(until: {
-                    self.ring.readable >= self.ring.consumerWakeFrames || self.shared.markers.peek() != nil
-                        || self.shouldWake(playing: false)
+                    self.ring.readable >= self.ring.consumerWakeFrames || !self.shared.markers.isEmpty
+                        || self.shouldWake()
                 })
             }
             return
@@ -145,12 +166,12 @@ final class OutputWorker: @unchecked Sendable {
         if regions.frames == 0 {
             underrunWatch.waitingForDecoder()
             // Ended by the decoder's commit that makes `consumerWakeFrames` readable, its marker
-            // `push` or the end of its track (all signal after publishing), a pause or stop
-            // (`publishState`), a prompt, a flush request, a device request, `shutdown`: commands
-            // wake it at once, frames once there is a batch of them.
+            // `push` or the end of its track (all signal after publishing), the loop's commands (a
+            // pause, a prompt), a flush request, `shutdown`: commands wake it at once, frames once
+            // there is a batch of them.
             shared.outputWake.wait(until: {
-                self.ring.readable >= self.ring.consumerWakeFrames || self.shared.markers.peek() != nil
-                    || self.shouldWake(playing: false)
+                self.ring.readable >= self.ring.consumerWakeFrames || !self.shared.markers.isEmpty
+                    || self.shouldWake()
             })
             lastWait = Syscalls.monotonicNanoseconds()
             return
@@ -182,7 +203,7 @@ final class OutputWorker: @unchecked Sendable {
     /// on a working device set up for it): then the ring is read on and `write` mixes it in. The
     /// duck starts down when the prompt does.
     private func mixesPrompt() -> Bool {
-        guard shared.playing.load(ordering: .acquiring), !skipping, !session.lost,
+        guard transport == .playing, !skipping, !session.lost,
             let configuration = session.configuration
         else { return false }
         let wasMixing = prompt.isMixing
@@ -196,12 +217,11 @@ final class OutputWorker: @unchecked Sendable {
         max(1, 30 * configuration.deviceRate / 1000)
     }
 
-    /// Whether a wait should end: shutdown, a reset, a device change, or (when `playing`) play.
-    private func shouldWake(playing: Bool) -> Bool {
-        if shared.isShuttingDown || shared.flushRequest.load(ordering: .acquiring) > acknowledged { return true }
-        if !shared.deviceRequests.isEmpty || !shared.prompts.isEmpty { return true }
-        let isPlaying = shared.playing.load(ordering: .acquiring)
-        return playing ? isPlaying : !isPlaying
+    /// Whether a wait should end: shutdown, a reset, or a command from the loop (the next `step`
+    /// follows it; one that changes nothing there leads back to the same wait).
+    private func shouldWake() -> Bool {
+        shared.isShuttingDown || shared.flushRequest.load(ordering: .acquiring) > acknowledged
+            || !shared.outputCommands.isEmpty
     }
 
     // MARK: - writing
@@ -228,7 +248,8 @@ final class OutputWorker: @unchecked Sendable {
         let fromStage = session.adapter.isActive
         if rampInDue {
             rampInDue = false
-            let fadeIn = shared.nextFadeInMilliseconds.exchange(0, ordering: .relaxed)
+            let fadeIn = nextFadeInMilliseconds
+            nextFadeInMilliseconds = 0
             if fadeIn > 0 {
                 gain.rampIn(frames: max(1, fadeIn * configuration.deviceRate / 1000))
             } else if shared.declickMs > 0 {
@@ -250,7 +271,8 @@ final class OutputWorker: @unchecked Sendable {
         yieldToUnpacedDevice(writeStart: writeStart, writeEnd: writeEnd)
         if result < 0 {
             if result == -Int(EPIPE) {
-                underrunWatch.underrun(at: writeEnd, device: configuration, shared: shared)
+                shared.underruns.add(1, ordering: .relaxed)
+                shared.postIfRoom(.underrun(underrunWatch.underrun(at: writeEnd, device: configuration)))
             }
             let recovered = output.recover(result)
             if recovered < 0 {
@@ -319,9 +341,8 @@ final class OutputWorker: @unchecked Sendable {
     /// Whether a stopped output keeps its device open (`AudioSettings.keepOpen`, a device set up
     /// and not lost, no `releaseDevice` since the last look).
     private func keepsDeviceOpen() -> Bool {
-        let serial = shared.releaseSerial.load(ordering: .acquiring)
-        if serial != releaseSeen {
-            releaseSeen = serial
+        if releaseRequested {
+            releaseRequested = false
             return false
         }
         return shared.settings.keepOpen && session.configuration != nil && !session.lost
@@ -359,12 +380,8 @@ final class OutputWorker: @unchecked Sendable {
             }
         }
         let periodNs = Int64(period) * 1_000_000_000 / Int64(max(1, configuration.deviceRate))
-        let released = releaseSeen
-        // Ended by the timeout (the next period), or as `shouldWake(playing: true)`, or `releaseDevice`.
-        _ = shared.outputWake.wait(
-            until: {
-                self.shouldWake(playing: true) || self.shared.releaseSerial.load(ordering: .acquiring) != released
-            }, timeoutNanoseconds: periodNs)
+        // Ended by the timeout (the next period), or as `shouldWake()` (play, `releaseDevice`).
+        _ = shared.outputWake.wait(until: { self.shouldWake() }, timeoutNanoseconds: periodNs)
         lastWait = Syscalls.monotonicNanoseconds()
     }
 
@@ -443,6 +460,7 @@ final class OutputWorker: @unchecked Sendable {
 
     private func acknowledge(_ sequence: UInt64) {
         acknowledged = max(acknowledged, sequence)
+        // (5) Releasing: the decoder that sees this sees the ring and the markers emptied.
         shared.resetAck.store(acknowledged, ordering: .releasing)
         shared.decoderWake.signal()
     }
@@ -482,7 +500,7 @@ final class OutputWorker: @unchecked Sendable {
             timeline.restart(at: 0)
             feedingSilence = false
             rampInDue = true
-            session.cameBack(epoch: timeline.epoch)
+            session.cameBack()
             timeline.reportFormat(ringFormat, device: session.configuration)
         } catch {
             if error.formatRejected, let marker {
@@ -511,20 +529,19 @@ final class OutputWorker: @unchecked Sendable {
         prompt.abandonMix()
         timeline.settle(played: timeline.played(delay: session.delay()), device: session.configuration)
         timeline.restart(at: 0)
-        session.lose(code: code, message: message, epoch: timeline.epoch)
+        session.lose(code: code, message: message)
     }
 
     private func retryDevice() {
         let now = Syscalls.monotonicNanoseconds()
         if now < session.nextRetry {
             // Ended by the timeout (the next try), or a stop, flush, device request or shutdown.
-            shared.outputWake.wait(
-                until: { self.shouldWake(playing: false) }, timeoutNanoseconds: Int64(session.nextRetry - now))
+            shared.outputWake.wait(until: { self.shouldWake() }, timeoutNanoseconds: Int64(session.nextRetry - now))
             return
         }
         if ringFormat == nil {
             // Nothing to set the device up for yet: the next track's marker will.
-            session.backWithoutStream(epoch: timeline.epoch)
+            session.backWithoutStream()
             return
         }
         setUpDevice()

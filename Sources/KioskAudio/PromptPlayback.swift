@@ -26,6 +26,8 @@ final class PromptPlayback {
     /// Whether the clip is taken but not started yet, or going out mixed under the track's frames.
     private var pending = false
     private(set) var isMixing = false
+    /// The clip the loop handed over (`OutputCommand.prompt`), not taken yet.
+    private var handed: PromptClip?
 
     init(shared: EngineShared, session: DeviceSession, timeline: OutputTimeline) {
         self.shared = shared
@@ -34,6 +36,17 @@ final class PromptPlayback {
     }
 
     var isActive: Bool { clip != nil }
+
+    /// The loop handed `next` over (the newest wins; the loop hands one at a time).
+    func hand(_ next: PromptClip) { handed = next }
+
+    /// Whether a clip was handed over and not taken yet.
+    var isHandedOver: Bool { handed != nil }
+
+    private func takeHanded() -> PromptClip? {
+        defer { handed = nil }
+        return handed
+    }
 
     /// The frames of the prompt still to go out.
     var framesLeft: Int { clip.map { $0.frames - offset } ?? 0 }
@@ -45,7 +58,7 @@ final class PromptPlayback {
     /// track's frames on a device set up as `configuration`. A prompt that began alone stays alone.
     func mixUnder(_ configuration: OutputConfiguration) -> Bool {
         if clip == nil {
-            guard let next = shared.prompts.take() else { return false }
+            guard let next = takeHanded() else { return false }
             clip = next
             offset = 0
             pending = true
@@ -91,7 +104,7 @@ final class PromptPlayback {
     @discardableResult
     func step() -> Int32? {
         if clip == nil {
-            guard let next = shared.prompts.take() else { return nil }
+            guard let next = takeHanded() else { return nil }
             return start(next)
         }
         if pending || isMixing {
@@ -142,8 +155,7 @@ final class PromptPlayback {
                 timeline.restart(at: 0)
             } catch {
                 // Nothing to speak on: the prompt is over (a lost device is retried by the track).
-                shared.promptFailures.put(error.message)
-                post(.promptFinished)
+                post(.promptFinished(failure: error.message))
                 return nil
             }
         }
@@ -151,14 +163,13 @@ final class PromptPlayback {
         guard let configuration = session.configuration, configuration.deviceRate == next.sampleRate,
             configuration.channels == next.channels, configuration.encoding == next.encoding
         else {
-            var record = EventRecord(kind: .promptRefused, epoch: 0)
+            var target = PromptTarget()
             if let configuration = session.configuration {
-                record.encoding = configuration.encoding
-                record.deviceRate = configuration.deviceRate
-                record.deviceChannels = configuration.channels
+                target = PromptTarget(
+                    rate: configuration.deviceRate, channels: configuration.channels, encoding: configuration.encoding)
             }
             closeOpened()
-            _ = shared.post(record, from: shared.outputEvents)
+            post(.promptRefused(target))
             return nil
         }
         // A device paused in place (the track paused) plays again for the prompt.
@@ -175,7 +186,7 @@ final class PromptPlayback {
         offset = 0
         pending = false
         isMixing = false
-        post(.promptFinished)
+        post(.promptFinished(failure: nil))
     }
 
     private func closeOpened() {
@@ -184,7 +195,7 @@ final class PromptPlayback {
         if session.release() { timeline.restart(at: 0) }
     }
 
-    private func post(_ kind: EventRecord.Kind) {
-        _ = shared.post(EventRecord(kind: kind, epoch: 0), from: shared.outputEvents)
+    private func post(_ event: EngineEvent) {
+        shared.post(event, to: shared.outputEvents)
     }
 }

@@ -211,11 +211,16 @@ public final class RingBuffer: @unchecked Sendable {
     }
 }
 
-/// A fixed-capacity single-producer/single-consumer queue of plain values (markers, events),
-/// allocated once; `push` and `pop` never allocate or lock.
+/// A fixed-capacity single-producer/single-consumer queue, allocated once; `push` and `pop` never
+/// allocate or lock. Elements may hold references (the engine's commands and events carry strings
+/// and clips): `push` initializes a slot, `pop` moves the element out, and what is left at `deinit` is
+/// released there. Publishing follows the ring's rule: the producer fills a slot, then stores `tail`
+/// releasing; the consumer loads `tail` acquiring before it reads the slot, and stores `head`
+/// releasing after it moved the element out, which the producer's acquiring load of `head` pairs
+/// with before it writes that slot again.
 ///
-/// Thread: one producer thread (`push`), one consumer thread (`peek`, `pop`).
-public final class SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable {
+/// Thread: one producer thread (`push`, `isFull`), one consumer thread (`peek`, `pop`, `isEmpty`).
+public final class SPSCQueue<Element>: @unchecked Sendable {
     private let slots: UnsafeMutablePointer<Element>
     private let capacity: Int
     private let head = Atomic<Int>(0)  // next to pop (consumer)
@@ -231,11 +236,14 @@ public final class SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable {
         memset(UnsafeMutableRawPointer(slots), 0, capacity * MemoryLayout<Element>.stride)
     }
 
-    deinit { slots.deallocate() }
+    deinit {
+        while pop() != nil {}
+        slots.deallocate()
+    }
 
     /// Producer: appends `element`; false when full.
     @discardableResult
-    public func push(_ element: Element) -> Bool {
+    public func push(_ element: consuming Element) -> Bool {
         let t = tail.load(ordering: .relaxed)
         if t &- head.load(ordering: .acquiring) >= capacity { return false }
         (slots + (t & (capacity - 1))).initialize(to: element)
@@ -246,7 +254,10 @@ public final class SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable {
     /// Producer: whether a push would fail.
     public var isFull: Bool { tail.load(ordering: .relaxed) &- head.load(ordering: .acquiring) >= capacity }
 
-    /// Consumer: the oldest element, left in place.
+    /// Consumer: whether nothing is queued (a wait's predicate; no element is read).
+    public var isEmpty: Bool { head.load(ordering: .relaxed) == tail.load(ordering: .acquiring) }
+
+    /// Consumer: the oldest element, left in place (a copy).
     public func peek() -> Element? {
         let h = head.load(ordering: .relaxed)
         if h == tail.load(ordering: .acquiring) { return nil }
@@ -257,7 +268,7 @@ public final class SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable {
     public func pop() -> Element? {
         let h = head.load(ordering: .relaxed)
         if h == tail.load(ordering: .acquiring) { return nil }
-        let element = slots[h & (capacity - 1)]
+        let element = (slots + (h & (capacity - 1))).move()
         head.store(h &+ 1, ordering: .releasing)
         return element
     }

@@ -26,16 +26,15 @@ struct UnderrunWatch {
         waitedForFrames = false
     }
 
-    /// A write that returned at `now` found the device set up as `device` dry: counts the underrun
-    /// with its account and wakes the loop, which logs it now rather than at the next event.
-    func underrun(at now: UInt64, device: OutputConfiguration, shared: EngineShared) {
+    /// A write that returned at `now` found the device set up as `device` dry: its account, for the
+    /// loop to log (the caller counts it and posts it).
+    func underrun(at now: UInt64, device: OutputConfiguration) -> UnderrunAccount {
         let rate = max(1, device.deviceRate)
-        shared.underrunAwayNanoseconds.store(now &- lastWriteNanoseconds, ordering: .relaxed)
-        shared.underrunWaitNanoseconds.store(lastWriteDuration, ordering: .relaxed)
-        shared.underrunQueuedMicroseconds.store(queuedAfterLastWrite * 1_000_000 / rate, ordering: .relaxed)
-        shared.underrunBufferMicroseconds.store(device.bufferFrames * 1_000_000 / rate, ordering: .relaxed)
-        shared.underrunRingWasEmpty.store(waitedForFrames, ordering: .relaxed)
-        shared.underruns.add(1, ordering: .relaxed)
-        Syscalls.eventfdSignal(shared.eventFD)
+        return UnderrunAccount(
+            awayMilliseconds: Int((now &- lastWriteNanoseconds) / 1_000_000),
+            waitMilliseconds: Int(lastWriteDuration / 1_000_000),
+            queuedMilliseconds: queuedAfterLastWrite * 1000 / rate,
+            bufferMilliseconds: device.bufferFrames * 1000 / rate,
+            ringWasEmpty: waitedForFrames)
     }
 }

@@ -3,7 +3,8 @@ import CKioskShims
 import Glibc
 import Synchronization
 
-/// The single-threaded epoll event loop that owns all of the player's state.
+/// The single-threaded epoll event loop that owns all of the player's state (the appliance's
+/// `EventLoopProtocol`; tests of loop-bound types may use `EmbeddedLoop` instead).
 ///
 /// One thread runs the loop (`run()`); that thread alone may register sources, schedule or
 /// cancel timers, and touch anything the handlers touch. Other threads reach the loop only through
@@ -15,7 +16,7 @@ import Synchronization
 /// - signals: a signalfd; `init` blocks SIGINT, SIGTERM, SIGHUP and SIGCHLD in the calling
 ///   thread, so create the loop before starting other threads (they inherit the mask).
 /// - wake-ups: an eventfd plus a handoff queue of closures (`LoopHandle.post`).
-public final class EventLoop: Scheduler {
+public final class EventLoop: EventLoopProtocol {
     private struct Source {
         var fd: Int32
         var generation: UInt32

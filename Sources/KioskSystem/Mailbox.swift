@@ -12,7 +12,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
     private let deliver: @Sendable () -> Void
 
     /// Creates a mailbox whose messages are passed to `handler` on `loop`'s thread, in order.
-    public init(loop: EventLoop, handler: @escaping (Message) -> Void) {
+    public init(loop: any EventLoopProtocol, handler: @escaping (Message) -> Void) {
         let queue = Queue()
         let box = UncheckedBox(handler)
         self.queue = queue

@@ -260,6 +260,17 @@ public enum Syscalls {
         throw Errno(rawValue: e, context: "epoll_wait")
     }
 
+    /// Which of `fds` are ready now, without waiting (their `revents`); the count of ready ones. The
+    /// corresponding C function is `poll(2)` with a timeout of 0. EINTR counts as none ready.
+    public static func pollNow(_ fds: inout [pollfd]) throws(Errno) -> Int {
+        guard !fds.isEmpty else { return 0 }
+        let n = fds.withUnsafeMutableBufferPointer { buffer in poll(buffer.baseAddress!, nfds_t(buffer.count), 0) }
+        if n >= 0 { return Int(n) }
+        let e = errno
+        if e == EINTR { return 0 }
+        throw Errno(rawValue: e, context: "poll")
+    }
+
     /// The corresponding C function is `timerfd_create(2)` on `CLOCK_MONOTONIC`, non-blocking.
     public static func timerfdCreate() throws(Errno) -> Int32 {
         try retrying("timerfd_create") {

@@ -246,6 +246,10 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
     var failAfterFrames: Int?
     /// Refuse one write with EPIPE once this many frames went out (the device ran dry).
     var underrunAfterFrames: Int?
+    /// A write once this many frames went out waits until it is set back to `Int.max` (a device
+    /// that hangs); `stalled` says the output thread is waiting there. Either thread.
+    let stallAfterFrames = Atomic<Int>(Int.max)
+    let stalled = Atomic<Bool>(false)
     /// Configure attempts that fail after a write failure (the device is still away).
     var failingConfigures = 0
     /// Streams this refuses outright (a device that takes no rate near the stream's). Set before the
@@ -320,6 +324,10 @@ final class CapturingOutput: AudioOutput, @unchecked Sendable {
         if let at = underrunAfterFrames, frames >= at {
             underrunAfterFrames = nil
             return -Int(EPIPE)
+        }
+        while frames >= stallAfterFrames.load(ordering: .acquiring) {
+            stalled.store(true, ordering: .releasing)
+            usleep(1000)
         }
         captured.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count * frameBytes))
         frames += count

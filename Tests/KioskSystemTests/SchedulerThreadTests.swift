@@ -4,7 +4,8 @@ import KioskTestSupport
 import Testing
 
 /// `Scheduler.inLoopThread`, what `assertInLoop()` checks at the entries of loop-thread types: true
-/// on the scheduler's thread, false on any other, for the event loop and the test's virtual clock.
+/// on the scheduler's thread, false on any other, for the event loop, the embedded loop and the test's
+/// virtual clock.
 @Suite struct SchedulerThreadTests {
     private static func fromAnotherThread(_ scheduler: any Scheduler) throws -> Bool {
         final class Box: @unchecked Sendable {
@@ -23,6 +24,13 @@ import Testing
         #expect(loop.inLoopThread)
         #expect(try !Self.fromAnotherThread(loop))
         loop.assertInLoop()  // passes on the loop thread
+    }
+
+    @Test func theEmbeddedLoopIsInItsThreadOnlyOnTheThreadThatMadeIt() throws {
+        let loop = try EmbeddedLoop()
+        #expect(loop.inLoopThread)
+        #expect(try !Self.fromAnotherThread(loop))
+        loop.assertInLoop()
     }
 
     @Test func theVirtualClockBelongsToTheThreadThatAskedFirst() throws {

@@ -33,7 +33,7 @@ final class PromptQueue {
         var clip: Result<PromptClip, AudioOutputError>
     }
 
-    private let loop: EventLoop
+    private let loop: any EventLoopProtocol
     private let hand: (PromptClip) -> Void
     /// Started by the first prompt (an engine that never speaks has no such thread).
     private var worker: WorkerThread<Job>?
@@ -50,7 +50,7 @@ final class PromptQueue {
     private var playing: (Waiting, PromptClip)?
 
     /// `hand` gives a made clip to the output thread (on the loop thread).
-    init(loop: EventLoop, hand: @escaping (PromptClip) -> Void) {
+    init(loop: any EventLoopProtocol, hand: @escaping (PromptClip) -> Void) {
         self.loop = loop
         self.hand = hand
     }

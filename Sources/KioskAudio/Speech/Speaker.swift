@@ -87,7 +87,8 @@ public final class Speaker: Sendable {
     /// `helper`: how the speech helper starts (`.ownBinary()` in the player); a helper that
     /// answers nothing within `timeoutMilliseconds` is killed.
     public init(
-        loop: EventLoop, helper: SpeechHelperLaunch, timeoutMilliseconds: Int = 15_000, cacheBytes: Int = 4 << 20,
+        loop: any EventLoopProtocol, helper: SpeechHelperLaunch, timeoutMilliseconds: Int = 15_000,
+        cacheBytes: Int = 4 << 20,
         onResult: @escaping (Result<SpokenPCM, SpeechError>) -> Void
     ) throws(Errno) {
         let mailbox = Mailbox<Result<SpokenPCM, SpeechError>>(loop: loop, handler: onResult)

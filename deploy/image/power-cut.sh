@@ -70,6 +70,10 @@ echo "CHECK settings=$(cat /run/kiosk-settings/status 2>/dev/null)"
 echo "CHECK volumeMax=$(jq -r .volumeMax /etc/kiosk-player/config.json)"
 sleep 3
 echo "CHECK failed=$(systemctl --failed --no-legend --plain | cut -d' ' -f1 | tr '\n' ' ')"
+# why a unit failed: its last journal lines (a failure under load is told from a real one)
+for f in $(systemctl --failed --no-legend --plain | cut -d' ' -f1); do
+    echo "CHECK why.$f=$(journalctl -b -u "$f" -o cat --no-pager | tail -n 4 | tr '\n' ' ' | cut -c1-300)"
+done
 echo "CHECK fsck=$(journalctl -b -o cat --no-pager -t systemd-fsck | tr '\n' ' ' | cut -c1-200)"
 echo "CHECK resume=$(journalctl -b -u "$u" -o cat --no-pager | sed -n 's/.*state record \([0-9]*\).*/\1/p' | tail -n 1)"
 echo "PROBE-DONE"
@@ -127,7 +131,7 @@ verify() {
     [ "${v[data]:-}" = rw ] || { ok=0; why+=" /data ${v[data]:-?}"; }
     case ${v[settings]:-} in applied | unchanged) ;; *) ok=0; why+=" settings ${v[settings]:-?}" ;; esac
     [ "${v[volumeMax]:-}" = "$expected_volume" ] || { ok=0; why+=" volumeMax ${v[volumeMax]:-?} (file: $expected_volume)"; }
-    [ -z "${v[failed]// /}" ] || { ok=0; why+=" failed units: ${v[failed]}"; }
+    [ -z "${v[failed]// /}" ] || { ok=0; why+=" failed units: ${v[failed]}"; for k in "${!v[@]}"; do [[ $k == why.* ]] && why+=" [${k#why.}: ${v[$k]}]"; done; }
     local resume=${v[resume]:-0}
     [ "${resume:-0}" -ge "$last_resume" ] || { ok=0; why+=" resume record $resume older than $last_resume"; }
     last_resume=${resume:-0}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskAudio
-import KioskConfig
 import KioskCommandLine
+import KioskConfig
 import KioskCore
 import KioskLibrary
 import KioskMPD

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
-import KioskConfig
 import KioskCommandLine
+import KioskConfig
 import KioskCore
 import KioskDisplay
 import KioskHardware

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskConfig
 import KioskCommandLine
+import KioskConfig
 import KioskCore
 import KioskSystem
 

@@ -2,8 +2,8 @@
 import Glibc
 import KioskApp
 import KioskAudio
-import KioskConfig
 import KioskCommandLine
+import KioskConfig
 import KioskCore
 import KioskDoctor
 import KioskMPD

@@ -3,7 +3,9 @@
 # The one QEMU launcher of the project's guests: the system test (Tests/System/run.sh) and its
 # power cuts (Tests/System/powercut/powercut.sh), the appliance under systemd
 # (deploy/tests/boot-time-qemu.sh), the SD-card image on an emulated Raspberry Pi 3 B
-# (deploy/image/boot-raspi.sh) and the image's power cuts (deploy/image/power-cut.sh).
+# (deploy/image/boot-raspi.sh), the image's root on -M virt (deploy/image/boot-virt.sh) and the
+# image's power cuts (deploy/image/power-cut.sh). Not deploy/image/boot-raspi4.sh: QEMU's raspi4b
+# is in trixie's QEMU 10, which it runs inside a trixie tree (bookworm's 7.2 has no raspi4b).
 #
 # It picks the emulator for the guest's architecture, turns the accelerator into QEMU's arguments,
 # adds the system test's 9p shares, bounds the run with timeout(1) when asked, and then execs QEMU:

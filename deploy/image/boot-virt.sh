@@ -257,8 +257,9 @@ while [ "$boots" -lt 4 ]; do
     boots=$((boots + 1))
     say "boot $boots (TCG, until $timeout_s s in all); serial log $log"
     rm -f "$work/monitor.sock"
-    qemu-system-aarch64 -M virt -cpu cortex-a53 -smp 2 -m 1024 -accel tcg \
-        -kernel "$work/$kernel" -initrd "$work/$initrd" -append "$append" \
+    # QEMU through the project's one launcher, which execs it: $! is QEMU's process id.
+    bash "$repo/deploy/qemu-launch.sh" --arch aarch64 --machine virt --accel tcg --cpu cortex-a53 \
+        --smp 2 --memory 1024 --kernel "$work/$kernel" --initrd "$work/$initrd" --append "$append" -- \
         -drive "file=$card,if=virtio,format=raw" -device qemu-xhci,id=xhci \
         -serial "file:$log.$boots" -monitor "unix:$work/monitor.sock,server,nowait" \
         -display none -no-reboot &

@@ -198,12 +198,17 @@ gpio() {
     base=$(awk '/GPIOs [0-9]+-[0-9]+.*pinctrl-bcm2835/ { sub(/-.*/, "", $3); print $3; exit }' /sys/kernel/debug/gpio)
     sed -n "s/^ *gpio-$((base + $1)) (.*) \(in\|out\) \(hi\|lo\).*/\1 \2/p" /sys/kernel/debug/gpio
 }
-# levels LINE N: the line's level N times, ~0.1 s apart ("1" high), for a light's pattern.
+# levels LINE N: the line's level N times ("1" high), for a light's pattern. The sleeps between
+# reads take turns at 50, 110, 170 and 230 ms: with one fixed sleep the samples can alias with a
+# blink (a read costing ~150 ms under TCG plus 100 ms of sleep is the 4 Hz pattern's own 250 ms
+# period, and 20 reads all saw the same half of it), while steps that differ by 60 ms move each
+# read to another phase of any period.
 levels() {
     out='' n=0
     while [ $n -lt "$2" ]; do
         case $(gpio "$1") in *hi) out="${out}1" ;; *lo) out="${out}0" ;; *) out="${out}?" ;; esac
-        sleep 0.1; n=$((n + 1))
+        case $((n % 4)) in 0) sleep 0.05 ;; 1) sleep 0.11 ;; 2) sleep 0.17 ;; *) sleep 0.23 ;; esac
+        n=$((n + 1))
     done
     echo "$out"
 }

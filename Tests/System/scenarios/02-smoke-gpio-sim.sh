@@ -51,16 +51,16 @@ log "gpiomon saw $events edge(s) for one bouncy press (10 pull changes; under TC
 figure press_edges "$events"
 first_edge=$(edges "$SYSTEST_WORK/gpiomon.log" | grep '^0 ' | head -n 1 | cut -d' ' -f2)
 # With both edges watched, the kernel names an edge by the line's level when its IRQ thread runs
-# (gpiolib-cdev), so when the emulator stalls mid-bounce (the press's bounce took over
-# BOUNCE_STALL_US) the first falling edge can be reported as rising, the line having bounced back
-# high by then.
-if [ "$first_edge" != 0 ] && [ "$PRESS_BOUNCE_US" -gt "$BOUNCE_STALL_US" ]; then
-    log "excused: the first edge was reported rising, the press's bounce having stalled (${PRESS_BOUNCE_US} µs)"
-    press_falls() { edges "$SYSTEST_WORK/gpiomon.log" | grep -q '^0 0$'; }
-    check "the press shows a falling edge" press_falls
-else
-    check "the press starts with a falling edge" test "$first_edge" = 0
-fi
+# (drivers/gpio/gpiolib-cdev.c, edge_irq_thread: gpiod_get_value_cansleep decides rising or
+# falling), so when that thread runs late in the emulator the first falling edge can be reported as
+# rising, the line having bounced back high by then. A long bounce was taken for the sign of such a
+# stall (over BOUNCE_STALL_US); a run with a 4.9 ms bounce showed it too, the thread's lateness
+# being what matters, and it cannot be seen from here. So the press must show a falling edge, and a
+# first edge reported rising is logged.
+[ "$first_edge" = 0 ] ||
+    log "the first edge was reported rising (the IRQ thread ran after the bounce; press bounce ${PRESS_BOUNCE_US} µs)"
+press_falls() { edges "$SYSTEST_WORK/gpiomon.log" | grep -q '^0 0$'; }
+check "the press shows a falling edge" press_falls
 check "the release ends with a rising edge" test "$(edges "$SYSTEST_WORK/gpiomon.log" | grep '^0 ' | tail -n 1 | cut -d' ' -f2)" = 1
 check "the line rests high after release" test "$(gpio_value "$LINE_PLAY")" = 1
 

@@ -161,7 +161,7 @@ struct ModuleGraphTests {
     /// Every `import` of a project module in the Swift files under `directory`, with its file.
     static func imports(under directory: String) throws -> [(module: String, file: String)] {
         var found: [(String, String)] = []
-        for file in try swiftFiles(under: directory) {
+        for file in try SourceFiles.swift(under: directory) {
             for line in String(decoding: try Syscalls.readFile(file), as: UTF8.self).split(separator: "\n") {
                 var words = line.split(separator: " ").map(String.init)
                 while let first = words.first,
@@ -193,19 +193,6 @@ struct ModuleGraphTests {
         text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
             String($0.element)
         }
-    }
-
-    private static func swiftFiles(under directory: String) throws -> [String] {
-        var files: [String] = []
-        for entry in try Syscalls.readDirectory(directory).entries {
-            let path = directory + "/" + entry.name
-            if entry.kind == .directory {
-                files += try swiftFiles(under: path)
-            } else if entry.name.hasSuffix(".swift") {
-                files.append(path)
-            }
-        }
-        return files.sorted()
     }
 
     struct GraphError: Error, CustomStringConvertible {

@@ -88,16 +88,7 @@ import Testing
 
     /// The Swift files under `directory`, relative to `root`.
     static func swiftFiles(_ directory: String, root: String) throws -> [String] {
-        var files: [String] = []
-        for entry in try Syscalls.readDirectory(directory).entries {
-            let path = directory + "/" + entry.name
-            if entry.kind == .directory {
-                files += try swiftFiles(path, root: root)
-            } else if entry.name.hasSuffix(".swift") {
-                files.append(String(path.dropFirst(root.count + 1)))
-            }
-        }
-        return files
+        try SourceFiles.swift(under: directory).map { String($0.dropFirst(root.count + 1)) }
     }
 
     @Test func nothingOutsideTheSeamOpensAFileByNameUnlessAllowed() throws {

@@ -22,7 +22,7 @@ struct WallClockBoundTests {
     @Test func noExpectationBoundsAMeasuredDurationFromAbove() throws {
         var found: [String] = []
         // This file's own examples are what the check must find.
-        for file in try Self.swiftFiles(under: TestPaths.repository + "/Tests")
+        for file in try SourceFiles.swift(under: TestPaths.repository + "/Tests")
         where !file.hasSuffix("/WallClockBoundTests.swift") {
             let text = String(decoding: try Syscalls.readFile(file), as: UTF8.self)
             let name = String(file.split(separator: "/").last ?? "")
@@ -110,16 +110,4 @@ struct WallClockBoundTests {
         line.reduce(0) { $0 + ($1 == "(" ? 1 : $1 == ")" ? -1 : 0) }
     }
 
-    private static func swiftFiles(under directory: String) throws -> [String] {
-        var files: [String] = []
-        for entry in try Syscalls.readDirectory(directory).entries {
-            let path = directory + "/" + entry.name
-            if entry.kind == .directory {
-                files += try swiftFiles(under: path)
-            } else if entry.name.hasSuffix(".swift") {
-                files.append(path)
-            }
-        }
-        return files.sorted()
-    }
 }

@@ -86,20 +86,9 @@ import Testing
         return found
     }
 
-    /// The Swift files under `directory`, relative to `root`.
-    static func swiftFiles(_ directory: String, root: String) throws -> [String] {
-        try SourceFiles.swift(under: directory).map { String($0.dropFirst(root.count + 1)) }
-    }
-
     @Test func nothingOutsideTheSeamOpensAFileByNameUnlessAllowed() throws {
-        let root = TestPaths.repository + "/Sources"
-        let files = try Self.swiftFiles(root, root: root)
-        #expect(files.count > 100, "the sources were found")
-        var found: [String] = []
-        for file in files {
-            let text = String(decoding: try Syscalls.readFile(root + "/" + file), as: UTF8.self)
-            found += Self.violations(in: text, file: file)
-        }
+        let (files, found) = try SourceFiles.findings(under: TestPaths.repository + "/Sources", Self.violations)
+        #expect(files > 100, "the sources were found")
         #expect(
             found.isEmpty,
             "open it through StickFile, or add it to the allow-list saying why:\n\(found.joined(separator: "\n"))")

@@ -28,14 +28,8 @@ import Testing
     }
 
     @Test func noRawGlibcCallOutsideSyscallsUnlessAllowed() throws {
-        let root = TestPaths.repository + "/Sources"
-        let files = try StickFileSeamTests.swiftFiles(root, root: root)
-        #expect(files.count > 100, "the sources were found")
-        var found: [String] = []
-        for file in files {
-            let text = String(decoding: try Syscalls.readFile(root + "/" + file), as: UTF8.self)
-            found += Self.violations(in: text, file: file)
-        }
+        let (files, found) = try SourceFiles.findings(under: TestPaths.repository + "/Sources", Self.violations)
+        #expect(files > 100, "the sources were found")
         #expect(
             found.isEmpty,
             "call it through Syscalls (add a wrapper there), or add the file to the allow-list saying why:\n\(found.joined(separator: "\n"))"

@@ -19,4 +19,18 @@ public enum SourceFiles {
         }
         return files.sorted()
     }
+
+    /// What `check` finds in each Swift file under `root`, given the file's text and its path under
+    /// `root`; and how many files were read (so a test can tell that the sources were found).
+    public static func findings(
+        under root: String, _ check: (_ text: String, _ file: String) -> [String]
+    ) throws -> (files: Int, found: [String]) {
+        let files = try swift(under: root)
+        var found: [String] = []
+        for path in files {
+            let text = String(decoding: try Syscalls.readFile(path), as: UTF8.self)
+            found += check(text, String(path.dropFirst(root.count + 1)))
+        }
+        return (files.count, found)
+    }
 }

@@ -172,6 +172,7 @@ public struct ResolvedConfig: Sendable {
             ("boardFile", .string(board.file)),
             ("boardDescription", .string(board.description)),
             ("hat", optional(board.hat?.name)),
+            ("configTxt", strings(board.configTxt)),
             ("mediaRoots", strings(c.mediaRoots)),
             ("stateDirectory", .string(c.stateDirectory)),
             ("volume", .number(Double(c.volume))),

@@ -10,8 +10,9 @@
 #   3. the board changed to rpi3: its overlays gone from the file, one restart;
 #   4. the board changed to rpi4 (its only line, dtparam=audio=on, the same as rpi3's, and one the
 #      firmware ignores on these device trees): the file is rewritten, no restart;
-#   5. a settings file with an error: the last good board stays, no restart;
-#   6. every stock profile's dtoverlay= lines name an overlay the boot partition has, or are comments.
+#   5. the settings add a HAT ("hat": "hifiberry-dac") to rpi4: its overlay is written, one restart;
+#   6. a settings file with an error: the last good board and HAT stay, no restart;
+#   7. every stock profile's dtoverlay= lines name an overlay the boot partition has, or are comments.
 # Exit 1 on the first failure.
 set -eu
 fail() { echo "test-board-settings: FAIL: $*" >&2; exit 1; }
@@ -28,7 +29,10 @@ apply() {
         KIOSK_SETTINGS_SYSTEMCTL="echo systemctl" KIOSK_SETTINGS_REMOUNT="echo remount" \
         /usr/lib/kiosk-image/kiosk-settings apply >"$log" 2>&1 || { cat "$log"; fail "kiosk-settings apply failed"; }
 }
-settings() { jq --arg b "$1" '.board = $b' /boot/firmware/kiosk-settings.json >"$sandbox/boot/kiosk-settings.json"; }
+settings() {
+    jq --arg b "$1" --arg h "${2:-}" '.board = $b | if $h == "" then . else .hat = $h end' \
+        /boot/firmware/kiosk-settings.json >"$sandbox/boot/kiosk-settings.json"
+}
 restarts() { grep -c '^systemctl reboot' "$log" || true; }
 
 settings pirate-audio
@@ -56,11 +60,18 @@ grep -q '"rpi4"' "$board" || { cat "$board"; fail "rpi4: kiosk-board.txt not rew
 [ "$(restarts)" = 0 ] || { cat "$log"; fail "rpi3 → rpi4: only ignored lines, expected no restart"; }
 ok "rpi3 → rpi4: rewritten, no restart (the firmware's lines are the same)"
 
+settings rpi4 hifiberry-dac
+apply
+grep -qx 'dtoverlay=hifiberry-dac' "$board" || { cat "$board"; fail "rpi4 with the HAT hifiberry-dac: its overlay is missing"; }
+[ "$(restarts)" = 1 ] || { cat "$log"; fail "rpi4 + hifiberry-dac: a new overlay, expected one restart"; }
+ok "rpi4 with \"hat\": \"hifiberry-dac\": $(grep -v '^#' "$board" | tr '\n' ' ')and one restart"
+
 echo '{"board": "pirate-audio", ' >"$sandbox/boot/kiosk-settings.json"
 apply
-[ "$(cat "$sandbox/run/status")" = error ] && grep -q '"rpi4"' "$board" && [ "$(restarts)" = 0 ] ||
-    { cat "$log" "$board"; fail "a broken settings file: expected the last good board (rpi4) and no restart"; }
-ok "a broken settings file: rpi4 stays in force, no restart"
+[ "$(cat "$sandbox/run/status")" = error ] && grep -q '"rpi4"' "$board" && grep -qx 'dtoverlay=hifiberry-dac' "$board" &&
+    [ "$(restarts)" = 0 ] ||
+    { cat "$log" "$board"; fail "a broken settings file: expected the last good board (rpi4 + hifiberry-dac) and no restart"; }
+ok "a broken settings file: rpi4 with hifiberry-dac stays in force, no restart"
 
 for profile in /usr/share/kiosk-player/boards/*.json; do
     name=$(basename "$profile" .json)

@@ -58,11 +58,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 say() { echo "boot-raspi: $*"; }
 die() { echo "boot-raspi: $*" >&2; exit 1; }
 
-image=${1:-}
-if [ -z "$image" ]; then
-    image=$(ls -t "$repo"/.build/image/kiosk-player_*_arm64.img "$repo"/.build/image/kiosk-player_*_arm64.img.xz 2>/dev/null | head -n 1) || true
-fi
-[ -f "$image" ] || die "no image (make image, or give its path)"
+# shellcheck source=deploy/image/card.sh
+source "$repo/deploy/image/card.sh"
+image=$(card_image "${1:-}")
 for tool in qemu-system-aarch64 mcopy fdtput xz sfdisk mkfs.vfat sox flac python3; do
     command -v "$tool" >/dev/null || die "$tool is missing (deploy/install-deps.sh --image)"
 done
@@ -79,25 +77,9 @@ cleanup() {
 trap cleanup EXIT
 card=$work/card.img
 say "image: $image"
-case "$image" in
-    *.xz) xz -dc "$image" >"$card" ;;
-    *) cp --sparse=always "$image" "$card" ;;
-esac
-image_mib=$(($(stat -c %s "$card") / 1048576))
-truncate -s "$card_size" "$card"
-
-# The FAT partition's offset, from the card's own partition table.
-boot_start=$(sfdisk --dump "$card" | awk '/^.*1 : start=/ { sub(/,/, "", $4); print $4; exit }')
-[ -n "$boot_start" ] || die "no first partition in the image's MBR"
-fat="$card@@$((boot_start * 512))"
-export MTOOLS_SKIP_CHECK=1
-mdir -b -i "$fat" :: >"$work/boot.list"
-kernel=$(grep -o 'vmlinuz-[^ /]*' "$work/boot.list" | sort -V | tail -n 1)
-initrd=$(grep -o 'initrd.img-[^ /]*' "$work/boot.list" | sort -V | tail -n 1)
-[ -n "$kernel" ] && [ -n "$initrd" ] || die "no vmlinuz-*/initrd.img-* on the boot partition"
-for f in "$kernel" "$initrd" bcm2837-rpi-3-b.dtb cmdline.txt config.txt kiosk-settings.json; do
-    mcopy -n -i "$fat" "::$f" "$work/$f" || die "no $f on the boot partition"
-done
+card_copy "$image" "$card" "$card_size"
+image_mib=$((image_bytes / 1048576))
+card_boot "$card" bcm2837-rpi-3-b.dtb cmdline.txt config.txt kiosk-settings.json
 say "boot partition: $kernel, $initrd, bcm2837-rpi-3-b.dtb"
 say "config.txt: $(grep -v '^#' "$work/config.txt" | grep . | tr '\n' ' ')"
 cmdline=$(tr -d '\n' <"$work/cmdline.txt")
@@ -325,22 +307,6 @@ write_probe good
 
 append="$cmdline modprobe.blacklist=vc4 console=ttyS1,115200 loglevel=6 systemd.show_status=1 systemd.default_device_timeout_sec=600 systemd.default_timeout_start_sec=600"
 append+=' systemd.wants=multi-user.target systemd.run="/bin/sh /boot/firmware/kiosk-probe.sh" systemd.run_success_action=poweroff systemd.run_failure_action=poweroff'
-# monitor CMD...: each CMD to QEMU's human monitor (its Unix socket), answers discarded.
-monitor() {
-    python3 - "$work/monitor.sock" "$@" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.settimeout(2)
-for cmd in sys.argv[2:]:
-    s.sendall((cmd + "\n").encode())
-    time.sleep(1)
-try:
-    s.recv(65536)
-except OSError:
-    pass
-PY
-}
 stick_in=0
 # boot N LOG: QEMU on the card until the guest powers off or restarts (-no-reboot: QEMU exits then),
 # the probe has printed PROBE-END, or the time is up; sets `elapsed`. The probe's lines ask for the
@@ -366,12 +332,12 @@ boot() {
         fi
         grep -q PROBE-END "$log" 2>/dev/null && break
         if [ "$screen_taken" = 0 ] && grep -q PROBE-SCREEN-NOW "$log" 2>/dev/null; then
-            monitor "screendump $work/screen-$n.ppm"
+            card_monitor "screendump $work/screen-$n.ppm"
             say "boot $n: screendump after $(($(date +%s) - start)) s"
             screen_taken=1
         fi
         if [ "$stick_in" = 0 ] && grep -q PROBE-STICK-NOW "$log" 2>/dev/null; then
-            monitor "drive_add 0 if=none,id=stick,format=raw,file=$stick" "device_add usb-storage,id=usbstick,drive=stick"
+            card_monitor "drive_add 0 if=none,id=stick,format=raw,file=$stick" "device_add usb-storage,id=usbstick,drive=stick"
             say "boot $n: USB stick plugged in through the monitor after $(($(date +%s) - start)) s"
             stick_in=1
         fi

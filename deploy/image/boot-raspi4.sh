@@ -33,11 +33,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 say() { echo "boot-raspi4: $*"; }
 die() { echo "boot-raspi4: $*" >&2; exit 1; }
 
-image=${1:-}
-if [ -z "$image" ]; then
-    image=$(ls -t "$repo"/.build/image/kiosk-player_*_arm64.img "$repo"/.build/image/kiosk-player_*_arm64.img.xz 2>/dev/null | head -n 1) || true
-fi
-[ -f "$image" ] || die "no image (make image, or give its path)"
+# shellcheck source=deploy/image/card.sh
+source "$repo/deploy/image/card.sh"
+image=$(card_image "${1:-}")
 for tool in mcopy fdtput sfdisk xz; do
     command -v "$tool" >/dev/null || die "$tool is missing (deploy/install-deps.sh --image)"
 done
@@ -70,20 +68,8 @@ cleanup() {
 }
 trap cleanup EXIT
 card=$work/card.img
-case "$image" in
-    *.xz) xz -dc "$image" >"$card" ;;
-    *) cp --sparse=always "$image" "$card" ;;
-esac
-truncate -s 4G "$card"
-boot_start=$(sfdisk --dump "$card" | awk '/^.*1 : start=/ { sub(/,/, "", $4); print $4; exit }')
-fat="$card@@$((boot_start * 512))"
-export MTOOLS_SKIP_CHECK=1
-mdir -b -i "$fat" :: >"$work/boot.list"
-kernel=$(grep -o 'vmlinuz-[^ /]*' "$work/boot.list" | sort -V | tail -n 1)
-initrd=$(grep -o 'initrd.img-[^ /]*' "$work/boot.list" | sort -V | tail -n 1)
-for f in "$kernel" "$initrd" bcm2711-rpi-4-b.dtb cmdline.txt; do
-    mcopy -n -i "$fat" "::$f" "$work/$f" || die "no $f on the boot partition"
-done
+card_copy "$image" "$card" 4G
+card_boot "$card" bcm2711-rpi-4-b.dtb cmdline.txt
 cmdline=$(tr -d '\n' <"$work/cmdline.txt")
 say "image: $image; $kernel, $initrd, bcm2711-rpi-4-b.dtb; cmdline.txt: $cmdline"
 

@@ -42,11 +42,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 say() { echo "boot-virt: $*"; }
 die() { echo "boot-virt: $*" >&2; exit 1; }
 
-image=${1:-}
-if [ -z "$image" ]; then
-    image=$(ls -t "$repo"/.build/image/kiosk-player_*_arm64.img "$repo"/.build/image/kiosk-player_*_arm64.img.xz 2>/dev/null | head -n 1) || true
-fi
-[ -f "$image" ] || die "no image (make image, or give its path)"
+# shellcheck source=deploy/image/card.sh
+source "$repo/deploy/image/card.sh"
+image=$(card_image "${1:-}")
 for tool in qemu-system-aarch64 mcopy sfdisk mkfs.vfat debugfs xz sox flac gcc python3; do
     command -v "$tool" >/dev/null || die "$tool is missing (deploy/install-deps.sh --image)"
 done
@@ -61,23 +59,10 @@ cleanup() {
 trap cleanup EXIT
 card=$work/card.img
 say "image: $image"
-case "$image" in
-    *.xz) xz -dc "$image" >"$card" ;;
-    *) cp --sparse=always "$image" "$card" ;;
-esac
-truncate -s 4G "$card"
-boot_start=$(sfdisk --dump "$card" | awk '/^.*1 : start=/ { sub(/,/, "", $4); print $4; exit }')
-data_start=$(sfdisk --dump "$card" | awk '/^.*4 : start=/ { sub(/,/, "", $4); print $4; exit }')
-[ -n "$boot_start" ] && [ -n "$data_start" ] || die "no partitions 1 and 4 in the image's MBR"
-fat="$card@@$((boot_start * 512))"
-export MTOOLS_SKIP_CHECK=1
-mdir -b -i "$fat" :: >"$work/boot.list"
-kernel=$(grep -o 'vmlinuz-[^ /]*' "$work/boot.list" | sort -V | tail -n 1)
-initrd=$(grep -o 'initrd.img-[^ /]*' "$work/boot.list" | sort -V | tail -n 1)
-[ -n "$kernel" ] && [ -n "$initrd" ] || die "no vmlinuz-*/initrd.img-* on the boot partition"
-for f in "$kernel" "$initrd" cmdline.txt kiosk-settings.json; do
-    mcopy -n -i "$fat" "::$f" "$work/$f" || die "no $f on the boot partition"
-done
+card_copy "$image" "$card" 4G
+data_start=$(card_part_start "$card" 4)
+[ -n "$data_start" ] || die "no partition 4 in the image's MBR"
+card_boot "$card" cmdline.txt kiosk-settings.json
 kernel_version=${kernel#vmlinuz-}
 cmdline=$(tr -d '\n' <"$work/cmdline.txt")
 say "boot partition: $kernel, $initrd; cmdline.txt: $cmdline"
@@ -233,21 +218,6 @@ mcopy -o -i "$fat" "$work/kiosk-probe.sh" ::kiosk-probe.sh
 append="$cmdline console=ttyAMA0 loglevel=6 systemd.show_status=1 modules-load=snd-aloop"
 append+=" systemd.default_device_timeout_sec=600 systemd.default_timeout_start_sec=600"
 append+=' systemd.wants=multi-user.target systemd.run="/bin/sh /boot/firmware/kiosk-probe.sh" systemd.run_success_action=poweroff systemd.run_failure_action=poweroff'
-monitor() {
-    python3 - "$work/monitor.sock" "$@" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.settimeout(2)
-for cmd in sys.argv[2:]:
-    s.sendall((cmd + "\n").encode())
-    time.sleep(1)
-try:
-    s.recv(65536)
-except OSError:
-    pass
-PY
-}
 log=$work/serial.log
 start=$(date +%s)
 stick_in=0 boots=0
@@ -270,7 +240,7 @@ while [ "$boots" -lt 4 ]; do
             die "no power-off within $timeout_s s"
         fi
         if [ "$stick_in" = 0 ] && grep -q PROBE-STICK-NOW "$log.$boots" 2>/dev/null; then
-            monitor "drive_add 0 if=none,id=stick,format=raw,file=$stick" "device_add usb-storage,bus=xhci.0,id=usbstick,drive=stick"
+            card_monitor "drive_add 0 if=none,id=stick,format=raw,file=$stick" "device_add usb-storage,bus=xhci.0,id=usbstick,drive=stick"
             say "USB stick plugged in through the monitor after $(($(date +%s) - start)) s"
             stick_in=1
         fi

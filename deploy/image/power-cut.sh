@@ -40,8 +40,9 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-[ -n "$image" ] || image=$(ls -t "$repo"/.build/image/kiosk-player_*_arm64.img 2>/dev/null | head -n 1) || true
-[ -f "$image" ] || die "no image (make image, or give its path; the .img, not the .xz)"
+# shellcheck source=deploy/image/card.sh
+source "$repo/deploy/image/card.sh"
+image=$(card_image "$image")
 RANDOM=$seed
 timeout_s=${POWER_CUT_TIMEOUT:-900}
 work=$(mktemp -d /tmp/kiosk-power-cut.XXXXXX)
@@ -49,22 +50,14 @@ qemu_pid=''
 cleanup() { [ -z "$qemu_pid" ] || kill -9 "$qemu_pid" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 card=$work/card.img
-cp --sparse=always "$image" "$card"
-truncate -s 4G "$card"
-boot_start=$(sfdisk --dump "$card" | awk '/^.*1 : start=/ { sub(/,/, "", $4); print $4; exit }')
-fat="$card@@$((boot_start * 512))"
-export MTOOLS_SKIP_CHECK=1
-mdir -b -i "$fat" :: >"$work/boot.list"
-kernel=$(grep -o 'vmlinuz-[^ /]*' "$work/boot.list" | sort -V | tail -n 1)
-initrd=$(grep -o 'initrd.img-[^ /]*' "$work/boot.list" | sort -V | tail -n 1)
-for f in "$kernel" "$initrd" cmdline.txt kiosk-settings.json; do mcopy -n -i "$fat" "::$f" "$work/$f"; done
+card_copy "$image" "$card" 4G
+card_boot "$card" cmdline.txt kiosk-settings.json
 cmdline=$(tr -d '\n' <"$work/cmdline.txt")
 
 # Music in the data partition (/data/music, a library folder of the image), written with debugfs at
 # the partition's offset; and, on the root slot, a drop-in for the player's debug lines.
-part_start() { sfdisk --dump "$card" | awk -v n="$1" '$1 ~ ("[^0-9]" n "$") { sub(/,/, "", $4); print $4; exit }'; }
-data_fs="$card?offset=$(($(part_start 4) * 512))"
-root_fs="$card?offset=$(($(part_start 2) * 512))"
+data_fs="$card?offset=$(($(card_part_start "$card" 4) * 512))"
+root_fs="$card?offset=$(($(card_part_start "$card" 2) * 512))"
 sox -n -r 44100 -c 2 -b 16 "$work/tone.wav" synth 120 sine 440 vol 0.3 2>/dev/null
 flac -s --best -o "$work/tone.flac" "$work/tone.wav"
 debugfs -w -R "write $work/tone.flac music/power-cut-tone.flac" "$data_fs" >/dev/null 2>&1

@@ -80,10 +80,14 @@ silent_from=$(capture_now)
 snooze 2
 wait_capture_frames $((silent_from + 2 * SYSTEST_RATE))
 check "paused: still silent 2 s later" pcm_silent "$silent_from" $((2 * SYSTEST_RATE))
-# the last frame played before the pause, as a frame of track 2
+# the last frame played before the pause, as a frame of track 2: the 50 ms that end 50 ms before it
+# located in the track (underrun silence since the track's start moved the capture's frames
+# against the track's, so last_sound - track2_start would not be the track's frame)
 last_sound=$(pcm-match last-sound "$CAPTURE_FILE" --before "$silent_from")
-paused_at=$((last_sound - track2_start))
-log "paused after capture frame $last_sound = track 2 frame $paused_at"
+must "the last 100 ms before the pause are track 2" \
+    pcm_locate "$ref2" --from $((last_sound - SYSTEST_RATE / 10)) --frames $((SYSTEST_RATE / 20))
+paused_at=$((PCM_REFERENCE_FRAME + last_sound - PCM_CAPTURE_FRAME - ${PCM_GAP_FRAMES:-0}))
+log "paused after capture frame $last_sound = track 2 frame $paused_at ($((last_sound - track2_start - paused_at)) frames of underrun silence and replay since its start)"
 fb_screenshot 4-paused > /dev/null
 resume_frame=$(capture_now)
 button_press "$LINE_PLAY"

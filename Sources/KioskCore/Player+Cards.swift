@@ -29,7 +29,7 @@ extension Player {
     }
 
     private func cardPresented(_ uid: CardUID) {
-        timers.cancelCardAway()
+        cancelCardAway()
         cards.reloadIfChanged()
         guard let link = cards.link(of: uid) else {
             promptToLink(uid)
@@ -78,7 +78,7 @@ extension Player {
     /// `cards.removedStopMinutes` a stop when it stays away that long.
     private func cardRemoved(_ uid: CardUID) {
         guard uid == cardSession.playing, status != .stopped else { return }
-        if let minutes = config.cards.removedStopMinutes { timers.startCardAway(minutes: minutes) }
+        if let minutes = config.cards.removedStopMinutes { startCardAway(minutes: minutes) }
         guard config.cards.removed == .pause, status == .playing else { return }
         pause()
         cardSession.pausedByRemoval = true
@@ -195,7 +195,7 @@ extension Player {
     /// Something else was chosen than a card's collection: no card plays, none waits.
     func forgetCard() {
         cardSession.forget()
-        timers.cancelCardAway()
+        cancelCardAway()
     }
 
     private func perform(_ action: CardAction) {

@@ -138,7 +138,7 @@ extension Player {
             exhibit.counts.played(name, day: exhibit.clock.now().date)
             apply(.playTracks(tracks, loop: false), from: .exhibit)
         case .stop:
-            silenceEngine()
+            apply(.silence, from: .exhibit)
             scheduleAttractReturn()
         case .attract:
             playAttract(fadingIn: true)
@@ -162,7 +162,7 @@ extension Player {
     /// The attract loop, from its start; after a clip it rises over `attract.fadeMs`.
     private func playAttract(fadingIn: Bool = false) {
         guard let exhibit, let attract = exhibit.config.attract else {
-            silenceEngine()
+            apply(.silence, from: .exhibit)
             return
         }
         let tracks = exhibitTracks(attract.play)
@@ -173,7 +173,7 @@ extension Player {
             } else {
                 Log.warning("exhibit: the attract loop's \(describe(attract.play)) is not on the stick")
             }
-            silenceEngine()
+            apply(.silence, from: .exhibit)
             return
         }
         apply(.playTracks(tracks, loop: true, fadeInMilliseconds: fadingIn ? attract.fadeMs : 0), from: .exhibit)

@@ -233,7 +233,7 @@ extension Player {
         guard navigation.cycleCategory(by: delta, in: catalog) else { return }
         announcer.noteMove()
         provideArtworkForBrowse()
-        recorder.saveSoon()
+        apply([.save(.soon)])
     }
 
     private func enterBrowse(moveBy delta: Int) {

@@ -449,14 +449,11 @@ public final class Player {
             case .after(let milliseconds, let later):
                 _ = scheduler.schedule(afterMilliseconds: milliseconds) { [weak self] in self?.hear(later) }
             case .redraw: refreshScreen()
-            case .arm(let alarm, let milliseconds):
-                if let armed = outbox.alarms[alarm] { scheduler.cancel(armed) }
-                outbox.alarms[alarm] = scheduler.schedule(afterMilliseconds: milliseconds) { [weak self] in
-                    self?.outbox.alarms[alarm] = nil
-                    self?.ring(alarm)
-                }
-            case .disarm(let alarm):
-                if let armed = outbox.alarms.removeValue(forKey: alarm) { scheduler.cancel(armed) }
+            case .arm(let alarm, let milliseconds): arm(.timers(alarm), milliseconds: milliseconds, repeating: false)
+            case .disarm(let alarm): disarm(.timers(alarm))
+            case .armExhibit(let alarm, let milliseconds, let repeating):
+                arm(.exhibit(alarm), milliseconds: milliseconds, repeating: repeating)
+            case .disarmExhibit(let alarm): disarm(.exhibit(alarm))
             case .browseTimedOut: browseTimedOut()
             case .powerOffWarning: warnOfPowerOff()
             case .shutdown: requestShutdown()
@@ -476,9 +473,24 @@ public final class Player {
         }
     }
 
-    /// A timer of `PlayerTimers` rang.
-    private func ring(_ alarm: PlayerTimers.Alarm) {
-        apply(timers.handle(.rang(alarm, now: scheduler.nowNanoseconds)))
+    /// Arms the loop timer of `key` (replacing one armed before); when it rings, its part hears
+    /// of it.
+    private func arm(_ key: PlayerOutbox.AlarmKey, milliseconds: Int, repeating: Bool) {
+        disarm(key)
+        outbox.alarms[key] = scheduler.schedule(
+            afterMilliseconds: milliseconds, repeatingMilliseconds: repeating ? milliseconds : nil
+        ) { [weak self] in
+            guard let self else { return }
+            if !repeating { outbox.alarms[key] = nil }
+            switch key {
+            case .timers(let alarm): apply(timers.handle(.rang(alarm, now: scheduler.nowNanoseconds)))
+            case .exhibit(let alarm): exhibitAlarmRang(alarm)
+            }
+        }
+    }
+
+    private func disarm(_ key: PlayerOutbox.AlarmKey) {
+        if let armed = outbox.alarms.removeValue(forKey: key) { scheduler.cancel(armed) }
     }
 
     /// A part's event come back after its time.

@@ -179,7 +179,13 @@ struct PlayerOutbox {
     var remoteChanges = RemoteChanges()
     /// The state last sent as `.light`.
     var lightState: LightState?
-    /// The loop timer armed for each alarm of `PlayerTimers` (`PlayerEffect.arm`), until it rings
-    /// or is disarmed.
-    var alarms: [PlayerTimers.Alarm: TimerID] = [:]
+    /// The loop timer armed for each alarm of `PlayerTimers` (`PlayerEffect.arm`) and of exhibit
+    /// mode (`.armExhibit`), until it rings (a repeating one: until disarmed) or is disarmed.
+    var alarms: [AlarmKey: TimerID] = [:]
+
+    /// Whose alarm a timer is.
+    enum AlarmKey: Hashable {
+        case timers(PlayerTimers.Alarm)
+        case exhibit(ExhibitSession.Alarm)
+    }
 }

@@ -23,6 +23,11 @@ enum PlayerEffect: Equatable {
     case arm(PlayerTimers.Alarm, milliseconds: Int)
     /// `PlayerTimers`: the loop timer of `alarm` will not ring.
     case disarm(PlayerTimers.Alarm)
+    /// Exhibit mode: the loop timer of `alarm` rings after `milliseconds` (then every
+    /// `milliseconds` when `repeating`), replacing one armed before.
+    case armExhibit(ExhibitSession.Alarm, milliseconds: Int, repeating: Bool)
+    /// Exhibit mode: the loop timer of `alarm` will not ring.
+    case disarmExhibit(ExhibitSession.Alarm)
     /// Browse, help or menu go back to now playing (when something is queued).
     case browseTimedOut
     /// The idle power-off warning shows.

@@ -313,6 +313,12 @@ extension Player {
         if case .collection(let c) = link, c.mode != .album { " · \(c.mode.title)" } else { "" }
     }
 
+    /// Hold Select on row `row` of the Cards screen: its card is unlinked, and the selection stays
+    /// on that row (on Close when it was the last card).
+    func unlinkCardOnScreen(row: Int) {
+        if unlinkCard(at: row) { show(.cards(selected: min(row, cards.links.count))) }
+    }
+
     /// Unlinks the card in row `row` of the Cards screen; false when that failed (a message says
     /// why).
     func unlinkCard(at row: Int) -> Bool {

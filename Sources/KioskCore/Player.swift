@@ -469,6 +469,17 @@ public final class Player {
                 playQueue.adoptID(RestoreSession.provisionalID, forEntry: entry)
                 provideArtworkForCurrentTrack()
             case .moveOn(let origin): moveOn(origin)
+            case .command(let command): apply(command, from: .button)
+            case .overlays(let event): apply(overlays.handle(event))
+            case .seekByHold(let event): seekByHold(event)
+            case .noteMove: announcer.noteMove()
+            case .browseArtwork: provideArtworkForBrowse()
+            case .playSelection(let fromStart): playSelection(fromStart: fromStart)
+            case .playFromStart: playFromStart()
+            case .chooseNextOutput: chooseNextOutput()
+            case .cycleShuffle: cycleShuffle()
+            case .cycleSleepTimer: cycleSleepTimer()
+            case .unlinkCard(let row): unlinkCardOnScreen(row: row)
             }
         }
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
+import KioskModel
 
 /// What a part of the player asks of the world outside its own state: the engine, the resume
 /// saves, another part. `Player.apply(_:)` is the one place that carries them out.
@@ -49,6 +50,28 @@ enum PlayerEffect: Equatable {
     case adoptRestoredTrack(entry: Int)
     /// The queue moves on from its current entry as `PlayQueue` decides for the origin.
     case moveOn(PlayQueue.Origin)
+    /// A command as the buttons give it (origin `.button`).
+    case command(PlayerCommand)
+    /// An event for the `Overlays` part.
+    case overlays(Overlays.Event)
+    /// A held next/previous on now playing seeks (`Player+Seek.swift`).
+    case seekByHold(ActionEvent)
+    /// Speech follows a move through a list (it says where the move ended, not each step).
+    case noteMove
+    /// The visible part of the browse list gets its thumbnails.
+    case browseArtwork
+    /// The browse list's selected collection plays: where its bookmark left it, or from its start.
+    case playSelection(fromStart: Bool)
+    /// The queue again from its first entry in play order, playing.
+    case playFromStart
+    /// The menu's output entry: the next device.
+    case chooseNextOutput
+    /// The next shuffle setting, said in a message.
+    case cycleShuffle
+    /// The next sleep timer setting, said in a message.
+    case cycleSleepTimer
+    /// The Cards screen unlinks the card in row `row`.
+    case unlinkCard(row: Int)
 
     /// What a part asked to hear of later.
     enum Later: Equatable {

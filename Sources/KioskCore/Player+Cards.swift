@@ -77,11 +77,11 @@ extension Player {
     /// The playing card taken off: a pause (config `cards.removed`), and with
     /// `cards.removedStopMinutes` a stop when it stays away that long.
     private func cardRemoved(_ uid: CardUID) {
-        guard uid == cardSession.playing, status != .stopped else { return }
-        if let minutes = config.cards.removedStopMinutes { startCardAway(minutes: minutes) }
-        guard config.cards.removed == .pause, status == .playing else { return }
-        pause()
-        cardSession.pausedByRemoval = true
+        apply(
+            cardSession.handle(
+                .removed(
+                    uid, status: status, pauses: config.cards.removed == .pause,
+                    stopAfterMinutes: config.cards.removedStopMinutes)))
     }
 
     /// Plays a card's collection; when it is not there, says which stick to insert and plays it
@@ -193,10 +193,7 @@ extension Player {
     }
 
     /// Something else was chosen than a card's collection: no card plays, none waits.
-    func forgetCard() {
-        cardSession.forget()
-        cancelCardAway()
-    }
+    func forgetCard() { apply(cardSession.handle(.forgotten)) }
 
     private func perform(_ action: CardAction) {
         switch action {
@@ -336,10 +333,6 @@ extension Player {
 
     /// The playing card stayed off the reader `cards.removedStopMinutes`: what it paused stops.
     func cardStayedAway() {
-        guard cardSession.playing != nil, status != .stopped else { return }
-        Log.notice("the playing card stayed off the reader \(config.cards.removedStopMinutes ?? 0) min: stopping")
-        cardSession.pausedByRemoval = false
-        stop()
-        refreshScreen()
+        apply(cardSession.handle(.stayedAway(status: status, minutes: config.cards.removedStopMinutes ?? 0)))
     }
 }

@@ -74,9 +74,6 @@ extension Player {
 
     // MARK: - a card taken away
 
-    /// The playing card was taken off: it stops after `minutes` unless it comes back.
-    func startCardAway(minutes: Int) { apply(timers.handle(.cardAway(minutes: minutes))) }
-
     /// The card came back, or something else plays.
     func cancelCardAway() { apply(timers.handle(.cardBack)) }
 }

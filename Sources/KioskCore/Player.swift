@@ -460,6 +460,7 @@ public final class Player {
             case .stopPlayback: if status != .stopped { stop() }
             case .cardStayedAway: cardStayedAway()
             case .transport(let event): apply(transport.handle(event))
+            case .timers(let event): apply(timers.handle(event))
             case .remoteChange(let aspects): outbox.remoteChanges.note(aspects)
             case .silence:
                 engine.setQueue([], startAt: 0, startFrame: 0)

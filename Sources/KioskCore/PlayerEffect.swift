@@ -41,6 +41,8 @@ enum PlayerEffect: Equatable {
     case cardStayedAway
     /// An event for the `Transport` part.
     case transport(Transport.Event)
+    /// An event for the `PlayerTimers` part.
+    case timers(PlayerTimers.Event)
     /// Remote clients are told of a change of these aspects with the next refresh.
     case remoteChange(PlayerAspects)
     /// The engine stops on an empty queue; the transport is stopped at its track's start.

@@ -7,16 +7,16 @@ import KioskSystem
 
 /// The appliance's state machine: what plays, what the screen shows, what each button does.
 ///
-/// Driven by four kinds of events: `ActionEvent`s from the inputs (Player+Navigation.swift has the
-/// per-mode tables), `CardEvent`s (Player+Cards.swift), `AudioEvent`s from the engine and
-/// `LibraryEvent`s from the library (Player+Library.swift). It keeps parts, each a type with its own
-/// state and transitions: the `PlayQueue` (order, and every rule of what plays next), the
-/// `Transport` (status, position and volume; its `handle` returns `PlayerEffect`s, which
-/// `apply(_:)` carries out, as the `Overlays`' do), the `RestoreSession` (the saved queue
-/// coming back after a restart, Player+Restore.swift), the `Navigation` (mode, category,
-/// selection), the `Overlays` (messages, volume overlay, status line), the `PlayerTimers` (browse
-/// timeout, idle power-off, sleep), the `CardSession`, the `CollectionMemory` (audiobooks,
-/// bookmarks) and the `LibraryShelf`; and the services it drives: the engine (any
+/// Driven by four kinds of events: `ActionEvent`s from the inputs (`Navigation` has the per-mode
+/// tables), `CardEvent`s (Player+Cards.swift), `AudioEvent`s from the engine and `LibraryEvent`s
+/// from the library (Player+Library.swift). It keeps parts, each a type with its own state and
+/// transitions: the `PlayQueue` (order, and every rule of what plays next), the `Transport`
+/// (status, position and volume), the `RestoreSession` (the saved queue coming back after a
+/// restart), the `Navigation` (mode, category, selection, what each action does on each screen),
+/// the `Overlays` (messages, volume overlay, status line), the `PlayerTimers` (browse timeout,
+/// idle power-off, sleep, a card taken away) and the `CardSession`, each a value whose `handle`
+/// returns `PlayerEffect`s, which `apply(_:)` alone carries out; the `CollectionMemory`
+/// (audiobooks, bookmarks) and the `LibraryShelf`; and the services it drives: the engine (any
 /// `PlaybackEngine`), the `OutputSupervisor` (device fallback), the `ResumeRecorder` (what is
 /// saved, when), the screen (`PlayerView` says what it shows). What it tells the appliance goes
 /// to its listeners as typed `PlayerChange`s (`listen(to:_:)`). Buttons and remote clients (MPD,

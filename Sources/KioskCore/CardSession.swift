@@ -11,7 +11,8 @@ struct CardPrompt {
 
 /// The cards on the box: the links (`cards.json`), a new card's prompt while it shows, the card that
 /// started what plays (for a second presentation and its removal), a card waiting for its stick, and
-/// the random numbers of random-track cards.
+/// the random numbers of random-track cards. A part of the player: what the playing card's removal
+/// and absence do is its `handle`, which returns what must follow (a pause, a stop, the countdown).
 ///
 /// Thread: the loop thread (the player's part).
 struct CardSession {
@@ -44,6 +45,37 @@ struct CardSession {
     mutating func forget() {
         waiting = nil
         playing = nil
+    }
+
+    /// What happens to the card session.
+    enum Event: Equatable {
+        /// Card `uid` was taken off its reader while playback was `status`; `pauses`: config
+        /// `cards.removed` is `pause`; `stopAfterMinutes`: `cards.removedStopMinutes`.
+        case removed(CardUID, status: PlaybackStatus, pauses: Bool, stopAfterMinutes: Int?)
+        /// The playing card stayed off its reader `minutes` while playback was `status`.
+        case stayedAway(status: PlaybackStatus, minutes: Int)
+        /// Something else than a card's collection was chosen: no card plays, none waits.
+        case forgotten
+    }
+
+    mutating func handle(_ event: Event) -> [PlayerEffect] {
+        switch event {
+        case .removed(let uid, let status, let pauses, let stopAfterMinutes):
+            guard uid == playing, status != .stopped else { return [] }
+            let countdown: [PlayerEffect] = stopAfterMinutes.map { [.timers(.cardAway(minutes: $0))] } ?? []
+            guard pauses, status == .playing else { return countdown }
+            // Putting it back resumes.
+            pausedByRemoval = true
+            return countdown + [.transport(.pause)]
+        case .stayedAway(let status, let minutes):
+            guard playing != nil, status != .stopped else { return [] }
+            Log.notice("the playing card stayed off the reader \(minutes) min: stopping")
+            pausedByRemoval = false
+            return [.stopPlayback, .redraw]
+        case .forgotten:
+            forget()
+            return [.timers(.cardBack)]
+        }
     }
 
     /// A card that waited longer than `waitNanoseconds` by `now` is dropped; the one still waiting.

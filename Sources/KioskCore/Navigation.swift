@@ -16,6 +16,10 @@ public enum PlayerMode: Equatable, Sendable {
 
 /// Where the listener is in the screens: the mode, the category browsed and the selection in each
 /// category's list, the help entries of the board, and which browse thumbnails were last asked for.
+/// A part of the player: what each action does on each screen (the per-mode tables) is its
+/// `handle`, which moves through the screens and returns what the rest of the player must do (a
+/// command as the buttons', a collection to play, a message, speech and thumbnails to follow a
+/// move).
 ///
 /// Thread: any (a value); the player's copy lives on the loop thread.
 struct Navigation {
@@ -87,6 +91,225 @@ struct Navigation {
         } else {
             selection[category] = min(max(index + delta, 0), count - 1)
         }
+    }
+
+    // MARK: - the tables
+
+    /// What the tables need to know of the rest of the player.
+    struct Context: Equatable {
+        /// Nothing is queued and no restored track plays.
+        var idle = false
+        /// The collection the queue plays (the browse list opens on it).
+        var playing: Collection?
+        var repeatQueue = false
+        var helpPages = 1
+        var menuEntries = 7
+        /// The menu holds the setup check's entry (the doctor found something).
+        var hasSetupCheck = false
+        var setupCheckEntries = 1
+        var linkedCards = 0
+        /// How the box is told to link (and unlink) a card: "Hold Select".
+        var linkGesture = "Hold Select"
+    }
+
+    /// What happens to the navigation.
+    enum Event: Equatable {
+        /// An action on the screen showing (volume, shutdown, shuffle, sleep and lock are the
+        /// player's on every screen, and a message showing takes the action first).
+        case action(ActionEvent, Context)
+        /// Screen `mode` shows.
+        case show(PlayerMode)
+    }
+
+    mutating func handle(_ event: Event) -> [PlayerEffect] {
+        switch event {
+        case .show(let new):
+            mode = new
+            return []
+        case .action(let event, let context):
+            if mode == .nowPlaying && context.idle && !collections(shelf.catalog).isEmpty {
+                // The screen shows the browse list (see PlayerView): act on it.
+                mode = .browse
+            }
+            let steps = max(1, event.steps)
+            // Off the now-playing screen a held next/previous moves as next/previous repeated.
+            let action = mode == .nowPlaying ? event.action : Self.moveForSeek(event.action)
+            switch mode {
+            case .nowPlaying: return nowPlaying(event, steps: steps, context)
+            case .browse: return browse(action, steps: steps)
+            case .help(let page): return help(action, page: page, pages: context.helpPages)
+            case .menu(let selected): return menu(action, selected: selected, context)
+            case .cards(let selected): return cards(action, selected: selected, context)
+            case .setupCheck(let selected):
+                return setupCheck(action, selected: selected, count: context.setupCheckEntries)
+            }
+        }
+    }
+
+    /// Seek-forward and seek-backward as the list screens take them: next and previous.
+    private static func moveForSeek(_ action: Action) -> Action {
+        switch action {
+        case .seekForward: .next
+        case .seekBackward: .previous
+        default: action
+        }
+    }
+
+    /// Play-pause, play, pause and stop: the same commands on every screen.
+    private static func transport(_ action: Action) -> [PlayerEffect] {
+        switch action {
+        case .playPause: [.command(.togglePause)]
+        case .play: [.command(.play)]
+        case .pause: [.command(.pause)]
+        case .stop: [.command(.stop)]
+        default: []
+        }
+    }
+
+    /// Now playing: transport on the queue; browsing actions open the browse list; a held
+    /// next/previous seeks (`Player+Seek.swift`).
+    private mutating func nowPlaying(_ event: ActionEvent, steps: Int, _ context: Context) -> [PlayerEffect] {
+        let action = event.action
+        switch action {
+        case .seekForward, .seekBackward: return [.seekByHold(event)]
+        case .playPause, .play, .pause, .stop: return Self.transport(action)
+        case .next: return [.command(.next)]
+        case .previous: return [.command(.previous)]
+        case .nextCategory: return moveCategory(by: 1)
+        case .previousCategory: return moveCategory(by: -1)
+        case .nextCollection, .down: return openBrowse(moveBy: steps, playing: context.playing)
+        case .previousCollection, .up: return openBrowse(moveBy: -steps, playing: context.playing)
+        case .select: return openBrowse(moveBy: 0, playing: context.playing)
+        case .playFromStart: return [.playFromStart]
+        case .back: return []
+        case .menu: mode = .menu(selected: 0)
+        case .help: mode = .help(page: 0)
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock: return []
+        }
+        return []
+    }
+
+    /// Browse: next/previous (and up/down, next/previous collection) move the selection; select,
+    /// play and play-pause play the selected collection from where its bookmark left it,
+    /// play-from-start from its first track.
+    private mutating func browse(_ action: Action, steps: Int) -> [PlayerEffect] {
+        switch action {
+        case .down, .nextCollection, .next: return moveBrowseSelection(by: steps)
+        case .up, .previousCollection, .previous: return moveBrowseSelection(by: -steps)
+        case .select, .playPause, .play: return [.playSelection(fromStart: false)]
+        case .playFromStart: return [.playSelection(fromStart: true)]
+        case .pause, .stop: return Self.transport(action)
+        case .back: mode = .nowPlaying
+        case .nextCategory: return moveCategory(by: 1)
+        case .previousCategory: return moveCategory(by: -1)
+        case .menu: mode = .menu(selected: 0)
+        case .help: mode = .help(page: 0)
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
+        }
+        return []
+    }
+
+    /// Help: next/previous turn the pages; back, help, select, menu, play-pause and play-from-start
+    /// (select's long press on most boards, which have no back button) close it; play, pause and
+    /// stop act on playback and leave the page open.
+    private mutating func help(_ action: Action, page: Int, pages: Int) -> [PlayerEffect] {
+        switch action {
+        case .next, .down, .nextCollection, .nextCategory: mode = .help(page: min(page + 1, pages - 1))
+        case .previous, .up, .previousCollection, .previousCategory: mode = .help(page: max(page - 1, 0))
+        case .back, .help, .select, .playPause, .menu, .playFromStart: mode = .nowPlaying
+        case .play, .pause, .stop: return Self.transport(action)
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
+        }
+        return []
+    }
+
+    /// Menu: next/previous move (wrapping); select or play-pause chooses (output: the next device;
+    /// repeat: toggles; shuffle and sleep: their next setting; help; the cards; the setup check;
+    /// close); back, menu and play-from-start (select's long press on most boards) close it; play,
+    /// pause and stop act on playback.
+    private mutating func menu(_ action: Action, selected: Int, _ context: Context) -> [PlayerEffect] {
+        let count = context.menuEntries
+        switch action {
+        case .next, .down, .nextCollection: mode = .menu(selected: (selected + 1) % count)
+        case .previous, .up, .previousCollection: mode = .menu(selected: (selected + count - 1) % count)
+        case .select, .playPause:
+            switch selected {
+            case 0: return [.chooseNextOutput]
+            case 1: return [.command(.setRepeat(!context.repeatQueue))]
+            case 2: return [.cycleShuffle]
+            case 3: return [.cycleSleepTimer]
+            case 4: mode = .help(page: 0)
+            case 5: mode = .cards(selected: 0)
+            case 6 where context.hasSetupCheck: mode = .setupCheck(selected: 0)
+            default: mode = .nowPlaying
+            }
+        case .back, .menu, .playFromStart: mode = .nowPlaying
+        case .help: mode = .help(page: 0)
+        case .play, .pause, .stop: return Self.transport(action)
+        case .nextCategory, .previousCategory: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
+        }
+        return []
+    }
+
+    /// Cards: next/previous move (wrapping); hold Select (play-from-start) unlinks the selected
+    /// card; select on a card says so, on Close closes; back and menu return to the menu.
+    private mutating func cards(_ action: Action, selected: Int, _ context: Context) -> [PlayerEffect] {
+        let count = context.linkedCards + 1
+        let onClose = selected >= count - 1
+        switch action {
+        case .next, .down, .nextCollection: mode = .cards(selected: (selected + 1) % count)
+        case .previous, .up, .previousCollection: mode = .cards(selected: (selected + count - 1) % count)
+        case .select, .playPause:
+            if onClose {
+                mode = .nowPlaying
+            } else {
+                return [.overlays(.show(MessageState(title: "\(context.linkGesture) to unlink this card"), seconds: 3))]
+            }
+        case .playFromStart:
+            if onClose {
+                mode = .nowPlaying
+            } else {
+                return [.unlinkCard(row: selected)]
+            }
+        case .back, .menu: mode = .menu(selected: 5)
+        case .help: mode = .help(page: 0)
+        case .play, .pause, .stop: return Self.transport(action)
+        case .nextCategory, .previousCategory: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
+        }
+        return []
+    }
+
+    /// Setup check page: next/previous move (wrapping); select on Close, back, menu and
+    /// play-from-start go back to the menu; play, pause and stop act on playback.
+    private mutating func setupCheck(_ action: Action, selected: Int, count: Int) -> [PlayerEffect] {
+        switch action {
+        case .next, .down, .nextCollection: mode = .setupCheck(selected: (selected + 1) % count)
+        case .previous, .up, .previousCollection: mode = .setupCheck(selected: (selected + count - 1) % count)
+        case .select: if selected == count - 1 { mode = .menu(selected: 6) }
+        case .back, .menu, .playFromStart: mode = .menu(selected: 6)
+        case .play, .pause, .stop, .playPause: return Self.transport(action)
+        default: break
+        }
+        return []
+    }
+
+    /// Next/previous category; the browse list opens on its first collection (speech follows the
+    /// move, the thumbnails are asked for, the category is saved).
+    private mutating func moveCategory(by delta: Int) -> [PlayerEffect] {
+        guard cycleCategory(by: delta, in: shelf.catalog) else { return [] }
+        return [.noteMove, .browseArtwork, .save(.soon)]
+    }
+
+    private mutating func openBrowse(moveBy delta: Int, playing: Collection?) -> [PlayerEffect] {
+        enterBrowse(moveBy: delta, playing: playing, in: shelf.catalog)
+        return (delta != 0 ? [.noteMove] : []) + [.browseArtwork]
+    }
+
+    private mutating func moveBrowseSelection(by delta: Int) -> [PlayerEffect] {
+        moveSelection(by: delta, count: collections(shelf.catalog).count)
+        return [.noteMove, .browseArtwork]
     }
 
     /// Whether the browse thumbnails of `signature` (category, selection, catalog) are still to be

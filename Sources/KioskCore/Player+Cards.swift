@@ -29,7 +29,7 @@ extension Player {
     }
 
     private func cardPresented(_ uid: CardUID) {
-        timers.cancelCardAway()
+        cancelCardAway()
         cards.reloadIfChanged()
         guard let link = cards.link(of: uid) else {
             promptToLink(uid)
@@ -77,11 +77,11 @@ extension Player {
     /// The playing card taken off: a pause (config `cards.removed`), and with
     /// `cards.removedStopMinutes` a stop when it stays away that long.
     private func cardRemoved(_ uid: CardUID) {
-        guard uid == cardSession.playing, status != .stopped else { return }
-        if let minutes = config.cards.removedStopMinutes { timers.startCardAway(minutes: minutes) }
-        guard config.cards.removed == .pause, status == .playing else { return }
-        pause()
-        cardSession.pausedByRemoval = true
+        apply(
+            cardSession.handle(
+                .removed(
+                    uid, status: status, pauses: config.cards.removed == .pause,
+                    stopAfterMinutes: config.cards.removedStopMinutes)))
     }
 
     /// Plays a card's collection; when it is not there, says which stick to insert and plays it
@@ -193,10 +193,7 @@ extension Player {
     }
 
     /// Something else was chosen than a card's collection: no card plays, none waits.
-    func forgetCard() {
-        cardSession.forget()
-        timers.cancelCardAway()
-    }
+    func forgetCard() { apply(cardSession.handle(.forgotten)) }
 
     private func perform(_ action: CardAction) {
         switch action {
@@ -313,6 +310,12 @@ extension Player {
         if case .collection(let c) = link, c.mode != .album { " · \(c.mode.title)" } else { "" }
     }
 
+    /// Hold Select on row `row` of the Cards screen: its card is unlinked, and the selection stays
+    /// on that row (on Close when it was the last card).
+    func unlinkCardOnScreen(row: Int) {
+        if unlinkCard(at: row) { show(.cards(selected: min(row, cards.links.count))) }
+    }
+
     /// Unlinks the card in row `row` of the Cards screen; false when that failed (a message says
     /// why).
     func unlinkCard(at row: Int) -> Bool {
@@ -330,10 +333,6 @@ extension Player {
 
     /// The playing card stayed off the reader `cards.removedStopMinutes`: what it paused stops.
     func cardStayedAway() {
-        guard cardSession.playing != nil, status != .stopped else { return }
-        Log.notice("the playing card stayed off the reader \(config.cards.removedStopMinutes ?? 0) min: stopping")
-        cardSession.pausedByRemoval = false
-        stop()
-        refreshScreen()
+        apply(cardSession.handle(.stayedAway(status: status, minutes: config.cards.removedStopMinutes ?? 0)))
     }
 }

@@ -114,6 +114,8 @@ extension Player {
         case .playTracks(let tracks, let loop, let fade):
             guard !tracks.isEmpty else { return false }
             playAlone(tracks, loop: loop, fadeInMilliseconds: fade)
+        case .silence:
+            apply([.silence])
         case .shutdown:
             requestShutdown()
         }

@@ -13,7 +13,7 @@ extension Player {
         switch event {
         case .trackStarted(let id, let format, _, let startFrame):
             // A track may start mid-way (a restored position, a seek): the engine knows where.
-            let now = engine.playbackPosition
+            let now = enginePosition
             let frames = now.trackID == id ? max(0, now.frames) : nil
             if restoredTrackAlone(id) {
                 apply(transport.handle(.located(frames: frames ?? positionFrames, sampleRate: format.sampleRate)))
@@ -33,7 +33,7 @@ extension Player {
             // A jump of the player showed the track and saved already; a track border did not.
             if currentTrack != shown {
                 provideArtworkForCurrentTrack()
-                recorder.saveSoon()
+                apply([.save(.soon)])
             }
         case .position(let id, let frames, let rate):
             guard restoredTrackAlone(id) || playQueue.takePosition(ofEngineID: id) else { return }

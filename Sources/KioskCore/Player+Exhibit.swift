@@ -35,13 +35,9 @@ extension Player {
     /// the minute timer of the hours and the heartbeat.
     func startExhibit() {
         guard let exhibit else { return }
-        if exhibit.minuteTimer == nil {
-            exhibit.minuteTimer = scheduler.schedule(afterMilliseconds: 60_000, repeatingMilliseconds: 60_000) {
-                [unowned self] in
-                self.followOpeningHours()
-                self.followDailyRestart()
-                self.sendExhibitStatus(always: true)
-            }
+        if !exhibit.ticking {
+            exhibit.ticking = true
+            apply([.armExhibit(.minute, milliseconds: 60_000, repeating: true)])
         }
         guard exhibit.isOpenNow() else {
             if !exhibit.closed { closeExhibit() }
@@ -138,7 +134,7 @@ extension Player {
             exhibit.counts.played(name, day: exhibit.clock.now().date)
             apply(.playTracks(tracks, loop: false), from: .exhibit)
         case .stop:
-            silenceEngine()
+            apply(.silence, from: .exhibit)
             scheduleAttractReturn()
         case .attract:
             playAttract(fadingIn: true)
@@ -162,7 +158,7 @@ extension Player {
     /// The attract loop, from its start; after a clip it rises over `attract.fadeMs`.
     private func playAttract(fadingIn: Bool = false) {
         guard let exhibit, let attract = exhibit.config.attract else {
-            silenceEngine()
+            apply(.silence, from: .exhibit)
             return
         }
         let tracks = exhibitTracks(attract.play)
@@ -173,7 +169,7 @@ extension Player {
             } else {
                 Log.warning("exhibit: the attract loop's \(describe(attract.play)) is not on the stick")
             }
-            silenceEngine()
+            apply(.silence, from: .exhibit)
             return
         }
         apply(.playTracks(tracks, loop: true, fadeInMilliseconds: fadingIn ? attract.fadeMs : 0), from: .exhibit)
@@ -185,17 +181,30 @@ extension Player {
         guard let due = exhibit.triggers.nextDeadline else { return }
         let now = scheduler.nowNanoseconds
         let delay = due > now ? Int((due - now + 999_999) / 1_000_000) : 0
-        exhibit.attractTimer = scheduler.schedule(afterMilliseconds: delay, repeatingMilliseconds: nil) {
-            [unowned self] in
-            self.exhibit?.attractTimer = nil
-            if let effect = self.exhibit?.triggers.advance(to: self.scheduler.nowNanoseconds) { self.apply(effect) }
-        }
+        apply([.armExhibit(.attractReturn, milliseconds: delay, repeating: false)])
     }
 
-    private func cancelAttractReturn() {
-        guard let exhibit, let timer = exhibit.attractTimer else { return }
-        scheduler.cancel(timer)
-        exhibit.attractTimer = nil
+    private func cancelAttractReturn() { apply([.disarmExhibit(.attractReturn)]) }
+
+    /// A timer of exhibit mode rang (`ExhibitSession.Alarm`).
+    func exhibitAlarmRang(_ alarm: ExhibitSession.Alarm) {
+        guard let exhibit else { return }
+        switch alarm {
+        case .minute:
+            followOpeningHours()
+            followDailyRestart()
+            sendExhibitStatus(always: true)
+        case .attractReturn:
+            apply(exhibit.triggers.advance(to: scheduler.nowNanoseconds))
+        case .visitorLeft:
+            exhibit.language = 0
+            let initial = exhibit.config.volume.initial
+            if volume != initial {
+                Log.info("exhibit: the visitor left: volume back to \(initial) %")
+                apply(.setVolume(initial), from: .exhibit)
+                refreshScreen()
+            }
+        }
     }
 
     /// The visitor touched something: the staff's volume and the first language come back once they
@@ -203,20 +212,9 @@ extension Player {
     func visitorCame() {
         guard let exhibit else { return }
         exhibit.lastVisitorInput = scheduler.nowNanoseconds
-        if let timer = exhibit.visitorTimer { scheduler.cancel(timer) }
-        exhibit.visitorTimer = scheduler.schedule(
-            afterMilliseconds: exhibit.config.volume.visitorIdleSeconds * 1000, repeatingMilliseconds: nil
-        ) { [unowned self] in
-            guard let exhibit = self.exhibit else { return }
-            exhibit.visitorTimer = nil
-            exhibit.language = 0
-            let initial = exhibit.config.volume.initial
-            if self.volume != initial {
-                Log.info("exhibit: the visitor left: volume back to \(initial) %")
-                self.apply(.setVolume(initial), from: .exhibit)
-                self.refreshScreen()
-            }
-        }
+        apply([
+            .armExhibit(.visitorLeft, milliseconds: exhibit.config.volume.visitorIdleSeconds * 1000, repeating: false)
+        ])
     }
 
     /// An error the engine reported, for the heartbeat.

@@ -38,7 +38,7 @@ extension Player {
         locked.toggle()
         Log.notice(locked ? "inputs locked" : "inputs unlocked")
         showTransient(locked ? lockedMessage : Self.unlockedMessage, seconds: 3)
-        recorder.saveNow()
+        apply([.save(.now)])
     }
 
     private func showLockedRefusal() {

@@ -27,7 +27,7 @@ extension Player {
         output.choose(device, by: chooser)
         outbox.remoteChanges.note(.output)
         apply(overlays.handle(.outputLine(nil)))
-        recorder.saveSoon()
+        apply([.save(.soon)])
     }
 
     /// The menu's output entry: the next device of the list, when there is more than one.

@@ -20,7 +20,7 @@ extension Player {
             "shuffle: \(mode.rawValue)\(playQueue.isAudiobook ? " (the queue is an audiobook: it keeps its order)" : "")"
         )
         if playQueue.order != before { handQueueAgain() }
-        recorder.saveSoon()
+        apply([.save(.soon)])
     }
 
     /// The entry that plays after the current one (in play order), nil at the end of the queue.
@@ -52,7 +52,7 @@ extension Player {
     func playAlone(_ tracks: [Track], loop: Bool, fadeInMilliseconds: Int) {
         playQueue.repeats = loop
         playQueue.replace(with: tracks, collection: nil, once: !loop)
-        if fadeInMilliseconds > 0 { engine.fadeInNextStart(overMilliseconds: fadeInMilliseconds) }
+        if fadeInMilliseconds > 0 { apply([.engine(.fadeInNextStart(milliseconds: fadeInMilliseconds))]) }
         startQueue(at: 0, frame: 0, status: .playing)
     }
 
@@ -60,7 +60,7 @@ extension Player {
     func setRepeat(_ on: Bool) {
         guard on != playQueue.repeats else { return }
         playQueue.repeats = on
-        recorder.saveSoon()
+        apply([.save(.soon)])
     }
 
     /// Sets MPD's single mode (`SingleMode`). While playing, the engine gets the queue again at
@@ -168,9 +168,9 @@ extension Player {
     /// Empties the queue and stops (also a restored track still playing on its own).
     func clearQueue() {
         takeOver()
-        silenceEngine()
+        apply([.silence])
         playQueue.clear()
-        recorder.saveSoon()
+        apply([.save(.soon)])
     }
 
     /// Plays `collection`: where its bookmark left it (when it has one), else, or with

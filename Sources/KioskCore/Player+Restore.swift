@@ -19,7 +19,7 @@ extension Player {
 
     /// The listener or a remote client decides the queue from now on: a saved queue that has not
     /// been restored yet (its stick is still being scanned) must not replace it later.
-    func takeOver() { restore = .none }
+    func takeOver() { apply(restore.handle(.takenOver)) }
 
     /// Restores the saved queue once its volume's tracks are in the catalog: the saved collection,
     /// else (it is gone, e.g. a deleted playlist) the track's folder.
@@ -59,9 +59,7 @@ extension Player {
             // Still scanning that volume: wait; otherwise the saved track is gone.
             if !shelf.isScanning(volumeID) {
                 Log.notice("saved track \(relativePath) is no longer on the stick; not resuming")
-                let playing = restore.playingAloneState != nil
-                restore = .none
-                if playing { silenceEngine() }
+                apply(restore.handle(.trackGone))
             }
             return
         }
@@ -71,11 +69,13 @@ extension Player {
         if let runs = resume.songIDs, let ids = QueueIdentity.ids(fromRuns: runs) { playQueue.adoptSongIDs(ids) }
         // MPD restores its current song too, stopped or not.
         playQueue.chooseCurrent()
-        if case .playingAlone(_, let finished) = restore {
-            adoptRestoredTrack(at: index, finished: finished)
+        if restore.playingAloneState != nil {
+            // The catalog came: the restored track becomes entry `index` of its queue without a
+            // break; the engine gets the rest of the queue when the track ends (or at the first skip).
+            apply(restore.handle(.placed(entry: index)))
             return
         }
-        restore = .none
+        apply(restore.handle(.takenOver))
         let frame = tracks[index].sampleRate == resume.sampleRate ? resume.positionFrames : 0
         let rate = max(1, tracks[index].sampleRate)
         Log.info(
@@ -96,46 +96,19 @@ extension Player {
         else { return }
         let path = mountPoint == "/" ? "/" + relativePath : mountPoint + "/" + relativePath
         guard Syscalls.exists(path) else { return }
-        restore = .playingAlone(resume, finished: false)
-        engine.setQueue(
-            [TrackRequest(id: RestoreSession.provisionalID, path: path)], startAt: 0,
-            startFrame: resume.positionFrames)
-        apply(transport.handle(.located(frames: resume.positionFrames, sampleRate: resume.sampleRate)))
-        // A jump the player did not ask of the engine: remote clients see the restored position.
-        outbox.remoteChanges.note(.playback)
-        setStatus(resume.playing ? .playing : (resume.positionFrames > 0 ? .paused : .stopped))
+        apply(restore.handle(.trackFound(path: path)))
         Log.info(
             "resuming \(relativePath) at \(resume.positionSeconds) s (frame \(resume.positionFrames))\(Self.describe(resume)), before the scan of its stick ends"
         )
     }
 
-    /// The catalog came: the restored track becomes entry `index` of its queue without a break;
-    /// the engine gets the rest of the queue when the track ends (or at the first skip).
-    private func adoptRestoredTrack(at index: Int, finished: Bool) {
-        restore = .adopted
-        playQueue.adoptID(RestoreSession.provisionalID, forEntry: index)
-        provideArtworkForCurrentTrack()
-        if finished { restoredTrackEnded() }
-        recorder.saveSoon()
-    }
-
     /// The restored track ended (the engine's queue was that track alone): the next entry of its
     /// queue plays (or the queue ends); before its catalog came, that waits for the catalog.
-    func restoredTrackEnded() {
-        guard !queue.isEmpty else {
-            restore.trackFinished()
-            return
-        }
-        restore = .none
-        moveOn(.ended)
-    }
+    func restoredTrackEnded() { apply(restore.handle(.trackEnded(queueKnown: !queue.isEmpty))) }
 
     /// The restored track's stick went before its catalog came: the engine stops; the saved state
     /// waits for the stick to come back.
-    func dropRestoredTrack() {
-        if let state = restore.playingAloneState { restore = .waiting(state) }
-        silenceEngine()
-    }
+    func dropRestoredTrack() { apply(restore.handle(.stickRemoved)) }
 
     /// The saved track playing alone, nil when none.
     var restoredTrack: ResumeState? { restore.playingAloneState }

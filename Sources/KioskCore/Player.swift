@@ -7,16 +7,16 @@ import KioskSystem
 
 /// The appliance's state machine: what plays, what the screen shows, what each button does.
 ///
-/// Driven by four kinds of events: `ActionEvent`s from the inputs (Player+Navigation.swift has the
-/// per-mode tables), `CardEvent`s (Player+Cards.swift), `AudioEvent`s from the engine and
-/// `LibraryEvent`s from the library (Player+Library.swift). It keeps parts, each a type with its own
-/// state and transitions: the `PlayQueue` (order, and every rule of what plays next), the
-/// `Transport` (status, position and volume; its `handle` returns `PlayerEffect`s, which
-/// `apply(_:)` carries out, as the `Overlays`' do), the `RestoreSession` (the saved queue
-/// coming back after a restart, Player+Restore.swift), the `Navigation` (mode, category,
-/// selection), the `Overlays` (messages, volume overlay, status line), the `PlayerTimers` (browse
-/// timeout, idle power-off, sleep), the `CardSession`, the `CollectionMemory` (audiobooks,
-/// bookmarks) and the `LibraryShelf`; and the services it drives: the engine (any
+/// Driven by four kinds of events: `ActionEvent`s from the inputs (`Navigation` has the per-mode
+/// tables), `CardEvent`s (Player+Cards.swift), `AudioEvent`s from the engine and `LibraryEvent`s
+/// from the library (Player+Library.swift). It keeps parts, each a type with its own state and
+/// transitions: the `PlayQueue` (order, and every rule of what plays next), the `Transport`
+/// (status, position and volume), the `RestoreSession` (the saved queue coming back after a
+/// restart), the `Navigation` (mode, category, selection, what each action does on each screen),
+/// the `Overlays` (messages, volume overlay, status line), the `PlayerTimers` (browse timeout,
+/// idle power-off, sleep, a card taken away) and the `CardSession`, each a value whose `handle`
+/// returns `PlayerEffect`s, which `apply(_:)` alone carries out; the `CollectionMemory`
+/// (audiobooks, bookmarks) and the `LibraryShelf`; and the services it drives: the engine (any
 /// `PlaybackEngine`), the `OutputSupervisor` (device fallback), the `ResumeRecorder` (what is
 /// saved, when), the screen (`PlayerView` says what it shows). What it tells the appliance goes
 /// to its listeners as typed `PlayerChange`s (`listen(to:_:)`). Buttons and remote clients (MPD,
@@ -54,7 +54,7 @@ public final class Player {
     var restore = RestoreSession.none
     var navigation = Navigation()
     var overlays = Overlays()
-    let timers: PlayerTimers
+    var timers: PlayerTimers
     var cardSession: CardSession
     /// Exhibit mode's state (`Player+Exhibit.swift`); nil: a music player.
     let exhibit: ExhibitSession?
@@ -131,7 +131,7 @@ public final class Player {
             memory: CollectionMemory(config: config))
         box = BoxState(locked: resume?.locked ?? false, seekHold: SeekHold(settings: config.inputs.seek))
         cardSession = CardSession(directory: config.stateDirectory)
-        timers = PlayerTimers(scheduler: loop, config: config)
+        timers = PlayerTimers(config: config)
         exhibit = config.exhibit.map {
             ExhibitSession(config: $0, stateDirectory: config.stateDirectory, startedAt: loop.nowNanoseconds)
         }
@@ -162,7 +162,6 @@ public final class Player {
                 return self.resumeState()
             }, queue: { [unowned self] in self.queue })
         output.onChange = { [unowned self] change in self.outputChanged(change) }
-        timers.events = timerEvents()
         memory.alwaysKept = { [unowned self] in self.cards.isContinued($0.category, key: $0.key) }
         memory.writeFile = { [writer = recorder.writer] in writer.submitFile($0, text: $1) }
         cardSession.store.writer = recorder.writer
@@ -281,7 +280,7 @@ public final class Player {
     /// positioned at the start of the first track, so play starts the collection again.
     func finishQueue() {
         noteBookmark(finished: true)
-        if restore == .adopted { restore = .none }
+        apply(restore.handle(.queueFinished))
         setStatus(.stopped)
         if !queue.isEmpty {
             let (requests, start) = playQueue.engineQueue(at: playQueue.firstInOrder)
@@ -294,7 +293,7 @@ public final class Player {
     /// Hands the queue to the engine, positioned at `index`/`frame`, and plays (`.playing`) or
     /// holds there (`.paused`, `.stopped`).
     func startQueue(at index: Int, frame: Int64, status newStatus: PlaybackStatus) {
-        if restore.engineHoldsRestoredTrackOnly { restore = .none }
+        if restore.engineHoldsRestoredTrackOnly { apply(restore.handle(.takenOver)) }
         let (requests, start) = playQueue.handOver(at: index)
         engine.setQueue(requests, startAt: start, startFrame: frame)
         // The engine starts a ranged entry at its range's start at the earliest.
@@ -307,18 +306,11 @@ public final class Player {
         recorder.saveSoon()
     }
 
-    /// Stops the engine on an empty queue (a restored track that cannot go on, a cleared queue).
-    func silenceEngine() {
-        engine.setQueue([], startAt: 0, startFrame: 0)
-        setStatus(.stopped)
-        apply(transport.handle(.located(frames: 0, sampleRate: sampleRate)))
-    }
-
     /// Appends to the queue the engine is playing without disturbing it (no restart of the current
     /// track, no gap). False when the engine holds a restored track alone: the caller replaces it.
     func appendToEngineQueue(_ tracks: [Track]) -> Bool {
         guard !restore.engineHoldsRestoredTrackOnly else { return false }
-        restore = .none
+        apply(restore.handle(.takenOver))
         let more = playQueue.appendHandingOver(tracks)
         if !more.isEmpty { engine.append(more) }
         recorder.saveSoon()
@@ -357,7 +349,7 @@ public final class Player {
         ResumeState(
             queue: playQueue, transport: transport, livePositionFrames: livePositionFrames, restore: restore,
             category: category, volume: volume, outputDevice: outputDevice,
-            sleepRemainingSeconds: timers.sleepRemainingSeconds, locked: locked)
+            sleepRemainingSeconds: sleepRemainingSeconds, locked: locked)
     }
 
     /// The position of the current track now: the engine's counter while it plays the track (the
@@ -368,10 +360,14 @@ public final class Player {
             ? (restore.playingAloneState != nil ? RestoreSession.provisionalID : nil)
             : playQueue.engineID(ofEntry: queueIndex)
         // One read: the frames belong to the track it names (a gapless change cannot mix them).
-        let now = engine.playbackPosition
+        let now = enginePosition
         guard status == .playing, let current, now.trackID == current else { return positionFrames }
         return max(0, now.frames)
     }
+
+    /// Where the engine is now: the track it plays and the frames of it played (one read of its
+    /// counters, which the output thread moves).
+    var enginePosition: PlaybackPosition { engine.playbackPosition }
 
     public func saveNow() { recorder.saveNow() }
 
@@ -390,7 +386,7 @@ public final class Player {
             navigation: navigation, shelf: shelf, queue: playQueue, transport: transport,
             restore: restore, overlays: overlays, volumeRange: volumeLimits.range, shuttingDown: shuttingDown,
             helpPageCount: helpPageCount, menuEntries: menuEntries, cardEntries: cardEntries,
-            sleepCountdown: timers.sleepCountdown, locked: locked)
+            sleepCountdown: timers.sleepCountdown(now: scheduler.nowNanoseconds), locked: locked)
         view.exhibit = exhibitView
         return view
     }
@@ -410,7 +406,7 @@ public final class Player {
         case .nowPlaying, .exhibit: break
         case .browse, .help, .message, .off: apply(overlays.handle(.dropVolume))
         }
-        timers.followIdlePowerOff(playing: status == .playing || shuttingDown)
+        apply(timers.handle(.follow(playing: status == .playing || shuttingDown)))
         // A browse list can appear without a move (nothing queued at start, a new catalog): its
         // visible entries need their thumbnails then too.
         if case .browse(let list) = state, list.items.contains(where: { $0.artworkKey != nil }), let catalog,
@@ -434,11 +430,17 @@ public final class Player {
     func apply(_ effects: [PlayerEffect]) {
         for effect in effects {
             switch effect {
+            case .engine(.setQueue(let requests, let start, let frame)):
+                engine.setQueue(requests, startAt: start, startFrame: frame)
             case .engine(.play): engine.play()
             case .engine(.pause): engine.pause()
             case .engine(.stop): engine.stop()
             case .engine(.seek(let frame)): engine.seek(toFrame: frame)
             case .engine(.setVolume(let level)): engine.setVolume(level)
+            case .engine(.fadeOut(let milliseconds)): engine.fadeOut(overMilliseconds: milliseconds)
+            case .engine(.cancelFade): engine.cancelFade()
+            case .engine(.releaseDevice): engine.releaseDevice()
+            case .engine(.fadeInNextStart(let milliseconds)): engine.fadeInNextStart(overMilliseconds: milliseconds)
             case .save(.soon): recorder.saveSoon()
             case .save(.now): recorder.saveNow()
             case .periodicSaves(true): recorder.startPeriodic()
@@ -447,8 +449,60 @@ public final class Player {
             case .after(let milliseconds, let later):
                 _ = scheduler.schedule(afterMilliseconds: milliseconds) { [weak self] in self?.hear(later) }
             case .redraw: refreshScreen()
+            case .arm(let alarm, let milliseconds): arm(.timers(alarm), milliseconds: milliseconds, repeating: false)
+            case .disarm(let alarm): disarm(.timers(alarm))
+            case .armExhibit(let alarm, let milliseconds, let repeating):
+                arm(.exhibit(alarm), milliseconds: milliseconds, repeating: repeating)
+            case .disarmExhibit(let alarm): disarm(.exhibit(alarm))
+            case .browseTimedOut: browseTimedOut()
+            case .powerOffWarning: warnOfPowerOff()
+            case .shutdown: requestShutdown()
+            case .stopPlayback: if status != .stopped { stop() }
+            case .cardStayedAway: cardStayedAway()
+            case .transport(let event): apply(transport.handle(event))
+            case .timers(let event): apply(timers.handle(event))
+            case .remoteChange(let aspects): outbox.remoteChanges.note(aspects)
+            case .silence:
+                engine.setQueue([], startAt: 0, startFrame: 0)
+                apply(transport.handle(.status(.stopped)))
+                apply(transport.handle(.located(frames: 0, sampleRate: sampleRate)))
+            case .adoptRestoredTrack(let entry):
+                playQueue.adoptID(RestoreSession.provisionalID, forEntry: entry)
+                provideArtworkForCurrentTrack()
+            case .moveOn(let origin): moveOn(origin)
+            case .command(let command): apply(command, from: .button)
+            case .overlays(let event): apply(overlays.handle(event))
+            case .seekByHold(let event): seekByHold(event)
+            case .noteMove: announcer.noteMove()
+            case .browseArtwork: provideArtworkForBrowse()
+            case .playSelection(let fromStart): playSelection(fromStart: fromStart)
+            case .playFromStart: playFromStart()
+            case .chooseNextOutput: chooseNextOutput()
+            case .cycleShuffle: cycleShuffle()
+            case .cycleSleepTimer: cycleSleepTimer()
+            case .unlinkCard(let row): unlinkCardOnScreen(row: row)
             }
         }
+    }
+
+    /// Arms the loop timer of `key` (replacing one armed before); when it rings, its part hears
+    /// of it.
+    private func arm(_ key: PlayerOutbox.AlarmKey, milliseconds: Int, repeating: Bool) {
+        disarm(key)
+        outbox.alarms[key] = scheduler.schedule(
+            afterMilliseconds: milliseconds, repeatingMilliseconds: repeating ? milliseconds : nil
+        ) { [weak self] in
+            guard let self else { return }
+            if !repeating { outbox.alarms[key] = nil }
+            switch key {
+            case .timers(let alarm): apply(timers.handle(.rang(alarm, now: scheduler.nowNanoseconds)))
+            case .exhibit(let alarm): exhibitAlarmRang(alarm)
+            }
+        }
+    }
+
+    private func disarm(_ key: PlayerOutbox.AlarmKey) {
+        if let armed = outbox.alarms.removeValue(forKey: key) { scheduler.cancel(armed) }
     }
 
     /// A part's event come back after its time.

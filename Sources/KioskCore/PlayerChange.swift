@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
 import KioskLibrary
+import KioskSystem
 
 /// What the player tells the rest of the appliance, typed: each change carries its data, so a
 /// listener never reads the player back to find out what happened.
@@ -169,8 +170,8 @@ struct RemoteChanges {
     }
 }
 
-/// The player's outgoing side: who listens, what remote clients will be told, and the light's
-/// state last sent.
+/// The player's outgoing side: who listens, what remote clients will be told, the light's state
+/// last sent, and the loop timers armed for `PlayerTimers`.
 ///
 /// Thread: the loop thread (the player's part).
 struct PlayerOutbox {
@@ -178,4 +179,13 @@ struct PlayerOutbox {
     var remoteChanges = RemoteChanges()
     /// The state last sent as `.light`.
     var lightState: LightState?
+    /// The loop timer armed for each alarm of `PlayerTimers` (`PlayerEffect.arm`) and of exhibit
+    /// mode (`.armExhibit`), until it rings (a repeating one: until disarmed) or is disarmed.
+    var alarms: [AlarmKey: TimerID] = [:]
+
+    /// Whose alarm a timer is.
+    enum AlarmKey: Hashable {
+        case timers(PlayerTimers.Alarm)
+        case exhibit(ExhibitSession.Alarm)
+    }
 }

@@ -62,6 +62,9 @@ public enum PlayerCommand: Equatable, Sendable {
     /// and attract loop): `loop` repeats them, otherwise they play once; a positive
     /// `fadeInMilliseconds` fades their start in.
     case playTracks([Track], loop: Bool, fadeInMilliseconds: Int = 0)
+    /// The engine stops on an empty queue, the queue left as it is (exhibit mode's silence after a
+    /// clip, or where its attract loop is missing).
+    case silence
     /// The appliance is asked to shut down.
     case shutdown
 }

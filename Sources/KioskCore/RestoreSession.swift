@@ -4,7 +4,8 @@ import KioskAudio
 /// Where restoring the saved queue after a restart stands. The saved track plays as soon as its
 /// stick is mounted, before the stick's scan ends (the engine gets that one file: `playingAlone`);
 /// when the catalog is ready the queue around it takes over without a break (`adopted`, until the
-/// engine has the whole queue).
+/// engine has the whole queue). A part of the player: its state changes only in `handle`, which
+/// returns what the rest of the player must do about it (the engine, the transport, the queue).
 ///
 /// Thread: any (a value); the player's copy lives on the loop thread.
 enum RestoreSession: Equatable {
@@ -44,8 +45,63 @@ enum RestoreSession: Equatable {
         }
     }
 
-    /// The restored track playing alone reached its end before the catalog came.
-    mutating func trackFinished() {
-        if case .playingAlone(let state, _) = self { self = .playingAlone(state, finished: true) }
+    /// What happens to the restore.
+    enum Event: Equatable {
+        /// The listener or a remote client chose what plays, or the engine got the whole queue:
+        /// nothing is restored any more.
+        case takenOver
+        /// The queue played out: an adopted restore is over.
+        case queueFinished
+        /// The saved track's file is at `path` before its stick's catalog came: it plays alone.
+        case trackFound(path: String)
+        /// The catalog has the saved track's stick, and the track is not on it.
+        case trackGone
+        /// The catalog came: the restored track is the queue's entry `entry` from now on.
+        case placed(entry: Int)
+        /// The engine played the restored track to its end; `queueKnown`: its queue is known.
+        case trackEnded(queueKnown: Bool)
+        /// The restored track's stick went before its catalog came.
+        case stickRemoved
+    }
+
+    mutating func handle(_ event: Event) -> [PlayerEffect] {
+        switch event {
+        case .takenOver:
+            self = .none
+            return []
+        case .queueFinished:
+            if self == .adopted { self = .none }
+            return []
+        case .trackFound(let path):
+            guard case .waiting(let resume) = self else { return [] }
+            self = .playingAlone(resume, finished: false)
+            let frames = resume.positionFrames
+            return [
+                .engine(.setQueue([TrackRequest(id: Self.provisionalID, path: path)], startAt: 0, startFrame: frames)),
+                .transport(.located(frames: frames, sampleRate: resume.sampleRate)),
+                // A jump the player did not ask of the engine: remote clients see the restored position.
+                .remoteChange(.playback),
+                .transport(.status(resume.playing ? .playing : (frames > 0 ? .paused : .stopped))),
+            ]
+        case .trackGone:
+            let playing = playingAloneState != nil
+            self = .none
+            return playing ? [.silence] : []
+        case .placed(let entry):
+            guard case .playingAlone(_, let finished) = self else { return [] }
+            self = finished ? .none : .adopted
+            // Played out before the catalog came: the entry after it plays now.
+            return [.adoptRestoredTrack(entry: entry)] + (finished ? [.moveOn(.ended)] : []) + [.save(.soon)]
+        case .trackEnded(let queueKnown):
+            guard queueKnown else {
+                if case .playingAlone(let state, _) = self { self = .playingAlone(state, finished: true) }
+                return []
+            }
+            self = .none
+            return [.moveOn(.ended)]
+        case .stickRemoved:
+            if let state = playingAloneState { self = .waiting(state) }
+            return [.silence]
+        }
     }
 }

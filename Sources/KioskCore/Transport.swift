@@ -100,39 +100,6 @@ struct Transport: Equatable {
     }
 }
 
-/// What a part of the player asks of the world outside its own state: the engine, the resume
-/// saves, another part. `Player.apply(_:)` is the one place that carries them out.
-///
-/// Thread: any (a value).
-enum PlayerEffect: Equatable {
-    /// A request to the playback engine.
-    case engine(EngineRequest)
-    /// A save of the resume state: at the end of this loop turn, or at once.
-    case save(SaveTiming)
-    /// The periodic saves (while playing) run, or not.
-    case periodicSaves(Bool)
-    /// The queue's current entry becomes MPD's current song (it plays or is paused).
-    case chooseCurrentEntry
-    /// `event` comes back to its part after `milliseconds` (the loop's timer).
-    case after(milliseconds: Int, Later)
-    /// The screen is drawn again.
-    case redraw
-
-    /// What a part asked to hear of later.
-    enum Later: Equatable {
-        /// `Overlays`: the message shown as `generation` has had its time.
-        case messageTimedOut(generation: Int)
-    }
-
-    enum EngineRequest: Equatable {
-        case play, pause, stop
-        case seek(toFrame: Int64)
-        case setVolume(Int)
-    }
-
-    enum SaveTiming: Equatable { case soon, now }
-}
-
 /// The volume and what bounds it: the config's limits, lowered by a card's limit
 /// (`volume-limit-N`) while one is set.
 ///

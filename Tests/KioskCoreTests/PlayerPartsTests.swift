@@ -111,9 +111,74 @@ struct PlayerPartsTests {
 
     @Test func theExhibitDirectorSendsCommandsInsteadOfWritingTheQueueTheEngineOrTheVolume() throws {
         let text = try Self.source("Player+Exhibit.swift")
-        for reach in ["engine.", "playQueue.", "transport.", "volumeControl", "recorder."] {
+        for reach in ["engine.", "playQueue.", "transport.", "volumeControl", "recorder.", "silenceEngine"] {
             #expect(!text.contains(reach), "Player+Exhibit.swift uses \(reach)")
         }
         #expect(text.contains("from: .exhibit"))
+    }
+
+    /// The parts: values whose state changes in their own `handle`, returning `PlayerEffect`s.
+    static let parts = [
+        "Transport.swift", "Overlays.swift", "PlayerTimers.swift", "RestoreSession.swift", "Navigation.swift",
+        "CardSession.swift", "PlayQueue.swift",
+    ]
+
+    /// A call `engine.x(`, `recorder.x(` (not an effect's `.engine(`), or a timer scheduled or
+    /// cancelled: what only `Player.apply(_:)` (and the drawing of the screen in Player.swift) may
+    /// do.
+    static let servicePattern =
+        #"(?:^|[^.\w]|self\.)(?:engine|recorder)\.[A-Za-z_]+\(|scheduler\.(?:schedule|cancel)\("#
+
+    /// The lines of `text` that are code (comments dropped), with their numbers.
+    static func codeLines(_ text: String) -> [(Int, Substring)] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
+            let code = line.drop { $0 == " " }
+            return code.hasPrefix("//") ? nil : (index + 1, line)
+        }
+    }
+
+    /// "File.swift:line" for each call of a service in `text`.
+    static func serviceCalls(in text: String, file: String) throws -> [String] {
+        let call = try Regex(servicePattern)
+        return codeLines(text).filter { $0.1.contains(call) }.map {
+            "\(file):\($0.0): \($0.1.drop { $0 == " " })"
+        }
+    }
+
+    @Test func theServiceCheckFindsACallButNotAnEffectOrAComment() throws {
+        let text = """
+            engine.setQueue([], startAt: 0, startFrame: 0)
+            apply([.engine(.play)])
+            // engine.stop() here would reopen the track.
+            recorder.saveSoon()
+            _ = scheduler.schedule(afterMilliseconds: 10) {}
+            """
+        #expect(
+            try Self.serviceCalls(in: text, file: "X.swift").map { $0.prefix(11) } == [
+                "X.swift:1: ", "X.swift:4: ", "X.swift:5: ",
+            ])
+    }
+
+    @Test func noPlayerExtensionCallsTheEngineOrTheRecorder() throws {
+        var found: [String] = []
+        for entry in try Syscalls.readDirectory(Self.core).entries.map(\.name).sorted()
+        where entry.hasPrefix("Player+") && entry.hasSuffix(".swift") {
+            found += try Self.serviceCalls(in: try Self.source(entry), file: entry)
+        }
+        #expect(found.isEmpty, "calls that belong in Player.apply:\n\(found.joined(separator: "\n"))")
+    }
+
+    @Test func noPartCallsTheEngineTheRecorderOrTheScheduler() throws {
+        var found: [String] = []
+        for part in Self.parts {
+            let text = try Self.source(part)
+            found += try Self.serviceCalls(in: text, file: part)
+            if Self.codeLines(text).contains(where: {
+                $0.1.contains("any Scheduler") || $0.1.contains("PlaybackEngine")
+            }) {
+                found.append("\(part): holds a scheduler or an engine")
+            }
+        }
+        #expect(found.isEmpty, "parts that act instead of returning effects:\n\(found.joined(separator: "\n"))")
     }
 }

@@ -25,10 +25,8 @@ final class ExhibitSession {
     var language = 0
     /// When the visitor last pressed, turned or showed anything (scheduler nanoseconds).
     var lastVisitorInput: UInt64 = 0
-    var attractTimer: TimerID?
-    var visitorTimer: TimerID?
-    /// The minute timer: opening hours and the heartbeat.
-    var minuteTimer: TimerID?
+    /// The minute timer (opening hours and the heartbeat) runs.
+    var ticking = false
     var clock = ExhibitClock.system
     /// Outside opening hours: silent, inputs ignored.
     var closed = false
@@ -43,6 +41,17 @@ final class ExhibitSession {
     let startedAt: UInt64
     /// The heartbeat last sent, without its uptime (a change sends at once).
     var lastStatus = ""
+
+    /// The loop timers of exhibit mode, armed and disarmed through `Player.apply(_:)`
+    /// (`PlayerEffect.armExhibit`), at most one of each.
+    enum Alarm: Hashable {
+        /// Every minute: the opening hours, the daily restart and the heartbeat.
+        case minute
+        /// The attract loop comes back after a clip's silence.
+        case attractReturn
+        /// The visitor has left: the staff's volume and the first language come back.
+        case visitorLeft
+    }
 
     init(config: ExhibitConfig, stateDirectory: String, startedAt: UInt64) {
         self.config = config

@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "KioskAudio",
             dependencies: [
-                "KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
+                "KioskSystem", "KioskModel", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
                 "CKioskFFmpeg", "CKioskSoxr", "CKioskEspeak",
             ],
             swiftSettings: strict),
@@ -106,7 +106,7 @@ let package = Package(
         // inputs' or the hardware's modules (GraphTests).
         .target(
             name: "KioskCore",
-            dependencies: ["KioskSystem", "KioskModel", "KioskConfig", "KioskAudio", "KioskLibrary"],
+            dependencies: ["KioskSystem", "KioskModel", "KioskConfig", "KioskLibrary"],
             swiftSettings: strict),
         // `kiosk-player doctor`: a checklist of the box as it is (board, sound, config.txt, GPIO, SPI,
         // screen, USB, power, state directory and groups), each check reading the system through a root.
@@ -160,7 +160,7 @@ let package = Package(
         // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools,
         // the virtual clock and the fake engine. Each test target lists what it imports.
         .target(
-            name: "KioskTestSupport", dependencies: ["KioskSystem", "KioskAudio", "KioskHardware"],
+            name: "KioskTestSupport", dependencies: ["KioskSystem", "KioskModel", "KioskAudio", "KioskHardware"],
             path: "Tests/KioskTestSupport",
             swiftSettings: strict),
         .testTarget(
@@ -170,7 +170,8 @@ let package = Package(
             dependencies: ["KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims"],
             swiftSettings: strict),
         .testTarget(
-            name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskSystem", "KioskTestSupport", "CKioskLoader"],
+            name: "KioskAudioTests",
+            dependencies: ["KioskModel", "KioskAudio", "KioskSystem", "KioskTestSupport", "CKioskLoader"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskLibraryTests",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// Restoring the saved queue after a restart (`RestoreSession`). The saved track plays as soon as

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
 import KioskConfig
 import KioskLibrary
 import KioskModel
@@ -122,7 +121,7 @@ public final class Player {
     public init(
         loop: any Scheduler, engine: any PlaybackEngine, screen: (any ScreenOutput)?, config: Config,
         outputDevices: [String], resume: ResumeState?,
-        deviceOpens: @escaping (String) -> Bool = OutputSupervisor.alsaOpens
+        deviceOpens: @escaping (String) -> Bool
     ) {
         let output = OutputSupervisor(
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)

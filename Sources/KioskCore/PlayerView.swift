@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
 import KioskLibrary
 import KioskModel
 
@@ -161,7 +160,7 @@ struct PlayerView {
         init() {}
 
         init(_ problems: [LibraryProblem]) {
-            let drm = DecodeError.drmProtected.description
+            let drm = Advice.drmProtected
             for problem in problems where problem.severity == .excluded && !problem.relativePath.isEmpty {
                 if problem.reason == drm { drmProtected += 1 } else { unplayable += 1 }
             }

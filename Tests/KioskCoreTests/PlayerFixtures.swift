@@ -179,7 +179,7 @@ final class PlayerRig {
             let settings = AudioSettings(device: devices[0], bufferMs: 40, ringSeconds: 0.5, realtimePriority: nil)
             engine = try AudioEngine(loop: loop, settings: settings, onEvent: deliver)
             scheduler = loop
-            opens = OutputSupervisor.alsaOpens
+            opens = OutputPresence.isPresent
             library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [], onEvent: libraryEvent)
         }
         player = Player(

@@ -106,7 +106,7 @@ let package = Package(
         // inputs' or the hardware's modules (GraphTests).
         .target(
             name: "KioskCore",
-            dependencies: ["KioskSystem", "KioskModel", "KioskConfig", "KioskLibrary"],
+            dependencies: ["KioskSystem", "KioskModel", "KioskConfig"],
             swiftSettings: strict),
         // `kiosk-player doctor`: a checklist of the box as it is (board, sound, config.txt, GPIO, SPI,
         // screen, USB, power, state directory and groups), each check reading the system through a root.
@@ -121,7 +121,9 @@ let package = Package(
         // Remote control over the MPD protocol (a server on the player's event loop).
         .target(
             name: "KioskMPD",
-            dependencies: ["KioskConfig", "KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "CPCRE2"],
+            dependencies: [
+                "KioskModel", "KioskConfig", "KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "CPCRE2",
+            ],
             swiftSettings: strict),
         // The composition root: the appliance wires loop, engine, library, display, inputs, player,
         // services (MPD, setup check) and systemd notification.
@@ -175,7 +177,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "KioskLibraryTests",
-            dependencies: ["KioskLibrary", "KioskSystem", "KioskTestSupport", "CKioskTags", "CZlib"],
+            dependencies: ["KioskModel", "KioskLibrary", "KioskSystem", "KioskTestSupport", "CKioskTags", "CZlib"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskInputTests",
@@ -226,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "KioskMPDTests",
             dependencies: [
-                "KioskConfig",
+                "KioskConfig", "KioskModel",
                 "KioskMPD", "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskSystem", "KioskTestSupport",
             ],
             swiftSettings: strict),

@@ -1,4 +1,3 @@
-import KioskLibrary
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
 import KioskSystem

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
 import KioskModel
 import KioskSystem
 
@@ -29,7 +28,7 @@ extension Player {
         else { return }
         var tracks: [Track] = []
         var collection: Collection?
-        if let ref = resume.collection, let cat = KioskLibrary.Category(rawValue: ref.category),
+        if let ref = resume.collection, let cat = KioskModel.Category(rawValue: ref.category),
             let match = catalog.collection(cat, key: ref.key)
         {
             collection = match

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskLibrary
+import KioskModel
 
 /// What the player tells the rest of the appliance, typed: each change carries its data, so a
 /// listener never reads the player back to find out what happened.

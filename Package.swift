@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "KioskAudio",
             dependencies: [
-                "KioskSystem", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
+                "KioskSystem", "KioskModel", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
                 "CKioskFFmpeg", "CKioskSoxr", "CKioskEspeak",
             ],
             swiftSettings: strict),
@@ -106,7 +106,7 @@ let package = Package(
         // inputs' or the hardware's modules (GraphTests).
         .target(
             name: "KioskCore",
-            dependencies: ["KioskSystem", "KioskModel", "KioskConfig", "KioskAudio", "KioskLibrary"],
+            dependencies: ["KioskSystem", "KioskModel", "KioskConfig"],
             swiftSettings: strict),
         // `kiosk-player doctor`: a checklist of the box as it is (board, sound, config.txt, GPIO, SPI,
         // screen, USB, power, state directory and groups), each check reading the system through a root.
@@ -121,7 +121,9 @@ let package = Package(
         // Remote control over the MPD protocol (a server on the player's event loop).
         .target(
             name: "KioskMPD",
-            dependencies: ["KioskConfig", "KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "CPCRE2"],
+            dependencies: [
+                "KioskModel", "KioskConfig", "KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "CPCRE2",
+            ],
             swiftSettings: strict),
         // The composition root: the appliance wires loop, engine, library, display, inputs, player,
         // services (MPD, setup check) and systemd notification.
@@ -160,7 +162,7 @@ let package = Package(
         // Helpers shared by the test targets: temp dirs, child processes, the FLAC testbench, tools,
         // the virtual clock and the fake engine. Each test target lists what it imports.
         .target(
-            name: "KioskTestSupport", dependencies: ["KioskSystem", "KioskAudio", "KioskHardware"],
+            name: "KioskTestSupport", dependencies: ["KioskSystem", "KioskModel", "KioskAudio", "KioskHardware"],
             path: "Tests/KioskTestSupport",
             swiftSettings: strict),
         .testTarget(
@@ -170,11 +172,12 @@ let package = Package(
             dependencies: ["KioskHardware", "KioskSystem", "KioskTestSupport", "CKioskShims"],
             swiftSettings: strict),
         .testTarget(
-            name: "KioskAudioTests", dependencies: ["KioskAudio", "KioskSystem", "KioskTestSupport", "CKioskLoader"],
+            name: "KioskAudioTests",
+            dependencies: ["KioskModel", "KioskAudio", "KioskSystem", "KioskTestSupport", "CKioskLoader"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskLibraryTests",
-            dependencies: ["KioskLibrary", "KioskSystem", "KioskTestSupport", "CKioskTags", "CZlib"],
+            dependencies: ["KioskModel", "KioskLibrary", "KioskSystem", "KioskTestSupport", "CKioskTags", "CZlib"],
             swiftSettings: strict),
         .testTarget(
             name: "KioskInputTests",
@@ -225,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "KioskMPDTests",
             dependencies: [
-                "KioskConfig",
+                "KioskConfig", "KioskModel",
                 "KioskMPD", "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskSystem", "KioskTestSupport",
             ],
             swiftSettings: strict),

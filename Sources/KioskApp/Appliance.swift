@@ -123,7 +123,7 @@ public final class Appliance {
         }
         player = Player(
             loop: loop, engine: engine, screen: display, config: config, outputDevices: outputDevices,
-            resume: resume)
+            resume: resume, deviceOpens: OutputPresence.isPresent)
         sink.player = player
         speech = SpokenPrompts(
             resolved: resolved, hasScreen: display != nil, loop: loop, engine: engine, player: player)

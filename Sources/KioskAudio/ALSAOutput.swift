@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import CALSA
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// An ALSA PCM opened by name (`default`, `hw:…`, `plughw:…`, `file:'out.raw',raw`, any PCM string).

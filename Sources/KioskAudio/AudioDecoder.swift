@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// What one `AudioDecoder.decode(into:)` call produced.
 public enum DecodeStep: Equatable, Sendable {
     /// This many frames were written to the front of the target regions.

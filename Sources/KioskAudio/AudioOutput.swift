@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// How an output was set up for a stream.
 ///
 /// Thread: a value; any.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// The `none` device: no sound, but frames are consumed in real time by the monotonic clock, as a

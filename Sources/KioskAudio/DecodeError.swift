@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @preconcurrency import CFLAC
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// Why a music file cannot be (fully) played. A plain value (no strings), so the decoder thread can
@@ -57,7 +58,7 @@ public enum DecodeError: Error, Equatable, Sendable, BitwiseCopyable, CustomStri
         case .notSupported(let format): "\(format.name) files cannot be played by this version"
         case .libraryMissing(let format):
             "\(format.name) files need FFmpeg's libavformat and libavcodec, which are not installed"
-        case .drmProtected: "DRM-protected (FairPlay): cannot be played"
+        case .drmProtected: Advice.drmProtected
         case .notFLAC: "not a FLAC file (no FLAC audio found)"
         case .badHeader(let format, let problem): "not a playable \(format.name) file: \(Self.text(problem))"
         case .unsupportedFormat(let rate, let channels, let bits):

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// What a decoder knows of the file it has open: its name, the format of the frames `decode`
 /// delivers next, its exact length when the file tells, and the next frame's number.
 ///

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// The decoder thread: opens the queue's files one after another and decodes them into the ring,

@@ -22,3 +22,16 @@ extension ALSAOutput {
         return rc == 0 || rc == -EBUSY
     }
 }
+
+/// Whether a device of the output list is there now, for taking the chosen one back after a
+/// fallback (KioskCore's `OutputSupervisor` asks it through the closure the app gives the player).
+///
+/// Thread: any but the audio threads.
+public enum OutputPresence {
+    /// Whether ALSA has `device` now: it opens or is busy (`ALSAOutput.isPresent`; the silent sink
+    /// always is). A busy device that someone else holds fails to open on return and falls back
+    /// again, which the probe's back-off keeps from flapping.
+    public static func isPresent(_ device: String) -> Bool {
+        device == ClockOutput.deviceName || ALSAOutput.isPresent(device: device)
+    }
+}

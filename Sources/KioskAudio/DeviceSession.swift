@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// The output's device session: which device, the `AudioOutput` open on it, its set-up for the

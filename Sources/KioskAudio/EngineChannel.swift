@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 // The engine's typed channel: commands in (loop → decoder, loop → output), events out (decoder →

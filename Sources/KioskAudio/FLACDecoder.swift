@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @preconcurrency import CFLAC
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// A FLAC decoder over libFLAC's stream decoder, reading a file through its own descriptor.

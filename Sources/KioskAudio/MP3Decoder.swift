@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @preconcurrency import CMPG123
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// MPEG audio (MP3, and layers I and II) through libmpg123, reading its own descriptor.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @preconcurrency import CKioskFFmpeg
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// MP4/M4A audio (AAC-LC, HE-AAC, ALAC) through FFmpeg's libavformat and libavcodec, as MPD's

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @preconcurrency import COpusFile
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// Ogg Opus through libopusfile, reading through its own descriptor.

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// The output's timeline: where in the device's frames each marker's data begins (a "boundary"),
 /// which track is current, its position in stream frames, and the events that report them
 /// (track started/finished, position, format changed, queue finished).

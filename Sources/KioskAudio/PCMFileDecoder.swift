@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// WAV (PCM 8…32-bit, WAVE_FORMAT_EXTENSIBLE, 32/64-bit float; RF64) and AIFF/AIFC (big- and

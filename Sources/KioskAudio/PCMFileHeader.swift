@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// Where the samples of a WAV (RIFF/RF64) or AIFF/AIFC file are and how they are coded, found by

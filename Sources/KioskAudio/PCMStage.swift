@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// Decoded frames in the ring's encoding that did not fit into the target yet, kept in a
 /// preallocated buffer and handed out by `drain(into:)` before anything new is decoded.
 ///

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// The output stage between the ring and a device that will not take the stream as it is: channels
 /// mapped (`ChannelMixer`), then the rate converted (`Resampler`, libsoxr). Its output is interleaved
 /// left-justified 32-bit frames in the device's channel count and rate, held in `pending` until the

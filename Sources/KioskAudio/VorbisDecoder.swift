@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @preconcurrency import CVorbisFile
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// Ogg Vorbis through libvorbisfile, reading through its own descriptor.

@@ -2,7 +2,6 @@
 import Glibc
 import KioskAudio
 import KioskInput
-import KioskLibrary
 import KioskModel
 import KioskSystem
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskLibrary
+import KioskModel
 
 /// Which collections are audiobooks: a collection whose tracks mostly carry one of the genres of
 /// config `audiobookGenres` (compared without case) or lie in a folder marked with a file named

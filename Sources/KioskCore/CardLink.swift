@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// What a card does (`cards.json`): play a collection, or act like a button.
@@ -28,14 +28,14 @@ public struct CardCollection: Sendable, Equatable {
     public var volumeID: String
     /// The stick's label (its mount point's name), nil for a folder on the SD card without one.
     public var volumeLabel: String?
-    public var category: KioskLibrary.Category
+    public var category: KioskModel.Category
     public var key: String
     public var name: String
     /// How each tap plays it (`"mode"` in `cards.json`; a file without it: `album`).
     public var mode: CardMode
 
     public init(
-        volumeID: String, volumeLabel: String?, category: KioskLibrary.Category, key: String, name: String,
+        volumeID: String, volumeLabel: String?, category: KioskModel.Category, key: String, name: String,
         mode: CardMode = .album
     ) {
         self.volumeID = volumeID
@@ -55,7 +55,7 @@ public struct CardCollection: Sendable, Equatable {
     }
 
     /// The link for `collection` of `catalog`: the volume of its first track.
-    public static func of(_ collection: Collection, in catalog: Catalog) -> CardCollection {
+    public static func of(_ collection: Collection, in catalog: any CatalogSnapshot) -> CardCollection {
         let track = catalog.tracks(of: collection).first ?? collection.representative
         return CardCollection(
             volumeID: track.volume.rawValue, volumeLabel: label(ofMountPoint: track.mountPoint),

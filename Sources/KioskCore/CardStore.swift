@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
 import KioskModel
 import KioskSystem
 
@@ -81,11 +80,11 @@ public final class CardStore {
     public func link(of uid: CardUID) -> CardLink? { links[uid] }
 
     /// Whether a card plays the collection `key` of `category` in mode `continue`.
-    public func isContinued(_ category: KioskLibrary.Category, key: String) -> Bool {
+    public func isContinued(_ category: KioskModel.Category, key: String) -> Bool {
         continued.contains(Self.id(category, key))
     }
 
-    private static func id(_ category: KioskLibrary.Category, _ key: String) -> String {
+    private static func id(_ category: KioskModel.Category, _ key: String) -> String {
         "\(category.rawValue)\u{1F}\(key)"
     }
 
@@ -198,7 +197,7 @@ public final class CardStore {
                     links[uid] = .action(action)
                 } else {
                     guard let volumeID = try item.string("volumeID") else { throw item.error("volumeID", "required") }
-                    guard let category = try item.choice("category", KioskLibrary.Category.self) else {
+                    guard let category = try item.choice("category", KioskModel.Category.self) else {
                         throw item.error("category", "required")
                     }
                     guard let key = try item.string("key", nonEmpty: false) else { throw item.error("key", "required") }

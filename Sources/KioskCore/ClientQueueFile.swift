@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// The queue a remote client built, saved beside the resume state: such a queue has no collection

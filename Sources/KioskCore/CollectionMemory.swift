@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskLibrary
+import KioskModel
 
 /// What the player remembers of collections: which are audiobooks (never shuffled, bookmarked by
 /// default) and, with bookmarks on for them (config `bookmarks`: "audiobooks", the default, "all"

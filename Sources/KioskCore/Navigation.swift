@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
 import KioskModel
 
 /// What the screen is showing; the actions mean different things in each.
@@ -24,12 +23,12 @@ public enum PlayerMode: Equatable, Sendable {
 /// Thread: any (a value); the player's copy lives on the loop thread.
 struct Navigation {
     /// The categories in the order next/previous category cycles through them.
-    static let categoryCycle: [KioskLibrary.Category] = [.album, .artist, .playlist, .genre, .folder]
+    static let categoryCycle: [KioskModel.Category] = [.album, .artist, .playlist, .genre, .folder]
 
     var mode = PlayerMode.nowPlaying
-    var category = KioskLibrary.Category.album
+    var category = KioskModel.Category.album
     /// Selection in the browse list of each category.
-    private var selection: [KioskLibrary.Category: Int] = [:]
+    private var selection: [KioskModel.Category: Int] = [:]
     /// Help pages: the controls of the board and what they do.
     var helpEntries: [HelpEntry] = []
     /// The library the browse lists come from.
@@ -38,13 +37,13 @@ struct Navigation {
     private var artworkSignature = ""
 
     /// The categories of `catalog` that have something to show, in cycle order.
-    func availableCategories(_ catalog: Catalog?) -> [KioskLibrary.Category] {
+    func availableCategories(_ catalog: (any CatalogSnapshot)?) -> [KioskModel.Category] {
         guard let catalog else { return [] }
         return Self.categoryCycle.filter { !catalog.collections(in: $0).isEmpty }
     }
 
     /// The browse list of the current category.
-    func collections(_ catalog: Catalog?) -> [Collection] { catalog?.collections(in: category) ?? [] }
+    func collections(_ catalog: (any CatalogSnapshot)?) -> [Collection] { catalog?.collections(in: category) ?? [] }
 
     /// The selection in a list of `count` collections.
     func selectedIndex(count: Int) -> Int {
@@ -53,14 +52,14 @@ struct Navigation {
     }
 
     /// A new catalog: a category with nothing left in it gives way to the first that has something.
-    mutating func keepCategoryAvailable(_ catalog: Catalog?) {
+    mutating func keepCategoryAvailable(_ catalog: (any CatalogSnapshot)?) {
         let available = availableCategories(catalog)
         if !available.contains(category), let first = available.first { category = first }
     }
 
     /// Next/previous category: album → artist → playlist → genre → folder (empty ones skipped); the
     /// browse list opens on the category's first collection. False when there is nothing to browse.
-    mutating func cycleCategory(by delta: Int, in catalog: Catalog?) -> Bool {
+    mutating func cycleCategory(by delta: Int, in catalog: (any CatalogSnapshot)?) -> Bool {
         let cycle = availableCategories(catalog)
         guard !cycle.isEmpty else { return false }
         let index = cycle.firstIndex(of: category) ?? (delta > 0 ? -1 : 0)
@@ -71,7 +70,7 @@ struct Navigation {
     }
 
     /// Opens the browse list on `playing` (when it is of the current category), then moves.
-    mutating func enterBrowse(moveBy delta: Int, playing: Collection?, in catalog: Catalog?) {
+    mutating func enterBrowse(moveBy delta: Int, playing: Collection?, in catalog: (any CatalogSnapshot)?) {
         let list = collections(catalog)
         if let playing, playing.category == category, let index = list.firstIndex(of: playing) {
             selection[category] = index
@@ -326,7 +325,7 @@ struct Navigation {
 ///
 /// Thread: any (a value); the player's copy lives on the loop thread.
 struct LibraryShelf {
-    var catalog: Catalog?
+    var catalog: (any CatalogSnapshot)?
     private(set) var present: Set<String> = []
     private(set) var scanning: [String: Int] = [:]
 
@@ -337,7 +336,7 @@ struct LibraryShelf {
     var scanningFound: Int? { scanning.isEmpty ? nil : scanning.values.reduce(0, +) }
 
     /// Follows one library event (the catalog comes with it).
-    mutating func apply(_ event: LibraryEvent, catalog newCatalog: Catalog) {
+    mutating func apply(_ event: LibraryEvent, catalog newCatalog: any CatalogSnapshot) {
         switch event {
         case .volumeAdded(let id, _):
             present.insert(id.rawValue)

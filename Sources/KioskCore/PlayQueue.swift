@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
-import KioskLibrary
 import KioskModel
 
 /// The queue the player plays: its tracks, the order they play in (the queue's own, or a shuffle),

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
-import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// The commands of buttons, cards and remote clients (`PlayerCommand`) as the player applies them.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskConfig
-import KioskLibrary
 import KioskModel
 import KioskSystem
 
@@ -237,7 +236,7 @@ extension Player {
                 $0.relativePath < $1.relativePath
             }
         case .collection(let name):
-            for category in [KioskLibrary.Category.album, .playlist, .folder] {
+            for category in [KioskModel.Category.album, .playlist, .folder] {
                 let matches = catalog.collections(in: category).filter { $0.name == name }
                 if let folder = exhibit.languageFolder,
                     let inLanguage = matches.first(where: {

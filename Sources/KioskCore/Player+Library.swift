@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
 import KioskModel
 import KioskSystem
 
@@ -8,7 +7,7 @@ import KioskSystem
 /// `Player`.
 extension Player {
     /// One library event and the catalog after it; the screen is drawn once for it.
-    public func handle(_ event: LibraryEvent, catalog newCatalog: Catalog) {
+    public func handle(_ event: LibraryEvent, catalog newCatalog: any CatalogSnapshot) {
         scheduler.assertInLoop()
         // A scan's end already brought its catalog: the change that follows it is no news.
         if case .catalogChanged = event, newCatalog === catalog { return }

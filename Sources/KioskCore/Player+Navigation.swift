@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
 import KioskModel
 
 /// Navigation: what each action does on each screen (now playing, browse, help, menu, cards, setup

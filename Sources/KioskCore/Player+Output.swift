@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
 import KioskModel
 
 /// The audio output: the devices the menu offers, the one in use, the one chosen, and what the

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
-import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// Restoring the saved queue after a restart (`RestoreSession`). The saved track plays as soon as
@@ -29,7 +28,7 @@ extension Player {
         else { return }
         var tracks: [Track] = []
         var collection: Collection?
-        if let ref = resume.collection, let cat = KioskLibrary.Category(rawValue: ref.category),
+        if let ref = resume.collection, let cat = KioskModel.Category(rawValue: ref.category),
             let match = catalog.collection(cat, key: ref.key)
         {
             collection = match

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
 import KioskConfig
-import KioskLibrary
 import KioskModel
 import KioskSystem
 
@@ -122,7 +120,7 @@ public final class Player {
     public init(
         loop: any Scheduler, engine: any PlaybackEngine, screen: (any ScreenOutput)?, config: Config,
         outputDevices: [String], resume: ResumeState?,
-        deviceOpens: @escaping (String) -> Bool = OutputSupervisor.alsaOpens
+        deviceOpens: @escaping (String) -> Bool
     ) {
         let output = OutputSupervisor(
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)
@@ -150,7 +148,7 @@ public final class Player {
         playQueue.setShuffle(resume?.shuffle.flatMap(PlayQueue.Shuffle.init(rawValue:)) ?? config.shuffle)
         if let resume {
             playQueue.continueIdentity(version: resume.queueVersion ?? 0, nextSongID: resume.nextSongID ?? 0)
-            navigation.category = KioskLibrary.Category(rawValue: resume.category) ?? .album
+            navigation.category = KioskModel.Category(rawValue: resume.category) ?? .album
             // resumeAtBoot false: the box starts stopped; the saved volume and device still count.
             // An exhibit starts on its attract loop, not on what played before.
             if resume.relativePath != nil && config.resumeAtBoot && config.exhibit == nil { restore = .waiting(resume) }
@@ -173,10 +171,10 @@ public final class Player {
 
     // MARK: - state, as the screen and remote clients read it
 
-    public var catalog: Catalog? { shelf.catalog }
+    public var catalog: (any CatalogSnapshot)? { shelf.catalog }
     public var status: PlaybackStatus { transport.status }
     public var mode: PlayerMode { navigation.mode }
-    public var category: KioskLibrary.Category { navigation.category }
+    public var category: KioskModel.Category { navigation.category }
     public var volume: Int { volumeControl.level }
     /// Frames of the current track played so far, and its rate.
     public var positionFrames: Int64 { transport.positionFrames }

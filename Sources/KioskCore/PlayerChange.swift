@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
-import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// What the player tells the rest of the appliance, typed: each change carries its data, so a

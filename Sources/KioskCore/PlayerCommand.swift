@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
+import KioskModel
 
 /// What buttons, cards and remote clients ask of the player: one vocabulary, applied by
 /// `Player.perform(_:from:)`. A button's meaning on each screen is the navigation's (an `Action`

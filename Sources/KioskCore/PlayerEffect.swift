@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
 import KioskModel
 
 /// What a part of the player asks of the world outside its own state: the engine, the resume

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
 import KioskConfig
 import KioskModel
 import KioskSystem

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
-import KioskLibrary
 import KioskModel
 
 /// What the screen shows, worked out from a snapshot of the player: a pure function of its
@@ -19,7 +17,7 @@ struct PlayerView {
     var cardEntries: [BrowseItem] = []
     /// The Setup check screen's rows (the doctor's failed lines with their fixes, then Close).
     var setupEntries: [BrowseItem] = []
-    var category = KioskLibrary.Category.album
+    var category = KioskModel.Category.album
     var collections: [Collection] = []
     var selectedIndex = 0
     var queue = PlayQueue()
@@ -161,7 +159,7 @@ struct PlayerView {
         init() {}
 
         init(_ problems: [LibraryProblem]) {
-            let drm = DecodeError.drmProtected.description
+            let drm = Advice.drmProtected
             for problem in problems where problem.severity == .excluded && !problem.relativePath.isEmpty {
                 if problem.reason == drm { drmProtected += 1 } else { unplayable += 1 }
             }
@@ -189,7 +187,7 @@ struct PlayerView {
                 artist: restored.artist, album: restored.album, elapsedSeconds: positionSeconds,
                 totalSeconds: restored.durationSeconds, playback: playback,
                 categoryLabel: Self.singular(
-                    restored.collection.flatMap { KioskLibrary.Category(rawValue: $0.category) } ?? category),
+                    restored.collection.flatMap { KioskModel.Category(rawValue: $0.category) } ?? category),
                 queuePosition: restored.queueCount > 0 ? restored.queueIndex + 1 : 0, queueCount: restored.queueCount,
                 artworkKey: nil, volumeOverlay: volumeOverlay, volumeRange: volumeRange, statusLine: statusLine)
         }
@@ -231,7 +229,7 @@ struct PlayerView {
         }
     }
 
-    static func label(_ category: KioskLibrary.Category) -> String {
+    static func label(_ category: KioskModel.Category) -> String {
         switch category {
         case .album: "Albums"
         case .artist: "Artists"
@@ -242,7 +240,7 @@ struct PlayerView {
         }
     }
 
-    static func singular(_ category: KioskLibrary.Category) -> String {
+    static func singular(_ category: KioskModel.Category) -> String {
         switch category {
         case .album: "Album"
         case .artist: "Artist"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
+import KioskModel
 
 /// Where restoring the saved queue after a restart stands. The saved track plays as soon as its
 /// stick is mounted, before the stick's scan ends (the engine gets that one file: `playingAlone`);

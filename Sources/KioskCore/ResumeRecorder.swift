@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// Decides when the resume state (resume.state, through a `ResumeStore`) is written, and hands it to

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// What the player was doing, saved so that a power cut loses at most a few seconds.
@@ -190,7 +190,7 @@ extension ResumeState {
     /// is now when it already plays.
     init(
         queue: PlayQueue, transport: Transport, livePositionFrames: Int64, restore: RestoreSession,
-        category: KioskLibrary.Category, volume: Int, outputDevice: String, sleepRemainingSeconds: Int?,
+        category: KioskModel.Category, volume: Int, outputDevice: String, sleepRemainingSeconds: Int?,
         locked: Bool
     ) {
         self.init()

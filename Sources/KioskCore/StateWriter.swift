@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// The state directory's durable writes (resume.state's records, client-queue.json, bookmarks.json,

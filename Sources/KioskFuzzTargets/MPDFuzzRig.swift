@@ -68,7 +68,8 @@ final class MPDFuzzRig {
                 box.player?.handle(event, catalog: catalog)
             }
             player = Player(
-                loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil)
+                loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil,
+                deviceOpens: OutputPresence.isPresent)
             box.player = player
             var settings = MPDSettings()
             settings.socketPath = socket

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// The `scan` target: the input is a small tree of files, folders, links and FIFOs (what a stick

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// Finds a collection's cover art: the embedded front cover of its representative track, else a

@@ -763,3 +763,5 @@ public final class Catalog: Sendable {
             trackCount: count)
     }
 }
+
+extension Catalog: CatalogSnapshot {}

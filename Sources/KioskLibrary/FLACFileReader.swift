@@ -2,6 +2,7 @@
 @preconcurrency import CFLAC
 import Glibc
 import KioskAudio
+import KioskModel
 import KioskSystem
 
 /// What the library knows about a playable FLAC file: STREAMINFO and tags.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// A volume the library currently knows about. Thread: any (a value).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// One line of /proc/self/mountinfo that lies under a media root. Thread: any (a value).

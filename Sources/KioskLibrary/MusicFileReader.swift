@@ -2,6 +2,7 @@
 import CKioskTags
 import Glibc
 import KioskAudio
+import KioskModel
 import KioskSystem
 
 /// Reads any music file for the library: its format by content (KioskAudio's `DecoderSet`), then

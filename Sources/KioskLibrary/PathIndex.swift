@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// Finds a track by volume and relative path: an open-addressing hash table of track indices

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
+import KioskModel
 import KioskSystem
 
 /// A parsed `.m3u`/`.m3u8` playlist: its name and its entries as written (not yet resolved).
@@ -100,12 +101,7 @@ package enum PlaylistParser {
             overBudget: overBudget)
     }
 
-    static func stem(_ relativePath: String) -> String {
-        var name = Substring(relativePath)
-        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = name[..<dot] }
-        return String(name)
-    }
+    static func stem(_ relativePath: String) -> String { Track.stem(relativePath) }
 }
 
 /// Turns playlist entries into relative paths of files on the same volume, or says why not.

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// The problems of one scan, kept as they are found and bounded as they are found (a stick of
 /// 200 000 broken files must not hold 200 000 problem lines in memory to print 2 000): at most
 /// `perFolder` in a row from one folder and `total` in all; the rest are counted, and `finished`

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// What a volume's index remembers, as contents to show before the walk has confirmed them: the

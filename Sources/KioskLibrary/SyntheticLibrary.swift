@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 @preconcurrency import CFLAC
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// An image to embed in a FLAC file as a PICTURE block (bytes supplied by the caller; the

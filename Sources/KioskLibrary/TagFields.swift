@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// The tag fields the library uses, how comment and property names map to them, and how values
 /// are added to `TrackTags` (one home for FLAC's Vorbis comments and TagLib's property maps).
 ///

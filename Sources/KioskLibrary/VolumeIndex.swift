@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import CSQLite
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// What the index remembers about one FLAC file, valid while its size and mtime are unchanged.

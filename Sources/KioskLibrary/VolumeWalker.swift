@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
+import KioskModel
 import KioskSystem
 
 /// Bounds on what a scan will look at. Everything on a stick is untrusted: each limit, when hit,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// Loads the pictures `albumart` and `readpicture` serve, off the loop thread (a USB stick can be
@@ -33,7 +34,7 @@ final class MPDArtworkLoader {
         let key: Key
         let track: Track
         let mountPoint: String
-        let catalog: Catalog
+        let catalog: any CatalogSnapshot
         var completions: [(Picture?) -> Void]
     }
 
@@ -71,7 +72,8 @@ final class MPDArtworkLoader {
 
     /// Loads the picture for `track` and calls `completion` on the loop thread.
     func load(
-        _ kind: Kind, track: Track, mountPoint: String, catalog: Catalog, completion: @escaping (Picture?) -> Void
+        _ kind: Kind, track: Track, mountPoint: String, catalog: any CatalogSnapshot,
+        completion: @escaping (Picture?) -> Void
     ) {
         let key = Key(kind: kind, path: track.path)
         if let hit = cached(key) {
@@ -151,7 +153,9 @@ final class MPDArtworkLoader {
     }
 
     /// Runs on the worker thread.
-    static func read(_ kind: Kind, track: Track, mountPoint: String, catalog: Catalog, limit: Int) -> Picture? {
+    static func read(_ kind: Kind, track: Track, mountPoint: String, catalog: any CatalogSnapshot, limit: Int)
+        -> Picture?
+    {
         guard isInside(track.path, mountPoint: mountPoint) else {
             Log.warning("mpd: \(track.path) is not inside \(mountPoint); not reading it")
             return nil

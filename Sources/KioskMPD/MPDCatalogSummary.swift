@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
+import KioskModel
 
 /// What `stats` says of a catalog: its songs, distinct artist and album tag values, and total
 /// duration. Made from the catalog alone, so `stats` does not wait for the database view
@@ -8,13 +9,13 @@ import KioskLibrary
 ///
 /// Thread: any (a value); the server keeps one on the loop thread.
 struct MPDCatalogSummary {
-    let catalog: Catalog
+    let catalog: any CatalogSnapshot
     let songs: Int
     let artists: Int
     let albums: Int
     let seconds: Int
 
-    init(catalog: Catalog) {
+    init(catalog: any CatalogSnapshot) {
         self.catalog = catalog
         var artists = Set<String>()
         var albums = Set<String>()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// The tags the server reports and filters on: MPD 0.23's tag types in its order (src/tag/Type.h),
@@ -190,7 +191,7 @@ final class MPDDatabase {
         case song(Int)
     }
 
-    let catalog: Catalog
+    let catalog: any CatalogSnapshot
     /// Seconds since the epoch when this view was built (MPD's `db_update`).
     let builtAt: Int
     private(set) var volumeNames: [VolumeID: String] = [:]
@@ -204,7 +205,7 @@ final class MPDDatabase {
     private(set) var playlists: [StoredPlaylist] = []
     private var playlistByName: [String: Int] = [:]
 
-    init(catalog: Catalog) {
+    init(catalog: any CatalogSnapshot) {
         self.catalog = catalog
         builtAt = Int(Syscalls.realtimeNanoseconds() / 1_000_000_000)
         build()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
+import KioskModel
 
 /// A song filter as MPD parses it (src/song/Filter.cxx): filter expressions
 /// `(TAG == 'VALUE')`, `(TAG != 'VALUE')`, `(TAG contains 'VALUE')`, `(!EXPR)`,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskCore
 import KioskLibrary
+import KioskModel
 
 /// Writes items one after another into the output as the client reads, about 4 KB at a time (a
 /// step of a client's turn: small enough that 60 clients' steps stay short on a slow CPU).

@@ -714,7 +714,7 @@ public final class MPDServer {
 
     /// What `stats` says of the catalog (made again after the catalog changes).
     var catalogSummary: MPDCatalogSummary {
-        let catalog = player.catalog ?? .empty
+        let catalog = player.catalog ?? Catalog.empty
         if let summary = summaryOfCatalog, summary.catalog === catalog { return summary }
         let summary = MPDCatalogSummary(catalog: catalog)
         summaryOfCatalog = summary
@@ -723,7 +723,7 @@ public final class MPDServer {
 
     /// The catalog as MPD's database (rebuilt after the catalog changes).
     var database: MPDDatabase {
-        let catalog = player.catalog ?? .empty
+        let catalog = player.catalog ?? Catalog.empty
         if let view = databaseView, view.catalog === catalog { return view }
         let view = MPDDatabase(catalog: catalog)
         databaseView = view

@@ -2,6 +2,7 @@
 import Glibc
 import KioskAudio
 import KioskCommandLine
+import KioskModel
 import KioskSystem
 
 /// `bench decode` and `bench play`: decoding and playback cost, side by side with each format's

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
 import KioskCommandLine
+import KioskModel
 import KioskSystem
 
 /// An engine on its own loop that plays a queue to its end, for the benches that time playback

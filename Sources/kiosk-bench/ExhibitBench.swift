@@ -64,7 +64,8 @@ extension BenchCommand {
             box.player?.handle(event, catalog: catalog)
         }
         let player = Player(
-            loop: loop, engine: engine, screen: nil, config: config, outputDevices: [settings.device], resume: nil)
+            loop: loop, engine: engine, screen: nil, config: config, outputDevices: [settings.device], resume: nil,
+            deviceOpens: OutputPresence.isPresent)
         box.player = player
         defer {
             player.shutdown()

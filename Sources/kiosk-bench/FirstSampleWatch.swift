@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
 import KioskCommandLine
+import KioskModel
 import KioskSystem
 import Synchronization
 

@@ -49,7 +49,8 @@ extension BenchCommand {
             box.player?.handle(event, catalog: catalog)
         }
         let player = Player(
-            loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil)
+            loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil,
+            deviceOpens: OutputPresence.isPresent)
         box.player = player
         lib.addVolume(path: library)
         _ = try loop.run(

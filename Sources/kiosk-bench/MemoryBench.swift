@@ -3,6 +3,7 @@ import CKioskShims
 import Glibc
 import KioskCommandLine
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// `bench memory`: what the library holds in memory for a 10 000-track stick, as the player

@@ -2,6 +2,7 @@
 import Glibc
 import KioskAudio
 import KioskCommandLine
+import KioskModel
 import KioskSystem
 
 /// `bench realtime`: what playing in real time costs, ours beside MPD's on the same file.

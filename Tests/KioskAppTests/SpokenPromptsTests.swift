@@ -26,7 +26,8 @@ import Testing
             var config = Config()
             config.stateDirectory = "/nonexistent/kiosk-spoken-prompts-test"
             player = Player(
-                loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil)
+                loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil,
+                deviceOpens: OutputPresence.isPresent)
             speech = SpokenPrompts(
                 resolved: ResolvedConfig(config: config, board: board), hasScreen: false, loop: loop, engine: engine,
                 player: player, helper: .binary(TestPaths.playerBinary))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Glibc
 import KioskAudio
+import KioskModel
 import KioskSystem
 import KioskTestSupport
 import Testing

@@ -2,6 +2,7 @@
 import KioskAudio
 import KioskConfig
 import KioskLibrary
+import KioskModel
 import KioskSystem
 import KioskTestSupport
 import Testing

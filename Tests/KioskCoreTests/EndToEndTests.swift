@@ -155,7 +155,7 @@ func fixtureCatalog(_ volume: String) throws -> Catalog {
 }
 
 /// The browse list of a category as the player shows it (first entry selected).
-func browseScreen(_ catalog: Catalog, _ category: KioskLibrary.Category, label: String) -> ScreenState {
+func browseScreen(_ catalog: Catalog, _ category: KioskModel.Category, label: String) -> ScreenState {
     .browse(
         BrowseState(
             categoryLabel: label,

@@ -179,7 +179,7 @@ final class PlayerRig {
             let settings = AudioSettings(device: devices[0], bufferMs: 40, ringSeconds: 0.5, realtimePriority: nil)
             engine = try AudioEngine(loop: loop, settings: settings, onEvent: deliver)
             scheduler = loop
-            opens = OutputSupervisor.alsaOpens
+            opens = OutputPresence.isPresent
             library = try Library(loop: loop, stateDirectory: state.path, mediaRoots: [], onEvent: libraryEvent)
         }
         player = Player(
@@ -250,10 +250,10 @@ final class PlayerRig {
         try idle(20)
     }
 
-    var catalog: Catalog { player.catalog! }
+    var catalog: any CatalogSnapshot { player.catalog! }
 
     /// The collections of a category, in list order.
-    func collections(_ category: KioskLibrary.Category) -> [KioskLibrary.Collection] {
+    func collections(_ category: KioskModel.Category) -> [KioskModel.Collection] {
         catalog.collections(in: category)
     }
 
@@ -266,7 +266,7 @@ final class PlayerRig {
     var title: String? { player.currentTrack?.title }
 
     /// Plays the first collection of `category` (browse, select) and waits until its first track sounds.
-    func playFirst(_ category: KioskLibrary.Category = .album, index: Int = 0) throws {
+    func playFirst(_ category: KioskModel.Category = .album, index: Int = 0) throws {
         try selectCategory(category)
         for _ in 0..<index { try press(.down) }
         let before = tracksStarted
@@ -276,7 +276,7 @@ final class PlayerRig {
     }
 
     /// Cycles categories until `category` is current, in browse mode.
-    func selectCategory(_ category: KioskLibrary.Category) throws {
+    func selectCategory(_ category: KioskModel.Category) throws {
         for _ in 0..<6 where !(player.category == category && player.mode == .browse) {
             try press(.nextCategory)
         }

@@ -357,7 +357,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
     @Test func nextCategoryCyclesAlbumArtistPlaylistGenreFolder() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         #expect(rig.player.category == .album)
-        var seen: [KioskLibrary.Category] = []
+        var seen: [KioskModel.Category] = []
         for _ in 0..<5 {
             try rig.press(.nextCategory)
             seen.append(rig.player.category)
@@ -374,7 +374,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 
     @Test func emptyCategoriesAreSkipped() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.plain])
-        var seen: [KioskLibrary.Category] = []
+        var seen: [KioskModel.Category] = []
         for _ in 0..<4 {
             try rig.press(.nextCategory)
             seen.append(rig.player.category)
@@ -950,7 +950,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 
     @Test func theScreenShowsScanningWhileAStickIsScanned() throws {
         let rig = try PlayerRig(volumes: [])
-        rig.player.handle(.volumeAdded(VolumeID(rawValue: "X"), mountPoint: "/media/x"), catalog: .empty)
+        rig.player.handle(.volumeAdded(VolumeID(rawValue: "X"), mountPoint: "/media/x"), catalog: Catalog.empty)
         guard case .message(let message) = rig.player.screenState() else {
             Issue.record("not a message")
             return
@@ -1119,7 +1119,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
 
     func announce(_ rig: PlayerRig, _ volume: String) {
         rig.player.handle(
-            .volumeAdded(VolumeIdentity.identify(directory: volume), mountPoint: volume), catalog: .empty)
+            .volumeAdded(VolumeIdentity.identify(directory: volume), mountPoint: volume), catalog: Catalog.empty)
     }
 
     @Test func theSavedTrackPlaysBeforeTheCatalogAndJoinsItsQueueWithoutARestart() throws {
@@ -1189,7 +1189,7 @@ private let beta = PlayerFixtures.mainAlbums[1]
         #expect(try rig.run { rig.tracksStarted == 1 })
         rig.player.handle(
             .volumeRemoved(VolumeIdentity.identify(directory: PlayerFixtures.main), mountPoint: PlayerFixtures.main),
-            catalog: .empty)
+            catalog: Catalog.empty)
         #expect(rig.player.status == .stopped)
         #expect(
             rig.player.screenState()

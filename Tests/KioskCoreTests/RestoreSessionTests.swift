@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
+import KioskModel
 import Testing
 
 @testable import KioskCore

@@ -3,6 +3,7 @@ import KioskCore
 import KioskInput
 import KioskLibrary
 import KioskMPD
+import KioskModel
 import KioskSystem
 import Testing
 

@@ -109,7 +109,7 @@ final class Harness {
         }
         player = Player(
             loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none", "default", "hw:9"],
-            resume: nil)
+            resume: nil, deviceOpens: OutputPresence.isPresent)
         box.player = player
         let profile = try InputProfile.parse(
             try JSONReader.parse(Array(Harness.buttonsJSON.utf8), file: "test.json"), settings: InputSettings())

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
+import KioskModel
 import KioskSystem
 
 /// A `PlaybackEngine` that plays in virtual time: no threads, no device, no sleeps. It keeps the
@@ -17,7 +18,7 @@ public final class FakeEngine: PlaybackEngine {
     /// Called with each event, in order.
     public var onEvent: (AudioEvent) -> Void
     /// Whether a device opens (default: ALSA's own probe; "none" always opens).
-    public var opens: (String) -> Bool = OutputSupervisor.alsaOpens
+    public var opens: (String) -> Bool = OutputPresence.isPresent
     public private(set) var device: String
     public private(set) var volume = 100
     /// The commands received, in order ("setQueue 2@0+0", "play", …), for tests of what was asked.

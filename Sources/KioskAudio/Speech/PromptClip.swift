@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
+
 /// A prompt's samples made ready for the device as it is set up: its rate (libsoxr), its channels
 /// (`ChannelMixer`) and its encoding, at the speech volume, in memory written once here so the
 /// output thread only copies it to the device (no conversion, allocation or page fault there).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskCore
 import KioskLibrary
+import KioskModel
 
 /// Playing, seeking, modes and volume (MPD's src/command/PlayerCommands.cxx). Thread: loop thread.
 enum MPDPlaybackCommands {

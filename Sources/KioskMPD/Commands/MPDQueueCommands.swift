@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskCore
 import KioskLibrary
+import KioskModel
 
 /// The queue ("the current playlist" in MPD's words; src/command/QueueCommands.cxx). Thread: loop thread.
 enum MPDQueueCommands {

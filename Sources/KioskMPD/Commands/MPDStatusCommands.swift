@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// What the player is doing: status, current song, statistics (MPD's src/command/PlayerCommands.cxx

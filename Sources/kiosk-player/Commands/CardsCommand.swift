@@ -145,7 +145,7 @@ enum CardsCommand {
     }
 
     private static func find(
-        _ name: String, in category: KioskLibrary.Category, _ catalog: Catalog, artist: String? = nil
+        _ name: String, in category: KioskModel.Category, _ catalog: Catalog, artist: String? = nil
     ) throws -> CardCollection {
         let all = catalog.collections(in: category)
         var matches = all.filter { $0.name.lowercased() == name.lowercased() }

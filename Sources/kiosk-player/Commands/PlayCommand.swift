@@ -3,6 +3,7 @@ import Glibc
 import KioskAudio
 import KioskCommandLine
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// `kiosk-player play FILE… [--device PCM]`: plays files back to back through the audio engine.

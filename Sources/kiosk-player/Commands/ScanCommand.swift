@@ -2,6 +2,7 @@
 import Glibc
 import KioskCommandLine
 import KioskLibrary
+import KioskModel
 import KioskSystem
 
 /// `kiosk-player scan DIR [--json] [--state-dir DIR]`: scans a folder as the player scans a USB

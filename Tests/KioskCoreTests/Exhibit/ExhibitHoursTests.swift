@@ -2,6 +2,7 @@
 import Glibc
 import KioskDisplay
 import KioskLibrary
+import KioskModel
 import KioskSystem
 import KioskTestSupport
 import Synchronization

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-import KioskAudio
+import KioskCore
+import KioskModel
 import KioskSystem
 import KioskTestSupport
 import Testing

@@ -80,7 +80,7 @@ public struct Track: Sendable, Hashable {
     /// ALBUMARTIST values joined; without the tag, decided per album folder when a scan makes the
     /// volume's contents (`Track.withAlbumArtists`): the tracks' common first artist, else
     /// "Various Artists". (A lone track: its first artist.)
-    public internal(set) var albumArtist: String
+    public package(set) var albumArtist: String
     /// GENRE values joined, else "Unknown Genre".
     public let genre: String
     public let date: String?
@@ -147,6 +147,15 @@ public struct Track: Sendable, Hashable {
         guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relativePath }
         return String(relativePath[relativePath.utf8.index(after: slash)...])
     }
+    /// The file name of `relativePath` without its extension: the title of a track without a
+    /// TITLE tag, and a playlist's name.
+    package static func stem(_ relativePath: String) -> String {
+        var name = Substring(relativePath)
+        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = name[..<dot] }
+        return String(name)
+    }
+
     /// What stands for "album artist" on a compilation tagged without ALBUMARTIST.
     public static let variousArtists = "Various Artists"
 
@@ -157,7 +166,7 @@ public struct Track: Sendable, Hashable {
     /// compilation tagged without ALBUMARTIST stays one album instead of one per track. Albums
     /// spread over disc folders (CD1, CD2) meet again in the catalog when their artist agrees.
     /// Returns `tracks` itself (no copy) when nothing changes.
-    static func withAlbumArtists(_ tracks: [Track]) -> [Track] {
+    package static func withAlbumArtists(_ tracks: [Track]) -> [Track] {
         struct AlbumFolder: Hashable {
             let folder: String
             let album: String
@@ -186,7 +195,7 @@ public struct Track: Sendable, Hashable {
     /// (relative folders holding `.audiobook`; "" is the volume's top) and cleared for the others,
     /// since a track may come from an index made when the marker was elsewhere. Returns `tracks`
     /// itself (no copy) when nothing changes.
-    static func withAudiobookFolders(_ tracks: [Track], markerFolders: [String]) -> [Track] {
+    package static func withAudiobookFolders(_ tracks: [Track], markerFolders: [String]) -> [Track] {
         let markers = Set(markerFolders)
         func marked(_ folder: String) -> Bool {
             if markers.isEmpty { return false }
@@ -245,7 +254,7 @@ public struct Track: Sendable, Hashable {
     }
 
     /// The first ARTIST value (the display fallback when there is none).
-    var firstArtist: String { rawTags?.several?.tags.artists.first ?? artist }
+    package var firstArtist: String { rawTags?.several?.tags.artists.first ?? artist }
 
     /// The artists to file the track under in the artist category (at least one).
     public var artistNames: [String] {
@@ -258,9 +267,13 @@ public struct Track: Sendable, Hashable {
         return [genre]
     }
     /// The artists of `artistNames` when there are several (no array is made for one).
-    var multipleArtists: [String]? { rawTags?.several.flatMap { $0.tags.artists.count > 1 ? $0.tags.artists : nil } }
+    package var multipleArtists: [String]? {
+        rawTags?.several.flatMap { $0.tags.artists.count > 1 ? $0.tags.artists : nil }
+    }
     /// The genres of `genreNames` when there are several.
-    var multipleGenres: [String]? { rawTags?.several.flatMap { $0.tags.genres.count > 1 ? $0.tags.genres : nil } }
+    package var multipleGenres: [String]? {
+        rawTags?.several.flatMap { $0.tags.genres.count > 1 ? $0.tags.genres : nil }
+    }
 
     public static let unknownArtist = "Unknown Artist"
     public static let unknownAlbum = "Unknown Album"
@@ -289,13 +302,13 @@ public struct Track: Sendable, Hashable {
         static let audiobookFolder = Flags(rawValue: 64)
     }
 
-    static func folder(of relativePath: String) -> String {
+    package static func folder(of relativePath: String) -> String {
         guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
         return String(relativePath[..<slash])
     }
 
     /// `folder` when it is the folder of `relativePath` (then no new String is made), else nil.
-    static func sharedFolder(_ folder: String, of relativePath: String) -> String? {
+    package static func sharedFolder(_ folder: String, of relativePath: String) -> String? {
         let path = relativePath.utf8
         let count = folder.utf8.count
         guard path.count > count else { return nil }
@@ -308,68 +321,62 @@ public struct Track: Sendable, Hashable {
 
     /// The tag values a track is made of: each field's values joined with ", " (nil when the
     /// file has none), the numbers, and the stream's facts. Thread: any (a value).
-    struct Values {
-        var title: String?
-        var artist: String?
-        var album: String?
-        var albumArtist: String?
-        var genre: String?
-        var date: String?
-        var trackNumber: Int?
-        var trackTotal: Int?
-        var discNumber: Int?
-        var discTotal: Int?
-        var sampleRate = 0
-        var channels = 0
-        var bitsPerSample = 0
-        var totalFrames: Int64?
-        var hasPicture = false
-    }
+    package struct Values {
+        package var title: String?
+        package var artist: String?
+        package var album: String?
+        package var albumArtist: String?
+        package var genre: String?
+        package var date: String?
+        package var trackNumber: Int?
+        package var trackTotal: Int?
+        package var discNumber: Int?
+        package var discTotal: Int?
+        package var sampleRate = 0
+        package var channels = 0
+        package var bitsPerSample = 0
+        package var totalFrames: Int64?
+        package var hasPicture = false
 
-    /// A track from what the reader found.
-    ///
-    /// - Parameters:
-    ///   - sameFolderAs: a track made just before, whose folder string is shared when this one
-    ///     lies in the same folder (tracks of an album then share one allocation).
-    ///   - strings: shares equal artist, album, genre and date strings between tracks.
-    init(
-        volume: TrackVolume, file: ScannedFile, info: TrackInfo, sameFolderAs previous: Track? = nil,
-        strings: inout StringPool
-    ) {
-        let tags = info.tags
-        // Values come cleaned (no control characters, trimmed, non-empty) from the reader.
-        func joined(_ values: [String]) -> String? {
-            values.isEmpty ? nil : values.count == 1 ? values[0] : values.joined(separator: ", ")
+        package init(
+            title: String? = nil, artist: String? = nil, album: String? = nil, albumArtist: String? = nil,
+            genre: String? = nil, date: String? = nil, trackNumber: Int? = nil, trackTotal: Int? = nil,
+            discNumber: Int? = nil, discTotal: Int? = nil, sampleRate: Int = 0, channels: Int = 0,
+            bitsPerSample: Int = 0, totalFrames: Int64? = nil, hasPicture: Bool = false
+        ) {
+            self.title = title
+            self.artist = artist
+            self.album = album
+            self.albumArtist = albumArtist
+            self.genre = genre
+            self.date = date
+            self.trackNumber = trackNumber
+            self.trackTotal = trackTotal
+            self.discNumber = discNumber
+            self.discTotal = discTotal
+            self.sampleRate = sampleRate
+            self.channels = channels
+            self.bitsPerSample = bitsPerSample
+            self.totalFrames = totalFrames
+            self.hasPicture = hasPicture
         }
-        func pooled(_ values: [String]) -> String? { joined(values).map { strings.shared($0) } }
-        let values = Values(
-            title: joined(tags.titles), artist: pooled(tags.artists), album: pooled(tags.albums),
-            albumArtist: pooled(tags.albumArtists), genre: pooled(tags.genres),
-            date: tags.dates.first.map { strings.shared($0) }, trackNumber: tags.trackNumber,
-            trackTotal: tags.trackTotal, discNumber: tags.discNumber, discTotal: tags.discTotal,
-            sampleRate: info.sampleRate, channels: info.channels, bitsPerSample: info.bitsPerSample,
-            totalFrames: info.totalFrames, hasPicture: info.hasPicture)
-        var kept = tags
-        // Album-wide extra values (MusicBrainz album and artist ids, sort names) are shared too.
-        for i in kept.extras.indices {
-            kept.extras[i] = ExtraTagValue(kept.extras[i].tag, strings.shared(kept.extras[i].value))
-        }
-        // RawTags.make keeps what the display values cannot stand for, nothing for most files.
-        self.init(volume: volume, file: file, values: values, rawTags: kept, sameFolderAs: previous)
     }
 
     /// A track from its values (strings already shared through a `StringPool`); `rawTags` when
     /// some field has several values (`values` then hold them joined with ", ", the first date) or
     /// there are extra tags.
-    init(volume: TrackVolume, file: ScannedFile, values: Values, rawTags: TrackTags?, sameFolderAs previous: Track?) {
+    package init(
+        volume: TrackVolume, relativePath: String, fileSize: Int64, modificationTime: Int64, values: Values,
+        rawTags: TrackTags?, sameFolderAs previous: Track?
+    ) {
         place = volume
-        relativePath = file.relativePath
+        self.relativePath = relativePath
         folder =
-            previous.flatMap { Track.sharedFolder($0.folder, of: file.relativePath) }
-            ?? Track.folder(of: file.relativePath)
-        fileSize = file.size
-        modificationTime = file.modificationTime
-        title = values.title ?? PlaylistParser.stem(file.relativePath)
+            previous.flatMap { Track.sharedFolder($0.folder, of: relativePath) }
+            ?? Track.folder(of: relativePath)
+        self.fileSize = fileSize
+        self.modificationTime = modificationTime
+        title = values.title ?? Track.stem(relativePath)
         artist = values.artist ?? Track.unknownArtist
         album = values.album ?? Track.unknownAlbum
         albumArtist = values.albumArtist ?? artist
@@ -393,15 +400,8 @@ public struct Track: Sendable, Hashable {
         self.rawTags = rawTags.flatMap(RawTags.make)
     }
 
-    /// What the reader found, as the index stores it.
-    var info: TrackInfo {
-        TrackInfo(
-            sampleRate: sampleRate, channels: channels, bitsPerSample: bitsPerSample, totalFrames: totalFrames,
-            tags: tags, hasPicture: hasEmbeddedPicture)
-    }
-
     /// The volume and mount point reference of this track (for tracks made next to it).
-    var volumePlace: TrackVolume { place }
+    package var volumePlace: TrackVolume { place }
 
     public static func == (a: Track, b: Track) -> Bool {
         a.relativePath == b.relativePath && a.place == b.place && a.fileSize == b.fileSize
@@ -420,7 +420,7 @@ public struct Track: Sendable, Hashable {
     }
 
     /// Trims whitespace and turns control characters (which a display cannot show) into spaces.
-    static func clean(_ value: String) -> String {
+    package static func clean(_ value: String) -> String {
         var clean = true
         for byte in value.utf8 where byte < 0x20 || byte == 0x7F {
             clean = false
@@ -447,20 +447,20 @@ public struct Track: Sendable, Hashable {
 }
 
 /// A volume and its mount point, shared by the tracks of one scan. Thread: any (immutable).
-final class TrackVolume: Sendable, Hashable {
-    let id: VolumeID
-    let mountPoint: String
+package final class TrackVolume: Sendable, Hashable {
+    package let id: VolumeID
+    package let mountPoint: String
 
-    init(id: VolumeID, mountPoint: String) {
+    package init(id: VolumeID, mountPoint: String) {
         self.id = id
         self.mountPoint = mountPoint
     }
 
-    static func == (a: TrackVolume, b: TrackVolume) -> Bool {
+    package static func == (a: TrackVolume, b: TrackVolume) -> Bool {
         a === b || (a.id == b.id && a.mountPoint == b.mountPoint)
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(id)
         hasher.combine(mountPoint)
     }
@@ -469,19 +469,19 @@ final class TrackVolume: Sendable, Hashable {
 /// What a track's display values cannot stand for: the raw tags when a field has several values,
 /// and the extra tags (kept apart, so a file with only those costs no copy of its other fields).
 /// Thread: any (immutable).
-final class RawTags: Sendable, Hashable {
+package final class RawTags: Sendable, Hashable {
     /// The tags as read (extras included), when some field has several values; boxed, so a track
     /// with only extra tags does not carry room for them (measured: 110 bytes a track).
-    let several: Several?
-    let extras: [ExtraTagValue]
+    package let several: Several?
+    package let extras: [ExtraTagValue]
     /// The ReplayGain tags, when the file has some.
-    let replayGain: ReplayGainInfo?
+    package let replayGain: ReplayGainInfo?
 
     /// The boxed copy of the tags. Thread: any (immutable).
-    final class Several: Sendable {
-        let tags: TrackTags
+    package final class Several: Sendable {
+        package let tags: TrackTags
 
-        init(_ tags: TrackTags) { self.tags = tags }
+        package init(_ tags: TrackTags) { self.tags = tags }
     }
 
     private init(several: Several?, extras: [ExtraTagValue], replayGain: ReplayGainInfo?) {
@@ -491,7 +491,7 @@ final class RawTags: Sendable, Hashable {
     }
 
     /// What of `tags` the display values cannot stand for; nil when they stand for all of it.
-    static func make(_ tags: TrackTags) -> RawTags? {
+    package static func make(_ tags: TrackTags) -> RawTags? {
         let several =
             tags.titles.count > 1 || tags.artists.count > 1 || tags.albums.count > 1 || tags.albumArtists.count > 1
             || tags.genres.count > 1 || tags.dates.count > 1
@@ -500,81 +500,14 @@ final class RawTags: Sendable, Hashable {
         return RawTags(several: several ? Several(tags) : nil, extras: tags.extras, replayGain: replayGain)
     }
 
-    static func == (a: RawTags, b: RawTags) -> Bool {
+    package static func == (a: RawTags, b: RawTags) -> Bool {
         a === b || (a.several?.tags == b.several?.tags && a.extras == b.extras && a.replayGain == b.replayGain)
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(several?.tags)
         hasher.combine(extras)
         hasher.combine(replayGain)
-    }
-}
-
-/// Hands out one shared copy of equal strings (byte for byte: "é" composed and decomposed stay
-/// apart), so the tracks of an album or an artist share their strings instead of each holding a
-/// copy. Strings of up to 15 UTF-8 bytes are stored inside the String value and pass through.
-/// `shared(bytes:)` makes no String at all for bytes it has seen. Thread: the one that owns the value.
-struct StringPool {
-    /// Open addressing, at most half full; nil is an empty slot.
-    private var slots: [String?] = Array(repeating: nil, count: 64)
-    private(set) var count = 0
-
-    /// `string`, or the pooled string with the same bytes.
-    mutating func shared(_ string: String) -> String {
-        if string.utf8.count <= 15 { return string }
-        var copy = string
-        return copy.withUTF8 { bytes in find(UnsafeRawBufferPointer(bytes)) } ?? insert(string)
-    }
-
-    /// A string of `bytes` (UTF-8; invalid sequences are repaired and not pooled), the pooled one
-    /// when there is one.
-    mutating func shared(bytes: UnsafeRawBufferPointer) -> String {
-        if bytes.count <= 15 { return String(decoding: bytes, as: UTF8.self) }
-        if let found = find(bytes) { return found }
-        let string = String(decoding: bytes, as: UTF8.self)
-        return string.utf8.count == bytes.count && string.utf8.elementsEqual(bytes) ? insert(string) : string
-    }
-
-    private static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        hasher.combine(bytes: bytes)
-        return hasher.finalize()
-    }
-
-    private func find(_ bytes: UnsafeRawBufferPointer) -> String? {
-        let mask = slots.count - 1
-        var slot = StringPool.hash(bytes) & mask
-        while let candidate = slots[slot] {
-            let same =
-                candidate.utf8.count == bytes.count
-                && (candidate.utf8.withContiguousStorageIfAvailable {
-                    memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
-                } ?? candidate.utf8.elementsEqual(bytes))
-            if same { return candidate }
-            slot = (slot + 1) & mask
-        }
-        return nil
-    }
-
-    private mutating func insert(_ string: String) -> String {
-        if (count + 1) * 2 > slots.count {
-            let old = slots
-            slots = Array(repeating: nil, count: old.count * 2)
-            count = 0
-            for case let member? in old { place(member) }
-        }
-        place(string)
-        return string
-    }
-
-    private mutating func place(_ string: String) {
-        let mask = slots.count - 1
-        var copy = string
-        var slot = copy.withUTF8 { StringPool.hash(UnsafeRawBufferPointer($0)) } & mask
-        while slots[slot] != nil { slot = (slot + 1) & mask }
-        slots[slot] = string
-        count += 1
     }
 }
 
@@ -616,6 +549,17 @@ public struct Collection: Sendable, Hashable {
     /// cover file, else the first in play order).
     public let representative: Track
     public let trackCount: Int
+
+    package init(
+        category: Category, key: String, name: String, subtitle: String, representative: Track, trackCount: Int
+    ) {
+        self.category = category
+        self.key = key
+        self.name = name
+        self.subtitle = subtitle
+        self.representative = representative
+        self.trackCount = trackCount
+    }
 }
 
 /// A file the library left out (or used with a caveat), and why. Thread: any.
@@ -656,45 +600,4 @@ public enum LibraryEvent: Sendable, Hashable {
     case scanFinished(VolumeID, tracks: Int, problems: Int, seconds: Double)
     /// `Library.catalog` is a new snapshot.
     case catalogChanged
-}
-
-/// A condition on tracks for `Catalog.query`, like MPMediaPropertyPredicate: a field, a
-/// comparison and a value. Comparison ignores case and accents. Thread: any.
-public struct Predicate: Sendable, Hashable {
-    /// The track property compared.
-    public enum Field: String, Sendable, Hashable, CaseIterable {
-        /// Any of the track's artists (or the fallback "Unknown Artist").
-        case artist
-        case album
-        case albumArtist
-        /// Any of the track's genres (or "Unknown Genre").
-        case genre
-        case title
-        case date
-        /// The folder part of the relative path.
-        case folder
-        /// The volume's ID.
-        case volume
-    }
-
-    public enum Comparison: String, Sendable, Hashable {
-        case equalTo
-        case contains
-    }
-
-    public let field: Field
-    public let comparison: Comparison
-    public let value: String
-
-    public init(_ field: Field, _ comparison: Comparison = .equalTo, _ value: String) {
-        self.field = field
-        self.comparison = comparison
-        self.value = value
-    }
-
-    public static func artist(_ value: String) -> Predicate { Predicate(.artist, .equalTo, value) }
-    public static func album(_ value: String) -> Predicate { Predicate(.album, .equalTo, value) }
-    public static func albumArtist(_ value: String) -> Predicate { Predicate(.albumArtist, .equalTo, value) }
-    public static func genre(_ value: String) -> Predicate { Predicate(.genre, .equalTo, value) }
-    public static func title(_ value: String) -> Predicate { Predicate(.title, .equalTo, value) }
 }

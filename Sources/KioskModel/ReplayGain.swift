@@ -51,7 +51,7 @@ public struct ReplayGainInfo: Sendable, Hashable {
     }
 
     /// A gain or peak value as MPD reads it (strtof): a leading number, the rest ("dB") ignored.
-    static func number(_ text: String) -> Float? {
+    package static func number(_ text: String) -> Float? {
         let value = text.withCString { start -> Float? in
             var end: UnsafeMutablePointer<CChar>?
             let v = strtof(start, &end)
@@ -64,7 +64,7 @@ public struct ReplayGainInfo: Sendable, Hashable {
 
     /// An Opus R128 gain: a Q7.8 integer in dB relative to −23 LUFS, which MPD moves by 5 dB to
     /// ReplayGain's reference (OpusDecoderPlugin's `EbuR128ToReplayGain`); nil for anything else.
-    static func r128(_ text: String) -> Float? {
+    package static func r128(_ text: String) -> Float? {
         var digits = Substring(text)
         var sign: Int64 = 1
         if digits.first == "-" || digits.first == "+" {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskModel
 import KioskSystem
 
 /// What the output supervisor tells the player about the device, to show it.
@@ -47,20 +48,14 @@ public final class OutputSupervisor {
     private var recentFallbacks = 0
     private var lastReturnNs: UInt64 = 0
 
-    /// Whether ALSA has `device` now: it opens or is busy (`ALSAOutput.isPresent`; the silent sink
-    /// always is). A busy device that someone else holds fails to open on return and falls back
-    /// again, which the probe's back-off keeps from flapping.
-    public static func alsaOpens(_ device: String) -> Bool {
-        device == ClockOutput.deviceName || ALSAOutput.isPresent(device: device)
-    }
-
     /// - Parameters:
     ///   - devices: the list, the configured device first (repeats dropped; empty means "default").
     ///   - chosen: the device to start on (a saved choice), when it is in the list.
-    ///   - opens: whether a device opens now (tests give their own).
+    ///   - opens: whether a device opens now (the app gives KioskAudio's `OutputPresence.isPresent`,
+    ///     tests their own).
     public init(
         engine: any PlaybackEngine, scheduler: any Scheduler, devices: [String], chosen: String? = nil,
-        opens: @escaping (String) -> Bool = OutputSupervisor.alsaOpens
+        opens: @escaping (String) -> Bool
     ) {
         var list: [String] = []
         for d in devices where !list.contains(d) { list.append(d) }

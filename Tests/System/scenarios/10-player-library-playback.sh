@@ -80,13 +80,16 @@ silent_from=$(capture_now)
 snooze 2
 wait_capture_frames $((silent_from + 2 * SYSTEST_RATE))
 check "paused: still silent 2 s later" pcm_silent "$silent_from" $((2 * SYSTEST_RATE))
-# the last frame played before the pause, as a frame of track 2: the 50 ms that end 50 ms before it
-# located in the track (underrun silence since the track's start moved the capture's frames
-# against the track's, so last_sound - track2_start would not be the track's frame)
+# the last frame played before the pause, as a frame of track 2: where the trace of track 2 from its
+# start ends its last bit-exact stretch. Underrun silence and snd-aloop's replayed laps since the
+# track's start move the capture's frames against the track's, so neither the last sound's capture
+# frame minus track2_start nor the 100 ms before it located alone gives the track's frame.
 last_sound=$(pcm-match last-sound "$CAPTURE_FILE" --before "$silent_from")
-must "the last 100 ms before the pause are track 2" \
-    pcm_locate "$ref2" --from $((last_sound - SYSTEST_RATE / 10)) --frames $((SYSTEST_RATE / 20))
-paused_at=$((PCM_REFERENCE_FRAME + last_sound - PCM_CAPTURE_FRAME - ${PCM_GAP_FRAMES:-0}))
+last_match=$(pcm-match trace "$CAPTURE_FILE" "$ref2" --gaps --from "$track2_start" | grep '^match' | tail -n 1 || true)
+paused_at=$(echo "$last_match" | sed -n 's/^match capture [0-9]*\.\.\([0-9]*\) = reference [0-9]*\.\.\([0-9]*\) .*/\2/p')
+must "the last sound before the pause ends a stretch of track 2 ($last_match)" \
+    test -n "$paused_at" -a "$(echo "$last_match" | sed -n 's/^match capture [0-9]*\.\.\([0-9]*\) .*/\1/p')" = $((last_sound + 1))
+paused_at=$((paused_at - 1))
 log "paused after capture frame $last_sound = track 2 frame $paused_at ($((last_sound - track2_start - paused_at)) frames of underrun silence and replay since its start)"
 fb_screenshot 4-paused > /dev/null
 resume_frame=$(capture_now)

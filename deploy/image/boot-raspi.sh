@@ -40,9 +40,10 @@
 # Four boots, as on a new card: the first grows the data partition's entry to the card's end and
 # restarts (kiosk-grow-data), the second grows the ext4, applies the settings, writes the board's
 # firmware line (its latch: gpio=4=op,dh) into kiosk-board.txt and restarts once, the next one (boot
-# 2 again) starts the player; for the last ("boot 3"), the settings file is rewritten on the card's FAT (mcopy, as a PC would) with an
-# error (a comma missing): kiosk-settings keeps boot 2's settings and names the error; the player
-# logs it, says it (speech on), blinks the light in its error pattern and shows it, and the screen is
+# 2 again) starts the player; for the last ("boot 3"), the settings file is rewritten on the card's
+# FAT (mcopy, as a PC would) with an error (a comma missing): kiosk-settings keeps boot 2's
+# settings and names the error; the player logs it, says it (speech on), blinks the light in its
+# error pattern and shows it, and the screen is
 # checked through QEMU's `screendump` against the player's own PNG of that message (kiosk-player
 # render, in the guest, at the framebuffer's size): every pixel within the one RGB565 level of the
 # player's ordered dither.

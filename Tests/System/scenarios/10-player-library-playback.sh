@@ -86,10 +86,12 @@ check "paused: still silent 2 s later" pcm_silent "$silent_from" $((2 * SYSTEST_
 # frame minus track2_start nor the 100 ms before it located alone gives the track's frame.
 last_sound=$(pcm-match last-sound "$CAPTURE_FILE" --before "$silent_from")
 last_match=$(pcm-match trace "$CAPTURE_FILE" "$ref2" --gaps --from "$track2_start" | grep '^match' | tail -n 1 || true)
-paused_at=$(echo "$last_match" | sed -n 's/^match capture [0-9]*\.\.\([0-9]*\) = reference [0-9]*\.\.\([0-9]*\) .*/\2/p')
+# "match capture C0..C1 = reference R0..R1 (N frames)": the stretch's ends, exclusive
+read -r stretch_end reference_end < <(echo "$last_match" |
+    sed -n 's/^match capture [0-9]*\.\.\([0-9]*\) = reference [0-9]*\.\.\([0-9]*\) .*/\1 \2/p') || true
 must "the last sound before the pause ends a stretch of track 2 ($last_match)" \
-    test -n "$paused_at" -a "$(echo "$last_match" | sed -n 's/^match capture [0-9]*\.\.\([0-9]*\) .*/\1/p')" = $((last_sound + 1))
-paused_at=$((paused_at - 1))
+    test "${stretch_end:-}" = $((last_sound + 1))
+paused_at=$((reference_end - 1))
 log "paused after capture frame $last_sound = track 2 frame $paused_at ($((last_sound - track2_start - paused_at)) frames of underrun silence and replay since its start)"
 fb_screenshot 4-paused > /dev/null
 resume_frame=$(capture_now)

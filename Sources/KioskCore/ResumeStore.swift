@@ -89,11 +89,11 @@ final class ResumeStore {
         if let base = lastStateRecord, base.state.samePlace(as: state) {
             try write(
                 SlotFile.Record(sequence: sequence, payload: Self.positionPayload(state, base: base.sequence)),
-                region: Self.positionRegion, kind: "position")
+                region: Self.positionRegion, kind: "position", state: state)
         } else {
             try write(
                 SlotFile.Record(sequence: sequence, payload: try statePayload(state)), region: Self.stateRegion,
-                kind: "state")
+                kind: "state", state: state)
             lastStateRecord = (sequence, state)
             removeLegacyFile()
         }
@@ -101,9 +101,13 @@ final class ResumeStore {
         lastSaved = state
     }
 
-    private func write(_ record: SlotFile.Record, region: Int, kind: String) throws {
+    /// Writes `record` (which holds `state`) into the older slot of `region`. The log names what the
+    /// record holds, so a test that cuts the power can tell which state the card may hold.
+    private func write(_ record: SlotFile.Record, region: Int, kind: String, state: ResumeState) throws {
         let slot = newestSlots[region] == 0 ? 1 : 0
-        Log.debug("resume: writing record \(record.sequence) (\(kind), slot \(slot))")
+        Log.debug(
+            "resume: writing record \(record.sequence) (\(kind), slot \(slot)): "
+                + "\(state.relativePath ?? "-") at frame \(state.positionFrames)")
         try file.write(record, region: region, slot: slot)
         newestSlots[region] = slot
         Log.debug("resume: record \(record.sequence) written")

@@ -47,6 +47,39 @@ struct TrackStartLine: Equatable {
     }
 }
 
+/// A resume record the player's log says it began writing ("resume: writing record 7 (position,
+/// slot 1): A/B/01 x.flac at frame 88200") and whether it said it was written ("resume: record 7
+/// written"): what a power cut may leave on the card.
+struct ResumeRecordLine: Equatable {
+    let sequence: Int
+    let relativePath: String?
+    let positionFrames: Int64
+    var written: Bool
+
+    static func all(in log: String) -> [ResumeRecordLine] {
+        var found: [ResumeRecordLine] = []
+        for line in log.split(separator: "\n") {
+            if let start = line.firstRange(of: "resume: writing record ") {
+                let rest = line[start.upperBound...]
+                guard let sequence = Int(rest.prefix { $0.isNumber }), let colon = rest.firstRange(of: "): "),
+                    let at = rest.ranges(of: " at frame ").last, let frames = Int64(rest[at.upperBound...])
+                else { continue }
+                let path = String(rest[colon.upperBound..<at.lowerBound])
+                found.append(
+                    ResumeRecordLine(
+                        sequence: sequence, relativePath: path == "-" ? nil : path, positionFrames: frames,
+                        written: false))
+            } else if let start = line.firstRange(of: "resume: record "), line.hasSuffix(" written"),
+                let sequence = Int(line[start.upperBound...].prefix { $0.isNumber }),
+                let index = found.lastIndex(where: { $0.sequence == sequence })
+            {
+                found[index].written = true
+            }
+        }
+        return found
+    }
+}
+
 /// A box for an end-to-end run: a media root with a stick mount point, a state directory, a
 /// folder the screen's frames go to, and the config file.
 final class EndToEndBox {

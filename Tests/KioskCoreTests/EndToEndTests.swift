@@ -170,11 +170,10 @@ func browseScreen(_ catalog: Catalog, _ category: KioskModel.Category, label: St
     .serialized, .enabled(if: canMount, "needs root and mount(8) to put a stick under the media root"),
     .enabled(if: hasFlacTool, "needs the flac tool (apt-get install flac)"), Emulation.wallClockPaced)
 struct PowerCutTests {
-    /// After each kill the saved state is whole, names the track that was playing, and is at most
-    /// 5 s behind where it was; the restarted player starts that track at the saved position (the
-    /// last restart writes its samples to a file: they are the track's from that frame on).
-    @Test func killedAtRandomMomentsItResumesAtMostFiveSecondsEarlierOnTheSameTrack() throws {
-        let long = PlayerFixtures.longAlbums[0]
+    /// After each kill the saved state is whole and is the last one the player wrote (or the one it
+    /// was writing); the restarted player starts that track at the saved position (the last restart
+    /// writes its samples to a file: they are the track's from that frame on).
+    @Test func killedAtRandomMomentsItResumesFromTheLastStateWritten() throws {
         let box = try EndToEndBox()
         try box.writeConfig(device: "none")
         if let problem = box.mount(PlayerFixtures.long) {
@@ -203,7 +202,6 @@ struct PowerCutTests {
             let killAt = player.startedNs + UInt64(delay * 1e9)
             while Syscalls.monotonicNanoseconds() < killAt { Syscalls.sleep(nanoseconds: 2_000_000) }
             player.signal(SIGKILL)
-            let killedNs = Syscalls.monotonicNanoseconds()
             #expect(player.wait(seconds: 10) == 128 + SIGKILL)
             let starts = TrackStartLine.all(in: player.log)
             let what = "run \(run), killed after \(delay) s; log:\n\(player.log)"
@@ -218,33 +216,30 @@ struct PowerCutTests {
                     abs(resumed - previous.positionSeconds) < 0.001,
                     "resumed at \(resumed) s, saved \(previous.positionSeconds) s; \(what)")
             }
-            // Where it was when killed: the last track start plus the time since (no pauses here).
-            let trackPath: String?
-            let truePosition: Double
-            if let last = starts.last {
-                trackPath = last.relativePath
-                truePosition = last.seconds + Double(killedNs - last.monotonicNs) / 1e9
-            } else {
-                trackPath = previous?.relativePath
-                truePosition = previous?.positionSeconds ?? 0
-            }
+            // What the card may hold: the last record the log says was written, or one begun after it
+            // (the kill can land between the write and its log line). Audio positions, not wall time:
+            // a busy machine delays the saves, and the period itself is PlayerTests' (a virtual clock).
+            let records = ResumeRecordLine.all(in: player.log)
             let saved = box.saved()
             #expect(saved != nil, "resume.json missing or unreadable; \(what)")
-            guard let saved, let trackPath else { continue }
-            if truePosition > long.seconds - 0.1 {
-                // Killed right at a track boundary: which track is "current" is a matter of milliseconds.
-                previous = saved
-                continue
+            guard let saved else { continue }
+            let lastWritten = records.lastIndex { $0.written }
+            var candidates = records[(lastWritten ?? records.startIndex)...].map {
+                ($0.relativePath, $0.positionFrames)
             }
-            #expect(saved.relativePath == trackPath, "\(what)")
+            if lastWritten == nil {
+                // Killed before a save was done: the state the run started from may still be there.
+                candidates.append((previous?.relativePath, previous?.positionFrames ?? 0))
+            }
             #expect(
-                saved.positionSeconds <= truePosition + 0.05,
-                "saved \(saved.positionSeconds) s, was at \(truePosition) s; \(what)")
-            #expect(
-                saved.positionSeconds >= truePosition - 5,
-                "saved \(saved.positionSeconds) s, was at \(truePosition) s; \(what)")
+                candidates.contains { $0 == (saved.relativePath, saved.positionFrames) },
+                "saved \(saved.relativePath ?? "-") at frame \(saved.positionFrames), records \(candidates); \(what)")
+            // Position records of one track only move forward while it plays.
+            for (a, b) in zip(records, records.dropFirst()) where a.relativePath == b.relativePath && b.written {
+                #expect(b.positionFrames >= a.positionFrames, "record \(b.sequence) went back; \(what)")
+            }
             #expect(saved.playing || starts.isEmpty, "\(what)")
-            checked += 1
+            if lastWritten != nil { checked += 1 }
             previous = saved
         }
         #expect(checked >= 2)

@@ -163,7 +163,7 @@ snapshot() {
 }
 # The health check ends (not on trial: at once; on trial: mark-good, or mark-bad and a restart).
 i=0
-while [ $i -lt 900 ] && [ "$(systemctl show -P ActiveState kiosk-update-health.service)" != inactive ]; do sleep 2; i=$((i + 2)); done
+while [ $i -lt 900 ] && [ "$(systemctl show -P ExecMainExitTimestampMonotonic kiosk-update-health.service)" = 0 ]; do sleep 2; i=$((i + 2)); done
 echo "CHECK $stage.health=$(systemctl show -P Result kiosk-update-health.service) $(ls /run/kiosk-update 2>/dev/null | tr '\n' ' ')"
 echo "CHECK $stage.notice=$(cat /run/kiosk-update/notice 2>/dev/null)"
 echo "CHECK $stage.rauc=$(rauc status --output-format=shell 2>&1 | grep -E 'RAUC_SYSTEM_BOOTED_BOOTNAME|RAUC_BOOT_PRIMARY|RAUC_SLOT_STATE_|RAUC_SLOT_BOOT_STATUS_' | tr '\n' ' ')"

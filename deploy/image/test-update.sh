@@ -264,7 +264,7 @@ run_stage() {
         done
         wait "$qemu_pid" 2>/dev/null || true
         qemu_pid=''
-        grep -a '^CHECK \|PROBE-BEGIN\|PROBE-END' "$log" | tr -d '\r' | sed 's/^/  /'
+        { grep -a '^CHECK \|PROBE-BEGIN\|PROBE-END' "$log" || true; } | tr -d '\r' | sed 's/^/  /'
         grep -q PROBE-END "$log" && return 0
         [ "$stage" = 3 ] && grep -q PROBE-BEGIN "$log" && return 0
         say "stage $stage, boot $boots: restarted after $(($(date +%s) - t0)) s"

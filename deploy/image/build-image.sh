@@ -137,6 +137,10 @@ say "units: the settings and the grow on; logins, SSH and network off until the 
 in_tree systemctl enable kiosk-settings.service kiosk-grow-data.service >/dev/null 2>&1
 # Updates from a stick, the slot's one try and its health check (docs/updates.md).
 in_tree systemctl enable kiosk-ab-boot.service kiosk-update-health.service kiosk-update-stick.path >/dev/null 2>&1
+# RAUC's D-Bus brought the system bus, and with it D-Bus activation of logind, which fails on this
+# read-only root (seen under QEMU: "Failed to start systemd-logind.service" over 100 times in 12
+# min, each a caller asking login1); no one logs in here, and before the bus it never ran.
+in_tree systemctl mask systemd-logind.service >/dev/null 2>&1
 # No password login anywhere (root's password is locked, and nobody else has one); the screen belongs
 # to the player. systemd-firstboot would ask on the console for what the image has set;
 # random-seed, e2scrub, dpkg's backup and apt's timers would write to the read-only root, and so

@@ -20,7 +20,7 @@ check() {   # check WHAT EXPECTED ACTUAL
     if [ "$2" = "$3" ]; then echo "  ok    $1"; else echo "  FAIL  $1: expected '$2', got '$3'"; failures=$((failures + 1)); fi
 }
 booted() { echo "console=ttyS1 root=PARTUUID=0badcafe-0$1 ro" >"$t/cmdline"; "$ab" boot 2>/dev/null; }
-prefix() { sed -n 's/^os_prefix=//p' "$t/boot/kiosk-slot.txt"; }
+prefix() { sed -n 's/^os_prefix=//p' "$t/boot/kiosk-slot.txt" 2>/dev/null; }
 install_into() {   # install_into SLOT VERSION: what `rauc install` and kiosk-update post-install do
     local dir
     dir=slot-$(echo "$1" | tr AB ab)
@@ -45,9 +45,7 @@ check "while on trial the primary is the good slot" A "$("$ab" get-primary)"
 "$ab" set-state B good 2>/dev/null
 check "mark-good on trial makes the new slot the good one" slot-b/ "$(prefix)"
 booted 3
-check "the next boot says the update's outcome" "Updated to 2.0" "$(notice)"
-booted 3
-check "and says it once" "" "$(notice)"
+check "a boot after mark-good has nothing more to say (the health check said it)" "" "$(notice)"
 
 install_into A 3.0
 booted 2
@@ -63,6 +61,8 @@ booted 2
 check "mark-bad on trial (failed health check) points the firmware at the good slot" slot-b/ "$(prefix)"
 booted 3
 check "and the next boot says so" "The update to 3.1 did not start; still on 2.0" "$(notice)"
+booted 3
+check "and says it once" "" "$(notice)"
 
 if "$ab" set-state B bad 2>/dev/null; then refused=no; else refused=yes; fi
 check "the only good slot cannot be marked bad" yes "$refused"

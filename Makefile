@@ -125,7 +125,7 @@ update-bundle:
 	bash deploy/image/update-bundle.sh $(if $(IMAGE),--image $(IMAGE)) $(BUNDLE_OPTIONS)
 
 # Updates end to end on QEMU -M virt (deploy/image/test-update.sh): bundles from a stick, the slot's
-# one try, mark-good, refused bundles, a rollback. Not in CI (≈ 1 h of TCG; docs/testing.md).
+# one try, mark-good, refused bundles, a rollback. Not in CI (≈ 30 min of TCG; docs/reliability.md).
 image-update-test:
 	bash deploy/install-deps.sh --image
 	bash deploy/image/test-update.sh $(IMAGE)

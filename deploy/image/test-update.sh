@@ -30,7 +30,7 @@
 #   4 back on slot B: "did not start" said, B still the good slot
 #
 # Needs root, qemu-system-aarch64, mtools, dosfstools, e2fsprogs, rauc, squashfs-tools, openssl,
-# python3 (the monitor). ≈ 1 h on this 2-core machine (TCG; four bundles ≈ 10 min of it).
+# python3 (the monitor). ≈ 30 min on this 2-core machine, loaded (TCG; the four bundles ≈ 1 min).
 set -euo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)

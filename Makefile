@@ -8,7 +8,7 @@ SWIFT_SOURCES = Sources Tests Package.swift
 # swiftlang in cached trees (deploy/trees). Empty: this machine with the Swift on PATH.
 ARCH ?=
 
-.PHONY: all deps build release test test-unit tsan asan fuzz soak powercut demo bench format format-check system-test deb image image-boot image-virt image-raspi4 clean
+.PHONY: all deps build release test test-unit tsan asan fuzz soak powercut demo bench format format-check system-test deb image image-boot image-virt image-raspi4 update-bundle image-update-test clean
 
 all: build
 
@@ -114,6 +114,21 @@ image-virt:
 image-raspi4:
 	bash deploy/install-deps.sh --image
 	bash deploy/image/boot-raspi4.sh $(IMAGE)
+
+# .build/update/kiosk-player_<version>_arm64.raucb: a signed RAUC bundle of the image's root slot and
+# boot files (deploy/image/update-bundle.sh; docs/updates.md). IMAGE: the image (default the newest);
+# BUNDLE_OPTIONS: --version V, --out FILE. Release keys from KIOSK_UPDATE_KEY/_CERT/_KEYRING, never
+# from the repository; without them the development key signs (test-only).
+BUNDLE_OPTIONS ?=
+update-bundle:
+	bash deploy/install-deps.sh --image
+	bash deploy/image/update-bundle.sh $(if $(IMAGE),--image $(IMAGE)) $(BUNDLE_OPTIONS)
+
+# Updates end to end on QEMU -M virt (deploy/image/test-update.sh): bundles from a stick, the slot's
+# one try, mark-good, refused bundles, a rollback. Not in CI (≈ 30 min of TCG; docs/reliability.md).
+image-update-test:
+	bash deploy/install-deps.sh --image
+	bash deploy/image/test-update.sh $(IMAGE)
 
 # The player on a generated demo library: keyboard as buttons, terminal (or PNG) as screen.
 demo: build

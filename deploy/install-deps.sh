@@ -51,9 +51,10 @@ system_test_arm64_packages=("${cross_packages[@]}" qemu-system-arm cpio kmod xz-
 # signed-by; fdtput adds the firmware's framebuffer node to the Pi 3 device tree; sox and flac make the USB
 # stick's track; python3 talks to QEMU's monitor and reads its screendump; jq runs the settings script's
 # test here, deploy/image/test-settings.sh; boot-virt.sh builds pcm-match with gcc and reads gpio-sim's
-# vermagic with kmod's modinfo; boot-raspi4.sh makes trixie's QEMU a tree with debootstrap).
+# vermagic with kmod's modinfo; boot-raspi4.sh makes trixie's QEMU a tree with debootstrap; rauc and
+# squashfs-tools sign the update bundle, `make update-bundle`; openssl makes test-update.sh's foreign key).
 image_packages=("${cross_packages[@]}" mmdebstrap e2fsprogs dosfstools mtools fdisk xz-utils qemu-system-arm
-    device-tree-compiler sox flac python3 arch-test gpg jq gcc kmod debootstrap)
+    device-tree-compiler sox flac python3 arch-test gpg jq gcc kmod debootstrap rauc squashfs-tools openssl)
 # The QEMU system test (Tests/System). linux-headers and linux-source are not listed here: they
 # must match the installed linux-image exactly and are added below once the image is installed.
 system_test_packages=(

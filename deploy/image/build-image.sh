@@ -93,7 +93,7 @@ rm -f "$tree/tmp/kiosk-player.deb"
 
 say "the image's files (deploy/image/rootfs), disk $disk_id"
 cp -a --no-preserve=ownership "$here/rootfs/." "$tree/"
-for f in etc/fstab etc/default/raspi-firmware; do
+for f in etc/fstab etc/default/raspi-firmware etc/rauc/system.conf; do
     sed "s/@DISK@/$disk_id/g" "$tree/$f.in" >"$tree/$f"
     rm "$tree/$f.in"
 done
@@ -118,13 +118,29 @@ rm -f "$tree"/etc/ssh/ssh_host_*
 # them there; the .deb leaves /var/lib/kiosk-player to StateDirectory=, at run time).
 mkdir -p "$tree/data" "$tree/var/lib/kiosk-player" "$tree/var/log"
 chmod 0755 "$tree/usr/lib/kiosk-image/kiosk-settings" "$tree/usr/lib/kiosk-image/kiosk-grow-data" \
-    "$tree/usr/lib/kiosk-image/kiosk-imager-settings" "$tree/boot/firstrun.sh"
+    "$tree/usr/lib/kiosk-image/kiosk-imager-settings" "$tree/boot/firstrun.sh" \
+    "$tree/usr/lib/kiosk-image/kiosk-ab" "$tree/usr/lib/kiosk-image/kiosk-update"
+# The version this root runs, which an update bundle must exceed (kiosk-update; RAUC's post-install
+# writes the bundle's version here in the slot it installs).
+echo "$version" >"$tree/usr/share/kiosk-image/version"
+# The CA whose bundles RAUC installs (docs/updates.md, "Keys"): the release CA given by
+# KIOSK_UPDATE_KEYRING, else the development CA (deploy/update/dev-keys: test-only, its key is public).
+keyring=${KIOSK_UPDATE_KEYRING:-$repo/deploy/update/dev-keys/ca.cert.pem}
+[ -f "$keyring" ] || die "KIOSK_UPDATE_KEYRING: no file $keyring"
+[ -n "${KIOSK_UPDATE_KEYRING:-}" ] || say "warning: update keyring is the DEVELOPMENT CA (KIOSK_UPDATE_KEYRING unset): not for a release"
+install -m 0644 "$keyring" "$tree/etc/rauc/keyring.pem"
 # The settings file as shipped: kiosk-settings tells a "system" key a person edited from one left as
 # it was (Raspberry Pi Imager's settings count for the latter).
 cp "$here/kiosk-settings.json" "$tree/usr/share/kiosk-image/kiosk-settings.default.json"
 
 say "units: the settings and the grow on; logins, SSH and network off until the settings ask"
 in_tree systemctl enable kiosk-settings.service kiosk-grow-data.service >/dev/null 2>&1
+# Updates from a stick, the slot's one try and its health check (docs/updates.md).
+in_tree systemctl enable kiosk-ab-boot.service kiosk-update-health.service kiosk-update-stick.path >/dev/null 2>&1
+# RAUC's D-Bus brought the system bus, and with it D-Bus activation of logind, which fails on this
+# read-only root (seen under QEMU: "Failed to start systemd-logind.service" over 100 times in 12
+# min, each a caller asking login1); no one logs in here, and before the bus it never ran.
+in_tree systemctl mask systemd-logind.service >/dev/null 2>&1
 # No password login anywhere (root's password is locked, and nobody else has one); the screen belongs
 # to the player. systemd-firstboot would ask on the console for what the image has set;
 # random-seed, e2scrub, dpkg's backup and apt's timers would write to the read-only root, and so
@@ -142,6 +158,9 @@ in_tree passwd -l root >/dev/null
 say "config.txt and cmdline.txt from raspi-firmware's hook"
 in_tree env DEB_MAINT_PARAMS=configure /etc/kernel/postinst.d/z50-raspi-firmware
 cp "$here/kiosk-settings.json" "$tree/boot/firmware/kiosk-settings.json"
+# The root slot the firmware boots: the files at the top (slot A) until an update (kiosk-ab).
+printf '# kiosk-ab: the firmware boots slot A (the files at the top, as the image was made)\n' >"$tree/boot/firmware/kiosk-slot.txt"
+grep -q '^include kiosk-slot.txt$' "$tree/boot/firmware/config.txt" || die "config.txt does not include kiosk-slot.txt"
 # The device-tree overlays the board profiles need (Debian's raspi-firmware ships none), compiled into
 # the boot partition's overlays/ and checked against this kernel and its device trees; then the
 # board file config.txt includes, for the default settings' board.

@@ -44,6 +44,7 @@ import Testing
         .init(file: "KioskMPD/MPDStoredPlaylists.swift", lines: nil, why: "the state directory"),
         .init(file: "KioskApp/DemoLibrary.swift", lines: nil, why: "the generated demo library's marker"),
         .init(file: "KioskApp/SettingsErrorNotice.swift", lines: nil, why: "the image's settings error in /run"),
+        .init(file: "KioskApp/UpdateNoticeWatch.swift", lines: nil, why: "the image's update notice in /run"),
         // Devices and kernel files.
         .init(file: "KioskDisplay/FramebufferSurface.swift", lines: nil, why: "/dev/fb*, /dev/tty*, /sys"),
         .init(file: "KioskHardware/SpidevDevice.swift", lines: nil, why: "/dev/spidev*, /sys"),

@@ -168,7 +168,7 @@ snapshot() {
 i=0
 while [ $i -lt 900 ] && [ "$(systemctl show -P ExecMainExitTimestampMonotonic kiosk-update-health.service)" = 0 ]; do sleep 2; i=$((i + 2)); done
 echo "CHECK $stage.health=$(systemctl show -P Result kiosk-update-health.service) $(ls /run/kiosk-update 2>/dev/null | tr '\n' ' ')"
-echo "CHECK $stage.notice=$(cat /run/kiosk-update/notice 2>/dev/null)"
+echo "CHECK $stage.notice=$(tr '\n' ' ' </run/kiosk-update/notice 2>/dev/null)"
 echo "CHECK $stage.rauc=$(rauc status --output-format=shell 2>&1 | grep -E 'RAUC_SYSTEM_BOOTED_BOOTNAME|RAUC_BOOT_PRIMARY|RAUC_SLOT_STATE_|RAUC_SLOT_BOOT_STATUS_' | tr '\n' ' ')"
 doctor=$(kiosk-player doctor --config /etc/kiosk-player/config.json 2>&1); echo "CHECK $stage.doctor=$? $(echo "$doctor" | grep '✗' | head -n 3 | tr '\n' ' ')"
 wait_log() {   # wait_log COUNT PATTERN SECONDS: until /data/update/log has COUNT lines matching PATTERN

@@ -67,7 +67,9 @@ enum RunCommand {
                 options.exitAfterScriptMs = parsed.int("--exit-after-script")
                 if parsed.has("--keyboard") { options.keyboard = true }
                 if parsed.has("--no-keyboard") { options.keyboard = false }
-                options.services = [MPDService.make, SetupCheck.make, SettingsErrorNotice.make]
+                options.services = [
+                    MPDService.make, SetupCheck.make, SettingsErrorNotice.make, UpdateNoticeWatch.make,
+                ]
                 let resolved = ResolvedConfig(config: config, board: board)
                 try resolved.validate()
                 let appliance = try Appliance(resolved: resolved, options: options)

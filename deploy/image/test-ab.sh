@@ -29,7 +29,8 @@ install_into() {   # install_into SLOT VERSION: what `rauc install` and kiosk-up
     rm -rf "${t:?}/boot/$dir"; mkdir -p "$t/boot/$dir"; echo kernel >"$t/boot/$dir/vmlinuz"; echo "$2" >"$t/boot/$dir/complete"
     "$ab" arm 2>/dev/null
 }
-notice() { cat "$t/run/notice" 2>/dev/null; rm -f "$t/run/notice"; }
+# The notice's lines (kind, title, detail: the format the player reads) as one, then gone.
+notice() { paste -sd'|' "$t/run/notice" 2>/dev/null; rm -f "$t/run/notice"; }
 
 echo "test-ab: kiosk-ab's slot selection"
 booted 2
@@ -51,7 +52,7 @@ install_into A 3.0
 booted 2
 check "a slot on trial that restarts (crash, power cut) before mark-good falls back" slot-b/ "$(prefix)"
 booted 3
-check "back on the good slot, the failed try is reported" "The update to 3.0 did not start; still on 2.0" "$(notice)"
+check "back on the good slot, the failed try is reported" "error|The update to 3.0 did not start|still on 2.0" "$(notice)"
 check "the failed slot is bad" bad "$("$ab" get-state A)"
 check "and its boot files no longer count as complete" no "$([ -f "$t/boot/slot-a/complete" ] && echo yes || echo no)"
 
@@ -60,7 +61,7 @@ booted 2
 "$ab" set-state A bad 2>/dev/null
 check "mark-bad on trial (failed health check) points the firmware at the good slot" slot-b/ "$(prefix)"
 booted 3
-check "and the next boot says so" "The update to 3.1 did not start; still on 2.0" "$(notice)"
+check "and the next boot says so" "error|The update to 3.1 did not start|still on 2.0" "$(notice)"
 booted 3
 check "and says it once" "" "$(notice)"
 

@@ -169,6 +169,13 @@ i=0
 while [ $i -lt 900 ] && [ "$(systemctl show -P ExecMainExitTimestampMonotonic kiosk-update-health.service)" = 0 ]; do sleep 2; i=$((i + 2)); done
 echo "CHECK $stage.health=$(systemctl show -P Result kiosk-update-health.service) $(ls /run/kiosk-update 2>/dev/null | tr '\n' ' ')"
 echo "CHECK $stage.notice=$(tr '\n' ' ' </run/kiosk-update/notice 2>/dev/null)"
+# What the player made of it (UpdateNoticeWatch reads the notice every 2 s; shown and said, logged as
+# "updates: ..."): its newest such lines, once the newest notice's title is among them.
+title=$(sed -n 2p /run/kiosk-update/notice 2>/dev/null)
+shown() { journalctl -b -u "$u" -o cat --no-pager | grep -a 'updates: ' | grep -av 'updates: watching'; }
+i=0
+while [ -n "$title" ] && [ $i -lt 60 ] && ! shown | grep -qF "$title"; do sleep 2; i=$((i + 2)); done
+echo "CHECK $stage.shown=$(shown | tail -n 3 | tr '\n' '|')"
 echo "CHECK $stage.rauc=$(rauc status --output-format=shell 2>&1 | grep -E 'RAUC_SYSTEM_BOOTED_BOOTNAME|RAUC_BOOT_PRIMARY|RAUC_SLOT_STATE_|RAUC_SLOT_BOOT_STATUS_' | tr '\n' ' ')"
 doctor=$(kiosk-player doctor --config /etc/kiosk-player/config.json 2>&1); echo "CHECK $stage.doctor=$? $(echo "$doctor" | grep '✗' | head -n 3 | tr '\n' ' ')"
 wait_log() {   # wait_log COUNT PATTERN SECONDS: until /data/update/log has COUNT lines matching PATTERN
@@ -305,6 +312,8 @@ check "broken slot A tried once, its player failing" "$([ "$(has 3.player failed
     "${v[3.player]:-?}; ${v[3.trial.ab]:-?}; update log: ${failed_check:-?}"
 check "rolled back to slot B by itself" "$(has 4.back.ab 'booted=B good=B trial=- tried=0 A=bad')" "${v[4.back.ab]:-?}"
 check "the rollback said" "$(has 4.notice 'did not start')" "${v[4.notice]:-?}"
+check "the player showed the news" "$([ "$(has 2.shown "Updated to $version+u1")" = 1 ] && [ "$(has 4.shown 'did not start')" = 1 ] && echo 1 || echo 0)" \
+    "after the update: ${v[2.shown]:-?}; after the rollback: ${v[4.shown]:-?}"
 if [ "$failures" -gt 0 ]; then
     echo "test-update: $failures check(s) FAILED (serial logs: .build/image/serial.*)"
     exit 1

@@ -33,11 +33,7 @@ import Testing
     @Test func theErrorShowsLightsAndIsSaidOnceWhileTheMusicPlaysOn() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         defer { rig.shutdown() }
-        var said: [String] = []
-        var lights: [LightState] = []
-        rig.player.speechMode = .prompts
-        rig.player.listen(to: .speech) { if case .speak(let words) = $0 { said.append(words) } }
-        rig.player.listen(to: .light) { if case .light(let state) = $0 { lights.append(state) } }
+        let heard = HeardFromPlayer(rig)
         try rig.playFirst()
         let error = Self.errors[1].0
         let track = rig.title
@@ -49,15 +45,15 @@ import Testing
             return
         }
         #expect(shown == Player.settingsErrorMessage(error))
-        #expect(lights.last == .error)
+        #expect(heard.lights.last == .error)
         try rig.idle(2000)
         rig.player.refreshScreen()
-        #expect(said.filter { $0.contains("Settings not applied") } == ["Settings not applied: error in line 4"])
+        #expect(heard.said.filter { $0.contains("Settings not applied") } == ["Settings not applied: error in line 4"])
         #expect(rig.player.status == .playing && rig.title == track, "the track plays on")
         #expect(rig.player.positionSeconds > position)
 
         try rig.idle(Player.settingsErrorSeconds * 1000)
         #expect(rig.player.transientMessage == nil, "the message goes after its time")
-        #expect(lights.last != .error)
+        #expect(heard.lights.last != .error)
     }
 }

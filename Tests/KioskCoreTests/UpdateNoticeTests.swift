@@ -13,11 +13,7 @@ import Testing
     @Test func newsIsShownAndSaidWithItsDetailWhileTheMusicPlaysOn() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         defer { rig.shutdown() }
-        var said: [String] = []
-        var lights: [LightState] = []
-        rig.player.speechMode = .prompts
-        rig.player.listen(to: .speech) { if case .speak(let words) = $0 { said.append(words) } }
-        rig.player.listen(to: .light) { if case .light(let state) = $0 { lights.append(state) } }
+        let heard = HeardFromPlayer(rig)
         try rig.playFirst()
         let track = rig.title
         let notice = MessageState(title: "Update 1.5 installed", detail: "It starts at the next power-on")
@@ -25,26 +21,22 @@ import Testing
         rig.player.showUpdateNotice(notice)
         #expect(rig.player.screenState() == .message(notice))
         try rig.idle(500)
-        #expect(said.filter { $0.contains("Update") } == ["Update 1.5 installed. It starts at the next power-on"])
-        #expect(lights.last != .error)
+        #expect(heard.said.filter { $0.contains("Update") } == ["Update 1.5 installed. It starts at the next power-on"])
+        #expect(heard.lights.last != .error)
         #expect(rig.player.status == .playing && rig.title == track, "the track plays on")
     }
 
     @Test func aFailedUpdateLightsTheErrorPatternAndSaysItsTitle() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
         defer { rig.shutdown() }
-        var said: [String] = []
-        var lights: [LightState] = []
-        rig.player.speechMode = .prompts
-        rig.player.listen(to: .speech) { if case .speak(let words) = $0 { said.append(words) } }
-        rig.player.listen(to: .light) { if case .light(let state) = $0 { lights.append(state) } }
+        let heard = HeardFromPlayer(rig)
         try rig.playFirst()
 
         rig.player.showUpdateNotice(
             MessageState(title: "The update failed its check", detail: "the player did not start", kind: .error))
-        #expect(lights.last == .error)
+        #expect(heard.lights.last == .error)
         try rig.idle(500)
-        #expect(said.filter { $0.contains("update") } == ["The update failed its check"])
+        #expect(heard.said.filter { $0.contains("update") } == ["The update failed its check"])
         #expect(rig.player.status == .playing)
     }
 }

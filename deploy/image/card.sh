@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The image tests' card, in one place: sourced by boot-raspi.sh, boot-raspi4.sh, boot-virt.sh and
-# power-cut.sh once they have set `repo` and `work` and defined `say` and `die`.
+# The image tests' card, in one place: sourced by boot-raspi.sh, boot-raspi4.sh, boot-virt.sh,
+# power-cut.sh and test-update.sh once they have set `repo` and `work` and defined `say` and `die`.
 #
 #   card_image [IMAGE]           prints IMAGE, else the newest .build/image/kiosk-player_*_arm64.img[.xz]
 #   card_copy IMAGE CARD SIZE    IMAGE as a card of SIZE (an .xz unpacked; sparse): what is past the

@@ -37,6 +37,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 say() { echo "test-update: $*"; }
 die() { echo "test-update: $*" >&2; exit 1; }
+# shellcheck source=deploy/image/card.sh
+source "$repo/deploy/image/card.sh"   # card_monitor
 
 image=${1:-}
 [ -n "$image" ] || image=$(ls -t "$repo"/.build/image/kiosk-player_*_arm64.img 2>/dev/null | head -n 1) || true
@@ -215,21 +217,6 @@ echo "PROBE-END"
 PROBE
 mcopy -o -i "$fat" "$work/kiosk-probe.sh" ::kiosk-probe.sh
 
-monitor() {
-    python3 - "$work/monitor.sock" "$@" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.settimeout(2)
-for cmd in sys.argv[2:]:
-    s.sendall((cmd + "\n").encode())
-    time.sleep(2)
-try:
-    s.recv(65536)
-except OSError:
-    pass
-PY
-}
 
 # run_stage N: boots (again after a restart) until the probe of stage N ends, or until the guest
 # restarts in a stage whose health check restarts it (3).
@@ -260,8 +247,8 @@ run_stage() {
             fi
             for n in 1 2 3; do
                 if grep -q "PROBE-STICK-NOW $n" "$log" 2>/dev/null && [[ $sticks_done != *"$n"* ]]; then
-                    if [ "$n" = 2 ]; then monitor "device_del usbstick1"; fi
-                    monitor "drive_add 0 if=none,id=stick$n,format=raw,file=$work/stick$n.img" \
+                    if [ "$n" = 2 ]; then card_monitor "device_del usbstick1"; fi
+                    card_monitor "drive_add 0 if=none,id=stick$n,format=raw,file=$work/stick$n.img" \
                         "device_add usb-storage,bus=xhci.0,id=usbstick$n,drive=stick$n"
                     say "stick $n plugged in after $(($(date +%s) - t0)) s"
                     sticks_done+=$n

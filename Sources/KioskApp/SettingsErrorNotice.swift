@@ -27,9 +27,3 @@ public enum SettingsErrorNotice {
         return nil
     }
 }
-
-extension Substring {
-    fileprivate func trimmingWhitespace() -> String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-    }
-}

@@ -39,7 +39,7 @@ public final class UpdateNoticeWatch: ApplianceService {
 
     /// The message for the notice file's `text`; nil when it holds none.
     public static func message(_ text: String) -> MessageState? {
-        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: " \t") }
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
         guard let first = lines.first else { return nil }
         switch first {
         case "info", "error":
@@ -85,11 +85,5 @@ public final class UpdateNoticeWatch: ApplianceService {
         Log.info("updates: watching \(path) for the update's notices")
         watch.start()
         return watch
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        String(drop(while: set.contains).reversed().drop(while: set.contains).reversed())
     }
 }

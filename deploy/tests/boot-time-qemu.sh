@@ -84,7 +84,7 @@ fi
 console=ttyS0
 case "$arch" in
 amd64)
-cache=/var/cache/kiosk-player/$suite-minbase
+cache=${KIOSK_MINBASE_CACHE:-/var/cache/kiosk-player}/$suite-minbase
 kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
 initrd=${kernel/vmlinuz/initrd.img}
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing"

@@ -4,7 +4,7 @@
 #
 #   deploy/tests/test-install-debootstrap.sh [--suite bookworm|trixie] [--binary FILE]
 #
-# The pristine tree is cached under /var/cache/kiosk-player/<suite>-minbase (made once, about a
+# The pristine tree is cached under $KIOSK_MINBASE_CACHE (default /var/cache/kiosk-player)/<suite>-minbase (made once, about a
 # minute); each run works on an overlay (or a copy) of it, so the cache stays clean. Needs root,
 # debootstrap and a Debian archive (debootstrap's default, or $DEBIAN_MIRROR when set). Without --binary it uses .build/release/kiosk-player or
 # .build/debug/kiosk-player when one exists (the build must match this machine's architecture).
@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-cache=/var/cache/kiosk-player/$suite-minbase
+cache=${KIOSK_MINBASE_CACHE:-/var/cache/kiosk-player}/$suite-minbase
 # No archive host written here: debootstrap's default unless the machine's owner names one.
 mirror=()
 [ -z "${DEBIAN_MIRROR:-}" ] || mirror=("$DEBIAN_MIRROR")

@@ -10,6 +10,12 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// Code that runs per event, not per sample, file or pixel (the player's rules, configuration, MPD's
+// protocol, inputs, the doctor, the command line) is optimized for size in release builds
+// (docs/performance.md, "kiosk-player's size"); the audio, the library's scan, the screen's drawing and
+// the system seams keep -O.
+let sizeOptimized: [SwiftSetting] = strict + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
+
 let package = Package(
     name: "KioskPlayer",
     products: [
@@ -74,9 +80,9 @@ let package = Package(
 
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
         // The vocabulary every layer shares, with no behaviour: screen states, actions, cards, the shuffle.
-        .target(name: "KioskModel", dependencies: ["KioskSystem"], swiftSettings: strict),
+        .target(name: "KioskModel", dependencies: ["KioskSystem"], swiftSettings: sizeOptimized),
         // The buses boards wire things to: GPIO lines (libgpiod) and spidev.
-        .target(name: "KioskHardware", dependencies: ["KioskSystem", "CKioskShims"], swiftSettings: strict),
+        .target(name: "KioskHardware", dependencies: ["KioskSystem", "CKioskShims"], swiftSettings: sizeOptimized),
         .target(
             name: "KioskAudio",
             dependencies: [
@@ -90,7 +96,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "KioskInput", dependencies: ["KioskSystem", "KioskModel", "KioskHardware", "CKioskShims"],
-            swiftSettings: strict),
+            swiftSettings: sizeOptimized),
         .target(
             name: "KioskDisplay",
             dependencies: ["KioskSystem", "KioskModel", "KioskHardware", "CKioskShims", "CFreeType", "CJPEG"],
@@ -100,14 +106,14 @@ let package = Package(
         .target(
             name: "KioskConfig",
             dependencies: ["KioskSystem", "KioskModel", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay"],
-            swiftSettings: strict),
+            swiftSettings: sizeOptimized),
         // The player's state machine and its rules, on the model's values (screen states, actions) and
         // the configuration; it owns the protocols it consumes (screen). Never the screen's, the
         // inputs' or the hardware's modules (GraphTests).
         .target(
             name: "KioskCore",
             dependencies: ["KioskSystem", "KioskModel", "KioskConfig"],
-            swiftSettings: strict),
+            swiftSettings: sizeOptimized),
         // `kiosk-player doctor`: a checklist of the box as it is (board, sound, config.txt, GPIO, SPI,
         // screen, USB, power, state directory and groups), each check reading the system through a root.
         .target(
@@ -117,14 +123,14 @@ let package = Package(
                 "KioskModel", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskHardware",
                 "KioskSystem", "CALSA", "CKioskShims",
             ],
-            swiftSettings: strict),
+            swiftSettings: sizeOptimized),
         // Remote control over the MPD protocol (a server on the player's event loop).
         .target(
             name: "KioskMPD",
             dependencies: [
                 "KioskModel", "KioskConfig", "KioskCore", "KioskSystem", "KioskLibrary", "KioskAudio", "CPCRE2",
             ],
-            swiftSettings: strict),
+            swiftSettings: sizeOptimized),
         // The composition root: the appliance wires loop, engine, library, display, inputs, player,
         // services (MPD, setup check) and systemd notification.
         .target(
@@ -134,7 +140,7 @@ let package = Package(
                 "KioskCore", "KioskMPD", "KioskDoctor", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay",
                 "KioskHardware", "KioskSystem", "CKioskShims",
             ],
-            swiftSettings: strict),
+            swiftSettings: sizeOptimized),
         .executableTarget(
             name: "kiosk-player",
             dependencies: [
@@ -143,7 +149,10 @@ let package = Package(
                 "KioskHardware",
                 "KioskSystem", "CKioskShims", "KioskDoctor", "KioskCommandLine",
             ],
-            swiftSettings: strict),
+            swiftSettings: sizeOptimized,
+            // Identical functions folded (generic specializations repeat across modules), only those whose
+            // address is never taken; gold and lld both take it.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--icf=safe"], .when(configuration: .release))]),
 
         // One target per parser of untrusted input (Sources/KioskFuzzTargets) and the program libFuzzer
         // drives (`make fuzz`: built with -sanitize=fuzzer,address and -DFUZZING; otherwise it replays
@@ -235,7 +244,7 @@ let package = Package(
 
         // Subcommands as data (options declared once, parsed and described from that), shared by the
         // two programs below and above.
-        .target(name: "KioskCommandLine", dependencies: ["KioskSystem"], swiftSettings: strict),
+        .target(name: "KioskCommandLine", dependencies: ["KioskSystem"], swiftSettings: sizeOptimized),
         // `kiosk-bench WHAT`: the performance figures of docs/performance.md (`make bench`).
         .executableTarget(
             name: "kiosk-bench",

@@ -92,4 +92,55 @@ import Testing
         }
         #expect(rig.saved()?.volumePercent == 60)
     }
+
+    /// The storage held inside its fdatasync for as long as the test likes (a slow SD card at its
+    /// worst): the pause that asked for the save is on the screen, the next press is handled, and
+    /// the paused position reaches the device once the storage lets go. Order, not time: the loop
+    /// went on while the write could not finish (issue 48: a pause waited for the card).
+    @Test func aPauseIsOnTheScreenWhileTheStorageStillHoldsItsSave() throws {
+        let screen = RecordingScreen()
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], recordingScreen: screen)
+        defer { rig.shutdown() }
+        try rig.playFirst()
+        rig.player.flushSaves()
+        let me = pthread_self()
+        // The storage lets go when the test says, or after 30 s: a player that waits for it then goes
+        // on, and the test fails on `gaveUp` instead of hanging.
+        let storage = Locked((entered: 0, released: false, gaveUp: false))
+        Syscalls.watchDurableSyncs {
+            guard pthread_equal(pthread_self(), me) == 0 else { return }
+            storage.withLock { $0.entered += 1 }
+            let giveUp = Syscalls.monotonicNanoseconds() + 30_000_000_000
+            while !storage.withLock({ $0.released }) {
+                if Syscalls.monotonicNanoseconds() > giveUp {
+                    storage.withLock { $0.gaveUp = true }
+                    return
+                }
+                usleep(1_000)
+            }
+        }
+        defer {
+            storage.withLock { $0.released = true }
+            Syscalls.watchDurableSyncs(nil)
+        }
+        let volume = rig.player.volume
+
+        try rig.press(.playPause)
+        // A guard against a hang, not a bound: the writer reaches its sync as soon as it runs.
+        let deadline = Syscalls.monotonicNanoseconds() + 30_000_000_000
+        while storage.withLock({ $0.entered }) == 0, Syscalls.monotonicNanoseconds() < deadline { usleep(1_000) }
+        try #require(storage.withLock { $0.entered } > 0, "the pause handed a save to the writer")
+        guard case .nowPlaying(let shown) = screen.shown.last else {
+            Issue.record("the screen shows \(String(describing: screen.shown.last)), not the paused track")
+            return
+        }
+        #expect(shown.playback == .paused)
+        try rig.press(.volumeUp)
+        #expect(rig.player.volume > volume, "a press after the pause is handled while the save waits")
+        #expect(storage.withLock { !$0.gaveUp }, "the player's thread waited for the storage to let go")
+        let pausedAt = rig.player.positionFrames
+
+        storage.withLock { $0.released = true }
+        #expect(rig.saved()?.positionFrames == pausedAt)
+    }
 }

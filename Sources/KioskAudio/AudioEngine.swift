@@ -262,6 +262,11 @@ public final class AudioEngine: PlaybackEngine {
     /// since the engine started. Each is logged on the loop thread with the next event after it.
     public var underruns: UInt64 { shared.underruns.load(ordering: .relaxed) }
 
+    /// The longest the output thread was away from the device between two writes of one stretch of
+    /// sound (its lateness: with the device full, the next write could have begun at once), in
+    /// nanoseconds, since the engine started. Any thread.
+    public var longestOutputAwayNanoseconds: UInt64 { shared.longestAway.load(ordering: .relaxed) }
+
     /// What the audio threads did in their steady state (see `SteadyStateCounts`). Final after `shutdown`.
     public var steadyStateCounts: SteadyStateCounts {
         SteadyStateCounts(

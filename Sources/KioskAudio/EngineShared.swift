@@ -44,7 +44,8 @@ import Synchronization
 // Counters (relaxed: each is a count read on its own, no other memory hangs on it):
 //  9. the steady-state counts (`decoderIterations` … `outputFaults`, `decoderAllocationsTotal`:
 //     D or O adds, L reads in `steadyStateCounts`, final after the threads are joined) and
-//     `underruns` (O adds; its account goes to L as an `underrun` event).
+//     `underruns` (O adds; its account goes to L as an `underrun` event) and `longestAway`
+//     (O alone stores, the longest yet; any thread reads it for a benchmark or a log line).
 //
 // Inside KioskSystem: `EventCount`'s futex word (signal after publishing, check the predicate after
 // `prepare`; kiosk_audio.h) and its `wakeups` counter (relaxed).
@@ -100,6 +101,9 @@ final class EngineShared: @unchecked Sendable {
     let outputFaults = Atomic<UInt64>(0)
     /// (9) Writes the device refused because it had run dry (EPIPE): what it played was silence.
     let underruns = Atomic<UInt64>(0)
+    /// (9) The longest the output thread was away from the device between two writes of one
+    /// stretch of sound, in nanoseconds (`UnderrunWatch.away`).
+    let longestAway = Atomic<UInt64>(0)
 
     let settings: AudioSettings
     let bufferMs: Int

@@ -267,6 +267,12 @@ final class OutputWorker: @unchecked Sendable {
             prompt.mix(into: gain.scratchBuffer, frames: count)
         }
         let writeStart = Syscalls.monotonicNanoseconds()
+        // Only within a stretch of sound: a pause, a hold or a flush ends one (`sounding` false).
+        if sounding, let away = underrunWatch.away(at: writeStart),
+            away > shared.longestAway.load(ordering: .relaxed)
+        {
+            shared.longestAway.store(away, ordering: .relaxed)
+        }
         let result = output.write(pointer, count: count)
         let writeEnd = Syscalls.monotonicNanoseconds()
         yieldToUnpacedDevice(writeStart: writeStart, writeEnd: writeEnd)

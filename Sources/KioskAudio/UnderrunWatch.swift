@@ -26,6 +26,15 @@ struct UnderrunWatch {
         waitedForFrames = false
     }
 
+    /// How long the thread was away from the device when it came back to write at `start`: from the
+    /// last write's return (taking the frames, the position, its events). Nil when it waited for
+    /// the decoder since (that wait is the decoder's lateness, not this thread's) or no write came
+    /// before.
+    func away(at start: UInt64) -> UInt64? {
+        guard lastWriteNanoseconds != 0, !waitedForFrames else { return nil }
+        return start &- lastWriteNanoseconds
+    }
+
     /// A write that returned at `now` found the device set up as `device` dry: its account, for the
     /// loop to log (the caller counts it and posts it).
     func underrun(at now: UInt64, device: OutputConfiguration) -> UnderrunAccount {

@@ -109,6 +109,24 @@ enum BenchCommand {
                 ],
                 run: realtime),
             Command(
+                name: "storm", summary: "the output thread's lateness while buttons and MPD clients storm the player",
+                description: """
+                    Plays a generated collection on repeat through the player, its engine and its MPD
+                    server, alternately left alone and stormed (presses on the loop, MPD clients asking as
+                    fast as answered); prints each run's underruns, the longest the output thread was away
+                    from the device between two writes, and the CPU used.
+
+                    """,
+                options: [
+                    .integer("--seconds", "N", 1...3600, "length of each run (default 15)"),
+                    .integer("--rounds", "N", 1...100, "quiet and storm runs, alternated (default 2 of each)"),
+                    .integer("--presses", "N", 1...1000, "presses a second in a storm (default 50)"),
+                    .integer("--clients", "N", 0...64, "MPD clients in a storm (default 4)"),
+                    .text("--device", "NAME", "output device (default none: paced by the clock)"),
+                    .flag("--no-realtime", "the output thread at normal priority (default SCHED_FIFO 70)"),
+                ],
+                run: storm),
+            Command(
                 name: "startup", summary: "exec → first PCM frame and first frame drawn; RSS",
                 description: "Starts 'kiosk-player run' as systemd does and times the first sound and frame.\n",
                 options: [

@@ -36,35 +36,13 @@ extension BenchCommand {
         guard let made = mkdtemp(&template) else { throw Errno.current.with("mkdtemp") }
         let state = String(cString: made)
         defer { removeTree(state) }
-        let loop = try EventLoop()
-        final class Box { weak var player: Player? }
-        let box = Box()
-        let engine = try AudioEngine(loop: loop, settings: AudioSettings(device: "none", realtimePriority: nil)) {
-            box.player?.handle($0)
-        }
-        var config = Config()
-        config.stateDirectory = state
-        config.mediaRoots = []
-        let lib = try Library(loop: loop, stateDirectory: state, mediaRoots: []) { event, catalog in
-            box.player?.handle(event, catalog: catalog)
-        }
-        let player = Player(
-            loop: loop, engine: engine, screen: nil, config: config, outputDevices: ["none"], resume: nil,
-            deviceOpens: OutputPresence.isPresent)
-        box.player = player
-        lib.addVolume(path: library)
-        _ = try loop.run(
-            until: { lib.isIdle && lib.catalog.trackCount > 0 }, timeoutNanoseconds: 600_000_000_000)
+        let served = try BenchServedPlayer(state: state, music: library)
         let rssBefore = Syscalls.residentBytes()
-        var settings = MPDSettings()
-        settings.socketPath = state + "/mpd.socket"
-        let server = MPDServer(loop: loop, player: player, library: lib, settings: settings)
-        try server.start()
-        defer {
-            server.stop()
-            engine.shutdown()
-            lib.stop()
-        }
+        try served.startServer()
+        defer { served.stop() }
+        let loop = served.loop
+        let server = served.server!
+        let lib = served.library
 
         let volume = library.split(separator: "/").last.map(String.init) ?? ""
         let commands: [(String, Int)] = [
@@ -80,59 +58,18 @@ extension BenchCommand {
         }
         let result = Locked<Figures?>(nil)
         let handle = loop.handle
-        let path = settings.socketPath!
+        let path = served.socketPath
         let clientThread = try KioskThread(name: "bench-mpd-client") {
             var figures = Figures()
             defer {
                 result.withLock { $0 = figures }
                 handle.wake()
             }
-            guard let fd = try? Syscalls.connectUnix(path: path) else { return }
-            defer { Syscalls.closeIgnoringErrors(fd) }
-            var pending: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            /// Reads one response; returns its byte count.
-            func response() -> Int {
-                var total = 0
-                while true {
-                    if let newline = pending.firstIndex(of: 0x0A) {
-                        let line = pending[..<newline]
-                        total += newline + 1
-                        pending.removeFirst(newline + 1)
-                        if line.elementsEqual("OK".utf8) || line.starts(with: "ACK".utf8) { return total }
-                        continue
-                    }
-                    let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                    if n <= 0 { return total }
-                    pending += chunk[0..<n]
-                }
-            }
-            /// Sends a whole command (the socket is blocking; MSG_NOSIGNAL: no SIGPIPE).
-            func send(_ text: String) {
-                let bytes = Array(text.utf8)
-                var offset = 0
-                while offset < bytes.count {
-                    let sent = bytes.withUnsafeBytes { raw in
-                        (try? Syscalls.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))) ?? -1
-                    }
-                    if sent < 0 { return }
-                    offset += sent
-                }
-            }
-            // The greeting is one line ("OK MPD 0.23.0").
-            while !pending.contains(0x0A) {
-                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if n <= 0 { return }
-                pending += chunk[0..<n]
-            }
-            pending.removeFirst(pending.firstIndex(of: 0x0A)! + 1)
+            guard let client = BenchMPDClient(path: path) else { return }
             for (command, repeats) in commands {
                 var bytes = 0
                 let start = Syscalls.monotonicNanoseconds()
-                for _ in 0..<repeats {
-                    send(command + "\n")
-                    bytes = response()
-                }
+                for _ in 0..<repeats { bytes = client.command(command) }
                 let each = (Syscalls.monotonicNanoseconds() - start) / UInt64(repeats)
                 figures.lines.append("\(command): \(formatMilliseconds(each)) per command, \(bytes) bytes")
             }

@@ -33,3 +33,29 @@ import Testing
         )
     }
 }
+
+/// How long the output thread was away from the device between writes (`UnderrunWatch.away`, the
+/// storm bench's figure of its lateness).
+@Suite struct OutputAwayTests {
+    private let ms: UInt64 = 1_000_000
+
+    private func watchAfterAWrite(at end: UInt64 = 100_000_000) -> UnderrunWatch {
+        var watch = UnderrunWatch()
+        watch.wrote(start: end - 2 * ms, end: end, queued: 441)
+        return watch
+    }
+
+    @Test func theTimeAwayRunsFromTheLastWritesReturn() {
+        #expect(watchAfterAWrite().away(at: 104 * ms) == 4 * ms)
+    }
+
+    @Test func aWaitForTheDecoderIsNotTheOutputThreadsLateness() {
+        var watch = watchAfterAWrite()
+        watch.waitingForDecoder()
+        #expect(watch.away(at: 104 * ms) == nil)
+    }
+
+    @Test func nothingIsAwayBeforeTheFirstWrite() {
+        #expect(UnderrunWatch().away(at: 5 * ms) == nil)
+    }
+}

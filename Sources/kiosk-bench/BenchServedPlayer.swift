@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskAudio
+import KioskConfig
+import KioskCore
+import KioskLibrary
+import KioskMPD
+import KioskSystem
+
+/// The player with the real engine and library on one event loop, as the appliance wires them (no
+/// screen, no inputs), its music scanned, and the MPD server once `startServer` is called: what
+/// `bench mpd` and `bench storm` drive.
+///
+/// Thread: the thread that made it, which runs `loop`.
+final class BenchServedPlayer {
+    let loop: EventLoop
+    let engine: AudioEngine
+    let library: Library
+    let player: Player
+    private(set) var server: MPDServer?
+    let socketPath: String
+
+    /// Scans `music` into a fresh state directory `state` before it returns.
+    init(state: String, music: String, audio: AudioSettings = AudioSettings(device: "none", realtimePriority: nil))
+        throws
+    {
+        final class Box { weak var player: Player? }
+        let box = Box()
+        loop = try EventLoop()
+        engine = try AudioEngine(loop: loop, settings: audio) { box.player?.handle($0) }
+        var config = Config()
+        config.stateDirectory = state
+        config.mediaRoots = []
+        library = try Library(loop: loop, stateDirectory: state, mediaRoots: []) { event, catalog in
+            box.player?.handle(event, catalog: catalog)
+        }
+        player = Player(
+            loop: loop, engine: engine, screen: nil, config: config, outputDevices: [audio.device], resume: nil,
+            deviceOpens: OutputPresence.isPresent)
+        box.player = player
+        socketPath = state + "/mpd.socket"
+        library.addVolume(path: music)
+        let library = library
+        _ = try loop.run(
+            until: { library.isIdle && library.catalog.trackCount > 0 }, timeoutNanoseconds: 600_000_000_000)
+    }
+
+    /// Starts the MPD server on `socketPath`.
+    func startServer() throws {
+        var settings = MPDSettings()
+        settings.socketPath = socketPath
+        let server = MPDServer(loop: loop, player: player, library: library, settings: settings)
+        try server.start()
+        self.server = server
+    }
+
+    func stop() {
+        server?.stop()
+        player.shutdown()
+        engine.shutdown()
+        library.stop()
+    }
+}

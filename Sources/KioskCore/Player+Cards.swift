@@ -30,47 +30,25 @@ extension Player {
     private func cardPresented(_ uid: CardUID) {
         cancelCardAway()
         cards.reloadIfChanged()
-        guard let link = cards.link(of: uid) else {
-            promptToLink(uid)
-            return
+        let link = cards.link(of: uid)
+        if let link { Log.info("card \(uid): \(link.summary)") }
+        let queueCollection = queueCollection
+        let presentation = cardSession.presented(uid, link: link, status: status) { wanted in
+            queueCollection?.category == wanted.category && queueCollection?.key == wanted.key
         }
-        Log.info("card \(uid): \(link.summary)")
-        switch link {
-        case .action(let action):
-            perform(action)
-        case .collection(let wanted) where wanted.mode.playsOneTrack:
-            // Each tap plays the next track; the card put back on a track it paused resumes it.
-            if uid == cardSession.playing && cardSession.pausedByRemoval && status == .paused {
-                resumeAfterRemoval()
-            } else {
-                play(wanted, card: uid)
-            }
-        case .collection(let wanted):
-            if uid == cardSession.playing, let playing = queueCollection, playing.category == wanted.category,
-                playing.key == wanted.key
-            {
-                presentedAgain()
-            } else {
-                play(wanted, card: uid)
+        switch presentation {
+        case .offerLink: promptToLink(uid)
+        case .act(let action): perform(action)
+        case .play(let wanted): play(wanted, card: uid)
+        case .resume: resume()
+        case .again:
+            switch config.cards.again {
+            case .restart: playFromStart()
+            case .togglePause: apply(.togglePause, from: .card)
+            case .nothing: apply(.play, from: .card)
+            case .next: apply(.next, from: .card)
             }
         }
-    }
-
-    /// The card that started what plays, shown again.
-    private func presentedAgain() {
-        if cardSession.pausedByRemoval && status == .paused { return resumeAfterRemoval() }
-        switch config.cards.again {
-        case .restart: playFromStart()
-        case .togglePause: apply(.togglePause, from: .card)
-        case .nothing: apply(.play, from: .card)
-        case .next: apply(.next, from: .card)
-        }
-    }
-
-    /// The playing card put back after its removal paused playback.
-    private func resumeAfterRemoval() {
-        cardSession.pausedByRemoval = false
-        resume()
     }
 
     /// The playing card taken off: a pause (config `cards.removed`), and with
@@ -93,16 +71,15 @@ extension Player {
                 // `continue` too: `CollectionMemory.alwaysKept` gives its collection a bookmark.
                 play(collection: collection, fromStart: false)
             }
-            cardSession.playing = uid
-            cardSession.pausedByRemoval = false
+            apply(cardSession.handle(.started(uid)))
             return
         }
-        cardSession.waiting = (uid, wanted, scheduler.nowNanoseconds)
+        apply(cardSession.handle(.waitsForItsStick(uid, wanted, since: scheduler.nowNanoseconds)))
         let onBox = isPresent(wanted.volumeID) || volumeLabelPresent(wanted.volumeLabel)
         if onBox && isScanning {
             showTransient(MessageState(title: "Reading the stick…", detail: wanted.name, kind: .progress), seconds: 4)
         } else if onBox {
-            cardSession.waiting = nil
+            apply(cardSession.handle(.stopsWaiting))
             showTransient(
                 MessageState(
                     title: "Not on the stick", detail: "'\(wanted.name)' is not on \(wanted.stickName) any more",
@@ -155,7 +132,7 @@ extension Player {
         guard resolve(waiting.collection) != nil else {
             if !isScanning && isPresent(waiting.collection.volumeID) {
                 // Its stick is in and read, without the collection.
-                cardSession.waiting = nil
+                apply(cardSession.handle(.stopsWaiting))
                 play(waiting.collection, card: waiting.uid)
             }
             return
@@ -236,13 +213,13 @@ extension Player {
         guard let target, let catalog else {
             let message = MessageState(
                 title: "New card", detail: "Choose an album, then show the card again", kind: .info)
-            cardSession.prompt = CardPrompt(uid: uid, collection: nil, message: message)
+            apply(cardSession.handle(.prompts(CardPrompt(uid: uid, collection: nil, message: message))))
             showTransient(message, seconds: 6)
             return
         }
         let collection = CardCollection.of(target, in: catalog)
         let message = linkPrompt(collection)
-        cardSession.prompt = CardPrompt(uid: uid, collection: collection, message: message)
+        apply(cardSession.handle(.prompts(CardPrompt(uid: uid, collection: collection, message: message))))
         showTransient(message, seconds: CardSession.promptSeconds)
         Log.info("card \(uid): not linked; offering \(collection.name)")
     }
@@ -267,26 +244,25 @@ extension Player {
     func answerCardPrompt(_ action: Action) -> Bool {
         guard let prompt = cardSession.prompt else { return false }
         guard transientMessage == prompt.message else {
-            cardSession.prompt = nil
+            apply(cardSession.handle(.prompts(nil)))
             return false
         }
         if action == .select, var collection = prompt.collection {
             collection.mode = collection.mode.following
             let message = linkPrompt(collection)
-            cardSession.prompt = CardPrompt(uid: prompt.uid, collection: collection, message: message)
+            apply(cardSession.handle(.prompts(CardPrompt(uid: prompt.uid, collection: collection, message: message))))
             showTransient(message, seconds: CardSession.promptSeconds)
             return true
         }
         guard action == .playFromStart, let collection = prompt.collection else { return false }
-        cardSession.prompt = nil
+        apply(cardSession.handle(.prompts(nil)))
         do {
             try cards.setLink(.collection(collection), for: prompt.uid)
             Log.notice(
                 "card \(prompt.uid) linked to \(collection.category.rawValue) \"\(collection.name)\" (\(collection.mode.rawValue))"
             )
-            if queueCollection?.key == collection.key && queueCollection?.category == collection.category {
-                cardSession.playing = prompt.uid
-            }
+            let playsNow = queueCollection?.key == collection.key && queueCollection?.category == collection.category
+            apply(cardSession.handle(.linked(prompt.uid, playsNow: playsNow)))
             let detail = collection.mode == .album ? collection.name : "\(collection.name) (\(collection.mode.title))"
             showTransient(MessageState(title: "Card linked", detail: detail, kind: .info), seconds: 3)
         } catch {
@@ -321,7 +297,7 @@ extension Player {
         let uid = cards.sorted[row].uid
         do {
             try cards.unlink(uid)
-            if cardSession.playing == uid { cardSession.playing = nil }
+            apply(cardSession.handle(.unlinked(uid)))
             showTransient(MessageState(title: "Card unlinked", detail: "card \(uid)"), seconds: 3)
             return true
         } catch {

@@ -13,7 +13,7 @@ struct CardSessionTests {
     /// A session whose card `card` started what plays (no links file: the directory is not there).
     private func playingCard() -> CardSession {
         var session = CardSession(directory: "/nonexistent/kiosk-card-session-tests")
-        session.playing = card
+        _ = session.handle(.started(card))
         return session
     }
 
@@ -78,6 +78,94 @@ struct CardSessionTests {
     @Test func choosingSomethingElseForgetsTheCardAndEndsItsCountdown() {
         var session = playingCard()
         #expect(session.handle(.forgotten) == [.timers(.cardBack)])
+        #expect(session.playing == nil)
+    }
+
+    // MARK: - a card shown
+
+    private let album = CardCollection(
+        volumeID: "v1", volumeLabel: "KIDS", category: .album, key: "v1\u{1F}Album", name: "Album")
+
+    private func present(
+        _ session: inout CardSession, _ uid: CardUID, link: CardLink?, status: PlaybackStatus = .playing,
+        queuePlaysIt: Bool = true
+    ) -> CardSession.Presentation {
+        session.presented(uid, link: link, status: status) { _ in queuePlaysIt }
+    }
+
+    @Test func anUnlinkedCardIsOfferedALink() {
+        var session = playingCard()
+        #expect(present(&session, other, link: nil) == .offerLink)
+    }
+
+    @Test func aCardLinkedToAnActionActsLikeTheButton() {
+        var session = CardSession(directory: "/nonexistent/kiosk-card-session-tests")
+        #expect(present(&session, card, link: .action(.next)) == .act(.next))
+    }
+
+    @Test func anotherCardsCollectionPlays() {
+        var session = playingCard()
+        #expect(present(&session, other, link: .collection(album)) == .play(album))
+    }
+
+    @Test func thePlayingCardShownAgainIsTheAgainRule() {
+        var session = playingCard()
+        #expect(present(&session, card, link: .collection(album)) == .again)
+    }
+
+    @Test func thePlayingCardWhoseQueueWasReplacedPlaysItsCollectionAgain() {
+        var session = playingCard()
+        #expect(present(&session, card, link: .collection(album), queuePlaysIt: false) == .play(album))
+    }
+
+    @Test func thePlayingCardPutBackAfterItsRemovalPausedResumesOnce() {
+        var session = playingCard()
+        _ = session.handle(.removed(card, status: .playing, pauses: true, stopAfterMinutes: nil))
+        #expect(present(&session, card, link: .collection(album), status: .paused) == .resume)
+        #expect(!session.pausedByRemoval)
+        #expect(present(&session, card, link: .collection(album), status: .paused) == .again)
+    }
+
+    @Test func aOneTrackCardTappedAgainPlaysItsNextTrack() {
+        var session = playingCard()
+        var oneTrack = album
+        oneTrack.mode = .trackPerTap
+        #expect(present(&session, card, link: .collection(oneTrack), queuePlaysIt: false) == .play(oneTrack))
+    }
+
+    @Test func aOneTrackCardPutBackOnTheTrackItPausedResumesIt() {
+        var session = playingCard()
+        var oneTrack = album
+        oneTrack.mode = .trackPerTap
+        _ = session.handle(.removed(card, status: .playing, pauses: true, stopAfterMinutes: nil))
+        #expect(
+            present(&session, card, link: .collection(oneTrack), status: .paused, queuePlaysIt: false) == .resume)
+    }
+
+    // MARK: - its state, changed only by events
+
+    @Test func aCardWaitingForItsStickIsForgottenWhenSomethingElseIsChosen() {
+        var session = CardSession(directory: "/nonexistent/kiosk-card-session-tests")
+        _ = session.handle(.waitsForItsStick(card, album, since: 5))
+        #expect(session.waiting?.uid == card)
+        _ = session.handle(.forgotten)
+        #expect(session.waiting == nil)
+    }
+
+    @Test func aCardLinkedToWhatPlaysBecomesThePlayingCard() {
+        var session = CardSession(directory: "/nonexistent/kiosk-card-session-tests")
+        let message = MessageState(title: "New card: album")
+        _ = session.handle(.prompts(CardPrompt(uid: card, collection: album, message: message)))
+        _ = session.handle(.linked(card, playsNow: true))
+        #expect(session.prompt == nil)
+        #expect(session.playing == card)
+    }
+
+    @Test func unlinkingThePlayingCardLeavesNoPlayingCard() {
+        var session = playingCard()
+        _ = session.handle(.unlinked(other))
+        #expect(session.playing == card)
+        _ = session.handle(.unlinked(card))
         #expect(session.playing == nil)
     }
 }

@@ -219,6 +219,8 @@ extension Player {
             apply(.shutdown, from: .card)
         case .lock:
             toggleLock()
+        case .parentOverride:
+            parentOverride()
         }
     }
 

@@ -174,8 +174,7 @@ struct BedtimeRules {
             }
             return follow(reading) + save(reading) + nextTick(reading)
         case .tick(let reading):
-            return follow(reading) + endingDue(reading) + warningDue(reading) + periodicSave(reading)
-                + nextTick(reading)
+            return follow(reading) + endingDue(reading) + warningDue(reading) + nextTick(reading)
         case .playRequested(let item, let reading):
             var effects = follow(reading)
             if let session, session.key == item.key { return effects + nextTick(reading) }
@@ -251,6 +250,8 @@ struct BedtimeRules {
                 day: today, usedSeconds: 0, oneMoreUsed: false, overridden: false, lastKnownSeconds: now.seconds)
             return []
         }
+        // The local day can go back while the time does not: the repeated hour of a daylight-saving end.
+        let wentBack = now.seconds < counts.lastKnownSeconds
         counts.lastKnownSeconds = now.seconds
         var effects: [PlayerEffect] = []
         if today > counts.day {
@@ -259,8 +260,13 @@ struct BedtimeRules {
                 day: today, usedSeconds: 0, oneMoreUsed: false, overridden: false, lastKnownSeconds: now.seconds)
             usedMilliseconds = 0
             if session?.kind == .free { session?.kind = .counted }
+            if let coming = ending, case .budgetSpent = coming.reason {
+                // The new day's budget: what plays goes on.
+                if coming.fading { effects.append(.engine(.cancelFade)) }
+                ending = nil
+            }
             effects.append(.bedtime(.save(counts)))
-        } else if today < counts.day {
+        } else if today < counts.day, wentBack {
             // The clock went back: what was counted stays, the next day begins at its reset hour.
             Log.warning("bedtime: the clock went back a day or more; keeping today's counts")
             counts.day = today
@@ -268,7 +274,8 @@ struct BedtimeRules {
         }
         counts.usedSeconds = usedMilliseconds / 1000
         saved = counts
-        return effects
+        // Any event may be the one after a minute: track changes re-arm the timer before it rings.
+        return effects + periodicSave(reading)
     }
 
     // MARK: - starting

@@ -59,10 +59,17 @@ extension Player {
         }
     }
 
-    /// The rules' timer rang.
+    /// The rules' timer rang: the screen is drawn again only when they did more than count.
     func bedtimeTicked() {
-        apply(bedtime?.handle(.tick(bedtimeReading())) ?? [])
-        refreshScreen()
+        let effects = bedtime?.handle(.tick(bedtimeReading())) ?? []
+        apply(effects)
+        let counted = effects.allSatisfy {
+            switch $0 {
+            case .armBedtime, .bedtime(.save): true
+            default: false
+            }
+        }
+        if !counted { refreshScreen() }
     }
 
     /// The parent's card or chord: the rules off until the reset hour, or on again.

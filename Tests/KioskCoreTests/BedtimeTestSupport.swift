@@ -8,6 +8,8 @@ import KioskTestSupport
 /// Local time in a test's own zone, without the process's TZ (which other tests share): UTC, or
 /// Europe/Berlin by the EU's rule (summer time from the last Sunday of March, 01:00 UTC, to the
 /// last Sunday of October, 01:00 UTC).
+///
+/// Thread: any (functions).
 enum TestZone {
     static func utc(_ epochSeconds: Int) -> ExhibitClock.Local { local(epochSeconds, offset: 0) }
 
@@ -55,6 +57,8 @@ enum TestZone {
 /// The bedtime rules on a test's clocks: a wall clock (which a test may set, jump or unsynchronise)
 /// and a monotonic clock that only moves forward, both moved by `pass`, which rings the rules'
 /// timer on the way as the player would. What the rules returned is kept in `effects`.
+///
+/// Thread: the test's (a value).
 struct RulesClock {
     var rules: BedtimeRules
     var wall: Int

@@ -9,6 +9,8 @@ import Testing
 @testable import KioskCore
 
 /// A wall clock for a rig: `start` (UTC, the test zone) plus the rig's virtual time.
+///
+/// Thread: the rig's (the test's) thread: its clock is read there only.
 final class RigWallClock: @unchecked Sendable {
     let start: Int
     /// The rig's clock, once there is one (read on the rig's thread only).
@@ -27,12 +29,15 @@ final class RigWallClock: @unchecked Sendable {
 /// outside the windows does, the announcement, the stop, the counts on the device, the parent's card.
 struct PlayerBedtimeTests {
     /// Weekdays 16:00–19:30; the album "First Light" (Alpha's) may play at bedtime.
-    static func rig(at wall: Int, repeats: Bool = false) throws -> (PlayerRig, RigWallClock) {
+    static func rig(
+        at wall: Int, repeats: Bool = false, oneMore: BedtimeConfig.OneMore? = nil
+    ) throws -> (PlayerRig, RigWallClock) {
         let time = RigWallClock(start: wall)
         let rig = try PlayerRig(volumes: [PlayerFixtures.main], wallClock: time.clock) { config in
             var bedtime = BedtimeConfig()
             bedtime.windows = [OpeningHours(days: [1, 2, 3, 4, 5], open: 16 * 60, close: 19 * 60 + 30)]
             bedtime.items = [.folder("Alpha")]
+            bedtime.oneMore = oneMore
             config.bedtime = bedtime
             config.repeatQueue = repeats
         }
@@ -80,6 +85,20 @@ struct PlayerBedtimeTests {
         defer { rig.shutdown() }
         try Self.select(rig, album: "First Light")
         #expect(try rig.run { rig.player.status == .playing && rig.tracksStarted > 0 })
+    }
+
+    @Test func oneMoreStoryPlaysOneTrackThenTheBoxPausesAndRefusesTheNext() throws {
+        let (rig, _) = try Self.rig(at: TestZone.epoch(2026, 12, 7, 20, 0), oneMore: .track)
+        defer { rig.shutdown() }
+        let said = Self.said(rig)
+        try Self.select(rig, album: "Second Wind")
+        #expect(said.withLock { $0 } == ["One more story then it is sleep time"])
+        #expect(try rig.run { rig.player.status == .playing && rig.tracksStarted == 1 })
+        #expect(try rig.run(seconds: 20) { rig.player.status != .playing }, "the track's end")
+        #expect(rig.tracksStarted == 1 && rig.player.queueIndex == 1, "paused at the next track's start")
+        try rig.press(.playPause)
+        #expect(
+            rig.player.status != .playing && said.withLock { $0.last } == "Sleep time. The box plays again at 16:00")
     }
 
     @Test func theEndIsAnnouncedLitAndFadedThenPlaybackStops() throws {

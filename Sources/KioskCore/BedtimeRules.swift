@@ -333,34 +333,16 @@ struct BedtimeRules {
     /// again before the reset hour): not the afternoon's gap between two windows.
     private func oneMoreIsDue(_ refusal: Reason, _ time: ExhibitClock.Local) -> Bool {
         guard case .outsideWindow = refusal else { return true }
-        var weekday = time.weekday
-        var minute = time.minute
-        for _ in 0..<1440 {
-            minute += 1
-            if minute == 1440 {
-                minute = 0
-                weekday = (weekday + 1) % 7
-            }
-            if minute == config.resetAt { return true }
-            if config.isInWindow(weekday: weekday, minute: minute) { return false }
-        }
-        return true
+        let reset = (config.resetAt - time.minute + 1439) % 1440 + 1
+        let opening = minutesUntil(time, within: reset) { config.isInWindow(weekday: $0, minute: $1) }
+        return (opening ?? reset) >= reset
     }
 
-    /// The local minute the next window opens (nil: none within a week, or no trusted time).
+    /// The local minute the next window opens (nil: none within a week).
     private mutating func nextOpening(_ reading: Reading) -> Int? {
         let time = local(ownTime(reading).seconds)
-        var weekday = time.weekday
-        var minute = time.minute
-        for _ in 0..<(7 * 1440) {
-            minute += 1
-            if minute == 1440 {
-                minute = 0
-                weekday = (weekday + 1) % 7
-            }
-            if config.isInWindow(weekday: weekday, minute: minute) { return minute }
-        }
-        return nil
+        let ahead = minutesUntil(time, within: 7 * 1440) { config.isInWindow(weekday: $0, minute: $1) }
+        return ahead.map { (time.minute + $0) % 1440 }
     }
 
     private var budgetLeftMilliseconds: Int? {
@@ -399,11 +381,12 @@ struct BedtimeRules {
         return candidates.min { $0.0 < $1.0 }.map { (max(0, $0.0), $0.1) }
     }
 
-    /// Local minutes from `time` until `ends` holds (0: it holds now; nil: not within a day).
-    private func minutesUntil(_ time: ExhibitClock.Local, _ ends: (Int, Int) -> Bool) -> Int? {
+    /// Local minutes from `time` until `ends(weekday, minute)` holds (0: it holds now; nil: not
+    /// within `within` minutes).
+    private func minutesUntil(_ time: ExhibitClock.Local, within: Int = 1440, _ ends: (Int, Int) -> Bool) -> Int? {
         var weekday = time.weekday
         var minute = time.minute
-        for ahead in 0...1440 {
+        for ahead in 0...within {
             if ends(weekday, minute) { return ahead }
             minute += 1
             if minute == 1440 {

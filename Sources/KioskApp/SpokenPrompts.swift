@@ -29,7 +29,8 @@ final class SpokenPrompts {
         let mode = resolved.speechMode(hasScreen: hasScreen)
         language = speech.language
         player.speechMode = mode
-        guard mode != .off else { return }
+        // The bedtime rules' announcements are said even with speech off (`bedtime.speak`).
+        guard mode != .off || resolved.config.bedtime?.speak == true else { return }
         do {
             speaker = try Speaker(loop: loop, helper: helper) { [weak engine, weak self] result in
                 switch result {

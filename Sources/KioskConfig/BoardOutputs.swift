@@ -14,6 +14,8 @@ public enum LightState: String, Sendable, CaseIterable {
     case ready
     /// Exhibit mode outside its opening hours: inputs are ignored.
     case closed
+    /// Bedtime: the announcement was made, the end comes within minutes (`bedtime` in config.json).
+    case sleepSoon
 }
 
 /// How a light shows a state: on, off, or blinking at 1 Hz (`slow`) or 4 Hz (`fast`), half on
@@ -56,7 +58,7 @@ public struct BoardOutputs: Sendable, Equatable {
     /// The patterns when the profile names none for a state.
     public static let defaultPatterns: [LightState: LightPattern] = [
         .playing: .steady, .paused: .slow, .stopped: .off, .linking: .fast, .error: .fast, .lowPower: .fast,
-        .ready: .slow, .closed: .off,
+        .ready: .slow, .closed: .off, .sleepSoon: .slow,
     ]
 
     public var statusLight: Line?

@@ -150,6 +150,8 @@ public struct Config: Sendable {
     public var speech = SpeechConfig()
     /// Exhibit mode: clips on inputs instead of a music player's controls (nil: off).
     public var exhibit: ExhibitConfig?
+    /// Bedtime rules: when the box plays, how long a day, what still plays at night (nil: none).
+    public var bedtime: BedtimeConfig?
 
     public init() {}
 
@@ -161,7 +163,7 @@ public struct Config: Sendable {
         "sleepAction",
         "repeat", "shuffle", "replayGain", "replayGainPreampDb", "replayGainMissingPreampDb", "audio", "screen",
         "speech",
-        "inputs", "mpd", "cards", "exhibit",
+        "inputs", "mpd", "cards", "exhibit", "bedtime",
     ]
 
     /// Parses a config file's contents.
@@ -296,6 +298,12 @@ public struct Config: Sendable {
         }
         if let speech = try r.object("speech") { c.speech = try SpeechConfig.parse(speech) }
         if let exhibit = try r.object("exhibit") { c.exhibit = try ExhibitConfig.parse(exhibit) }
+        if let bedtime = try r.object("bedtime") {
+            guard c.exhibit == nil else {
+                throw r.error("bedtime", "not with exhibit mode (its opening hours say when it plays)")
+            }
+            c.bedtime = try BedtimeConfig.parse(bedtime)
+        }
         try r.finish(known: topKeys)
         return c
     }

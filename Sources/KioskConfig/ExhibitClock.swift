@@ -13,6 +13,8 @@ public struct ExhibitClock: Sendable {
         public var weekday: Int
         public var minute: Int
         public var date: String
+        /// The local date as days since 1970-01-01, so that days can be counted across months.
+        public var day = 0
     }
 
     public let now: @Sendable () -> Local
@@ -53,6 +55,18 @@ public struct ExhibitClock: Sendable {
         localtime_r(&t, &parts)
         let date =
             "\(parts.tm_year + 1900)-\(parts.tm_mon + 1 < 10 ? "0" : "")\(parts.tm_mon + 1)-\(parts.tm_mday < 10 ? "0" : "")\(parts.tm_mday)"
-        return Local(weekday: Int(parts.tm_wday), minute: Int(parts.tm_hour) * 60 + Int(parts.tm_min), date: date)
+        return Local(
+            weekday: Int(parts.tm_wday), minute: Int(parts.tm_hour) * 60 + Int(parts.tm_min), date: date,
+            day: daysSinceEpoch(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday)))
+    }
+
+    /// Days from 1970-01-01 to the civil date (proleptic Gregorian; Howard Hinnant's days_from_civil).
+    public static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 }

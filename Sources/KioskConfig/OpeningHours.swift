@@ -76,6 +76,18 @@ public struct OpeningHours: Sendable, Equatable {
         return days.isEmpty ? nil : days
     }
 
+    /// "HH:MM" of `minute` (since midnight), as the config writes it.
+    public static func text(_ minute: Int) -> String {
+        let h = minute / 60 % 24
+        let m = minute % 60
+        return "\(h < 10 ? "0" : "")\(h):\(m < 10 ? "0" : "")\(m)"
+    }
+
+    /// `days` as the config writes them: "daily", or the names in week order ("mon,tue,sat").
+    static func dayText(_ days: Set<Int>) -> String {
+        days.count == 7 ? "daily" : days.sorted().map { dayNames[$0] }.joined(separator: ",")
+    }
+
     /// Minutes since midnight of "HH:MM" (24:00 only as an end).
     static func parseTime(_ text: String, allowMidnightEnd: Bool = false) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)

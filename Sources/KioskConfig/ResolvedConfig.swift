@@ -194,6 +194,7 @@ public struct ResolvedConfig: Sendable {
             ("mpd", .object(mpd)),
             ("speech", .object(speech)),
             ("cards", .object(cards)),
+            ("bedtime", c.bedtime?.json() ?? .null),
         ]
         return .object(members)
     }

@@ -115,9 +115,11 @@ public enum CardAction: Sendable, Equatable {
     case shutdown
     /// Locks the inputs, or unlocks them (`Player.locked`).
     case lock
+    /// The parent's card: the bedtime rules off until their reset hour, or on again.
+    case parentOverride
 
     /// Parses "play-pause", "stop", "next", "previous", "shuffle-on", "shuffle-off", "sleep-30",
-    /// "volume-limit-40", "volume-limit-off", "shutdown", "lock".
+    /// "volume-limit-40", "volume-limit-off", "shutdown", "lock", "parent-override".
     public init?(_ text: String) {
         switch text {
         case "play-pause": self = .playPause
@@ -129,6 +131,7 @@ public enum CardAction: Sendable, Equatable {
         case "volume-limit-off": self = .volumeLimitOff
         case "shutdown": self = .shutdown
         case "lock": self = .lock
+        case "parent-override": self = .parentOverride
         default:
             if text.hasPrefix("sleep-"), let n = Int(text.dropFirst(6)), (1...720).contains(n) {
                 self = .sleep(minutes: n)
@@ -141,7 +144,7 @@ public enum CardAction: Sendable, Equatable {
     }
 
     public static let names =
-        "play-pause, stop, next, previous, shuffle-on, shuffle-off, sleep-MINUTES (1…720), volume-limit-PERCENT (1…100), volume-limit-off, shutdown, lock"
+        "play-pause, stop, next, previous, shuffle-on, shuffle-off, sleep-MINUTES (1…720), volume-limit-PERCENT (1…100), volume-limit-off, shutdown, lock, parent-override"
 
     public var name: String {
         switch self {
@@ -156,6 +159,7 @@ public enum CardAction: Sendable, Equatable {
         case .volumeLimitOff: "volume-limit-off"
         case .shutdown: "shutdown"
         case .lock: "lock"
+        case .parentOverride: "parent-override"
         }
     }
 
@@ -172,6 +176,7 @@ public enum CardAction: Sendable, Equatable {
         case .volumeLimitOff: "Volume limit off"
         case .shutdown: "Shut down"
         case .lock: "Lock / unlock"
+        case .parentOverride: "Bedtime rules off / on"
         }
     }
 }

@@ -183,7 +183,7 @@ struct Navigation {
         case .back: return []
         case .menu: mode = .menu(selected: 0)
         case .help: mode = .help(page: 0)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock: return []
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride: return []
         }
         return []
     }
@@ -203,7 +203,8 @@ struct Navigation {
         case .previousCategory: return moveCategory(by: -1)
         case .menu: mode = .menu(selected: 0)
         case .help: mode = .help(page: 0)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .seekForward, .seekBackward:
+            break
         }
         return []
     }
@@ -217,7 +218,8 @@ struct Navigation {
         case .previous, .up, .previousCollection, .previousCategory: mode = .help(page: max(page - 1, 0))
         case .back, .help, .select, .playPause, .menu, .playFromStart: mode = .nowPlaying
         case .play, .pause, .stop: return Self.transport(action)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .seekForward, .seekBackward:
+            break
         }
         return []
     }
@@ -246,7 +248,8 @@ struct Navigation {
         case .help: mode = .help(page: 0)
         case .play, .pause, .stop: return Self.transport(action)
         case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .seekForward, .seekBackward:
+            break
         }
         return []
     }
@@ -275,7 +278,8 @@ struct Navigation {
         case .help: mode = .help(page: 0)
         case .play, .pause, .stop: return Self.transport(action)
         case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .seekForward, .seekBackward: break
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .seekForward, .seekBackward:
+            break
         }
         return []
     }

@@ -196,6 +196,8 @@ extension Player {
             apply(.shutdown, from: .card)
         case .lock:
             toggleLock()
+        case .parentOverride:
+            parentOverride()
         }
     }
 

@@ -33,6 +33,7 @@ extension Player {
             if currentTrack != shown {
                 provideArtworkForCurrentTrack()
                 apply([.save(.soon)])
+                bedtimeTrackChanged()
             }
         case .position(let id, let frames, let rate):
             guard restoredTrackAlone(id) || playQueue.takePosition(ofEngineID: id) else { return }

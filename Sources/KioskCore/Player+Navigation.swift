@@ -40,6 +40,7 @@ extension Player {
         case .shuffle: cycleShuffle()
         case .sleep: cycleSleepTimer()
         case .lock: toggleLock()
+        case .parentOverride: parentOverride()
         default:
             if answerCardPrompt(event.action) { break }
             if transientMessage != nil {

@@ -5,7 +5,7 @@ import KioskModel
 /// The state the status light shows (`LightState`), worked out at each screen refresh and sent to
 /// a `.light` change only when it changes: low power first, then an error message, then a new card's
 /// link prompt, then exhibit mode's closed or waiting station, then playback (nothing queued counts
-/// as stopped). Thread: the loop thread, like `Player`.
+/// as stopped; the bedtime rules' announcement made, playing blinks as `sleepSoon`). Thread: the loop thread, like `Player`.
 extension Player {
     /// The light's state from one view of the player and the screen made from it (made once per
     /// refresh: a browse list maps every collection).
@@ -13,7 +13,7 @@ extension Player {
     /// screen dark, and its light is where an error shows).
     static func lightState(
         _ view: PlayerView, screen: ScreenState, message: MessageState? = nil, linking: Bool, lowPower: Bool = false,
-        exhibit: LightState? = nil, noSound: Bool = false
+        exhibit: LightState? = nil, noSound: Bool = false, sleepSoon: Bool = false
     ) -> LightState {
         // Low power first: the box's errors may well come from it.
         if lowPower { return .lowPower }
@@ -23,7 +23,7 @@ extension Player {
         if view.shuttingDown { return .stopped }
         if let exhibit { return exhibit }
         switch view.status {
-        case .playing: return .playing
+        case .playing: return sleepSoon ? .sleepSoon : .playing
         case .paused: return .paused
         case .stopped: return .stopped
         }
@@ -34,7 +34,7 @@ extension Player {
         let view = self.view
         return Self.lightState(
             view, screen: view.screen, message: transientMessage, linking: isLinkPromptShowing, lowPower: isLowPower,
-            exhibit: exhibitLightState, noSound: noOutputWorks)
+            exhibit: exhibitLightState, noSound: noOutputWorks, sleepSoon: isBedtimeEnding)
     }
 
     /// Exhibit mode's part of the light: closed, or open and waiting for a visitor (nil: a clip
@@ -54,7 +54,7 @@ extension Player {
     func noteLightState(_ view: PlayerView, screen: ScreenState) {
         let state = Self.lightState(
             view, screen: screen, message: transientMessage, linking: isLinkPromptShowing, lowPower: isLowPower,
-            exhibit: exhibitLightState, noSound: noOutputWorks)
+            exhibit: exhibitLightState, noSound: noOutputWorks, sleepSoon: isBedtimeEnding)
         guard state != lightState else { return }
         lightState = state
         send(.light(state))

@@ -12,13 +12,17 @@ extension Player {
             playSelection()
             return
         }
+        guard bedtimeAdmits(currentTrack?.relativePath ?? restoredTrack?.relativePath) else { return }
         apply(transport.handle(.play))
     }
 
     func pause() { apply(transport.handle(.pause)) }
 
-    /// Continues after a pause, or from a position the engine holds.
-    func resume() { apply(transport.handle(.resume)) }
+    /// Continues after a pause, or from a position the engine holds (when the bedtime rules let it).
+    func resume() {
+        guard bedtimeAdmits(currentTrack?.relativePath ?? restoredTrack?.relativePath) else { return }
+        apply(transport.handle(.resume))
+    }
 
     /// Stops and rewinds to the start of the current track.
     func stop() {

@@ -98,6 +98,10 @@ public final class Player {
         get { box.announcer }
         set { box.announcer = newValue }
     }
+    var bedtime: BedtimeRules? {
+        get { box.bedtime }
+        set { box.bedtime = newValue }
+    }
     var lightState: LightState? {
         get { outbox.lightState }
         set { outbox.lightState = newValue }
@@ -117,15 +121,16 @@ public final class Player {
     ///   - loop: the timers (the event loop; a virtual clock in tests).
     ///   - outputDevices: the devices the menu offers, the configured one first.
     ///   - deviceOpens: whether a device opens now, for taking the chosen one back after a fallback.
+    ///   - wallClock: the time of day for the bedtime rules (tests give their own).
     public init(
         loop: any Scheduler, engine: any PlaybackEngine, screen: (any ScreenOutput)?, config: Config,
         outputDevices: [String], resume: ResumeState?,
-        deviceOpens: @escaping (String) -> Bool
+        deviceOpens: @escaping (String) -> Bool, wallClock: WallClock = .system
     ) {
         let output = OutputSupervisor(
             engine: engine, scheduler: loop, devices: outputDevices, chosen: resume?.outputDevice, opens: deviceOpens)
         env = PlayerEnvironment(
-            scheduler: loop, engine: engine, screen: screen, config: config, output: output,
+            scheduler: loop, wallClock: wallClock, engine: engine, screen: screen, config: config, output: output,
             memory: CollectionMemory(config: config))
         box = BoxState(locked: resume?.locked ?? false, seekHold: SeekHold(settings: config.inputs.seek))
         cardSession = CardSession(directory: config.stateDirectory)
@@ -167,6 +172,7 @@ public final class Player {
         outbox.remoteChanges.queueChanged(playQueue)
         _ = outbox.remoteChanges.take()
         if let seconds = resume?.sleepRemainingSeconds, seconds > 0 { setSleepTimer(seconds: seconds) }
+        startBedtime()
     }
 
     // MARK: - state, as the screen and remote clients read it
@@ -290,8 +296,10 @@ public final class Player {
 
     /// Hands the queue to the engine, positioned at `index`/`frame`, and plays (`.playing`) or
     /// holds there (`.paused`, `.stopped`).
-    func startQueue(at index: Int, frame: Int64, status newStatus: PlaybackStatus) {
+    func startQueue(at index: Int, frame: Int64, status wanted: PlaybackStatus) {
         if restore.engineHoldsRestoredTrackOnly { apply(restore.handle(.takenOver)) }
+        // Refused by the bedtime rules, the queue is there to see but does not play.
+        let newStatus = wanted == .playing && !bedtimeAdmits(queue[index].relativePath) ? .stopped : wanted
         let (requests, start) = playQueue.handOver(at: index)
         engine.setQueue(requests, startAt: start, startFrame: frame)
         // The engine starts a ranged entry at its range's start at the earliest.
@@ -405,6 +413,7 @@ public final class Player {
         case .browse, .help, .message, .off: apply(overlays.handle(.dropVolume))
         }
         apply(timers.handle(.follow(playing: status == .playing || shuttingDown)))
+        followBedtime()
         // A browse list can appear without a move (nothing queued at start, a new catalog): its
         // visible entries need their thumbnails then too.
         if case .browse(let list) = state, list.items.contains(where: { $0.artworkKey != nil }), let catalog,
@@ -457,6 +466,9 @@ public final class Player {
             case .shutdown: requestShutdown()
             case .stopPlayback: if status != .stopped { stop() }
             case .cardStayedAway: cardStayedAway()
+            case .transport(.status(.playing)) where !bedtimeAdmits(restore.playingAloneState?.relativePath):
+                // The restored track waits, paused where it was, until the rules let it play.
+                apply(transport.handle(.status(.paused)))
             case .transport(let event): apply(transport.handle(event))
             case .timers(let event): apply(timers.handle(event))
             case .remoteChange(let aspects): outbox.remoteChanges.note(aspects)
@@ -479,6 +491,11 @@ public final class Player {
             case .cycleShuffle: cycleShuffle()
             case .cycleSleepTimer: cycleSleepTimer()
             case .unlinkCard(let row): unlinkCardOnScreen(row: row)
+            case .bedtime(.save(let saved)):
+                recorder.writer.submitFile(
+                    BedtimeStore.path(directory: config.stateDirectory), text: BedtimeStore.text(saved))
+            case .bedtime(let outcome): tellBedtime(outcome)
+            case .armBedtime(let milliseconds): arm(.bedtime, milliseconds: milliseconds, repeating: false)
             }
         }
     }
@@ -495,6 +512,7 @@ public final class Player {
             switch key {
             case .timers(let alarm): apply(timers.handle(.rang(alarm, now: scheduler.nowNanoseconds)))
             case .exhibit(let alarm): exhibitAlarmRang(alarm)
+            case .bedtime: bedtimeTicked()
             }
         }
     }

@@ -171,7 +171,7 @@ struct RemoteChanges {
 }
 
 /// The player's outgoing side: who listens, what remote clients will be told, the light's state
-/// last sent, and the loop timers armed for `PlayerTimers`.
+/// last sent, and the loop timers armed for `PlayerTimers`, exhibit mode and `BedtimeRules`.
 ///
 /// Thread: the loop thread (the player's part).
 struct PlayerOutbox {
@@ -187,5 +187,7 @@ struct PlayerOutbox {
     enum AlarmKey: Hashable {
         case timers(PlayerTimers.Alarm)
         case exhibit(ExhibitSession.Alarm)
+        /// The bedtime rules' next look at the time.
+        case bedtime
     }
 }

@@ -73,6 +73,11 @@ enum PlayerEffect: Equatable {
     case cycleSleepTimer
     /// The Cards screen unlinks the card in row `row`.
     case unlinkCard(row: Int)
+    /// `BedtimeRules`: what the rules decided, shown, said or saved.
+    case bedtime(BedtimeRules.Outcome)
+    /// `BedtimeRules`: the rules look at the time again after `milliseconds` (replacing the timer
+    /// armed before).
+    case armBedtime(milliseconds: Int)
 
     /// What a part asked to hear of later.
     enum Later: Equatable {

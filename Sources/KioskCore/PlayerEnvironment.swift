@@ -3,13 +3,14 @@ import KioskConfig
 import KioskModel
 import KioskSystem
 
-/// What the player works with but does not own the state of: the timers' scheduler, the engine,
-/// the screen, the config, the output supervisor and the bookmarks' memory. Only
+/// What the player works with but does not own the state of: the timers' scheduler, the wall
+/// clock, the engine, the screen, the config, the output supervisor and the bookmarks' memory. Only
 /// `Player.apply(_:)` and the drawing of the screen are meant to reach the engine and the screen.
 ///
 /// Thread: the loop thread (the player's).
 struct PlayerEnvironment {
     let scheduler: any Scheduler
+    let wallClock: WallClock
     let engine: any PlaybackEngine
     let screen: (any ScreenOutput)?
     let config: Config
@@ -18,7 +19,7 @@ struct PlayerEnvironment {
 }
 
 /// The box's own state beside playback: shutting down, the button lock, the seek hold, low
-/// power and what speech last said.
+/// power, what speech last said and the bedtime rules.
 ///
 /// Thread: any (a value); the player's copy lives on the loop thread.
 struct BoxState {
@@ -32,4 +33,6 @@ struct BoxState {
     /// The supply's under-voltage alarm is raised (`powerChanged`).
     var isLowPower = false
     var announcer = SpeechAnnouncer()
+    /// The bedtime rules (`Player+Bedtime.swift`); nil: none configured.
+    var bedtime: BedtimeRules?
 }

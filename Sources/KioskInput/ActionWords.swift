@@ -32,6 +32,7 @@ extension Action {
         case .lock: "lock the buttons"
         case .seekForward: "fast-forward"
         case .seekBackward: "rewind"
+        case .parentOverride: "bedtime rules off"
         }
     }
 }

@@ -36,6 +36,8 @@ public enum Action: String, CaseIterable, Sendable {
     case seekForward = "seek-forward"
     /// Moves back in the track (a `hold` on previous).
     case seekBackward = "seek-backward"
+    /// The parent's override of the bedtime rules: off until their reset hour, or on again.
+    case parentOverride = "parent-override"
 
     /// Every action name, for error messages ("actions are: play-pause, play, …").
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -140,10 +140,11 @@ final class PlayerRig {
     ///   - screen: draw on a PNG surface in the state directory.
     ///   - recordingScreen: a screen that records what the player asks of it (no loop).
     ///   - realEngine: the real AudioEngine and Library on real time instead of fakes on virtual time.
+    ///   - wallClock: the time of day (the bedtime rules').
     init(
         volumes: [String], devices: [String] = ["none"], resume: ResumeState? = nil, screen: Bool = false,
         recordingScreen: RecordingScreen? = nil,
-        realEngine: Bool = false, configure: (inout Config) -> Void = { _ in }
+        realEngine: Bool = false, wallClock: WallClock = .system, configure: (inout Config) -> Void = { _ in }
     ) throws {
         _ = try PlayerFixtures.prepare()
         state = try TemporaryDirectory("kiosk-player-rig")
@@ -185,7 +186,7 @@ final class PlayerRig {
         player = Player(
             loop: scheduler, engine: engine, screen: display ?? recordingScreen, config: config, outputDevices: devices,
             resume: resume,
-            deviceOpens: opens)
+            deviceOpens: opens, wallClock: wallClock)
         for volume in volumes { library.addVolume(path: volume) }
         if !volumes.isEmpty {
             let scanned = try run(seconds: 20) { self.library.isIdle && self.player.catalog?.trackCount ?? 0 > 0 }

@@ -37,7 +37,7 @@ import Testing
         ),
         (
             #"{"statusLight": {"line": 12, "patterns": {"sleeping": "off"}}}"#,
-            "boards/test.json: outputs.statusLight.patterns.sleeping: unknown key (known keys: closed, error, linking, lowPower, paused, playing, ready, stopped)"
+            "boards/test.json: outputs.statusLight.patterns.sleeping: unknown key (known keys: closed, error, linking, lowPower, paused, playing, ready, sleepSoon, stopped)"
         ),
         (#"{"statusLight": {"patterns": {}}}"#, "boards/test.json: outputs.statusLight.line: required"),
         (
@@ -83,7 +83,7 @@ import Testing
         #expect(
             board.outputs.patterns == [
                 .playing: .steady, .paused: .slow, .stopped: .steady, .linking: .fast, .error: .fast, .lowPower: .fast,
-                .ready: .slow, .closed: .off,
+                .ready: .slow, .closed: .off, .sleepSoon: .slow,
             ])
         #expect(board.usedLines.contains { $0 == (12, "the status light") })
     }

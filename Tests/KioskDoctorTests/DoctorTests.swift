@@ -534,7 +534,8 @@ extension [DoctorLine] {
     }
 }
 
-/// The clock line: only for an exhibit with opening hours, which need a clock to be trusted.
+/// The clock line: only for an exhibit with opening hours or bedtime rules with windows or a wake
+/// time, which need a clock to be trusted.
 @Suite struct DoctorClockTests {
     static let withHours = #"{"exhibit": {"hours": [{"days": "daily", "open": "09:00", "close": "17:00"}]}}"#
 
@@ -550,6 +551,15 @@ extension [DoctorLine] {
         let lines = ClockCheck.lines(try box.context(board: "exhibit-4", config: Self.withHours))
         let line = try #require(lines.failed("no NTP sync, no RTC"), "\(lines.dump)")
         #expect(line.text.contains("the opening hours are not applied") && (line.fix ?? "").contains("i2c-rtc,ds3231"))
+    }
+
+    @Test func bedtimeWindowsWithoutAClockSayTheBudgetCountsFromTheLastKnownTime() throws {
+        let box = try FakeBox()
+        defer { box.dir.remove() }
+        let config = #"{"bedtime": {"wake": "06:30", "dailyMinutes": 60}}"#
+        let lines = ClockCheck.lines(try box.context(board: "rpi4", config: config))
+        let line = try #require(lines.failed("no NTP sync, no RTC"), "\(lines.dump)")
+        #expect(line.text.contains("the bedtime windows and wake time are not applied, the daily budget counts"))
     }
 
     @Test func anRTCThatSetTheClockAtBootOrTimesyncdSyncPasses() throws {

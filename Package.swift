@@ -11,9 +11,9 @@ let strict: [SwiftSetting] = [
 ]
 
 // Code that runs per event, not per sample, file or pixel (the player's rules, configuration, MPD's
-// protocol, inputs, the doctor, the command line) is optimized for size in release builds
-// (docs/performance.md, "kiosk-player's size"); the audio, the library's scan, the screen's drawing and
-// the system seams keep -O.
+// protocol, inputs, the doctor, the command line, the system seams) is optimized for size in release
+// builds (docs/performance.md, "kiosk-player's size"); the audio, the library's scan and the screen's
+// drawing keep -O.
 let sizeOptimized: [SwiftSetting] = strict + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
 
 let package = Package(
@@ -78,7 +78,7 @@ let package = Package(
             name: "CKioskEspeak", dependencies: ["CKioskLoader"],
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
-        .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: strict),
+        .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: sizeOptimized),
         // The vocabulary every layer shares, with no behaviour: screen states, actions, cards, the shuffle.
         .target(name: "KioskModel", dependencies: ["KioskSystem"], swiftSettings: sizeOptimized),
         // The buses boards wire things to: GPIO lines (libgpiod) and spidev.

@@ -33,7 +33,12 @@ else
     binds="$sysroot_tree:/arm64"
     resource=/arm64/usr/libexec/swift/lib/swift
     runtime=(-no-toolchain-stdlib-rpath -Xlinker -rpath=/usr/libexec/swift/lib/swift/linux)
-    if [ "$static" = 1 ]; then resource=/arm64/usr/libexec/swift/lib/swift_static; runtime=(-static-stdlib); fi
+    if [ "$static" = 1 ]; then
+        resource=/arm64/usr/libexec/swift/lib/swift_static; runtime=(-static-stdlib)
+        # lld folds nothing of Debian's static runtime archives (objects made with `ld -r`) and warns
+        # 68 times that it ignores their address tables: the manifest's --icf=safe is undone here.
+        flags+=(-Xlinker --icf=none)
+    fi
     destination=$repo/$scratch.destination.json
     mkdir -p "$(dirname "$destination")"
     # SwiftPM 6.0's destination format; "-sdk" must also be in the swiftc flags, else "missing

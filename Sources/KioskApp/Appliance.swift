@@ -320,6 +320,20 @@ public final class Appliance {
                     failed = true
                 }
             }
+        } else {
+            // A set's export to a stick (`kiosk-export`) on a worker; its outcome back on the loop.
+            let exported = Mailbox<(StickSet.ExportOutcome, String)>(loop: loop) { [unowned self] outcome in
+                self.player.stickSetExported(outcome.0, summary: outcome.1)
+            }
+            do {
+                let writer = try WorkerThread<@Sendable () -> Void>(name: "kiosk-stick-out") { $0() }
+                stickWriter = writer
+                player.stickSetExporter = { mountPoint, text, summary in
+                    _ = writer.submit { exported.send((StickSet.export(text, to: mountPoint), summary)) }
+                }
+            } catch {
+                Log.warning("stick set: no thread for the export (\(error)); it runs on the loop")
+            }
         }
         inputs = manager
         player.linkGesture = Self.linkGesture(

@@ -133,10 +133,15 @@ struct StickOffer {
         ]
     }
 
-    /// How long `kind` shows: an update as long as kiosk-update waits.
+    /// The player hears of an offer up to `UpdateNoticeWatch`'s two seconds after kiosk-update
+    /// made it, and kiosk-update looks for the answer once a second: an update's offer ends this
+    /// much before kiosk-update stops waiting, so a hold the box takes is never one it ignores.
+    static let updateMarginSeconds = 4
+
+    /// How long `kind` shows: an update a little less than kiosk-update waits.
     static func seconds(for kind: Kind) -> Int {
         switch kind {
-        case .update(let update): update.seconds
+        case .update(let update): max(1, update.seconds - updateMarginSeconds)
         case .stickSet: setOfferSeconds
         case .undoImport: undoSeconds
         }

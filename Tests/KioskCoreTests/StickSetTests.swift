@@ -81,6 +81,22 @@ import Testing
         #expect(new.player.queue.count == 1, "one track per tap, as on the old box")
     }
 
+    @Test func aStickWithASetIsOfferedWhenTheLibraryAddsItAndTheOfferGoesWithIt() throws {
+        let stick = try TemporaryDirectory("kiosk-set-stick")
+        defer { stick.remove() }
+        try stick.write(StickSet.fileName, StickSet(links: [card: .action(.stop)]).text)
+        let box = try PlayerRig(volumes: [PlayerFixtures.main])
+        defer { box.shutdown() }
+        box.library.addVolume(path: stick.path)
+        try box.idle(20)
+        #expect(message(box)?.title == "Cards and bookmarks found")
+        box.library.removeVolume(path: stick.path)
+        try box.idle(20)
+        #expect(message(box)?.title != "Cards and bookmarks found")
+        try box.press(.playFromStart)
+        #expect(box.player.cards.links.isEmpty, "the offer went with its stick")
+    }
+
     @Test func anImportIsUndoneOnceByHoldingSelectAgain() throws {
         let stick = try TemporaryDirectory("kiosk-set-stick")
         defer { stick.remove() }

@@ -321,7 +321,8 @@ public final class Appliance {
                 }
             }
         } else {
-            // A set's export to a stick (`kiosk-export`) on a worker; its outcome back on the loop.
+            // A set's export to a stick (`kiosk-export`) and the look for a set on a stick that came,
+            // on a worker; their outcomes back on the loop.
             let exported = Mailbox<(StickSet.ExportOutcome, String)>(loop: loop) { [unowned self] outcome in
                 self.player.stickSetExported(outcome.0, summary: outcome.1)
             }
@@ -330,6 +331,13 @@ public final class Appliance {
                 stickWriter = writer
                 player.stickSetExporter = { mountPoint, text, summary in
                     _ = writer.submit { exported.send((StickSet.export(text, to: mountPoint), summary)) }
+                }
+                // The look for a set on a stick that came, on the same worker: the loop never reads a stick.
+                let looked = Mailbox<(StickSet.Arrival, String)>(loop: loop) { [unowned self] found in
+                    self.player.stickSetLooked(found.0, mountPoint: found.1)
+                }
+                player.stickSetLooker = { mountPoint in
+                    _ = writer.submit { looked.send((StickSet.arrival(at: mountPoint), mountPoint)) }
                 }
             } catch {
                 Log.warning("stick set: no thread for the export (\(error)); it runs on the loop")

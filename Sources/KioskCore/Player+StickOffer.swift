@@ -43,23 +43,39 @@ extension Player {
     // MARK: - sets on sticks
 
     /// A stick came: one carrying `kiosk-export` gets this box's set; one carrying a set is offered
-    /// for import (or, when the set is not usable, says which file and why, changing nothing).
+    /// for import (or, when the set is not usable, says which file and why, changing nothing). The
+    /// stick is read on `stickSetLooker`'s worker in the appliance, so the loop never waits for it
+    /// (in place where none is set: tests).
     func stickSetArrived(mountPoint: String) {
-        if StickSet.isExportStick(mountPoint) {
-            exportStickSet(to: mountPoint)
-            return
+        apply(stickOffer.handle(.looking(mountPoint: mountPoint)))
+        if let stickSetLooker {
+            stickSetLooker(mountPoint)
+        } else {
+            stickSetLooked(StickSet.arrival(at: mountPoint), mountPoint: mountPoint)
         }
-        switch StickSet.look(at: mountPoint) {
-        case .none:
-            break
-        case .refused(_, let problem):
+    }
+
+    /// What the look at the stick at `mountPoint` found, back on the loop thread. A stick removed
+    /// meanwhile is not answered.
+    public func stickSetLooked(_ arrival: StickSet.Arrival, mountPoint: String) {
+        scheduler.assertInLoop()
+        guard stickOffer.looking.contains(mountPoint) else { return }
+        switch arrival {
+        case .exportStick:
+            apply(stickOffer.handle(.lookEnded(mountPoint: mountPoint)))
+            exportStickSet(to: mountPoint)
+        case .found(.none):
+            apply(stickOffer.handle(.lookEnded(mountPoint: mountPoint)))
+        case .found(.refused(_, let problem)):
+            apply(stickOffer.handle(.lookEnded(mountPoint: mountPoint)))
             Log.warning("stick set: \(problem); nothing changed")
             showTransient(
                 MessageState(title: "Cannot use \(StickSet.fileName)", detail: problem, kind: .error), seconds: 10)
-        case .set(let set, let file):
+        case .found(.set(let set, let file)):
             Log.notice("stick set: \(file): \(set.summary); offering it")
             apply(stickOffer.handle(.offered(.stickSet(set, file: file, mountPoint: mountPoint), gesture: linkGesture)))
         }
+        refreshScreen()
     }
 
     /// A stick went away: its set's offer with it.

@@ -118,6 +118,12 @@ public final class Player {
         get { box.stickSetExporter }
         set { box.stickSetExporter = newValue }
     }
+    /// Looks at a stick that came for the box's set (`StickSet.arrival`) off the loop thread and
+    /// hands what it found to `stickSetLooked` on the loop; nil: looked at in place (tests).
+    public var stickSetLooker: ((_ mountPoint: String) -> Void)? {
+        get { box.stickSetLooker }
+        set { box.stickSetLooker = newValue }
+    }
     var lightState: LightState? {
         get { outbox.lightState }
         set { outbox.lightState = newValue }

@@ -43,4 +43,6 @@ struct BoxState {
     /// Runs a set's export to a stick (`StickSet.export`) off the loop thread and hands its
     /// outcome to `stickSetExported` on the loop; nil: the export runs in place (tests).
     var stickSetExporter: ((_ mountPoint: String, _ text: String, _ summary: String) -> Void)?
+    /// Looks at a stick that came for a set off the loop thread (`Player.stickSetLooker`).
+    var stickSetLooker: ((_ mountPoint: String) -> Void)?
 }

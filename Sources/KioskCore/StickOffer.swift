@@ -34,6 +34,9 @@ struct StickOffer {
     private(set) var pending: Pending?
     /// Counts the offers made: an offer's timer names the one it ends.
     private var generation = 0
+    /// The sticks being looked at for a set (on the stick worker): a result for a stick removed
+    /// meanwhile is not offered.
+    private(set) var looking: Set<String> = []
     /// The cards and bookmarks before the last import, for one undo; nil once undone.
     private(set) var beforeImport: StickSet?
 
@@ -46,7 +49,11 @@ struct StickOffer {
     }
 
     enum Event: Equatable {
-        /// `kind` is offered; `gesture` is how the box is told to take it ("Hold Select").
+        /// The stick at `mountPoint` came and is looked at for a set.
+        case looking(mountPoint: String)
+        /// The look at that stick found nothing to offer.
+        case lookEnded(mountPoint: String)
+        /// `kind` is offered (a set only while its stick is looked at); `gesture` is how the box is told to take it ("Hold Select").
         case offered(Kind, gesture: String)
         /// `action` came while `showing` was on the screen.
         case answered(Action, showing: MessageState?)
@@ -61,7 +68,14 @@ struct StickOffer {
 
     mutating func handle(_ event: Event) -> [PlayerEffect] {
         switch event {
+        case .looking(let mountPoint):
+            looking.insert(mountPoint)
+            return []
+        case .lookEnded(let mountPoint):
+            looking.remove(mountPoint)
+            return []
         case .offered(let kind, let gesture):
+            if case .stickSet(_, _, let mountPoint) = kind, looking.remove(mountPoint) == nil { return [] }
             return offer(kind, message: Self.message(for: kind, gesture: gesture))
         case .answered(let action, let showing):
             guard let pending else { return [] }
@@ -93,6 +107,7 @@ struct StickOffer {
             self.pending = nil
             return []
         case .withdrawn(let withdrawal, let showing):
+            if case .stick(let mountPoint) = withdrawal { looking.remove(mountPoint) }
             guard let pending else { return [] }
             switch (pending.kind, withdrawal) {
             case (.update(let offered), .update(let sha256, let title)) where offered.sha256 == sha256:

@@ -115,8 +115,21 @@ public struct StickSet: Equatable, Sendable {
 
     // MARK: - on the stick
 
+    /// What a stick that came is, for the box's set: one to export to (`kiosk-export`), or what
+    /// looking for a set on it found.
+    public enum Arrival: Equatable, Sendable {
+        case exportStick
+        case found(Found)
+    }
+
+    /// Looks at the stick at `mountPoint` (`isExportStick`, then `look`). Thread: any; the
+    /// appliance runs it on its stick worker.
+    public static func arrival(at mountPoint: String) -> Arrival {
+        isExportStick(mountPoint) ? .exportStick : .found(look(at: mountPoint))
+    }
+
     /// What looking at a stick found.
-    enum Found: Equatable {
+    public enum Found: Equatable, Sendable {
         /// No set on it.
         case none
         /// A valid set.
@@ -127,7 +140,7 @@ public struct StickSet: Equatable, Sendable {
 
     /// The set at the top of the stick at `mountPoint`. Reads at most `sizeLimit` bytes of a regular
     /// file through `StickFile` (a FIFO, a link or a huge file is refused without waiting or reading
-    /// it), so the loop thread may call it at a stick's arrival, as it reads `exhibit.json`.
+    /// it).
     static func look(at mountPoint: String) -> Found {
         let file = mountPoint + "/" + fileName
         let bytes: [UInt8]

@@ -79,8 +79,22 @@ import Testing
         #expect(part.pending == nil)
     }
 
+    @Test func aSetIsOfferedOnlyWhileItsStickIsThere() {
+        var part = StickOffer()
+        let kind = StickOffer.Kind.stickSet(Self.set, file: "/m/A/kiosk-set.json", mountPoint: "/m/A")
+        #expect(part.handle(.offered(kind, gesture: "Hold Select")).isEmpty, "a stick not looked at")
+        _ = part.handle(.looking(mountPoint: "/m/A"))
+        _ = part.handle(.withdrawn(.stick(mountPoint: "/m/A"), showing: nil))
+        #expect(part.handle(.offered(kind, gesture: "Hold Select")).isEmpty, "removed while it was read")
+        #expect(part.pending == nil)
+        _ = part.handle(.looking(mountPoint: "/m/A"))
+        #expect(!part.handle(.offered(kind, gesture: "Hold Select")).isEmpty)
+        #expect(part.looking.isEmpty)
+    }
+
     @Test func aSetsOfferGoesWithItsStick() {
         var part = StickOffer()
+        _ = part.handle(.looking(mountPoint: "/m/A"))
         _ = part.handle(
             .offered(.stickSet(Self.set, file: "/m/A/kiosk-set.json", mountPoint: "/m/A"), gesture: "Hold Select"))
         let message = part.pending!.message
@@ -95,6 +109,7 @@ import Testing
 
     @Test func holdingSelectOverASetImportsItAndThenOffersOneUndo() throws {
         var part = StickOffer()
+        _ = part.handle(.looking(mountPoint: "/m/A"))
         _ = part.handle(
             .offered(.stickSet(Self.set, file: "/m/A/kiosk-set.json", mountPoint: "/m/A"), gesture: "Hold Select"))
         #expect(

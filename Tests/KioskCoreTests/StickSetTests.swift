@@ -97,6 +97,24 @@ import Testing
         #expect(box.player.cards.links.isEmpty, "the offer went with its stick")
     }
 
+    @Test func aSetReadOffTheLoopIsNotOfferedWhenItsStickWentMeanwhile() throws {
+        let stick = try TemporaryDirectory("kiosk-set-stick")
+        defer { stick.remove() }
+        try stick.write(StickSet.fileName, StickSet(links: [card: .action(.stop)]).text)
+        let box = try PlayerRig(volumes: [PlayerFixtures.main])
+        defer { box.shutdown() }
+        // The appliance's worker, held back: the look ends after the stick went.
+        var asked: [String] = []
+        box.player.stickSetLooker = { asked.append($0) }
+        box.library.addVolume(path: stick.path)
+        try box.idle(20)
+        #expect(asked == [stick.path])
+        box.library.removeVolume(path: stick.path)
+        try box.idle(20)
+        box.player.stickSetLooked(StickSet.arrival(at: stick.path), mountPoint: stick.path)
+        #expect(message(box)?.title != "Cards and bookmarks found")
+    }
+
     @Test func anImportIsUndoneOnceByHoldingSelectAgain() throws {
         let stick = try TemporaryDirectory("kiosk-set-stick")
         defer { stick.remove() }

@@ -27,8 +27,10 @@ final class OutputWorker: @unchecked Sendable {
     private var acknowledged: UInt64 = 0
     /// Dropping the frames of a track the device refused, up to the next marker.
     private var skipping = false
-    /// When this thread last waited (in the device, for frames, or asleep), for `yieldToUnpacedDevice`.
+    /// When this thread last waited (in the device, for frames, or asleep), and the frames the device
+    /// took since, for `yieldToUnpacedDevice`.
     private var lastWait: UInt64 = 0
+    private var framesSinceWait = 0
     /// Whether the last frames that went out were a stream's sound (not its end, not silence): a
     /// hold or a skip then ramps it out first (`fadeOut`).
     private var sounding = false
@@ -174,7 +176,7 @@ final class OutputWorker: @unchecked Sendable {
                 self.ring.readable >= self.ring.consumerWakeFrames || !self.shared.markers.isEmpty
                     || self.shouldWake()
             })
-            lastWait = Syscalls.monotonicNanoseconds()
+            waited(at: Syscalls.monotonicNanoseconds())
             return
         }
         if configuration == nil {
@@ -275,7 +277,8 @@ final class OutputWorker: @unchecked Sendable {
         }
         let result = output.write(pointer, count: count)
         let writeEnd = Syscalls.monotonicNanoseconds()
-        yieldToUnpacedDevice(writeStart: writeStart, writeEnd: writeEnd)
+        yieldToUnpacedDevice(
+            writeStart: writeStart, writeEnd: writeEnd, frames: result, configuration: configuration)
         if result < 0 {
             if result == -Int(EPIPE) {
                 shared.underruns.add(1, ordering: .relaxed)
@@ -389,20 +392,39 @@ final class OutputWorker: @unchecked Sendable {
         let periodNs = Int64(period) * 1_000_000_000 / Int64(max(1, configuration.deviceRate))
         // Ended by the timeout (the next period), or as `shouldWake()` (play, `releaseDevice`).
         _ = shared.outputWake.wait(until: { self.shouldWake() }, timeoutNanoseconds: periodNs)
-        lastWait = Syscalls.monotonicNanoseconds()
+        waited(at: Syscalls.monotonicNanoseconds())
     }
 
     /// A device that never makes this thread wait (ALSA's file and null plugins take any amount at
     /// once) would keep a real-time thread on its core for a whole file, with the loop queued behind it
-    /// (`play --loop-stall` saw 237 ms on a 2-core machine): after 20 ms without a wait, it sleeps 1 ms.
-    /// A sound card makes every write of a full buffer wait, so this never sleeps there.
-    private func yieldToUnpacedDevice(writeStart: UInt64, writeEnd: UInt64) {
+    /// (`play --loop-stall` saw 237 ms on a 2-core machine): after 20 ms without a wait in which it took
+    /// more than twice that much audio beyond its buffer, it sleeps 1 ms. A sound card plays in real
+    /// time, so this never sleeps there: not when a full buffer makes every write wait, and not while
+    /// it fills after a start, a seek or a pause (the storm bench found that sleep, 1.05 ms, at every
+    /// resume, when the last wait was before the pause).
+    private func yieldToUnpacedDevice(
+        writeStart: UInt64, writeEnd: UInt64, frames: Int, configuration: OutputConfiguration
+    ) {
         if writeEnd &- writeStart > 1_000_000 || lastWait == 0 {
-            lastWait = writeEnd
-        } else if writeEnd &- lastWait > 20_000_000 {
-            Syscalls.sleep(nanoseconds: 1_000_000)
-            lastWait = Syscalls.monotonicNanoseconds()
+            waited(at: writeEnd)
+            return
         }
+        framesSinceWait += max(0, frames)
+        let elapsed = writeEnd &- lastWait
+        guard elapsed > 20_000_000 else { return }
+        let rate = UInt64(max(1, configuration.deviceRate))
+        let taken = UInt64(framesSinceWait) * 1_000_000_000 / rate
+        let buffer = UInt64(max(0, configuration.bufferFrames)) * 1_000_000_000 / rate
+        if taken > 2 * elapsed + buffer {
+            Syscalls.sleep(nanoseconds: 1_000_000)
+            waited(at: Syscalls.monotonicNanoseconds())
+        }
+    }
+
+    /// The thread waited until `now`: a new stretch for `yieldToUnpacedDevice`.
+    private func waited(at now: UInt64) {
+        lastWait = now
+        framesSinceWait = 0
     }
 
     /// Fires the boundaries the device has played and publishes the position; returns the

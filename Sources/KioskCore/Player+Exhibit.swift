@@ -34,8 +34,7 @@ extension Player {
     /// the minute timer of the hours and the heartbeat.
     func startExhibit() {
         guard let exhibit else { return }
-        if !exhibit.ticking {
-            exhibit.ticking = true
+        if exhibit.startTicking() {
             apply([.armExhibit(.minute, milliseconds: 60_000, repeating: true)])
         }
         guard exhibit.isOpenNow() else {
@@ -69,9 +68,7 @@ extension Player {
         }
         guard let clip = exhibit.clip(for: input) else { return }
         visitorCame()
-        let now = scheduler.nowNanoseconds
-        let before = exhibit.triggers
-        let effect = down ? exhibit.triggers.pressed(clip.name, at: now) : exhibit.triggers.released(clip.name, at: now)
+        let (effect, before) = exhibit.trigger(clip.name, down: down, at: scheduler.nowNanoseconds)
         apply(effect, before: before)
     }
 
@@ -94,10 +91,7 @@ extension Player {
         }
         guard let clip = exhibit.clip(for: .card(uid)) else { return false }
         visitorCame()
-        let now = scheduler.nowNanoseconds
-        let before = exhibit.triggers
-        let effect =
-            presented ? exhibit.triggers.pressed(clip.name, at: now) : exhibit.triggers.released(clip.name, at: now)
+        let (effect, before) = exhibit.trigger(clip.name, down: presented, at: scheduler.nowNanoseconds)
         apply(effect, before: before)
         return true
     }
@@ -106,7 +100,7 @@ extension Player {
     /// True when exhibit mode took the event.
     func exhibitQueueFinished() -> Bool {
         guard let exhibit else { return false }
-        apply(exhibit.triggers.clipEnded(at: scheduler.nowNanoseconds))
+        apply(exhibit.clipEnded(at: scheduler.nowNanoseconds))
         if exhibit.restartDue { followDailyRestart() }
         return true
     }
@@ -121,11 +115,11 @@ extension Player {
             let tracks = exhibitTracks(clip.play)
             guard !tracks.isEmpty else {
                 Log.warning("exhibit: clip \"\(name)\": \(describe(clip.play)) is not on the stick")
-                exhibit.lastError = "clip \(name): \(describe(clip.play)) is not on the stick"
+                exhibit.noteError("clip \(name): \(describe(clip.play)) is not on the stick")
                 showTransient(
                     MessageState(title: "Clip missing", detail: "\(name): \(describe(clip.play))", kind: .error),
                     seconds: 4)
-                if let before { exhibit.triggers = before }
+                if let before { exhibit.undo(to: before) }
                 return
             }
             cancelAttractReturn()
@@ -194,9 +188,9 @@ extension Player {
             followDailyRestart()
             sendExhibitStatus(always: true)
         case .attractReturn:
-            apply(exhibit.triggers.advance(to: scheduler.nowNanoseconds))
+            apply(exhibit.advance(to: scheduler.nowNanoseconds))
         case .visitorLeft:
-            exhibit.language = 0
+            exhibit.visitorLeft()
             let initial = exhibit.config.volume.initial
             if volume != initial {
                 Log.info("exhibit: the visitor left: volume back to \(initial) %")
@@ -210,14 +204,14 @@ extension Player {
     /// have left (`volume.visitorIdleSeconds` later).
     func visitorCame() {
         guard let exhibit else { return }
-        exhibit.lastVisitorInput = scheduler.nowNanoseconds
+        exhibit.visitorCame(at: scheduler.nowNanoseconds)
         apply([
             .armExhibit(.visitorLeft, milliseconds: exhibit.config.volume.visitorIdleSeconds * 1000, repeating: false)
         ])
     }
 
     /// An error the engine reported, for the heartbeat.
-    func noteExhibitError(_ text: String) { exhibit?.lastError = text }
+    func noteExhibitError(_ text: String) { exhibit?.noteError(text) }
 
     /// The tracks a clip's source names: a file (in the language's folder first) or a collection.
     func exhibitTracks(_ source: ExhibitConfig.Source) -> [Track] {
@@ -267,7 +261,7 @@ extension Player {
         } catch {
             if error.rawValue != ENOENT {
                 Log.warning("exhibit: \(error); config.json's clips stay")
-                exhibit.lastError = "\(error)"
+                exhibit.noteError("\(error)")
                 showTransient(
                     MessageState(title: "exhibit.json not used", detail: error.message, kind: .error), seconds: 8)
             }
@@ -280,7 +274,7 @@ extension Player {
             cancelAttractReturn()
         } catch {
             Log.warning("exhibit: \(error); config.json's clips stay")
-            exhibit.lastError = "\(error)"
+            exhibit.noteError("\(error)")
             showTransient(
                 MessageState(title: "exhibit.json not used", detail: "\(error.path): \(error.message)", kind: .error),
                 seconds: 8)
@@ -326,7 +320,7 @@ extension Player {
         let open = exhibit.isOpenNow()
         if open && exhibit.closed {
             Log.info("exhibit: open")
-            exhibit.closed = false
+            exhibit.reopen()
             clearTransient()
             startExhibit()
             refreshScreen()
@@ -344,9 +338,7 @@ extension Player {
             scheduler.nowNanoseconds - exhibit.startedAt >= 120 * 1_000_000_000
         else { return }
         let late = (exhibit.clock.now().minute - at + 1440) % 1440
-        if late == 0 { exhibit.restartDue = true } else if late >= 60 { exhibit.restartDue = false }
-        guard exhibit.restartDue, exhibit.triggers.playing == nil else { return }
-        exhibit.restartDue = false
+        guard exhibit.dailyRestartDue(minutesLate: late) else { return }
         Log.notice("exhibit: the daily restart (exhibit.restartAt)")
         send(.dailyRestart)
     }
@@ -354,9 +346,8 @@ extension Player {
     private func closeExhibit() {
         guard let exhibit else { return }
         Log.info("exhibit: closed (outside opening hours)")
-        exhibit.closed = true
+        exhibit.close()
         cancelAttractReturn()
-        exhibit.triggers = ClipTriggers(config: exhibit.config)
         apply(.clear, from: .exhibit)
         showTransient(MessageState(title: "Closed", detail: nil, kind: .info), seconds: 10)
         refreshScreen()
@@ -391,8 +382,7 @@ extension Player {
             ("hours", .string(exhibit.config.hours.isEmpty ? "always open" : exhibit.hoursNotApplied ?? "applied")),
         ]
         let key = JSONValue.object(members).serialized()
-        guard always || key != exhibit.lastStatus else { return }
-        exhibit.lastStatus = key
+        guard exhibit.statusChanged(to: key) || always else { return }
         let uptime = (scheduler.nowNanoseconds - exhibit.startedAt) / 1_000_000_000
         send(
             .exhibitStatus(JSONValue.object(members + [("uptimeSeconds", .number(Double(uptime)))]).serialized() + "\n")
@@ -427,7 +417,7 @@ extension Player {
                 MessageState(title: "Play counts saved", detail: StaffExport.fileName, kind: .info), seconds: 4)
         case .failed(let file, let error):
             Log.warning("exhibit: cannot write the play counts to \(file): \(error)")
-            exhibit.lastError = "cannot write the play counts to the staff stick: \(error)"
+            exhibit.noteError("cannot write the play counts to the staff stick: \(error)")
         }
     }
 

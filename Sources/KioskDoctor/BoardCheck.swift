@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskSystem
 
 /// Check 1: the board profile chosen and why: the config's "board" (or --board), the device-tree
 /// model (/proc/device-tree/model) "auto" decides from, and a HAT's EEPROM (/proc/device-tree/hat/).
@@ -7,7 +8,7 @@
 public enum BoardCheck {
     /// The device-tree model ("Raspberry Pi 4 Model B Rev 1.4"), nil when there is none.
     public static func model(_ root: SystemRoot) -> String? {
-        root.text("/proc/device-tree/model", limit: 256).map { $0.trimmingCharacters() }.flatMap {
+        root.text("/proc/device-tree/model", limit: 256).map { $0.trimmingWhitespace() }.flatMap {
             $0.isEmpty ? nil : $0
         }
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
 import KioskInput
+import KioskSystem
 
 /// Check 3: the config.txt lines the board needs (the profile's `configTxt`, plus `dtparam=spi=on`
 /// when an SPI panel or an RC522 reader is configured) present in /boot/firmware/config.txt (Pi OS
@@ -67,9 +68,9 @@ public enum BootConfigCheck {
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = String(raw)
             if let hash = line.firstIndex(of: "#") { line = String(line[..<hash]) }
-            let words = line.trimmingCharacters().split(separator: " ", maxSplits: 1)
+            let words = line.trimmingWhitespace().split(separator: " ", maxSplits: 1)
             if words.count == 2, words[0] == "include" {
-                let name = String(words[1]).trimmingCharacters()
+                let name = String(words[1]).trimmingWhitespace()
                 if let inner = expandedText(root, directory + "/" + name, depth: depth + 1) { out.append(inner) }
                 continue
             }
@@ -87,7 +88,7 @@ public enum BootConfigCheck {
         for raw in text.split(separator: "\n") {
             var line = String(raw)
             if let hash = line.firstIndex(of: "#") { line = String(line[..<hash]) }
-            line = line.trimmingCharacters()
+            line = line.trimmingWhitespace()
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
                 section = line == "[all]" ? nil : line

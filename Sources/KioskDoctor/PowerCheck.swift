@@ -33,7 +33,7 @@ public enum PowerCheck {
     /// Parses `throttled=0x50005`.
     static func parse(_ output: String) -> UInt32? {
         guard let equals = output.firstIndex(of: "=") else { return nil }
-        var value = String(output[output.index(after: equals)...]).trimmingCharacters()
+        var value = String(output[output.index(after: equals)...]).trimmingWhitespace()
         if value.hasPrefix("0x") { value = String(value.dropFirst(2)) }
         return UInt32(value, radix: 16)
     }

@@ -2,6 +2,7 @@
 import Glibc
 import KioskAudio
 import KioskConfig
+import KioskSystem
 
 /// Check 2: the sound cards (/proc/asound/cards) against the profile's audio device, its fallbacks
 /// and mixer; the device is opened and asked what it takes (ALSACapabilities), and what the output
@@ -27,14 +28,14 @@ public enum SoundCheck {
         guard let text = root.text("/proc/asound/cards") else { return [] }
         var cards: [Card] = []
         for line in text.split(separator: "\n") {
-            let trimmed = String(line).trimmingCharacters()
+            let trimmed = String(line).trimmingWhitespace()
             guard let open = trimmed.firstIndex(of: "["), let close = trimmed.firstIndex(of: "]"), open < close,
-                let index = Int(String(trimmed[..<open]).trimmingCharacters())
+                let index = Int(String(trimmed[..<open]).trimmingWhitespace())
             else { continue }
-            let id = String(trimmed[trimmed.index(after: open)..<close]).trimmingCharacters()
+            let id = String(trimmed[trimmed.index(after: open)..<close]).trimmingWhitespace()
             var name = String(trimmed[trimmed.index(after: close)...])
             if let dash = name.firstRange(of: " - ") { name = String(name[dash.upperBound...]) }
-            cards.append(Card(index: index, id: id, name: name.trimmingCharacters()))
+            cards.append(Card(index: index, id: id, name: name.trimmingWhitespace()))
         }
         return cards
     }

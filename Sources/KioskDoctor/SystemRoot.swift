@@ -31,7 +31,7 @@ public struct SystemRoot: Sendable {
     /// The file's first line, trimmed, or nil.
     public func value(_ absolute: String) -> String? {
         text(absolute, limit: 4096).map { $0.split(separator: "\n").first.map(String.init) ?? "" }
-            .map { $0.trimmingCharacters() }
+            .map { $0.trimmingWhitespace() }
     }
 
     /// Names in a directory, sorted (empty when it cannot be read).
@@ -42,15 +42,6 @@ public struct SystemRoot: Sendable {
 }
 
 extension String {
-    /// Without leading and trailing spaces, tabs and newlines.
-    func trimmingCharacters() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[start...end])
-    }
-
     /// "fb2" before "fb10": the trailing number compared as a number.
     func numericLess(_ other: String) -> Bool {
         let a = split(whereSeparator: \.isNumber).first.map(String.init) ?? ""

@@ -159,6 +159,7 @@ if [ "$arch" = arm64 ]; then kernel_image=${art[IMAGE]}; else kernel_image=${art
     echo "SOAK_ONLY=$(printf %q "${SOAK_ONLY:-}")"
     echo "SOAK_SKIP=$(printf %q "${SOAK_SKIP:-}")"
     echo "SOAK_SEED=$(printf %q "${SOAK_SEED:-}")"
+    echo "SOAK_STALL_RULE=$(printf %q "${SOAK_STALL_RULE:-}")"
     echo "SDWRITES_MINUTES=$(printf %q "${SDWRITES_MINUTES:-}")"
     echo "SDWRITES_OPTIONS=$(printf %q "${SDWRITES_OPTIONS:-}")"
     for key in "${!art[@]}"; do

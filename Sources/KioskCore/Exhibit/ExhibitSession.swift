@@ -5,7 +5,8 @@ import KioskSystem
 /// Exhibit mode's state in the player: the trigger rules (`ClipTriggers`), the language the next
 /// clip is looked up in, when the visitor last touched anything (volume and language go back to the
 /// staff's after `volume.visitorIdleSeconds`), the timer for the attract loop's return, whether the
-/// opening hours have it closed, the play counts and what the heartbeat last said.
+/// opening hours have it closed, the play counts and what the heartbeat last said. Its state changes
+/// only through its methods, each named for what happened; the player reads the rest.
 ///
 /// Thread: the loop thread, like `Player`, which owns it.
 final class ExhibitSession {
@@ -18,29 +19,30 @@ final class ExhibitSession {
     private(set) var stationVolume: String?
     /// Runs the staff stick's play-count export off the loop thread (`Player.stickExporter`).
     var stickExporter: ((_ mountPoint: String, _ csv: [UInt8]) -> Void)?
-    /// The board's buttons in profile order, for the folder station.
+    /// The board's buttons in profile order, for the folder station (the appliance sets them).
     var buttons: [String] = []
-    var triggers: ClipTriggers
-    /// Index into `config.languages` (0 when there are none).
-    var language = 0
-    /// When the visitor last pressed, turned or showed anything (scheduler nanoseconds).
-    var lastVisitorInput: UInt64 = 0
-    /// The minute timer (opening hours and the heartbeat) runs.
-    var ticking = false
+    /// The wall clock of the opening hours and the day of the play counts (tests set their own).
     var clock = ExhibitClock.system
+    private(set) var triggers: ClipTriggers
+    /// Index into `config.languages` (0 when there are none).
+    private(set) var language = 0
+    /// When the visitor last pressed, turned or showed anything (scheduler nanoseconds).
+    private(set) var lastVisitorInput: UInt64 = 0
+    /// The minute timer (opening hours and the heartbeat) runs.
+    private(set) var ticking = false
     /// Outside opening hours: silent, inputs ignored.
-    var closed = false
+    private(set) var closed = false
     /// Why the opening hours are not applied (the clock), logged once per change.
-    var hoursNotApplied: String?
+    private(set) var hoursNotApplied: String?
     let counts: PlayCounts
     /// The daily restart's minute came while a clip played: it follows once none does.
-    var restartDue = false
+    private(set) var restartDue = false
     /// The last error, for the heartbeat.
-    var lastError: String?
+    private(set) var lastError: String?
     /// When the session began (scheduler nanoseconds), for the heartbeat's uptime.
     let startedAt: UInt64
     /// The heartbeat last sent, without its uptime (a change sends at once).
-    var lastStatus = ""
+    private var lastStatus = ""
 
     /// The loop timers of exhibit mode, armed and disarmed through `Player.apply(_:)`
     /// (`PlayerEffect.armExhibit`), at most one of each.
@@ -97,5 +99,62 @@ final class ExhibitSession {
         guard !config.languages.isEmpty else { return nil }
         language = (language + 1) % config.languages.count
         return config.languages[language].name
+    }
+
+    // MARK: - what happened
+
+    /// The minute timer is to run: true the first time (arm it then).
+    func startTicking() -> Bool {
+        defer { ticking = true }
+        return !ticking
+    }
+
+    /// Clip `name`'s input went down (or up) at `now`: what the trigger rules decide, and their state
+    /// before it, for `undo` when the clip cannot play.
+    func trigger(_ name: String, down: Bool, at now: UInt64) -> (effect: ClipTriggers.Effect, before: ClipTriggers) {
+        let before = triggers
+        return (down ? triggers.pressed(name, at: now) : triggers.released(name, at: now), before)
+    }
+
+    /// A clip that could not play leaves the rules as they were before its input.
+    func undo(to before: ClipTriggers) { triggers = before }
+
+    /// The clip playing ended at `now`.
+    func clipEnded(at now: UInt64) -> ClipTriggers.Effect { triggers.clipEnded(at: now) }
+
+    /// The rules' deadline (the attract loop's return) passed at `now`.
+    func advance(to now: UInt64) -> ClipTriggers.Effect { triggers.advance(to: now) }
+
+    /// The visitor touched something at `now`.
+    func visitorCame(at now: UInt64) { lastVisitorInput = now }
+
+    /// The visitor has left: the first clip set again.
+    func visitorLeft() { language = 0 }
+
+    /// Something went wrong, for the heartbeat.
+    func noteError(_ text: String) { lastError = text }
+
+    /// The opening hours closed it: silent, the rules from their start.
+    func close() {
+        closed = true
+        triggers = ClipTriggers(config: config)
+    }
+
+    /// The opening hours opened it again.
+    func reopen() { closed = false }
+
+    /// The minute timer rang `late` minutes after `restartAt`'s minute (0: in it): whether the daily
+    /// restart is due now (a clip playing defers it, for an hour at most).
+    func dailyRestartDue(minutesLate late: Int) -> Bool {
+        if late == 0 { restartDue = true } else if late >= 60 { restartDue = false }
+        guard restartDue, triggers.playing == nil else { return false }
+        restartDue = false
+        return true
+    }
+
+    /// The heartbeat's content is `key` (without its uptime): true when it differs from the last sent.
+    func statusChanged(to key: String) -> Bool {
+        defer { lastStatus = key }
+        return key != lastStatus
     }
 }

@@ -10,7 +10,8 @@
 # and the 3 s after them, but for those during a VM stall of 40 ms or more (stall-watch's record:
 # the host starved the emulator) or one that explains it (without it, the output's next write would
 # have come before the device ran dry: on 44e9be6 a 33 ms stall, with 43 ms between the writes and
-# 36 ms queued) and those the engine puts down to the device (its last write
+# 36 ms queued; SOAK_STALL_RULE=strict takes the rule back to 40 ms or more only, issue 48's bar for
+# the 60-minute run) and those the engine puts down to the device (its last write
 # waited in the device for room longer than the buffer lasts: snd-aloop's jiffies timer ran late,
 # audio was ready), both counted apart; it is back on the chosen device after the last sound-card
 # fault; its RSS and open file descriptors are flat after a warm-up (the first round, one fault
@@ -172,7 +173,7 @@ start_us=$(now_us)
 end_us=$((start_us + minutes * 60 * 1000000))
 next_sample=0
 declare -A done_count=()
-induced_underruns=0 other_underruns=0 stall_underruns=0 device_underruns=0
+induced_underruns=0 other_underruns=0 stall_underruns=0 short_stall_underruns=0 device_underruns=0
 # The warm-up: the run begins with one fault of each kind, in random order, so that every path
 # has run (and grown its caches and allocator arenas) once before RSS and fds are judged; they are
 # judged from the end of that round or a fifth of the run, whichever is later.
@@ -223,9 +224,14 @@ while [ "$(now_us)" -lt "$end_us" ] && player_alive; do
             [ "$device" = 0 ] || log "underruns during a $fault: $device put down to the device (it did not take audio for longer than its buffer while the player waited on it)"
             if [ "$other" = 0 ]; then
                 :
-            elif [ "${longest:-0}" -ge 40 ] || stall_explains "$before_line" "${longest:-0}"; then
+            elif [ "${longest:-0}" -ge 40 ]; then
                 stall_underruns=$((stall_underruns + other))
                 log "underruns during a $fault: $other, with a VM stall of $longest ms"
+                log "  the player said: $(tail -n +$((before_line + 1)) "$SYSTEST_WORK/player.log" | grep 'underrun)' | tr '\n' '|')"
+            elif [ "${SOAK_STALL_RULE:-}" != strict ] && stall_explains "$before_line" "${longest:-0}"; then
+                stall_underruns=$((stall_underruns + other))
+                short_stall_underruns=$((short_stall_underruns + other))
+                log "underruns during a $fault: $other, explained by a VM stall of $longest ms (under 40 ms; SOAK_STALL_RULE=strict fails them)"
                 log "  the player said: $(tail -n +$((before_line + 1)) "$SYSTEST_WORK/player.log" | grep 'underrun)' | tr '\n' '|')"
             else
                 other_underruns=$((other_underruns + other))
@@ -257,9 +263,10 @@ figure mpd_bursts "${done_count[mpd]:-0}"
 figure storms "${done_count[storm]:-0}"
 figure underruns_in_induced_faults "$induced_underruns"
 figure underruns_in_vm_stalls "$stall_underruns"
+figure underruns_in_short_vm_stalls "$short_stall_underruns"
 figure underruns_device_late "$device_underruns"
 figure underruns_otherwise "$other_underruns"
-log "underruns: $induced_underruns during stick and card faults, $stall_underruns with VM stalls ≥ 40 ms, $device_underruns put down to the device, $other_underruns otherwise"
+log "underruns: $induced_underruns during stick and card faults, $stall_underruns with VM stalls ($short_stall_underruns of them explained by one under 40 ms), $device_underruns put down to the device, $other_underruns otherwise"
 
 check "the player ran throughout, one process (pid $pid)" player_alive
 check "no restart: the player logged one start" test "$(grep -c 'listening on' "$SYSTEST_WORK/player.log")" -le 1

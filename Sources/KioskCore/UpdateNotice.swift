@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskModel
+import KioskSystem
 
 /// One notice of the SD-card image's updater (`kiosk-update`, `kiosk-ab`), as the file
 /// `KIOSK_UPDATE_NOTICE` names holds it (docs/updates.md, "How it works"): lines, the first the
@@ -20,7 +21,7 @@ public enum UpdateNotice: Equatable, Sendable {
 
     /// The notice in the file's `text`, nil when it holds none (or an offer that is not well made).
     public static func parse(_ text: String) -> UpdateNotice? {
-        let lines = text.split(whereSeparator: \.isNewline).map { String($0).trimmingSpaces }
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
         guard let first = lines.first else { return nil }
         func value(_ key: String) -> String? {
             lines.dropFirst().first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
@@ -80,14 +81,5 @@ public struct UpdateOffer: Equatable, Sendable {
 extension UInt8 {
     fileprivate var isASCIIAlphanumeric: Bool {
         (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
-    }
-}
-
-extension String {
-    fileprivate var trimmingSpaces: String {
-        var s = Substring(self)
-        while s.first == " " || s.first == "\t" { s.removeFirst() }
-        while s.last == " " || s.last == "\t" || s.last == "\r" { s.removeLast() }
-        return String(s)
     }
 }

@@ -320,6 +320,28 @@ public final class Appliance {
                     failed = true
                 }
             }
+        } else {
+            // A set's export to a stick (`kiosk-export`) and the look for a set on a stick that came,
+            // on a worker; their outcomes back on the loop.
+            let exported = Mailbox<(StickSet.ExportOutcome, String)>(loop: loop) { [unowned self] outcome in
+                self.player.stickSetExported(outcome.0, summary: outcome.1)
+            }
+            do {
+                let writer = try WorkerThread<@Sendable () -> Void>(name: "kiosk-stick-out") { $0() }
+                stickWriter = writer
+                player.stickSetExporter = { mountPoint, text, summary in
+                    _ = writer.submit { exported.send((StickSet.export(text, to: mountPoint), summary)) }
+                }
+                // The look for a set on a stick that came, on the same worker: the loop never reads a stick.
+                let looked = Mailbox<(StickSet.Arrival, String)>(loop: loop) { [unowned self] found in
+                    self.player.stickSetLooked(found.0, mountPoint: found.1)
+                }
+                player.stickSetLooker = { mountPoint in
+                    _ = writer.submit { looked.send((StickSet.arrival(at: mountPoint), mountPoint)) }
+                }
+            } catch {
+                Log.warning("stick set: no thread for the export (\(error)); it runs on the loop")
+            }
         }
         inputs = manager
         player.linkGesture = Self.linkGesture(

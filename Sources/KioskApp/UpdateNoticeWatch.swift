@@ -12,8 +12,11 @@ import KioskSystem
 /// watch on its directory would (and kiosk-update replaces it by rename, which a watch of the file
 /// itself would lose).
 ///
-/// The file's format: the first line `info` or `error`, the second the title ("Update 1.4
-/// installed"), the third, optional, the detail ("it starts at the next power-on").
+/// The file's format (`UpdateNotice`): the first line the kind — `info` or `error` (news: the title,
+/// "Update 1.4 installed", and an optional detail), `offer` (a bundle waiting for "hold Select to
+/// install": its version and SHA-256) or `withdrawn` (that offer is gone). The player answers an
+/// offer by writing the file `KIOSK_UPDATE_CONFIRM` names, in its own runtime directory
+/// (`Player.updateConfirmPath`), which kiosk-update checks.
 ///
 /// Thread: the loop thread (the scheduler's) only.
 public final class UpdateNoticeWatch: ApplianceService {
@@ -26,30 +29,20 @@ public final class UpdateNoticeWatch: ApplianceService {
 
     private let path: String
     private let scheduler: any Scheduler
-    private let onNotice: (MessageState) -> Void
+    private let onNotice: (UpdateNotice) -> Void
     private var timer: TimerID?
     /// The file's bytes at the last read: a notice is handed over once, when they change.
     private var last: [UInt8]?
 
-    public init(path: String, scheduler: any Scheduler, onNotice: @escaping (MessageState) -> Void) {
+    public init(path: String, scheduler: any Scheduler, onNotice: @escaping (UpdateNotice) -> Void) {
         self.path = path
         self.scheduler = scheduler
         self.onNotice = onNotice
     }
 
-    /// The message for the notice file's `text`; nil when it holds none.
+    /// The news in the notice file's `text`; nil when it holds none (or an offer).
     public static func message(_ text: String) -> MessageState? {
-        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
-        guard let first = lines.first else { return nil }
-        switch first {
-        case "info", "error":
-            guard lines.count > 1, !lines[1].isEmpty else { return nil }
-            let detail = lines.count > 2 && !lines[2].isEmpty ? lines[2] : nil
-            return MessageState(title: lines[1], detail: detail, kind: first == "error" ? .error : .info)
-        default:
-            // A line without its kind (an older kiosk-update): the whole line, as news.
-            return first.isEmpty ? nil : MessageState(title: first, detail: nil, kind: .info)
-        }
+        if case .news(let message)? = UpdateNotice.parse(text) { message } else { nil }
     }
 
     /// Reads the file now (a notice written before the player started shows at once) and then every
@@ -69,7 +62,7 @@ public final class UpdateNoticeWatch: ApplianceService {
         let bytes = (try? Syscalls.readFile(path, limit: Self.sizeLimit)) ?? []
         guard bytes != last else { return }
         last = bytes
-        if let message = Self.message(String(decoding: bytes, as: UTF8.self)) { onNotice(message) }
+        if let notice = UpdateNotice.parse(String(decoding: bytes, as: UTF8.self)) { onNotice(notice) }
     }
 
     public func stop() {
@@ -77,11 +70,18 @@ public final class UpdateNoticeWatch: ApplianceService {
         timer = nil
     }
 
+    /// The environment variable that names the file the player confirms an offer in.
+    public static let confirmVariable = "KIOSK_UPDATE_CONFIRM"
+
     /// Follows the update's notices when the environment names their file (the SD-card image).
     @Sendable public static func make(_ context: ApplianceContext) throws -> (any ApplianceService)? {
         guard let path = Syscalls.environment(environmentVariable), !path.isEmpty else { return nil }
         let player = context.player
-        let watch = UpdateNoticeWatch(path: path, scheduler: context.loop) { player.showUpdateNotice($0) }
+        player.updateConfirmPath = Syscalls.environment(confirmVariable).flatMap { $0.isEmpty ? nil : $0 }
+        if player.updateConfirmPath == nil {
+            Log.warning("updates: \(confirmVariable) is not set: an update offer cannot be taken")
+        }
+        let watch = UpdateNoticeWatch(path: path, scheduler: context.loop) { player.updateNoticeCame($0) }
         Log.info("updates: watching \(path) for the update's notices")
         watch.start()
         return watch

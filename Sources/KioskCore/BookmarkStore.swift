@@ -75,25 +75,85 @@ package final class BookmarkStore {
 
     private var path: String { "\(directory)/\(Self.fileName)" }
 
-    private func save() {
-        let ordered = entries.values.sorted { $0.stamp < $1.stamp }
-        let list = ordered.map { b -> JSONValue in
-            .object([
-                ("volumeID", .string(b.volumeID)), ("category", .string(b.category)), ("key", .string(b.key)),
-                ("relativePath", .string(b.relativePath)), ("positionFrames", .number(Double(b.positionFrames))),
-                ("sampleRate", .number(Double(b.sampleRate))), ("finished", .bool(b.finished)),
-            ])
+    /// The bookmarks, oldest change first.
+    var all: [Bookmark] { entries.values.sorted { $0.stamp < $1.stamp } }
+
+    /// Replaces every bookmark with `list` (oldest first: an import from a stick, or its undo) and
+    /// saves.
+    func replaceAll(_ list: [Bookmark]) {
+        entries = [:]
+        nextStamp = 0
+        for bookmark in list.suffix(Self.capacity) {
+            nextStamp += 1
+            var stamped = bookmark
+            stamped.stamp = nextStamp
+            entries[Self.id(bookmark.volumeID, bookmark.category, bookmark.key)] = stamped
         }
+        save()
+    }
+
+    /// The bookmarks as the file's list (and a stick's set's, `StickSet`).
+    static func list(_ bookmarks: [Bookmark]) -> JSONValue {
+        .array(
+            bookmarks.map { b -> JSONValue in
+                .object([
+                    ("volumeID", .string(b.volumeID)), ("category", .string(b.category)), ("key", .string(b.key)),
+                    ("relativePath", .string(b.relativePath)), ("positionFrames", .number(Double(b.positionFrames))),
+                    ("sampleRate", .number(Double(b.sampleRate))), ("finished", .bool(b.finished)),
+                ])
+            })
+    }
+
+    /// The file's text for `bookmarks` (oldest first).
+    static func text(_ bookmarks: [Bookmark]) -> String {
         let document = JSONValue.object([
-            ("format", .string(Self.format)), ("version", .number(Double(Self.version))), ("bookmarks", .array(list)),
+            ("format", .string(format)), ("version", .number(Double(version))), ("bookmarks", list(bookmarks)),
         ])
+        return document.serialized(pretty: true) + "\n"
+    }
+
+    /// Parses the `bookmarks` list of the file (or of a stick's set, `StickSet`), oldest first.
+    /// `strict`: an entry without a field, or whose path could leave its stick, is an error (a
+    /// set from a stick) rather than skipped (the box's own file).
+    static func parseList(_ r: JSONReader, strict: Bool) throws(ConfigError) -> [Bookmark] {
+        var list: [Bookmark] = []
+        for (index, item) in (try r.objects("bookmarks", maxCount: capacity) ?? []).enumerated() {
+            guard let volumeID = try item.string("volumeID"), let category = try item.string("category"),
+                let key = try item.string("key", nonEmpty: false),
+                let relativePath = try item.string("relativePath")
+            else {
+                if strict {
+                    throw r.error("bookmarks[\(index)]", "volumeID, category, key and relativePath are required")
+                }
+                continue
+            }
+            if strict, let problem = StickSet.pathProblem(relativePath) {
+                throw item.error("relativePath", "'\(relativePath)': \(problem)")
+            }
+            list.append(
+                Bookmark(
+                    volumeID: volumeID, category: category, key: key, relativePath: relativePath,
+                    positionFrames: Int64(try item.int("positionFrames", range: 0...Int(Int32.max) * 1024) ?? 0),
+                    sampleRate: try item.int("sampleRate", range: 0...1_000_000) ?? 0,
+                    finished: try item.bool("finished") ?? false, stamp: list.count + 1))
+            if strict {
+                try item.finish(known: [
+                    "volumeID", "category", "key", "relativePath", "positionFrames", "sampleRate", "finished",
+                ])
+            }
+        }
+        return list
+    }
+
+    private func save() {
+        let ordered = all
         saves += 1
         if let newest = ordered.last {
             Log.debug(
                 "bookmarks: writing save \(saves): newest \(newest.relativePath) at frame \(newest.positionFrames)"
                     + (newest.finished ? " finished" : ""))
         }
-        let text = document.serialized(pretty: true) + "\n"
+        let text = Self.text(ordered)
         if let writeFile {
             writeFile(path, text)
             return
@@ -115,18 +175,11 @@ package final class BookmarkStore {
                 throw ConfigError(
                     file: path, path: "format", message: "not a kiosk-player bookmarks file of version \(Self.version)")
             }
-            for item in try r.objects("bookmarks", maxCount: Self.capacity) ?? [] {
-                guard let volumeID = try item.string("volumeID"), let category = try item.string("category"),
-                    let key = try item.string("key", nonEmpty: false),
-                    let relativePath = try item.string("relativePath")
-                else { continue }
+            for bookmark in try Self.parseList(r, strict: false) {
                 nextStamp += 1
-                let bookmark = Bookmark(
-                    volumeID: volumeID, category: category, key: key, relativePath: relativePath,
-                    positionFrames: Int64(try item.int("positionFrames", range: 0...Int(Int32.max) * 1024) ?? 0),
-                    sampleRate: try item.int("sampleRate", range: 0...1_000_000) ?? 0,
-                    finished: try item.bool("finished") ?? false, stamp: nextStamp)
-                entries[Self.id(volumeID, category, key)] = bookmark
+                var stamped = bookmark
+                stamped.stamp = nextStamp
+                entries[Self.id(bookmark.volumeID, bookmark.category, bookmark.key)] = stamped
             }
             try r.finish()
         } catch {

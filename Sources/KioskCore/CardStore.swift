@@ -131,6 +131,17 @@ public final class CardStore {
         return true
     }
 
+    /// Replaces every link and round with `links` and `played` (an import from a stick, or its
+    /// undo) and saves.
+    func replaceAll(_ links: [CardUID: CardLink], played: [CardUID: [String]]) throws {
+        try save(links, played)
+        self.links = links
+        self.played = played
+    }
+
+    /// The file's text for the links and rounds held now (what an import keeps for its undo).
+    var text: String { Self.document(links, played: played).serialized(pretty: true) + "\n" }
+
     // MARK: - the file
 
     static func document(_ links: [CardUID: CardLink], played: [CardUID: [String]] = [:]) -> JSONValue {
@@ -179,45 +190,57 @@ public final class CardStore {
             throw ConfigError(
                 file: file, path: "format", message: "not a kiosk-player cards file of version \(version)")
         }
+        var parsed: (links: [CardUID: CardLink], played: [CardUID: [String]]) = ([:], [:])
+        if let cards = try r.object("cards") { parsed = try parseCards(cards) }
+        try r.finish(known: ["format", "version", "cards"])
+        return parsed
+    }
+
+    /// Parses the `cards` object of a cards file (or of a stick's set, `StickSet`): each card's
+    /// link and, for a one-track card, the tracks of its round (paths inside their stick: no
+    /// absolute path, no `..`).
+    static func parseCards(
+        _ cards: JSONReader
+    ) throws(ConfigError) -> (links: [CardUID: CardLink], played: [CardUID: [String]]) {
         var links: [CardUID: CardLink] = [:]
         var played: [CardUID: [String]] = [:]
-        if let cards = try r.object("cards") {
-            if cards.keys.count > capacity { throw cards.error("", "more than \(capacity) cards") }
-            for number in cards.keys {
-                guard let uid = CardUID(number) else {
-                    throw cards.error(number, "not a card number (1…\(CardUID.maxLength) letters and digits)")
+        if cards.keys.count > capacity { throw cards.error("", "more than \(capacity) cards") }
+        for number in cards.keys {
+            guard let uid = CardUID(number) else {
+                throw cards.error(number, "not a card number (1…\(CardUID.maxLength) letters and digits)")
+            }
+            guard let item = try cards.object(number) else { throw cards.error(number, "expected an object") }
+            if links[uid] != nil { throw cards.error(number, "card \(uid) is listed twice") }
+            if item.has("action") {
+                guard let text = try item.string("action"), let action = CardAction(text) else {
+                    throw item.error("action", "unknown action (actions: \(CardAction.names))")
                 }
-                guard let item = try cards.object(number) else { throw cards.error(number, "expected an object") }
-                if links[uid] != nil { throw cards.error(number, "card \(uid) is listed twice") }
-                if item.has("action") {
-                    guard let text = try item.string("action"), let action = CardAction(text) else {
-                        throw item.error("action", "unknown action (actions: \(CardAction.names))")
+                try item.finish(known: ["action"])
+                links[uid] = .action(action)
+            } else {
+                guard let volumeID = try item.string("volumeID") else { throw item.error("volumeID", "required") }
+                guard let category = try item.choice("category", KioskModel.Category.self) else {
+                    throw item.error("category", "required")
+                }
+                guard let key = try item.string("key", nonEmpty: false) else { throw item.error("key", "required") }
+                let name = try item.string("name", nonEmpty: false) ?? key
+                let label = try item.string("volumeLabel")
+                // A file written before modes: every card plays its album.
+                let mode = try item.choice("mode", CardMode.self) ?? .album
+                if let paths = try item.strings("played", maxCount: 100_000), !paths.isEmpty {
+                    if let bad = paths.first(where: { StickSet.pathProblem($0) != nil }) {
+                        throw item.error("played", "'\(bad)': \(StickSet.pathProblem(bad) ?? "")")
                     }
-                    try item.finish(known: ["action"])
-                    links[uid] = .action(action)
-                } else {
-                    guard let volumeID = try item.string("volumeID") else { throw item.error("volumeID", "required") }
-                    guard let category = try item.choice("category", KioskModel.Category.self) else {
-                        throw item.error("category", "required")
-                    }
-                    guard let key = try item.string("key", nonEmpty: false) else { throw item.error("key", "required") }
-                    let name = try item.string("name", nonEmpty: false) ?? key
-                    let label = try item.string("volumeLabel")
-                    // A file written before modes: every card plays its album.
-                    let mode = try item.choice("mode", CardMode.self) ?? .album
-                    if let paths = try item.strings("played", maxCount: 100_000), !paths.isEmpty {
-                        played[uid] = paths
-                    }
-                    try item.finish(known: ["volumeID", "volumeLabel", "category", "key", "name", "mode", "played"])
-                    links[uid] = .collection(
-                        CardCollection(
-                            volumeID: volumeID, volumeLabel: label, category: category, key: key, name: name, mode: mode
-                        )
+                    played[uid] = paths
+                }
+                try item.finish(known: ["volumeID", "volumeLabel", "category", "key", "name", "mode", "played"])
+                links[uid] = .collection(
+                    CardCollection(
+                        volumeID: volumeID, volumeLabel: label, category: category, key: key, name: name, mode: mode
                     )
-                }
+                )
             }
         }
-        try r.finish(known: ["format", "version", "cards"])
         return (links, played)
     }
 

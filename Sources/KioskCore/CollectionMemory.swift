@@ -81,4 +81,13 @@ final class CollectionMemory {
         lastWritten = nil
         return (index, tracks[index].sampleRate == mark.sampleRate ? mark.positionFrames : 0)
     }
+
+    /// Every bookmark, oldest change first (for a stick's set, `StickSet`).
+    var bookmarks: [BookmarkStore.Bookmark] { store.all }
+
+    /// Replaces every bookmark (an import from a stick, or its undo) and saves.
+    func replaceBookmarks(_ list: [BookmarkStore.Bookmark]) {
+        lastWritten = nil
+        store.replaceAll(list)
+    }
 }

@@ -21,8 +21,11 @@ extension Player {
                 loadStickStation(volume: id.rawValue, mountPoint: mountPoint)
             } else {
                 fastResume(volume: id, mountPoint: mountPoint)
+                stickSetArrived(mountPoint: mountPoint)
             }
-        case .volumeRemoved(let id, let mountPoint): volumeRemoved(id, mountPoint: mountPoint)
+        case .volumeRemoved(let id, let mountPoint):
+            stickSetRemoved(mountPoint: mountPoint)
+            volumeRemoved(id, mountPoint: mountPoint)
         case .scanProgress:
             // The count of tracks found so far is all that changed: the library screen shows it.
             refreshScreen()

@@ -42,6 +42,7 @@ extension Player {
         case .lock: toggleLock()
         case .parentOverride: parentOverride()
         default:
+            if answerStickOffer(event.action) { break }
             if answerCardPrompt(event.action) { break }
             if transientMessage != nil {
                 // Any other press dismisses a transient message first and does nothing else.

@@ -102,6 +102,28 @@ public final class Player {
         get { box.bedtime }
         set { box.bedtime = newValue }
     }
+    var stickOffer: StickOffer {
+        get { box.stickOffer }
+        set { box.stickOffer = newValue }
+    }
+    /// Where the confirmation of an update offer goes (`KIOSK_UPDATE_CONFIRM`, in the player's
+    /// runtime directory, which kiosk-update reads); nil: offers cannot be taken.
+    public var updateConfirmPath: String? {
+        get { box.updateConfirmPath }
+        set { box.updateConfirmPath = newValue }
+    }
+    /// Runs a set's export to a stick (`StickSet.export`) off the loop thread and hands its
+    /// outcome to `stickSetExported` on the loop; nil: the export runs in place (tests).
+    public var stickSetExporter: ((_ mountPoint: String, _ text: String, _ summary: String) -> Void)? {
+        get { box.stickSetExporter }
+        set { box.stickSetExporter = newValue }
+    }
+    /// Looks at a stick that came for the box's set (`StickSet.arrival`) off the loop thread and
+    /// hands what it found to `stickSetLooked` on the loop; nil: looked at in place (tests).
+    public var stickSetLooker: ((_ mountPoint: String) -> Void)? {
+        get { box.stickSetLooker }
+        set { box.stickSetLooker = newValue }
+    }
     var lightState: LightState? {
         get { outbox.lightState }
         set { outbox.lightState = newValue }
@@ -496,6 +518,16 @@ public final class Player {
                     BedtimeStore.path(directory: config.stateDirectory), text: BedtimeStore.text(saved))
             case .bedtime(let outcome): tellBedtime(outcome)
             case .armBedtime(let milliseconds): arm(.bedtime, milliseconds: milliseconds, repeating: false)
+            case .confirmUpdate(let offer):
+                guard let path = updateConfirmPath else {
+                    Log.error("updates: cannot confirm update \(offer.version): no KIOSK_UPDATE_CONFIRM")
+                    break
+                }
+                Log.notice("updates: install of \(offer.version) confirmed (\(path))")
+                // A RAM file system: not durable, but written off the loop and in order like the state.
+                recorder.writer.submitFile(path, text: offer.confirmation)
+            case .importStickSet(let set, let file): importStickSet(set, file: file)
+            case .undoStickSetImport(let previous): undoStickSetImport(previous)
             }
         }
     }
@@ -525,6 +557,7 @@ public final class Player {
     private func hear(_ later: PlayerEffect.Later) {
         switch later {
         case .messageTimedOut(let generation): apply(overlays.handle(.messageTimedOut(generation: generation)))
+        case .offerExpired(let generation): stickOfferExpired(generation: generation)
         }
     }
 

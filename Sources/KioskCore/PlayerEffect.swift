@@ -78,11 +78,20 @@ enum PlayerEffect: Equatable {
     /// `BedtimeRules`: the rules look at the time again after `milliseconds` (replacing the timer
     /// armed before).
     case armBedtime(milliseconds: Int)
+    /// `StickOffer`: the update offered was taken: the confirmation kiosk-update waits for is
+    /// written (`KIOSK_UPDATE_CONFIRM`).
+    case confirmUpdate(UpdateOffer)
+    /// `StickOffer`: the set from `file` replaces the box's cards and bookmarks.
+    case importStickSet(StickSet, file: String)
+    /// `StickOffer`: the cards and bookmarks before the import come back.
+    case undoStickSetImport(StickSet)
 
     /// What a part asked to hear of later.
     enum Later: Equatable {
         /// `Overlays`: the message shown as `generation` has had its time.
         case messageTimedOut(generation: Int)
+        /// `StickOffer`: the offer made as `generation` has had its time.
+        case offerExpired(generation: Int)
     }
 
     enum EngineRequest: Equatable {

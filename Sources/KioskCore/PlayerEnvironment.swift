@@ -35,4 +35,14 @@ struct BoxState {
     var announcer = SpeechAnnouncer()
     /// The bedtime rules (`Player+Bedtime.swift`); nil: none configured.
     var bedtime: BedtimeRules?
+    /// What a stick offers (`Player+StickOffer.swift`): an update, a set to import, its undo.
+    var stickOffer = StickOffer()
+    /// Where the confirmation of an update offer is written (`KIOSK_UPDATE_CONFIRM`); nil: offers
+    /// cannot be taken (no updater on this system).
+    var updateConfirmPath: String?
+    /// Runs a set's export to a stick (`StickSet.export`) off the loop thread and hands its
+    /// outcome to `stickSetExported` on the loop; nil: the export runs in place (tests).
+    var stickSetExporter: ((_ mountPoint: String, _ text: String, _ summary: String) -> Void)?
+    /// Looks at a stick that came for a set off the loop thread (`Player.stickSetLooker`).
+    var stickSetLooker: ((_ mountPoint: String) -> Void)?
 }

@@ -34,7 +34,9 @@ import Testing
         try dir.write("notice", "error\nThe update to 1.4 did not start\nstill on 1.3\n")
         let clock = VirtualClock()
         var shown: [MessageState] = []
-        let watch = UpdateNoticeWatch(path: dir.file("notice"), scheduler: clock) { shown.append($0) }
+        let watch = UpdateNoticeWatch(path: dir.file("notice"), scheduler: clock) {
+            if case .news(let message) = $0 { shown.append(message) }
+        }
         watch.start()
         #expect(shown.map(\.title) == ["The update to 1.4 did not start"])
         clock.advance(byMilliseconds: 3 * UpdateNoticeWatch.intervalMilliseconds)
@@ -56,7 +58,9 @@ import Testing
         defer { dir.remove() }
         let clock = VirtualClock()
         var shown: [MessageState] = []
-        let watch = UpdateNoticeWatch(path: dir.file("notice"), scheduler: clock) { shown.append($0) }
+        let watch = UpdateNoticeWatch(path: dir.file("notice"), scheduler: clock) {
+            if case .news(let message) = $0 { shown.append(message) }
+        }
         watch.start()
         try dir.write("notice", String(repeating: "x", count: UpdateNoticeWatch.sizeLimit * 4))
         clock.advance(byMilliseconds: UpdateNoticeWatch.intervalMilliseconds)

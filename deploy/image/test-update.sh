@@ -189,6 +189,21 @@ wait_log() {   # wait_log COUNT PATTERN SECONDS: until /data/update/log has COUN
     done
     return 1
 }
+# confirm_offer: what the player does when Select is held over "Update to version X found" (its
+# Player.apply(.confirmUpdate)): "install <sha256>" into its runtime directory, as its user. The
+# hold itself is tested on the player (UpdateOfferTests); here the hand-over to kiosk-update.
+confirm_offer() {
+    local i=0 hash
+    while [ $i -lt 2400 ]; do
+        if [ "$(head -n 1 /run/kiosk-update/notice 2>/dev/null)" = offer ]; then
+            hash=$(sed -n 's/^sha256=//p' /run/kiosk-update/notice)
+            echo "CHECK $stage.offer=$(sed -n 2p /run/kiosk-update/notice)"
+            runuser -u kiosk-player -- sh -c "echo 'install $hash' >/run/kiosk-player/update-confirm"
+            return 0
+        fi
+        sleep 1; i=$((i + 1))
+    done
+}
 case $stage in
     1)
         snapshot before
@@ -196,12 +211,14 @@ case $stage in
         wait_log 3 refused 1200 || echo "CHECK 1.timeout=stick 1"
         snapshot refused
         echo "PROBE-STICK-NOW 2"
+        confirm_offer
         wait_log 1 'installed\|still on' 2400 || echo "CHECK 1.timeout=stick 2"
         snapshot installed
         ;;
     2)
         snapshot trial
         echo "PROBE-STICK-NOW 3"
+        confirm_offer
         wait_log 2 'installed\|still on' 2400 || echo "CHECK 2.timeout=stick 3"
         snapshot installed
         ;;
@@ -291,6 +308,7 @@ check "refused bundles change nothing" "$([ "${v[1.before.ab]:-x}" = "${v[1.refu
 check "wrong signature refused" "$(grep -q 'foreign.raucb refused' <<<"$log1" && echo 1 || echo 0)" "$(grep 'foreign' <<<"$log1" | cut -c22- | head -n 1)"
 check "truncated refused" "$(grep -q 'truncated.raucb refused' <<<"$log1" && echo 1 || echo 0)" "$(grep 'truncated' <<<"$log1" | cut -c22- | head -n 1)"
 check "older version refused" "$(grep -q 'older.raucb refused' <<<"$log1" && echo 1 || echo 0)" "$(grep 'older' <<<"$log1" | cut -c22- | head -n 1)"
+check "the good bundle offered before it was installed" "$(has 1.offer 'Update to version')" "${v[1.offer]:-?}"
 check "good bundle installed into slot B" "$(has 1.installed.ab 'trial=B tried=0')" "${v[1.installed.ab]:-?}"
 check "next boot on slot B, marked good" "$(has 2.trial.ab 'booted=B good=B trial=-')" "${v[2.trial.ab]:-?}; rauc: ${v[2.rauc]:-?}"
 check "the result said after the update" "$(has 2.notice "Updated to $version+u1")" "${v[2.notice]:-?}"

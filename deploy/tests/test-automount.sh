@@ -222,6 +222,29 @@ if [ "$can_mount" = 1 ]; then
         # udev database may still describe another number's earlier image).
         losetup -d "$s" 2>/dev/null
     done
+    # An export stick (a regular file kiosk-export: the box's cards and bookmarks go on it) is
+    # mounted as a staff stick is.
+    mkdir -p "$work/export"
+    : >"$work/export/kiosk-export"
+    img="$work/export-vfat.img"
+    truncate -s 16M "$img"
+    if ! command -v mkfs.vfat >/dev/null || ! command -v mcopy >/dev/null || ! kernel_has vfat; then
+        skip "vfat export stick" "mkfs.vfat, mcopy or the vfat driver missing"
+    elif mkfs.vfat -n EXPORT "$img" >/dev/null && mcopy -i "$img" "$work/export/kiosk-export" ::/kiosk-export \
+        && s=$(losetup -f --show "$img"); then
+        echo "$s" >>"$work/loops"
+        if "$tool" mount "$s" 2>"$work/log"; then
+            opts=",$(findmnt -rn -S "$s" -o OPTIONS),"
+            case "$opts" in *,rw,*nosuid*nodev*noexec*",uid=$(id -u nobody),"*) pass "a vfat export stick is read-write for the player's user" ;;
+                *) fail "a vfat export stick is read-write for the player's user" "$opts" ;; esac
+            "$tool" unmount "$s" 2>/dev/null
+        else
+            fail "vfat export stick mounts" "$(cat "$work/log")"
+        fi
+        losetup -d "$s" 2>/dev/null
+    else
+        fail "vfat export image"
+    fi
     unset KIOSK_PLAYER_USER
 
     truncate -s 1M "$work/blank.img"

@@ -108,11 +108,11 @@ for name in "${overlays[@]}"; do
         [[ $name == *.dts ]] || src=$repo/deploy/image/hat-overlays/$name.dts
         [ -f "$src" ] || die "no overlay $name (not on the card's overlays/, no $src)"
         dtc -q -@ -I dts -O dtb -o "$dtbo" "$src" || die "dtc $src failed"
-        from="${src#"$repo"/}, compiled with $(dtc --version | head -n 1)"
+        from="${src#"$repo"/}, compiled with $(dtc --version | head -n 1 | sed 's/^Version: //')"
     fi
     fdtoverlay -i "$dtb" -o "$dtb.new" "$dtbo" || die "fdtoverlay: $name does not apply to $base_dtb"
     mv "$dtb.new" "$dtb"
-    applied+="$(basename "$name" .dts) ($from, sha256 $(sha256sum "$dtbo" | cut -c1-12)); "
+    applied+="${applied:+; }$(basename "$name" .dts) ($from, sha256 $(sha256sum "$dtbo" | cut -c1-12))"
     say "applied $(basename "$name" .dts) from $from"
 done
 if [ "$machine" = raspi4b ]; then card_dtb_raspi4 "$dtb"; else card_dtb_raspi3 "$dtb"; fi

@@ -5,6 +5,7 @@
 #
 #   deploy/image/record-hardware-tree.sh [--machine raspi3b|raspi4b] [--overlay NAME]...
 #                                        [--fixture DIR] OUT [IMAGE]
+#   deploy/image/record-hardware-tree.sh --from --fixture DIR OUT
 #
 # IMAGE defaults to the newest .build/image/kiosk-player_*_arm64.img[.xz]. The image's own kernel,
 # initramfs and device tree (bcm2837-rpi-3-b.dtb for raspi3b, bcm2711-rpi-4-b.dtb for raspi4b) from
@@ -28,10 +29,12 @@
 # and writes them as record.tgz to the FAT partition (remounted read-write for it), printing its
 # SHA-256 on the serial console; the host reads it back with mtools, checks the sum and unpacks it
 # into OUT (made afresh), with recording.txt saying how it was made.
-# --fixture DIR: also a copy of only what the checks read (the root's model and compatible; each
-# node's compatible, status, phandle, pinctrl-names, pinctrl-0 and its pin groups' brcm,pins,
-# brcm,function, brcm,pull, pins, function) plus all of pinctrl-devices and each pinmux-pins,
-# /proc/asound/cards, the hwmon files and recording.txt: a fixture for Tests/Fixtures/hardware.
+# --fixture DIR: also a copy of only what the checks read: the root's model and compatible; of each
+# node that takes pins (has pinctrl-0) its pinctrl-0, pinctrl-names, status and compatible; of every
+# pin group its brcm,pins, brcm,function, brcm,pull (Pi 0-4) or pins, function (Pi 5), phandle and
+# its controller's compatible; all of pinctrl-devices and each pinmux-pins; /proc/asound/cards, the
+# hwmon files and recording.txt: a fixture for Tests/Fixtures/hardware. With --from, no boot: the
+# fixture is copied from the recording already in OUT.
 #
 # Kernel arguments: the image's cmdline.txt plus boot-raspi.sh's (raspi3b) or boot-raspi4.sh's
 # (raspi4b) for the emulator, and systemd.mask=kiosk-grow-data.service: the card is grown to 4 GiB
@@ -46,14 +49,45 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 say() { echo "record-hardware-tree: $*"; }
 die() { echo "record-hardware-tree: $*" >&2; exit 1; }
 
+# fixture_copy: the files the checks read, from the recording in $out to $fixture.
+fixture_copy() {
+    rm -rf "$fixture"
+    mkdir -p "$fixture"
+    (
+        cd "$out"
+        {
+            echo proc/device-tree/model
+            echo proc/device-tree/compatible
+            # the nodes that take pins, and every pin group (with its controller's compatible)
+            find proc/device-tree -name pinctrl-0 -printf '%h\n' | while read -r node; do
+                for f in pinctrl-0 pinctrl-names status compatible; do [ ! -f "$node/$f" ] || echo "$node/$f"; done
+            done
+            find proc/device-tree \( -name 'brcm,pins' -o -name pins \) -type f -printf '%h\n' | sort -u | while read -r group; do
+                for f in brcm,pins brcm,function brcm,pull pins function phandle; do [ ! -f "$group/$f" ] || echo "$group/$f"; done
+                [ ! -f "$(dirname "$group")/compatible" ] || echo "$(dirname "$group")/compatible"
+            done
+            find sys/kernel/debug/pinctrl -name pinctrl-devices -o -name pinmux-pins
+            find sys/class/hwmon -type f
+            [ ! -f proc/asound/cards ] || echo proc/asound/cards
+            echo recording.txt
+        } | sort -u | while read -r f; do
+            mkdir -p "$fixture/$(dirname "$f")"
+            cp "$f" "$fixture/$f"
+        done
+    )
+    say "fixture: $fixture ($(find "$fixture" -type f | wc -l) files of $(find "$out" -type f | wc -l))"
+}
+
 machine=raspi3b
 overlays=()
 fixture=''
+from=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --machine) machine=${2:?}; shift 2 ;;
         --overlay) overlays+=("${2:?}"); shift 2 ;;
         --fixture) fixture=${2:?}; shift 2 ;;
+        --from) from=1; shift ;;
         -*) die "unknown option $1" ;;
         *) break ;;
     esac
@@ -61,6 +95,11 @@ done
 out=${1:?usage: record-hardware-tree.sh [--machine raspi3b|raspi4b] [--overlay NAME]... [--fixture DIR] OUT [IMAGE]}
 case "$out" in /*) ;; *) out=$PWD/$out ;; esac
 case "$fixture" in /* | '') ;; *) fixture=$PWD/$fixture ;; esac
+if [ "$from" = 1 ]; then
+    [ -n "$fixture" ] && [ -f "$out/recording.txt" ] || die "--from needs --fixture DIR and a recording in $out"
+    fixture_copy
+    exit 0
+fi
 case "$machine" in
     raspi3b) base_dtb=bcm2837-rpi-3-b.dtb console=ttyS1 ;;
     raspi4b) base_dtb=bcm2711-rpi-4-b.dtb console=ttyAMA0 ;;
@@ -226,26 +265,5 @@ tar -C "$out" -xzf "$work/record.tgz"
 } >"$out/recording.txt"
 cat "$out/recording.txt"
 
-if [ -n "$fixture" ]; then
-    rm -rf "$fixture"
-    mkdir -p "$fixture"
-    (
-        cd "$out"
-        {
-            echo proc/device-tree/model
-            echo proc/device-tree/compatible
-            find proc/device-tree -mindepth 2 -type f \( -name compatible -o -name status -o -name phandle \
-                -o -name pinctrl-names -o -name pinctrl-0 -o -name 'brcm,pins' -o -name 'brcm,function' \
-                -o -name 'brcm,pull' -o -name pins -o -name function \)
-            find sys/kernel/debug/pinctrl -name pinctrl-devices -o -name pinmux-pins
-            find sys/class/hwmon -type f
-            [ ! -f proc/asound/cards ] || echo proc/asound/cards
-            echo recording.txt
-        } | sort -u | while read -r f; do
-            mkdir -p "$fixture/$(dirname "$f")"
-            cp "$f" "$fixture/$f"
-        done
-    )
-    say "fixture: $fixture ($(find "$fixture" -type f | wc -l) files of $(find "$out" -type f | wc -l))"
-fi
+if [ -n "$fixture" ]; then fixture_copy; fi
 say "recorded into $out"

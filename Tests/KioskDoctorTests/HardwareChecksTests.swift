@@ -70,6 +70,17 @@ import Testing
         #expect(claims[2] == "fe804000.i2c")
     }
 
+    @Test func onTheRecordedPi4WithIqaudioDacplusAButtonOn22IsNamedThoughNoDriverHoldsIt() throws {
+        // Debian's kernel has no iqaudio-dac driver: pinmux-pins leaves GPIO 22 to the player's
+        // button, and only the device tree says the overlay takes it.
+        let lines = PinClaimCheck.lines(try context(Self.fixtures + "/qemu-pi4-iqaudio-dacplus", board: "rpi4"))
+        let fail = try #require(
+            lines.failed("button knob-push is wired to GPIO 22, which /soc/sound claims"), "\(lines.dump)")
+        #expect(fail.text.contains("HATs that take it: iqaudio-dacplus, iqaudio-digiampplus"))
+        #expect(fail.fix?.contains("move button knob-push to a free line") == true)
+        #expect(lines.count == 1, "the other buttons and the encoder are on free pins: \(lines.dump)")
+    }
+
     @Test func onTheRecordedPi3WithHifiberryDacButtonsOnI2SPinsAreNamed() throws {
         let lines = PinClaimCheck.lines(try context(Self.fixtures + "/qemu-pi3-hifiberry-dac", board: "waveshare-144"))
         let fail = try #require(

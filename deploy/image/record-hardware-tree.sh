@@ -42,7 +42,8 @@
 # anything the recording holds. A restart of another kind (kiosk-settings for a board's firmware
 # lines) is followed, up to 3 boots. raspi3b runs bookworm's QEMU through deploy/qemu-launch.sh;
 # raspi4b trixie's QEMU 10 in its tree (card_qemu_trixie). Needs root (mtools, chroot), mtools,
-# device-tree-compiler, xz-utils. ≈ 6-15 min of TCG per machine on a loaded 2-core machine.
+# device-tree-compiler, xz-utils. 333 s of TCG for raspi3b, 194 s for raspi4b (one boot each) on a
+# loaded 2-core machine.
 set -euo pipefail
 export LC_ALL=C
 repo=$(cd "$(dirname "$0")/../.." && pwd)

@@ -4,8 +4,8 @@ import KioskConfig
 /// The board's buttons and encoders against the pins a HAT's overlay already claims. Pins claimed
 /// through pinctrl (an overlay's pin group, as `iqaudio-dacplus` takes GPIO 22 for its amplifier
 /// mute) show as free in gpiolib's line info, so `GPIOCheck` cannot see them. Read from pinctrl's
-/// `pinmux-pins` in debugfs (root only) or else from the enabled device-tree nodes' `pinctrl-0`
-/// groups; a match is named with the HAT (boards/hats/hats.json) and the fix.
+/// `pinmux-pins` in debugfs (root only; the owner it names wins) and from the enabled device-tree
+/// nodes' `pinctrl-0` groups; a match is named with the HAT (boards/hats/hats.json) and the fix.
 ///
 /// Thread: any (reads files).
 public enum PinClaimCheck {
@@ -38,17 +38,17 @@ public enum PinClaimCheck {
         }
         // Only a Pi's header chip has these claims (a gpio-sim or expander chip has its own numbers).
         guard !inputs.isEmpty, board.gpioChips.contains(where: { $0.hasPrefix("pinctrl-") }) else { return [] }
-        let source: String
-        let claims: [Int: String]
-        if let live = debugfsClaims(context.root, labels: board.gpioChips) {
-            claims = live
-            source = "pinctrl's pinmux-pins"
-        } else {
-            let tree = DeviceTree(prefix: context.root.prefix)
-            guard tree.model != nil else { return [] }
-            claims = tree.pinctrlClaims
-            source = "the device tree's pin groups"
-        }
+        // pinmux-pins names what bound drivers hold now; an enabled node's pinctrl-0 what its driver
+        // takes when it probes (the driver core binds the pins just before probe: drivers/base/pinctrl.c
+        // pinctrl_bind_pins). A node whose driver the kernel lacks never takes them: on Debian's kernel
+        // iqaudio-dacplus's GPIO 22 is free in pinmux-pins and held by the player's button
+        // (Tests/Fixtures/hardware/qemu-pi4-iqaudio-dacplus), so both sources count.
+        let tree = DeviceTree(prefix: context.root.prefix)
+        let live = debugfsClaims(context.root, labels: board.gpioChips)
+        guard live != nil || tree.model != nil else { return [] }
+        let claims = (tree.model == nil ? [:] : tree.pinctrlClaims).merging(live ?? [:]) { _, held in held }
+        let source =
+            live == nil ? "the device tree's pin groups" : "pinctrl's pinmux-pins and the device tree's pin groups"
         let hats = (try? BoardHat.table(near: board.file)) ?? []
         var lines: [DoctorLine] = []
         for (line, use) in inputs.sorted(by: { $0.line < $1.line }) {

@@ -186,6 +186,16 @@ import Testing
         #expect(claims[9] == nil, "spi0 is disabled: its pins are not claimed")
         #expect(claims[5] == nil)
     }
+
+    @Test func theRecordedPi4TreeNamesTheOverlaysPinsThoughNoDriverHoldsTheMutePin() {
+        // Recorded from the image on QEMU's raspi4b (Tests/Fixtures/hardware/README.md): the kernel's
+        // own /proc/device-tree, the iqaudio-dacplus layout merged by fdtoverlay.
+        let claims = DeviceTree(prefix: Self.fixtures + "/qemu-pi4-iqaudio-dacplus").pinctrlClaims
+        #expect(claims[22] == "/soc/sound")
+        #expect((18...21).allSatisfy { claims[$0] == "/soc/i2s@7e203000" }, "\(claims)")
+        #expect(claims[2] == "/soc/i2c@7e804000" && claims[3] == "/soc/i2c@7e804000")
+        #expect(claims[14] == nil, "the mini UART is off under QEMU (card_dtb_raspi4): \(claims)")
+    }
 }
 
 /// A box with no output that can sound says so on the screen and by its light.

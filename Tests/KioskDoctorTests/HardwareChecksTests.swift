@@ -58,6 +58,44 @@ import Testing
         #expect(lines.isEmpty, "\(lines.dump)")
     }
 
+    // MARK: trees the kernel wrote (recorded on QEMU from the image: Tests/Fixtures/hardware/README.md)
+
+    @Test func aLineThePlayerHoldsIsNoClaimInTheKernelsPinmuxPins() throws {
+        // The recording's player held its rpi4 buttons: "pin 5 (gpio5): (MUX UNCLAIMED) pinctrl-bcm2711:517".
+        let claims = try #require(
+            PinClaimCheck.debugfsClaims(
+                SystemRoot(prefix: Self.fixtures + "/qemu-pi4-iqaudio-dacplus"), labels: ["pinctrl-bcm2711"]))
+        #expect(claims[5] == nil && claims[22] == nil, "\(claims)")
+        #expect((18...21).allSatisfy { claims[$0] == "fe203000.i2s" }, "\(claims)")
+        #expect(claims[2] == "fe804000.i2c")
+    }
+
+    @Test func onTheRecordedPi4WithIqaudioDacplusAButtonOn22IsNamedThoughNoDriverHoldsIt() throws {
+        // Debian's kernel has no iqaudio-dac driver: pinmux-pins leaves GPIO 22 to the player's
+        // button, and only the device tree says the overlay takes it.
+        let lines = PinClaimCheck.lines(try context(Self.fixtures + "/qemu-pi4-iqaudio-dacplus", board: "rpi4"))
+        let fail = try #require(
+            lines.failed("button knob-push is wired to GPIO 22, which /soc/sound claims"), "\(lines.dump)")
+        #expect(fail.text.contains("HATs that take it: iqaudio-dacplus, iqaudio-digiampplus"))
+        #expect(fail.fix?.contains("move button knob-push to a free line") == true)
+        #expect(lines.count == 1, "the other buttons and the encoder are on free pins: \(lines.dump)")
+    }
+
+    @Test func onTheRecordedPi3WithHifiberryDacButtonsOnI2SPinsAreNamed() throws {
+        let lines = PinClaimCheck.lines(try context(Self.fixtures + "/qemu-pi3-hifiberry-dac", board: "waveshare-144"))
+        let fail = try #require(
+            lines.failed("button down is wired to GPIO 19, which 3f203000.i2s claims"), "\(lines.dump)")
+        #expect(fail.text.contains("HATs that take it: hifiberry-dac"))
+        #expect(fail.fix?.contains("move button down to a free line") == true)
+        #expect(lines.failed("button key1 is wired to GPIO 21, which 3f203000.i2s claims") != nil, "\(lines.dump)")
+        #expect(lines.count == 2, "key2 on GPIO 20: the image's hifiberry-dac leaves DIN free: \(lines.dump)")
+    }
+
+    @Test func onTheRecordedPi3WithHifiberryDacButtonsOnFreePinsPass() throws {
+        let lines = PinClaimCheck.lines(try context(Self.fixtures + "/qemu-pi3-hifiberry-dac", board: "pirate-audio"))
+        #expect(lines.count == 1 && lines.passed("no button or encoder on a pin") != nil, "\(lines.dump)")
+    }
+
     @Test func thePi400sSilentJackIsSkippedAndNoSinkMeansNoSound() throws {
         let dir = try copy("pi400")
         defer { dir.remove() }

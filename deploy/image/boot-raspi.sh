@@ -89,14 +89,7 @@ say "cmdline.txt: $cmdline"
 # The firmware's framebuffer node, as it would be on a Pi with HDMI (the firmware adds it at boot).
 dtb=$work/rpi3.dtb
 cp "$work/bcm2837-rpi-3-b.dtb" "$dtb"
-fdtput -c "$dtb" /framebuffer@3c100000
-fdtput -t s "$dtb" /framebuffer@3c100000 compatible simple-framebuffer
-fdtput -t x "$dtb" /framebuffer@3c100000 reg 0x3c100000 0x96000
-fdtput -t x "$dtb" /framebuffer@3c100000 width 0x280
-fdtput -t x "$dtb" /framebuffer@3c100000 height 0x1e0
-fdtput -t x "$dtb" /framebuffer@3c100000 stride 0x500
-fdtput -t s "$dtb" /framebuffer@3c100000 format r5g6b5
-fdtput -t s "$dtb" /framebuffer@3c100000 status okay
+card_dtb_raspi3 "$dtb"
 
 # The test's board profile, on the copy's FAT partition: the rpi3 profile (boards/rpi3.json, the
 # source of the .deb's copy) with a status light on GPIO 24 and a power latch on GPIO 4 (lines the

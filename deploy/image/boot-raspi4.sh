@@ -43,21 +43,7 @@ timeout_s=${BOOT_RASPI4_TIMEOUT:-2400}
 
 # Trixie's QEMU, in a copy of the base tree (made once; named after the base tree, so a new base
 # makes a new copy).
-base=$(bash "$repo/deploy/trees/tree.sh" base amd64) || die "no amd64 trixie base tree"
-trees=$(dirname "$base")
-qtree=$trees/qemu-$(basename "$base")
-if [ ! -x "$qtree/usr/bin/qemu-system-aarch64" ]; then
-    say "making $qtree (qemu-system-arm in a copy of $(basename "$base"))"
-    rm -rf "$qtree.tmp"
-    cp -a "$base" "$qtree.tmp"
-    cp /etc/resolv.conf "$qtree.tmp/etc/resolv.conf"
-    unshare --mount --propagation private sh -c "mount -t proc proc '$qtree.tmp/proc' && mount --rbind /dev '$qtree.tmp/dev' &&
-        chroot '$qtree.tmp' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-        sh -c 'apt-get update -q && apt-get install -y -q --no-install-recommends qemu-system-arm && apt-get clean'" \
-        >"$trees/qemu-$(basename "$base").log" 2>&1 || die "installing qemu-system-arm failed: $(tail -n 5 "$trees/qemu-$(basename "$base").log")"
-    mv "$qtree.tmp" "$qtree"
-fi
-qemu_version=$(chroot "$qtree" qemu-system-aarch64 --version | head -n 1)
+card_qemu_trixie
 say "$qemu_version (from $qtree)"
 
 work=$(mktemp -d /tmp/kiosk-boot-raspi4.XXXXXX)
@@ -75,14 +61,7 @@ say "image: $image; $kernel, $initrd, bcm2711-rpi-4-b.dtb; cmdline.txt: $cmdline
 
 dtb=$work/rpi4.dtb
 cp "$work/bcm2711-rpi-4-b.dtb" "$dtb"
-for node in clock@7ef00000 interrupt-controller@7ef00100 hdmi@7ef00700 i2c@7ef04500 hdmi@7ef05700 i2c@7ef09500; do
-    fdtput -t s "$dtb" "/soc/$node" status disabled
-done
-fdtput -r "$dtb" /soc/serial@7e201000/bluetooth
-fdtput -t s "$dtb" /soc/serial@7e215040 status disabled
-fdtput -t s "$dtb" /chosen stdout-path serial0:115200n8
-fdtput -r "$dtb" /soc/mmc@7e300000/wifi@1
-fdtput -d "$dtb" /soc/mmc@7e300000 mmc-pwrseq
+card_dtb_raspi4 "$dtb"
 
 cat >"$work/kiosk-probe.sh" <<'PROBE'
 exec >/dev/ttyAMA0 2>&1
@@ -113,15 +92,13 @@ append="$cmdline modprobe.blacklist=vc4 maxcpus=1 console=ttyAMA0,115200 logleve
 append+=" systemd.default_device_timeout_sec=900 systemd.default_timeout_start_sec=900"
 append+=' systemd.wants=multi-user.target systemd.run="/bin/sh /boot/firmware/kiosk-probe.sh" systemd.run_success_action=poweroff systemd.run_failure_action=poweroff'
 # QEMU runs in the tree; the work folder is bound at the same path inside it.
-mkdir -p "$qtree$work"
 start=$(date +%s)
 boots=0
 while [ "$boots" -lt 4 ]; do
     boots=$((boots + 1))
     log=$work/serial-$boots.log
     say "boot $boots (TCG, until $timeout_s s in all); serial log $log"
-    unshare --mount --propagation private sh -c 'mount --bind "$1" "$2$1" && mount --rbind /dev "$2/dev" && shift 2 && exec chroot "$0" "$@"' \
-        "$qtree" "$work" "$qtree" qemu-system-aarch64 -M raspi4b -accel tcg,thread=single -kernel "$work/$kernel" -initrd "$work/$initrd" \
+    card_qemu_trixie_run -M raspi4b -accel tcg,thread=single -kernel "$work/$kernel" -initrd "$work/$initrd" \
         -dtb "$dtb" -append "$append" -drive "file=$card,if=sd,format=raw" \
         -serial "file:$log" -display none -no-reboot &
     qemu_pid=$!

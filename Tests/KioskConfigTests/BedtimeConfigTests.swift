@@ -8,19 +8,6 @@ import Testing
 /// The `bedtime` object of config.json: docs/configuration.md's example, what check-config prints,
 /// and bad values refused with a message that names the key.
 struct BedtimeConfigTests {
-    private func parse(_ text: String) throws(ConfigError) -> Config {
-        try Config.parse(Array(text.utf8), file: "config.json")
-    }
-
-    private func error(_ text: String) -> String? {
-        do {
-            _ = try parse(text)
-            return nil
-        } catch {
-            return error.description
-        }
-    }
-
     static let example = #"""
         {"bedtime": {
           "windows": [{"days": "mon-fri", "open": "07:00", "close": "07:45"},
@@ -34,7 +21,7 @@ struct BedtimeConfigTests {
         """#
 
     @Test func theDocumentedExampleParses() throws {
-        let bedtime = try #require(try parse(Self.example).bedtime)
+        let bedtime = try #require(try ConfigText.parse(Self.example).bedtime)
         #expect(bedtime.windows.count == 3 && bedtime.windows[2].days == [0, 6])
         #expect(bedtime.wake == 6 * 60 + 30 && bedtime.silentFrom == 21 * 60)
         #expect(bedtime.items == [.folder("Lullabies"), .card(CardUID("04A2B3C4")!)])
@@ -43,7 +30,7 @@ struct BedtimeConfigTests {
     }
 
     @Test func theSilentNightRunsPastMidnight() throws {
-        let bedtime = try #require(try parse(Self.example).bedtime)
+        let bedtime = try #require(try ConfigText.parse(Self.example).bedtime)
         #expect(bedtime.isSilent(minute: 21 * 60) && bedtime.isSilent(minute: 3 * 60))
         #expect(!bedtime.isSilent(minute: 6 * 60 + 30) && !bedtime.isSilent(minute: 20 * 60 + 59))
     }
@@ -56,8 +43,9 @@ struct BedtimeConfigTests {
     }
 
     @Test func oneMoreIsATrackOrMinutes() throws {
-        #expect(try parse(#"{"bedtime": {"oneMore": {"minutes": 10}}}"#).bedtime?.oneMore == .minutes(10))
-        #expect(error(#"{"bedtime": {"oneMore": 2}}"#)?.contains("bedtime.oneMore: expected \"track\"") == true)
+        #expect(try ConfigText.parse(#"{"bedtime": {"oneMore": {"minutes": 10}}}"#).bedtime?.oneMore == .minutes(10))
+        #expect(
+            ConfigText.error(#"{"bedtime": {"oneMore": 2}}"#)?.contains("bedtime.oneMore: expected \"track\"") == true)
     }
 
     @Test func badValuesAreRefusedNamingTheKey() {
@@ -77,19 +65,19 @@ struct BedtimeConfigTests {
             (#"{"bedtimes": 1}"#, "bedtime.bedtimes: unknown key"),
         ]
         for (body, expected) in cases {
-            let message = error(#"{"bedtime": "# + body + "}") ?? "no error"
+            let message = ConfigText.error(#"{"bedtime": "# + body + "}") ?? "no error"
             #expect(message.contains(expected), "\(body): \(message)")
         }
     }
 
     @Test func bedtimeRulesAreNotForAnExhibit() {
-        let message = error(#"{"exhibit": {}, "bedtime": {"dailyMinutes": 30}}"#)
+        let message = ConfigText.error(#"{"exhibit": {}, "bedtime": {"dailyMinutes": 30}}"#)
         #expect(message?.contains("bedtime: not with exhibit mode") == true)
     }
 
     @Test func checkConfigShowsTheRules() throws {
         let board = try BoardProfile.load(file: TestPaths.repository + "/boards/rpi4.json")
-        let resolved = ResolvedConfig(config: try parse(Self.example), board: board).json()
+        let resolved = ResolvedConfig(config: try ConfigText.parse(Self.example), board: board).json()
         let text = try #require(resolved.object?.first { $0.key == "bedtime" }?.value).serialized(pretty: false)
         #expect(text.contains(#""days":"mon,tue,wed,thu,fri","open":"16:00","close":"19:30""#), "\(text)")
         #expect(text.contains(#""wake":"06:30","silentFrom":"21:00""#))

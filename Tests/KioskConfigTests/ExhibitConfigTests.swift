@@ -5,19 +5,6 @@ import Testing
 
 /// The `exhibit` object of config.json: the shape of the issue's example, and errors that name the key.
 @Suite struct ExhibitConfigTests {
-    private func parse(_ text: String) throws(ConfigError) -> Config {
-        try Config.parse(Array(text.utf8), file: "config.json")
-    }
-
-    private func error(_ text: String) -> String? {
-        do {
-            _ = try parse(text)
-            return nil
-        } catch {
-            return error.description
-        }
-    }
-
     static let example = #"""
         {"exhibit": {
            "clips": [
@@ -32,7 +19,7 @@ import Testing
         """#
 
     @Test func theDocumentedExampleIsReadWhole() throws {
-        let exhibit = try #require(try parse(Self.example).exhibit)
+        let exhibit = try #require(try ConfigText.parse(Self.example).exhibit)
         #expect(exhibit.clips.map(\.name) == ["welcome", "story", "handset"])
         #expect(exhibit.clips[0].input == .button("A") && exhibit.clips[0].play == .file("Clips/01 Welcome.flac"))
         #expect(exhibit.clips[1].input == .card("0004561234") && exhibit.clips[1].play == .collection("The Story"))
@@ -48,17 +35,19 @@ import Testing
 
     @Test func aClipDefaultsToOneShotInterruptingAll() throws {
         let exhibit = try #require(
-            try parse(#"{"exhibit": {"clips": [{"name": "a", "input": {"button": "A"}, "play": "a.flac"}]}}"#).exhibit)
+            try ConfigText.parse(
+                #"{"exhibit": {"clips": [{"name": "a", "input": {"button": "A"}, "play": "a.flac"}]}}"#
+            ).exhibit)
         #expect(exhibit.clips[0].mode == .oneShot && exhibit.clips[0].interrupts == .all)
-        #expect(try parse("{}").exhibit == nil, "off unless configured")
+        #expect(try ConfigText.parse("{}").exhibit == nil, "off unless configured")
     }
 
     @Test func aClipOrTheAttractLoopMayPlayAWholeFolder() throws {
         let exhibit = try #require(
-            try parse(#"{"exhibit": {"attract": {"play": {"folder": "Attract loop"}}}}"#).exhibit)
+            try ConfigText.parse(#"{"exhibit": {"attract": {"play": {"folder": "Attract loop"}}}}"#).exhibit)
         #expect(exhibit.attract?.play == .folder("Attract loop"))
         #expect(
-            error(#"{"exhibit": {"attract": {"play": {"folder": "/etc"}}}}"#)
+            ConfigText.error(#"{"exhibit": {"attract": {"play": {"folder": "/etc"}}}}"#)
                 == #"config.json: exhibit.attract.play.folder: "/etc" must be a path inside the stick (relative, no "..")"#
         )
     }
@@ -83,10 +72,13 @@ import Testing
     }
 
     @Test func theScreenShowsTheLayoutUnlessSetToNoneAndTheCuratorsPrompt() throws {
-        #expect(try parse(#"{"exhibit": {}}"#).exhibit?.screen == .init(show: .layout, prompt: "Press a button"))
-        #expect(try parse(#"{"exhibit": {"screen": "none"}}"#).exhibit?.screen.show == ExhibitConfig.Screen.Show.none)
+        #expect(
+            try ConfigText.parse(#"{"exhibit": {}}"#).exhibit?.screen == .init(show: .layout, prompt: "Press a button"))
+        #expect(
+            try ConfigText.parse(#"{"exhibit": {"screen": "none"}}"#).exhibit?.screen.show
+                == ExhibitConfig.Screen.Show.none)
         let exhibit = try #require(
-            try parse(
+            try ConfigText.parse(
                 #"{"exhibit": {"screen": {"prompt": "Drück einen Knopf"}, "languages": [{"name": "English", "folder": "en", "prompt": "Press any button"}]}}"#
             ).exhibit)
         #expect(exhibit.screen == .init(show: .layout, prompt: "Drück einen Knopf"))
@@ -96,10 +88,10 @@ import Testing
     @Test func aPromptTooLongForAScreenNamesItsKey() {
         let long = String(repeating: "Press ", count: 25)
         #expect(
-            error(#"{"exhibit": {"screen": {"prompt": "\#(long)"}}}"#)
+            ConfigText.error(#"{"exhibit": {"screen": {"prompt": "\#(long)"}}}"#)
                 == "config.json: exhibit.screen.prompt: 150 characters is too long for the screen (at most 120)")
         #expect(
-            error(#"{"exhibit": {"screen": {"promt": "Hello"}}}"#)?.hasPrefix(
+            ConfigText.error(#"{"exhibit": {"screen": {"promt": "Hello"}}}"#)?.hasPrefix(
                 "config.json: exhibit.screen.promt: unknown key") == true)
     }
 
@@ -170,7 +162,7 @@ import Testing
         ),
     ])
     func aBadExhibitConfigNamesTheKey(text: String, message: String) {
-        #expect(error(text) == message)
+        #expect(ConfigText.error(text) == message)
     }
 }
 

@@ -125,34 +125,32 @@ extension Player {
     /// (in memory, and as a set in the state directory that a person can put on a stick).
     func importStickSet(_ set: StickSet, file: String) {
         let previous = currentStickSet
-        do {
-            recorder.writer.submitFile(
-                config.stateDirectory + "/" + Self.beforeImportFile, text: previous.text)
-            try cards.replaceAll(set.links, played: set.played)
-        } catch {
-            Log.error("stick set: cannot import \(file): \(error)")
-            showTransient(MessageState(title: "Cannot import the cards", detail: "\(error)", kind: .error), seconds: 10)
-            return
-        }
-        memory.replaceBookmarks(set.bookmarks)
-        forgetCard()
+        recorder.writer.submitFile(config.stateDirectory + "/" + Self.beforeImportFile, text: previous.text)
+        guard putInPlace(set, failure: "cannot import \(file)", title: "Cannot import the cards") else { return }
         Log.notice("stick set: imported \(set.summary) from \(file) (the state before kept for one undo)")
         apply(stickOffer.handle(.imported(previous: previous, summary: set.summary, gesture: linkGesture)))
     }
 
     /// Puts the cards and bookmarks from before the import back.
     func undoStickSetImport(_ previous: StickSet) {
-        do {
-            try cards.replaceAll(previous.links, played: previous.played)
-        } catch {
-            Log.error("stick set: cannot undo the import: \(error)")
-            showTransient(MessageState(title: "Cannot undo the import", detail: "\(error)", kind: .error), seconds: 10)
-            return
-        }
-        memory.replaceBookmarks(previous.bookmarks)
-        forgetCard()
+        guard putInPlace(previous, failure: "cannot undo the import", title: "Cannot undo the import") else { return }
         Log.notice("stick set: import undone (\(previous.summary) back)")
         apply(stickOffer.handle(.undone))
+    }
+
+    /// The cards and bookmarks of `set` in place of the box's, what played by a card forgotten;
+    /// false, logged as `failure` and shown as `title`, when the cards could not be written.
+    private func putInPlace(_ set: StickSet, failure: String, title: String) -> Bool {
+        do {
+            try cards.replaceAll(set.links, played: set.played)
+        } catch {
+            Log.error("stick set: \(failure): \(error)")
+            showTransient(MessageState(title: title, detail: "\(error)", kind: .error), seconds: 10)
+            return false
+        }
+        memory.replaceBookmarks(set.bookmarks)
+        forgetCard()
+        return true
     }
 
     /// The state before the last import, a set in the state directory.

@@ -16,6 +16,11 @@ public struct BoardHat: Sendable, Equatable {
     public var mixer: String?
     public var pins: [BoardProfile.ReservedLine]
     public var source: String
+    /// The chip that makes the sound ("PCM5102A") and the kernel modules that drive it
+    /// (`snd-soc-pcm5102a`): what `doctor` looks for in the running kernel, since a kernel without
+    /// them leaves the HAT silent whatever config.txt says.
+    public var codec: String = ""
+    public var codecModules: [String] = []
 
     /// The PCM the player opens on it: the card by name, device 0, no plug layer.
     public var device: AudioDevice { AudioDevice(name: "hw:CARD=\(card),DEV=0") }
@@ -35,6 +40,8 @@ public struct BoardHat: Sendable, Equatable {
                 name: name, description: try h.string("description") ?? "",
                 configTxt: try h.strings("configTxt", maxCount: 8) ?? [], card: card, mixer: try h.string("mixer"),
                 pins: [], source: try h.string("source") ?? "")
+            hat.codec = try h.string("codec") ?? ""
+            hat.codecModules = try h.strings("codecModules", maxCount: 8) ?? []
             for pin in try h.objects("pins", maxCount: 64) ?? [] {
                 guard let line = try pin.int("line", range: 0...53) else { throw pin.error("line", "required") }
                 hat.pins.append(BoardProfile.ReservedLine(line: line, use: try pin.string("use") ?? "reserved"))

@@ -74,6 +74,7 @@ public enum Doctor {
             lines.append(.notChecked("spi", "a small screen or card reader on a Raspberry Pi's pins"))
             lines.append(.notChecked("screen", "the screen of the board profile \(context.resolved.board.name)"))
         } else {
+            lines += HatDriverCheck.lines(context)
             lines += SoundCheck.lines(context)
             lines += OutputCheck.lines(context)
             lines += BootConfigCheck.lines(context)

@@ -137,4 +137,51 @@ import Testing
         let lines = USBCheck.lines(context)
         #expect(lines.count == 1 && lines[0].text.contains("no USB stick"), "\(lines.dump)")
     }
+
+    @Test func theImagesKernelDrivesAPCM5102AHat() throws {
+        let root = Self.fixtures + "/qemu-pi3-hifiberry-dac"
+        let lines = HatDriverCheck.lines(try context(root, board: "rpi3", config: #"{"hat": "hifiberry-dac"}"#))
+        #expect(lines.count == 1 && lines[0].status == .pass, "\(lines.dump)")
+        #expect(
+            lines[0].text == "HAT hifiberry-dac (PCM5102A): kernel 6.12.118+deb13-arm64 has its driver snd-soc-pcm5102a"
+        )
+    }
+
+    @Test func aPCM5122HatOnDebiansKernelIsNamedAsUnableToPlay() throws {
+        let root = Self.fixtures + "/qemu-pi4-iqaudio-dacplus"
+        let lines = HatDriverCheck.lines(
+            try context(root, board: "usb-keypad-hdmi", config: #"{"hat": "iqaudio-dacplus"}"#))
+        let fail = try #require(lines.failed("HAT iqaudio-dacplus (PCM5122) cannot play"), "\(lines.dump)")
+        #expect(fail.text.contains("kernel 6.12.118+deb13-arm64 has no snd-soc-pcm512x-i2c, the PCM5122's driver"))
+        #expect(fail.fix?.contains("Raspberry Pi OS's linux-image-rpi-v8") == true, "\(lines.dump)")
+    }
+
+    @Test func onTheImageAnUndrivenHatPointsToRaspberryPiOS() throws {
+        let dir = try copy("qemu-pi4-iqaudio-dacplus")
+        defer { dir.remove() }
+        try dir.write("usr/lib/kiosk-image/kiosk-settings", "#!/bin/sh\n")
+        let lines = HatDriverCheck.lines(
+            try context(dir.path, board: "usb-keypad-hdmi", config: #"{"hat": "justboom-dac"}"#))
+        let fail = try #require(lines.failed("HAT justboom-dac (PCM5122) cannot play"), "\(lines.dump)")
+        #expect(fail.fix?.hasPrefix("this image's kernel cannot drive the PCM5122: install Raspberry Pi OS") == true)
+    }
+
+    @Test func aBuiltInCodecCountsWhateverItsUnderscores() throws {
+        let dir = try copy("qemu-pi4-iqaudio-dacplus")
+        defer { dir.remove() }
+        try dir.write(
+            "lib/modules/6.12.118+deb13-arm64/modules.builtin", "kernel/sound/soc/codecs/snd_soc_pcm512x_i2c.ko\n")
+        let lines = HatDriverCheck.lines(
+            try context(dir.path, board: "usb-keypad-hdmi", config: #"{"hat": "iqaudio-dacplus"}"#))
+        #expect(lines.count == 1 && lines[0].status == .pass, "\(lines.dump)")
+    }
+
+    @Test func withoutTheKernelsModuleListTheDriverIsNotChecked() throws {
+        let root = Self.fixtures + "/pi4-iqaudio-dacplus"
+        let lines = HatDriverCheck.lines(
+            try context(root, board: "usb-keypad-hdmi", config: #"{"hat": "iqaudio-dacplus"}"#))
+        #expect(lines.count == 1 && lines[0].status == .info, "\(lines.dump)")
+        #expect(lines[0].text.contains("not checked here"))
+        #expect(HatDriverCheck.lines(try context(root, board: "rpi4")).isEmpty, "no HAT, no line")
+    }
 }

@@ -23,6 +23,7 @@
 # lines, so pinmux-pins shows GPIO owners as on a box), for udev to settle and 10 s more (deferred
 # probes), then copies into /run/kiosk-record:
 #   /proc/device-tree (cp -r: every property as a file, as the kernel exports it), /proc/version,
+#   the kernel release and its modules.dep's sound lines,
 #   /proc/asound/cards, /sys/kernel/debug/pinctrl (pinctrl-devices, -handles, -maps, and per
 #   controller pinmux-pins, pins, pingroups, pinmux-functions, gpio-ranges),
 #   /sys/kernel/debug/devices_deferred and gpio, /sys/class/hwmon/*/{name,in0_lcrit_alarm}, dmesg;
@@ -70,6 +71,8 @@ fixture_copy() {
             find sys/kernel/debug/pinctrl -name pinctrl-devices -o -name pinmux-pins
             find sys/class/hwmon -type f
             [ ! -f proc/asound/cards ] || echo proc/asound/cards
+            [ ! -f proc/sys/kernel/osrelease ] || echo proc/sys/kernel/osrelease
+            [ ! -d lib/modules ] || find lib/modules -name modules.dep
             echo recording.txt
         } | sort -u | while read -r f; do
             mkdir -p "$fixture/$(dirname "$f")"
@@ -177,6 +180,10 @@ rm -rf "$r"
 mkdir -p "$r/proc/device-tree" "$r/proc/asound" "$r/sys/kernel/debug/pinctrl" "$r/sys/class/hwmon"
 cp -r /proc/device-tree/. "$r/proc/device-tree/"
 cat /proc/version >"$r/proc/version"
+mkdir -p "$r/proc/sys/kernel" "$r/lib/modules/$(uname -r)"
+uname -r >"$r/proc/sys/kernel/osrelease"
+# the sound modules the kernel has (HatDriverCheck), not the other 4 000
+grep -E '^kernel/sound/|^[^:]*/snd-[^/:]*\.ko[^:]*:' "/lib/modules/$(uname -r)/modules.dep" >"$r/lib/modules/$(uname -r)/modules.dep" || true
 cat /proc/asound/cards >"$r/proc/asound/cards" 2>/dev/null || true
 p=/sys/kernel/debug/pinctrl
 for f in pinctrl-devices pinctrl-handles pinctrl-maps; do cat "$p/$f" >"$r$p/$f"; done

@@ -97,6 +97,8 @@ public struct Config: Sendable {
 
     /// Where the config came from ("" = built-in defaults).
     public var file = ""
+    /// What came of the settings imported at the box (ImportedSettings), applied by `load`.
+    public var imported: ImportedSettings.Outcome = .none
     /// Board profile name, or "auto" (from /proc/device-tree/model).
     public var board = "auto"
     /// A DAC or amplifier HAT of boards/hats/hats.json put on the board (nil: the board's own, if any).
@@ -315,8 +317,28 @@ public struct Config: Sendable {
         let file = path ?? configDir.map { "\($0)/config.json" } ?? defaultPath
         if !Syscalls.exists(file) {
             if explicit { throw ConfigError(file: file, path: "", message: "no such file") }
-            return Config()
+            return Config().withImportedSettings(from: nil, file: "")
         }
-        return try parse(try ConfigError.contents(of: file), file: file)
+        let bytes = try ConfigError.contents(of: file)
+        // The config file alone must be valid: its own errors come first, whatever was imported.
+        return try parse(bytes, file: file).withImportedSettings(from: bytes, file: file)
+    }
+
+    /// This config with the state directory's imported settings applied over the config file's
+    /// `bytes` (ImportedSettings), or as it is, with `imported` saying why not.
+    func withImportedSettings(from bytes: [UInt8]?, file: String) -> Config {
+        var alone = self
+        let (merged, outcome) = ImportedSettings.applying(toConfig: bytes, stateDirectory: stateDirectory)
+        alone.imported = outcome
+        guard case .applied(_, let importedFile) = outcome, let merged else { return alone }
+        do {
+            var config = try Config.parse(merged, file: file.isEmpty ? importedFile : file)
+            config.file = file
+            config.imported = outcome
+            return config
+        } catch {
+            alone.imported = .ignored(file: importedFile, reason: "the config does not parse with them: \(error)")
+            return alone
+        }
     }
 }

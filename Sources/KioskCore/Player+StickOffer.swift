@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
 import KioskModel
 import KioskSystem
 
@@ -87,10 +88,23 @@ extension Player {
     /// config file (less what belongs to this box's hardware).
     var currentStickSet: StickSet {
         cards.reloadIfChanged()
-        let settings =
-            config.file.isEmpty
-            ? nil : (try? ConfigError.contents(of: config.file)).flatMap { StickSet.settings(fromConfig: $0) }
+        // The settings in force: the config file's, with those imported over it (ImportedSettings).
+        let file = config.file.isEmpty ? nil : try? ConfigError.contents(of: config.file)
+        let inForce = ImportedSettings.applying(toConfig: file, stateDirectory: config.stateDirectory).bytes
+        let settings = inForce.flatMap { StickSet.settings(fromConfig: $0) }
         return StickSet(links: cards.links, played: cards.played, bookmarks: memory.bookmarks, settings: settings)
+    }
+
+    /// Keeps `settings` in the state directory to apply over the config file from the next start
+    /// (the config file is root's, the player writes only its state directory).
+    private func importSettings(_ settings: JSONValue) {
+        let file = config.file.isEmpty ? nil : try? ConfigError.contents(of: config.file)
+        let basedOn = file.flatMap { try? JSONValue.parse($0) } ?? .object([])
+        let imported = ImportedSettings(settings: settings, basedOn: basedOn)
+        recorder.writer.submitFile(config.stateDirectory + "/" + ImportedSettings.fileName, text: imported.text)
+        Log.notice(
+            "stick set: settings \((settings.object ?? []).map(\.key).joined(separator: ", ")) apply from the next start"
+        )
     }
 
     /// Writes this box's set to the stick at `mountPoint` (on `stickSetExporter`'s worker in the
@@ -128,12 +142,19 @@ extension Player {
         recorder.writer.submitFile(config.stateDirectory + "/" + Self.beforeImportFile, text: previous.text)
         guard putInPlace(set, failure: "cannot import \(file)", title: "Cannot import the cards") else { return }
         Log.notice("stick set: imported \(set.summary) from \(file) (the state before kept for one undo)")
-        apply(stickOffer.handle(.imported(previous: previous, summary: set.summary, gesture: linkGesture)))
+        var summary = set.summary
+        if let settings = set.settings {
+            importSettings(settings)
+            summary += ", settings from the next start"
+        }
+        apply(stickOffer.handle(.imported(previous: previous, summary: summary, gesture: linkGesture)))
     }
 
     /// Puts the cards and bookmarks from before the import back.
     func undoStickSetImport(_ previous: StickSet) {
         guard putInPlace(previous, failure: "cannot undo the import", title: "Cannot undo the import") else { return }
+        // The settings in force before, imported again: the same as if the import had not been.
+        importSettings(previous.settings ?? .object([]))
         Log.notice("stick set: import undone (\(previous.summary) back)")
         apply(stickOffer.handle(.undone))
     }

@@ -29,18 +29,14 @@ public struct StickSet: Equatable, Sendable {
     /// A marker is a small regular file; anything bigger is not one.
     static let markerLimit = 4096
     /// The config keys that describe this box's hardware or its paths: not carried to another box.
-    static let boxOnlySettings: Set<String> = [
-        "board", "hat", "boardsDirectory", "mediaRoots", "stateDirectory", "libraryDirectories", "audio", "screen",
-        "inputs", "mpd",
-    ]
+    static let boxOnlySettings = ImportedSettings.boxOnlyKeys
 
     var links: [CardUID: CardLink] = [:]
     var played: [CardUID: [String]] = [:]
     /// Oldest change first.
     var bookmarks: [BookmarkStore.Bookmark] = []
-    /// The settings of the box that wrote it (an object of config keys); nil: none. Carried and
-    /// checked by the player's own config parser; not applied by an import (the config is root's:
-    /// docs/updates.md, "Not done yet").
+    /// The settings of the box that wrote it (an object of config keys); nil: none. Checked by the
+    /// player's own config parser; an import keeps them for the next start (`ImportedSettings`).
     var settings: JSONValue?
 
     public static func == (a: StickSet, b: StickSet) -> Bool {

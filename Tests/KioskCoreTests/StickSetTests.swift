@@ -225,4 +225,28 @@ import Testing
         let bad = StickSet(settings: .object([("volume", .string("loud"))]))
         #expect(throws: ConfigError.self) { try StickSet.parse(Array(bad.text.utf8), file: "f") }
     }
+
+    @Test func importedSettingsApplyFromTheNextStartAndAnUndoTakesThemBack() throws {
+        let stick = try TemporaryDirectory("kiosk-set-stick")
+        defer { stick.remove() }
+        let box = try PlayerRig(volumes: [PlayerFixtures.main])
+        defer { box.shutdown() }
+        let settings = JSONValue.object([("volume", .number(40)), ("volumeMax", .number(80))])
+        try stick.write(StickSet.fileName, StickSet(links: [card: .action(.stop)], settings: settings).text)
+        box.player.stickSetArrived(mountPoint: stick.path)
+        try box.press(.playFromStart)
+        #expect(message(box)?.detail == "1 card, 0 bookmarks, settings from the next start. Hold Select to undo")
+        box.player.flushSaves()
+        let next = ImportedSettings.applying(toConfig: nil, stateDirectory: box.state.path)
+        #expect(
+            next.outcome == .applied(keys: ["volume", "volumeMax"], file: box.state.file(ImportedSettings.fileName)))
+        let started = try Config.parse(try #require(next.bytes), file: "config.json")
+        #expect(started.volume == 40 && started.volumeLimits.range.upperBound == 80)
+        #expect(box.player.currentStickSet.settings == settings, "a box exports the settings in force")
+
+        try box.press(.playFromStart)
+        #expect(message(box)?.title == "Import undone")
+        box.player.flushSaves()
+        #expect(ImportedSettings.applying(toConfig: nil, stateDirectory: box.state.path).outcome == .none)
+    }
 }

@@ -53,6 +53,7 @@ enum RunCommand {
                     throw parsed.usageError("unexpected argument '\(parsed.positionals[0])'")
                 }
                 var config = try Config.load(path: parsed.value("--config"))
+                config.imported.log()
                 if let socket = parsed.value("--mpd-socket") { config.mpd.socket = socket }
                 if let listen = parsed.value("--mpd-listen") { config.mpd.listen = listen }
                 _ = try MPDSettings.from(config.mpd, file: config.file.isEmpty ? "--mpd-socket" : config.file)

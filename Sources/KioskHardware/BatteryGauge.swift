@@ -17,13 +17,22 @@ import KioskSystem
 /// Thread: any (a value; `read` does blocking file reads).
 public struct BatteryGauge: Sendable, Equatable {
     /// What is read.
-    public enum Source: Sendable, Equatable {
+    public enum Source: Sendable, Equatable, CustomStringConvertible {
         /// The `power_supply` battery of this name, or the first of type Battery that is not a
         /// device's own (nil: `scope` Device is a wireless mouse's or headset's battery).
         case powerSupply(String?)
         /// A voltage file; its number times `scale` is millivolts (nil: an IIO `*_raw` file's
         /// `*_scale`, else 1).
         case voltage(path: String, scale: Double?)
+
+        public var description: String {
+            switch self {
+            case .powerSupply(let name?): "power_supply \(name)"
+            case .powerSupply(nil): "the first power_supply battery"
+            case .voltage(let path, let scale?): "\(path) × \(scale) mV"
+            case .voltage(let path, nil): path.hasSuffix("_raw") ? "\(path) × its _scale" : "\(path) (mV)"
+            }
+        }
     }
 
     public let source: Source

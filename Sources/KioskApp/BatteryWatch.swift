@@ -13,31 +13,34 @@ import KioskSystem
 /// one runs. What a reading means is `BatteryCheck.reading`, the doctor's.
 ///
 /// Thread: `start`, `stop` and the timer on the loop thread; the reads on `kiosk-battery`; their
-/// results come back to the loop through its handle.
+/// results come back to the loop through a `Mailbox`.
 public final class BatteryWatch: ApplianceService {
     private let config: BatteryConfig
     private let gauge: BatteryGauge
-    private let loop: EventLoop
-    private let player: Player
+    private let loop: any EventLoopProtocol
     private let results: Mailbox<Result<BatteryCheck.Readout, GaugeProblem>>
     private let worker: WorkerThread<Int>
     private var timer: TimerID?
 
-    init(config: BatteryConfig, root: SystemRoot = .live, loop: EventLoop, player: Player) throws(Errno) {
+    /// A watch of `config`'s gauge under `root`; each result goes to `onResult` on `loop`'s thread.
+    init(
+        config: BatteryConfig, root: SystemRoot = .live, loop: any EventLoopProtocol,
+        onResult: @escaping (Result<BatteryCheck.Readout, GaugeProblem>) -> Void
+    ) throws(Errno) {
         self.config = config
         self.loop = loop
-        self.player = player
         let gauge = BatteryCheck.gauge(config, root: root)
         self.gauge = gauge
-        let results = Mailbox<Result<BatteryCheck.Readout, GaugeProblem>>(loop: loop) { [weak player] result in
-            guard let player else { return }
-            BatteryWatch.deliver(result, to: player)
-        }
+        let results = Mailbox<Result<BatteryCheck.Readout, GaugeProblem>>(loop: loop, handler: onResult)
         self.results = results
         worker = try WorkerThread(name: "kiosk-battery", maxQueued: 1) { _ in
             results.send(BatteryCheck.reading(gauge, config))
         }
     }
+
+    /// Waits until the reads asked for so far were made and their results posted to the loop
+    /// (tests; the loop still has to run to deliver them).
+    func waitForReads() { worker.waitUntilIdle() }
 
     /// Hands one result to the player (loop thread).
     static func deliver(_ result: Result<BatteryCheck.Readout, GaugeProblem>, to player: Player) {
@@ -71,7 +74,11 @@ public final class BatteryWatch: ApplianceService {
     /// Follows the battery when config.json has a `battery` section.
     public static func make(_ context: ApplianceContext) throws -> (any ApplianceService)? {
         guard let config = context.resolved.config.battery else { return nil }
-        let watch = try BatteryWatch(config: config, loop: context.loop, player: context.player)
+        let player = context.player
+        let watch = try BatteryWatch(config: config, loop: context.loop) { [weak player] result in
+            guard let player else { return }
+            BatteryWatch.deliver(result, to: player)
+        }
         Log.info(
             "battery: reading \(watch.gauge.source) every \(config.pollSeconds) s; low at \(config.lowPercent)%, off at \(config.emptyPercent)% (held \(config.confirmSeconds) s)"
         )

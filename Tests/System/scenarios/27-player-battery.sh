@@ -47,7 +47,8 @@ track_references "$library" "Artist D" Delta 1
 must "the FAT stick mounted read-only" player_stick "$FIXTURE/stick.img" KIOSKRES
 player_config "$CONFIG" "$MEDIA_ROOT" "$STATE_DIR" \
     "\"battery\": {\"powerSupply\": \"sbs-$bus-000b\", \"pollSeconds\": 1, \"confirmSeconds\": 3}"
-must "a valid config with the battery" "$SYSTEST_PLAYER" check-config "$CONFIG"
+must "a valid config with the battery" \
+    sh -c '"$1" check-config "$2" > "$3" 2>&1 || { cat "$3"; exit 1; }' _ "$SYSTEST_PLAYER" "$CONFIG" "$SYSTEST_WORK/check-config.log"
 output=$("$SYSTEST_PLAYER" doctor --config "$CONFIG" 2>&1)
 echo "$output" | grep -F "battery"
 check "doctor shows the gauge and its readings" sh -c 'printf "%s\n" "$1" | grep -F "battery:" | grep -qF "$2"' _ \

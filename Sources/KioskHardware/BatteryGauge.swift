@@ -144,6 +144,7 @@ public struct BatteryGauge: Sendable, Equatable {
 }
 
 /// The `status` of a `power_supply` battery (Documentation/ABI/testing/sysfs-class-power).
+/// Thread: any (a value).
 public enum ChargeStatus: String, Sendable, Equatable, CaseIterable {
     case charging = "Charging"
     case discharging = "Discharging"

@@ -68,11 +68,11 @@ load_drivers() {
     fi
     if [ -e /dev/loop-control ]; then infra loop ok "loop devices (vfat, ext4)"; else infra loop missing "no /dev/loop-control: $reason"; fi
 
-    # i2c-stub (a virtual SMBus chip at 0x0b, the Smart Battery System's address), i2c-dev (its
-    # registers scripted by the scenario) and sbs-battery (the gauge driver bound to it): scenario
-    # 27. Loaded here from the shared root, not from the initramfs, whose cache other trees share.
+    # i2c-stub (virtual SMBus chips at 0x0b, the Smart Battery System's address, and 0x42, the
+    # Waveshare UPS HAT's INA219), i2c-dev (their registers scripted by the scenario), sbs-battery
+    # and ina2xx-adc (the drivers bound to them): scenario 27. Loaded here from the shared root, not from the initramfs, whose cache other trees share.
     local stub="" bus
-    reason=$( { modprobe i2c-stub chip_addr=0x0b && modprobe -a i2c-dev sbs-battery; } 2>&1)
+    reason=$( { modprobe i2c-stub chip_addr=0x0b,0x42 && modprobe -a i2c-dev sbs-battery ina2xx-adc; } 2>&1)
     for bus in /sys/bus/i2c/devices/i2c-*; do
         [ "$(cat "$bus/name" 2>/dev/null)" = "SMBus stub driver" ] && stub=${bus##*/}
     done
@@ -83,7 +83,7 @@ load_drivers() {
     elif [ ! -e "/dev/$stub" ]; then
         infra i2c-stub missing "no /dev/$stub (i2c-dev)"
     else
-        infra i2c-stub ok "$stub: SMBus stub, chip at 0x0b; sbs-battery driver; /dev/$stub"
+        infra i2c-stub ok "$stub: SMBus stub, chips at 0x0b and 0x42; sbs-battery driver; /dev/$stub"
     fi
 
     if fb_load "${SYSTEST_FB_MODE:-320x240M-32}" > /tmp/fb-load.log 2>&1; then

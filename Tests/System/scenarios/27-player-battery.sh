@@ -15,7 +15,12 @@
 #   5. the gauge now says Charging at 3% (nothing is turned off on a charger); the player started
 #      again resumes Delta 1 where the sound ended (not from its start): the resume point was saved
 #      before the power-off request;
-#   6. the gauge taken away (delete_device) → the log names the missing file, the player plays on.
+#   6. the gauge taken away (delete_device) → the log names the missing file, the player plays on;
+#   7. a voltage-only gauge, the Waveshare UPS HAT's INA219 (i2c-stub's second chip, 0x42) bound
+#      to the IIO driver ina2xx-adc with new_device ("ina219 0x42"; the hwmon ina2xx driver is not
+#      in this kernel): bus voltage register 0x02 = 1900 × 4 mV (bits 15..3; regmap swaps the
+#      SMBus word, as the chip is big-endian) → in_voltage1_raw 1900, in_voltage1_scale 4; the
+#      doctor, with "voltage": {"path": ".../in_voltage1_raw", "cells": 2}, shows 7.600 V as 40%.
 # timeout: 240
 # shellcheck source=../lib.sh
 source "$SYSTEST_REPO/Tests/System/lib.sh"
@@ -122,4 +127,29 @@ check "nothing is turned off on a missing reading" not test -e "$RUNTIME_DIRECTO
 check "the player runs on" player_alive
 check "SIGTERM: exit status 0" player_stop
 check "arecord lost no frames" capture_stop
+
+# 7. a voltage alone: INA219 through IIO
+ina() { python3 "$SYSTEST_REPO/Tests/System/tools/smbus-word.py" "$bus" 0x42 "$@"; }
+must "the INA219's bus voltage register reads 7.600 V (1900 × 4 mV, swapped)" ina 0x02=0x603b
+echo "ina219 0x42" > "$adapter/new_device"
+iio=""
+find_iio() {
+    local d
+    for d in /sys/bus/iio/devices/iio:device*; do
+        [ "$(cat "$d/name" 2>/dev/null)" = ina219 ] && iio=$d && return 0
+    done
+    return 1
+}
+must "ina2xx-adc registers an IIO device named ina219" wait_for 10 "the IIO device" find_iio
+find_iio
+log "$iio: in_voltage1_raw $(cat "$iio/in_voltage1_raw"), in_voltage1_scale $(cat "$iio/in_voltage1_scale")"
+check "the driver reads the bus voltage as 1900" test "$(cat "$iio/in_voltage1_raw")" = 1900
+player_config "$CONFIG" "$MEDIA_ROOT" "$STATE_DIR" \
+    "\"battery\": {\"voltage\": {\"path\": \"$iio/in_voltage1_raw\", \"cells\": 2}}"
+output=$("$SYSTEST_PLAYER" doctor --config "$CONFIG" 2>&1)
+echo "$output" | grep -F "battery"
+check "doctor shows the voltage gauge: 7.600 V is 40% for two cells" \
+    sh -c 'printf "%s\n" "$1" | grep -F "battery:" | grep -qF "$2"' _ "$output" \
+    "$iio/in_voltage1_raw: 40%, 7.600 V, no status (a voltage alone)"
+echo 0x42 > "$adapter/delete_device"
 finish

@@ -224,7 +224,7 @@ let package = Package(
             name: "KioskAppTests",
             dependencies: [
                 "KioskConfig", "KioskModel", "KioskAudio", "KioskDoctor",
-                "KioskApp", "KioskCore", "KioskDisplay", "KioskInput", "KioskLibrary", "KioskSystem",
+                "KioskApp", "KioskCore", "KioskDisplay", "KioskHardware", "KioskInput", "KioskLibrary", "KioskSystem",
                 "KioskTestSupport",
             ],
             swiftSettings: strict),

@@ -29,8 +29,10 @@ final class SpokenPrompts {
         let mode = resolved.speechMode(hasScreen: hasScreen)
         language = speech.language
         player.speechMode = mode
-        // The bedtime rules' announcements are said even with speech off (`bedtime.speak`).
-        guard mode != .off || resolved.config.bedtime?.speak == true else { return }
+        // The bedtime rules' announcements and the battery's warnings are said even with speech off
+        // (`bedtime.speak`, `battery.speak`).
+        guard mode != .off || resolved.config.bedtime?.speak == true || resolved.config.battery?.speak == true
+        else { return }
         do {
             speaker = try Speaker(loop: loop, helper: helper) { [weak engine, weak self] result in
                 switch result {

@@ -16,6 +16,9 @@ public enum LightState: String, Sendable, CaseIterable {
     case closed
     /// Bedtime: the announcement was made, the end comes within minutes (`bedtime` in config.json).
     case sleepSoon
+    /// The battery is low and the box runs from it (`battery` in config.json): "Battery low" was
+    /// said; the box turns itself off at the empty level.
+    case batteryLow
 }
 
 /// How a light shows a state: on, off, or blinking at 1 Hz (`slow`) or 4 Hz (`fast`), half on
@@ -58,7 +61,7 @@ public struct BoardOutputs: Sendable, Equatable {
     /// The patterns when the profile names none for a state.
     public static let defaultPatterns: [LightState: LightPattern] = [
         .playing: .steady, .paused: .slow, .stopped: .off, .linking: .fast, .error: .fast, .lowPower: .fast,
-        .ready: .slow, .closed: .off, .sleepSoon: .slow,
+        .ready: .slow, .closed: .off, .sleepSoon: .slow, .batteryLow: .fast,
     ]
 
     public var statusLight: Line?

@@ -154,6 +154,8 @@ public struct Config: Sendable {
     public var exhibit: ExhibitConfig?
     /// Bedtime rules: when the box plays, how long a day, what still plays at night (nil: none).
     public var bedtime: BedtimeConfig?
+    /// A box on a battery: the gauge, the warning and the turning off (nil: no battery).
+    public var battery: BatteryConfig?
 
     public init() {}
 
@@ -165,7 +167,7 @@ public struct Config: Sendable {
         "sleepAction",
         "repeat", "shuffle", "replayGain", "replayGainPreampDb", "replayGainMissingPreampDb", "audio", "screen",
         "speech",
-        "inputs", "mpd", "cards", "exhibit", "bedtime",
+        "inputs", "mpd", "cards", "exhibit", "bedtime", "battery",
     ]
 
     /// Parses a config file's contents.
@@ -306,6 +308,7 @@ public struct Config: Sendable {
             }
             c.bedtime = try BedtimeConfig.parse(bedtime)
         }
+        if let battery = try r.object("battery") { c.battery = try BatteryConfig.parse(battery) }
         try r.finish(known: topKeys)
         return c
     }

@@ -195,6 +195,7 @@ public struct ResolvedConfig: Sendable {
             ("speech", .object(speech)),
             ("cards", .object(cards)),
             ("bedtime", c.bedtime?.json() ?? .null),
+            ("battery", c.battery?.json() ?? .null),
         ]
         return .object(members)
     }

@@ -102,6 +102,10 @@ public final class Player {
         get { box.bedtime }
         set { box.bedtime = newValue }
     }
+    var battery: BatteryGuard? {
+        get { box.battery }
+        set { box.battery = newValue }
+    }
     var stickOffer: StickOffer {
         get { box.stickOffer }
         set { box.stickOffer = newValue }
@@ -195,6 +199,7 @@ public final class Player {
         _ = outbox.remoteChanges.take()
         if let seconds = resume?.sleepRemainingSeconds, seconds > 0 { setSleepTimer(seconds: seconds) }
         startBedtime()
+        battery = config.battery.map(BatteryGuard.init(config:))
     }
 
     // MARK: - state, as the screen and remote clients read it
@@ -416,6 +421,7 @@ public final class Player {
             helpPageCount: helpPageCount, menuEntries: menuEntries, cardEntries: cardEntries,
             sleepCountdown: timers.sleepCountdown(now: scheduler.nowNanoseconds), locked: locked)
         view.exhibit = exhibitView
+        view.battery = batteryLabel
         return view
     }
 
@@ -518,6 +524,7 @@ public final class Player {
                     BedtimeStore.path(directory: config.stateDirectory), text: BedtimeStore.text(saved))
             case .bedtime(let outcome): tellBedtime(outcome)
             case .armBedtime(let milliseconds): arm(.bedtime, milliseconds: milliseconds, repeating: false)
+            case .battery(let outcome): tellBattery(outcome)
             case .confirmUpdate(let offer):
                 guard let path = updateConfirmPath else {
                     Log.error("updates: cannot confirm update \(offer.version): no KIOSK_UPDATE_CONFIRM")
@@ -603,11 +610,20 @@ public final class Player {
 
     // MARK: - shutdown
 
-    func requestShutdown() {
+    /// The box shuts down as by its shutdown control: playback ends, the state is saved and flushed,
+    /// then the listeners are asked to power off. `keepingPlace`: playing pauses rather than stops
+    /// (a stop rewinds the track), so the resume point is where the sound ended (a battery running
+    /// out, not a person's choice to stop).
+    func requestShutdown(keepingPlace: Bool = false) {
         guard outbox.listeners.hears(.shutdown) else { return }
         shuttingDown = true
-        engine.stop()
-        setStatus(.stopped)
+        if keepingPlace && status == .playing {
+            engine.pause()
+            setStatus(.paused)
+        } else {
+            engine.stop()
+            setStatus(.stopped)
+        }
         recorder.saveNow(flushingQueue: true)
         refreshScreen()
         send(.shutdownRequested)

@@ -78,6 +78,8 @@ enum PlayerEffect: Equatable {
     /// `BedtimeRules`: the rules look at the time again after `milliseconds` (replacing the timer
     /// armed before).
     case armBedtime(milliseconds: Int)
+    /// `BatteryGuard`: what a reading of the battery means, shown, said or done.
+    case battery(BatteryGuard.Outcome)
     /// `StickOffer`: the update offered was taken: the confirmation kiosk-update waits for is
     /// written (`KIOSK_UPDATE_CONFIRM`).
     case confirmUpdate(UpdateOffer)

@@ -39,6 +39,8 @@ struct PlayerView {
     /// The button lock is on: now playing says so next to the category.
     var locked = false
     var statusLine: String?
+    /// The battery's level ("battery 42%"), nil without one.
+    var battery: String?
     /// Exhibit mode's session as its screen sees it (nil: not an exhibit).
     var exhibit: ExhibitView?
 
@@ -197,6 +199,7 @@ struct PlayerView {
         if queue.repeats { label += " · repeat" }
         if let sleepCountdown { label += " · \(sleepCountdown)" }
         if locked { label += " · locked" }
+        if let battery { label += " · \(battery)" }
         return NowPlayingState(
             title: track?.title, artist: track?.artist, album: track?.album,
             elapsedSeconds: positionSeconds, totalSeconds: track?.durationSeconds,

@@ -89,6 +89,8 @@ public enum Doctor {
         } else {
             lines += PowerCheck.lines(context)
         }
+        // A battery is configured by hand: checked on any machine.
+        lines += BatteryCheck.lines(context)
         if guessed && !unitPaths.contains(where: context.root.exists) {
             lines.append(
                 .notChecked(

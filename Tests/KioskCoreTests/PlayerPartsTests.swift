@@ -19,7 +19,7 @@ struct PlayerPartsTests {
         "cardSession": "Player+Cards.swift", "exhibit": "Player+Exhibit.swift", "overlays": "Player+Overlays.swift",
         "timers": "Player+Timers.swift", "seekHold": "Player+Seek.swift", "box": "Player+Lock.swift",
         "outbox": "Player+StatusLight.swift", "bedtime": "Player+Bedtime.swift",
-        "stickOffer": "Player+StickOffer.swift",
+        "stickOffer": "Player+StickOffer.swift", "battery": "Player+Battery.swift",
     ]
 
     static func source(_ name: String) throws -> String {
@@ -122,6 +122,7 @@ struct PlayerPartsTests {
     static let parts = [
         "Transport.swift", "Overlays.swift", "PlayerTimers.swift", "RestoreSession.swift", "Navigation.swift",
         "CardSession.swift", "PlayQueue.swift", "BedtimeRules.swift", "StickOffer.swift",
+        "BatteryGuard.swift",
     ]
 
     /// A call `engine.x(`, `recorder.x(` (not an effect's `.engine(`), or a timer scheduled or

@@ -37,7 +37,7 @@ import Testing
         ),
         (
             #"{"statusLight": {"line": 12, "patterns": {"sleeping": "off"}}}"#,
-            "boards/test.json: outputs.statusLight.patterns.sleeping: unknown key (known keys: closed, error, linking, lowPower, paused, playing, ready, sleepSoon, stopped)"
+            "boards/test.json: outputs.statusLight.patterns.sleeping: unknown key (known keys: batteryLow, closed, error, linking, lowPower, paused, playing, ready, sleepSoon, stopped)"
         ),
         (#"{"statusLight": {"patterns": {}}}"#, "boards/test.json: outputs.statusLight.line: required"),
         (
@@ -83,7 +83,7 @@ import Testing
         #expect(
             board.outputs.patterns == [
                 .playing: .steady, .paused: .slow, .stopped: .steady, .linking: .fast, .error: .fast, .lowPower: .fast,
-                .ready: .slow, .closed: .off, .sleepSoon: .slow,
+                .ready: .slow, .closed: .off, .sleepSoon: .slow, .batteryLow: .fast,
             ])
         #expect(board.usedLines.contains { $0 == (12, "the status light") })
     }

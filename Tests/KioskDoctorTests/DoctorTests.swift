@@ -337,7 +337,7 @@ extension [DoctorLine] {
             lines.contains {
                 $0.status == .info
                     && $0.text
-                        == "outputs: status light line 4 (playing steady, paused slow, stopped slow, linking fast, error fast, lowPower fast, ready slow, closed off, sleepSoon slow), power latch line 5 active low"
+                        == "outputs: status light line 4 (playing steady, paused slow, stopped slow, linking fast, error fast, lowPower fast, ready slow, closed off, sleepSoon slow, batteryLow fast), power latch line 5 active low"
             }, "\(lines.dump)")
         #expect(lines.failed("line 5 (the power latch) is held by \"gpio-poweroff\"") != nil, "\(lines.dump)")
         #expect(lines.passed("lines 4 free") != nil, "\(lines.dump)")

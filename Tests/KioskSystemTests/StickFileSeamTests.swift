@@ -48,6 +48,7 @@ import Testing
         // Devices and kernel files.
         .init(file: "KioskDisplay/FramebufferSurface.swift", lines: nil, why: "/dev/fb*, /dev/tty*, /sys"),
         .init(file: "KioskHardware/SpidevDevice.swift", lines: nil, why: "/dev/spidev*, /sys"),
+        .init(file: "KioskHardware/BatteryGauge.swift", lines: nil, why: "/sys (power_supply, hwmon, IIO)"),
         .init(file: "KioskInput/Evdev.swift", lines: nil, why: "/dev/input"),
         .init(file: "KioskInput/UInputDevice.swift", lines: nil, why: "/sys"),
         .init(file: "KioskInput/EventScript.swift", lines: nil, why: "an event script the config names"),

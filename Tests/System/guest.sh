@@ -68,6 +68,24 @@ load_drivers() {
     fi
     if [ -e /dev/loop-control ]; then infra loop ok "loop devices (vfat, ext4)"; else infra loop missing "no /dev/loop-control: $reason"; fi
 
+    # i2c-stub (virtual SMBus chips at 0x0b, the Smart Battery System's address, and 0x42, the
+    # Waveshare UPS HAT's INA219), i2c-dev (their registers scripted by the scenario), sbs-battery
+    # and ina2xx-adc (the drivers bound to them): scenario 27. Loaded here from the shared root, not from the initramfs, whose cache other trees share.
+    local stub="" bus
+    reason=$( { modprobe i2c-stub chip_addr=0x0b,0x42 && modprobe -a i2c-dev sbs-battery ina2xx-adc; } 2>&1)
+    for bus in /sys/bus/i2c/devices/i2c-*; do
+        [ "$(cat "$bus/name" 2>/dev/null)" = "SMBus stub driver" ] && stub=${bus##*/}
+    done
+    if [ -z "$stub" ]; then
+        infra i2c-stub missing "no SMBus stub adapter: ${reason:-modprobe i2c-stub gave none}"
+    elif [ ! -d /sys/bus/i2c/drivers/sbs-battery ]; then
+        infra i2c-stub missing "no sbs-battery driver: ${reason:-modprobe sbs-battery gave none}"
+    elif [ ! -e "/dev/$stub" ]; then
+        infra i2c-stub missing "no /dev/$stub (i2c-dev)"
+    else
+        infra i2c-stub ok "$stub: SMBus stub, chips at 0x0b and 0x42; sbs-battery driver; /dev/$stub"
+    fi
+
     if fb_load "${SYSTEST_FB_MODE:-320x240M-32}" > /tmp/fb-load.log 2>&1; then
         infra fb ok "$(cat /tmp/fb-load.log)"
     else

@@ -27,7 +27,7 @@ has "the Loopback card is listed" 'Loopback (Loopback)'
 has "the device is opened and what it takes listed" '✓ sound:      device hw:Loopback,0 takes'
 has "the gpio-sim chip is found by label" '[kiosk-sim], 16 lines'
 has "every line the profile uses is free" '✓ gpio:       lines 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 free'
-has "the outputs are listed" 'outputs: status light line 8 (playing steady, paused slow, stopped off, linking fast, error fast, lowPower fast, ready slow, closed off, sleepSoon slow), power latch line 9'
+has "the outputs are listed" 'outputs: status light line 8 (playing steady, paused slow, stopped off, linking fast, error fast, lowPower fast, ready slow, closed off, sleepSoon slow, batteryLow fast), power latch line 9'
 has "the vfb framebuffer is found by name" '✓ screen:     framebuffer "Virtual FB" is /dev/fb'
 has "the state directory is writable" '✓ state:      state directory'
 check "the JSON form parses" sh -c "\"\$1\" doctor --config \"\$2\" --json | python3 -c 'import json,sys; json.load(sys.stdin)'" \

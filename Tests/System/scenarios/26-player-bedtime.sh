@@ -26,9 +26,10 @@
 #      then listening time is over for today" in the log, on the screen, on the status light (slow
 #      blinking, sleepSoon: 6-10 changes in 4 s) and said: the track breaks off for 1-10 s of speech
 #      and goes on with the frame after the last before it (within 50 ms);
-#   5. the budget's end: "Listening time is over for today. More tomorrow" said; before it the fade
-#      (loudness in 2 s windows falling over its last 20 s, the last under a tenth of the level after
-#      the announcement); then silence that lasts while Stories would still be playing; light off;
+#   5. the budget's end: "Listening time is over for today. More tomorrow" said and on the screen;
+#      before it the fade (loudness in 2 s windows falling over its last 20 s, the last under a tenth
+#      of the level after the announcement); then silence while Stories would still be playing; the
+#      light off;
 #   6. the Stories card again → refused (budget spent), none of Stories; the Lullabies card still
 #      plays (allowed after the budget too), bit-exact for 1 s;
 #   7. SIGTERM → exit 0; bedtime.json has the budget spent (at least 60 s).
@@ -125,6 +126,8 @@ sleep_time=$(render_expected sleep-time message \
     '{"title":"Sleep time","detail":"The box plays again at 07:00","kind":"info"}') || fail "render the refusal"
 warning=$(render_expected warning message \
     '{"title":"One more minute, then listening time is over for today","kind":"info"}') || fail "render the warning"
+spent=$(render_expected budget-spent message \
+    '{"title":"Listening time is over for today","detail":"More tomorrow","kind":"info"}') || fail "render the end"
 must "the uinput card reader exists before the player starts" uinput_start kiosk-systest-rfid
 must "capture $SYSTEST_CAPTURE_PCM" capture_start "$SYSTEST_WORK/capture.raw"
 
@@ -204,7 +207,7 @@ check "the track goes on where it broke off (reference frame ${p_resumed_at:-?} 
 must "the budget's end within 90 s of the announcement" wait_for 90 "the end" \
     said_at_least "Listening time is over for today. More tomorrow" 1
 end_frame=$(capture_now)
-fb_screenshot 5-budget-spent > /dev/null
+check "the end on the screen, as kiosk-player render draws it" wait_screen 5 "$spent"
 levels=$(python3 - "$CAPTURE_FILE" "${p_back:-$track_start}" "$end_frame" "$SYSTEST_RATE" <<'PY'
 import array, math, sys
 path, back, end, rate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])

@@ -118,16 +118,8 @@ fixture_four_minutes() {
     media_image vfat "$1/library" "$1/stick.img" KIOSKWRT
 }
 
-# 26: bedtime: Stories, one 90 s track (longer than the 1-minute budget, so the budget ends it, not
-# its end); Lullabies, one 8 s track (what the bedtime card plays).
-fixture_bedtime() {
-    make_album "$1/library" "Artist S" Stories 1 90 7 &&
-        make_album "$1/library" "Artist L" Lullabies 1 8 8 &&
-        media_image vfat "$1/library" "$1/stick.img" KIOSKBED
-}
-
 status=0
-for name in two_albums thirty_albums long_track resume bad_stick formats four_minutes bedtime; do
+for name in two_albums thirty_albums long_track resume bad_stick formats four_minutes; do
     dir=$out/${name//_/-}
     [ -f "$dir/done" ] && continue
     rm -rf "$dir"

@@ -2,11 +2,12 @@
 # Player 17: the bedtime rules (issue 51): a card refused outside the window, the bedtime card
 # played, the end of the day's listening budget announced, faded and kept to.
 #
-# The bedtime stick (fixtures.sh: Stories, one 90 s track; Lullabies, one 8 s track) and a USB card
-# reader (uinput kiosk-systest-rfid, as in scenario 18); card 0004561234 → the album Stories, card
-# 0000000007 → Lullabies. Config `bedtime`: a window daily 07:00-19:00, card 0000000007 allowed
-# outside it, "dailyMinutes": 1 and "warningMinutes": 1 (the config's smallest units: with a budget
-# of one minute the one-minute announcement comes with the start).
+# A stick made here (Stories: one 90 s track, longer than the budget, so the budget ends it and not
+# its end; Lullabies: one 8 s track) and a USB card reader (uinput kiosk-systest-rfid, as in
+# scenario 18); card 0004561234 → the album Stories, card 0000000007 → Lullabies. Config
+# `bedtime`: a window daily 07:00-19:00, card 0000000007 allowed outside it, "dailyMinutes": 1 and
+# "warningMinutes": 1 (the config's smallest units: with a budget of one minute the one-minute
+# announcement comes with the start).
 # The rules apply the windows only on a synchronised clock, in local time by the player's time zone.
 # The guest has no NTP and no known time of day, so the test
 #   - creates /run/systemd/timesync/synchronized (what systemd-timesyncd does at its first sync;
@@ -39,12 +40,17 @@ source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra snd-aloop fb gpio-sim loop uinput
 require_command flac arecord python3
 require_player_run
-use_fixture bedtime  # fixtures.sh: Stories 1 × 90 s, Lullabies 1 × 8 s
 
-library=$FIXTURE/library
+# Made in the guest, not in fixtures.sh: the fixtures' cache is shared by the machine's worktrees
+# and keeps one generation, so a changed fixtures.sh deletes the media under another worktree's
+# running system test (and theirs, this one's).
+library=$SYSTEST_WORK/library
+must "make the Stories album (90 s)" make_album "$library" "Artist S" Stories 1 90 7
+must "make the Lullabies album (8 s)" make_album "$library" "Artist L" Lullabies 1 8 8
+must "make the stick" media_image vfat "$library" "$SYSTEST_WORK/stick.img" KIOSKBED
 stories=$(track_reference "$(track_file "$library" "Artist S" Stories 1)") || fail "decode Stories 1"
 lullaby=$(track_reference "$(track_file "$library" "Artist L" Lullabies 1)") || fail "decode Lullabies 1"
-must "the FAT stick mounted read-only" player_stick "$FIXTURE/stick.img" KIOSKBED
+must "the FAT stick mounted read-only" player_stick "$SYSTEST_WORK/stick.img" KIOSKBED
 player_config "$CONFIG" "$MEDIA_ROOT" "$STATE_DIR" \
     '"cards": {"readers": [{"type": "usb", "device": "kiosk-systest-rfid"}]},
   "bedtime": {"windows": [{"days": "daily", "open": "07:00", "close": "19:00"}],

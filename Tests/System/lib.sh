@@ -707,6 +707,63 @@ wait_pcm() {
     done
 }
 
+# prompt_between CAPTURE TRACK_START REFERENCE... : a spoken prompt that breaks off the album
+# (scenarios 23 and 26): follows the album (the REFERENCEs one after the other, as it plays gapless)
+# from TRACK_START until the capture leaves it, then finds where it comes back; prints
+# "break=B back=K resumed_at=R expected=E prompt_ms=P rms_db=D peak=X underruns=U" (frames; R: the
+# album frame it goes on with, E: the one after the last before the break; P and D over the sounding
+# stretch between; U: the short breaks of a busy host's underruns followed past on the way, each
+# under half a second of sound). The prompt breaks whichever track plays when it is ready: on a
+# loaded host its synthesis can outlast the rest of track 1.
+prompt_between() {
+    python3 - "$@" <<'PY'
+import math, struct, sys
+cap = open(sys.argv[1], "rb").read()
+ref = b"".join(open(path, "rb").read() for path in sys.argv[3:])
+pos = int(sys.argv[2]) * 4  # where the capture follows the reference from
+off = 0                      # the reference byte it follows there
+underruns = 0
+# A break with less than half a second of sound before the track comes back is an underrun on a busy
+# host (silence or a replayed period, then the track again), not the prompt: followed past, counted.
+for attempt in range(100):
+    # the track from here on: the longest run of equal bytes (binary search on slices)
+    lo, hi = 0, min(len(cap) - pos, len(ref) - off)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if cap[pos:pos + mid] == ref[off:off + mid]: lo = mid
+        else: hi = mid - 1
+    brk = (pos + lo) // 4 * 4
+    played = (off + lo) // 4
+    # where the track comes back: the next 1024 reference frames after the last one played, searched
+    # from the break on (allowing up to 50 ms of underrun silence or replay before it)
+    back = -1
+    for skip in range(0, 2205, 1):
+        needle = ref[(played + skip) * 4:(played + skip + 1024) * 4]
+        if len(needle) < 4096: break
+        at = cap.find(needle, brk + 4)
+        if at >= 0 and at % 4 == 0:
+            back, resumed = at, played + skip
+            break
+    if back < 0:
+        print("break=%d back=none underruns=%d" % (brk // 4, underruns)); sys.exit(1)
+    gap = cap[brk:back]
+    samples = struct.unpack("<%dh" % (len(gap) // 2), gap[:len(gap) // 2 * 2])
+    sounding = [i for i in range(0, len(samples), 2) if samples[i] or samples[i + 1]]
+    if not sounding or (sounding[-1] - sounding[0]) // 2 < 22050:
+        underruns += 1
+        pos, off = back, resumed * 4
+        continue
+    first, last = sounding[0], sounding[-1]
+    speech = samples[first:last + 2]
+    rms = math.sqrt(sum(s * s for s in speech) / len(speech))
+    print("break=%d back=%d resumed_at=%d expected=%d prompt_ms=%d rms_db=%.1f peak=%d underruns=%d" % (
+        brk // 4, back // 4, resumed, played, (last - first) // 2 * 1000 // 44100,
+        20 * math.log10(max(rms, 1) / 32768), max(abs(s) for s in speech), underruns))
+    sys.exit(0)
+print("no prompt found after %d underruns" % underruns); sys.exit(1)
+PY
+}
+
 # capture_now : the capture frame being recorded now.
 capture_now() { capture_frame_at_us "$(now_us)"; }
 

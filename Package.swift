@@ -151,11 +151,13 @@ let package = Package(
             ],
             swiftSettings: sizeOptimized,
             // lld: relative relocations packed (DT_RELR, glibc ≥ 2.36: 241 KB of .rela.dyn become 3 KB) and
-            // identical functions folded (generic specializations repeat across modules), only those whose
-            // address is never taken. docs/performance.md has the figures.
+            // identical functions folded (generic specializations repeat across modules). `all`, because
+            // swiftc writes no address-significance table (.llvm_addrsig), so lld's `safe` folds no Swift
+            // function; Swift cannot compare function addresses, and gold's `safe` and `all` folded the
+            // same set. docs/performance.md has the figures.
             linkerSettings: [
                 .unsafeFlags(
-                    ["-use-ld=lld", "-Xlinker", "--icf=safe", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                    ["-use-ld=lld", "-Xlinker", "--icf=all", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
                     .when(configuration: .release))
             ]),
 

@@ -24,6 +24,10 @@ scratch=.build/debian-$suite-$arch$([ "$static" = 0 ] || echo -static)
 flags=(-Xswiftc -Xfrontend -Xswiftc -solver-expression-time-threshold=20)
 binds=''
 
+# A static link takes the Swift runtime's own objects in (C++ that may compare function addresses,
+# archives made with `ld -r` whose address tables lld ignores, warning 68 times): the manifest's
+# --icf=all, meant for Swift code only, is undone there.
+[ "$static" = 0 ] || flags+=(-Xlinker --icf=none)
 if [ "$arch" = amd64 ]; then
     [ "$static" = 0 ] || flags+=(--static-swift-stdlib)
     env_vars=()
@@ -35,9 +39,6 @@ else
     runtime=(-no-toolchain-stdlib-rpath -Xlinker -rpath=/usr/libexec/swift/lib/swift/linux)
     if [ "$static" = 1 ]; then
         resource=/arm64/usr/libexec/swift/lib/swift_static; runtime=(-static-stdlib)
-        # lld folds nothing of Debian's static runtime archives (objects made with `ld -r`) and warns
-        # 68 times that it ignores their address tables: the manifest's --icf=safe is undone here.
-        flags+=(-Xlinker --icf=none)
     fi
     destination=$repo/$scratch.destination.json
     mkdir -p "$(dirname "$destination")"

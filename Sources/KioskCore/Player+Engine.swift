@@ -38,8 +38,10 @@ extension Player {
         case .position(let id, let frames, let rate):
             guard restoredTrackAlone(id) || playQueue.takePosition(ofEngineID: id) else { return }
             apply(transport.handle(.located(frames: frames, sampleRate: rate)))
-            // Only the now-playing screen shows the position.
-            guard case .nowPlaying = mode else { return }
+            // Only the now-playing screen shows the position; with no screen nothing does (speech,
+            // the light, systemd's status and MPD's idle events follow other changes), so the loop
+            // does no view work four times a second for nobody.
+            guard screen != nil, case .nowPlaying = mode else { return }
         case .trackFinished:
             return
         case .queueFinished:

@@ -127,6 +127,21 @@ enum BenchCommand {
                 ],
                 run: storm),
             Command(
+                name: "pause", summary: "press → screen for play/pause, storage as is and with slow syncs",
+                description: """
+                    Plays a generated collection through the player with a screen and presses play/pause
+                    every 0.5 s, in alternating runs with the storage as it is and with every fsync and
+                    fdatasync made slower (an SD card at its worst); prints min/median/max of press →
+                    screen and the syncs made on the loop's thread (goal: none) and the writer's.
+
+                    """,
+                options: [
+                    .integer("--presses", "N", 1...1000, "presses per run (default 20)"),
+                    .integer("--rounds", "N", 1...100, "runs of each kind, alternated (default 2)"),
+                    .integer("--sync-ms", "N", 1...10_000, "how much slower each sync is (default 200)"),
+                ],
+                run: pause),
+            Command(
                 name: "startup", summary: "exec → first PCM frame and first frame drawn; RSS",
                 description: "Starts 'kiosk-player run' as systemd does and times the first sound and frame.\n",
                 options: [

@@ -4,11 +4,12 @@ import KioskConfig
 import KioskCore
 import KioskLibrary
 import KioskMPD
+import KioskModel
 import KioskSystem
 
 /// The player with the real engine and library on one event loop, as the appliance wires them (no
-/// screen, no inputs), its music scanned, and the MPD server once `startServer` is called: what
-/// `bench mpd` and `bench storm` drive.
+/// inputs; a screen only when given), its music scanned, and the MPD server once `startServer` is
+/// called: what `bench mpd`, `bench storm` and `bench pause` drive.
 ///
 /// Thread: the thread that made it, which runs `loop`.
 final class BenchServedPlayer {
@@ -20,9 +21,10 @@ final class BenchServedPlayer {
     let socketPath: String
 
     /// Scans `music` into a fresh state directory `state` before it returns.
-    init(state: String, music: String, audio: AudioSettings = AudioSettings(device: "none", realtimePriority: nil))
-        throws
-    {
+    init(
+        state: String, music: String, audio: AudioSettings = AudioSettings(device: "none", realtimePriority: nil),
+        screen: (any ScreenOutput)? = nil
+    ) throws {
         final class Box { weak var player: Player? }
         let box = Box()
         loop = try EventLoop()
@@ -34,7 +36,7 @@ final class BenchServedPlayer {
             box.player?.handle(event, catalog: catalog)
         }
         player = Player(
-            loop: loop, engine: engine, screen: nil, config: config, outputDevices: [audio.device], resume: nil,
+            loop: loop, engine: engine, screen: screen, config: config, outputDevices: [audio.device], resume: nil,
             deviceOpens: OutputPresence.isPresent)
         box.player = player
         socketPath = state + "/mpd.socket"

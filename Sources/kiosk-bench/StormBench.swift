@@ -48,7 +48,7 @@ extension BenchCommand {
     }
 
     /// Twelve 20 s FLAC tracks in three albums, generated once under /var/tmp.
-    private static func stormMusic() throws -> String {
+    static func stormMusic() throws -> String {
         var layout = SyntheticLibrary.Layout()
         layout.albums = 3
         layout.tracksPerAlbum = 4

@@ -270,7 +270,7 @@ public final class AudioEngine: PlaybackEngine {
     /// What the audio threads did in their steady state (see `SteadyStateCounts`). Final after `shutdown`.
     public var steadyStateCounts: SteadyStateCounts {
         SteadyStateCounts(
-            counting: AllocationProbe.read != nil,
+            counting: shared.allocationProbe.counting,
             decoderIterations: shared.decoderIterations.load(ordering: .relaxed),
             decoderAllocations: shared.decoderAllocations.load(ordering: .relaxed),
             decoderLocks: shared.decoderLocks.load(ordering: .relaxed),

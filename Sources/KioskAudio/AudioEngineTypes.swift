@@ -129,14 +129,21 @@ final class Handoff<Value>: @unchecked Sendable {
     var isEmpty: Bool { slot.load(ordering: .acquiring) == nil }
 }
 
-/// The allocation counter, when preloaded: brackets a piece of work on the calling thread.
+/// The allocation counter, when preloaded: brackets a piece of work on the calling thread. Looked
+/// up once per engine and held by `EngineShared`: a lazily initialized global would cost a
+/// `swift_once` call at every sample on Linux, on the audio threads' hot path (issue 52).
 struct AllocationProbe {
-    static let read: kiosk_alloc_counter_read_fn? = kiosk_alloc_counter_lookup()
+    let read: kiosk_alloc_counter_read_fn?
+
+    init() { read = kiosk_alloc_counter_lookup() }
+
+    /// Whether the counter is preloaded.
+    var counting: Bool { read != nil }
 
     /// The calling thread's allocator calls, lock calls and minor page faults so far (zeros when
     /// the counter is not preloaded: normal runs make no system call here).
     @inline(__always)
-    static func sample() -> (allocations: UInt64, locks: UInt64, faults: UInt64) {
+    func sample() -> (allocations: UInt64, locks: UInt64, faults: UInt64) {
         guard let read else { return (0, 0, 0) }
         var allocations: UInt64 = 0
         var locks: UInt64 = 0

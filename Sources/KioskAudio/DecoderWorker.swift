@@ -237,13 +237,13 @@ final class DecoderWorker: @unchecked Sendable {
         }
         // Until the ring has been written all round, a write may fault a page of it in.
         let steady = warm && ring.isFaultedIn
-        let before = AllocationProbe.sample()
+        let before = shared.allocationProbe.sample()
         let step = decoder.decode(into: ring.writableRegions(limit: limit))
         if case .frames(let n) = step {
             // A waiting output is woken once a batch is there (`consumerWakeFrames`), not for
             // every block; the end of a track or of the queue wakes it for what is left.
             if ring.commitWriteCrossing(n) { shared.outputWake.signal() }
-            let after = AllocationProbe.sample()
+            let after = shared.allocationProbe.sample()
             if steady {
                 shared.decoderIterations.add(1, ordering: .relaxed)
                 shared.decoderAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
@@ -293,6 +293,6 @@ final class DecoderWorker: @unchecked Sendable {
 
     /// Total allocator calls of this thread so far (0 without the counter).
     func recordTotals() {
-        shared.decoderAllocationsTotal.store(AllocationProbe.sample().allocations, ordering: .relaxed)
+        shared.decoderAllocationsTotal.store(shared.allocationProbe.sample().allocations, ordering: .relaxed)
     }
 }

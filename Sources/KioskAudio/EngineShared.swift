@@ -56,6 +56,8 @@ import Synchronization
 /// Thread: each member says which thread writes it; see the list above.
 final class EngineShared: @unchecked Sendable {
     let ring: RingBuffer
+    /// The allocation counter of the benches (`Benchmarks/kiosk_alloc_counter.c`), when preloaded.
+    let allocationProbe = AllocationProbe()
     /// D → O: track starts, format changes, segment and queue ends, at frame positions.
     let markers = SPSCQueue<Marker>(capacity: 256)
     let decoderWake = EventCount()

@@ -189,12 +189,12 @@ final class OutputWorker: @unchecked Sendable {
             }
             return
         }
-        let before = AllocationProbe.sample()
+        let before = shared.allocationProbe.sample()
         // libsoxr sizes its buffers on its first blocks after a (re)start, and the device's first
         // buffer starts it: set-up, not steady state.
         let settingUp = session.adapter.isWarmingUp || session.framesBeforeSteadyState > 0
         if write(regions.first, frames: regions.firstFrames), !settingUp {
-            let after = AllocationProbe.sample()
+            let after = shared.allocationProbe.sample()
             shared.outputIterations.add(1, ordering: .relaxed)
             shared.outputAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
             shared.outputLocks.add(after.locks &- before.locks, ordering: .relaxed)

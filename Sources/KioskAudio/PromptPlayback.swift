@@ -125,7 +125,7 @@ final class PromptPlayback {
             return nil
         }
         let count = min(clip.frames - offset, max(configuration.periodFrames, 256))
-        let before = AllocationProbe.sample()
+        let before = shared.allocationProbe.sample()
         let result = count > 0 ? output.write(clip.bytes + offset * clip.frameBytes, count: count) : 0
         if result < 0 {
             if output.recover(result) < 0 {
@@ -134,7 +134,7 @@ final class PromptPlayback {
             }
             return nil
         }
-        let after = AllocationProbe.sample()
+        let after = shared.allocationProbe.sample()
         shared.outputIterations.add(1, ordering: .relaxed)
         shared.outputAllocations.add(after.allocations &- before.allocations, ordering: .relaxed)
         shared.outputLocks.add(after.locks &- before.locks, ordering: .relaxed)

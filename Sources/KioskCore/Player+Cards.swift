@@ -28,6 +28,8 @@ extension Player {
     }
 
     private func cardPresented(_ uid: CardUID) {
+        apply(cardSession.handle(.shown(uid)))
+        outbox.remoteChanges.note(.cards)
         cancelCardAway()
         cards.reloadIfChanged()
         let link = cards.link(of: uid)

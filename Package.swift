@@ -269,7 +269,13 @@ let package = Package(
         .target(name: "KioskWeb", dependencies: ["KioskSystem", "KioskWebSettings"], swiftSettings: sizeOptimized),
         .executableTarget(
             name: "kiosk-web", dependencies: ["KioskWeb", "KioskWebSettings", "KioskSystem", "CKioskWeb", "CMicroHTTPD"],
-            swiftSettings: sizeOptimized),
+            swiftSettings: sizeOptimized,
+            // As kiosk-player's: fewer pages to relocate and touch at start (docs/performance.md).
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "--icf=safe", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                    .when(configuration: .release))
+            ]),
         .testTarget(
             name: "KioskWebTests", dependencies: ["KioskWeb", "KioskWebSettings", "KioskSystem", "KioskTestSupport"],
             swiftSettings: strict),

@@ -33,7 +33,7 @@ extension Player {
         cancelCardAway()
         cards.reloadIfChanged()
         let link = cards.link(of: uid)
-        if let link { Log.info("card \(uid): \(link.summary)") }
+        if let link { Log.info("card \(uid): \(link.summary)") } else { Log.info("card \(uid) shown: not linked") }
         let queueCollection = queueCollection
         let presentation = cardSession.presented(uid, link: link, status: status) { wanted in
             queueCollection?.category == wanted.category && queueCollection?.key == wanted.key

@@ -216,6 +216,8 @@ enum PageAssets {
 
         function follow() {
           const source = new EventSource("/api/events");
+          // What happened while the stream was closed: read once it is open.
+          source.onopen = () => { refreshStatus(); refreshCards(); };
           source.addEventListener("card", (event) => {
             const last = JSON.parse(event.data);
             if (last.card) { showLast(last); refreshCards(); }

@@ -87,7 +87,7 @@ private func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { St
 
 
 /// Starts libmicrohttpd with the page's limits (docs/architecture.md, "The phone page"): a thread
-/// per connection with a small stack, at most 32 connections and 4 from one address, 10 s without a
+/// per connection with a small stack, at most 32 connections and 8 from one address (a browser opens up to 6 to one host, and keeps them), 10 s without a
 /// byte closes a connection (slowloris), 32 KiB of memory per connection for its headers, 4 KiB of
 /// body. The callbacks are C functions reaching `server` through their context pointer.
 ///
@@ -97,7 +97,7 @@ enum WebDaemon {
             (bindAddress ?? "").withCString { bind in
         var options = kiosk_web_options(
             port: UInt16(port), bind_address: bindAddress == nil ? nil : bind,
-            connection_limit: 32, per_ip_connection_limit: 4, timeout_seconds: 10,
+            connection_limit: 32, per_ip_connection_limit: 8, timeout_seconds: 10,
             connection_memory_limit: 32 << 10, thread_stack_size: 256 << 10, max_body_bytes: PhoneAPI.maxBodyBytes)
         return kiosk_web_start(
             &options,

@@ -25,7 +25,7 @@ def free_port():
 
 
 class Box:
-    def __init__(self, card_at_ms=None, card="04A2B3C4D5", build=None):
+    def __init__(self, card_at_ms=None, again_at_ms=None, card="04A2B3C4D5", build=None):
         self.build = build or os.environ.get("WEB_TEST_BUILD", os.path.join(REPO, ".build", "debug"))
         self.dir = tempfile.mkdtemp(prefix="kiosk-web-test.")
         self.port = free_port()
@@ -35,6 +35,8 @@ class Box:
             if card_at_ms is not None:
                 f.write(json.dumps({"t": card_at_ms, "card": card}) + "\n")
                 f.write(json.dumps({"t": card_at_ms + 500, "cardRemoved": card}) + "\n")
+            if again_at_ms is not None:
+                f.write(json.dumps({"t": again_at_ms, "card": card}) + "\n")
         self.player_log = open(os.path.join(self.dir, "player.log"), "w+")
         args = [os.path.join(self.build, "kiosk-player"), "demo", "--dir", self.dir, "--device", "none",
                 "--screen", "png"]
@@ -43,7 +45,11 @@ class Box:
         self.player = subprocess.Popen(args, stdout=self.player_log, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL)
         self.socket = os.path.join(self.dir, "mpd.socket")
-        self.wait_for(lambda: os.path.exists(self.socket) and "scanned" in self.log(), 60, "the player's scan")
+        # The demo writes its library first; the event script's clock starts with the appliance, when
+        # its MPD socket appears.
+        self.wait_for(lambda: os.path.exists(self.socket), 120, "the player's start")
+        self.started = time.monotonic()
+        self.wait_for(lambda: "scanned" in self.log(), 60, "the player's scan")
         self.config = os.path.join(self.dir, "web.json")
         with open(self.config, "w") as f:
             json.dump({"web": {"enabled": True, "port": self.port}, "mpd": {"socket": self.socket}}, f)
@@ -51,7 +57,6 @@ class Box:
         self.web = subprocess.Popen([os.path.join(self.build, "kiosk-web"), "--config", self.config],
                                     stdout=self.web_log, stderr=subprocess.STDOUT)
         self.wait_for(self.answers, 20, "kiosk-web listening")
-        self.started = time.monotonic()
 
     def log(self):
         with open(os.path.join(self.dir, "player.log")) as f:

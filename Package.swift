@@ -121,7 +121,8 @@ let package = Package(
         .target(
             name: "KioskConfig",
             dependencies: [
-                "KioskSystem", "KioskModel", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskWebSettings",
+                "KioskSystem", "KioskModel", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay",
+                "KioskWebSettings",
             ],
             swiftSettings: sizeOptimized),
         // The player's state machine and its rules, on the model's values (screen states, actions) and
@@ -268,7 +269,8 @@ let package = Package(
         // only channel to the player, and the pages; no HTTP here (kiosk-web holds libmicrohttpd).
         .target(name: "KioskWeb", dependencies: ["KioskSystem", "KioskWebSettings"], swiftSettings: sizeOptimized),
         .executableTarget(
-            name: "kiosk-web", dependencies: ["KioskWeb", "KioskWebSettings", "KioskSystem", "CKioskWeb", "CMicroHTTPD"],
+            name: "kiosk-web",
+            dependencies: ["KioskWeb", "KioskWebSettings", "KioskSystem", "CKioskWeb", "CMicroHTTPD"],
             swiftSettings: sizeOptimized,
             // As kiosk-player's: fewer pages to relocate and touch at start (docs/performance.md).
             linkerSettings: [

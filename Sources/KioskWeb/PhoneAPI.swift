@@ -115,7 +115,9 @@ public final class PhoneAPI: @unchecked Sendable {
         if settings.web.allowOutsideSubnet { return true }
         let now = clock()
         return networks.withLock { state in
-            if now > state.readAt + 30_000_000_000 || !state.list.contains(address) && now > state.readAt + 2_000_000_000 {
+            if now > state.readAt + 30_000_000_000
+                || !state.list.contains(address) && now > state.readAt + 2_000_000_000
+            {
                 // Interfaces change (DHCP, Wi-Fi): read again, at most every 2 s for an unknown address.
                 state = (LocalNetworks.ofInterfaces(), now)
             }

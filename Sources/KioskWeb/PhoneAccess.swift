@@ -76,7 +76,8 @@ public struct PhoneAccess {
     public mutating func requestCode(now: UInt64) -> CodeRequest {
         if let code, now < code.until { return .showing }
         if let lastCodeAt, now < lastCodeAt + limits.codeIntervalSeconds * Self.second {
-            return .tooSoon(retryAfterSeconds: (lastCodeAt + limits.codeIntervalSeconds * Self.second - now) / Self.second + 1)
+            return .tooSoon(
+                retryAfterSeconds: (lastCodeAt + limits.codeIntervalSeconds * Self.second - now) / Self.second + 1)
         }
         let digits = String(random.next(upperBound: UInt32(1_000_000)) + 1_000_000).dropFirst()
         code = (String(digits), now + limits.pairingSeconds * Self.second, 0)

@@ -29,12 +29,14 @@ public final class PlayerWatcher: @unchecked Sendable {
         while running.withLock({ $0 }) {
             do {
                 // No timeout while idle: the player answers when something changes.
-                let connection = try PlayerConnection(socketPath: socketPath, password: password, timeoutMilliseconds: 0)
+                let connection = try PlayerConnection(
+                    socketPath: socketPath, password: password, timeoutMilliseconds: 0)
                 if complained { Log.notice("web: the player answers again") }
                 complained = false
                 events.publish("status", "{}")
                 while running.withLock({ $0 }) {
-                    let changed = try connection.command("idle", ["kioskcard", "player", "mixer", "options", "playlist"])
+                    let changed = try connection.command(
+                        "idle", ["kioskcard", "player", "mixer", "options", "playlist"])
                     let names = changed.filter { $0.name == "changed" }.map(\.value)
                     if names.contains("kioskcard") {
                         let state = try connection.command("kioskstate")

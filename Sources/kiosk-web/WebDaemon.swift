@@ -85,7 +85,6 @@ private func makeResponse(_ server: WebServer, _ response: WebResponse) -> Opaqu
 
 private func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
 
-
 /// Starts libmicrohttpd with the page's limits (docs/architecture.md, "The phone page"): a thread
 /// per connection with a small stack, at most 32 connections and 8 from one address (a browser opens up to 6 to one host, and keeps them), 10 s without a
 /// byte closes a connection (slowloris), 32 KiB of memory per connection for its headers, 4 KiB of
@@ -93,44 +92,45 @@ private func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { St
 ///
 /// Thread: the main thread starts it; the callbacks run on the daemon's threads.
 enum WebDaemon {
-        static func start(server: WebServer, port: Int, bind bindAddress: String?) -> OpaquePointer? {
-            (bindAddress ?? "").withCString { bind in
-        var options = kiosk_web_options(
-            port: UInt16(port), bind_address: bindAddress == nil ? nil : bind,
-            connection_limit: 32, per_ip_connection_limit: 8, timeout_seconds: 10,
-            connection_memory_limit: 32 << 10, thread_stack_size: 256 << 10, max_body_bytes: PhoneAPI.maxBodyBytes)
-        return kiosk_web_start(
-            &options,
-            { context, address, _ in
-                guard let context, let address else { return 0 }
-                var buffer = [CChar](repeating: 0, count: 64)
-                kiosk_web_address_text(address, &buffer, 64)
-                let client = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                let server = Unmanaged<WebServer>.fromOpaque(context).takeUnretainedValue()
-                return server.api.admits(client) ? 1 : 0
-            },
-            { context, request, status in
-                guard let context, let request, let status else { return nil }
-                let server = Unmanaged<WebServer>.fromOpaque(context).takeUnretainedValue()
-                let r = request.pointee
-                let connection = r.connection
-                let body =
-                    r.body_length > 0 && r.body != nil
-                    ? Array(UnsafeRawBufferPointer(start: r.body, count: r.body_length)) : []
-                let client = withUnsafeBytes(of: r.client) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                let webRequest = WebRequest(
-                    method: text(r.method), target: text(r.url),
-                    header: { name in
-                        kiosk_web_header(connection, name).map { String(cString: $0) }
-                    },
-                    body: body, client: client)
-                let response = server.api.handle(webRequest)
-                status.pointee = response.status
-                return makeResponse(server, response)
-            },
-            Unmanaged.passRetained(server).toOpaque())
-    }
+    static func start(server: WebServer, port: Int, bind bindAddress: String?) -> OpaquePointer? {
+        (bindAddress ?? "").withCString { bind in
+            var options = kiosk_web_options(
+                port: UInt16(port), bind_address: bindAddress == nil ? nil : bind,
+                connection_limit: 32, per_ip_connection_limit: 8, timeout_seconds: 10,
+                connection_memory_limit: 32 << 10, thread_stack_size: 256 << 10, max_body_bytes: PhoneAPI.maxBodyBytes)
+            return kiosk_web_start(
+                &options,
+                { context, address, _ in
+                    guard let context, let address else { return 0 }
+                    var buffer = [CChar](repeating: 0, count: 64)
+                    kiosk_web_address_text(address, &buffer, 64)
+                    let client = String(
+                        decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    let server = Unmanaged<WebServer>.fromOpaque(context).takeUnretainedValue()
+                    return server.api.admits(client) ? 1 : 0
+                },
+                { context, request, status in
+                    guard let context, let request, let status else { return nil }
+                    let server = Unmanaged<WebServer>.fromOpaque(context).takeUnretainedValue()
+                    let r = request.pointee
+                    let connection = r.connection
+                    let body =
+                        r.body_length > 0 && r.body != nil
+                        ? Array(UnsafeRawBufferPointer(start: r.body, count: r.body_length)) : []
+                    let client = withUnsafeBytes(of: r.client) { raw in
+                        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                    }
+                    let webRequest = WebRequest(
+                        method: text(r.method), target: text(r.url),
+                        header: { name in
+                            kiosk_web_header(connection, name).map { String(cString: $0) }
+                        },
+                        body: body, client: client)
+                    let response = server.api.handle(webRequest)
+                    status.pointee = response.status
+                    return makeResponse(server, response)
+                },
+                Unmanaged.passRetained(server).toOpaque())
+        }
     }
 }

@@ -1,13 +1,15 @@
+import KioskSystem
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskWeb
 import KioskWebSettings
-import KioskSystem
 import Testing
 
 @Suite struct LocalNetworksTests {
     let networks = LocalNetworks(networks: [
         .init(address: [192, 168, 1, 10], mask: [255, 255, 255, 0]),
-        .init(address: LocalNetworks.bytes("fd00:1:2:3::10")!, mask: [UInt8](repeating: 255, count: 8) + [UInt8](repeating: 0, count: 8)),
+        .init(
+            address: LocalNetworks.bytes("fd00:1:2:3::10")!,
+            mask: [UInt8](repeating: 255, count: 8) + [UInt8](repeating: 0, count: 8)),
     ])
 
     @Test func addressesOnTheBoxsNetworksAreLocal() {

@@ -10,7 +10,8 @@ import Testing
     let api: PhoneAPI
 
     init() throws {
-        var config = try WebSettings.pageConfig(Array(#"{"mpd": {"socket": "/nonexistent/mpd.socket"}}"#.utf8), file: "c")
+        var config = try WebSettings.pageConfig(
+            Array(#"{"mpd": {"socket": "/nonexistent/mpd.socket"}}"#.utf8), file: "c")
         config.web.enabled = true
         api = PhoneAPI(
             settings: config, events: PlayerEvents(), access: PhoneAccess(random: SeededRandom(state: 7)),
@@ -38,7 +39,11 @@ import Testing
             let json = ["Content-Type": "application/json"]
             #expect(request(method, path, headers: json, body: "{}").status == 401, "\(method) \(path)")
             #expect(
-                request(method, path, headers: json.merging(["Cookie": "kiosk_session=" + String(repeating: "a", count: 64)]) { $1 }, body: "{}").status == 401,
+                request(
+                    method, path,
+                    headers: json.merging(["Cookie": "kiosk_session=" + String(repeating: "a", count: 64)]) { $1 },
+                    body: "{}"
+                ).status == 401,
                 "\(method) \(path) with a made-up cookie")
         }
     }
@@ -52,16 +57,20 @@ import Testing
     }
 
     @Test func pairingMustBeJSONFromThisPage() {
-        #expect(request("POST", "/api/pair", headers: ["Content-Type": "text/plain"], body: #"{"code":"1"}"#).status == 415)
+        #expect(
+            request("POST", "/api/pair", headers: ["Content-Type": "text/plain"], body: #"{"code":"1"}"#).status == 415)
         #expect(
             request(
                 "POST", "/api/pair",
                 headers: ["Content-Type": "application/json", "Origin": "http://evil.example", "Host": "box.local"],
                 body: #"{"code":"123456"}"#
             ).status == 403)
-        #expect(request("POST", "/api/pair", headers: ["Content-Type": "application/json"], body: "not json").status == 400)
+        #expect(
+            request("POST", "/api/pair", headers: ["Content-Type": "application/json"], body: "not json").status == 400)
         // No code asked for yet.
-        #expect(request("POST", "/api/pair", headers: ["Content-Type": "application/json"], body: #"{"code":"123456"}"#).status == 403)
+        #expect(
+            request("POST", "/api/pair", headers: ["Content-Type": "application/json"], body: #"{"code":"123456"}"#)
+                .status == 403)
     }
 
     @Test func theCookieIsFoundAmongOthers() {

@@ -152,6 +152,9 @@ public final class PhoneAPI: @unchecked Sendable {
             return WebResponse(status: 200, contentType: "text/javascript; charset=utf-8", body: PageAssets.script)
         case ("GET", "/app.css"):
             return WebResponse(status: 200, contentType: "text/css; charset=utf-8", body: PageAssets.style)
+        case ("GET", "/favicon.ico"):
+            // None (a browser asks for it on every first visit, paired or not).
+            return WebResponse(status: 404, contentType: "text/plain; charset=utf-8", body: [])
         case ("POST", "/api/pair/code"):
             if let refusal = refuseCrossSite(request) { return refusal }
             return requestCode(request)

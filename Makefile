@@ -138,7 +138,7 @@ bench: release
 	bash Benchmarks/run-all.sh .build/release
 
 # The phone page against a real kiosk-player demo and kiosk-web (Tests/Web): the attacks (≈ 35 s), and
-# Debian's Chromium through Selenium at 360×740 (≈ 70-90 s; its screenshots in .build/web-test/).
+# Debian's Chromium through Selenium at 360×740 (≈ 60-90 s; its screenshots in .build/web-test/).
 web-test: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 	python3 Tests/Web/attacks.py

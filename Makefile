@@ -8,7 +8,7 @@ SWIFT_SOURCES = Sources Tests Package.swift
 # swiftlang in cached trees (deploy/trees). Empty: this machine with the Swift on PATH.
 ARCH ?=
 
-.PHONY: all deps build release test test-unit tsan asan fuzz soak powercut demo bench format format-check system-test deb image image-boot image-virt image-raspi4 update-bundle image-update-test clean
+.PHONY: all deps build release test test-unit tsan asan fuzz soak powercut demo bench format format-check system-test web-test browser-test deb image image-boot image-virt image-raspi4 update-bundle image-update-test clean
 
 all: build
 
@@ -136,6 +136,17 @@ demo: build
 
 bench: release
 	bash Benchmarks/run-all.sh .build/release
+
+# The phone page against a real kiosk-player demo and kiosk-web (Tests/Web): the attacks (≈ 35 s), and
+# Debian's Chromium through Selenium at 360×740 (≈ 60-90 s; its screenshots in .build/web-test/).
+web-test: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+	python3 Tests/Web/attacks.py
+
+browser-test: deps
+	bash deploy/install-deps.sh --browser-test
+	$(SWIFT) build $(BUILD_FLAGS)
+	/usr/bin/python3 Tests/Web/browser.py
 
 format:
 	$(SWIFT) format format -i -r $(SWIFT_SOURCES)

@@ -22,6 +22,9 @@ let package = Package(
         .executable(name: "kiosk-player", targets: ["kiosk-player"]),
         // The benchmarks, apart so the appliance's binary carries none of their code (never packaged).
         .executable(name: "kiosk-bench", targets: ["kiosk-bench"]),
+        // The phone page's HTTP server: a process of its own with fewer privileges than the player,
+        // apart so that kiosk-player carries none of it (docs/architecture.md, "The phone page").
+        .executable(name: "kiosk-web", targets: ["kiosk-web"]),
     ],
     targets: [
         // C libraries of the system, found through pkg-config.
@@ -41,6 +44,16 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
+        // GNU libmicrohttpd: the phone page's HTTP server (kiosk-web only).
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // libmicrohttpd's variadic calls (MHD_start_daemon's options, MHD_get_connection_info) and
+        // its request callback's upload protocol, which Swift cannot express or express safely.
+        .target(
+            name: "CKioskWeb", dependencies: ["CMicroHTTPD"],
+            cSettings: [
+                .unsafeFlags(["-Wall", "-Wextra", "-Werror"]),
+                .define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release)),
+            ]),
         // The small C that Swift cannot express (ioctl macros, variadic calls, libgpiod v1/v2, setjmp).
         .target(
             name: "CKioskShims", dependencies: ["CALSA", "CGPIOD", "CPNG", "CJPEGLib"],
@@ -79,6 +92,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: sizeOptimized),
+        // config.json's `web` section: one parser for the player's loader and the page's process.
+        .target(name: "KioskWebSettings", dependencies: ["KioskSystem"], swiftSettings: sizeOptimized),
         // The vocabulary every layer shares, with no behaviour: screen states, actions, cards, the shuffle.
         .target(name: "KioskModel", dependencies: ["KioskSystem"], swiftSettings: sizeOptimized),
         // The buses boards wire things to: GPIO lines (libgpiod) and spidev.
@@ -108,7 +123,10 @@ let package = Package(
         // reads the profile sections the input and display modules parse (InputProfile, ScreenProfile).
         .target(
             name: "KioskConfig",
-            dependencies: ["KioskSystem", "KioskModel", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay"],
+            dependencies: [
+                "KioskSystem", "KioskModel", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay",
+                "KioskWebSettings",
+            ],
             swiftSettings: sizeOptimized),
         // The player's state machine and its rules, on the model's values (screen states, actions) and
         // the configuration; it owns the protocols it consumes (screen). Never the screen's, the
@@ -250,6 +268,23 @@ let package = Package(
                 "KioskConfig", "KioskModel",
                 "KioskMPD", "KioskCore", "KioskAudio", "KioskLibrary", "KioskInput", "KioskSystem", "KioskTestSupport",
             ],
+            swiftSettings: strict),
+
+        // The phone page: pairing, sessions, CSRF and rate limits, the player's MPD socket as its
+        // only channel to the player, and the pages; no HTTP here (kiosk-web holds libmicrohttpd).
+        .target(name: "KioskWeb", dependencies: ["KioskSystem", "KioskWebSettings"], swiftSettings: sizeOptimized),
+        .executableTarget(
+            name: "kiosk-web",
+            dependencies: ["KioskWeb", "KioskWebSettings", "KioskSystem", "CKioskWeb", "CMicroHTTPD"],
+            swiftSettings: sizeOptimized,
+            // As kiosk-player's: fewer pages to relocate and touch at start (docs/performance.md).
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "--icf=safe", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                    .when(configuration: .release))
+            ]),
+        .testTarget(
+            name: "KioskWebTests", dependencies: ["KioskWeb", "KioskWebSettings", "KioskSystem", "KioskTestSupport"],
             swiftSettings: strict),
 
         // Subcommands as data (options declared once, parsed and described from that), shared by the

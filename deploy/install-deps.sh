@@ -9,6 +9,7 @@
 #                                          test ARCH=arm64): debootstrap, qemu-user-static, binfmt-support
 #   deploy/install-deps.sh --system-test-arm64   those and what `make system-test ARCH=arm64` runs here
 #   deploy/install-deps.sh --image         what `make image` and its emulated-Pi boot need here
+#   deploy/install-deps.sh --browser-test  Chromium, chromedriver and Selenium (`make browser-test`)
 #   deploy/install-deps.sh --dry-run ...   print what would be installed
 #   deploy/install-deps.sh --list ...      print the mode's package names for that system, one a line
 #   deploy/install-deps.sh --root DIR ...   install into the Debian tree DIR (chroot), e.g. a debootstrap
@@ -23,6 +24,8 @@ build_packages=(
     libsqlite3-dev
     libmpg123-dev libvorbis-dev libopusfile-dev 'libtag-dev|libtag1-dev' libavformat-dev libavcodec-dev
     libsoxr-dev zlib1g-dev libpcre2-dev libespeak-ng-dev
+    # the phone page's HTTP server (kiosk-web)
+    libmicrohttpd-dev
     fonts-dejavu-core fonts-vlgothic
     flac alsa-utils gpiod time
     sox lame mpg123 vorbis-tools opus-tools ffmpeg
@@ -37,10 +40,13 @@ runtime_packages=(
     'libasound2t64|libasound2' 'libflac14|libflac12' 'libgpiod3|libgpiod2' libturbojpeg0 libjpeg62-turbo
     'libpng16-16t64|libpng16-16' libfreetype6 libsqlite3-0
     'libmpg123-0t64|libmpg123-0' libvorbisfile3 libopusfile0 'libtag2|libtag1v5' libsoxr0 libpcre2-8-0
-    libespeak-ng1 espeak-ng-data
+    libespeak-ng1 espeak-ng-data 'libmicrohttpd12t64|libmicrohttpd12'
     'libavformat61|libavformat59' 'libavcodec61|libavcodec59' 'libavutil59|libavutil57'
     fonts-dejavu-core fonts-vlgothic alsa-utils util-linux libstdc++6 libgcc-s1
 )
+# The phone page's browser test (`make browser-test`, Tests/Web/browser.py): Debian's Chromium driven
+# by Selenium through chromedriver.
+browser_test_packages=(chromium chromium-driver python3-selenium)
 # The cached trixie trees of deploy/trees (Debian's swiftlang; arm64 through qemu-user).
 cross_packages=(debootstrap qemu-user-static binfmt-support)
 # The arm64 system test: the kernel, its modules and the guest's tools come from the arm64 tree.
@@ -75,6 +81,7 @@ while [ $# -gt 0 ]; do
         --cross) mode=cross ;;
         --system-test-arm64) mode=system-test-arm64 ;;
         --image) mode=image ;;
+        --browser-test) mode=browser-test ;;
         --dry-run) dry_run=1 ;;
         --list) list=1 ;;
         --root) [ $# -ge 2 ] || { echo "install-deps: --root needs a directory" >&2; exit 2; }
@@ -96,6 +103,7 @@ case "$mode" in
     cross) want=("${cross_packages[@]}") ;;
     system-test-arm64) want=("${system_test_arm64_packages[@]}") ;;
     image) want=("${image_packages[@]}") ;;
+    browser-test) want=("${browser_test_packages[@]}") ;;
     system-test) want=("${build_packages[@]}" "${system_test_packages[@]}") ;;
 esac
 

@@ -182,7 +182,7 @@ if [ "$uninstall" = 1 ]; then
     fi
     for u in "${units[@]}"; do remove "$unitdir/$u"; done
     for r in "${rules[@]}"; do remove "$rulesdir/$r"; done
-    remove "$mpd_dropin" "$dropin_dir/60-library-directories.conf" "$bin" "$libexec" "$share" "$doc" "$man_page" "$sysusers" "$modules_load" "$shutdown_hook"
+    remove "$mpd_dropin" "$dropin_dir/60-library-directories.conf" "$bin" "$(dirname "$bin")/kiosk-web" "$libexec" "$share" "$doc" "$man_page" "$sysusers" "$modules_load" "$shutdown_hook"
     if [ -d "$(t $dropin_dir)" ] && [ -z "$(ls -A "$(t $dropin_dir)")" ]; then run rmdir "$(t $dropin_dir)"; fi
     if [ "$purge" = 1 ]; then
         remove "$confdir" "$statedir"
@@ -239,6 +239,8 @@ if [ -z "$binary" ] && command -v swift >/dev/null 2>&1 && [ -f "$repo/Package.s
     step "building the release binary (swift build -c release --static-swift-stdlib --product kiosk-player)"
     if [ "$dry_run" = 1 ]; then show bash "$deploy/install-deps.sh" --dry-run; else run bash "$deploy/install-deps.sh"; fi
     run swift build --package-path "$repo" -c release --static-swift-stdlib --product kiosk-player
+    # The phone page's server (kiosk-web.service; off unless config.json's "web" turns it on).
+    run swift build --package-path "$repo" -c release --static-swift-stdlib --product kiosk-web
     binary="$repo/.build/release/kiosk-player"
 fi
 if [ -n "$binary" ]; then
@@ -253,6 +255,12 @@ if [ -n "$binary" ]; then
     step "binary $binary"
     check_libraries "$binary"
     put "$binary" "$bin" 0755 || true
+    # kiosk-web beside the binary (the build above, or --binary's directory): the phone page.
+    if [ -f "$(dirname "$binary")/kiosk-web" ]; then
+        put "$(dirname "$binary")/kiosk-web" "$(dirname "$bin")/kiosk-web" 0755 || true
+    else
+        step "no kiosk-web beside $binary: the phone page is not installed (docs/phone.md)"
+    fi
 elif [ -x "$(t $bin)" ]; then
     step "binary: keeping the installed $bin (no --binary and no Swift toolchain)"
 elif [ "$dry_run" = 1 ]; then

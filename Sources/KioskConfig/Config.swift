@@ -4,6 +4,7 @@ import KioskAudio
 import KioskInput
 import KioskModel
 import KioskSystem
+import KioskWebSettings
 
 /// The player's configuration: one JSON file (`/etc/kiosk-player/config.json`, or `--config`).
 ///
@@ -148,6 +149,8 @@ public struct Config: Sendable {
     public var screen = Screen()
     public var inputs = Inputs()
     public var mpd = MPD()
+    /// The phone page (`kiosk-web`, a process of its own; off by default).
+    public var web = WebSettings()
     public var cards = Cards()
     public var speech = SpeechConfig()
     /// Exhibit mode: clips on inputs instead of a music player's controls (nil: off).
@@ -167,7 +170,7 @@ public struct Config: Sendable {
         "sleepAction",
         "repeat", "shuffle", "replayGain", "replayGainPreampDb", "replayGainMissingPreampDb", "audio", "screen",
         "speech",
-        "inputs", "mpd", "cards", "exhibit", "bedtime", "battery",
+        "inputs", "mpd", "cards", "exhibit", "bedtime", "battery", "web",
     ]
 
     /// Parses a config file's contents.
@@ -291,6 +294,11 @@ public struct Config: Sendable {
             c.mpd.password = try m.string("password")
             c.mpd.maxClients = try m.int("maxClients", range: 1...64) ?? c.mpd.maxClients
             try m.finish()
+        }
+        if let w = try r.object("web") {
+            c.web = try WebSettings.parse(w)
+            // The page talks to the player through its MPD socket: an enabled page opens it.
+            if c.web.enabled && (c.mpd.socket ?? "").isEmpty { c.mpd.socket = "default" }
         }
         if let k = try r.object("cards") {
             c.cards.again = try k.choice("again", Cards.Again.self) ?? c.cards.again

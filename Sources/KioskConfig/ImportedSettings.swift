@@ -19,7 +19,7 @@ public struct ImportedSettings: Equatable, Sendable {
     /// never imported.
     public static let boxOnlyKeys: Set<String> = [
         "board", "hat", "boardsDirectory", "mediaRoots", "stateDirectory", "libraryDirectories", "audio", "screen",
-        "inputs", "mpd",
+        "inputs", "mpd", "web",
     ]
 
     /// The keys imported, as the set carried them (box-only keys are refused by the set's parser).

@@ -35,6 +35,9 @@ struct CardSession {
     private(set) var playing: CardUID?
     /// The playing card was taken off and that paused playback: putting it back resumes.
     private(set) var pausedByRemoval = false
+    /// The last card shown to a reader, and how many showings there were (the phone page lists it).
+    private(set) var lastShown: CardUID?
+    private(set) var shownCount = 0
     /// A card whose collection was not there yet (its stick not inserted, or not scanned).
     private(set) var waiting: (uid: CardUID, collection: CardCollection, since: UInt64)?
 
@@ -99,6 +102,8 @@ struct CardSession {
         case linked(CardUID, playsNow: Bool)
         /// Card `uid` was unlinked.
         case unlinked(CardUID)
+        /// Card `uid` was shown to a reader (linked or not).
+        case shown(CardUID)
     }
 
     mutating func handle(_ event: Event) -> [PlayerEffect] {
@@ -138,6 +143,10 @@ struct CardSession {
             return []
         case .unlinked(let uid):
             if playing == uid { playing = nil }
+            return []
+        case .shown(let uid):
+            lastShown = uid
+            shownCount += 1
             return []
         }
     }

@@ -28,10 +28,12 @@ extension Player {
     }
 
     private func cardPresented(_ uid: CardUID) {
+        apply(cardSession.handle(.shown(uid)))
+        outbox.remoteChanges.note(.cards)
         cancelCardAway()
         cards.reloadIfChanged()
         let link = cards.link(of: uid)
-        if let link { Log.info("card \(uid): \(link.summary)") }
+        if let link { Log.info("card \(uid): \(link.summary)") } else { Log.info("card \(uid) shown: not linked") }
         let queueCollection = queueCollection
         let presentation = cardSession.presented(uid, link: link, status: status) { wanted in
             queueCollection?.category == wanted.category && queueCollection?.key == wanted.key

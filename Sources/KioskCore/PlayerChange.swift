@@ -73,11 +73,13 @@ public struct PlayerAspects: OptionSet, Sendable, CustomStringConvertible {
     public static let catalog = PlayerAspects(rawValue: 1 << 5)
     /// The library reported something (a scan began, progressed or ended).
     public static let library = PlayerAspects(rawValue: 1 << 6)
+    /// A card was shown to a reader, or a card's link changed (the phone page follows it).
+    public static let cards = PlayerAspects(rawValue: 1 << 7)
 
     public var description: String {
         let names: [(PlayerAspects, String)] = [
             (.queue, "queue"), (.playback, "playback"), (.volume, "volume"), (.options, "options"),
-            (.output, "output"), (.catalog, "catalog"), (.library, "library"),
+            (.output, "output"), (.catalog, "catalog"), (.library, "library"), (.cards, "cards"),
         ]
         return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
     }

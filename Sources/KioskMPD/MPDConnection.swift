@@ -20,12 +20,15 @@ struct MPDIdle: OptionSet, Hashable {
     static let neighbor = MPDIdle(rawValue: 1 << 11)
     static let mount = MPDIdle(rawValue: 1 << 12)
     static let partition = MPDIdle(rawValue: 1 << 13)
+    /// A card shown or its link changed (`MPDPhoneCommands`): only for a client that names it, so
+    /// that MPD clients idling on everything never see a subsystem they do not know.
+    static let kioskCard = MPDIdle(rawValue: 1 << 14)
 
     static let names: [(String, MPDIdle)] = [
         ("database", .database), ("stored_playlist", .storedPlaylist), ("playlist", .playlist),
         ("player", .player), ("mixer", .mixer), ("output", .output), ("options", .options),
         ("sticker", .sticker), ("update", .update), ("subscription", .subscription), ("message", .message),
-        ("neighbor", .neighbor), ("mount", .mount), ("partition", .partition),
+        ("neighbor", .neighbor), ("mount", .mount), ("partition", .partition), ("kioskcard", .kioskCard),
     ]
 
     static let all = MPDIdle(rawValue: (1 << 14) - 1)

@@ -45,6 +45,7 @@ struct MPDStateTracker {
         if aspects.contains(.volume) { changes.insert(.mixer) }
         if aspects.contains(.options) { changes.insert(.options) }
         if aspects.contains(.output) { changes.insert(.output) }
+        if aspects.contains(.cards) { changes.insert(.kioskCard) }
         if aspects.contains(.catalog) {
             changes.formUnion([.database, .storedPlaylist])
             databaseUpdated = Int(Syscalls.realtimeNanoseconds() / 1_000_000_000)

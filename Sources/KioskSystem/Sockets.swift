@@ -108,4 +108,15 @@ extension Syscalls {
     public static func setSocketBufferSize(_ fd: Int32, send: Bool, bytes: Int32) throws(Errno) {
         _ = try retrying("setsockopt") { kiosk_net_set_buffer_size(fd, send ? 1 : 0, bytes) }
     }
+
+    /// Bounds how long a blocking socket's reads and writes wait (`SO_RCVTIMEO`, `SO_SNDTIMEO`): past
+    /// it they fail with `EAGAIN`. The corresponding C function is `setsockopt(2)`.
+    public static func setTimeouts(_ fd: Int32, milliseconds: Int) throws(Errno) {
+        var time = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+            _ = try retrying("setsockopt") {
+                setsockopt(fd, SOL_SOCKET, option, &time, socklen_t(MemoryLayout<timeval>.size))
+            }
+        }
+    }
 }

@@ -59,3 +59,29 @@ import Testing
         }
     }
 }
+
+/// The phone page talks to the player through its MPD socket: enabling the page opens it.
+@Suite struct WebSectionTests {
+    @Test func anEnabledPhonePageOpensTheDefaultSocket() throws {
+        let config = try Config.parse(Array(#"{"web": {"enabled": true}}"#.utf8), file: "config.json")
+        #expect(config.web.enabled)
+        #expect(try MPDSettings.from(config.mpd)?.socketPath?.hasSuffix("/mpd.socket") == true)
+    }
+
+    @Test func aConfiguredSocketIsKeptAndAPageOffOpensNone() throws {
+        let kept = try Config.parse(
+            Array(#"{"web": {"enabled": true}, "mpd": {"socket": "/tmp/x.socket"}}"#.utf8), file: "config.json")
+        #expect(try MPDSettings.from(kept.mpd)?.socketPath == "/tmp/x.socket")
+        let off = try Config.parse(Array(#"{"web": {"enabled": false, "port": 8080}}"#.utf8), file: "config.json")
+        #expect(try MPDSettings.from(off.mpd) == nil)
+    }
+
+    @Test func aBadKeyOfTheSectionIsNamed() {
+        do {
+            _ = try Config.parse(Array(#"{"web": {"sessionDays": 0}}"#.utf8), file: "config.json")
+            Issue.record("accepted")
+        } catch {
+            #expect("\(error)".contains("web.sessionDays"))
+        }
+    }
+}

@@ -2,7 +2,7 @@
 # Builds the Debian package: .build/deb/kiosk-player_<version>_<arch>.deb, for Debian trixie and
 # Raspberry Pi OS trixie (`make deb ARCH=amd64|arm64`).
 #
-#   deploy/debian/build-deb.sh ARCH [--binary FILE] [--no-lintian]
+#   deploy/debian/build-deb.sh ARCH [--binary FILE] [--no-lintian]   (--binary: kiosk-web beside it too)
 #
 # 1. The release binary with Debian's swiftlang and the static Swift runtime (deploy/trees/swift-build.sh:
 #    cross-compiled for arm64), unless --binary names one.
@@ -44,9 +44,14 @@ if [ -z "$binary" ]; then
     products=$(bash "$trees/swift-build.sh" "$arch" --static -c release --product kiosk-player \
         -Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now | tail -n 1)
     binary=$products/kiosk-player
-    echo "build-deb: release binary built in $(($(date +%s) - start)) s: $binary"
+    # The phone page's server, a program of its own (docs/architecture.md, "The phone page").
+    bash "$trees/swift-build.sh" "$arch" --static -c release --product kiosk-web \
+        -Xswiftc -use-ld=lld -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now >/dev/null
+    echo "build-deb: release binaries built in $(($(date +%s) - start)) s: $binary and kiosk-web beside it"
 fi
 [ -x "$binary" ] || { echo "build-deb: no binary at $binary" >&2; exit 1; }
+web_binary=$(dirname "$binary")/kiosk-web
+[ -x "$web_binary" ] || { echo "build-deb: no kiosk-web beside $binary" >&2; exit 1; }
 
 out=$repo/.build/deb
 stage_root=$out/stage-$arch
@@ -56,6 +61,7 @@ mkdir -p "$stage/debian" "$stage/prebuilt" "$stage/modules-load.d" "$stage/confi
 cp -a "$here/control" "$here/rules" "$here/copyright" "$here/source" "$here"/kiosk-player.* "$stage/debian/"
 cp "$repo/deploy/sysusers-kiosk-player.conf" "$stage/debian/kiosk-player.sysusers"
 install -m 0755 "$binary" "$stage/prebuilt/kiosk-player"
+install -m 0755 "$web_binary" "$stage/prebuilt/kiosk-web"
 cp -a "$repo/deploy/systemd" "$repo/deploy/udev" "$repo/deploy/units.list" "$stage/"
 cp "$repo/deploy/modules-load-kiosk-player.conf" "$stage/modules-load.d/kiosk-player.conf"
 cp "$repo/deploy/kiosk-automount" "$repo/deploy/kiosk-library-dropin" "$repo/deploy/kiosk-lazytime" "$repo/deploy/kiosk-console" "$repo/deploy/kiosk-power-latch" "$stage/"

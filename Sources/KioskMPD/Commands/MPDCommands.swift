@@ -3,7 +3,7 @@
 /// src/command/AllCommands.cxx: name, permission, argument counts (min, max; -1 as there), handler.
 /// The handlers live in files by kind (`MPDClientCommands`, `MPDStatusCommands`,
 /// `MPDPlaybackCommands`, `MPDQueueCommands`, `MPDDatabaseCommands`, `MPDPlaylistCommands`,
-/// `MPDOutputCommands`, `MPDPictureCommands`, `MPDStickerCommands`, `MPDFileCommands`). `commands`/`notcommands`
+/// `MPDOutputCommands`, `MPDPictureCommands`, `MPDStickerCommands`, `MPDFileCommands`, `MPDPhoneCommands`). `commands`/`notcommands`
 /// answer from this table; `MPDServer.execute` checks permission and counts from it, once, before any handler runs.
 ///
 /// `command_list_begin`/`_end` and `noidle` are words of the connection (`MPDServer.handleLine`),
@@ -19,6 +19,7 @@ enum MPDCommands {
     private typealias Picture = MPDPictureCommands
     private typealias Files = MPDFileCommands
     private typealias Sticker = MPDStickerCommands
+    private typealias Phone = MPDPhoneCommands
 
     static let table: [MPDCommand] = [
         MPDCommand("add", .add, 1, 2, Queue.add),
@@ -42,6 +43,12 @@ enum MPDCommands {
         MPDCommand("findadd", .add, 1, -1, Database.findAdd),
         MPDCommand("getvol", .read, 0, 0, Playback.getVolume),
         MPDCommand("idle", .read, 0, -1, Client.idle),
+        MPDCommand("kioskcardlink", .admin, 4, 5, Phone.link),
+        MPDCommand("kioskcards", .read, 0, 0, Phone.cards),
+        MPDCommand("kioskcardunlink", .admin, 1, 2, Phone.unlink),
+        MPDCommand("kioskcollections", .read, 1, 1, Phone.collections),
+        MPDCommand("kioskpaircode", .admin, 2, 2, Phone.pairCode),
+        MPDCommand("kioskstate", .read, 0, 0, Phone.state),
         MPDCommand("list", .read, 1, -1, Database.list),
         MPDCommand("listall", .read, 0, 1, Database.listAll),
         MPDCommand("listallinfo", .read, 0, 1, Database.listAllInfo),

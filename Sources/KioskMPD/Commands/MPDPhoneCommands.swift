@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskCore
+import KioskModel
+import KioskSystem
+
+/// The commands the phone page (`kiosk-web`) needs that MPD has no word for: the box's cards and
+/// their links, the collections a card can play, the volume's limits, and the pairing code the box
+/// shows and says. Prefixed `kiosk` so that no MPD command of a later protocol version can clash;
+/// `kioskcard` is an idle subsystem only a client that names it hears (`MPDIdle.kioskCard`).
+/// Thread: loop thread.
+enum MPDPhoneCommands {
+    /// Most collections `kioskcollections` lists (a bounded response; the page says when cut).
+    static let maxCollections = 2000
+
+    /// `kioskstate`: the volume's limits and the last card shown (`lastcard`, `lastcardcount`).
+    static func state(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        var out: [UInt8] = []
+        let range = s.player.volumeRange
+        MPDFormat.pair("volumemin", "\(range.lowerBound)", to: &out)
+        MPDFormat.pair("volumemax", "\(range.upperBound)", to: &out)
+        if let last = s.player.lastCardShown {
+            MPDFormat.pair("lastcard", last.uid.rawValue, to: &out)
+            MPDFormat.pair("lastcardcount", "\(last.count)", to: &out)
+            MPDFormat.pair("lastcardlinked", s.player.cards.link(of: last.uid) == nil ? "0" : "1", to: &out)
+        }
+        r.connection.write(bytes: out[...])
+        return .done
+    }
+
+    /// `kioskcards`: every link, one `card:` line each, followed by what it plays.
+    static func cards(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        s.player.cards.reloadIfChanged()
+        var out: [UInt8] = []
+        for (uid, link) in s.player.cards.sorted {
+            MPDFormat.pair("card", uid.rawValue, to: &out)
+            MPDFormat.pair("summary", link.summary, to: &out)
+            switch link {
+            case .collection(let c):
+                MPDFormat.pair("category", c.category.rawValue, to: &out)
+                MPDFormat.pair("key", c.key, to: &out)
+                MPDFormat.pair("name", c.name, to: &out)
+                MPDFormat.pair("mode", c.mode.rawValue, to: &out)
+            case .action(let a):
+                MPDFormat.pair("action", a.name, to: &out)
+            }
+        }
+        r.connection.write(bytes: out[...])
+        return .done
+    }
+
+    /// `kioskcollections CATEGORY`: the collections of a category (album, playlist, folder), one
+    /// `key:` line each, then `name:` and `subtitle:`.
+    static func collections(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let category = try linkable(r[0])
+        var out: [UInt8] = []
+        let all = s.player.catalog?.collections(in: category) ?? []
+        for collection in all.prefix(maxCollections) {
+            MPDFormat.pair("key", collection.key, to: &out)
+            MPDFormat.pair("name", collection.name, to: &out)
+            MPDFormat.pair("subtitle", collection.subtitle, to: &out)
+        }
+        if all.count > maxCollections { MPDFormat.pair("truncated", "\(all.count)", to: &out) }
+        r.connection.write(bytes: out[...])
+        return .done
+    }
+
+    /// `kioskcardlink UID CATEGORY KEY MODE WHO`: links a card (WHO: the page's session, for the log).
+    static func link(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let uid = try card(r[0])
+        let category = try linkable(r[1])
+        guard let mode = CardMode(rawValue: r[3]) else {
+            throw .argument("unknown mode \(r[3]) (\(CardMode.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        do throws(PhoneRequestError) {
+            try s.player.linkCard(uid, category: category, key: r[2], mode: mode, by: who(r, 4))
+        } catch {
+            throw .noExist(error.description)
+        }
+        return s.changed()
+    }
+
+    /// `kioskcardunlink UID WHO`.
+    static func unlink(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let uid = try card(r[0])
+        let removed: Bool
+        do throws(PhoneRequestError) {
+            removed = try s.player.unlinkCard(uid, by: who(r, 1))
+        } catch {
+            throw MPDError(.system, error.description)
+        }
+        guard removed else { throw .noExist("card \(uid) is not linked") }
+        return s.changed()
+    }
+
+    /// `kioskpaircode CODE SECONDS`: the box shows and says the phone page's pairing code.
+    static func pairCode(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let code = r[0]
+        guard (4...8).contains(code.utf8.count), code.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw .argument("a code is 4 to 8 digits")
+        }
+        let seconds = try MPDArgument.int(r[1])
+        guard (10...600).contains(seconds) else { throw .argument("seconds: 10…600") }
+        s.player.showPairingCode(code, seconds: seconds)
+        return .done
+    }
+
+    private static func card(_ text: String) throws(MPDError) -> CardUID {
+        guard let uid = CardUID(text) else { throw .argument("not a card number: \(text)") }
+        return uid
+    }
+
+    private static func linkable(_ text: String) throws(MPDError) -> KioskModel.Category {
+        guard let category = KioskModel.Category(rawValue: text), [.album, .playlist, .folder].contains(category)
+        else { throw .argument("a card plays an album, playlist or folder, not \(text)") }
+        return category
+    }
+
+    private static func who(_ r: MPDRequest, _ index: Int) -> String {
+        let text = index < r.arguments.count ? r.arguments[index] : "a remote client"
+        return String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(64))
+    }
+}

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// The page's three files, served from the box (no CDN, no framework): phone-first (360 px wide,
+/// targets at least 48 px), labelled for screen readers (landmarks, labels, a live region for
+/// what changes), text put in with `textContent` only, so that no name from a stick becomes markup.
+///
+/// Thread: constants; any.
+enum PageAssets {
+    static let index = Array(
+        #"""
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>KioskPlayer</title>
+        <link rel="stylesheet" href="/app.css">
+        <script src="/app.js" defer></script>
+        </head>
+        <body>
+        <header><h1>KioskPlayer</h1></header>
+        <main>
+        <section id="pairing" hidden aria-labelledby="pair-title">
+          <h2 id="pair-title">Pair this phone</h2>
+          <p>The box shows and says a six-digit code. Type it here.</p>
+          <button id="ask-code" type="button">Show a code on the box</button>
+          <form id="pair-form">
+            <label for="code">Code from the box</label>
+            <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
+            <button type="submit">Pair</button>
+          </form>
+        </section>
+        <section id="playing" hidden aria-labelledby="playing-title">
+          <h2 id="playing-title">Now playing</h2>
+          <p id="title" class="big">–</p>
+          <p id="artist"></p>
+          <div class="controls" role="group" aria-label="Playback">
+            <button id="previous" type="button" aria-label="Previous track">⏮</button>
+            <button id="toggle" type="button" aria-label="Play">▶</button>
+            <button id="next" type="button" aria-label="Next track">⏭</button>
+          </div>
+          <label for="volume">Volume <span id="volume-value"></span></label>
+          <input id="volume" type="range" min="0" max="100" step="1">
+          <p id="volume-limit" class="hint"></p>
+        </section>
+        <section id="cards" hidden aria-labelledby="cards-title">
+          <h2 id="cards-title">Cards</h2>
+          <p class="hint">Tap a card on the box: it appears here.</p>
+          <div id="last-card" aria-live="polite"><p id="last-card-text">No card shown yet.</p></div>
+          <form id="link-form" hidden>
+            <label for="album">Album for card <span id="link-card"></span></label>
+            <select id="album" required></select>
+            <label for="mode">How each tap plays</label>
+            <select id="mode">
+              <option value="album">The album (from its bookmark)</option>
+              <option value="track-per-tap">One track per tap</option>
+              <option value="random-track">A random track</option>
+              <option value="continue">Where it was left</option>
+            </select>
+            <button type="submit">Link the card</button>
+          </form>
+          <h3>Linked cards</h3>
+          <ul id="card-list"></ul>
+        </section>
+        <p id="message" role="status" aria-live="polite"></p>
+        </main>
+        </body>
+        </html>
+
+        """#.utf8)
+
+    static let style = Array(
+        #"""
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 18px/1.4 system-ui, sans-serif; background: #fafafa; color: #111; }
+        header { background: #1d3557; color: #fff; padding: 8px 16px; }
+        h1 { font-size: 22px; margin: 0; }
+        main { padding: 8px 16px 32px; max-width: 640px; margin: 0 auto; }
+        section { margin: 16px 0; }
+        h2 { font-size: 20px; margin: 8px 0; }
+        h3 { font-size: 18px; }
+        button, select, input { font: inherit; min-height: 48px; }
+        button { min-width: 48px; padding: 8px 16px; border: 2px solid #1d3557; border-radius: 8px;
+          background: #fff; color: #1d3557; }
+        button:focus-visible, select:focus-visible, input:focus-visible { outline: 3px solid #e63946; }
+        form { display: flex; flex-direction: column; gap: 8px; margin: 8px 0; }
+        input#code { font-size: 28px; letter-spacing: 6px; text-align: center; }
+        .controls { display: flex; gap: 12px; margin: 12px 0; }
+        .controls button { flex: 1; font-size: 28px; }
+        input[type=range] { width: 100%; }
+        .big { font-size: 22px; font-weight: 600; margin: 4px 0; }
+        .hint { color: #555; font-size: 16px; }
+        #last-card { border: 2px dashed #1d3557; border-radius: 8px; padding: 8px 12px; }
+        ul { list-style: none; padding: 0; }
+        li { display: flex; align-items: center; justify-content: space-between; gap: 8px;
+          border-bottom: 1px solid #ddd; padding: 6px 0; }
+        li span { overflow-wrap: anywhere; }
+        #message { min-height: 1.4em; color: #9d0208; }
+
+        """#.utf8)
+
+    static let script = Array(
+        #"""
+        "use strict";
+        let csrf = null;
+        let lastCard = null;
+        let albumsLoaded = false;
+        const $ = (id) => document.getElementById(id);
+        function say(text) { $("message").textContent = text || ""; }
+
+        async function call(method, path, body) {
+          const options = { method, headers: {}, credentials: "same-origin" };
+          if (body !== undefined) {
+            options.headers["Content-Type"] = "application/json";
+            options.body = JSON.stringify(body);
+          }
+          if (method !== "GET" && csrf) options.headers["X-CSRF-Token"] = csrf;
+          const response = await fetch(path, options);
+          let data = {};
+          try { data = await response.json(); } catch (e) { data = {}; }
+          if (!response.ok) {
+            const error = new Error(data.error || ("HTTP " + response.status));
+            error.status = response.status;
+            throw error;
+          }
+          return data;
+        }
+
+        function showPairing() {
+          $("pairing").hidden = false;
+          $("playing").hidden = true;
+          $("cards").hidden = true;
+        }
+
+        async function start() {
+          try {
+            const session = await call("GET", "/api/session");
+            csrf = session.csrf;
+          } catch (e) {
+            showPairing();
+            return;
+          }
+          $("pairing").hidden = true;
+          $("playing").hidden = false;
+          $("cards").hidden = false;
+          await Promise.all([refreshStatus(), refreshCards()]);
+          follow();
+        }
+
+        function showStatus(s) {
+          $("title").textContent = s.title || "Nothing playing";
+          $("artist").textContent = [s.artist, s.album].filter(Boolean).join(" · ");
+          const playing = s.state === "play";
+          $("toggle").textContent = playing ? "⏸" : "▶";
+          $("toggle").setAttribute("aria-label", playing ? "Pause" : "Play");
+          $("toggle").dataset.action = playing ? "pause" : (s.state === "pause" ? "resume" : "play");
+          const v = $("volume");
+          if (s.volumeMin !== null) v.min = s.volumeMin;
+          if (s.volumeMax !== null) v.max = s.volumeMax;
+          if (document.activeElement !== v && s.volume !== null) v.value = s.volume;
+          $("volume-value").textContent = s.volume === null ? "" : s.volume + " %";
+          $("volume-limit").textContent = "The box's limits: " + s.volumeMin + "–" + s.volumeMax + " %";
+        }
+
+        async function refreshStatus() {
+          try { showStatus(await call("GET", "/api/status")); } catch (e) { say(e.message); }
+        }
+
+        function showLast(last) {
+          lastCard = last;
+          if (!last) return;
+          $("last-card-text").textContent = "Card " + last.card + (last.linked ? " is linked." : " is not linked yet.");
+          $("link-card").textContent = last.card;
+          $("link-form").hidden = false;
+          loadAlbums();
+        }
+
+        async function loadAlbums() {
+          if (albumsLoaded) return;
+          const data = await call("GET", "/api/collections?category=album");
+          const select = $("album");
+          select.textContent = "";
+          for (const c of data.collections) {
+            const option = document.createElement("option");
+            option.value = c.key;
+            option.textContent = c.subtitle ? c.name + " — " + c.subtitle : c.name;
+            select.appendChild(option);
+          }
+          albumsLoaded = true;
+        }
+
+        function showCards(data) {
+          const list = $("card-list");
+          list.textContent = "";
+          for (const c of data.cards) {
+            const item = document.createElement("li");
+            const text = document.createElement("span");
+            text.textContent = c.card + ": " + c.summary + (c.mode && c.mode !== "album" ? " (" + c.mode + ")" : "");
+            const button = document.createElement("button");
+            button.type = "button";
+            button.textContent = "Unlink";
+            button.setAttribute("aria-label", "Unlink card " + c.card);
+            button.addEventListener("click", async () => {
+              try { showCards(await call("POST", "/api/cards/unlink", { card: c.card })); say("Card unlinked."); }
+              catch (e) { say(e.message); }
+            });
+            item.append(text, button);
+            list.appendChild(item);
+          }
+          if (data.last) showLast(data.last);
+        }
+
+        async function refreshCards() {
+          try { showCards(await call("GET", "/api/cards")); } catch (e) { say(e.message); }
+        }
+
+        function follow() {
+          const source = new EventSource("/api/events");
+          // What happened while the stream was closed: read once it is open.
+          source.onopen = () => { refreshStatus(); refreshCards(); };
+          source.addEventListener("card", (event) => {
+            const last = JSON.parse(event.data);
+            if (last.card) { showLast(last); refreshCards(); }
+          });
+          source.addEventListener("status", () => refreshStatus());
+          source.onerror = () => {
+            source.close();
+            setTimeout(() => { call("GET", "/api/session").then(follow, showPairing); }, 3000);
+          };
+        }
+
+        document.addEventListener("DOMContentLoaded", () => {
+          $("ask-code").addEventListener("click", async () => {
+            try { await call("POST", "/api/pair/code", {}); say("Look at the box, or listen: it says the code."); }
+            catch (e) { say(e.message); }
+          });
+          $("pair-form").addEventListener("submit", async (event) => {
+            event.preventDefault();
+            try {
+              const data = await call("POST", "/api/pair", { code: $("code").value.trim() });
+              csrf = data.csrf;
+              say("");
+              start();
+            } catch (e) { say(e.message); }
+          });
+          for (const id of ["previous", "next", "toggle"]) {
+            $(id).addEventListener("click", async () => {
+              const action = id === "toggle" ? ($("toggle").dataset.action || "play") : id;
+              try { showStatus(await call("POST", "/api/control", { action })); } catch (e) { say(e.message); }
+            });
+          }
+          $("volume").addEventListener("change", async () => {
+            try { showStatus(await call("POST", "/api/volume", { volume: Number($("volume").value) })); }
+            catch (e) { say(e.message); }
+          });
+          $("link-form").addEventListener("submit", async (event) => {
+            event.preventDefault();
+            if (!lastCard) return;
+            try {
+              showCards(await call("POST", "/api/cards/link",
+                { card: lastCard.card, category: "album", key: $("album").value, mode: $("mode").value }));
+              say("Card linked.");
+            } catch (e) { say(e.message); }
+          });
+          start();
+        });
+
+        """#.utf8)
+}

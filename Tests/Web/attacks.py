@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Attack tests against the real running phone page (kiosk-web on libmicrohttpd, talking to a real
+kiosk-player demo): no session refused on every route, CSRF refused, code guessing bounded,
+oversize requests refused, 1000 connections and a slowloris client leaving a paired phone working.
+Prints one line per check and the measured figures; exits 1 if any check failed.
+Usage: Tests/Web/attacks.py   (after `swift build`; WEB_TEST_BUILD=DIR for another build)"""
+import os
+import socket
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from box import Box  # noqa: E402
+
+failures = []
+
+
+def check(name, ok, detail=""):
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else "  -- " + str(detail)))
+    if not ok:
+        failures.append(name)
+
+
+ROUTES = [("GET", "/api/session"), ("GET", "/api/status"), ("GET", "/api/cards"),
+          ("GET", "/api/collections?category=album"), ("GET", "/api/events"), ("POST", "/api/control"),
+          ("POST", "/api/volume"), ("POST", "/api/cards/link"), ("POST", "/api/cards/unlink"),
+          ("POST", "/api/logout"), ("GET", "/api/unknown"), ("PUT", "/api/status"), ("GET", "/api/../api/status")]
+
+
+def main():
+    box = Box()
+    try:
+        run(box)
+    finally:
+        box.close()
+    print(f"attacks: {len(failures)} failed" if failures else "attacks: all passed")
+    return 1 if failures else 0
+
+
+def run(box):
+    # 1. Without a session: refused everywhere; with a made-up cookie too.
+    for method, path in ROUTES:
+        status, _, _ = box.request(method, path, {} if method != "GET" else None)
+        check(f"no session: {method} {path} refused (401)", status == 401, status)
+        status, _, _ = box.request(method, path, {} if method != "GET" else None,
+                                   session={"token": "ab" * 32, "csrf": "cd" * 32})
+        check(f"made-up session: {method} {path} refused (401)", status == 401, status)
+    status, headers, body = box.request("GET", "/")
+    check("the page itself is served (no data in it) with its security policy",
+          status == 200 and "frame-ancestors 'none'" in headers.get("Content-Security-Policy", ""), headers)
+
+    # 2. Guessing codes, from another machine (127.0.0.4): 5 wrong end the code; codes come at most
+    # one per 10 s; the guesser is locked out after 10 wrong.
+    status, _, _ = box.request("POST", "/api/pair", {"code": "123456"}, source="127.0.0.4")
+    check("a code typed while none shows is refused", status == 403, status)
+    status, _, _ = box.request("POST", "/api/pair/code", {}, source="127.0.0.4")
+    code = box.code()
+    wrong = "000000" if code != "000000" else "111111"
+    answers = [box.request("POST", "/api/pair", {"code": wrong}, source="127.0.0.4")[0] for _ in range(5)]
+    status, _, _ = box.request("POST", "/api/pair", {"code": code}, source="127.0.0.4")
+    check("five wrong codes end the code: the right one is refused after them", answers == [403] * 5 and status == 403,
+          (answers, status))
+    status, headers, _ = box.request("POST", "/api/pair/code", {}, source="127.0.0.4")
+    check("a new code at once is refused (429, Retry-After)", status == 429 and "Retry-After" in headers, status)
+    check("the guesses are logged with the address", "127.0.0.4: wrong pairing code" in box.weblog())
+
+    # 3. A paired phone (127.0.0.1), after the code interval.
+    time.sleep(10.5)
+    phone = box.pair()
+    status, _, body = box.request("GET", "/api/status", session=phone)
+    check("the paired phone reads the status", status == 200 and "volume" in body, (status, body))
+    volume = int(box.mpd("status")["volume"])
+    target = 33 if volume != 33 else 34
+
+    # 4. CSRF: a change without the token, with another token, as a form, or from another site.
+    no_csrf = dict(phone, csrf=None)
+    status, _, _ = box.request("POST", "/api/volume", {"volume": target}, session=no_csrf)
+    check("a change without its CSRF token is refused (403)", status == 403, status)
+    status, _, _ = box.request("POST", "/api/volume", {"volume": target}, session=phone,
+                               headers={"X-CSRF-Token": "0" * 64})
+    check("a change with a wrong CSRF token is refused (403)", status == 403, status)
+    status, _, _ = box.request("POST", "/api/volume", "volume=%d" % target, session=phone,
+                               headers={"Content-Type": "application/x-www-form-urlencoded"})
+    check("a change sent as a form (what a cross-site form can send) is refused (415)", status == 415, status)
+    status, _, _ = box.request("POST", "/api/volume", {"volume": target}, session=phone,
+                               headers={"Origin": "http://evil.example", "Host": f"127.0.0.1:{box.port}"})
+    check("a change from another site's page is refused (403)", status == 403, status)
+    check("none of them changed the volume", int(box.mpd("status")["volume"]) == volume)
+    status, _, body = box.request("POST", "/api/volume", {"volume": target}, session=phone)
+    check("with its token the change is made", status == 200 and int(box.mpd("status")["volume"]) == target,
+          (status, body))
+    check("the change is logged with its session", f"session {phone['id']} (127.0.0.1): volume {target}" in box.weblog())
+
+    # 5. Oversize: a declared body over 4 KiB, a chunked one, huge headers.
+    status, _, _ = box.request("POST", "/api/volume", b"x" * 100_000, session=phone)
+    check("a 100 kB body is refused (413)", status == 413, status)
+    with socket.create_connection(("127.0.0.1", box.port), timeout=10) as s:
+        s.sendall(f"POST /api/volume HTTP/1.1\r\nHost: x\r\nCookie: kiosk_session={phone['token']}\r\n"
+                  f"X-CSRF-Token: {phone['csrf']}\r\nContent-Type: application/json\r\n"
+                  "Transfer-Encoding: chunked\r\n\r\n".encode())
+        for _ in range(10):
+            s.sendall(b"400\r\n" + b" " * 1024 + b"\r\n")
+        s.sendall(b"0\r\n\r\n")
+        reply = s.recv(200).decode(errors="replace")
+    check("a chunked body over 4 KiB is refused (413)", reply.startswith("HTTP/1.1 413"), reply[:40])
+    with socket.create_connection(("127.0.0.1", box.port), timeout=10) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200_000 + b"\r\n\r\n")
+        try:
+            reply = s.recv(200).decode(errors="replace")
+        except ConnectionResetError:
+            reply = "reset"
+    check("200 kB of headers are refused", reply == "reset" or reply == "" or reply.startswith("HTTP/1.1 4"), reply[:40])
+
+    # 6. 1000 connections from one machine (127.0.0.2), a slowloris from another (127.0.0.3): the
+    # phone's page still works, and the server's RSS stays bounded.
+    rss_before = box.rss_kb(box.web)
+    held, refused = [], 0
+    for _ in range(1000):
+        try:
+            s = socket.create_connection(("127.0.0.1", box.port), timeout=2, source_address=("127.0.0.2", 0))
+            held.append(s)
+        except OSError:
+            refused += 1
+    stop = threading.Event()
+    loris = []
+
+    def slowloris():
+        for _ in range(8):
+            try:
+                s = socket.create_connection(("127.0.0.1", box.port), timeout=2, source_address=("127.0.0.3", 0))
+                s.sendall(b"GET / HTTP/1.1\r\n")
+                loris.append(s)
+            except OSError:
+                pass
+        while not stop.wait(2):
+            for s in list(loris):
+                try:
+                    s.sendall(b"X-a: b\r\n")
+                except OSError:
+                    loris.remove(s)
+
+    thread = threading.Thread(target=slowloris)
+    thread.start()
+    time.sleep(1)
+    # Of the 1000, libmicrohttpd keeps 8 (per address) and closes the rest at accept.
+    alive = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            data = s.recv(1)
+            alive += 0 if data == b"" else 1
+        except BlockingIOError:
+            alive += 1
+        except OSError:
+            pass
+    ok = []
+    for i in range(5):
+        status, _, body = box.request("GET", "/api/status", session=phone)
+        ok.append(status)
+        status, _, _ = box.request("POST", "/api/volume", {"volume": 40 + i}, session=phone)
+        ok.append(status)
+        time.sleep(0.5)
+    check("with 1000 connections and a slowloris, the phone's page answers every request", ok == [200] * 10, ok)
+    check("the flood holds at most 8 connections (per-address limit)", alive <= 8, alive)
+    check("the player obeyed the phone meanwhile", int(box.mpd("status")["volume"]) == 44)
+    rss_during = box.rss_kb(box.web)
+    # The slowloris keeps sending: libmicrohttpd closes connections idle 10 s, and the flood's 4
+    # sit idle: they are gone after it.
+    time.sleep(12)
+    gone = 0
+    for s in held:
+        try:
+            s.setblocking(True)
+            s.settimeout(0.2)
+            if s.recv(1) == b"":
+                gone += 1
+        except socket.timeout:
+            pass
+        except OSError:
+            gone += 1
+    check("idle connections are closed after the 10 s timeout", gone == len(held), (gone, len(held)))
+    stop.set()
+    thread.join()
+    for s in held + loris:
+        s.close()
+    print(f"figures: flood {len(held)} accepted by the kernel, {refused} refused at connect, "
+          f"{alive} kept by the server; kiosk-web RSS {rss_before} kB before, {rss_during} kB during")
+
+    # 7. After the abuse: the phone still works; logout ends the session.
+    status, _, _ = box.request("GET", "/api/cards", session=phone)
+    check("after the flood the phone's page still answers", status == 200, status)
+    status, _, _ = box.request("POST", "/api/logout", {}, session=phone)
+    status2, _, _ = box.request("GET", "/api/status", session=phone)
+    check("logout ends the session", status == 200 and status2 == 401, (status, status2))
+    check("the player is still running", box.player.poll() is None and box.web.poll() is None)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

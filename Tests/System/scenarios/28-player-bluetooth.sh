@@ -1,0 +1,151 @@
+#!/bin/bash
+# Player: Bluetooth headphones without radios. hci_vhci gives the kernel virtual controllers and
+# BlueZ's own emulator, btvirt (Debian's bluez-test-tools), makes two of them (hci0, hci1) that
+# see each other; the guest runs its own system bus (dbus-daemon --system), one bluetoothd for
+# both, and two bluez-alsa daemons: the box's (org.bluealsa, hci0, A2DP source) and the
+# headphones' (org.bluealsa.sink, hci1, A2DP sink), whose bluealsa-aplay records what arrives
+# (the ALSA file plugin, a WAV). hci1 is "Kid Cans", discoverable, class Audio/Headphones.
+#   1. the player (config `bluetooth`: hci0, maxVolume 50) starts on the speaker; the doctor names
+#      the adapter and bluez-alsa;
+#   2. the pair card → "Pairing: put the headphones in pairing mode", paired with Kid Cans,
+#      "Headphones on"; bluetooth.json remembers them;
+#   3. play: a 1 kHz sine at -6 dBFS (track 1) arrives at the headphones at 1 kHz, 12 dB lower (the
+#      volume capped from 100 to 50: the square law), and nothing on the speaker;
+#   4. the headphones' next button (AVRCP: MediaControl1.Next on hci1's side; BlueZ gives it to
+#      the box as KEY_NEXTSONG of "Kid Cans (AVRCP)") → track 2, a 2 kHz sine, arrives;
+#   5. the headphones disconnect (Device1.Disconnect on hci1's side) → the player pauses, says so,
+#      the speaker is on: play → track 2 on the speaker (the loopback);
+#   6. SIGTERM; started again: the remembered pair reconnects and the sound goes to them again;
+#   7. the bluetooth card (the way out) → "Speaker on", and what played goes on on the speaker.
+# Skips where the kernel has no hci_vhci.
+# timeout: 420
+# shellcheck source=../lib.sh
+source "$SYSTEST_REPO/Tests/System/lib.sh"
+require_infra snd-aloop fb gpio-sim loop uinput hci_vhci
+require_command btvirt bluetoothd bluealsa bluealsa-aplay dbus-daemon busctl sox python3 arecord
+require_player_run
+
+bt() { busctl --system "$@"; }
+tone() { python3 "$SYSTEST_REPO/Tests/System/tools/tone-check.py" "$SYSTEST_WORK/headphones.wav" "$@"; }
+bluetoothd=$(command -v bluetoothd)
+[ -x /usr/libexec/bluetooth/bluetoothd ] && bluetoothd=/usr/libexec/bluetooth/bluetoothd
+
+# The two controllers.
+spawn btvirt btvirt -l2
+must "btvirt makes hci0 and hci1" wait_for 20 "two controllers" test -e /sys/class/bluetooth/hci1
+mkdir -p /run/dbus
+spawn dbus dbus-daemon --system --nofork --nopidfile
+must "the system bus runs" wait_for 10 "the bus socket" test -S /run/dbus/system_bus_socket
+cat > "$SYSTEST_WORK/main.conf" << 'EOF'
+[General]
+Class = 0x240404
+DiscoverableTimeout = 0
+PairableTimeout = 0
+EOF
+spawn bluetoothd "$bluetoothd" -n -d -f "$SYSTEST_WORK/main.conf"
+must "bluetoothd has both adapters" wait_for 20 "org.bluez hci1" \
+    bt get-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Address
+box=$(bt get-property org.bluez /org/bluez/hci0 org.bluez.Adapter1 Address | cut -d'"' -f2)
+cans=$(bt get-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Address | cut -d'"' -f2)
+log "box hci0 $box, headphones hci1 $cans"
+bt set-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Alias s "Kid Cans"
+bt set-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Powered b true
+bt set-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Discoverable b true
+bt set-property org.bluez /org/bluez/hci1 org.bluez.Adapter1 Pairable b true
+spawn bluealsa-box bluealsa -i hci0 -p a2dp-source
+spawn bluealsa-sink bluealsa -B sink -i hci1 -p a2dp-sink
+mkdir -p "$SYSTEST_WORK/sinkhome"
+cat > "$SYSTEST_WORK/sinkhome/.asoundrc" << EOF
+pcm.record { type file slave.pcm "null" file "$SYSTEST_WORK/headphones.wav" format "wav" }
+EOF
+must "both bluez-alsa daemons on the bus" wait_for 20 "org.bluealsa.sink" \
+    sh -c 'busctl --system list | grep -q "^org.bluealsa.sink " && busctl --system list | grep -q "^org.bluealsa "'
+spawn bluealsa-aplay env HOME="$SYSTEST_WORK/sinkhome" bluealsa-aplay -B sink -D record --profile-a2dp -v
+
+# The media: two tones, 1 kHz then 2 kHz, each 60 s at -6 dBFS (sox's sine, amplitude 0.5).
+library=$SYSTEST_WORK/library
+mkdir -p "$library/Tones/Sines"
+must "make the 1 kHz track" sox -n -r 44100 -b 16 -c 2 "$library/Tones/Sines/01 One.flac" synth 60 sine 1000 vol 0.5
+must "make the 2 kHz track" sox -n -r 44100 -b 16 -c 2 "$library/Tones/Sines/02 Two.flac" synth 60 sine 2000 vol 0.5
+must "make the stick" media_image vfat "$library" "$SYSTEST_WORK/stick.img" KIOSKBT
+must "the FAT stick mounted read-only" player_stick "$SYSTEST_WORK/stick.img" KIOSKBT
+player_config "$CONFIG" "$MEDIA_ROOT" "$STATE_DIR" \
+    '"cards": {"readers": [{"type": "usb", "device": "kiosk-systest-rfid"}]},
+  "bluetooth": {"adapter": "hci0", "maxVolume": 50, "pairSeconds": 60, "connectSeconds": 30}'
+must "a valid config with Bluetooth" "$SYSTEST_PLAYER" check-config "$CONFIG"
+must "the pair card" "$SYSTEST_PLAYER" cards link 0000000028 --action bluetooth-pair --config "$CONFIG"
+must "the bluetooth card" "$SYSTEST_PLAYER" cards link 0000000029 --action bluetooth --config "$CONFIG"
+
+# 1. the doctor, the player on the speaker
+output=$("$SYSTEST_PLAYER" doctor --config "$CONFIG" 2>&1)
+echo "$output" | grep -F "bluetooth"
+check "doctor: the adapter" sh -c 'printf "%s\n" "$1" | grep -F "bluetooth:" | grep -qF "adapter hci0 ($2)"' _ "$output" "$box"
+check "doctor: bluez-alsa runs" sh -c 'printf "%s\n" "$1" | grep -qF "bluez-alsa runs"' _ "$output"
+check "doctor: no headphones paired yet" sh -c 'printf "%s\n" "$1" | grep -qF "no headphones paired"' _ "$output"
+must "the uinput card reader exists before the player starts" uinput_start kiosk-systest-rfid
+black_screen
+player_start_captured
+must "the player draws and the screen settles within 30 s" \
+    fb_settle 30 "$SYSTEST_WORK/browse.raw" "$SYSTEST_WORK/black.raw"
+must "the pairing agent is registered" wait_for 20 "the agent" player_log_has "bluetooth: hci0 .*pairing agent registered"
+
+# 2. pairing
+card_swipe 0000000028
+must "pairing is said" wait_for 10 "pairing" player_log_has "bluetooth: Pairing: put the headphones in pairing mode"
+must "paired with Kid Cans" wait_for 60 "paired" player_log_has "bluetooth: Paired with Kid Cans"
+must "the headphones are on" wait_for 40 "headphones on" player_log_has "bluetooth: Headphones on"
+check "bluetooth.json remembers them" grep -qF "\"$cans\"" "$STATE_DIR/bluetooth.json"
+check "the sound goes to their PCM" player_log_has "audio output: bluealsa:DEV=$cans,PROFILE=a2dp \(headphones\)"
+
+# 3. the tone at the headphones, capped
+speaker_from=$(capture_now)
+button_press "$LINE_PLAY"
+must "the 1 kHz tone arrives at the headphones" wait_for 30 "2 s at the headphones" tone --last 2
+snooze 2
+reading=$(tone --last 1)
+log "at the headphones: $reading"
+hz=$(echo "$reading" | awk '{ print $6 }')
+db=$(echo "$reading" | awk '{ print $8 }')
+figure headphones_tone_hz "$hz"
+figure headphones_tone_dbfs "$db"
+check "1 kHz (± 5 Hz)" awk -v f="$hz" 'BEGIN { exit !(f > 995 && f < 1005) }'
+check "at -18 dBFS: -6 dBFS at volume 50 (the cap; -12 dB) ± 1.5 dB" awk -v l="$db" 'BEGIN { exit !(l > -19.5 && l < -16.5) }'
+check "nothing on the speaker meanwhile" pcm_silent "$speaker_from" $((SYSTEST_RATE * 2))
+
+# 4. the headset's next button
+box_path=/org/bluez/hci1/dev_${box//:/_}
+must "AVRCP next from the headphones" bt call org.bluez "$box_path" org.bluez.MediaControl1 Next
+must "the player took it as next" wait_for 10 "KEY_NEXTSONG" player_log_has "KEY_NEXTSONG"
+snooze 3
+reading=$(tone --last 1)
+log "after next: $reading"
+hz=$(echo "$reading" | awk '{ print $6 }')
+check "track 2 arrives: 2 kHz (± 10 Hz)" awk -v f="$hz" 'BEGIN { exit !(f > 1990 && f < 2010) }'
+
+# 5. the headphones go away
+must "the headphones disconnect" bt call org.bluez "$box_path" org.bluez.Device1 Disconnect
+must "the player says so" wait_for 20 "the fallback" player_log_has "Headphones disconnected: paused, the speaker is on"
+check "the sound goes back to the speaker device" player_log_has "audio output: $SYSTEST_PLAYBACK_PCM \(the headphones are off\)"
+press_frame=$(capture_now)
+button_press "$LINE_PLAY"
+must "play: sound on the speaker" wait_sound 15 "$press_frame"
+check "SIGTERM: exit status 0" player_stop
+
+# 6. reconnect at start
+rm -f "$SYSTEST_WORK/headphones.wav"
+player_start "$CONFIG"
+must "the remembered pair reconnects at start" wait_for 60 "reconnect" player_log_has "bluetooth: Headphones on"
+if ! wait_for 10 "the resumed track at the headphones" tone --last 1; then
+    log "no sound at the headphones within 10 s of the reconnection: pressing play"
+    button_press "$LINE_PLAY"
+fi
+must "sound at the headphones again" wait_for 30 "2 s at the headphones" tone --last 2
+
+# 7. the way out
+card_swipe 0000000029
+must "the way out: the speaker" wait_for 10 "speaker on" player_log_has "bluetooth: Speaker on"
+press_frame=$(capture_now)
+must "the track plays on, on the speaker" wait_sound 15 "$press_frame"
+check "SIGTERM: exit status 0" player_stop
+check "arecord lost no frames" capture_stop
+finish

@@ -145,7 +145,9 @@ public final class Appliance {
         startInputs()
         player.helpEntries = helpEntries()
         let context = ApplianceContext(loop: loop, player: player, library: library, inputs: inputs, resolved: resolved)
-        for make in [BoardOutputLines.make, UnderVoltageWatch.make, BatteryWatch.make, BluetoothWatch.make] + options.services {
+        for make in [BoardOutputLines.make, UnderVoltageWatch.make, BatteryWatch.make, BluetoothWatch.make]
+            + options.services
+        {
             do {
                 if let service = try make(context) { services.append(service) }
             } catch {

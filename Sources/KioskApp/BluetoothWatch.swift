@@ -66,7 +66,8 @@ public final class BluetoothWatch: ApplianceService {
             if case .bluetooth(let request) = change { watch?.request(request) }
         }
         Log.info(
-            "bluetooth: adapter \(config.adapter), headphones at most \(config.maxVolume)%, pairing \(config.pairSeconds) s")
+            "bluetooth: adapter \(config.adapter), headphones at most \(config.maxVolume)%, pairing \(config.pairSeconds) s"
+        )
         try watch.start()
         player.bluetoothStart()
         return watch
@@ -134,7 +135,8 @@ public final class BluetoothWatch: ApplianceService {
                 if !adapter.powered { try bus.setPowered(true) }
                 bluez = bus
                 failure = nil
-                Log.notice("bluetooth: \(config.adapter) (\(adapter.address)) through bluetoothd; pairing agent registered")
+                Log.notice(
+                    "bluetooth: \(config.adapter) (\(adapter.address)) through bluetoothd; pairing agent registered")
             } catch {
                 retryAt = Self.now() + 5_000_000_000
                 if failure != error.message {

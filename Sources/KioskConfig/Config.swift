@@ -312,7 +312,9 @@ public struct Config: Sendable {
         }
         if let battery = try r.object("battery") { c.battery = try BatteryConfig.parse(battery) }
         if let bluetooth = try r.object("bluetooth") {
-            guard c.exhibit == nil else { throw r.error("bluetooth", "not with exhibit mode (a station plays to its speaker)") }
+            guard c.exhibit == nil else {
+                throw r.error("bluetooth", "not with exhibit mode (a station plays to its speaker)")
+            }
             c.bluetooth = try BluetoothConfig.parse(bluetooth)
         }
         try r.finish(known: topKeys)

@@ -53,7 +53,8 @@ public enum BluetoothCheck {
         switch found.adapter {
         case .success(let adapter):
             if adapter.powered {
-                lines.append(.pass("bluetooth", "adapter \(config.adapter) (\(adapter.address)), powered, through bluetoothd"))
+                lines.append(
+                    .pass("bluetooth", "adapter \(config.adapter) (\(adapter.address)), powered, through bluetoothd"))
             } else {
                 lines.append(
                     .info(
@@ -77,7 +78,8 @@ public enum BluetoothCheck {
                     "bluetooth", "bluez-alsa does not run: no sound can go to headphones",
                     fix: "apt install bluez-alsa-utils libasound2-plugin-bluez and systemctl enable --now bluealsa"))
         case .failure(let error):
-            lines.append(.fail("bluetooth", "bluez-alsa: \(error)", fix: "check that dbus runs (systemctl status dbus)"))
+            lines.append(
+                .fail("bluetooth", "bluez-alsa: \(error)", fix: "check that dbus runs (systemctl status dbus)"))
         }
         if case .success = found.adapter {
             let headphones = found.devices.filter { $0.paired && $0.audioSink }
@@ -93,7 +95,9 @@ public enum BluetoothCheck {
                     ? "connected, audio link up (\(BluetoothConfig.pcm(address: d.address)))"
                     : d.connected ? "connected, no audio link yet" : "not connected"
                 lines.append(
-                    .pass("bluetooth", "headphones \(d.name) (\(d.address)): paired\(d.trusted ? ", trusted" : ""), \(state)"))
+                    .pass(
+                        "bluetooth",
+                        "headphones \(d.name) (\(d.address)): paired\(d.trusted ? ", trusted" : ""), \(state)"))
             }
         }
         return lines

@@ -173,7 +173,9 @@ public struct EvdevConfig: Sendable, Equatable {
         return EvdevConfig(
             device: "* (AVRCP)",
             keys: keys.compactMap { name, action in
-                Keymap.evdevCode(named: name).map { Key(name: name, code: $0.code, binding: ButtonBinding(press: action)) }
+                Keymap.evdevCode(named: name).map {
+                    Key(name: name, code: $0.code, binding: ButtonBinding(press: action))
+                }
             },
             comesAndGoes: true)
     }()

@@ -143,7 +143,7 @@ struct BluetoothLinkTests {
             ])
     }
 
-    @Test func theWayOutWorksWithTheHeadphonesThereAway()  {
+    @Test func theWayOutWorksWithTheHeadphonesThereAway() {
         // There: the speaker, the cap off, the headphones let go.
         var part = Self.part()
         _ = part.handle(.started(remembered: Self.cans))
@@ -153,7 +153,10 @@ struct BluetoothLinkTests {
             [
                 (
                     .toggle,
-                    [.route(nil), .volumeCeiling(nil), .request(.disconnect(address: Self.cans.address)), .say(L.speakerOn)]
+                    [
+                        .route(nil), .volumeCeiling(nil), .request(.disconnect(address: Self.cans.address)),
+                        .say(L.speakerOn),
+                    ]
                 ),
                 (.report(.disconnected(address: Self.cans.address)), []),
                 // Not wanted any more: they connecting by themselves does not take the sound.

@@ -236,6 +236,13 @@ public final class BluetoothWatch: ApplianceService {
                     try bluez.setTrusted(candidate.address)
                     pairing = nil
                     report(.paired(candidate))
+                case .failed(let reason) where reason.contains("Already Paired"):
+                    // Both ends bonded while the reply was on its way (the other side's own
+                    // bonding won the race): paired all the same.
+                    Log.notice("bluetooth: \(candidate.name) (\(candidate.address)): \(reason)")
+                    try bluez.setTrusted(candidate.address)
+                    pairing = nil
+                    report(.paired(candidate))
                 case .failed(let reason):
                     Log.warning("bluetooth: pairing \(candidate.name) (\(candidate.address)) failed: \(reason)")
                     pairing = nil

@@ -41,6 +41,17 @@ must "btvirt makes three controllers" wait_for 20 "three controllers" test -e /s
 snooze 2
 hciconfig -a > "$SYSTEST_WORK/hciconfig.log" 2>&1
 mkdir -p /run/dbus
+# bluez-alsa's policy (/etc/dbus-1/system.d/bluealsa.conf) lets root call org.bluealsa only, not the
+# headphones' org.bluealsa.sink (bluealsa -B sink): the guest's root is a throwaway overlay.
+cat > /etc/dbus-1/system.d/kiosk-systest-bluealsa.conf << 'EOF'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <policy user="root">
+    <allow send_destination_prefix="org.bluealsa"/>
+  </policy>
+</busconfig>
+EOF
 spawn dbus dbus-daemon --system --nofork --nopidfile
 must "the system bus runs" wait_for 10 "the bus socket" test -S /run/dbus/system_bus_socket
 cat > "$SYSTEST_WORK/main.conf" << 'EOF'

@@ -5,8 +5,8 @@
 Reads a 16-bit PCM WAV as the ALSA file plugin writes it while recording (its length fields may
 still be unwritten: the data is taken to run to the end of the file), takes the last SECONDS of it
 (default 1) and prints "frames N rate R hz F dbfs L": the frequency from the zero crossings of the
-left channel (rising ones, interpolated), and the RMS level of both channels in dB below a full-scale
-sine's (a full-scale sine reads 0.0). Exit 1 when there is less than SECONDS of sound."""
+left channel (rising ones, interpolated), and the RMS level of both channels in its sounding 10 ms blocks in dB
+below a full-scale sine's (a full-scale sine reads 0.0), with how many blocks sounded. Exit 1 when there is less than SECONDS of sound."""
 import math
 import struct
 import sys
@@ -54,10 +54,20 @@ def main():
         hz = 0.0
     else:
         hz = (len(crossings) - 1) * rate / (crossings[-1] - crossings[0])
-    power = sum(s * s for s in samples) / len(samples)
-    # A full-scale sine's RMS is 32767/sqrt(2).
-    dbfs = 10 * math.log10(power / (32767 * 32767 / 2)) if power > 0 else -200.0
-    print(f"frames {frames} rate {rate} hz {hz:.1f} dbfs {dbfs:.2f}")
+    # The level of the sounding 10 ms blocks only: an underrun's silence (the emulated CPU falling
+    # behind) is not a quieter tone. A full-scale sine's RMS is 32767/sqrt(2).
+    block = max(1, rate // 100) * channels
+    total, count, sounding, blocks = 0, 0, 0, 0
+    for b in range(0, len(samples) - block + 1, block):
+        chunk = samples[b:b + block]
+        power = sum(s * s for s in chunk) / len(chunk)
+        blocks += 1
+        if power > (32767 * 32767 / 2) * 1e-6:  # above -60 dBFS
+            total += power
+            count += 1
+            sounding += 1
+    dbfs = 10 * math.log10(total / count / (32767 * 32767 / 2)) if count else -200.0
+    print(f"frames {frames} rate {rate} hz {hz:.1f} dbfs {dbfs:.2f} sounding {sounding}/{blocks}")
     return 0
 
 

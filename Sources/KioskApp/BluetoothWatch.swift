@@ -86,7 +86,19 @@ public final class BluetoothWatch: ApplianceService {
         /// Headphones whose audio link is up, by address.
         var up: [String: Headphones] = [:]
         var pairing: Pairing?
-        var connecting: (address: String, deadline: UInt64)?
+        var connecting: Connecting?
+
+        /// A connection asked for: tried again 2 s after each failure until its deadline
+        /// (headphones busy or just switched on refuse the first page; BlueZ ends some attempts
+        /// with br-connection-canceled).
+        struct Connecting {
+            var address: String
+            var deadline: UInt64
+            /// When to call Connect again (nil: a call is running, or none failed yet).
+            var retryAt: UInt64?
+            var tries = 1
+            var reason = "no audio link within the time allowed"
+        }
 
         struct Pairing {
             var deadline: UInt64
@@ -178,7 +190,7 @@ public final class BluetoothWatch: ApplianceService {
                     try bluez.discovery(false)
                 case .connect(let address, let seconds):
                     Log.notice("bluetooth: connecting \(address) (up to \(seconds) s)")
-                    connecting = (address, now + UInt64(seconds) * 1_000_000_000)
+                    connecting = Connecting(address: address, deadline: now + UInt64(seconds) * 1_000_000_000)
                     if up[address] == nil { try bluez.call(.connect, address, timeoutSeconds: seconds) }
                 case .disconnect(let address):
                     if connecting?.address == address { connecting = nil }
@@ -217,15 +229,30 @@ public final class BluetoothWatch: ApplianceService {
             }
             up = nowUp
             try movePairing(bluez, devices, now: now)
-            if let attempt = connecting {
-                if case .failed(let reason) = bluez.callState {
-                    connecting = nil
-                    report(.connectFailed(address: attempt.address, reason: reason))
-                } else if now >= attempt.deadline {
-                    connecting = nil
-                    report(.connectFailed(address: attempt.address, reason: "no audio link within the time allowed"))
+            try moveConnecting(bluez, now: now)
+        }
+
+        mutating func moveConnecting(_ bluez: BlueZ, now: UInt64) throws(BlueZError) {
+            guard var attempt = connecting else { return }
+            if let at = attempt.retryAt {
+                if now >= at && now < attempt.deadline {
+                    attempt.retryAt = nil
+                    attempt.tries += 1
+                    let left = Int((attempt.deadline - now) / 1_000_000_000) + 1
+                    Log.notice("bluetooth: connecting \(attempt.address) again (try \(attempt.tries))")
+                    try bluez.call(.connect, attempt.address, timeoutSeconds: left)
                 }
+            } else if case .failed(let reason) = bluez.callState {
+                attempt.reason = reason
+                Log.notice("bluetooth: connecting \(attempt.address) failed: \(reason)")
+                attempt.retryAt = now + 2_000_000_000
             }
+            if now >= attempt.deadline || attempt.retryAt.map({ $0 >= attempt.deadline }) == true {
+                connecting = nil
+                report(.connectFailed(address: attempt.address, reason: attempt.reason))
+                return
+            }
+            connecting = attempt
         }
 
         mutating func movePairing(_ bluez: BlueZ, _ devices: [BlueZ.Device], now: UInt64) throws(BlueZError) {

@@ -145,7 +145,8 @@ must "the headphones are on" wait_for 40 "headphones on" player_log_has "bluetoo
 check "bluetooth.json remembers them" grep -qF "\"$cans\"" "$STATE_DIR/bluetooth.json"
 check "the sound goes to their PCM" player_log_has "audio output: bluealsa:DEV=$cans,PROFILE=a2dp \(headphones\)"
 
-# 3. the tone at the headphones, capped
+# 3. the tone at the headphones, capped (a press while "Headphones on" shows only dismisses it)
+snooze 5
 speaker_from=$(capture_now)
 button_press "$LINE_PLAY"
 must "the 1 kHz tone arrives at the headphones" wait_for 30 "2 s at the headphones" tone --last 2
@@ -174,6 +175,7 @@ log "after next: $(tone --last 1)"
 must "the headphones disconnect" bt call org.bluez "$box_path" org.bluez.Device1 Disconnect
 must "the player says so" wait_for 20 "the fallback" player_log_has "Headphones disconnected: paused, the speaker is on"
 check "the sound goes back to the speaker device" player_log_has "audio output: $SYSTEST_PLAYBACK_PCM \(the headphones are off\)"
+snooze 5  # the message's 4 s: a press meanwhile dismisses it
 press_frame=$(capture_now)
 button_press "$LINE_PLAY"
 must "play: sound on the speaker" wait_sound 15 "$press_frame"

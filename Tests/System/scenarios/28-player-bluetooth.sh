@@ -100,11 +100,12 @@ must "both bluez-alsa daemons on the bus" wait_for 20 "org.bluealsa.sink" \
     sh -c 'busctl --system list | grep -q "^org.bluealsa.sink " && busctl --system list | grep -q "^org.bluealsa "'
 spawn bluealsa-aplay env HOME="$SYSTEST_WORK/sinkhome" bluealsa-aplay -B sink -D record --profile-a2dp -v
 
-# The media: two tones at -6 dBFS (sox's sine, amplitude 0.5), 1 kHz for 40 s then 2 kHz for 120 s,
+# The media: two tones at -6 dBFS (sox's sine, amplitude 0.5), 1 kHz then 2 kHz, 120 s each (track 1
+# must outlast the steps up to the next button: at 40 s it ended by itself before them in a run),
 # as WAV (a FLAC encode of them took sox 36 s a minute under TCG).
 library=$SYSTEST_WORK/library
 mkdir -p "$library/Tones/Sines"
-must "make the 1 kHz track" sox -n -r 44100 -b 16 -c 2 "$library/Tones/Sines/01 One.wav" synth 40 sine 1000 vol 0.5
+must "make the 1 kHz track" sox -n -r 44100 -b 16 -c 2 "$library/Tones/Sines/01 One.wav" synth 120 sine 1000 vol 0.5
 must "make the 2 kHz track" sox -n -r 44100 -b 16 -c 2 "$library/Tones/Sines/02 Two.wav" synth 120 sine 2000 vol 0.5
 must "make the stick" media_image vfat "$library" "$SYSTEST_WORK/stick.img" KIOSKBT
 must "the FAT stick mounted read-only" player_stick "$SYSTEST_WORK/stick.img" KIOSKBT

@@ -91,13 +91,24 @@ let package = Package(
             name: "CKioskEspeak", dependencies: ["CKioskLoader"],
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]),
 
+        // BlueZ's D-Bus API through libsystemd's sd-bus (Bluetooth headphones; docs/architecture.md).
+        .target(
+            name: "CKioskBlueZ",
+            cSettings: [
+                .unsafeFlags(["-Wall", "-Wextra", "-Werror"]),
+                .define("_FORTIFY_SOURCE", to: "2", .when(configuration: .release)),
+            ],
+            linkerSettings: [.linkedLibrary("systemd")]),
+
         .target(name: "KioskSystem", dependencies: ["CKioskShims"], swiftSettings: sizeOptimized),
         // config.json's `web` section: one parser for the player's loader and the page's process.
         .target(name: "KioskWebSettings", dependencies: ["KioskSystem"], swiftSettings: sizeOptimized),
         // The vocabulary every layer shares, with no behaviour: screen states, actions, cards, the shuffle.
         .target(name: "KioskModel", dependencies: ["KioskSystem"], swiftSettings: sizeOptimized),
-        // The buses boards wire things to: GPIO lines (libgpiod) and spidev.
-        .target(name: "KioskHardware", dependencies: ["KioskSystem", "CKioskShims"], swiftSettings: sizeOptimized),
+        // The buses boards wire things to: GPIO lines (libgpiod), spidev, battery gauges, BlueZ (D-Bus).
+        .target(
+            name: "KioskHardware", dependencies: ["KioskSystem", "CKioskShims", "CKioskBlueZ"],
+            swiftSettings: sizeOptimized),
         .target(
             name: "KioskAudio",
             dependencies: [

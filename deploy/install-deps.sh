@@ -26,6 +26,8 @@ build_packages=(
     libsoxr-dev zlib1g-dev libpcre2-dev libespeak-ng-dev
     # the phone page's HTTP server (kiosk-web)
     libmicrohttpd-dev
+    # sd-bus (BlueZ's D-Bus API, Bluetooth headphones); BlueZ, bluez-alsa and btvirt for the system test
+    libsystemd-dev bluez bluez-alsa-utils libasound2-plugin-bluez bluez-test-tools
     fonts-dejavu-core fonts-vlgothic
     flac alsa-utils gpiod time
     sox lame mpg123 vorbis-tools opus-tools ffmpeg
@@ -41,6 +43,7 @@ runtime_packages=(
     'libpng16-16t64|libpng16-16' libfreetype6 libsqlite3-0
     'libmpg123-0t64|libmpg123-0' libvorbisfile3 libopusfile0 'libtag2|libtag1v5' libsoxr0 libpcre2-8-0
     libespeak-ng1 espeak-ng-data 'libmicrohttpd12t64|libmicrohttpd12'
+    libsystemd0 bluez bluez-alsa-utils libasound2-plugin-bluez
     'libavformat61|libavformat59' 'libavcodec61|libavcodec59' 'libavutil59|libavutil57'
     fonts-dejavu-core fonts-vlgothic alsa-utils util-linux libstdc++6 libgcc-s1
 )

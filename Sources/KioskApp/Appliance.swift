@@ -145,7 +145,9 @@ public final class Appliance {
         startInputs()
         player.helpEntries = helpEntries()
         let context = ApplianceContext(loop: loop, player: player, library: library, inputs: inputs, resolved: resolved)
-        for make in [BoardOutputLines.make, UnderVoltageWatch.make, BatteryWatch.make] + options.services {
+        for make in [BoardOutputLines.make, UnderVoltageWatch.make, BatteryWatch.make, BluetoothWatch.make]
+            + options.services
+        {
             do {
                 if let service = try make(context) { services.append(service) }
             } catch {
@@ -264,13 +266,15 @@ public final class Appliance {
 
     private func startInputs() {
         let config = resolved.config
-        let profile: InputProfile
+        var profile: InputProfile
         do {
             profile = try resolved.inputProfile()
         } catch {
             Log.error("\(error); using the board's key map")
             profile = resolved.board.input
         }
+        // Bluetooth headphones' buttons (AVRCP), through the uinput device BlueZ makes for them.
+        if config.bluetooth != nil { profile.evdev.append(EvdevConfig.headsetButtons) }
         let settings = InputSettings(
             debounceMs: config.inputs.debounceMs, longPressMs: config.inputs.longPressMs,
             repeatDelayMs: config.inputs.repeatDelayMs, repeatMs: config.inputs.repeatMs,

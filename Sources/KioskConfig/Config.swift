@@ -159,6 +159,8 @@ public struct Config: Sendable {
     public var bedtime: BedtimeConfig?
     /// A box on a battery: the gauge, the warning and the turning off (nil: no battery).
     public var battery: BatteryConfig?
+    /// Bluetooth headphones: the adapter, their volume limit, pairing (nil: Bluetooth off).
+    public var bluetooth: BluetoothConfig?
 
     public init() {}
 
@@ -170,7 +172,7 @@ public struct Config: Sendable {
         "sleepAction",
         "repeat", "shuffle", "replayGain", "replayGainPreampDb", "replayGainMissingPreampDb", "audio", "screen",
         "speech",
-        "inputs", "mpd", "cards", "exhibit", "bedtime", "battery", "web",
+        "inputs", "mpd", "cards", "exhibit", "bedtime", "battery", "bluetooth", "web",
     ]
 
     /// Parses a config file's contents.
@@ -317,6 +319,12 @@ public struct Config: Sendable {
             c.bedtime = try BedtimeConfig.parse(bedtime)
         }
         if let battery = try r.object("battery") { c.battery = try BatteryConfig.parse(battery) }
+        if let bluetooth = try r.object("bluetooth") {
+            guard c.exhibit == nil else {
+                throw r.error("bluetooth", "not with exhibit mode (a station plays to its speaker)")
+            }
+            c.bluetooth = try BluetoothConfig.parse(bluetooth)
+        }
         try r.finish(known: topKeys)
         return c
     }

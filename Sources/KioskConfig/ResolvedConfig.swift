@@ -196,6 +196,7 @@ public struct ResolvedConfig: Sendable {
             ("cards", .object(cards)),
             ("bedtime", c.bedtime?.json() ?? .null),
             ("battery", c.battery?.json() ?? .null),
+            ("bluetooth", c.bluetooth?.json() ?? .null),
         ]
         return .object(members)
     }

@@ -117,9 +117,13 @@ public enum CardAction: Sendable, Equatable {
     case lock
     /// The parent's card: the bedtime rules off until their reset hour, or on again.
     case parentOverride
+    /// Bluetooth headphones on, or back to the speaker.
+    case bluetooth
+    /// Pairs new Bluetooth headphones.
+    case bluetoothPair
 
     /// Parses "play-pause", "stop", "next", "previous", "shuffle-on", "shuffle-off", "sleep-30",
-    /// "volume-limit-40", "volume-limit-off", "shutdown", "lock", "parent-override".
+    /// "volume-limit-40", "volume-limit-off", "shutdown", "lock", "parent-override", "bluetooth", "bluetooth-pair".
     public init?(_ text: String) {
         switch text {
         case "play-pause": self = .playPause
@@ -132,6 +136,8 @@ public enum CardAction: Sendable, Equatable {
         case "shutdown": self = .shutdown
         case "lock": self = .lock
         case "parent-override": self = .parentOverride
+        case "bluetooth": self = .bluetooth
+        case "bluetooth-pair": self = .bluetoothPair
         default:
             if text.hasPrefix("sleep-"), let n = Int(text.dropFirst(6)), (1...720).contains(n) {
                 self = .sleep(minutes: n)
@@ -144,7 +150,7 @@ public enum CardAction: Sendable, Equatable {
     }
 
     public static let names =
-        "play-pause, stop, next, previous, shuffle-on, shuffle-off, sleep-MINUTES (1…720), volume-limit-PERCENT (1…100), volume-limit-off, shutdown, lock, parent-override"
+        "play-pause, stop, next, previous, shuffle-on, shuffle-off, sleep-MINUTES (1…720), volume-limit-PERCENT (1…100), volume-limit-off, shutdown, lock, parent-override, bluetooth, bluetooth-pair"
 
     public var name: String {
         switch self {
@@ -160,6 +166,8 @@ public enum CardAction: Sendable, Equatable {
         case .shutdown: "shutdown"
         case .lock: "lock"
         case .parentOverride: "parent-override"
+        case .bluetooth: "bluetooth"
+        case .bluetoothPair: "bluetooth-pair"
         }
     }
 
@@ -177,6 +185,8 @@ public enum CardAction: Sendable, Equatable {
         case .shutdown: "Shut down"
         case .lock: "Lock / unlock"
         case .parentOverride: "Bedtime rules off / on"
+        case .bluetooth: "Headphones / speaker"
+        case .bluetoothPair: "Pair headphones"
         }
     }
 }

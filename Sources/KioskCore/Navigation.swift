@@ -183,7 +183,8 @@ struct Navigation {
         case .back: return []
         case .menu: mode = .menu(selected: 0)
         case .help: mode = .help(page: 0)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride: return []
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .bluetooth, .bluetoothPair:
+            return []
         }
         return []
     }
@@ -203,7 +204,8 @@ struct Navigation {
         case .previousCategory: return moveCategory(by: -1)
         case .menu: mode = .menu(selected: 0)
         case .help: mode = .help(page: 0)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .seekForward, .seekBackward:
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .bluetooth, .bluetoothPair,
+            .seekForward, .seekBackward:
             break
         }
         return []
@@ -218,7 +220,8 @@ struct Navigation {
         case .previous, .up, .previousCollection, .previousCategory: mode = .help(page: max(page - 1, 0))
         case .back, .help, .select, .playPause, .menu, .playFromStart: mode = .nowPlaying
         case .play, .pause, .stop: return Self.transport(action)
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .seekForward, .seekBackward:
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .bluetooth, .bluetoothPair,
+            .seekForward, .seekBackward:
             break
         }
         return []
@@ -248,7 +251,8 @@ struct Navigation {
         case .help: mode = .help(page: 0)
         case .play, .pause, .stop: return Self.transport(action)
         case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .seekForward, .seekBackward:
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .bluetooth, .bluetoothPair,
+            .seekForward, .seekBackward:
             break
         }
         return []
@@ -278,7 +282,8 @@ struct Navigation {
         case .help: mode = .help(page: 0)
         case .play, .pause, .stop: return Self.transport(action)
         case .nextCategory, .previousCategory: break
-        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .seekForward, .seekBackward:
+        case .volumeUp, .volumeDown, .shutdown, .shuffle, .sleep, .lock, .parentOverride, .bluetooth, .bluetoothPair,
+            .seekForward, .seekBackward:
             break
         }
         return []

@@ -33,6 +33,10 @@ public final class OutputSupervisor {
     public var returnProbeMilliseconds = 5000
     /// Called with each change the user should see.
     public var onChange: ((OutputChange) -> Void)?
+    /// Bluetooth headphones' PCM that has the sound instead of the list's devices (`useHeadphones`);
+    /// nil: none. Their going away is BlueZ's to report (the Bluetooth part pauses and comes back
+    /// to the speaker): no device of the list takes over by itself meanwhile.
+    public private(set) var headphones: String?
 
     private let engine: any PlaybackEngine
     private let scheduler: any Scheduler
@@ -79,7 +83,25 @@ public final class OutputSupervisor {
         lost = false
         noDeviceWorks = false
         cancelTimers()
-        engine.setDevice(device)
+        // With headphones on, the choice waits for the speaker's turn.
+        if headphones == nil { engine.setDevice(device) }
+    }
+
+    /// Plays to the headphones' `pcm`, or (nil) to the chosen device of the list again.
+    public func useHeadphones(_ pcm: String?) {
+        guard pcm != headphones else { return }
+        headphones = pcm
+        lost = false
+        noDeviceWorks = false
+        cancelTimers()
+        if let pcm {
+            Log.notice("audio output: \(pcm) (headphones)")
+            engine.setDevice(pcm)
+        } else {
+            inUse = chosen
+            Log.notice("audio output: \(chosen) (the headphones are off)")
+            engine.setDevice(chosen)
+        }
     }
 
     /// The device after the one in use, in list order (for the menu's "next output").
@@ -92,7 +114,7 @@ public final class OutputSupervisor {
             lost = true
             if devices.count <= 1 { noDeviceWorks = true }
             onChange?(.lost(device: device, message: message))
-            scheduleFallback()
+            if headphones == nil { scheduleFallback() }
         case .deviceBack(let device):
             lost = false
             noDeviceWorks = false
@@ -109,7 +131,7 @@ public final class OutputSupervisor {
         fallbackTimer = scheduler.schedule(afterMilliseconds: fallbackDelayMilliseconds) { [weak self] in
             guard let self else { return }
             self.fallbackTimer = nil
-            guard self.lost else { return }
+            guard self.lost, self.headphones == nil else { return }
             self.lost = false
             self.inUse = self.following
             if self.inUse == self.chosen {
@@ -136,7 +158,7 @@ public final class OutputSupervisor {
         let period = probePeriodMilliseconds
         probeTimer = scheduler.schedule(afterMilliseconds: period, repeatingMilliseconds: period) { [weak self] in
             guard let self else { return }
-            guard self.inUse != self.chosen else {
+            guard self.inUse != self.chosen, self.headphones == nil else {
                 self.cancelTimers()
                 return
             }

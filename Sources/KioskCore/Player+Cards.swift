@@ -200,6 +200,10 @@ extension Player {
             toggleLock()
         case .parentOverride:
             parentOverride()
+        case .bluetooth:
+            toggleHeadphones()
+        case .bluetoothPair:
+            pairHeadphones()
         }
     }
 

@@ -41,6 +41,8 @@ extension Player {
         case .sleep: cycleSleepTimer()
         case .lock: toggleLock()
         case .parentOverride: parentOverride()
+        case .bluetooth: toggleHeadphones()
+        case .bluetoothPair: pairHeadphones()
         default:
             if answerStickOffer(event.action) { break }
             if answerCardPrompt(event.action) { break }

@@ -7,8 +7,8 @@ import KioskModel
 extension Player {
     /// Output devices the menu offers, the configured one first.
     public var outputDevices: [String] { output.devices }
-    /// The device in use.
-    public var outputDevice: String { output.inUse }
+    /// The device in use (Bluetooth headphones' PCM while they play).
+    public var outputDevice: String { output.headphones ?? output.inUse }
     /// The device chosen (by the config or in the menu), the one to go back to after a fallback.
     public var preferredDevice: String { output.chosen }
     public var fallbackDelayMilliseconds: Int {

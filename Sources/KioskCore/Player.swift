@@ -106,6 +106,10 @@ public final class Player {
         get { box.battery }
         set { box.battery = newValue }
     }
+    var bluetooth: BluetoothLink? {
+        get { box.bluetooth }
+        set { box.bluetooth = newValue }
+    }
     var stickOffer: StickOffer {
         get { box.stickOffer }
         set { box.stickOffer = newValue }
@@ -200,6 +204,7 @@ public final class Player {
         if let seconds = resume?.sleepRemainingSeconds, seconds > 0 { setSleepTimer(seconds: seconds) }
         startBedtime()
         battery = config.battery.map(BatteryGuard.init(config:))
+        bluetooth = config.bluetooth.map(BluetoothLink.init(config:))
     }
 
     // MARK: - state, as the screen and remote clients read it
@@ -381,7 +386,7 @@ public final class Player {
     public func resumeState() -> ResumeState {
         ResumeState(
             queue: playQueue, transport: transport, livePositionFrames: livePositionFrames, restore: restore,
-            category: category, volume: volume, outputDevice: outputDevice,
+            category: category, volume: volume, outputDevice: output.inUse,
             sleepRemainingSeconds: sleepRemainingSeconds, locked: locked)
     }
 
@@ -525,6 +530,7 @@ public final class Player {
             case .bedtime(let outcome): tellBedtime(outcome)
             case .armBedtime(let milliseconds): arm(.bedtime, milliseconds: milliseconds, repeating: false)
             case .battery(let outcome): tellBattery(outcome)
+            case .bluetooth(let outcome): carryOut(outcome)
             case .confirmUpdate(let offer):
                 guard let path = updateConfirmPath else {
                     Log.error("updates: cannot confirm update \(offer.version): no KIOSK_UPDATE_CONFIRM")

@@ -24,6 +24,8 @@ public enum PlayerChange: Equatable, Sendable {
     case exhibitStatus(String)
     /// What remote clients see changed (MPD's idle subsystems are made from it).
     case remote(PlayerAspects)
+    /// Something to ask of BlueZ (the app's `BluetoothWatch` does it, off the loop).
+    case bluetooth(BluetoothRequest)
 
     /// The kind of this change, for a listener's interests.
     public var kind: Kinds {
@@ -35,6 +37,7 @@ public enum PlayerChange: Equatable, Sendable {
         case .dailyRestart: .dailyRestart
         case .exhibitStatus: .exhibitStatus
         case .remote: .remote
+        case .bluetooth: .bluetooth
         }
     }
 
@@ -49,7 +52,8 @@ public enum PlayerChange: Equatable, Sendable {
         public static let dailyRestart = Kinds(rawValue: 1 << 4)
         public static let exhibitStatus = Kinds(rawValue: 1 << 5)
         public static let remote = Kinds(rawValue: 1 << 6)
-        public static let all = Kinds(rawValue: (1 << 7) - 1)
+        public static let bluetooth = Kinds(rawValue: 1 << 7)
+        public static let all = Kinds(rawValue: (1 << 8) - 1)
     }
 }
 

@@ -80,6 +80,9 @@ enum PlayerEffect: Equatable {
     case armBedtime(milliseconds: Int)
     /// `BatteryGuard`: what a reading of the battery means, shown, said or done.
     case battery(BatteryGuard.Outcome)
+    /// `BluetoothLink`: what a Bluetooth action or report means, shown, said, routed or asked of
+    /// BlueZ.
+    case bluetooth(BluetoothLink.Outcome)
     /// `StickOffer`: the update offered was taken: the confirmation kiosk-update waits for is
     /// written (`KIOSK_UPDATE_CONFIRM`).
     case confirmUpdate(UpdateOffer)

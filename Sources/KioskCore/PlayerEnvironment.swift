@@ -19,7 +19,7 @@ struct PlayerEnvironment {
 }
 
 /// The box's own state beside playback: shutting down, the button lock, the seek hold, low
-/// power, what speech last said, the bedtime rules and the battery.
+/// power, what speech last said, the bedtime rules, the battery and Bluetooth headphones.
 ///
 /// Thread: any (a value); the player's copy lives on the loop thread.
 struct BoxState {
@@ -37,6 +37,8 @@ struct BoxState {
     var bedtime: BedtimeRules?
     /// The battery's readings (`Player+Battery.swift`); nil: no battery configured.
     var battery: BatteryGuard?
+    /// Bluetooth headphones (`Player+Bluetooth.swift`); nil: Bluetooth off.
+    var bluetooth: BluetoothLink?
     /// What a stick offers (`Player+StickOffer.swift`): an update, a set to import, its undo.
     var stickOffer = StickOffer()
     /// Where the confirmation of an update offer is written (`KIOSK_UPDATE_CONFIRM`); nil: offers

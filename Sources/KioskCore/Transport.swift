@@ -48,6 +48,8 @@ struct Transport: Equatable {
         case volume(Int, saved: Bool)
         /// A card's volume limit (nil: none).
         case volumeCeiling(Int?)
+        /// Bluetooth headphones' volume limit while they play (nil: none).
+        case headphonesCeiling(Int?)
     }
 
     mutating func handle(_ event: Event) -> [PlayerEffect] {
@@ -86,6 +88,9 @@ struct Transport: Equatable {
         case .volumeCeiling(let percent):
             volume.cardCeiling = percent
             return []
+        case .headphonesCeiling(let percent):
+            volume.headphonesCeiling = percent
+            return []
         }
     }
 
@@ -101,7 +106,8 @@ struct Transport: Equatable {
 }
 
 /// The volume and what bounds it: the config's limits, lowered by a card's limit
-/// (`volume-limit-N`) while one is set.
+/// (`volume-limit-N`) while one is set and by Bluetooth headphones' own (`bluetooth.maxVolume`)
+/// while they play.
 ///
 /// Thread: any (a value); the player's copy lives on the loop thread.
 struct VolumeControl: Equatable {
@@ -109,6 +115,8 @@ struct VolumeControl: Equatable {
     var level: Int
     /// A card's limit, on top of the config's.
     var cardCeiling: Int?
+    /// The headphones' limit while they play, on top of the others.
+    var headphonesCeiling: Int?
 
     init(configured: VolumeLimits, level: Int) {
         self.configured = configured
@@ -117,7 +125,8 @@ struct VolumeControl: Equatable {
 
     /// The volumes reachable now.
     var limits: VolumeLimits {
-        guard let ceiling = cardCeiling else { return configured }
+        let ceilings = [cardCeiling, headphonesCeiling].compactMap { $0 }
+        guard let ceiling = ceilings.min() else { return configured }
         let range = configured.range
         return VolumeLimits(range.lowerBound...max(range.lowerBound, min(range.upperBound, ceiling)))
     }

@@ -91,6 +91,7 @@ public enum Doctor {
         }
         // A battery is configured by hand: checked on any machine.
         lines += BatteryCheck.lines(context)
+        lines += BluetoothCheck.lines(context)
         if guessed && !unitPaths.contains(where: context.root.exists) {
             lines.append(
                 .notChecked(

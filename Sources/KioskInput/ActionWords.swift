@@ -33,6 +33,8 @@ extension Action {
         case .seekForward: "fast-forward"
         case .seekBackward: "rewind"
         case .parentOverride: "bedtime rules off"
+        case .bluetooth: "headphones or speaker"
+        case .bluetoothPair: "pair headphones"
         }
     }
 }

@@ -69,6 +69,9 @@ final class EvdevDevice {
             do throws(Errno) {
                 let device = try open(path: path)
                 if device.name == spec { return .success(device) }
+                if spec.count > 1, spec.hasPrefix("*"), device.name.hasSuffix(spec.dropFirst()) {
+                    return .success(device)
+                }
                 if spec == "*", !excluding.contains(device.name),
                     keys.contains(where: { device.has(type: UInt16(EV_KEY), code: $0) == true })
                 {

@@ -146,16 +146,39 @@ public struct EvdevConfig: Sendable, Equatable {
         }
     }
 
-    /// The device's name (EVIOCGNAME) or a path (starts with "/").
+    /// The device's name (EVIOCGNAME), a path (starts with "/"), "*" (any device with the keys) or
+    /// "*" and the end of a name ("* (AVRCP)": the uinput device BlueZ makes for a headset's buttons).
     public var device: String
     public var keys: [Key]
     public var relative: [Axis]
+    /// A device that comes and goes in normal use (Bluetooth headphones' buttons): its absence is
+    /// logged as a notice, not reported as an input problem.
+    public var comesAndGoes = false
 
-    public init(device: String, keys: [Key] = [], relative: [Axis] = []) {
+    public init(device: String, keys: [Key] = [], relative: [Axis] = [], comesAndGoes: Bool = false) {
         self.device = device
         self.keys = keys
         self.relative = relative
+        self.comesAndGoes = comesAndGoes
     }
+
+    /// The buttons of Bluetooth headphones: BlueZ turns the AVRCP passthrough commands a headset
+    /// sends into keys of a uinput device named "<headset name> (AVRCP)" (profiles/audio/avctp.c,
+    /// `handle_panel_passthrough`, when no media player is registered with BlueZ).
+    public static let headsetButtons: EvdevConfig = {
+        let keys: [(String, Action)] = [
+            ("KEY_PLAYCD", .play), ("KEY_PAUSECD", .pause), ("KEY_PLAYPAUSE", .playPause), ("KEY_STOPCD", .stop),
+            ("KEY_NEXTSONG", .next), ("KEY_PREVIOUSSONG", .previous),
+        ]
+        return EvdevConfig(
+            device: "* (AVRCP)",
+            keys: keys.compactMap { name, action in
+                Keymap.evdevCode(named: name).map {
+                    Key(name: name, code: $0.code, binding: ButtonBinding(press: action))
+                }
+            },
+            comesAndGoes: true)
+    }()
 }
 
 /// The inputs of a board: GPIO buttons, encoders and chords, evdev devices, and the keyboard map.

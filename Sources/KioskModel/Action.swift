@@ -38,6 +38,11 @@ public enum Action: String, CaseIterable, Sendable {
     case seekBackward = "seek-backward"
     /// The parent's override of the bedtime rules: off until their reset hour, or on again.
     case parentOverride = "parent-override"
+    /// Bluetooth headphones on (the remembered pair, connected) or off again (the speaker): the way
+    /// out of Bluetooth mode works whether the headphones are there or not.
+    case bluetooth
+    /// Pairs new Bluetooth headphones (put in pairing mode), spoken step by step.
+    case bluetoothPair = "bluetooth-pair"
 
     /// Every action name, for error messages ("actions are: play-pause, play, …").
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

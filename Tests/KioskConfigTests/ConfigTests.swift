@@ -68,7 +68,7 @@ import Testing
     @Test(arguments: [
         (
             #"{"volumme": 3}"#,
-            "config.json: volumme: unknown key (known keys: audio, audiobookGenres, battery, bedtime, board, boardsDirectory, bookmarks, cards, exhibit, hat, idlePowerOffMinutes, inputs, libraryDirectories, mediaRoots, mpd, repeat, replayGain, replayGainMissingPreampDb, replayGainPreampDb, resumeAtBoot, screen, shuffle, sleepAction, sleepMinutes, speech, stateDirectory, volume, volumeAtBoot, volumeMax, volumeMin, web)"
+            "config.json: volumme: unknown key (known keys: audio, audiobookGenres, battery, bedtime, bluetooth, board, boardsDirectory, bookmarks, cards, exhibit, hat, idlePowerOffMinutes, inputs, libraryDirectories, mediaRoots, mpd, repeat, replayGain, replayGainMissingPreampDb, replayGainPreampDb, resumeAtBoot, screen, shuffle, sleepAction, sleepMinutes, speech, stateDirectory, volume, volumeAtBoot, volumeMax, volumeMin, web)"
         ),
         (#"{"volumeMin": 70, "volumeMax": 60}"#, "config.json: volumeMin: expected at most volumeMax (60), got 70"),
         (#"{"volumeMax": 0}"#, "config.json: volumeMax: expected an integer 1…100, got 0"),

@@ -86,6 +86,14 @@ load_drivers() {
         infra i2c-stub ok "$stub: SMBus stub, chips at 0x0b and 0x42; sbs-battery driver; /dev/$stub"
     fi
 
+    # hci_vhci (virtual Bluetooth controllers, /dev/vhci) for BlueZ's btvirt: scenario 28.
+    reason=$(modprobe hci_vhci 2>&1)
+    if [ -e /dev/vhci ]; then
+        infra hci_vhci ok "/dev/vhci (btvirt makes the controllers)"
+    else
+        infra hci_vhci missing "no /dev/vhci: ${reason:-modprobe hci_vhci gave none}"
+    fi
+
     if fb_load "${SYSTEST_FB_MODE:-320x240M-32}" > /tmp/fb-load.log 2>&1; then
         infra fb ok "$(cat /tmp/fb-load.log)"
     else

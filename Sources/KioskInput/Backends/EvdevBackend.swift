@@ -65,7 +65,11 @@ final class EvdevBackend {
         case .failure(let error):
             if !devices[i].reportedMissing {
                 devices[i].reportedMissing = true
-                router.problem("evdev: \(error.message); looking again every \(retryMs) ms, the other inputs work")
+                if devices[i].config.comesAndGoes {
+                    Log.info("evdev: \(error.message); looking again every \(retryMs) ms")
+                } else {
+                    router.problem("evdev: \(error.message); looking again every \(retryMs) ms, the other inputs work")
+                }
             }
             return false
         case .success(let found):
@@ -144,8 +148,8 @@ final class EvdevBackend {
         devices[i].device = nil
         let now = Syscalls.monotonicNanoseconds()
         for id in devices[i].keys.values { router.gestures.sync(id, active: false, at: now) }
-        router.problem(
-            "evdev: \"\(device.name)\" at \(device.path) is gone (\(reason)); looking again every \(retryMs) ms")
+        let gone = "evdev: \"\(device.name)\" at \(device.path) is gone (\(reason)); looking again every \(retryMs) ms"
+        if devices[i].config.comesAndGoes { Log.notice(gone) } else { router.problem(gone) }
         devices[i].reportedMissing = true
         router.raw("evdev \"\(device.name)\" disconnected")
         scheduleRetry(i)

@@ -59,7 +59,13 @@ public final class BluetoothWatch: ApplianceService {
     public static func make(_ context: ApplianceContext) throws -> (any ApplianceService)? {
         guard let config = context.resolved.config.bluetooth else { return nil }
         let player = context.player
+        let inputs = context.inputs
         let watch = BluetoothWatch(config: config, loop: context.loop) { [weak player] report in
+            // The buttons read are those of the headphones that connected: BlueZ makes a
+            // "<name> (AVRCP)" device for every remote with AVRCP, not only headphones.
+            if case .connected(let headphones) = report {
+                inputs?.retargetComingAndGoing(to: "\(headphones.name) (AVRCP)")
+            }
             player?.bluetoothReport(report)
         }
         player.listen(to: .bluetooth) { [weak watch] change in

@@ -99,6 +99,14 @@ public final class InputManager {
         evdev.start()
     }
 
+    /// The device of the profile's entries that come and go (Bluetooth headphones' buttons) is the
+    /// one named `name` from now on (BlueZ's "<headphones' name> (AVRCP)"), not any whose name ends
+    /// like the entry's; nil: any again. A device open under another name is let go.
+    public func retargetComingAndGoing(to name: String?) {
+        loop.assertInLoop()
+        evdev.retargetComingAndGoing(to: name)
+    }
+
     /// Starts every card reader of the profile: USB readers are opened and grabbed (missing ones
     /// are looked for again every `evdevRetryMs`), RC522 modules are polled on their own threads.
     public func startCardReaders() {

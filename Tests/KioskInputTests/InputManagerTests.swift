@@ -13,10 +13,12 @@ final class ManagerHarness {
     var raw: [String] = []
     var manager: InputManager!
 
-    init(_ json: String, settings: InputSettings = InputSettings()) throws {
+    /// `adding`: evdev entries the appliance adds to the board's (the headphones' buttons).
+    init(_ json: String, settings: InputSettings = InputSettings(), adding: [EvdevConfig] = []) throws {
         loop = try EventLoop()
-        let profile = try InputProfile.parse(
+        var profile = try InputProfile.parse(
             try JSONReader.parse(Array(json.utf8), file: "box.json"), settings: settings)
+        profile.evdev += adding
         manager = InputManager(loop: loop, profile: profile, settings: settings) { [unowned self] in
             self.actions.append($0)
         }

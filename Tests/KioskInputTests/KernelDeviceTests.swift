@@ -223,3 +223,38 @@ private let uinputMissing =
         h.manager.stop()
     }
 }
+
+/// Bluetooth headphones' buttons: BlueZ makes a "<name> (AVRCP)" device for every remote with
+/// AVRCP, so once headphones connected only theirs is read (`retargetComingAndGoing`), not another
+/// remote's that the entry's "* (AVRCP)" found first.
+@Suite(.tags(.integration), .serialized) struct UInputHeadsetButtonsTests {
+    @Test(.enabled(if: UInputDevice.isAvailable(), Comment(rawValue: uinputMissing)))
+    func theConnectedHeadphonesButtonsAreReadAndNoOtherRemotes() throws {
+        let next = UInt16(KEY_NEXTSONG)
+        let other = try UInputDevice(name: "Kiosk box \(getpid()) (AVRCP)", keys: [next])
+        defer { other.destroy() }
+        let headphones = try UInputDevice(name: "Kid Cans \(getpid()) (AVRCP)", keys: [next])
+        defer { headphones.destroy() }
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        _ = try makeNode(for: other, in: dir.path)
+        _ = try makeNode(for: headphones, in: dir.path)
+        let h = try ManagerHarness("{}", adding: [EvdevConfig.headsetButtons])
+        h.manager.evdevDirectory = dir.path
+        h.manager.evdevRetryMs = 50
+        h.manager.startEvdev()
+        h.manager.retargetComingAndGoing(to: headphones.name)
+        #expect(
+            try h.loop.run(
+                until: { h.raw.contains { $0.hasPrefix("evdev \"\(headphones.name)\" connected") } },
+                timeoutNanoseconds: 10_000_000_000))
+        try other.key(next, down: true)
+        try other.key(next, down: false)
+        try headphones.key(next, down: true)
+        try headphones.key(next, down: false)
+        try h.loop.run(until: { !h.actions.isEmpty }, timeoutNanoseconds: 10_000_000_000)
+        try h.loop.run(forNanoseconds: 200_000_000)
+        #expect(h.actions.map(\.action) == [.next])
+        #expect(h.manager.problems.isEmpty, "a device that comes and goes is no problem")
+    }
+}

@@ -19,6 +19,9 @@ final class EvdevBackend {
         var axes: [UInt16: (axis: EvdevConfig.Axis, acceleration: EncoderAcceleration)] = [:]
         var dropping = false
         var reportedMissing = false
+        /// The exact name that replaces the entry's pattern (`retargetComingAndGoing`).
+        var name: String?
+        var spec: String { name ?? config.device }
     }
 
     private unowned let router: InputManager
@@ -52,7 +55,7 @@ final class EvdevBackend {
 
     @discardableResult
     private func open(_ i: Int) -> Bool {
-        let spec = devices[i].config.device
+        let spec = devices[i].spec
         let device: EvdevDevice
         // "*": any keypad or remote with the entry's keys, but not a device another entry or a USB
         // card reader names, nor one an entry here already has open.
@@ -102,6 +105,19 @@ final class EvdevBackend {
         }
         syncKeys(i)
         return true
+    }
+
+    /// See `InputManager.retargetComingAndGoing`.
+    func retargetComingAndGoing(to name: String?) {
+        for i in devices.indices where devices[i].config.comesAndGoes && devices[i].name != name {
+            devices[i].name = name
+            devices[i].reportedMissing = false
+            if let open = devices[i].device, let name, open.name != name {
+                vanished(i, reason: "not \"\(name)\"")
+            } else if devices[i].device == nil, devices[i].retry != nil {
+                open(i)
+            }
+        }
     }
 
     private func scheduleRetry(_ i: Int) {

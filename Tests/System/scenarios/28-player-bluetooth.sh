@@ -168,9 +168,9 @@ check "nothing on the speaker meanwhile" pcm_silent "$speaker_from" $((SYSTEST_R
 bt call org.bluez "$box_path" org.bluez.Device1 ConnectProfile s 0000110e-0000-1000-8000-00805f9b34fb ||
     log "ConnectProfile AVRCP from the headphones failed (it may be connected already)"
 # Both ends share this guest's bluetoothd, so BlueZ makes an AVRCP uinput device for each end
-# ("Kid Cans (AVRCP)" for the box's, "Kiosk box (AVRCP)" for the headphones'), and the player's
-# "* (AVRCP)" takes whichever it finds first: a known limit of this rig (not of a box, which has
-# one end). Checked, not required, so the steps after it still run.
+# ("Kid Cans (AVRCP)" for the box's, "Kiosk box (AVRCP)" for the headphones'); the player reads
+# only the device of the headphones that connected (InputManager.retargetComingAndGoing), as a
+# box must when another remote with AVRCP (a phone) is connected too.
 check "the player reads the headset's buttons (BlueZ's uinput device)" wait_for 20 "Kid Cans (AVRCP)" \
     player_log_has 'evdev: "Kid Cans \(AVRCP\)" at /dev/input/'
 check "AVRCP next from the headphones" wait_for 20 "MediaControl1.Next" \

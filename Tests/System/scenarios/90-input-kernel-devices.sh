@@ -9,7 +9,7 @@ source "$SYSTEST_REPO/Tests/System/lib.sh"
 require_infra uinput gpio-sim
 bin=${SYSTEST_PLAYER%/*}/KioskPlayerPackageTests.xctest
 [ -x "$bin" ] || skip "no $bin (run swift build --build-tests first)"
-"$bin" --testing-library swift-testing --filter "UInputEvdevTests|UInputAnyKeypadTests|UInputCardReaderTests|GPIOSimTests" \
+"$bin" --testing-library swift-testing --filter "UInputEvdevTests|UInputAnyKeypadTests|UInputHeadsetButtonsTests|UInputCardReaderTests|GPIOSimTests" \
     > "$SYSTEST_ARTIFACTS/input-tests.log" 2>&1
 status=$?
 sed 's/\x1b\[[0-9;]*m//g' "$SYSTEST_ARTIFACTS/input-tests.log" | grep -v '^◇' | while read -r line; do log "$line"; done

@@ -58,7 +58,7 @@ stage_root=$out/stage-$arch
 stage=$stage_root/kiosk-player-$version
 rm -rf "$stage_root"
 mkdir -p "$stage/debian" "$stage/prebuilt" "$stage/modules-load.d" "$stage/config" "$stage/boards/hats"
-cp -a "$here/control" "$here/rules" "$here/copyright" "$here/source" "$here"/kiosk-player.* "$stage/debian/"
+cp -a "$here/control" "$here/rules" "$here/copyright" "$here/source" "$here"/kiosk-player.* "$here/kiosk-web.1" "$stage/debian/"
 cp "$repo/deploy/sysusers-kiosk-player.conf" "$stage/debian/kiosk-player.sysusers"
 install -m 0755 "$binary" "$stage/prebuilt/kiosk-player"
 install -m 0755 "$web_binary" "$stage/prebuilt/kiosk-web"

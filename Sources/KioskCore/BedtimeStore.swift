@@ -32,10 +32,9 @@ enum BedtimeStore {
         let path = path(directory: directory)
         guard Syscalls.exists(path) else { return nil }
         do {
-            let r = try JSONReader.parse(try ConfigError.contents(of: path), file: path)
-            guard try r.string("format") == format, try r.int("version", range: 0...1000) == version else {
-                throw ConfigError(file: path, path: "format", message: "not a \(format) file of version \(version)")
-            }
+            let r = try JSONReader.stateFile(
+                try ConfigError.contents(of: path), file: path, format: format, version: version, what: "\(format) file"
+            )
             func number(_ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int {
                 guard let value = try r.int(key, range: range) else { throw r.error(key, "missing") }
                 return value

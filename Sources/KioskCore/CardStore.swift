@@ -185,11 +185,8 @@ public final class CardStore {
     static func parse(
         _ bytes: [UInt8], file: String
     ) throws(ConfigError) -> (links: [CardUID: CardLink], played: [CardUID: [String]]) {
-        let r = try JSONReader.parse(bytes, file: file)
-        guard try r.string("format") == format, try r.int("version", range: 0...1000) == version else {
-            throw ConfigError(
-                file: file, path: "format", message: "not a kiosk-player cards file of version \(version)")
-        }
+        let r = try JSONReader.stateFile(
+            bytes, file: file, format: format, version: version, what: "kiosk-player cards file")
         var parsed: (links: [CardUID: CardLink], played: [CardUID: [String]]) = ([:], [:])
         if let cards = try r.object("cards") { parsed = try parseCards(cards) }
         try r.finish(known: ["format", "version", "cards"])

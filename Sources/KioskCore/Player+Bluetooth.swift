@@ -101,10 +101,9 @@ enum BluetoothStore {
         let path = path(directory: directory)
         guard Syscalls.exists(path) else { return nil }
         do {
-            let r = try JSONReader.parse(try ConfigError.contents(of: path), file: path)
-            guard try r.string("format") == format, try r.int("version", range: 0...1000) == version else {
-                throw ConfigError(file: path, path: "format", message: "not a \(format) file of version \(version)")
-            }
+            let r = try JSONReader.stateFile(
+                try ConfigError.contents(of: path), file: path, format: format, version: version, what: "\(format) file"
+            )
             guard let address = try r.string("address"), BluetoothConfig.isAddress(address) else {
                 throw r.error("address", "expected a Bluetooth address AA:BB:CC:DD:EE:FF")
             }

@@ -37,6 +37,12 @@ while let argument = arguments.popFirst() {
     }
 }
 
+// No config file is the player's defaults, where the page is off: not a failure of the unit (an
+// image's first boot before its settings are applied, a box that never had a config).
+guard Syscalls.exists(configPath) else {
+    Log.notice("kiosk-web: no \(configPath): the phone page is off")
+    exit(0)
+}
 let config: WebSettings.PageConfig
 do {
     config = try WebSettings.pageConfig(try ConfigError.contents(of: configPath), file: configPath)

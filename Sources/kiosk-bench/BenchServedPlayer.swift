@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
+import KioskCommandLine
 import KioskConfig
 import KioskCore
 import KioskLibrary
 import KioskMPD
 import KioskModel
 import KioskSystem
+import Synchronization
 
 /// The player with the real engine and library on one event loop, as the appliance wires them (no
 /// inputs; a screen only when given), its music scanned, and the MPD server once `startServer` is
@@ -53,6 +55,25 @@ final class BenchServedPlayer {
         let server = MPDServer(loop: loop, player: player, library: library, settings: settings)
         try server.start()
         self.server = server
+    }
+
+    /// Queues the whole of `music` (the folder the player scanned) on repeat and plays it, as an MPD
+    /// client would: the client on a thread of its own, since the server answers on this thread's
+    /// loop. Returns once the position moves.
+    func playAllOnRepeat(_ music: String) throws {
+        let volume = music.split(separator: "/").last.map(String.init) ?? ""
+        let setUpDone = Atomic<Bool>(false)
+        let setUp = try KioskThread(name: "bench-set-up") { [path = socketPath] in
+            defer { setUpDone.store(true, ordering: .releasing) }
+            guard let client = BenchMPDClient(path: path) else { return }
+            for command in ["add \"\(volume)\"", "repeat 1", "play 0"] { client.command(command) }
+        }
+        let player = player
+        let playing = try loop.run(
+            until: { setUpDone.load(ordering: .acquiring) && player.positionFrames > 0 },
+            timeoutNanoseconds: 30_000_000_000)
+        setUp.join()
+        guard playing else { throw ToolError("\(music) did not start playing through MPD") }
     }
 
     func stop() {

@@ -4,7 +4,6 @@ import KioskAudio
 import KioskCommandLine
 import KioskModel
 import KioskSystem
-import Synchronization
 
 extension BenchCommand {
     /// `bench pause`: press → screen for play/pause, with the storage as it is and with every fsync
@@ -65,18 +64,7 @@ extension BenchCommand {
         let served = try BenchServedPlayer(state: state, music: music, screen: screen)
         try served.startServer()
         defer { served.stop() }
-        let volume = music.split(separator: "/").last.map(String.init) ?? ""
-        let setUpDone = Atomic<Bool>(false)
-        let setUp = try KioskThread(name: "bench-pause-set-up") { [path = served.socketPath] in
-            defer { setUpDone.store(true, ordering: .releasing) }
-            guard let client = BenchMPDClient(path: path) else { return }
-            for command in ["add \"\(volume)\"", "repeat 1", "play 0"] { client.command(command) }
-        }
-        let playing = try served.loop.run(
-            until: { setUpDone.load(ordering: .acquiring) && served.player.positionFrames > 0 },
-            timeoutNanoseconds: 30_000_000_000)
-        setUp.join()
-        guard playing else { throw ToolError("\(music) did not start playing through MPD") }
+        try served.playAllOnRepeat(music)
 
         let loopThread = pthread_self()
         let syncs = Locked((loop: 0, writer: 0))

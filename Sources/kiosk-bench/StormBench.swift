@@ -82,20 +82,8 @@ extension BenchCommand {
         let served = try BenchServedPlayer(state: state, music: music, audio: audio)
         try served.startServer()
         defer { served.stop() }
-        let volume = music.split(separator: "/").last.map(String.init) ?? ""
-        // A client on a thread of its own: the server answers on this thread's loop.
-        let setUpDone = Atomic<Bool>(false)
-        let setUp = try KioskThread(name: "bench-storm-set-up") { [path = served.socketPath] in
-            defer { setUpDone.store(true, ordering: .releasing) }
-            guard let client = BenchMPDClient(path: path) else { return }
-            for command in ["add \"\(volume)\"", "repeat 1", "play 0"] { client.command(command) }
-        }
+        try served.playAllOnRepeat(music)
         let engine = served.engine
-        let playing = try served.loop.run(
-            until: { setUpDone.load(ordering: .acquiring) && served.player.positionFrames > 0 },
-            timeoutNanoseconds: 30_000_000_000)
-        setUp.join()
-        guard playing else { throw ToolError("\(music) did not start playing through MPD") }
 
         var run = StormRun()
         let stop = Atomic<Bool>(false)

@@ -767,6 +767,28 @@ PY
 # capture_now : the capture frame being recorded now.
 capture_now() { capture_frame_at_us "$(now_us)"; }
 
+# capture_rms FROM TO [WINDOW]: the loudness (RMS of the 16-bit samples) of the capture's frames
+# FROM..TO, or with WINDOW of each WINDOW-frame window from FROM on that ends before TO; rounded,
+# space-separated. What the fade checks (sleep timer, bedtime) compare.
+capture_rms() {
+    python3 - "$CAPTURE_FILE" "$1" "$2" "${3:-0}" <<'PY'
+import array, math, sys
+path, start, end, window = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+data = open(path, "rb").read()
+def rms(a, b):
+    s = array.array("h", data[4 * a:4 * b])
+    return math.sqrt(sum(v * v for v in s) / max(1, len(s)))
+levels = [rms(a, a + window) for a in range(start, end - window, window)] if window else [rms(start, end)]
+print(" ".join("%.0f" % v for v in levels))
+PY
+}
+
+# levels_fall LEVEL...: whether each level is at most 5 % (+2) above the one before it: a fade,
+# with slack for the music's own changes.
+levels_fall() {
+    awk -v l="$*" 'BEGIN { n = split(l, v, " "); for (i = 2; i <= n; i++) if (v[i] > v[i-1] * 1.05 + 2) exit 1 }'
+}
+
 # wait_sound TIMEOUT_S FROM_FRAME : until the capture has sound at or after FROM_FRAME; sets SOUND_FRAME.
 wait_sound() {
     local deadline=$(( ${EPOCHREALTIME/./} + $1 * 1000000 ))

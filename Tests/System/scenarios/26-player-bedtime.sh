@@ -214,24 +214,15 @@ must "the budget's end within 90 s of the announcement" wait_for 90 "the end" \
     said_at_least "Listening time is over for today. More tomorrow" 1
 end_frame=$(capture_now)
 check "the end on the screen, as kiosk-player render draws it" wait_screen 5 "$spent"
-levels=$(python3 - "$CAPTURE_FILE" "${p_back:-$track_start}" "$end_frame" "$SYSTEST_RATE" <<'PY'
-import array, math, sys
-path, back, end, rate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-data = open(path, "rb").read()
-def rms(a, b):
-    s = array.array("h", data[4 * a:4 * b])
-    return math.sqrt(sum(v * v for v in s) / max(1, len(s)))
-window = 2 * rate
-# before: the 4 s after the track came back from the announcement (the fade takes the last 30 s);
-# then the last 20 s before the end was logged but 2 s (the stop comes before its log line)
-levels = [rms(a, a + window) for a in range(end - 11 * window, end - window, window)]
-print(" ".join("%.0f" % v for v in [rms(back, back + 2 * window)] + levels))
-PY
-) || fail "measure the capture's loudness"
+# Before: the 4 s after the track came back from the announcement (the fade takes the last 30 s);
+# then the last 20 s before the end was logged but 2 s (the stop comes before its log line).
+window=$((2 * SYSTEST_RATE))
+back=${p_back:-$track_start}
+levels="$(capture_rms "$back" $((back + 2 * window))) $(capture_rms $((end_frame - 11 * window)) "$end_frame" "$window")" ||
+    fail "measure the capture's loudness"
 log "loudness after the announcement, then per 2 s window before the end: $levels"
 read -r before first rest <<< "$levels"
-falls=$(awk -v l="$first $rest" 'BEGIN { n = split(l, v, " "); ok = 1; for (i = 2; i <= n; i++) if (v[i] > v[i-1] * 1.05 + 2) ok = 0; print ok }')
-check "the fade: the loudness falls from window to window (5 % slack for the music's own changes)" test "$falls" = 1
+check "the fade: the loudness falls from window to window (5 % slack for the music's own changes)" levels_fall $first $rest
 last=${levels##* }
 check "the last window is under a tenth of the level after the announcement ($last vs $before)" \
     awk -v a="$last" -v b="$before" 'BEGIN { exit !(a < b / 10) }'

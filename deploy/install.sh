@@ -96,6 +96,7 @@ in_root() { if [ "$root" = / ]; then run "$@"; else run chroot "$root" "$@"; fi;
 live() { [ "$root" = / ] && [ -d /run/systemd/system ]; }
 
 changed_units=0
+web_binary=0
 changed_rules=0
 # put SOURCE TARGET MODE: install a file when it is new or different.
 put() {
@@ -258,6 +259,7 @@ if [ -n "$binary" ]; then
     # kiosk-web beside the binary (the build above, or --binary's directory): the phone page.
     if [ -f "$(dirname "$binary")/kiosk-web" ]; then
         put "$(dirname "$binary")/kiosk-web" "$(dirname "$bin")/kiosk-web" 0755 || true
+        web_binary=1
     else
         step "no kiosk-web beside $binary: the phone page is not installed (docs/phone.md)"
     fi
@@ -267,6 +269,17 @@ elif [ "$dry_run" = 1 ]; then
     step "binary: none given and no Swift toolchain; a real run would stop here (use --binary FILE)"
 else
     die "no binary: pass --binary FILE, or install a Swift toolchain to build one"
+fi
+[ -x "$(t "$(dirname "$bin")/kiosk-web")" ] && web_binary=1
+# kiosk-web.service only beside its server: an enabled unit without its binary fails at every boot.
+if [ "$web_binary" = 0 ]; then
+    mapfile -t units < <(printf '%s\n' "${units[@]}" | grep -vx kiosk-web.service)
+    mapfile -t enabled_units < <(printf '%s\n' "${enabled_units[@]}" | grep -vx kiosk-web.service)
+    if [ -e "$(t $unitdir/kiosk-web.service)" ]; then
+        if [ "$root" = / ]; then run systemctl disable kiosk-web.service || true
+        else run systemctl --root="$root" disable kiosk-web.service || true; fi
+        remove "$unitdir/kiosk-web.service"
+    fi
 fi
 put "$deploy/kiosk-automount" "$libexec/kiosk-automount" 0755 || true
 # lazytime on the state directory's file system at each boot (kiosk-player-lazytime.service).

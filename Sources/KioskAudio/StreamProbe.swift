@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskSystem
+
 /// Streams that carry no signature at their first byte, found by what their frames look like in the
 /// file's first `windowBytes`, for their decoder to confirm: `DecoderSet.identify` asks when no
 /// signature matched, so the content decides, not a table of magic numbers.

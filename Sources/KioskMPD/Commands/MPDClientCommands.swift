@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskAudio
+import KioskSystem
 
 /// The connection's own commands: ping, close, password, commands, tag types, binary limit,
 /// decoders (MPD's src/command/ClientCommands.cxx and OtherCommands.cxx). Thread: loop thread.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /// The container formats KioskPlayer recognises, told apart by their first bytes (never by the
-/// file's name: an MP3 called `.flac` is an MP3).
+/// file's name: an MP3 called `.flac` is an MP3). In KioskSystem, with no decoder, because the
+/// phone page's process (kiosk-web) checks uploads with it and links no audio library.
 ///
 /// Thread: a value; any.
 public enum AudioFileFormat: UInt8, Sendable, BitwiseCopyable, CaseIterable, CustomStringConvertible {
@@ -115,10 +116,12 @@ public enum AudioFileFormat: UInt8, Sendable, BitwiseCopyable, CaseIterable, Cus
 }
 
 /// An MPEG audio frame header (MPEG-1, 2 and 2.5; layers I–III), as far as sniffing needs it.
-struct MPEGFrameHeader: Equatable {
-    var length: Int
+///
+/// Thread: a value; any.
+public struct MPEGFrameHeader: Equatable {
+    public var length: Int
 
-    init?(_ b: [UInt8], at i: Int) {
+    public init?(_ b: [UInt8], at i: Int) {
         guard i + 4 <= b.count, b[i] == 0xFF, b[i + 1] & 0xE0 == 0xE0 else { return nil }
         let version = (b[i + 1] >> 3) & 3  // 0: 2.5, 1: reserved, 2: 2, 3: 1
         let layer = (b[i + 1] >> 1) & 3  // 0: reserved (ADTS AAC sets 0 here), 1: III, 2: II, 3: I

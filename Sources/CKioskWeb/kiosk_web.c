@@ -171,6 +171,27 @@ const char *kiosk_web_header(struct MHD_Connection *connection, const char *name
     return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
 }
 
+struct argument_visit {
+    kiosk_web_argument_fn fn;
+    void *context;
+    unsigned int left;
+};
+
+static enum MHD_Result visit_argument(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    struct argument_visit *visit = cls;
+    if (visit->left == 0) return MHD_NO;
+    visit->left--;
+    visit->fn(visit->context, key, value);
+    return MHD_YES;
+}
+
+void kiosk_web_arguments(
+    struct MHD_Connection *connection, unsigned int limit, kiosk_web_argument_fn fn, void *context) {
+    struct argument_visit visit = {fn, context, limit};
+    MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, visit_argument, &visit);
+}
+
 struct MHD_Response *kiosk_web_response_copy(const void *data, size_t size) {
     return MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);
 }

@@ -16,6 +16,7 @@ enum PageAssets {
         <title>KioskPlayer</title>
         <link rel="stylesheet" href="/app.css">
         <script src="/app.js" defer></script>
+        <script src="/music.js" defer></script>
         </head>
         <body>
         <header><h1>KioskPlayer</h1></header>
@@ -62,6 +63,17 @@ enum PageAssets {
           <h3>Linked cards</h3>
           <ul id="card-list"></ul>
         </section>
+        <section id="music" hidden aria-labelledby="music-title">
+          <h2 id="music-title">Music</h2>
+          <nav aria-label="Folder"><ol id="music-path" class="path"></ol></nav>
+          <ul id="music-list"></ul>
+          <p id="music-space" class="hint"></p>
+          <input id="music-files" type="file" multiple accept="audio/*,.flac,.mp3,.ogg,.oga,.opus,.wav,.aif,.aiff,.m4a,.m4b,.mp4,.jpg,.jpeg,.png" class="file">
+          <label for="music-files" class="button">Add music files</label>
+          <input id="music-folder" type="file" webkitdirectory multiple class="file">
+          <label for="music-folder" class="button">Add a whole folder</label>
+          <div id="music-progress" aria-live="polite"></div>
+        </section>
         <p id="message" role="status" aria-live="polite"></p>
         </main>
         </body>
@@ -96,6 +108,14 @@ enum PageAssets {
           border-bottom: 1px solid #ddd; padding: 6px 0; }
         li span { overflow-wrap: anywhere; }
         #message { min-height: 1.4em; color: #9d0208; }
+        label.button { display: flex; align-items: center; justify-content: center; min-height: 48px;
+          margin: 8px 0; border: 2px solid #1d3557; border-radius: 8px; background: #fff; color: #1d3557; }
+        input.file { position: absolute; width: 1px; height: 1px; opacity: 0; }
+        input.file:focus-visible + label, label.button:hover { outline: 3px solid #e63946; }
+        ol.path { display: flex; flex-wrap: wrap; gap: 4px; list-style: none; padding: 0; margin: 4px 0; }
+        ol.path li { border: 0; padding: 0; }
+        ol.path button { padding: 4px 12px; }
+        progress { width: 100%; height: 16px; }
 
         """#.utf8)
 
@@ -130,6 +150,7 @@ enum PageAssets {
           $("pairing").hidden = false;
           $("playing").hidden = true;
           $("cards").hidden = true;
+          $("music").hidden = true;
         }
 
         async function start() {
@@ -143,7 +164,7 @@ enum PageAssets {
           $("pairing").hidden = true;
           $("playing").hidden = false;
           $("cards").hidden = false;
-          await Promise.all([refreshStatus(), refreshCards()]);
+          await Promise.all([refreshStatus(), refreshCards(), window.showMusic ? window.showMusic("") : null]);
           follow();
         }
 

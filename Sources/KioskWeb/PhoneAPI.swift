@@ -89,7 +89,11 @@ public struct WebResponse {
 /// Thread: any; the server calls `handle` from a thread per connection (the access state is locked).
 public final class PhoneAPI: @unchecked Sendable {
     public static let sessionCookie = "kiosk_session"
+    /// The largest JSON body a request may have.
     public static let maxBodyBytes = 4096
+    /// The largest piece of an upload (the server's body limit): 32 connections at once hold at
+    /// most 8 MiB, inside the unit's MemoryMax.
+    public static let maxPieceBytes = 256 << 10
 
     public let settings: WebSettings.PageConfig
     public let events: PlayerEvents
@@ -98,6 +102,8 @@ public final class PhoneAPI: @unchecked Sendable {
     private let clock: @Sendable () -> UInt64
     private let liveStreams = Locked(0)
     public static let maxLiveStreams = 8
+    /// Where uploads go, when the page takes them (`WebSettings.PageConfig.musicFolder`).
+    public let music: MusicFolder?
 
     public init(
         settings: WebSettings.PageConfig, events: PlayerEvents, access: PhoneAccess,
@@ -108,6 +114,9 @@ public final class PhoneAPI: @unchecked Sendable {
         self.access = Locked(access)
         self.clock = clock
         networks = Locked((LocalNetworks.ofInterfaces(), clock()))
+        music = settings.musicFolder.map {
+            MusicFolder(root: $0, maxFileBytes: Int64(settings.web.maxUploadMB) << 20)
+        }
     }
 
     /// Whether a connection from `address` is taken at all (config `web.allowOutsideSubnet`).
@@ -145,11 +154,19 @@ public final class PhoneAPI: @unchecked Sendable {
     }
 
     private func route(_ request: WebRequest) -> WebResponse {
+        // Only an upload's piece may be larger than a JSON body (the server's limit is the piece's).
+        let isPiece = request.method == "PUT" && request.path == "/api/music/upload"
+        if request.body.count > Self.maxBodyBytes && !isPiece {
+            return .error(413, "the request is too large")
+        }
         switch (request.method, request.path) {
         case ("GET", "/"), ("GET", "/index.html"):
             return WebResponse(status: 200, contentType: "text/html; charset=utf-8", body: PageAssets.index)
         case ("GET", "/app.js"):
             return WebResponse(status: 200, contentType: "text/javascript; charset=utf-8", body: PageAssets.script)
+        case ("GET", "/music.js"):
+            return WebResponse(
+                status: 200, contentType: "text/javascript; charset=utf-8", body: PageAssets.musicScript)
         case ("GET", "/app.css"):
             return WebResponse(status: 200, contentType: "text/css; charset=utf-8", body: PageAssets.style)
         case ("GET", "/favicon.ico"):
@@ -169,8 +186,12 @@ public final class PhoneAPI: @unchecked Sendable {
         guard let session = access.withLock({ $0.session(token: token, now: now) }) else {
             return .error(401, "not paired: ask the box for a code")
         }
-        if request.method == "POST" {
-            if let refusal = refuseCrossSite(request) { return refusal }
+        if request.method != "GET" {
+            if let refusal = refuseCrossSite(
+                request, contentType: isPiece ? "application/octet-stream" : "application/json")
+            {
+                return refusal
+            }
             guard PhoneAccess.csrfMatches(request.header("X-CSRF-Token"), session) else {
                 Log.warning("web: \(request.client): a change without its session's CSRF token refused")
                 return .error(403, "missing or wrong CSRF token")
@@ -180,6 +201,11 @@ public final class PhoneAPI: @unchecked Sendable {
             return try answer(request, session)
         } catch let refused as PlayerConnection.Refused {
             return .error(409, refused.description)
+        } catch let problem as MusicFolder.Problem {
+            return musicRefusal(problem, request)
+        } catch let bad as ConfigError {
+            // A value out of its range in the request's JSON (`JSONReader` says which).
+            return .error(400, "\(bad.path): \(bad.message)")
         } catch {
             Log.warning("web: the player did not answer: \(error)")
             return .error(503, "the player does not answer")
@@ -188,9 +214,9 @@ public final class PhoneAPI: @unchecked Sendable {
 
     /// Requests that change something must be JSON (which a cross-site form cannot send without
     /// the browser asking first) and, when the browser says where they come from, from this page.
-    private func refuseCrossSite(_ request: WebRequest) -> WebResponse? {
-        guard (request.header("Content-Type") ?? "").hasPrefix("application/json") else {
-            return .error(415, "expected application/json")
+    private func refuseCrossSite(_ request: WebRequest, contentType: String = "application/json") -> WebResponse? {
+        guard (request.header("Content-Type") ?? "").hasPrefix(contentType) else {
+            return .error(415, "expected \(contentType)")
         }
         if let origin = request.header("Origin"), let host = request.header("Host"),
             origin != "http://\(host)" && origin != "https://\(host)"
@@ -201,7 +227,7 @@ public final class PhoneAPI: @unchecked Sendable {
         return nil
     }
 
-    private func body(_ request: WebRequest) throws(PlayerConnection.Refused) -> JSONReader {
+    func body(_ request: WebRequest) throws(PlayerConnection.Refused) -> JSONReader {
         do {
             return try JSONReader(try JSONValue.parse(request.body, maxDepth: 4), file: "request")
         } catch {
@@ -209,7 +235,7 @@ public final class PhoneAPI: @unchecked Sendable {
         }
     }
 
-    private func player() throws -> PlayerConnection {
+    func player() throws -> PlayerConnection {
         try PlayerConnection(socketPath: settings.mpdSocket, password: settings.mpdPassword)
     }
 
@@ -342,6 +368,8 @@ public final class PhoneAPI: @unchecked Sendable {
             var response = WebResponse(status: 200, contentType: "text/event-stream", body: [])
             response.body = .events(from: events.upcoming, session: session.id)
             return response
+        case (_, "/api/music"), (_, "/api/music/upload"), (_, "/api/music/delete"):
+            return try musicAnswer(request, session, who: who)
         default:
             return .error(404, "no such page")
         }

@@ -16,8 +16,15 @@ public struct WebSettings: Sendable, Equatable {
     public var sessionDays = 30
     /// How long the code the box shows and says is valid.
     public var pairingSeconds = 180
+    /// The folder music uploaded from the phone goes to (nil: the first of `libraryDirectories`;
+    /// with neither, the page takes no uploads). kiosk-web.service may write only there.
+    public var musicFolder: String?
+    /// The largest file the page takes.
+    public var maxUploadMB = 1024
 
-    public static let keys = ["enabled", "port", "allowOutsideSubnet", "sessionDays", "pairingSeconds"]
+    public static let keys = [
+        "enabled", "port", "allowOutsideSubnet", "sessionDays", "pairingSeconds", "musicFolder", "maxUploadMB",
+    ]
 
     public init() {}
 
@@ -29,6 +36,13 @@ public struct WebSettings: Sendable, Equatable {
         s.allowOutsideSubnet = try r.bool("allowOutsideSubnet") ?? s.allowOutsideSubnet
         s.sessionDays = try r.int("sessionDays", range: 1...365) ?? s.sessionDays
         s.pairingSeconds = try r.int("pairingSeconds", range: 30...600) ?? s.pairingSeconds
+        if let folder = try r.string("musicFolder") {
+            guard folder.hasPrefix("/"), !folder.split(separator: "/").contains("..") else {
+                throw r.error("musicFolder", "must be an absolute path without '..' (got \"\(folder)\")")
+            }
+            s.musicFolder = folder
+        }
+        s.maxUploadMB = try r.int("maxUploadMB", range: 1...65536) ?? s.maxUploadMB
         try r.finish(known: keys)
         return s
     }
@@ -40,6 +54,8 @@ public struct WebSettings: Sendable, Equatable {
         public var web: WebSettings
         public var mpdSocket: String
         public var mpdPassword: String?
+        /// Where uploads go: `web.musicFolder`, else the first of `libraryDirectories`, else none.
+        public var musicFolder: String?
     }
 
     /// The page's configuration from config.json's text: an enabled page uses the player's socket
@@ -53,6 +69,10 @@ public struct WebSettings: Sendable, Equatable {
             if let path = try m.string("socket", nonEmpty: false), path.hasPrefix("/") { socket = path }
             password = try m.string("password")
         }
-        return PageConfig(web: web, mpdSocket: socket, mpdPassword: password)
+        var folder = web.musicFolder
+        if folder == nil, let first = try r.strings("libraryDirectories", maxCount: 16)?.first, first.hasPrefix("/") {
+            folder = first
+        }
+        return PageConfig(web: web, mpdSocket: socket, mpdPassword: password, musicFolder: folder)
     }
 }

@@ -97,7 +97,7 @@ enum WebDaemon {
             var options = kiosk_web_options(
                 port: UInt16(port), bind_address: bindAddress == nil ? nil : bind,
                 connection_limit: 32, per_ip_connection_limit: 8, timeout_seconds: 10,
-                connection_memory_limit: 32 << 10, thread_stack_size: 256 << 10, max_body_bytes: PhoneAPI.maxBodyBytes)
+                connection_memory_limit: 32 << 10, thread_stack_size: 256 << 10, max_body_bytes: PhoneAPI.maxPieceBytes)
             return kiosk_web_start(
                 &options,
                 { context, address, _ in
@@ -120,12 +120,24 @@ enum WebDaemon {
                     let client = withUnsafeBytes(of: r.client) { raw in
                         String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
                     }
-                    let webRequest = WebRequest(
+                    // libmicrohttpd hands the path alone; the query's arguments (decoded) come apart.
+                    var query: [String: String] = [:]
+                    withUnsafeMutablePointer(to: &query) { pointer in
+                        kiosk_web_arguments(
+                            connection, 32,
+                            { context, key, value in
+                                guard let context, let key else { return }
+                                context.assumingMemoryBound(to: [String: String].self).pointee[String(cString: key)] =
+                                    value.map { String(cString: $0) } ?? ""
+                            }, pointer)
+                    }
+                    var webRequest = WebRequest(
                         method: text(r.method), target: text(r.url),
                         header: { name in
                             kiosk_web_header(connection, name).map { String(cString: $0) }
                         },
                         body: body, client: client)
+                    webRequest.query = query
                     let response = server.api.handle(webRequest)
                     status.pointee = response.status
                     return makeResponse(server, response)

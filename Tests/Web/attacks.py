@@ -10,6 +10,7 @@ import socket
 import sys
 import threading
 import time
+from urllib.parse import quote
 
 sys.path.insert(0, os.path.dirname(__file__))
 from box import Box  # noqa: E402
@@ -26,7 +27,9 @@ def check(name, ok, detail=""):
 ROUTES = [("GET", "/api/session"), ("GET", "/api/status"), ("GET", "/api/cards"),
           ("GET", "/api/collections?category=album"), ("GET", "/api/events"), ("POST", "/api/control"),
           ("POST", "/api/volume"), ("POST", "/api/cards/link"), ("POST", "/api/cards/unlink"),
-          ("POST", "/api/logout"), ("GET", "/api/unknown"), ("PUT", "/api/status"), ("GET", "/api/../api/status")]
+          ("POST", "/api/logout"), ("GET", "/api/unknown"), ("PUT", "/api/status"), ("GET", "/api/../api/status"),
+          ("GET", "/api/music"), ("POST", "/api/music/upload"), ("PUT", "/api/music/upload?id=0-1&path=a.flac&offset=0"),
+          ("POST", "/api/music/delete")]
 
 
 def main():
@@ -188,6 +191,8 @@ def run(box):
     print(f"figures: flood {len(held)} accepted by the kernel, {refused} refused at connect, "
           f"{alive} kept by the server; kiosk-web RSS {rss_before} kB before, {rss_during} kB during")
 
+    uploads(box, phone)
+
     # 7. After the abuse: the phone still works; logout ends the session.
     status, _, _ = box.request("GET", "/api/cards", session=phone)
     check("after the flood the phone's page still answers", status == 200, status)
@@ -195,6 +200,98 @@ def run(box):
     status2, _, _ = box.request("GET", "/api/status", session=phone)
     check("logout ends the session", status == 200 and status2 == 401, (status, status2))
     check("the player is still running", box.player.poll() is None and box.web.poll() is None)
+
+
+def uploads(box, phone):
+    """8. Music from the phone: a real FLAC arrives whole and plays; hostile uploads are refused with
+    a clear message, nothing lands outside the music folder, and the box plays on meanwhile."""
+    source, flac = box.demo_flac()
+    box.mpd("clear")
+    box.mpd('add "%s"' % os.path.relpath(source, box.dir))
+    box.mpd("repeat 1")
+    box.mpd("play")
+    before = set(os.listdir(box.dir))
+
+    def refused(path, size, expect, why):
+        status, _, body = box.request("POST", "/api/music/upload", {"path": path, "size": size}, session=phone)
+        check(f"upload refused: {why} ({expect})", status == expect and "error" in body, (status, body))
+
+    refused("../../escape.flac", 100, 400, "a path leading out of the music folder")
+    refused("a/../../escape.flac", 100, 400, "'..' inside the path")
+    refused(".hidden.flac", 100, 400, "a hidden name")
+    refused("notes.txt", 100, 415, "a file the player does not play")
+    refused("huge.flac", 65 << 20, 413, "larger than web.maxUploadMB")
+    refused("huge.flac", (1 << 63) - 1, 400, "a size near 2^63")
+    refused("1/2/3/4/5/deep.flac", 100, 400, "too deep")
+    # A piece without the CSRF token, of another upload id, over the piece limit.
+    status, _, body = box.request("POST", "/api/music/upload", {"path": "Phone/x.flac", "size": 1000}, session=phone)
+    uid = body.get("id", "")
+    status, _, _ = box.request("PUT", f"/api/music/upload?id={uid}&path=Phone/x.flac&offset=0", b"fLaC",
+                               session=dict(phone, csrf=None), headers={"Content-Type": "application/octet-stream"})
+    check("a piece without the CSRF token is refused (403)", status == 403, status)
+    status, _, _ = box.request("PUT", f"/api/music/upload?id={uid}&path=Phone/other.flac&offset=0", b"fLaC",
+                               session=phone, headers={"Content-Type": "application/octet-stream"})
+    check("a piece for another path than its upload's is refused (404)", status == 404, status)
+    status, _, _ = box.request("PUT", f"/api/music/upload?id={uid}&path=Phone/x.flac&offset=0", b"\0" * (300 << 10),
+                               session=phone, headers={"Content-Type": "application/octet-stream"})
+    check("a piece over 256 KiB is refused (413)", status == 413, status)
+    # A name that says FLAC on bytes that are not: refused once whole, nothing kept.
+    status, body = box.upload("Phone/fake.flac", b"MZ" + b"\0" * 5000, phone)
+    check("a .flac that is not FLAC is refused when whole (415)", status == 415 and "not a music file" in body.get("error", ""),
+          (status, body))
+    check("nothing of it is kept", not os.path.exists(os.path.join(box.music, "Phone", "fake.flac")))
+
+    # A slow upload: a piece that stops arriving is closed by the server's timeout; the page and the
+    # box go on.
+    status, _, body = box.request("POST", "/api/music/upload", {"path": "Phone/slow.flac", "size": len(flac)},
+                                  session=phone)
+    slow = socket.create_connection(("127.0.0.1", box.port), timeout=20, source_address=("127.0.0.5", 0))
+    slow.sendall(f"PUT /api/music/upload?id={body['id']}&path=Phone/slow.flac&offset=0 HTTP/1.1\r\nHost: x\r\n"
+                 f"Cookie: kiosk_session={phone['token']}\r\nX-CSRF-Token: {phone['csrf']}\r\n"
+                 f"Content-Type: application/octet-stream\r\nContent-Length: 200000\r\n\r\n".encode() + flac[:1000])
+    status, _, _ = box.request("GET", "/api/status", session=phone)
+    check("while a piece stalls, the page answers", status == 200, status)
+
+    # A real FLAC in pieces, with a piece lost on the way (the page resumes where the box says).
+    path = "Phone/Lullaby from the phone.flac"
+    status, _, body = box.request("POST", "/api/music/upload", {"path": path, "size": len(flac)}, session=phone)
+    uid = body["id"]
+    status, _, body = box.request("PUT", f"/api/music/upload?id={uid}&path={quote(path)}&offset=0", flac[:100_000],
+                                  session=phone, headers={"Content-Type": "application/octet-stream"})
+    status, _, body = box.request("PUT", f"/api/music/upload?id={uid}&path={quote(path)}&offset=200000",
+                                  flac[200_000:300_000], session=phone,
+                                  headers={"Content-Type": "application/octet-stream"})
+    check("a piece after a gap is refused with where the file ends (409)", status == 409 and body.get("received") == 100_000,
+          (status, body))
+    status, body = box.upload(path, flac, phone, piece=100_000)
+    target = os.path.join(box.music, "Phone", "Lullaby from the phone.flac")
+    same = os.path.exists(target) and open(target, "rb").read() == flac
+    check("the FLAC arrives whole, byte for byte, under its name", status == 200 and body.get("complete") and same,
+          (status, body))
+    check("the upload is logged with its session",
+          f"session {phone['id']} (127.0.0.1): uploaded Phone/Lullaby from the phone.flac" in box.weblog())
+    # The player names a library folder's files under the folder's name (MPD's lsinfo shows "music/").
+    rel = "music/Phone/Lullaby from the phone.flac"
+    Box.wait_for(lambda: box.mpd(f'lsinfo "{rel}"').get("file") == rel, 30, "the player's library to hold the upload")
+    box.mpd("clear")
+    box.mpd(f'add "{rel}"')
+    box.mpd("play")
+    Box.wait_for(lambda: box.mpd("status").get("state") == "play", 10, "the upload playing")
+    check("the player plays the uploaded file", box.mpd("currentsong").get("file") == rel, box.mpd("currentsong"))
+    slow.close()
+    check("nothing was written outside the music folder", set(os.listdir(box.dir)) == before,
+          set(os.listdir(box.dir)) ^ before)
+    status, _, listing = box.request("GET", "/api/music?folder=Phone", session=phone)
+    names = [e["name"] for e in listing.get("entries", [])]
+    check("the folder lists the upload and hides the unfinished parts", names == ["Lullaby from the phone.flac"], listing)
+    # Deleting: a file outside by '..', then the upload itself.
+    status, _, _ = box.request("POST", "/api/music/delete", {"path": "../web.json"}, session=phone)
+    check("a deletion leading out of the folder is refused", status == 400 and os.path.exists(box.config), status)
+    box.mpd("stop")
+    status, _, _ = box.request("POST", "/api/music/delete", {"path": "Phone/Lullaby from the phone.flac"}, session=phone)
+    check("the upload is deleted", status == 200 and not os.path.exists(target), status)
+    Box.wait_for(lambda: "file" not in box.mpd(f'lsinfo "{rel}"'), 30, "the player's library to drop the file")
+    check("the player's library drops it", True)
 
 
 if __name__ == "__main__":

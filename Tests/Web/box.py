@@ -14,6 +14,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from urllib.parse import quote
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -52,7 +53,10 @@ class Box:
         self.wait_for(lambda: "scanned" in self.log(), 60, "the player's scan")
         self.config = os.path.join(self.dir, "web.json")
         with open(self.config, "w") as f:
-            json.dump({"web": {"enabled": True, "port": self.port}, "mpd": {"socket": self.socket}}, f)
+            # Uploads go to the demo's library folder, which the player scans.
+            self.music = os.path.join(self.dir, "music")
+            json.dump({"web": {"enabled": True, "port": self.port, "musicFolder": self.music, "maxUploadMB": 64},
+                       "mpd": {"socket": self.socket}}, f)
         self.web_log = open(os.path.join(self.dir, "web.log"), "w+")
         self.web = subprocess.Popen([os.path.join(self.build, "kiosk-web"), "--config", self.config],
                                     stdout=self.web_log, stderr=subprocess.STDOUT)
@@ -87,7 +91,7 @@ class Box:
         h = dict(headers or {})
         if session is not None:
             h["Cookie"] = "kiosk_session=" + session["token"]
-            if method == "POST" and "X-CSRF-Token" not in h and session.get("csrf"):
+            if method in ("POST", "PUT") and "X-CSRF-Token" not in h and session.get("csrf"):
                 h["X-CSRF-Token"] = session["csrf"]
         data = None
         if body is not None:
@@ -139,6 +143,33 @@ class Box:
                     return out
                 name, _, value = line.partition(": ")
                 out.setdefault(name, value)
+
+    def upload(self, path, data, session, piece=256 * 1024, source="127.0.0.1"):
+        """Uploads `data` as the page does: begin, then pieces from where the box has the file.
+        Returns the last answer (status, body)."""
+        status, _, body = self.request("POST", "/api/music/upload", {"path": path, "size": len(data)},
+                                       session=session, source=source)
+        if status != 200:
+            return status, body
+        uid, received = body["id"], body["received"]
+        while received < len(data):
+            status, _, body = self.request(
+                "PUT", "/api/music/upload?id=%s&path=%s&offset=%d" % (uid, quote(path), received),
+                data[received:received + piece], session=session,
+                headers={"Content-Type": "application/octet-stream"}, source=source)
+            if status != 200:
+                return status, body
+            received = body["received"]
+        return status, body
+
+    def demo_flac(self):
+        """A FLAC of the demo library (written by libFLAC's encoder), its path and bytes."""
+        for root, _, files in sorted(os.walk(self.music)):
+            for name in sorted(files):
+                if name.endswith(".flac"):
+                    with open(os.path.join(root, name), "rb") as f:
+                        return os.path.join(root, name), f.read()
+        raise AssertionError("no FLAC in the demo library")
 
     def rss_kb(self, process):
         with open(f"/proc/{process.pid}/status") as f:

@@ -4,7 +4,8 @@
 Selenium through chromedriver, against a real kiosk-player demo and kiosk-web. Pairs with the code
 the box shows, sees a card shown on the box appear in the page (server-sent events), links it to an
 album in track-per-tap mode, shows it again and sees the player play that album's first track alone,
-changes the volume from the page and sees the player obey. Keeps a screenshot at 360×740
+changes the volume from the page and sees the player obey, uploads a FLAC through the page's file
+picker and sees the player play it. Keeps screenshots at 360×740
 (.build/web-test/, or WEB_TEST_ARTEFACTS). Prints the figures; exits 1 if a check failed.
 Usage: Tests/Web/browser.py  (make browser-test; needs deploy/install-deps.sh --browser-test)"""
 import os
@@ -158,7 +159,31 @@ def run(box, driver, artefacts):
     driver.save_screenshot(os.path.join(artefacts, "phone-360x740.png"))
     size = driver.execute_script("return [window.innerWidth, window.innerHeight]")
     check("the screenshot is 360×740", size == [360, 740], size)
-    print("artefacts:", os.path.join(artefacts, "phone-360x740.png"), os.path.join(artefacts, "phone-360x740-card.png"))
+
+    # Music from the phone: a FLAC chosen in the page's file picker arrives whole and plays.
+    source, flac = box.demo_flac()
+    picked = os.path.join(box.dir, "Lullaby.flac")
+    with open(picked, "wb") as f:
+        f.write(flac)
+    wait.until(lambda d: d.find_element(By.ID, "music").is_displayed())
+    driver.find_element(By.ID, "music-files").send_keys(picked)
+    WebDriverWait(driver, 60, poll_frequency=0.1).until(
+        lambda d: "Lullaby.flac: on the box." in text(d, "music-progress"))
+    target = os.path.join(box.music, "Lullaby.flac")
+    check("the file chosen on the phone is on the box, byte for byte",
+          os.path.exists(target) and open(target, "rb").read() == flac)
+    wait.until(lambda d: "Lullaby.flac" in text(d, "music-list"))
+    uri = "music/Lullaby.flac"
+    Box.wait_for(lambda: box.mpd(f'lsinfo "{uri}"').get("file") == uri, 30, "the player's library to hold the upload")
+    box.mpd("clear")
+    box.mpd(f'add "{uri}"')
+    box.mpd("play")
+    Box.wait_for(lambda: box.mpd("status").get("state") == "play", 10, "the upload playing")
+    check("the player plays the uploaded file", box.mpd("currentsong").get("file") == uri, box.mpd("currentsong"))
+    driver.execute_script("document.getElementById('music').scrollIntoView()")
+    driver.save_screenshot(os.path.join(artefacts, "phone-360x740-music.png"))
+    print("artefacts:", os.path.join(artefacts, "phone-360x740.png"), os.path.join(artefacts, "phone-360x740-card.png"),
+          os.path.join(artefacts, "phone-360x740-music.png"))
 
 
 if __name__ == "__main__":

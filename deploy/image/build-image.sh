@@ -188,6 +188,12 @@ data=$work/data
 mkdir -p "$data"/{state,log/journal,settings,music}
 chmod 2755 "$data/log/journal"
 chown root:systemd-journal "$data/log/journal" 2>/dev/null || chown "0:$(awk -F: '$1 == "systemd-journal" {print $3}' "$tree/etc/group")" "$data/log/journal"
+# The music folder: the phone page (kiosk-web, a dynamic user in the group kiosk-player) adds to it;
+# set-group-ID so what it makes stays the group's.
+kiosk_gid=$(awk -F: '$1 == "kiosk-player" {print $3}' "$tree/etc/group")
+[ -n "$kiosk_gid" ] || die "the tree has no group kiosk-player (the .deb's sysusers did not run)"
+chown "0:$kiosk_gid" "$data/music"
+chmod 2775 "$data/music"
 
 # The licence manifest: each package of the image, its version, its copyright file (kept on the
 # image: base.sh excludes /usr/share/doc but for those) and the licences that file names

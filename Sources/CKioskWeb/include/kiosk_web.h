@@ -55,6 +55,13 @@ void kiosk_web_stop(struct MHD_Daemon *daemon);
 /// The value of request header `name` (case-insensitive), NULL when absent.
 const char *kiosk_web_header(struct MHD_Connection *connection, const char *name);
 
+/// Receives one argument of the request's query (decoded; `value` NULL for a bare `?key`).
+typedef void (*kiosk_web_argument_fn)(void *context, const char *key, const char *value);
+
+/// Calls `fn` with each of the first `limit` arguments of the request's query: libmicrohttpd hands
+/// the URL's path alone and keeps the query's arguments apart.
+void kiosk_web_arguments(struct MHD_Connection *connection, unsigned int limit, kiosk_web_argument_fn fn, void *context);
+
 /// A response holding a copy of `size` bytes at `data`.
 struct MHD_Response *kiosk_web_response_copy(const void *data, size_t size);
 

@@ -767,6 +767,20 @@ PY
 # capture_now : the capture frame being recorded now.
 capture_now() { capture_frame_at_us "$(now_us)"; }
 
+# capture_search_start : where to search from for a track that an action taken now starts: the
+# capture frame being captured now by the wall clock (capture_now), but never past the frames
+# captured so far. When the host starves the guest, snd-aloop's capture falls behind the wall clock,
+# and the track an action starts is captured after what is in the file already: 18's card once
+# searched from 1.55 s (68 486 frames) after the track it started began. Only for finding a track's
+# start (a search that begins earlier finds the same start); silence and loudness checks keep
+# capture_now.
+capture_search_start() {
+    local estimate captured
+    estimate=$(capture_now)
+    captured=$(capture_frames)
+    echo $((captured < estimate ? captured : estimate))
+}
+
 # capture_rms FROM TO [WINDOW]: the loudness (RMS of the 16-bit samples) of the capture's frames
 # FROM..TO, or with WINDOW of each WINDOW-frame window from FROM on that ends before TO; rounded,
 # space-separated. What the fade checks (sleep timer, bedtime) compare.

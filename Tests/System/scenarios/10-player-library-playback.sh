@@ -52,7 +52,7 @@ screen_is_list() { fb_matches "$with_cover" || fb_matches "$without_cover"; }
 check "the album list with Alpha selected, as kiosk-player render draws it" wait_for 10 "the album list" screen_is_list
 
 # 2. play → track 1 from its start
-press_frame=$(capture_now)
+press_frame=$(capture_search_start)
 press_us=$(now_us)
 button_press "$LINE_PLAY"
 must "play: Alpha track 1 plays from its start, bit-exact for 1 s" \
@@ -64,7 +64,7 @@ fb_screenshot 2-playing > /dev/null
 wait_capture_frames $((PCM_TRACK_START + 2 * SYSTEST_RATE))
 
 # 3. next → track 2 from its start
-press_frame=$(capture_now)
+press_frame=$(capture_search_start)
 button_press "$LINE_NEXT"
 must "next: Alpha track 2 plays from its start, bit-exact for 1 s" \
     wait_pcm 15 find "$ref2" --from "$press_frame" --frames 44100
@@ -127,7 +127,7 @@ check "it restarted at the track's first frame" test "$PCM_REFERENCE_FRAME" = "$
 # 5b. a key through uinput
 if [ "$keys" = 1 ]; then
     wait_capture_frames $((PCM_CAPTURE_FRAME + SYSTEST_RATE))
-    press_frame=$(capture_now)
+    press_frame=$(capture_search_start)
     key_tap KEY_NEXTSONG 80
     if [ "$current_ref" = "$ref2" ]; then
         check "KEY_NEXTSONG (uinput): Alpha track 3 from its start" \

@@ -77,7 +77,7 @@ check "long press of the category button: back to the album list with Album 01 s
 encoder_turn 3 cw 40 1
 must "the screen changes and settles" fb_settle 10 "$SYSTEST_WORK/down3-again.raw" "$SYSTEST_WORK/category-back.raw"
 check "three detents down again: Album 04 selected, as rendered" wait_screen 10 "$fourth"
-press_frame=$(capture_now)
+press_frame=$(capture_search_start)
 button_press "$LINE_PLAY"
 must "play-pause plays Album 04 (the selected collection), bit-exact over 1 s" \
     wait_pcm 15 find "$(album_ref 4)" --from "$press_frame" --frames 44100

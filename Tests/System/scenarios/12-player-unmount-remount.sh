@@ -34,7 +34,7 @@ check "the album list shows Gamma, as kiosk-player render draws it" wait_for 10 
 check "Gamma's cover.png shows as its thumbnail within 20 s" wait_screen 20 "$expected"
 removed=$(render_expected stick-removed message '{"title":"USB stick removed","detail":"Playback stopped","kind":"info"}')
 insert=$(render_expected insert-stick message '{"title":"Insert a USB stick with music","kind":"info"}')
-press_frame=$(capture_now)
+press_frame=$(capture_search_start)
 button_press "$LINE_PLAY"
 must "play: Gamma 1 plays, bit-exact over 1 s" wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100
 wait_capture_frames $((PCM_TRACK_START + 4 * SYSTEST_RATE))

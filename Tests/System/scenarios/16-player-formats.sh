@@ -48,7 +48,7 @@ must "the player scans the stick" wait_for 60 "the scan" player_log_has "library
 check "both files are tracks, no problem reported" player_log_has "library: scanned .*: 2 tracks, 2 files read, 0 problems"
 
 # 1. the MP3 from its first frame
-press_frame=$(capture_now)
+press_frame=$(capture_search_start)
 button_press "$LINE_PLAY"
 must "play: the MP3 plays from its first frame, bit-exact for 1 s" \
     wait_pcm 20 find "$ref1" --from "$press_frame" --frames 44100

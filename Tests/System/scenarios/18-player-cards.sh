@@ -44,7 +44,7 @@ must "the player has scanned the stick within 30 s" \
     wait_for 30 "the scan" grep -q "scanned" "$SYSTEST_WORK/player.log"
 
 # 2. the album card
-press_frame=$(capture_now)
+press_frame=$(capture_search_start)
 card_swipe 0004561234
 must "card 0004561234: Alpha track 1 plays from its start, bit-exact for 1 s" \
     wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100
@@ -53,7 +53,7 @@ fb_screenshot 2-card-album > /dev/null
 wait_capture_frames $((PCM_TRACK_START + 2 * SYSTEST_RATE))
 
 # 3. the action card
-press_frame=$(capture_now)
+press_frame=$(capture_search_start)
 card_swipe 0000000042
 must "card 0000000042 (next): Alpha track 2 from its start, bit-exact for 1 s" \
     wait_pcm 15 find "$ref2" --from "$press_frame" --frames 44100

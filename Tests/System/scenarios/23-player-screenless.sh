@@ -55,7 +55,7 @@ must "the player has scanned the stick within 30 s" \
 check "no screen: the player speaks its prompts" player_log_has "speech: prompts"
 
 # 2.
-press_frame=$(capture_now)
+press_frame=$(capture_search_start)
 button_press "$LINE_PLAY"
 must "play: Alpha track 1 from its start, bit-exact for 1 s" \
     wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100

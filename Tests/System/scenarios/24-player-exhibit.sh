@@ -59,7 +59,7 @@ check "the LED blinks slowly while the station waits (${leds})" \
 wait_capture_frames $((PCM_TRACK_START + 3 * SYSTEST_RATE / 2))
 
 # 2.
-press_frame=$(capture_now)
+press_frame=$(capture_search_start)
 button_press "$LINE_A"
 must "a press plays its clip: Alpha 1 from its start, bit-exact for 1 s" \
     wait_pcm 10 find "$ref_one" --from "$press_frame" --frames 44100

@@ -67,7 +67,7 @@ player_start_captured
 must "the player draws and the screen settles within 30 s" \
     fb_settle 30 "$SYSTEST_WORK/browse.raw" "$SYSTEST_WORK/black.raw"
 check "the player reads the gauge" player_log_has "battery: reading .*sbs-$bus-000b"
-press_frame=$(capture_now)
+press_frame=$(capture_search_start)
 button_press "$LINE_PLAY"
 must "play: Delta 1 plays from its start" wait_pcm 15 find "$ref1" --from "$press_frame" --frames 44100
 track_start=$PCM_TRACK_START

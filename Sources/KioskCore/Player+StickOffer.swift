@@ -102,6 +102,7 @@ extension Player {
         let basedOn = file.flatMap { try? JSONValue.parse($0) } ?? .object([])
         let imported = ImportedSettings(settings: settings, basedOn: basedOn)
         recorder.writer.submitFile(config.stateDirectory + "/" + ImportedSettings.fileName, text: imported.text)
+        box.keptSettings = imported
         Log.notice(
             "stick set: settings \((settings.object ?? []).map(\.key).joined(separator: ", ")) apply from the next start"
         )

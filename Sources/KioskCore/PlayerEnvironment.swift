@@ -41,6 +41,9 @@ struct BoxState {
     var bluetooth: BluetoothLink?
     /// What a stick offers (`Player+StickOffer.swift`): an update, a set to import, its undo.
     var stickOffer = StickOffer()
+    /// The imported settings last handed to the writer (a stick's import, the phone page's change):
+    /// the next change starts from these, as the file may not be written yet.
+    var keptSettings: ImportedSettings?
     /// Where the confirmation of an update offer is written (`KIOSK_UPDATE_CONFIRM`); nil: offers
     /// cannot be taken (no updater on this system).
     var updateConfirmPath: String?

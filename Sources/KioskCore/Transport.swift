@@ -50,6 +50,8 @@ struct Transport: Equatable {
         case volumeCeiling(Int?)
         /// Bluetooth headphones' volume limit while they play (nil: none).
         case headphonesCeiling(Int?)
+        /// New limits in place of the config's (a parent's change from the phone page).
+        case configuredLimits(VolumeLimits)
     }
 
     mutating func handle(_ event: Event) -> [PlayerEffect] {
@@ -91,6 +93,9 @@ struct Transport: Equatable {
         case .headphonesCeiling(let percent):
             volume.headphonesCeiling = percent
             return []
+        case .configuredLimits(let limits):
+            volume.configured = limits
+            return []
         }
     }
 
@@ -111,7 +116,7 @@ struct Transport: Equatable {
 ///
 /// Thread: any (a value); the player's copy lives on the loop thread.
 struct VolumeControl: Equatable {
-    let configured: VolumeLimits
+    var configured: VolumeLimits
     var level: Int
     /// A card's limit, on top of the config's.
     var cardCeiling: Int?

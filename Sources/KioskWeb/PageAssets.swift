@@ -17,6 +17,7 @@ enum PageAssets {
         <link rel="stylesheet" href="/app.css">
         <script src="/app.js" defer></script>
         <script src="/music.js" defer></script>
+        <script src="/settings.js" defer></script>
         </head>
         <body>
         <header><h1>KioskPlayer</h1></header>
@@ -62,6 +63,30 @@ enum PageAssets {
           </form>
           <h3>Linked cards</h3>
           <ul id="card-list"></ul>
+        </section>
+        <section id="settings" hidden aria-labelledby="settings-title">
+          <h2 id="settings-title">Settings</h2>
+          <form id="settings-form">
+            <label for="volume-max">Volume limit <span id="volume-max-value"></span></label>
+            <input id="volume-max" type="range" min="1" max="100" step="1">
+            <label for="idle-off">Switch off after this long unused</label>
+            <select id="idle-off">
+              <option value="0">Never</option>
+              <option value="10">10 minutes</option>
+              <option value="30">30 minutes</option>
+              <option value="60">1 hour</option>
+              <option value="120">2 hours</option>
+            </select>
+            <label for="speech-mode">Spoken prompts</label>
+            <select id="speech-mode">
+              <option value="auto">Only when the box has no screen</option>
+              <option value="prompts">Always</option>
+              <option value="names">Always, with album names while browsing</option>
+              <option value="off">Off</option>
+            </select>
+            <button type="submit">Save the settings</button>
+          </form>
+          <p id="settings-note" class="hint" aria-live="polite"></p>
         </section>
         <section id="music" hidden aria-labelledby="music-title">
           <h2 id="music-title">Music</h2>
@@ -151,6 +176,7 @@ enum PageAssets {
           $("playing").hidden = true;
           $("cards").hidden = true;
           $("music").hidden = true;
+          $("settings").hidden = true;
         }
 
         async function start() {
@@ -164,7 +190,8 @@ enum PageAssets {
           $("pairing").hidden = true;
           $("playing").hidden = false;
           $("cards").hidden = false;
-          await Promise.all([refreshStatus(), refreshCards(), window.showMusic ? window.showMusic("") : null]);
+          await Promise.all([refreshStatus(), refreshCards(), window.showMusic ? window.showMusic("") : null,
+            window.showSettings ? window.showSettings() : null]);
           follow();
         }
 

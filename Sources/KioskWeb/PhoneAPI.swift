@@ -167,6 +167,9 @@ public final class PhoneAPI: @unchecked Sendable {
         case ("GET", "/music.js"):
             return WebResponse(
                 status: 200, contentType: "text/javascript; charset=utf-8", body: PageAssets.musicScript)
+        case ("GET", "/settings.js"):
+            return WebResponse(
+                status: 200, contentType: "text/javascript; charset=utf-8", body: PageAssets.settingsScript)
         case ("GET", "/app.css"):
             return WebResponse(status: 200, contentType: "text/css; charset=utf-8", body: PageAssets.style)
         case ("GET", "/favicon.ico"):
@@ -368,6 +371,10 @@ public final class PhoneAPI: @unchecked Sendable {
             var response = WebResponse(status: 200, contentType: "text/event-stream", body: [])
             response.body = .events(from: events.upcoming, session: session.id)
             return response
+        case ("GET", "/api/settings"):
+            return .json(200, try boxSettings())
+        case ("POST", "/api/settings"):
+            return try changeSettings(request, who: who)
         case (_, "/api/music"), (_, "/api/music/upload"), (_, "/api/music/delete"):
             return try musicAnswer(request, session, who: who)
         default:

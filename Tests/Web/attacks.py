@@ -6,6 +6,7 @@ oversize requests refused, 1000 connections and a slowloris client leaving a pai
 Prints one line per check and the measured figures; exits 1 if any check failed.
 Usage: Tests/Web/attacks.py   (after `swift build`; WEB_TEST_BUILD=DIR for another build)"""
 import os
+import re
 import socket
 import sys
 import threading
@@ -29,7 +30,7 @@ ROUTES = [("GET", "/api/session"), ("GET", "/api/status"), ("GET", "/api/cards")
           ("POST", "/api/volume"), ("POST", "/api/cards/link"), ("POST", "/api/cards/unlink"),
           ("POST", "/api/logout"), ("GET", "/api/unknown"), ("PUT", "/api/status"), ("GET", "/api/../api/status"),
           ("GET", "/api/music"), ("POST", "/api/music/upload"), ("PUT", "/api/music/upload?id=0-1&path=a.flac&offset=0"),
-          ("POST", "/api/music/delete")]
+          ("POST", "/api/music/delete"), ("GET", "/api/settings"), ("POST", "/api/settings")]
 
 
 def main():
@@ -192,6 +193,7 @@ def run(box):
           f"{alive} kept by the server; kiosk-web RSS {rss_before} kB before, {rss_during} kB during")
 
     uploads(box, phone)
+    settings(box, phone)
 
     # 7. After the abuse: the phone still works; logout ends the session.
     status, _, _ = box.request("GET", "/api/cards", session=phone)
@@ -200,6 +202,26 @@ def run(box):
     status2, _, _ = box.request("GET", "/api/status", session=phone)
     check("logout ends the session", status == 200 and status2 == 401, (status, status2))
     check("the player is still running", box.player.poll() is None and box.web.poll() is None)
+
+
+def settings(box, phone):
+    """9. Settings: checked by the player's config parser; a refused one changes nothing."""
+    status, _, before = box.request("GET", "/api/settings", session=phone)
+    check("the settings are read", status == 200 and before.get("volumeMax") == 100, (status, before))
+    for body, why in (({"volumeMax": 0}, "a volume limit of 0"), ({"volumeMin": 101}, "a lowest volume over 100"),
+                      ({"board": "pirate-audio"}, "a key of the box's hardware"),
+                      ({"speech": {"mode": "shout"}}, "an unknown speech mode"),
+                      ({"idlePowerOffMinutes": "10; rm -rf /"}, "a string for a number")):
+        status, _, answer = box.request("POST", "/api/settings", body, session=phone)
+        check(f"settings refused: {why} (400, with the reason)", status == 400 and answer.get("error"), (status, answer))
+    status, _, after = box.request("GET", "/api/settings", session=phone)
+    check("the refused settings changed nothing", after == before, (before, after))
+    check("nothing was kept for the next start", not os.path.exists(os.path.join(box.dir, "state", "imported-settings.json")))
+    status, _, answer = box.request("POST", "/api/settings", {"volumeMax": 90, "speech": {"mode": "off"}}, session=phone)
+    check("a valid change is taken; speech from the next start", status == 200 and answer.get("volumeMax") == 90
+          and answer.get("now") == ["volumeMax"] and answer.get("nextStart") == ["speech"], (status, answer))
+    check("the change is logged with its session",
+          re.search(r"settings volumeMax, speech changed by session [0-9a-f]{8}", box.log()) is not None)
 
 
 def uploads(box, phone):

@@ -160,6 +160,19 @@ def run(box, driver, artefacts):
     size = driver.execute_script("return [window.innerWidth, window.innerHeight]")
     check("the screenshot is 360×740", size == [360, 740], size)
 
+    # The volume limit from the page: the box's volume comes down to it at once.
+    wait.until(lambda d: d.find_element(By.ID, "settings").is_displayed())
+    driver.execute_script("""
+        const v = document.getElementById('volume-max'); v.value = 20; v.dispatchEvent(new Event('input'));""")
+    driver.find_element(By.CSS_SELECTOR, "#settings-form button").click()
+    wait.until(lambda d: text(d, "settings-note").startswith("Saved."))
+    Box.wait_for(lambda: box.mpd("status").get("volume") == "20", 10, "the player's volume at the new limit")
+    check("a volume limit of 20 set on the page brings the box's volume down to 20",
+          box.mpd("kioskstate").get("volumemax") == "20" and box.mpd("status").get("volume") == "20",
+          (box.mpd("kioskstate"), box.mpd("status").get("volume")))
+    wait.until(lambda d: d.find_element(By.ID, "volume").get_attribute("max") == "20")
+    check("the page's volume slider stops at the new limit", True)
+
     # Music from the phone: a FLAC chosen in the page's file picker arrives whole and plays.
     source, flac = box.demo_flac()
     picked = os.path.join(box.dir, "Lullaby.flac")

@@ -104,6 +104,33 @@ enum MPDPhoneCommands {
         return .done
     }
 
+    /// `kiosksettings`: the settings the page shows (`Player.phoneSettings`).
+    static func settings(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        var out: [UInt8] = []
+        for (name, value) in s.player.phoneSettings { MPDFormat.pair(name, value, to: &out) }
+        r.connection.write(bytes: out[...])
+        return .done
+    }
+
+    /// `kiosksettingsset JSON WHO`: changes settings (a JSON object of config keys); answers `now:`
+    /// and `nextstart:` lines naming the keys, or an error with the config parser's message.
+    static func setSettings(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        guard let changes = try? JSONValue.parse(Array(r[0].utf8), maxDepth: 4), changes.object != nil else {
+            throw .argument("expected a JSON object of settings")
+        }
+        let outcome: (now: [String], nextStart: [String])
+        do throws(PhoneRequestError) {
+            outcome = try s.player.changeSettings(changes, by: who(r, 1))
+        } catch {
+            throw .argument(error.description)
+        }
+        var out: [UInt8] = []
+        for key in outcome.now { MPDFormat.pair("now", key, to: &out) }
+        for key in outcome.nextStart { MPDFormat.pair("nextstart", key, to: &out) }
+        r.connection.write(bytes: out[...])
+        return s.changed()
+    }
+
     private static func card(_ text: String) throws(MPDError) -> CardUID {
         guard let uid = CardUID(text) else { throw .argument("not a card number: \(text)") }
         return uid

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import KioskConfig
+import KioskSystem
+import KioskTestSupport
+import Testing
+
+@testable import KioskCore
+
+/// Settings a parent changes from the phone page (`Player.changeSettings`): checked by the config's
+/// parser, kept as imported settings for the next start, the volume's limits in force at once.
+@Suite final class PhoneSettingsTests {
+    /// Where the config file is (removed after each test).
+    let files: TemporaryDirectory
+
+    init() throws { files = try TemporaryDirectory("kiosk-phone-settings") }
+    deinit { files.remove() }
+
+    /// A player whose config file says `volumeMax: max` (the settings are checked over the file).
+    private func rig(max: Int = 100, volume: Int = 80) throws -> PlayerRig {
+        try files.write("config.json", #"{"volumeMax": \#(max)}"#)
+        let file = files.file("config.json")
+        return try PlayerRig(volumes: []) {
+            $0.file = file
+            $0.volumeLimits = VolumeLimits(0...max)
+            $0.volume = volume
+        }
+    }
+
+    private func object(_ json: String) -> JSONValue { try! JSONValue.parse(json) }
+
+    /// The settings the next start applies, from the state directory's imported settings.
+    private func kept(_ rig: PlayerRig) throws -> JSONValue? {
+        rig.player.flushSaves()
+        let file = try Syscalls.readFile(rig.player.config.file)
+        let (merged, outcome) = ImportedSettings.applying(toConfig: file, stateDirectory: rig.state.path)
+        guard case .applied = outcome else { return nil }
+        return try merged.map { try JSONValue.parse($0) }
+    }
+
+    @Test func loweringTheVolumeLimitBringsTheVolumeDownAtOnce() throws {
+        let rig = try rig(volume: 80)
+        let outcome = try rig.player.changeSettings(object(#"{"volumeMax": 60}"#), by: "session 1")
+        #expect(outcome.now == ["volumeMax"] && outcome.nextStart.isEmpty)
+        #expect(rig.player.volume == 60 && rig.fake?.volume == 60)
+        try rig.press(.volumeUp)
+        #expect(rig.player.volume == 60, "the buttons stop at the new limit")
+        #expect(rig.player.phoneSettings.first { $0.name == "volumemax" }?.value == "60")
+    }
+
+    @Test func theChangeIsKeptForTheNextStart() throws {
+        let rig = try rig()
+        _ = try rig.player.changeSettings(object(#"{"volumeMax": 60, "idlePowerOffMinutes": 30}"#), by: "s")
+        let next = try #require(try kept(rig))
+        let config = try Config.parse(Array(next.serialized().utf8), file: "next start")
+        #expect(config.volumeLimits.range == 0...60 && config.idlePowerOffMinutes == 30)
+    }
+
+    @Test func aValueTheConfigRefusesChangesNothing() throws {
+        let rig = try rig(max: 80, volume: 70)
+        #expect(throws: PhoneRequestError.self) { try rig.player.changeSettings(object(#"{"volumeMax": 0}"#), by: "s") }
+        let error = #expect(throws: PhoneRequestError.self) {
+            try rig.player.changeSettings(object(#"{"volumeMin": 90}"#), by: "s")
+        }
+        #expect(error?.description.contains("volumeMin") == true)
+        #expect(rig.player.volume == 70)
+        #expect(try kept(rig) == nil, "nothing written")
+    }
+
+    @Test func onlyThePagesKeysAreTaken() throws {
+        let rig = try rig()
+        let error = #expect(throws: PhoneRequestError.self) {
+            try rig.player.changeSettings(object(#"{"board": "pirate-audio"}"#), by: "s")
+        }
+        #expect(error?.description == "board is not set from the phone")
+    }
+
+    @Test func speechMembersChangeOneByOneAndNullGoesBackToTheDefault() throws {
+        let rig = try rig()
+        let first = try rig.player.changeSettings(object(#"{"speech": {"mode": "off"}}"#), by: "s")
+        #expect(first.now.isEmpty && first.nextStart == ["speech"])
+        _ = try rig.player.changeSettings(object(#"{"speech": {"language": "de"}}"#), by: "s")
+        #expect(try kept(rig) == object(#"{"volumeMax": 100, "speech": {"mode": "off", "language": "de"}}"#))
+        _ = try rig.player.changeSettings(object(#"{"speech": {"mode": null}}"#), by: "s")
+        #expect(try kept(rig) == object(#"{"volumeMax": 100, "speech": {"language": "de"}}"#))
+    }
+}

@@ -37,6 +37,17 @@ import Testing
         return try merged.map { try JSONValue.parse($0) }
     }
 
+    /// What the player says when it refuses `json` (nil: it took it). `#expect(throws:)` returns the
+    /// error only from Swift 6.1; Debian's 6.0.3 builds these tests too.
+    private func refusal(_ rig: PlayerRig, _ json: String) -> String? {
+        do throws(PhoneRequestError) {
+            _ = try rig.player.changeSettings(object(json), by: "s")
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
     @Test func loweringTheVolumeLimitBringsTheVolumeDownAtOnce() throws {
         let rig = try rig(volume: 80)
         let outcome = try rig.player.changeSettings(object(#"{"volumeMax": 60}"#), by: "session 1")
@@ -58,20 +69,14 @@ import Testing
     @Test func aValueTheConfigRefusesChangesNothing() throws {
         let rig = try rig(max: 80, volume: 70)
         #expect(throws: PhoneRequestError.self) { try rig.player.changeSettings(object(#"{"volumeMax": 0}"#), by: "s") }
-        let error = #expect(throws: PhoneRequestError.self) {
-            try rig.player.changeSettings(object(#"{"volumeMin": 90}"#), by: "s")
-        }
-        #expect(error?.description.contains("volumeMin") == true)
+        #expect(refusal(rig, #"{"volumeMin": 90}"#)?.contains("volumeMin") == true)
         #expect(rig.player.volume == 70)
         #expect(try kept(rig) == nil, "nothing written")
     }
 
     @Test func onlyThePagesKeysAreTaken() throws {
         let rig = try rig()
-        let error = #expect(throws: PhoneRequestError.self) {
-            try rig.player.changeSettings(object(#"{"board": "pirate-audio"}"#), by: "s")
-        }
-        #expect(error?.description == "board is not set from the phone")
+        #expect(refusal(rig, #"{"board": "pirate-audio"}"#) == "board is not set from the phone")
     }
 
     @Test func speechMembersChangeOneByOneAndNullGoesBackToTheDefault() throws {

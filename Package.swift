@@ -201,7 +201,7 @@ let package = Package(
             dependencies: [
                 "KioskConfig", "KioskModel", "KioskHardware",
                 "KioskCore", "KioskMPD", "KioskAudio", "KioskLibrary", "KioskInput", "KioskDisplay", "KioskSystem",
-                "CZlib",
+                "CZlib", "KioskWeb", "KioskWebSettings", "KioskWebServer",
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -284,9 +284,13 @@ let package = Package(
         // The phone page: pairing, sessions, CSRF and rate limits, the player's MPD socket as its
         // only channel to the player, and the pages; no HTTP here (kiosk-web holds libmicrohttpd).
         .target(name: "KioskWeb", dependencies: ["KioskSystem", "KioskWebSettings"], swiftSettings: sizeOptimized),
+        // libmicrohttpd started with the page's limits, its callbacks handing requests to PhoneAPI.
+        .target(
+            name: "KioskWebServer", dependencies: ["KioskWeb", "KioskSystem", "CKioskWeb", "CMicroHTTPD"],
+            swiftSettings: sizeOptimized),
         .executableTarget(
             name: "kiosk-web",
-            dependencies: ["KioskWeb", "KioskWebSettings", "KioskSystem", "CKioskWeb", "CMicroHTTPD"],
+            dependencies: ["KioskWeb", "KioskWebServer", "KioskWebSettings", "KioskSystem", "CKioskWeb"],
             swiftSettings: sizeOptimized,
             // As kiosk-player's: fewer pages to relocate and touch at start, identical Swift functions
             // folded (docs/performance.md).

@@ -11,6 +11,28 @@ import KioskSystem
 ///
 /// Thread: any.
 public enum FuzzSeeds {
+    /// HTTP requests (`@SESSION@` and `@CSRF@` become a paired session's tokens: `WebFuzzRig`).
+    static let webRequests: [String] = {
+        let session = "Cookie: kiosk_session=@SESSION@\r\nX-CSRF-Token: @CSRF@\r\n"
+        func post(_ path: String, _ body: String, type: String = "application/json") -> String {
+            "POST \(path) HTTP/1.1\r\nHost: box\r\n\(session)Content-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        return [
+            "GET / HTTP/1.1\r\nHost: box\r\n\r\n",
+            "GET /api/status HTTP/1.1\r\nHost: box\r\n\(session)\r\n",
+            "GET /api/music?folder=A%2FB HTTP/1.1\r\nHost: box\r\n\(session)\r\n",
+            post("/api/pair", #"{"code": "123456"}"#),
+            post("/api/volume", #"{"volume": 40}"#),
+            post("/api/settings", #"{"volumeMax": 60, "speech": {"mode": null}}"#),
+            post("/api/cards/link", #"{"card": "04A2B3C4D5", "key": "k", "mode": "track-per-tap"}"#),
+            post("/api/music/upload", #"{"path": "Album/01 Song.flac", "size": 8}"#),
+            post("/api/music/delete", #"{"path": "Album"}"#),
+            "PUT /api/music/upload?id=00000000000000-8&path=Album%2F01%20Song.flac&offset=0 HTTP/1.1\r\nHost: box\r\n\(session)Content-Type: application/octet-stream\r\nContent-Length: 8\r\n\r\nfLaC\0\0\0\"",
+            "POST /api/volume HTTP/1.1\r\nHost: box\r\n\(session)Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"vo\r\n0\r\n\r\n",
+            "GET /api/status HTTP/1.1\r\nHost: box\r\n\r\nGET /app.js HTTP/1.1\r\nHost: box\r\n\r\n",
+        ]
+    }()
+
     /// Writes the seeds of every target under `directory`; `repository` is the checkout (for the
     /// shipped config and boards). Returns how many files each target got.
     @discardableResult
@@ -115,6 +137,8 @@ public enum FuzzSeeds {
             (2, "zero.jpg", Array("/dev/zero".utf8)),
         ]
         try seed(.stickFiles, "hostile", scanTree(hostile))
+        // The phone page: what a paired phone's page sends, and what an attacker tries.
+        for (i, request) in webRequests.enumerated() { try text(.web, "request-\(i)", request) }
         // ID3 (ID3Fuzz's layout): a plain v2.3 title; v2.4 compressed frames, one of them a small
         // bomb (24 bytes × (255 × 16 + 1), past the 64 KiB budget); a v2.3 tag unsynchronised whole; a v2.4 frame compressed,
         // unsynchronised and with a false data length.

@@ -68,6 +68,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Stick files of every kind (FIFOs, sockets, links in and out, folders) read and written
     /// through `StickFile` (`StickFilesFuzz`).
     case stickFiles = "stick-files"
+    /// HTTP requests to the phone page's server: libmicrohttpd's parser through its API, then every
+    /// route, with a paired session (`WebFuzzRig`).
+    case web
 
     /// Runs one input.
     public func run(_ data: [UInt8]) {
@@ -108,6 +111,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .speechWire: _ = SpeechWire.readHelperStream(data, maxSamples: 4096)
         case .speechText: SpeechFuzzRig.shared.run(data)
         case .stickFiles: StickFilesFuzz.run(data)
+        case .web: WebFuzzRig.shared.run(data)
         }
     }
 }

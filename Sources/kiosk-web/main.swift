@@ -6,6 +6,7 @@ import CKioskWeb
 import Glibc
 import KioskSystem
 import KioskWeb
+import KioskWebServer
 import KioskWebSettings
 
 // MARK: - the command line

@@ -8,9 +8,9 @@ import KioskWeb
 /// The server's state the C callbacks reach through their context pointer.
 ///
 /// Thread: any (the daemon's threads); what it holds is thread-safe.
-final class WebServer: @unchecked Sendable {
-    let api: PhoneAPI
-    init(api: PhoneAPI) { self.api = api }
+public final class WebServer: @unchecked Sendable {
+    public let api: PhoneAPI
+    public init(api: PhoneAPI) { self.api = api }
 }
 
 /// One live page's stream of server-sent events, read by the daemon's thread of its connection.
@@ -90,9 +90,10 @@ private func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { St
 /// byte closes a connection (slowloris), 32 KiB of memory per connection for its headers, 4 KiB of
 /// body. The callbacks are C functions reaching `server` through their context pointer.
 ///
-/// Thread: the main thread starts it; the callbacks run on the daemon's threads.
-enum WebDaemon {
-    static func start(server: WebServer, port: Int, bind bindAddress: String?) -> OpaquePointer? {
+/// Thread: the main thread starts it; the callbacks run on the daemon's threads. A library of its own
+/// (not kiosk-web's) so that the fuzzer drives the same server (`WebFuzzRig`).
+public enum WebDaemon {
+    public static func start(server: WebServer, port: Int, bind bindAddress: String?) -> OpaquePointer? {
         (bindAddress ?? "").withCString { bind in
             var options = kiosk_web_options(
                 port: UInt16(port), bind_address: bindAddress == nil ? nil : bind,

@@ -69,6 +69,7 @@ struct Overlays: Equatable {
             return []
         case .setupProblems(let problems):
             setupCheck.problems = problems
+            setupCheck.checked = true
             return []
         case .powerWarning(let warning):
             guard setupCheck.powerWarning != warning else { return [] }

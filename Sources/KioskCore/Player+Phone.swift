@@ -16,6 +16,10 @@ extension Player {
         cardSession.lastShown.map { ($0, cardSession.shownCount) }
     }
 
+    /// What the check at start found (the doctor's failed lines with their fixes) and the power
+    /// warning while it lasts: the phone page's box check.
+    public var setupCheck: SetupCheckState { overlays.setupCheck }
+
     /// The volume the controls can reach (config `volumeMin`, `volumeMax`).
     public var volumeRange: ClosedRange<Int> { volumeLimits.range }
 

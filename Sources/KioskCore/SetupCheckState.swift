@@ -19,6 +19,8 @@ public struct SetupCheckState: Sendable, Equatable {
     }
 
     public var problems: [Problem] = []
+    /// Whether the check at start has finished (until then `problems` says nothing).
+    public var checked = false
     /// The status line while under-voltage lasts, nil otherwise.
     public var powerWarning: String?
 

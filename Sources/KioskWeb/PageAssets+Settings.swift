@@ -2,7 +2,8 @@
 
 /// The settings section's script: the volume limit, the idle power-off and the spoken prompts as the
 /// player has them, saved in one request; the player checks them with the config's parser and the
-/// page says which apply now and which from the next start.
+/// page says which apply now and which from the next start. Under them, the box's check: what the
+/// doctor found wrong at start, with the fixes.
 ///
 /// Thread: constants; any.
 extension PageAssets {
@@ -28,10 +29,40 @@ extension PageAssets {
             $("speech-mode").value = s.speechMode;
           }
 
+          // What the box's check at start found wrong, each with its fix.
+          function showProblems(data) {
+            const box = $("problems");
+            box.textContent = "";
+            const line = (text, className) => {
+              const p = document.createElement("p");
+              p.textContent = text;
+              if (className) p.className = className;
+              box.appendChild(p);
+            };
+            if (data.powerWarning) line(data.powerWarning + ": use the board's own power supply.", "problem");
+            if (!data.checked) { line("The box checks itself at start; it has not finished yet."); return; }
+            if (data.problems.length === 0) { line("The box found nothing wrong when it started."); return; }
+            const list = document.createElement("ul");
+            for (const problem of data.problems) {
+              const item = document.createElement("li");
+              const text = document.createElement("strong");
+              text.textContent = problem.text;
+              item.appendChild(text);
+              if (problem.fix) {
+                const fix = document.createElement("span");
+                fix.textContent = "Fix: " + problem.fix;
+                item.appendChild(fix);
+              }
+              list.appendChild(item);
+            }
+            box.appendChild(list);
+          }
+
           async function showSettings() {
             try {
               show(await call("GET", "/api/settings"));
               $("settings").hidden = false;
+              showProblems(await call("GET", "/api/problems"));
             } catch (e) { say(e.message); }
           }
           window.showSettings = showSettings;

@@ -87,6 +87,8 @@ enum PageAssets {
             <button type="submit">Save the settings</button>
           </form>
           <p id="settings-note" class="hint" aria-live="polite"></p>
+          <h3>The box's check</h3>
+          <div id="problems"><p>…</p></div>
         </section>
         <section id="music" hidden aria-labelledby="music-title">
           <h2 id="music-title">Music</h2>
@@ -141,6 +143,8 @@ enum PageAssets {
         ol.path li { border: 0; padding: 0; }
         ol.path button { padding: 4px 12px; }
         progress { width: 100%; height: 16px; }
+        #problems li { flex-direction: column; align-items: flex-start; }
+        .problem { color: #9d0208; }
 
         """#.utf8)
 

@@ -3,8 +3,26 @@ import KioskSystem
 
 /// The page's settings: what the player says is in force (`kiosksettings`) and a parent's change
 /// (`kiosksettingsset`), which the player checks with the config's own parser and keeps; the answer
-/// says which keys apply now and which from the next start.
+/// says which keys apply now and which from the next start. And the box's check: what the doctor
+/// found wrong at start, each with its fix (`kioskproblems`).
 extension PhoneAPI {
+    func problems() throws -> JSONValue {
+        let found = try player().command("kioskproblems")
+        var problems: [JSONValue] = []
+        for record in found.records(startingAt: "problem") {
+            problems.append(
+                .object([
+                    ("text", .string(record.value("problem") ?? "")),
+                    ("fix", record.value("fix").map { .string($0) } ?? .null),
+                ]))
+        }
+        return .object([
+            ("checked", .bool(found.value("checked") == "1")),
+            ("powerWarning", found.value("powerwarning").map { .string($0) } ?? .null),
+            ("problems", .array(problems)),
+        ])
+    }
+
     func boxSettings() throws -> JSONValue {
         let found = try player().command("kiosksettings")
         func number(_ name: String) -> JSONValue { found.value(name).flatMap(Double.init).map { .number($0) } ?? .null }

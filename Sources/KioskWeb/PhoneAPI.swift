@@ -371,6 +371,8 @@ public final class PhoneAPI: @unchecked Sendable {
             var response = WebResponse(status: 200, contentType: "text/event-stream", body: [])
             response.body = .events(from: events.upcoming, session: session.id)
             return response
+        case ("GET", "/api/problems"):
+            return .json(200, try problems())
         case ("GET", "/api/settings"):
             return .json(200, try boxSettings())
         case ("POST", "/api/settings"):

@@ -30,7 +30,8 @@ ROUTES = [("GET", "/api/session"), ("GET", "/api/status"), ("GET", "/api/cards")
           ("POST", "/api/volume"), ("POST", "/api/cards/link"), ("POST", "/api/cards/unlink"),
           ("POST", "/api/logout"), ("GET", "/api/unknown"), ("PUT", "/api/status"), ("GET", "/api/../api/status"),
           ("GET", "/api/music"), ("POST", "/api/music/upload"), ("PUT", "/api/music/upload?id=0-1&path=a.flac&offset=0"),
-          ("POST", "/api/music/delete"), ("GET", "/api/settings"), ("POST", "/api/settings")]
+          ("POST", "/api/music/delete"), ("GET", "/api/settings"), ("POST", "/api/settings"),
+          ("GET", "/api/problems")]
 
 
 def main():
@@ -206,6 +207,9 @@ def run(box):
 
 def settings(box, phone):
     """9. Settings: checked by the player's config parser; a refused one changes nothing."""
+    status, _, problems = box.request("GET", "/api/problems", session=phone)
+    check("the box check is read (the demo runs no check at start)",
+          status == 200 and problems.get("checked") is False and problems.get("problems") == [], (status, problems))
     status, _, before = box.request("GET", "/api/settings", session=phone)
     check("the settings are read", status == 200 and before.get("volumeMax") == 100, (status, before))
     for body, why in (({"volumeMax": 0}, "a volume limit of 0"), ({"volumeMin": 101}, "a lowest volume over 100"),

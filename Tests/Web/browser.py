@@ -166,6 +166,8 @@ def run(box, driver, artefacts):
         const v = document.getElementById('volume-max'); v.value = 20; v.dispatchEvent(new Event('input'));""")
     driver.find_element(By.CSS_SELECTOR, "#settings-form button").click()
     wait.until(lambda d: text(d, "settings-note").startswith("Saved."))
+    check("the box's check is shown (the demo runs none at start)",
+          "has not finished yet" in text(driver, "problems"), text(driver, "problems"))
     Box.wait_for(lambda: box.mpd("status").get("volume") == "20", 10, "the player's volume at the new limit")
     check("a volume limit of 20 set on the page brings the box's volume down to 20",
           box.mpd("kioskstate").get("volumemax") == "20" and box.mpd("status").get("volume") == "20",

@@ -48,6 +48,7 @@ enum MPDCommands {
         MPDCommand("kioskcardunlink", .admin, 1, 2, Phone.unlink),
         MPDCommand("kioskcollections", .read, 1, 1, Phone.collections),
         MPDCommand("kioskpaircode", .admin, 2, 2, Phone.pairCode),
+        MPDCommand("kioskproblems", .read, 0, 0, Phone.problems),
         MPDCommand("kiosksettings", .read, 0, 0, Phone.settings),
         MPDCommand("kiosksettingsset", .admin, 1, 2, Phone.setSettings),
         MPDCommand("kioskstate", .read, 0, 0, Phone.state),

@@ -104,6 +104,21 @@ enum MPDPhoneCommands {
         return .done
     }
 
+    /// `kioskproblems`: what the box's check at start found: `checked: 0|1`, `powerwarning:` while
+    /// the supply is too weak, and per failed line `problem:` and its `fix:`.
+    static func problems(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let check = s.player.setupCheck
+        var out: [UInt8] = []
+        MPDFormat.pair("checked", check.checked ? "1" : "0", to: &out)
+        if let warning = check.powerWarning { MPDFormat.pair("powerwarning", warning, to: &out) }
+        for problem in check.problems {
+            MPDFormat.pair("problem", problem.text, to: &out)
+            if let fix = problem.fix { MPDFormat.pair("fix", fix, to: &out) }
+        }
+        r.connection.write(bytes: out[...])
+        return .done
+    }
+
     /// `kiosksettings`: the settings the page shows (`Player.phoneSettings`).
     static func settings(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         var out: [UInt8] = []

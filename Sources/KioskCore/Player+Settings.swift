@@ -54,7 +54,7 @@ extension Player {
         let importedFile = config.stateDirectory + "/" + ImportedSettings.fileName
         var settings: [(key: String, value: JSONValue)] = []
         let prior =
-            box.keptSettings
+            keptSettings
             ?? (try? ConfigError.contents(of: importedFile)).flatMap {
                 try? ImportedSettings.parse($0, file: importedFile)
             }
@@ -80,8 +80,7 @@ extension Player {
         } catch {
             throw PhoneRequestError("\(error)")
         }
-        recorder.writer.submitFile(importedFile, text: imported.text)
-        box.keptSettings = imported
+        keepImportedSettings(imported)
         let keys = members.map(\.key)
         let now = keys.filter(Self.liveSettingKeys.contains)
         let later = keys.filter { !Self.liveSettingKeys.contains($0) }
@@ -90,6 +89,13 @@ extension Player {
                 + (later.isEmpty ? "" : "; \(later.joined(separator: ", ")) from the next start"))
         if !now.isEmpty { applyVolumeLimits(checked.volumeLimits) }
         return (now, later)
+    }
+
+    /// Hands `imported` to the writer as the state directory's imported settings, and keeps it as
+    /// the base of the next change (the one writer of both: a stick's import comes here too).
+    func keepImportedSettings(_ imported: ImportedSettings) {
+        recorder.writer.submitFile(config.stateDirectory + "/" + ImportedSettings.fileName, text: imported.text)
+        keptSettings = imported
     }
 
     /// New configured limits: the volume moves into them (a ceiling lowered brings it down now).

@@ -101,8 +101,7 @@ extension Player {
         let file = config.file.isEmpty ? nil : try? ConfigError.contents(of: config.file)
         let basedOn = file.flatMap { try? JSONValue.parse($0) } ?? .object([])
         let imported = ImportedSettings(settings: settings, basedOn: basedOn)
-        recorder.writer.submitFile(config.stateDirectory + "/" + ImportedSettings.fileName, text: imported.text)
-        box.keptSettings = imported
+        keepImportedSettings(imported)
         Log.notice(
             "stick set: settings \((settings.object ?? []).map(\.key).joined(separator: ", ")) apply from the next start"
         )

@@ -114,6 +114,10 @@ public final class Player {
         get { box.stickOffer }
         set { box.stickOffer = newValue }
     }
+    var keptSettings: ImportedSettings? {
+        get { box.keptSettings }
+        set { box.keptSettings = newValue }
+    }
     /// Where the confirmation of an update offer goes (`KIOSK_UPDATE_CONFIRM`, in the player's
     /// runtime directory, which kiosk-update reads); nil: offers cannot be taken.
     public var updateConfirmPath: String? {

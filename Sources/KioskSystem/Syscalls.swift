@@ -186,6 +186,25 @@ public enum Syscalls {
         _ = try retrying("unlink \(path)") { Glibc.unlink(path) }
     }
 
+    /// The corresponding C function is `link(2)`: a second name `to` for the file `from`; an existing
+    /// `to` is `EEXIST`, never replaced.
+    public static func link(_ from: String, _ to: String) throws(Errno) {
+        _ = try retrying("link \(to)") { Glibc.link(from, to) }
+    }
+
+    /// The corresponding C function is `chmod(2)` (not masked by the umask, as a create's mode is).
+    public static func chmod(_ path: String, _ mode: mode_t) throws(Errno) {
+        _ = try retrying("chmod \(path)") { Glibc.chmod(path, mode) }
+    }
+
+    /// The bytes an unprivileged writer may still use on the file system holding `path`: the
+    /// corresponding C function is `statvfs(3)` (`f_bavail` × `f_frsize`).
+    public static func availableBytes(_ path: String) throws(Errno) -> Int64 {
+        var s = statvfs()
+        _ = try retrying("statvfs \(path)") { statvfs(path, &s) }
+        return Int64(s.f_bavail) * Int64(s.f_frsize)
+    }
+
     /// The corresponding C function is `mkdir(2)`; an existing directory is not an error.
     public static func mkdir(_ path: String, mode: mode_t = 0o755) throws(Errno) {
         if Glibc.mkdir(path, mode) == 0 { return }

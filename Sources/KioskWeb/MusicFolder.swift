@@ -205,9 +205,9 @@ public struct MusicFolder: Sendable {
             throw .notMusic(name)
         }
         try checkFolders(Array(parts.dropLast()), creating: true)
-        do {
+        do throws(Errno) {
             try Syscalls.fsync(fd)
-            _ = try Syscalls.retrying("link \(upload.path)") { Glibc.link(part, full(upload.path)) }
+            try Syscalls.link(part, full(upload.path))
         } catch {
             if error.rawValue == EEXIST {
                 Syscalls.unlinkatIgnoringErrors(AT_FDCWD, part)
@@ -215,7 +215,7 @@ public struct MusicFolder: Sendable {
             }
             throw .failed("\(upload.path) could not be put in place: \(error)")
         }
-        _ = Glibc.chmod(full(upload.path), 0o644)
+        try? Syscalls.chmod(full(upload.path), 0o644)
         Syscalls.unlinkatIgnoringErrors(AT_FDCWD, part)
         syncFolder(full(parts.dropLast().joined(separator: "/")))
     }
@@ -342,9 +342,7 @@ public struct MusicFolder: Sendable {
 
     /// Space left for uploads on the folder's file system (what an unprivileged writer may use).
     public func freeBytes() -> Int64 {
-        var s = statvfs()
-        guard statvfs(root, &s) == 0 else { return 0 }
-        return Int64(s.f_bavail) * Int64(s.f_frsize)
+        (try? Syscalls.availableBytes(root)) ?? 0
     }
 
     private func full(_ relative: String) -> String { relative.isEmpty ? root : root + "/" + relative }
@@ -364,7 +362,7 @@ public struct MusicFolder: Sendable {
             } else if creating && !part.isEmpty {
                 do {
                     try Syscalls.mkdir(path, mode: 0o2775)
-                    _ = Glibc.chmod(path, 0o2775)
+                    try Syscalls.chmod(path, 0o2775)
                 } catch { throw .failed("\(path) could not be made: \(error)") }
             } else if mustExist || part.isEmpty {
                 throw part.isEmpty ? .failed("the music folder \(root) is not there") : .notFound(path)
@@ -387,10 +385,9 @@ public struct MusicFolder: Sendable {
         guard let read = try? Syscalls.readDirectory(folder, limit: maxEntries, wantsMetadata: { _, _ in true }) else {
             return
         }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        let now = Int64(Syscalls.realtimeNanoseconds())
         for e in read.entries where e.name.hasSuffix(".part") {
-            if let m = e.metadata, Int64(now.tv_sec) - m.modificationTime / 1_000_000_000 > staleSeconds {
+            if let m = e.metadata, (now - m.modificationTime) / 1_000_000_000 > staleSeconds {
                 Syscalls.unlinkatIgnoringErrors(AT_FDCWD, folder + "/" + e.name)
             }
         }

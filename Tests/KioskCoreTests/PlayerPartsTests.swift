@@ -20,6 +20,7 @@ struct PlayerPartsTests {
         "timers": "Player+Timers.swift", "seekHold": "Player+Seek.swift", "box": "Player+Lock.swift",
         "outbox": "Player+StatusLight.swift", "bedtime": "Player+Bedtime.swift",
         "stickOffer": "Player+StickOffer.swift", "battery": "Player+Battery.swift",
+        "keptSettings": "Player+Settings.swift",
     ]
 
     static func source(_ name: String) throws -> String {

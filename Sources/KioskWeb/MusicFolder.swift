@@ -365,7 +365,8 @@ public struct MusicFolder: Sendable {
                     try Syscalls.chmod(path, 0o2775)
                 } catch { throw .failed("\(path) could not be made: \(error)") }
             } else if mustExist || part.isEmpty {
-                throw part.isEmpty ? .failed("the music folder \(root) is not there") : .notFound(path)
+                if part.isEmpty { throw .failed("the music folder \(root) is not there") }
+                throw .notFound(path)
             }
         }
     }

@@ -124,7 +124,9 @@ extension PageAssets {
             let done = 0, failed = 0;
             for (const file of files) {
               const name = file.webkitRelativePath || file.name;
-              const path = folder ? folder + "/" + name : name;
+              const into = $("music-into").value.trim().replace(/\//g, "_");
+              const base = [folder, into].filter(Boolean).join("/");
+              const path = base ? base + "/" + name : name;
               const row = document.createElement("p");
               const note = document.createElement("span");
               note.textContent = path;
@@ -144,6 +146,7 @@ extension PageAssets {
               }
             }
             say(done + " file" + (done === 1 ? "" : "s") + " added" + (failed ? ", " + failed + " not taken." : "."));
+            $("music-into").value = "";
             showMusic(folder);
           }
 

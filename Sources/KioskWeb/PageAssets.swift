@@ -95,6 +95,8 @@ enum PageAssets {
           <nav aria-label="Folder"><ol id="music-path" class="path"></ol></nav>
           <ul id="music-list"></ul>
           <p id="music-space" class="hint"></p>
+          <label for="music-into">Into a new folder here (optional)</label>
+          <input id="music-into" type="text" maxlength="100" autocomplete="off" placeholder="For example: Bedtime stories">
           <input id="music-files" type="file" multiple accept="audio/*,.flac,.mp3,.ogg,.oga,.opus,.wav,.aif,.aiff,.m4a,.m4b,.mp4,.jpg,.jpeg,.png" class="file">
           <label for="music-files" class="button">Add music files</label>
           <input id="music-folder" type="file" webkitdirectory multiple class="file">
@@ -143,6 +145,7 @@ enum PageAssets {
         ol.path li { border: 0; padding: 0; }
         ol.path button { padding: 4px 12px; }
         progress { width: 100%; height: 16px; }
+        #music-into { width: 100%; padding: 0 8px; }
         #problems li { flex-direction: column; align-items: flex-start; }
         .problem { color: #9d0208; }
 

@@ -5,7 +5,7 @@ Selenium through chromedriver, against a real kiosk-player demo and kiosk-web. P
 the box shows, sees a card shown on the box appear in the page (server-sent events), links it to an
 album in track-per-tap mode, shows it again and sees the player play that album's first track alone,
 changes the volume from the page and sees the player obey, uploads a FLAC through the page's file
-picker and sees the player play it. Keeps screenshots at 360×740
+picker into a new folder and sees the player play it. Keeps screenshots at 360×740
 (.build/web-test/, or WEB_TEST_ARTEFACTS). Prints the figures; exits 1 if a check failed.
 Usage: Tests/Web/browser.py  (make browser-test; needs deploy/install-deps.sh --browser-test)"""
 import os
@@ -181,14 +181,15 @@ def run(box, driver, artefacts):
     with open(picked, "wb") as f:
         f.write(flac)
     wait.until(lambda d: d.find_element(By.ID, "music").is_displayed())
+    driver.find_element(By.ID, "music-into").send_keys("Bedtime stories")
     driver.find_element(By.ID, "music-files").send_keys(picked)
     WebDriverWait(driver, 60, poll_frequency=0.1).until(
-        lambda d: "Lullaby.flac: on the box." in text(d, "music-progress"))
-    target = os.path.join(box.music, "Lullaby.flac")
+        lambda d: "Bedtime stories/Lullaby.flac: on the box." in text(d, "music-progress"))
+    target = os.path.join(box.music, "Bedtime stories", "Lullaby.flac")
     check("the file chosen on the phone is on the box, byte for byte",
           os.path.exists(target) and open(target, "rb").read() == flac)
-    wait.until(lambda d: "Lullaby.flac" in text(d, "music-list"))
-    uri = "music/Lullaby.flac"
+    wait.until(lambda d: "Bedtime stories" in text(d, "music-list"))
+    uri = "music/Bedtime stories/Lullaby.flac"
     Box.wait_for(lambda: box.mpd(f'lsinfo "{uri}"').get("file") == uri, 30, "the player's library to hold the upload")
     box.mpd("clear")
     box.mpd(f'add "{uri}"')

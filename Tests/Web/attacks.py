@@ -298,12 +298,8 @@ def uploads(box, phone):
           f"session {phone['id']} (127.0.0.1): uploaded Phone/Lullaby from the phone.flac" in box.weblog())
     # The player names a library folder's files under the folder's name (MPD's lsinfo shows "music/").
     rel = "music/Phone/Lullaby from the phone.flac"
-    Box.wait_for(lambda: box.mpd(f'lsinfo "{rel}"').get("file") == rel, 30, "the player's library to hold the upload")
-    box.mpd("clear")
-    box.mpd(f'add "{rel}"')
-    box.mpd("play")
-    Box.wait_for(lambda: box.mpd("status").get("state") == "play", 10, "the upload playing")
-    check("the player plays the uploaded file", box.mpd("currentsong").get("file") == rel, box.mpd("currentsong"))
+    song = box.play_upload(rel)
+    check("the player plays the uploaded file", song.get("file") == rel, song)
     slow.close()
     check("nothing was written outside the music folder", set(os.listdir(box.dir)) == before,
           set(os.listdir(box.dir)) ^ before)

@@ -162,6 +162,16 @@ class Box:
             received = body["received"]
         return status, body
 
+    def play_upload(self, uri):
+        """Waits for the player's library to hold `uri` (an upload: "music/…", the library folder's
+        name first), then plays it alone; returns the player's current song."""
+        Box.wait_for(lambda: self.mpd(f'lsinfo "{uri}"').get("file") == uri, 30, "the player's library to hold the upload")
+        self.mpd("clear")
+        self.mpd(f'add "{uri}"')
+        self.mpd("play")
+        Box.wait_for(lambda: self.mpd("status").get("state") == "play", 10, "the upload playing")
+        return self.mpd("currentsong")
+
     def demo_flac(self):
         """A FLAC of the demo library (written by libFLAC's encoder), its path and bytes."""
         for root, _, files in sorted(os.walk(self.music)):

@@ -190,12 +190,8 @@ def run(box, driver, artefacts):
           os.path.exists(target) and open(target, "rb").read() == flac)
     wait.until(lambda d: "Bedtime stories" in text(d, "music-list"))
     uri = "music/Bedtime stories/Lullaby.flac"
-    Box.wait_for(lambda: box.mpd(f'lsinfo "{uri}"').get("file") == uri, 30, "the player's library to hold the upload")
-    box.mpd("clear")
-    box.mpd(f'add "{uri}"')
-    box.mpd("play")
-    Box.wait_for(lambda: box.mpd("status").get("state") == "play", 10, "the upload playing")
-    check("the player plays the uploaded file", box.mpd("currentsong").get("file") == uri, box.mpd("currentsong"))
+    song = box.play_upload(uri)
+    check("the player plays the uploaded file", song.get("file") == uri, song)
     driver.execute_script("document.getElementById('music').scrollIntoView()")
     driver.save_screenshot(os.path.join(artefacts, "phone-360x740-music.png"))
     print("artefacts:", os.path.join(artefacts, "phone-360x740.png"), os.path.join(artefacts, "phone-360x740-card.png"),

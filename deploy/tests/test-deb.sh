@@ -155,7 +155,10 @@ if [ -d "$bench" ] && command -v flac >/dev/null; then
             ref=$work/ref.wav
             flac -d -s -f -o "$ref" "$f" 2>/dev/null
         fi
-        if ! python3 "$here/pcm-compare.py" "$ref" "$bits" "$tree/tmp/out.raw" "${format%% *}" >"$work/cmp.txt"; then
+        if [ ! -f "$tree/tmp/out.raw" ]; then
+            # No output at all: what the player said is the diagnosis (CI once showed only Python's traceback).
+            bad+=("$name: no output written; the player said: $(printf '%s\n' "$out" | tail -n 5)")
+        elif ! python3 "$here/pcm-compare.py" "$ref" "$bits" "$tree/tmp/out.raw" "${format%% *}" >"$work/cmp.txt" 2>&1; then
             bad+=("$name ($format): $(cat "$work/cmp.txt")")
         fi
         rm -f "$tree/tmp/out.raw" "$ref"

@@ -154,6 +154,8 @@ final class MPDConnection {
     var pendingIdle: MPDIdle = []
 
     var binaryLimit = 8192
+    /// A set the phone page is giving back (`kiosksetpiece`), until its `kiosksetimport`.
+    var pendingSet: [UInt8] = []
     var tagMask = Set(MPDTag.allCases)
     /// Close once the output is sent.
     var closeAfterOutput = false

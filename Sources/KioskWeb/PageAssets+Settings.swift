@@ -3,7 +3,8 @@
 /// The settings section's script: the volume limit, the idle power-off and the spoken prompts as the
 /// player has them, saved in one request; the player checks them with the config's parser and the
 /// page says which apply now and which from the next start. Under them, the box's check: what the
-/// doctor found wrong at start, with the fixes.
+/// doctor found wrong at start, with the fixes; and the box's set saved to the phone and given back
+/// (checked, shown, then imported only when the parent says so).
 ///
 /// Thread: constants; any.
 extension PageAssets {
@@ -67,7 +68,49 @@ extension PageAssets {
           }
           window.showSettings = showSettings;
 
+          // A saved copy given back: the box checks it whole and says what it holds, then the
+          // parent chooses; nothing changes before that.
+          let chosen = null;
+          async function giveSet(path) {
+            const response = await fetch(path, { method: "POST", body: chosen, credentials: "same-origin",
+              headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf } });
+            let data = {};
+            try { data = await response.json(); } catch (e) { data = {}; }
+            if (response.status === 413) throw new Error("This file is too large for the page: put it on a stick.");
+            if (!response.ok) throw new Error(data.error || ("HTTP " + response.status));
+            return data;
+          }
+
           document.addEventListener("DOMContentLoaded", () => {
+            $("set-file").addEventListener("change", async () => {
+              chosen = $("set-file").files[0] || null;
+              $("set-file").value = "";
+              $("set-offer").hidden = true;
+              if (!chosen) return;
+              $("set-note").textContent = "Checking " + chosen.name + "…";
+              try {
+                const answer = await giveSet("/api/set/check");
+                $("set-summary").textContent = chosen.name + " holds " + answer.summary + ".";
+                $("set-note").textContent = "";
+                $("set-offer").hidden = false;
+              } catch (e) { $("set-note").textContent = chosen.name + ": " + e.message; chosen = null; }
+            });
+            $("set-cancel").addEventListener("click", () => {
+              chosen = null;
+              $("set-offer").hidden = true;
+              $("set-note").textContent = "Nothing changed.";
+            });
+            $("set-import").addEventListener("click", async () => {
+              $("set-offer").hidden = true;
+              try {
+                const answer = await giveSet("/api/set/import");
+                $("set-note").textContent = "Imported: " + answer.summary +
+                  ". The box can undo it: hold Select while it says so.";
+                refreshCards();
+                showSettings();
+              } catch (e) { $("set-note").textContent = e.message; }
+              chosen = null;
+            });
             $("volume-max").addEventListener("input", () => {
               $("volume-max-value").textContent = $("volume-max").value + " %";
             });

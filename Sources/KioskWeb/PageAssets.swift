@@ -89,6 +89,17 @@ enum PageAssets {
           <p id="settings-note" class="hint" aria-live="polite"></p>
           <h3>The box's check</h3>
           <div id="problems"><p>…</p></div>
+          <h3>Cards, bookmarks and settings</h3>
+          <p class="hint">Keep a copy on this phone, or give one back: from this box or another.</p>
+          <a id="set-save" class="button" href="/api/set" download="kiosk-set.json">Save a copy to this phone</a>
+          <input id="set-file" type="file" accept=".json,application/json" class="file">
+          <label for="set-file" class="button">Load a saved copy</label>
+          <div id="set-offer" hidden>
+            <p id="set-summary"></p>
+            <button id="set-import" type="button">Replace this box's cards and bookmarks</button>
+            <button id="set-cancel" type="button">Keep them as they are</button>
+          </div>
+          <p id="set-note" class="hint" aria-live="polite"></p>
         </section>
         <section id="music" hidden aria-labelledby="music-title">
           <h2 id="music-title">Music</h2>
@@ -137,10 +148,10 @@ enum PageAssets {
           border-bottom: 1px solid #ddd; padding: 6px 0; }
         li span { overflow-wrap: anywhere; }
         #message { min-height: 1.4em; color: #9d0208; }
-        label.button { display: flex; align-items: center; justify-content: center; min-height: 48px;
+        label.button, a.button { display: flex; text-decoration: none; align-items: center; justify-content: center; min-height: 48px;
           margin: 8px 0; border: 2px solid #1d3557; border-radius: 8px; background: #fff; color: #1d3557; }
         input.file { position: absolute; width: 1px; height: 1px; opacity: 0; }
-        input.file:focus-visible + label, label.button:hover { outline: 3px solid #e63946; }
+        input.file:focus-visible + label, label.button:hover, a.button:hover, a.button:focus-visible { outline: 3px solid #e63946; }
         ol.path { display: flex; flex-wrap: wrap; gap: 4px; list-style: none; padding: 0; margin: 4px 0; }
         ol.path li { border: 0; padding: 0; }
         ol.path button { padding: 4px 12px; }

@@ -156,7 +156,8 @@ public final class PhoneAPI: @unchecked Sendable {
     private func route(_ request: WebRequest) -> WebResponse {
         // Only an upload's piece may be larger than a JSON body (the server's limit is the piece's).
         let isPiece = request.method == "PUT" && request.path == "/api/music/upload"
-        if request.body.count > Self.maxBodyBytes && !isPiece {
+        let isSet = request.method == "POST" && request.path.hasPrefix("/api/set/")
+        if request.body.count > Self.maxBodyBytes && !isPiece && !isSet {
             return .error(413, "the request is too large")
         }
         switch (request.method, request.path) {
@@ -377,6 +378,8 @@ public final class PhoneAPI: @unchecked Sendable {
             return .json(200, try boxSettings())
         case ("POST", "/api/settings"):
             return try changeSettings(request, who: who)
+        case (_, "/api/set"), (_, "/api/set/check"), (_, "/api/set/import"):
+            return try setAnswer(request, who: who)
         case (_, "/api/music"), (_, "/api/music/upload"), (_, "/api/music/delete"):
             return try musicAnswer(request, session, who: who)
         default:

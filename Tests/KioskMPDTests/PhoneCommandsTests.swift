@@ -2,6 +2,7 @@
 import KioskConfig
 import KioskCore
 import KioskMPD
+import KioskSystem
 import Testing
 
 /// The box's own commands the phone page uses for its settings and its box check, as a client on
@@ -34,5 +35,99 @@ import Testing
         let settings = try h.withClient { try $0.pairs("kiosksettings") }
         #expect(settings["volumemax"] == "55")
         #expect(try h.withClient { try $0.pairs("kioskstate") }["volumemax"] == "55")
+    }
+
+    /// `text` as `kiosksetpiece` lines of at most `bytes` bytes each, hexadecimal.
+    static func pieces(_ text: String, bytes: Int = 3072) -> [String] {
+        let all = Array(text.utf8)
+        return stride(from: 0, to: all.count, by: bytes).map { start in
+            let digits = Array("0123456789abcdef")
+            return "kiosksetpiece "
+                + String(
+                    all[start..<min(start + bytes, all.count)].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+        }
+    }
+
+    static let stopCardSet = #"""
+        {"format": "kiosk-player-set", "version": 1,
+         "cards": {"0000000007": {"action": "stop"}, "0000000008": {"action": "next"}},
+         "bookmarks": [], "settings": {"volumeMax": 70}}
+        """#
+
+    @Test func aSetGivenInPiecesIsCheckedWithoutChangingAnythingThenImported() throws {
+        let h = try Harness()
+        let checked = try h.withClient { c in
+            for line in Self.pieces(Self.stopCardSet, bytes: 40) { #expect(try c.command(line) == ["OK"]) }
+            return try c.command(#"kiosksetimport check "session 1""#)
+        }
+        #expect(checked == ["summary: 2 cards, 0 bookmarks, settings", "OK"])
+        #expect(try h.withClient { try $0.command("kioskcards") } == ["OK"])
+
+        let imported = try h.withClient { c in
+            for line in Self.pieces(Self.stopCardSet) { _ = try c.command(line) }
+            return try c.command(#"kiosksetimport import "session 1""#)
+        }
+        #expect(imported == ["summary: 2 cards, 0 bookmarks, settings", "OK"])
+        let cards = try h.withClient { try $0.command("kioskcards") }
+        #expect(cards.contains("card: 0000000007") && cards.contains("action: stop"))
+        #expect(cards.contains("card: 0000000008") && cards.contains("action: next"))
+    }
+
+    @Test func theExportedSetIsTheStickFileAndAnotherBoxTakesItBack() throws {
+        let first = try Harness()
+        _ = try first.withClient { c in
+            for line in Self.pieces(Self.stopCardSet) { _ = try c.command(line) }
+            return try c.command(#"kiosksetimport import "session 1""#)
+        }
+        let answer = try first.withClient { try $0.command("kioskset") }
+        #expect(answer.last == "OK" && answer.dropLast().allSatisfy { $0.hasPrefix("piece: ") })
+        let text = answer.dropLast().map { String($0.dropFirst("piece: ".count)) }.joined()
+        let set = try JSONValue.parse(Array(text.utf8))
+        #expect(set.object?.first { $0.key == "format" }?.value == .string("kiosk-player-set"))
+
+        let second = try Harness()
+        let taken = try second.withClient { c in
+            for line in Self.pieces(text) { _ = try c.command(line) }
+            return try c.command(#"kiosksetimport import "session 2""#)
+        }
+        #expect(taken.first?.hasPrefix("summary: 2 cards, 0 bookmarks") == true)
+        #expect(try second.withClient { try $0.command("kioskcards") }.contains("action: next"))
+    }
+
+    @Test func aBrokenSetIsRefusedNamingWhereAndNothingChanges() throws {
+        let h = try Harness()
+        let broken = try h.withClient { c in
+            for line in Self.pieces(
+                #"{"format": "kiosk-player-set", "version": 1, "cards": {"0000000007": {"action": "fly"}}}"#)
+            {
+                _ = try c.command(line)
+            }
+            return try c.command(#"kiosksetimport import "session 1""#)
+        }
+        #expect(
+            broken.count == 1 && broken[0].hasPrefix("ACK [2@0] {kiosksetimport} the set from the phone: ")
+                && broken[0].contains("cards.0000000007.action: unknown action"))
+        #expect(try h.withClient { try $0.command("kioskcards") } == ["OK"])
+        // The pieces were used up: an import with none given is refused.
+        let none = try h.withClient { try $0.command(#"kiosksetimport import "session 1""#) }
+        #expect(none.count == 1 && none[0].contains("no set given"))
+    }
+
+    @Test func piecesThatAreNotHexOrGrowPastTheLimitAreRefusedAndForgotten() throws {
+        let h = try Harness()
+        let notHex = try h.withClient { try $0.command("kiosksetpiece 7g") }
+        #expect(notHex.count == 1 && notHex[0].contains("hexadecimal"))
+        let tooMuch = try h.withClient { c -> [String] in
+            let piece = "kiosksetpiece " + String(repeating: "20", count: 3072)
+            var last: [String] = []
+            for _ in 0...(Player.phoneSetLimit / 3072) {
+                last = try c.command(piece)
+                if last != ["OK"] { break }
+            }
+            let after = try c.command(#"kiosksetimport check "session 1""#)
+            return last + after
+        }
+        #expect(
+            tooMuch.count == 2 && tooMuch[0].contains("larger than 1024 KiB") && tooMuch[1].contains("no set given"))
     }
 }

@@ -5,6 +5,7 @@ kiosk-player demo): no session refused on every route, CSRF refused, code guessi
 oversize requests refused, 1000 connections and a slowloris client leaving a paired phone working.
 Prints one line per check and the measured figures; exits 1 if any check failed.
 Usage: Tests/Web/attacks.py   (after `swift build`; WEB_TEST_BUILD=DIR for another build)"""
+import json
 import os
 import re
 import socket
@@ -31,7 +32,7 @@ ROUTES = [("GET", "/api/session"), ("GET", "/api/status"), ("GET", "/api/cards")
           ("POST", "/api/logout"), ("GET", "/api/unknown"), ("PUT", "/api/status"), ("GET", "/api/../api/status"),
           ("GET", "/api/music"), ("POST", "/api/music/upload"), ("PUT", "/api/music/upload?id=0-1&path=a.flac&offset=0"),
           ("POST", "/api/music/delete"), ("GET", "/api/settings"), ("POST", "/api/settings"),
-          ("GET", "/api/problems")]
+          ("GET", "/api/problems"), ("GET", "/api/set"), ("POST", "/api/set/check"), ("POST", "/api/set/import")]
 
 
 def main():
@@ -195,6 +196,7 @@ def run(box):
 
     uploads(box, phone)
     settings(box, phone)
+    sets(box, phone)
 
     # 7. After the abuse: the phone still works; logout ends the session.
     status, _, _ = box.request("GET", "/api/cards", session=phone)
@@ -226,6 +228,52 @@ def settings(box, phone):
           and answer.get("now") == ["volumeMax"] and answer.get("nextStart") == ["speech"], (status, answer))
     check("the change is logged with its session",
           re.search(r"settings volumeMax, speech changed by session [0-9a-f]{8}", box.log()) is not None)
+
+
+def sets(box, phone):
+    """10. The box's set saved to the phone and given back: checked whole by the stick's parser,
+    nothing changed by a check or a refused file, an oversize one refused by the server."""
+    status, headers, saved = box.request("GET", "/api/set", session=phone)
+    check("the box's set is saved as kiosk-set.json", status == 200 and saved.get("format") == "kiosk-player-set"
+          and 'filename="kiosk-set.json"' in headers.get("Content-Disposition", ""), (status, headers, saved))
+    cards_before = box.mpd("kioskcards")
+    wanted = {"format": "kiosk-player-set", "version": 1, "bookmarks": [],
+              "cards": {"0000000031": {"action": "stop"}, "0000000032": {"action": "next"}}}
+    text = json.dumps(wanted, indent=2)
+    status, _, _ = box.request("POST", "/api/set/import", text, session={"token": phone["token"]})
+    check("an import without the CSRF token is refused (403)", status == 403, status)
+    status, _, _ = box.request("POST", "/api/set/import", text, session=phone,
+                               headers={"Content-Type": "text/plain"})
+    check("an import sent as text (what a cross-site form can send) is refused (415)", status == 415, status)
+    for body, why, says in (
+            ("{", "a file cut short", "the set from the phone"),
+            (json.dumps({"format": "something-else", "version": 1}), "another program's file", "not a kiosk-player set"),
+            (json.dumps({"format": "kiosk-player-set", "version": 9}), "a newer version", "this box reads version 1"),
+            (json.dumps(dict(wanted, cards={"0000000031": {"action": "rm -rf /"}})), "an unknown action", "unknown action"),
+            (json.dumps({"format": "kiosk-player-set", "version": 1, "bookmarks": [
+                {"volumeID": "A", "category": "folder", "key": "k", "relativePath": "../../etc/shadow"}]}),
+             "a bookmark leading out of its stick", "'..'"),
+            (json.dumps({"format": "kiosk-player-set", "version": 1, "settings": {"stateDirectory": "/etc"}}),
+             "a setting of the box's paths", "belongs to the box"),
+            (b"\x00\xff" * 1000, "binary bytes", "the set from the phone")):
+        status, _, answer = box.request("POST", "/api/set/import", body, session=phone)
+        error = answer.get("error", "") if isinstance(answer, dict) else ""
+        check(f"set refused: {why} (400, saying {says!r})", status == 400 and says in error, (status, answer))
+    status, _, _ = box.request("POST", "/api/set/import", b" " * (300 << 10), session=phone)
+    check("a set over 256 KiB is refused by the server (413)", status == 413, status)
+    status, _, answer = box.request("POST", "/api/set/check", text, session=phone)
+    check("a check says what the file holds", status == 200 and answer.get("summary") == "2 cards, 0 bookmarks"
+          and answer.get("imported") is False, (status, answer))
+    check("neither the check nor the refusals changed the cards", box.mpd("kioskcards") == cards_before)
+    status, _, answer = box.request("POST", "/api/set/import", text, session=phone)
+    cards = box.mpd_list("kioskcards")
+    check("the import replaces the box's cards", status == 200 and answer.get("imported") is True
+          and [v for k, v in cards if k == "card"] == ["0000000031", "0000000032"], (status, answer, cards))
+    check("the import is logged with its session",
+          re.search(r"imported a set \(2 cards, 0 bookmarks\)", box.weblog()) is not None
+          and f"session {phone['id']}" in box.log())
+    check("the state before it is kept for one undo",
+          os.path.exists(os.path.join(box.dir, "state", "kiosk-set.before-import.json")))
 
 
 def uploads(box, phone):

@@ -130,19 +130,27 @@ class Box:
         return {"token": token, "csrf": body["csrf"], "id": body["session"]}
 
     def mpd(self, command):
+        """The player's answer to `command`, each name's first value."""
+        out = {}
+        for name, value in self.mpd_list(command):
+            out.setdefault(name, value)
+        return out
+
+    def mpd_list(self, command):
+        """The player's answer to `command`, every (name, value) in order."""
         with socket.socket(socket.AF_UNIX) as s:
             s.connect(self.socket)
             f = s.makefile("rwb")
             f.readline()
             f.write(command.encode() + b"\n")
             f.flush()
-            out = {}
+            out = []
             while True:
                 line = f.readline().decode().rstrip("\n")
                 if line == "OK" or line.startswith("ACK"):
                     return out
                 name, _, value = line.partition(": ")
-                out.setdefault(name, value)
+                out.append((name, value))
 
     def upload(self, path, data, session, piece=256 * 1024, source="127.0.0.1"):
         """Uploads `data` as the page does: begin, then pieces from where the box has the file.

@@ -8,6 +8,7 @@ changes the volume from the page and sees the player obey, uploads a FLAC throug
 picker into a new folder and sees the player play it. Keeps screenshots at 360×740
 (.build/web-test/, or WEB_TEST_ARTEFACTS). Prints the figures; exits 1 if a check failed.
 Usage: Tests/Web/browser.py  (make browser-test; needs deploy/install-deps.sh --browser-test)"""
+import json
 import os
 import re
 import sys
@@ -194,6 +195,30 @@ def run(box, driver, artefacts):
     check("the player plays the uploaded file", song.get("file") == uri, song)
     driver.execute_script("document.getElementById('music').scrollIntoView()")
     driver.save_screenshot(os.path.join(artefacts, "phone-360x740-music.png"))
+
+    # The box's set: a copy saved from the page holds the card linked above; a copy given back is
+    # shown first, then replaces the box's cards when the parent says so.
+    saved = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch(document.getElementById('set-save').href, { credentials: 'same-origin' })
+          .then(async (r) => done([r.headers.get('Content-Disposition'), await r.text()]));""")
+    check("the saved copy is kiosk-set.json with the card linked on the page",
+          'filename="kiosk-set.json"' in (saved[0] or "") and '"04A2B3C4D5"' in saved[1], saved)
+    given = json.loads(saved[1])
+    given["cards"] = {"0000000077": {"action": "stop"}}
+    copy = os.path.join(box.dir, "kiosk-set.json")
+    with open(copy, "w") as f:
+        json.dump(given, f, indent=2)
+    driver.find_element(By.ID, "set-file").send_keys(copy)
+    wait.until(lambda d: d.find_element(By.ID, "set-offer").is_displayed())
+    check("the page says what the copy holds before anything changes",
+          text(driver, "set-summary").startswith("kiosk-set.json holds 1 card, ")
+          and box.mpd("kioskcards").get("card") == "04A2B3C4D5", text(driver, "set-summary"))
+    driver.find_element(By.ID, "set-import").click()
+    wait.until(lambda d: text(d, "set-note").startswith("Imported: 1 card"))
+    wait.until(lambda d: "0000000077" in text(d, "card-list") and "04A2B3C4D5" not in text(d, "card-list"))
+    check("the copy given back replaced the box's cards", box.mpd("kioskcards").get("card") == "0000000077",
+          box.mpd("kioskcards"))
     print("artefacts:", os.path.join(artefacts, "phone-360x740.png"), os.path.join(artefacts, "phone-360x740-card.png"),
           os.path.join(artefacts, "phone-360x740-music.png"))
 

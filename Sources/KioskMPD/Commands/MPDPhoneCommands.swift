@@ -146,6 +146,97 @@ enum MPDPhoneCommands {
         return s.changed()
     }
 
+    // MARK: - the box's set (cards, bookmarks, settings) to and from the page
+
+    /// Most bytes of the set a `piece:` line of `kioskset` carries (the page's reader takes lines of
+    /// up to 64 KiB).
+    static let setPieceBytes = 16 << 10
+
+    /// `kioskset`: this box's set (`kiosk-set.json`, compact) in `piece:` lines, to be joined as
+    /// they come. A piece never begins with a space (a client drops the spaces after the colon) nor
+    /// inside a character.
+    static func exportSet(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let text = Array(s.player.phoneSetText.utf8)
+        let compact = (try? JSONValue.parse(text))?.serialized() ?? ""
+        var out: [UInt8] = []
+        for piece in pieces(of: Array(compact.utf8), atMost: setPieceBytes) {
+            MPDFormat.pair("piece", String(decoding: piece, as: UTF8.self), to: &out)
+        }
+        r.connection.write(bytes: out[...])
+        return .done
+    }
+
+    /// `bytes` cut into runs of at most `limit` bytes, none starting with a space or a UTF-8
+    /// continuation byte (a run ends earlier instead).
+    static func pieces(of bytes: [UInt8], atMost limit: Int) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        var start = 0
+        while start < bytes.count {
+            var end = min(start + limit, bytes.count)
+            while end < bytes.count, end > start + 1, bytes[end] == 0x20 || bytes[end] & 0xC0 == 0x80 { end -= 1 }
+            out.append(bytes[start..<end])
+            start = end
+        }
+        return out
+    }
+
+    /// `kiosksetpiece HEX`: the next bytes of a set the page gives back, in hexadecimal (any bytes
+    /// pass MPD's quoting so, and the player's parser sees the parent's file as it is). Kept by the
+    /// connection up to `Player.phoneSetLimit`, for its next `kiosksetimport`.
+    static func setPiece(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let hex = Array(r[0].utf8)
+        guard hex.count % 2 == 0, let bytes = decodeHex(hex) else {
+            r.connection.pendingSet = []
+            throw .argument("a piece is hexadecimal, two digits a byte")
+        }
+        guard r.connection.pendingSet.count + bytes.count <= Player.phoneSetLimit else {
+            r.connection.pendingSet = []
+            throw .argument("the set is larger than \(Player.phoneSetLimit >> 10) KiB")
+        }
+        r.connection.pendingSet += bytes
+        return .done
+    }
+
+    /// `kiosksetimport check|import WHO`: what the set given in pieces holds (`summary:`), or why it
+    /// cannot be used; with `import`, the box then takes it (its state before kept for one undo). The
+    /// pieces are used up either way.
+    static func importSet(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let bytes = r.connection.pendingSet
+        r.connection.pendingSet = []
+        guard r[0] == "check" || r[0] == "import" else { throw .argument("expected check or import") }
+        guard !bytes.isEmpty else { throw .argument("no set given (kiosksetpiece first)") }
+        let summary: String
+        do throws(PhoneRequestError) {
+            summary = try s.player.phoneSet(bytes, importing: r[0] == "import", by: who(r, 1))
+        } catch {
+            throw .argument(error.description)
+        }
+        var out: [UInt8] = []
+        MPDFormat.pair("summary", summary, to: &out)
+        r.connection.write(bytes: out[...])
+        return r[0] == "import" ? s.changed() : .done
+    }
+
+    private static func decodeHex(_ digits: [UInt8]) -> [UInt8]? {
+        func value(_ d: UInt8) -> UInt8? {
+            switch d {
+            case 0x30...0x39: d - 0x30
+            case 0x61...0x66: d - 0x61 + 10
+            case 0x41...0x46: d - 0x41 + 10
+            default: nil
+            }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        var i = 0
+        while i < digits.count {
+            guard let high = value(digits[i]), let low = value(digits[i + 1]) else { return nil }
+            out.append(high << 4 | low)
+            i += 2
+        }
+        return out
+    }
+
     private static func card(_ text: String) throws(MPDError) -> CardUID {
         guard let uid = CardUID(text) else { throw .argument("not a card number: \(text)") }
         return uid

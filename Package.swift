@@ -115,10 +115,11 @@ let package = Package(
                 "KioskSystem", "KioskModel", "CKioskShims", "CALSA", "CFLAC", "CMPG123", "CVorbisFile", "COpusFile",
                 "CKioskFFmpeg", "CKioskSoxr", "CKioskEspeak",
             ],
-            // The audio threads make no runtime call per wake (issue 52): release builds drop the dynamic
-            // exclusivity checks (a thread-local lookup and an access-set insert at every access to a
-            // class's stored `var`); debug builds, which every test and sanitizer run uses, keep them.
-            swiftSettings: strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+            // No `-enforce-exclusivity=unchecked` here: Swift 6.0.3 (Debian's, which builds the .deb) then
+            // destroys a noncopyable value at once when it is assigned to a class's stored property, so
+            // `SourceFile.open`'s descriptor was closed before its fstat (EBADF: the arm64 .deb played
+            // nothing, CI 2026-12-07). 6.3.1 compiles the same code correctly.
+            swiftSettings: strict),
         .target(
             name: "KioskLibrary",
             dependencies: ["CKioskShims", "KioskSystem", "KioskModel", "KioskAudio", "CFLAC", "CSQLite", "CKioskTags"],

@@ -24,6 +24,23 @@ extension Player {
         apply(bedtime?.handle(.restarted(saved, reading)) ?? [])
     }
 
+    /// New rules from the phone page (nil: none), in force at once: the day's counts carry over,
+    /// and what plays now is asked about again (it stops when the new rules refuse it).
+    func replaceBedtime(_ rules: BedtimeConfig?) {
+        guard rules != bedtime?.config else { return }
+        let counts = bedtime?.state ?? BedtimeStore.load(directory: config.stateDirectory)
+        if bedtime?.isEnding ?? false { apply([.engine(.cancelFade)]) }
+        guard let rules else {
+            bedtime = nil
+            Log.notice("bedtime: rules off")
+            return
+        }
+        bedtime = BedtimeRules(config: rules, local: env.wallClock.local)
+        apply(bedtime?.handle(.restarted(counts, bedtimeReading())) ?? [])
+        Log.notice("bedtime: new rules in force")
+        if status == .playing, !bedtimeAdmits(currentTrack?.relativePath) { stop() }
+    }
+
     /// The clocks now.
     func bedtimeReading() -> BedtimeRules.Reading {
         BedtimeRules.Reading(
@@ -88,7 +105,7 @@ extension Player {
     /// file, or what a bedtime card plays)?
     private func bedtimeItem(_ relativePath: String?) -> BedtimeRules.Item {
         let path = relativePath ?? ""
-        let items = config.bedtime?.items ?? []
+        let items = bedtime?.config.items ?? []
         let isItem = items.contains { item in
             guard case .card(let uid) = item else { return item.admits(relativePath: path) }
             return cardPlays(uid, relativePath: path)
@@ -127,7 +144,7 @@ extension Player {
         }
         showTransient(message, seconds: 6)
         // With speech off the announcer says nothing: the rules' words are said anyway.
-        if announcer.mode == .off, config.bedtime?.speak ?? false { send(.speak(SpokenForm.text(message))) }
+        if announcer.mode == .off, bedtime?.config.speak ?? false { send(.speak(SpokenForm.text(message))) }
     }
 
     /// "Two more minutes, then it is sleep time".

@@ -3,21 +3,22 @@ import KioskConfig
 import KioskSystem
 
 /// The settings a parent changes from the phone page: the volume's limits, the volume at every
-/// start, the idle power-off and the spoken prompts. A change is checked by the config's own parser
+/// start, the idle power-off, the spoken prompts and the bedtime rules. A change is checked by the config's own parser
 /// (`Config.parse`, what `check-config` runs) over the config file with it in place, then kept as
 /// the box's imported settings (`ImportedSettings`: the config file is root's and never written; an
 /// edit of it later wins), so it survives a restart. The volume's limits apply at once (a volume
-/// above the new ceiling comes down to it); the rest from the next start, and the answer says which.
+/// above the new ceiling comes down to it), and so do the bedtime rules (the day's counts carry
+/// over); the rest from the next start, and the answer says which.
 ///
 /// Thread: the loop thread, like `Player`. It reads the config file (at most 1 MiB, on the card the
 /// player started from) and the imported settings on the loop thread, as an import from a stick does.
 extension Player {
     /// The config keys the page may set.
     public static let phoneSettingKeys: Set<String> = [
-        "volumeMin", "volumeMax", "volumeAtBoot", "idlePowerOffMinutes", "speech",
+        "volumeMin", "volumeMax", "volumeAtBoot", "idlePowerOffMinutes", "speech", "bedtime",
     ]
     /// Of them, those that apply at once.
-    static let liveSettingKeys: Set<String> = ["volumeMin", "volumeMax"]
+    static let liveSettingKeys: Set<String> = ["volumeMin", "volumeMax", "bedtime"]
 
     /// The settings in force, as the page shows them.
     public var phoneSettings: [(name: String, value: String)] {
@@ -28,6 +29,10 @@ extension Player {
             ("speechmode", config.speech.mode?.rawValue ?? "auto"),
         ]
         if let atBoot = config.volumeAtBoot { out.append(("volumeatboot", "\(atBoot)")) }
+        // The rules in force, as check-config prints them (one line: JSON's strings escape breaks).
+        out.append(("bedtime", bedtime?.config.json().serialized() ?? "null"))
+        // The windows and the silent night wait for a synchronised clock (a Pi has no RTC).
+        if let why = env.wallClock.unsynchronized() { out.append(("clockunsynchronized", why)) }
         return out
     }
 
@@ -87,7 +92,8 @@ extension Player {
         Log.notice(
             "settings \(keys.joined(separator: ", ")) changed by \(who)"
                 + (later.isEmpty ? "" : "; \(later.joined(separator: ", ")) from the next start"))
-        if !now.isEmpty { applyVolumeLimits(checked.volumeLimits) }
+        if now.contains(where: { $0.hasPrefix("volume") }) { applyVolumeLimits(checked.volumeLimits) }
+        if now.contains("bedtime") { replaceBedtime(checked.bedtime) }
         return (now, later)
     }
 

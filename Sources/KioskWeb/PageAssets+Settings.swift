@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-/// The settings section's script: the volume limit, the idle power-off and the spoken prompts as the
+/// The settings section's script: the volume limit, the idle power-off, the spoken prompts and the
+/// bedtime rules (when the box plays, a silent night, a daily budget, one more story) as the
 /// player has them, saved in one request; the player checks them with the config's parser and the
 /// page says which apply now and which from the next start. Under them, the box's check: what the
 /// doctor found wrong at start, with the fixes; and the box's set saved to the phone and given back
@@ -14,7 +15,7 @@ extension PageAssets {
         (() => {
           const $ = (id) => document.getElementById(id);
           const names = { volumeMin: "the lowest volume", volumeMax: "the volume limit",
-            idlePowerOffMinutes: "switching off", speech: "spoken prompts" };
+            idlePowerOffMinutes: "switching off", speech: "spoken prompts", bedtime: "bedtime" };
 
           function show(s) {
             $("volume-max").value = s.volumeMax;
@@ -28,6 +29,61 @@ extension PageAssets {
             }
             idle.value = String(s.idlePowerOffMinutes);
             $("speech-mode").value = s.speechMode;
+            showBedtime(s.bedtime);
+            // A box without a set clock counts the daily budget, but the times wait for the clock.
+            $("bedtime-clock").hidden = !s.clockUnsynchronized;
+            $("bedtime-clock").textContent = s.clockUnsynchronized ? "The box does not know the time yet: " +
+              "the times apply once it does; the daily minutes count already." : "";
+            $("bedtime-clock").title = s.clockUnsynchronized || "";
+          }
+
+          // The bedtime rules as the box has them (check-config's form), for the fields; what the
+          // fields do not show (the allowed items, the reset hour, several windows) goes back as it came.
+          let bedtime = null;
+          let simpleWindow = true;
+          function showBedtime(rules) {
+            bedtime = rules;
+            $("bedtime-on").checked = rules !== null;
+            $("bedtime-fields").hidden = rules === null;
+            const r = rules || {};
+            const windows = Array.isArray(r.windows) ? r.windows : [];
+            simpleWindow = windows.length === 0 || (windows.length === 1 && windows[0].days === "daily");
+            $("bedtime-open").value = windows.length === 1 && simpleWindow ? windows[0].open : "";
+            $("bedtime-close").value = windows.length === 1 && simpleWindow ? windows[0].close : "";
+            const note = $("bedtime-windows-note");
+            note.hidden = simpleWindow;
+            note.textContent = simpleWindow ? "" : "The settings file says when the box plays, day by day (" +
+              windows.map((w) => w.days + " " + w.open + "–" + w.close).join(", ") +
+              "). Times set here replace them with the same times every day.";
+            $("bedtime-wake").value = r.wake || "";
+            $("bedtime-silent").value = r.wake ? r.silentFrom : "";
+            $("bedtime-minutes").value = r.dailyMinutes || "";
+            $("bedtime-one-more").value = r.oneMore === "track" ? "track"
+              : (r.oneMore && r.oneMore.minutes ? String(r.oneMore.minutes) : "");
+          }
+
+          // The rules to send: the box's own, with the fields' values in place; null when off.
+          function bedtimeChanges() {
+            if (!$("bedtime-on").checked) return null;
+            const out = {};
+            for (const [key, value] of Object.entries(bedtime || {})) {
+              if (value !== null && key !== "windows") out[key] = value;
+            }
+            const open = $("bedtime-open").value, close = $("bedtime-close").value;
+            if (open && close) out.windows = [{ days: "daily", open, close }];
+            else if (!simpleWindow) out.windows = bedtime.windows;
+            delete out.wake; delete out.silentFrom;
+            if ($("bedtime-wake").value) {
+              out.wake = $("bedtime-wake").value;
+              if ($("bedtime-silent").value) out.silentFrom = $("bedtime-silent").value;
+            }
+            delete out.dailyMinutes;
+            if ($("bedtime-minutes").value) out.dailyMinutes = Number($("bedtime-minutes").value);
+            const more = $("bedtime-one-more").value;
+            delete out.oneMore;
+            if (more === "track") out.oneMore = "track";
+            else if (more) out.oneMore = { minutes: Number(more) };
+            return out;
           }
 
           // What the box's check at start found wrong, each with its fix.
@@ -111,6 +167,9 @@ extension PageAssets {
               } catch (e) { $("set-note").textContent = e.message; }
               chosen = null;
             });
+            $("bedtime-on").addEventListener("change", () => {
+              $("bedtime-fields").hidden = !$("bedtime-on").checked;
+            });
             $("volume-max").addEventListener("input", () => {
               $("volume-max-value").textContent = $("volume-max").value + " %";
             });
@@ -121,6 +180,7 @@ extension PageAssets {
                 volumeMax: Number($("volume-max").value),
                 idlePowerOffMinutes: Number($("idle-off").value),
                 speech: { mode: mode === "auto" ? null : mode },
+                bedtime: bedtimeChanges(),
               };
               try {
                 const s = await call("POST", "/api/settings", changes);

@@ -84,6 +84,32 @@ enum PageAssets {
               <option value="names">Always, with album names while browsing</option>
               <option value="off">Off</option>
             </select>
+            <fieldset id="bedtime">
+              <legend>Bedtime</legend>
+              <label class="check" for="bedtime-on"><input id="bedtime-on" type="checkbox"> Bedtime rules</label>
+              <div id="bedtime-fields">
+                <p id="bedtime-clock" class="hint" hidden></p>
+                <p id="bedtime-windows-note" class="hint" hidden></p>
+                <div class="pair">
+                  <span><label for="bedtime-open">Plays from</label><input id="bedtime-open" type="time"></span>
+                  <span><label for="bedtime-close">until</label><input id="bedtime-close" type="time"></span>
+                </div>
+                <div class="pair">
+                  <span><label for="bedtime-silent">Silent from</label><input id="bedtime-silent" type="time"></span>
+                  <span><label for="bedtime-wake">until</label><input id="bedtime-wake" type="time"></span>
+                </div>
+                <label for="bedtime-minutes">Listening a day, in minutes (empty: no limit)</label>
+                <input id="bedtime-minutes" type="number" min="1" max="1440" inputmode="numeric">
+                <label for="bedtime-one-more">One more story at bedtime</label>
+                <select id="bedtime-one-more">
+                  <option value="">No</option>
+                  <option value="track">One more track</option>
+                  <option value="5">5 more minutes</option>
+                  <option value="10">10 more minutes</option>
+                  <option value="20">20 more minutes</option>
+                </select>
+              </div>
+            </fieldset>
             <button type="submit">Save the settings</button>
           </form>
           <p id="settings-note" class="hint" aria-live="polite"></p>
@@ -159,6 +185,14 @@ enum PageAssets {
         #music-into { width: 100%; padding: 0 8px; }
         #problems li { flex-direction: column; align-items: flex-start; }
         .problem { color: #9d0208; }
+        fieldset { border: 1px solid #ccc; border-radius: 8px; display: flex; flex-direction: column; gap: 8px; }
+        label.check { display: flex; align-items: center; gap: 12px; min-height: 48px; }
+        label.check input { width: 44px; height: 44px; margin: 0; }
+        #bedtime-fields { display: flex; flex-direction: column; gap: 8px; }
+        #bedtime-fields[hidden] { display: none; }
+        .pair { display: flex; gap: 12px; }
+        .pair span { flex: 1; display: flex; flex-direction: column; }
+        .pair input { width: 100%; }
 
         """#.utf8)
 

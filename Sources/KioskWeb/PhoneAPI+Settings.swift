@@ -30,6 +30,9 @@ extension PhoneAPI {
             ("volumeMin", number("volumemin")), ("volumeMax", number("volumemax")),
             ("volumeAtBoot", number("volumeatboot")), ("idlePowerOffMinutes", number("idlepoweroffminutes")),
             ("speechMode", .string(found.value("speechmode") ?? "auto")),
+            // The rules in force as check-config prints them, or null: none.
+            ("bedtime", found.value("bedtime").flatMap { try? JSONValue.parse(Array($0.utf8), maxDepth: 6) } ?? .null),
+            ("clockUnsynchronized", found.value("clockunsynchronized").map { .string($0) } ?? .null),
         ])
     }
 
@@ -37,7 +40,7 @@ extension PhoneAPI {
     func changeSettings(_ request: WebRequest, who: String) throws -> WebResponse {
         let changes: JSONValue
         do {
-            changes = try JSONValue.parse(request.body, maxDepth: 4)
+            changes = try JSONValue.parse(request.body, maxDepth: 6)
         } catch {
             return .error(400, "the request is not a JSON object")
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import KioskConfig
+import KioskModel
 import KioskSystem
 import KioskTestSupport
 import Testing
@@ -87,5 +88,56 @@ import Testing
         #expect(try kept(rig) == object(#"{"volumeMax": 100, "speech": {"mode": "off", "language": "de"}}"#))
         _ = try rig.player.changeSettings(object(#"{"speech": {"mode": null}}"#), by: "s")
         #expect(try kept(rig) == object(#"{"volumeMax": 100, "speech": {"language": "de"}}"#))
+    }
+
+    /// A box playing Alpha's album at 20:00 on a Monday, its config file without bedtime rules.
+    private func playingAtEight() throws -> (PlayerRig, RigWallClock) {
+        try files.write("config.json", "{}")
+        let file = files.file("config.json")
+        let time = RigWallClock(start: TestZone.epoch(2026, 12, 7, 20, 0))
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main], wallClock: time.clock) { $0.file = file }
+        time.virtual = rig.clock
+        try PlayerBedtimeTests.select(rig, album: "Second Wind")
+        #expect(try rig.run { rig.player.status == .playing })
+        return (rig, time)
+    }
+
+    @Test func bedtimeRulesFromThePageApplyAtOnceAndStopWhatTheyRefuse() throws {
+        let (rig, _) = try playingAtEight()
+        defer { rig.shutdown() }
+        let outcome = try rig.player.changeSettings(
+            object(#"{"bedtime": {"windows": [{"days": "daily", "open": "16:00", "close": "19:30"}]}}"#), by: "s")
+        #expect(outcome.now == ["bedtime"] && outcome.nextStart.isEmpty)
+        #expect(rig.player.status == .stopped, "20:00 is outside the new window")
+        #expect(
+            rig.player.screenState()
+                == .message(MessageState(title: "Sleep time", detail: "The box plays again at 16:00")))
+        try PlayerBedtimeTests.select(rig, album: "Second Wind")
+        #expect(rig.player.status == .stopped, "a new start is refused too")
+        let shown = try #require(rig.player.phoneSettings.first { $0.name == "bedtime" }?.value)
+        #expect(shown.contains(#""open":"16:00""#) && shown.contains(#""close":"19:30""#))
+    }
+
+    @Test func bedtimeRulesSetToNullAreOffAtOnceAndForTheNextStart() throws {
+        let (rig, _) = try playingAtEight()
+        defer { rig.shutdown() }
+        _ = try rig.player.changeSettings(
+            object(#"{"bedtime": {"windows": [{"days": "daily", "open": "16:00", "close": "19:30"}]}}"#), by: "s")
+        _ = try rig.player.changeSettings(object(#"{"bedtime": null}"#), by: "s")
+        try PlayerBedtimeTests.select(rig, album: "Second Wind")
+        #expect(try rig.run { rig.player.status == .playing })
+        #expect(rig.player.phoneSettings.first { $0.name == "bedtime" }?.value == "null")
+        let next = try #require(try kept(rig))
+        #expect(try Config.parse(Array(next.serialized().utf8), file: "next start").bedtime == nil)
+    }
+
+    @Test func bedtimeRulesTheConfigRefusesChangeNothing() throws {
+        let (rig, _) = try playingAtEight()
+        defer { rig.shutdown() }
+        let refused = refusal(
+            rig, #"{"bedtime": {"windows": [{"days": "someday", "open": "16:00", "close": "19:30"}]}}"#)
+        #expect(refused?.contains("bedtime.windows[0].days") == true, "\(refused ?? "taken")")
+        #expect(rig.player.status == .playing)
+        #expect(rig.player.phoneSettings.first { $0.name == "bedtime" }?.value == "null")
     }
 }

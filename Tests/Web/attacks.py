@@ -217,7 +217,10 @@ def settings(box, phone):
     for body, why in (({"volumeMax": 0}, "a volume limit of 0"), ({"volumeMin": 101}, "a lowest volume over 100"),
                       ({"board": "pirate-audio"}, "a key of the box's hardware"),
                       ({"speech": {"mode": "shout"}}, "an unknown speech mode"),
-                      ({"idlePowerOffMinutes": "10; rm -rf /"}, "a string for a number")):
+                      ({"idlePowerOffMinutes": "10; rm -rf /"}, "a string for a number"),
+                      ({"bedtime": {"windows": "always"}}, "bedtime windows that are not a list"),
+                      ({"bedtime": {"wake": "25:00"}}, "a wake time of 25:00"),
+                      ({"bedtime": {"dailyMinutes": 10 ** 19}}, "a daily budget near 2^63")):
         status, _, answer = box.request("POST", "/api/settings", body, session=phone)
         check(f"settings refused: {why} (400, with the reason)", status == 400 and answer.get("error"), (status, answer))
     status, _, after = box.request("GET", "/api/settings", session=phone)

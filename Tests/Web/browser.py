@@ -165,7 +165,7 @@ def run(box, driver, artefacts):
     wait.until(lambda d: d.find_element(By.ID, "settings").is_displayed())
     driver.execute_script("""
         const v = document.getElementById('volume-max'); v.value = 20; v.dispatchEvent(new Event('input'));""")
-    driver.find_element(By.CSS_SELECTOR, "#settings-form button").click()
+    driver.find_element(By.CSS_SELECTOR, "#settings-form button[type=submit]").click()
     wait.until(lambda d: text(d, "settings-note").startswith("Saved."))
     check("the box's check is shown (the demo runs none at start)",
           "has not finished yet" in text(driver, "problems"), text(driver, "problems"))
@@ -219,8 +219,36 @@ def run(box, driver, artefacts):
     wait.until(lambda d: "0000000077" in text(d, "card-list") and "04A2B3C4D5" not in text(d, "card-list"))
     check("the copy given back replaced the box's cards", box.mpd("kioskcards").get("card") == "0000000077",
           box.mpd("kioskcards"))
+
+    # Bedtime from the page: a window that does not hold the present stops what plays, at once.
+    wait.until(lambda d: box.mpd("status").get("state") == "play")
+    now = time.localtime()
+    opens = f"{(now.tm_hour + 2) % 24:02d}:00"
+    closes = f"{(now.tm_hour + 3) % 24:02d}:00"
+    driver.find_element(By.ID, "bedtime-on").click()
+    for field, value in (("bedtime-open", opens), ("bedtime-close", closes)):
+        driver.execute_script("document.getElementById(arguments[0]).value = arguments[1]", field, value)
+    driver.find_element(By.ID, "bedtime-minutes").send_keys("45")
+    Select(driver.find_element(By.ID, "bedtime-one-more")).select_by_value("track")
+    driver.execute_script("document.getElementById('bedtime').scrollIntoView()")
+    driver.save_screenshot(os.path.join(artefacts, "phone-360x740-bedtime.png"))
+    driver.find_element(By.CSS_SELECTOR, "#settings-form button[type=submit]").click()
+    wait.until(lambda d: text(d, "settings-note").startswith("Saved.") and "bedtime" not in text(d, "settings-note"))
+    rules = json.loads(box.mpd("kiosksettings").get("bedtime", "null") or "null")
+    check("the box has the page's bedtime rules", rules is not None
+          and rules.get("windows") == [{"days": "daily", "open": opens, "close": closes}]
+          and rules.get("dailyMinutes") == 45 and rules.get("oneMore") == "track", rules)
+    check("the player took the rules at once", "bedtime: new rules in force" in box.log())
+    unsynchronized = box.mpd("kiosksettings").get("clockunsynchronized")
+    if unsynchronized:
+        # This machine's clock is not synchronised (adjtimex): the window waits, the page says so.
+        check("the page says the times wait for the box's clock", "does not know the time yet" in text(driver, "bedtime-clock"),
+              text(driver, "bedtime-clock"))
+    else:
+        Box.wait_for(lambda: box.mpd("status").get("state") == "stop", 10, "the box stopped at the new bedtime")
+        check("outside the new window the box stops at once", box.mpd("status").get("state") == "stop")
     print("artefacts:", os.path.join(artefacts, "phone-360x740.png"), os.path.join(artefacts, "phone-360x740-card.png"),
-          os.path.join(artefacts, "phone-360x740-music.png"))
+          os.path.join(artefacts, "phone-360x740-music.png"), os.path.join(artefacts, "phone-360x740-bedtime.png"))
 
 
 if __name__ == "__main__":

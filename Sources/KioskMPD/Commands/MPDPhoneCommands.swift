@@ -130,7 +130,7 @@ enum MPDPhoneCommands {
     /// `kiosksettingsset JSON WHO`: changes settings (a JSON object of config keys); answers `now:`
     /// and `nextstart:` lines naming the keys, or an error with the config parser's message.
     static func setSettings(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        guard let changes = try? JSONValue.parse(Array(r[0].utf8), maxDepth: 4), changes.object != nil else {
+        guard let changes = try? JSONValue.parse(Array(r[0].utf8), maxDepth: 6), changes.object != nil else {
             throw .argument("expected a JSON object of settings")
         }
         let outcome: (now: [String], nextStart: [String])

@@ -93,16 +93,17 @@ public final class CardStore {
         links.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
-    /// Links `uid` to `link` (replacing its old link, and starting its round of tracks afresh) and
-    /// saves.
-    public func setLink(_ link: CardLink, for uid: CardUID) throws {
+    /// Links `uid` to `link` (replacing its old link, and starting its round of tracks afresh unless
+    /// `keepingRound`) and saves.
+    public func setLink(_ link: CardLink, for uid: CardUID, keepingRound: Bool = false) throws {
         if links[uid] == nil && links.count >= Self.capacity {
             throw ConfigError(file: path, path: "", message: "already \(Self.capacity) cards: unlink one first")
         }
         var changed = links
         changed[uid] = link
         var changedPlayed = played
-        changedPlayed[uid] = nil
+        // A new link starts a new round; a new name for the same collection (`keepingRound`) does not.
+        if !keepingRound { changedPlayed[uid] = nil }
         try save(changed, changedPlayed)
         links = changed
         played = changedPlayed

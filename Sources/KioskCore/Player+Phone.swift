@@ -63,6 +63,34 @@ extension Player {
         return true
     }
 
+    /// The longest name a parent gives a card (what the box shows and says of it).
+    public static let maxCardNameBytes = 100
+
+    /// Gives card `uid`'s collection the name a parent chose ("Grandma's stories"), what the box
+    /// shows and says when the card is shown; the collection it plays stays the same. An empty name
+    /// is refused; only a card that plays a collection has one.
+    public func renameCard(_ uid: CardUID, to name: String, by who: String) throws(PhoneRequestError) {
+        scheduler.assertInLoop()
+        let clean = String(name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
+            .trimmingWhitespace()
+        guard !clean.isEmpty else { throw PhoneRequestError("a card's name cannot be empty") }
+        guard clean.utf8.count <= Self.maxCardNameBytes else {
+            throw PhoneRequestError("a card's name is at most \(Self.maxCardNameBytes) bytes")
+        }
+        guard case .collection(var collection) = cards.link(of: uid) else {
+            throw PhoneRequestError(
+                cards.link(of: uid) == nil ? "card \(uid) is not linked" : "card \(uid) is a button: it has no name")
+        }
+        collection.name = clean
+        do {
+            try cards.setLink(.collection(collection), for: uid, keepingRound: true)
+        } catch {
+            throw PhoneRequestError("\(error)")
+        }
+        Log.notice("card \(uid) named \"\(clean)\" by \(who)")
+        outbox.remoteChanges.note(.cards)
+    }
+
     /// Shows the phone page's pairing code on the screen for `seconds` and says it, digit by digit.
     public func showPairingCode(_ code: String, seconds: Int) {
         scheduler.assertInLoop()

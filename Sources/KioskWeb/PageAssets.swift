@@ -188,6 +188,9 @@ enum PageAssets {
         fieldset { border: 1px solid #ccc; border-radius: 8px; display: flex; flex-direction: column; gap: 8px; }
         label.check { display: flex; align-items: center; gap: 12px; min-height: 48px; }
         label.check input { width: 44px; height: 44px; margin: 0; }
+        li .buttons { display: flex; gap: 8px; }
+        form.rename { flex-direction: row; flex: 1; margin: 0; }
+        form.rename input { flex: 1; min-width: 0; padding: 0 8px; }
         #bedtime-fields { display: flex; flex-direction: column; gap: 8px; }
         #bedtime-fields[hidden] { display: none; }
         .pair { display: flex; gap: 12px; }
@@ -304,10 +307,45 @@ enum PageAssets {
               try { showCards(await call("POST", "/api/cards/unlink", { card: c.card })); say("Card unlinked."); }
               catch (e) { say(e.message); }
             });
-            item.append(text, button);
+            const buttons = document.createElement("span");
+            buttons.className = "buttons";
+            if (c.name) buttons.append(renameButton(c, item, text));
+            buttons.append(button);
+            item.append(text, buttons);
             list.appendChild(item);
           }
           if (data.last) showLast(data.last);
+        }
+
+        // A card's name, what the box shows and says for it: edited in place, saved on Enter or Save.
+        function renameButton(c, item, text) {
+          const button = document.createElement("button");
+          button.type = "button";
+          button.textContent = "Rename";
+          button.setAttribute("aria-label", "Rename card " + c.card);
+          button.addEventListener("click", () => {
+            const form = document.createElement("form");
+            form.className = "rename";
+            const input = document.createElement("input");
+            input.type = "text";
+            input.maxLength = 100;
+            input.value = c.name;
+            input.setAttribute("aria-label", "New name for card " + c.card);
+            const save = document.createElement("button");
+            save.type = "submit";
+            save.textContent = "Save";
+            form.append(input, save);
+            form.addEventListener("submit", async (event) => {
+              event.preventDefault();
+              try {
+                showCards(await call("POST", "/api/cards/rename", { card: c.card, name: input.value }));
+                say("Card renamed.");
+              } catch (e) { say(e.message); }
+            });
+            item.replaceChildren(form);
+            input.focus();
+          });
+          return button;
         }
 
         async function refreshCards() {

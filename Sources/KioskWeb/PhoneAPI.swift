@@ -357,6 +357,18 @@ public final class PhoneAPI: @unchecked Sendable {
             _ = try player().command("kioskcardlink", [card, category, key, mode, who])
             Log.notice("web: \(who): card \(card) linked to \(category) (\(mode))")
             return .json(200, try cards())
+        case ("POST", "/api/cards/rename"):
+            let b = try body(request)
+            guard let card = try b.string("card"), let name = try b.string("name", nonEmpty: false) else {
+                return .error(400, "expected card and name")
+            }
+            do {
+                _ = try player().command("kioskcardname", [card, name, who])
+            } catch let refused as PlayerConnection.Refused {
+                return .error(400, refused.description)
+            }
+            Log.notice("web: \(who): card \(card) named")
+            return .json(200, try cards())
         case ("POST", "/api/cards/unlink"):
             guard let card = try body(request).string("card") else { return .error(400, "expected card") }
             _ = try player().command("kioskcardunlink", [card, who])

@@ -51,6 +51,42 @@ import Testing
         try PlayerRig(volumes: volumes) { $0.stateDirectory = state.path }
     }
 
+    // MARK: - a name from the phone page
+
+    @Test func aCardRenamedOnThePageKeepsItsAlbumAndItsRound() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try link(rig, card, album: "First Light", mode: .trackPerTap)
+        #expect(try tap(rig) == "Dawn")
+        try rig.player.renameCard(card, to: "  Grandma's stories\u{7} ", by: "session 1")
+        guard case .collection(let renamed) = rig.player.cards.link(of: card) else {
+            Issue.record("the card lost its link")
+            return
+        }
+        #expect(renamed.name == "Grandma's stories", "trimmed, the control character dropped")
+        #expect(renamed.mode == .trackPerTap && rig.player.cards.played[card]?.count == 1, "the round goes on")
+        #expect(try tap(rig) == "Noon")
+    }
+
+    @Test func aCardsNameMustBeShortAndNotEmptyAndOnlyACollectionHasOne() throws {
+        let rig = try PlayerRig(volumes: [PlayerFixtures.main])
+        try link(rig, card, album: "First Light", mode: .album)
+        try rig.player.cards.setLink(.action(.stop), for: other)
+        func refusal(_ uid: CardUID, _ name: String) -> String? {
+            do throws(PhoneRequestError) {
+                try rig.player.renameCard(uid, to: name, by: "s")
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        #expect(refusal(card, " \n ") == "a card's name cannot be empty")
+        #expect(refusal(card, String(repeating: "ä", count: 51)) == "a card's name is at most 100 bytes")
+        #expect(refusal(other, "Stop") == "card \(other) is a button: it has no name")
+        #expect(refusal(CardUID("0000000099")!, "New") == "card 0000000099 is not linked")
+        guard case .collection(let kept) = rig.player.cards.link(of: card) else { return }
+        #expect(kept.name == "First Light")
+    }
+
     // MARK: - track-per-tap
 
     @Test func trackPerTapPlaysTheNextTrackAloneAtEachTapAndStartsOverAfterTheLast() throws {

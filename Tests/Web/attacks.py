@@ -28,7 +28,7 @@ def check(name, ok, detail=""):
 
 ROUTES = [("GET", "/api/session"), ("GET", "/api/status"), ("GET", "/api/cards"),
           ("GET", "/api/collections?category=album"), ("GET", "/api/events"), ("POST", "/api/control"),
-          ("POST", "/api/volume"), ("POST", "/api/cards/link"), ("POST", "/api/cards/unlink"),
+          ("POST", "/api/volume"), ("POST", "/api/cards/link"), ("POST", "/api/cards/unlink"), ("POST", "/api/cards/rename"),
           ("POST", "/api/logout"), ("GET", "/api/unknown"), ("PUT", "/api/status"), ("GET", "/api/../api/status"),
           ("GET", "/api/music"), ("POST", "/api/music/upload"), ("PUT", "/api/music/upload?id=0-1&path=a.flac&offset=0"),
           ("POST", "/api/music/delete"), ("GET", "/api/settings"), ("POST", "/api/settings"),
@@ -197,6 +197,12 @@ def run(box):
     uploads(box, phone)
     settings(box, phone)
     sets(box, phone)
+    for body, why in (({"card": "0000000031", "name": ""}, "an empty name"),
+                      ({"card": "0000000031", "name": "x" * 101}, "a name over 100 bytes"),
+                      ({"card": "0000000099", "name": "New"}, "a card not linked"),
+                      ({"card": "../../etc", "name": "New"}, "not a card number")):
+        status, _, answer = box.request("POST", "/api/cards/rename", body, session=phone)
+        check(f"rename refused: {why} (400, with the reason)", status == 400 and answer.get("error"), (status, answer))
 
     # 7. After the abuse: the phone still works; logout ends the session.
     status, _, _ = box.request("GET", "/api/cards", session=phone)
@@ -275,8 +281,13 @@ def sets(box, phone):
     check("the import is logged with its session",
           re.search(r"imported a set \(2 cards, 0 bookmarks\)", box.weblog()) is not None
           and f"session {phone['id']}" in box.log())
-    check("the state before it is kept for one undo",
-          os.path.exists(os.path.join(box.dir, "state", "kiosk-set.before-import.json")))
+    # The player's state writer keeps it on its own thread: waited for, not expected at once.
+    before = os.path.join(box.dir, "state", "kiosk-set.before-import.json")
+    try:
+        Box.wait_for(lambda: os.path.exists(before), 10, "the state before the import")
+    except AssertionError:
+        pass
+    check("the state before it is kept for one undo", os.path.exists(before))
 
 
 def uploads(box, phone):

@@ -151,6 +151,16 @@ def run(box, driver, artefacts):
           and status.get("playlistlength") == "1" and text(driver, "title") == song.get("Title"),
           (song, status.get("playlistlength"), text(driver, "title")))
 
+    # The card renamed on the page: the name the box shows, the album unchanged.
+    driver.find_element(By.CSS_SELECTOR, "[aria-label='Rename card 04A2B3C4D5']").click()
+    field = driver.find_element(By.CSS_SELECTOR, "[aria-label='New name for card 04A2B3C4D5']")
+    field.clear()
+    field.send_keys("Beach walk\n")
+    wait.until(lambda d: "Beach walk" in text(d, "card-list"))
+    links = box.mpd("kioskcards")
+    check("the card renamed on the page keeps its album", links.get("name") == "Beach walk"
+          and links.get("mode") == "track-per-tap" and "Coastline" not in text(driver, "card-list"), links)
+
     # The volume from the page.
     driver.execute_script("""
         const v = document.getElementById('volume'); v.value = 25; v.dispatchEvent(new Event('change'));""")

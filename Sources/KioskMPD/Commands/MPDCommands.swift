@@ -44,6 +44,7 @@ enum MPDCommands {
         MPDCommand("getvol", .read, 0, 0, Playback.getVolume),
         MPDCommand("idle", .read, 0, -1, Client.idle),
         MPDCommand("kioskcardlink", .admin, 4, 5, Phone.link),
+        MPDCommand("kioskcardname", .admin, 2, 3, Phone.rename),
         MPDCommand("kioskcards", .read, 0, 0, Phone.cards),
         MPDCommand("kioskcardunlink", .admin, 1, 2, Phone.unlink),
         MPDCommand("kioskcollections", .read, 1, 1, Phone.collections),

@@ -92,6 +92,17 @@ enum MPDPhoneCommands {
         return s.changed()
     }
 
+    /// `kioskcardname UID NAME WHO`: the name the box shows and says for a card's collection.
+    static func rename(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
+        let uid = try card(r[0])
+        do throws(PhoneRequestError) {
+            try s.player.renameCard(uid, to: r[1], by: who(r, 2))
+        } catch {
+            throw .argument(error.description)
+        }
+        return s.changed()
+    }
+
     /// `kioskpaircode CODE SECONDS`: the box shows and says the phone page's pairing code.
     static func pairCode(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let code = r[0]

@@ -49,7 +49,7 @@ runtime_packages=(
 )
 # The phone page's browser test (`make browser-test`, Tests/Web/browser.py): Debian's Chromium driven
 # by Selenium through chromedriver.
-browser_test_packages=(chromium chromium-driver python3-selenium)
+browser_test_packages=(chromium chromium-driver python3-selenium python3-pil)
 # The cached trixie trees of deploy/trees (Debian's swiftlang; arm64 through qemu-user).
 cross_packages=(debootstrap qemu-user-static binfmt-support)
 # The arm64 system test: the kernel, its modules and the guest's tools come from the arm64 tree.

@@ -6,7 +6,7 @@ the box shows, sees a card shown on the box appear in the page (server-sent even
 album in track-per-tap mode, shows it again and sees the player play that album's first track alone,
 changes the volume from the page and sees the player obey, uploads a FLAC through the page's file
 picker into a new folder and sees the player play it. Keeps screenshots at 360×740
-(.build/web-test/, or WEB_TEST_ARTEFACTS). Prints the figures; exits 1 if a check failed.
+(.build/web-test/, or WEB_TEST_ARTEFACTS) and compares them with Tests/Goldens/Web (screens.py). Prints the figures; exits 1 if a check failed.
 Usage: Tests/Web/browser.py  (make browser-test; needs deploy/install-deps.sh --browser-test)"""
 import json
 import os
@@ -22,6 +22,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 sys.path.insert(0, os.path.dirname(__file__))
 from box import REPO, Box  # noqa: E402
+import screens  # noqa: E402
 
 # The box's event script shows the card at these times after the player's start: the first after the
 # page is paired (Chromium's first start takes 10-15 s here), the second after it is linked.
@@ -86,6 +87,7 @@ def run(box, driver, artefacts):
         }
         return out;""")
     check("every control is labelled for screen readers", unnamed == [], unnamed)
+    driver.save_screenshot(os.path.join(artefacts, "phone-360x740-pairing.png"))
 
     # Pairing: ask the box for a code, read it where the box shows it (its log), type it.
     driver.find_element(By.ID, "ask-code").click()
@@ -257,6 +259,10 @@ def run(box, driver, artefacts):
     else:
         Box.wait_for(lambda: box.mpd("status").get("state") == "stop", 10, "the box stopped at the new bedtime")
         check("outside the new window the box stops at once", box.mpd("status").get("state") == "stop")
+    for name in ("phone-360x740-pairing.png", "phone-360x740-card.png", "phone-360x740.png",
+                 "phone-360x740-music.png", "phone-360x740-bedtime.png"):
+        ok, detail = screens.compare(os.path.join(artefacts, name), name)
+        check(f"the screenshot {name} looks like the kept one ({detail})", ok, detail)
     print("artefacts:", os.path.join(artefacts, "phone-360x740.png"), os.path.join(artefacts, "phone-360x740-card.png"),
           os.path.join(artefacts, "phone-360x740-music.png"), os.path.join(artefacts, "phone-360x740-bedtime.png"))
 

@@ -259,8 +259,10 @@ def run(box, driver, artefacts):
     else:
         Box.wait_for(lambda: box.mpd("status").get("state") == "stop", 10, "the box stopped at the new bedtime")
         check("outside the new window the box stops at once", box.mpd("status").get("state") == "stop")
+    # The bedtime screenshot is kept, not compared: whether the box's clock is synchronised (which
+    # adds a note above the fields) depends on the machine.
     for name in ("phone-360x740-pairing.png", "phone-360x740-card.png", "phone-360x740.png",
-                 "phone-360x740-music.png", "phone-360x740-bedtime.png"):
+                 "phone-360x740-music.png"):
         ok, detail = screens.compare(os.path.join(artefacts, name), name)
         check(f"the screenshot {name} looks like the kept one ({detail})", ok, detail)
     print("artefacts:", os.path.join(artefacts, "phone-360x740.png"), os.path.join(artefacts, "phone-360x740-card.png"),

@@ -70,6 +70,8 @@ system_test_packages=(
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
     gcc make bc xz-utils
     dosfstools mtools e2fsprogs fbset
+    # scenario 29: a home router (hostapd, busybox's udhcpd) and the box's Wi-Fi (wpa_supplicant, iw)
+    hostapd wpasupplicant iw iproute2 curl jq
 )
 
 want=()

@@ -94,6 +94,15 @@ load_drivers() {
         infra hci_vhci missing "no /dev/vhci: ${reason:-modprobe hci_vhci gave none}"
     fi
 
+    # mac80211_hwsim (two simulated 802.11 radios that hear each other, wlan0 and wlan1): the box
+    # and a home router for scenario 29.
+    reason=$(modprobe mac80211_hwsim radios=2 2>&1)
+    if [ -e /sys/class/net/wlan0/phy80211 ] && [ -e /sys/class/net/wlan1/phy80211 ]; then
+        infra mac80211_hwsim ok "wlan0 and wlan1 (two simulated radios)"
+    else
+        infra mac80211_hwsim missing "no wlan0 and wlan1: ${reason:-modprobe mac80211_hwsim gave none}"
+    fi
+
     if fb_load "${SYSTEST_FB_MODE:-320x240M-32}" > /tmp/fb-load.log 2>&1; then
         infra fb ok "$(cat /tmp/fb-load.log)"
     else

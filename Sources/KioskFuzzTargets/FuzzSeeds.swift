@@ -25,6 +25,17 @@ public enum FuzzSeeds {
             post("/api/volume", #"{"volume": 40}"#),
             post("/api/settings", #"{"volumeMax": 60, "speech": {"mode": null}}"#),
             post("/api/cards/link", #"{"card": "04A2B3C4D5", "key": "k", "mode": "track-per-tap"}"#),
+            post(
+                "/api/settings",
+                #"{"bedtime": {"windows": [{"days": "mon-fri", "open": "16:00", "close": "19:30"}], "dailyMinutes": 45, "oneMore": {"minutes": 10}}}"#
+            ),
+            post("/api/cards/rename", #"{"card": "04A2B3C4D5", "name": "Grandma's stories"}"#),
+            post(
+                "/api/set/check",
+                #"{"format": "kiosk-player-set", "version": 1, "cards": {"0000000007": {"action": "stop"}}, "bookmarks": []}"#
+            ),
+            post("/api/set/import", #"{"format": "kiosk-player-set", "version": 1, "settings": {"volumeMax": 70}}"#),
+            "GET /api/set HTTP/1.1\r\nHost: box\r\n\(session)\r\n",
             post("/api/music/upload", #"{"path": "Album/01 Song.flac", "size": 8}"#),
             post("/api/music/delete", #"{"path": "Album"}"#),
             "PUT /api/music/upload?id=00000000000000-8&path=Album%2F01%20Song.flac&offset=0 HTTP/1.1\r\nHost: box\r\n\(session)Content-Type: application/octet-stream\r\nContent-Length: 8\r\n\r\nfLaC\0\0\0\"",

@@ -6,7 +6,7 @@ import KioskSystem
 
 /// The doctor inside the running player: at start, on a worker thread, it runs the checks that do
 /// not touch what the player owns (no audio device or reader opened, sticks not scanned) and hands
-/// the failed lines to the player's menu ("Setup check"); every 2 s, on the loop, it reads the
+/// its lines to the player: the failed ones for the menu ("Setup check"), all for the phone page; every 2 s, on the loop, it reads the
 /// `rpi_volt` under-voltage alarm (a sysfs attribute the kernel driver keeps current) and shows a
 /// warning in the status line while it is raised.
 ///
@@ -33,12 +33,17 @@ public final class SetupCheckService {
                 DoctorContext(
                     root: .live, resolved: resolved, requestedBoard: resolved.board.name, scanSticks: false,
                     probeDevices: false))
-            let problems = report.failures.map { SetupCheckState.Problem(text: $0.text, fix: $0.fix) }
+            let lines = report.lines.map { line in
+                SetupCheckState.Line(
+                    group: line.check, status: SetupCheckState.Line.Status(rawValue: line.status.rawValue) ?? .info,
+                    text: line.text, fix: line.fix)
+            }
+            let failed = report.failures.count
             handle.post {
-                if !problems.isEmpty {
-                    Log.notice("setup check: \(problems.count) problem(s); `kiosk-player doctor` lists them with fixes")
+                if failed > 0 {
+                    Log.notice("setup check: \(failed) problem(s); `kiosk-player doctor` lists them with fixes")
                 }
-                bound.player.setSetupProblems(problems)
+                bound.player.setSetupCheck(lines)
             }
         }
         if let hwmon = PowerCheck.hwmon(.live) {

@@ -40,7 +40,7 @@ struct Overlays: Equatable {
         /// The output's line (a fallback, the device unplugged), nil for none.
         case outputLine(String?)
         /// What the doctor found wrong at start.
-        case setupProblems([SetupCheckState.Problem])
+        case setupChecked([SetupCheckState.Line])
         /// The under-voltage warning, nil when the power is good again.
         case powerWarning(String?)
     }
@@ -67,8 +67,8 @@ struct Overlays: Equatable {
         case .outputLine(let line):
             outputLine = line
             return []
-        case .setupProblems(let problems):
-            setupCheck.problems = problems
+        case .setupChecked(let lines):
+            setupCheck.lines = lines
             setupCheck.checked = true
             return []
         case .powerWarning(let warning):

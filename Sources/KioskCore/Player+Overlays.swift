@@ -4,10 +4,11 @@ import KioskModel
 /// What shows over the screens (`Overlays`): messages, the doctor's findings at start and the
 /// under-voltage warning. Thread: the loop thread, like `Player`.
 extension Player {
-    /// The doctor's failed lines (the check runs on a worker at start; KioskDoctor's SetupCheckService).
-    public func setSetupProblems(_ problems: [SetupCheckState.Problem]) {
+    /// The doctor's lines (the check runs on a worker at start; KioskApp's SetupCheckService): the
+    /// failed ones for the menu, all of them for the phone page.
+    public func setSetupCheck(_ lines: [SetupCheckState.Line]) {
         scheduler.assertInLoop()
-        apply(overlays.handle(.setupProblems(problems)))
+        apply(overlays.handle(.setupChecked(lines)))
         refreshScreen()
     }
 

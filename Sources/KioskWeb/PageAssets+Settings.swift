@@ -98,9 +98,14 @@ extension PageAssets {
             };
             if (data.powerWarning) line(data.powerWarning + ": use the board's own power supply.", "problem");
             if (!data.checked) { line("The box checks itself at start; it has not finished yet."); return; }
-            if (data.problems.length === 0) { line("The box found nothing wrong when it started."); return; }
+            if (data.problems.length === 0) line("The box found nothing wrong when it started.");
+            else box.appendChild(problemList(data.problems));
+            if (data.lines && data.lines.length) box.appendChild(fullReport(data.lines));
+          }
+
+          function problemList(problems) {
             const list = document.createElement("ul");
-            for (const problem of data.problems) {
+            for (const problem of problems) {
               const item = document.createElement("li");
               const text = document.createElement("strong");
               text.textContent = problem.text;
@@ -112,7 +117,35 @@ extension PageAssets {
               }
               list.appendChild(item);
             }
-            box.appendChild(list);
+            return list;
+          }
+
+          // Every line of the check, as `kiosk-player doctor` prints it: ✓ passed, ✗ failed, – for
+          // information; folded away under the problems.
+          function fullReport(lines) {
+            const details = document.createElement("details");
+            details.id = "check-report";
+            const summary = document.createElement("summary");
+            summary.textContent = "The whole check (" + lines.length + " lines)";
+            details.appendChild(summary);
+            const list = document.createElement("ul");
+            const symbols = { pass: "✓", fail: "✗", info: "–" };
+            const words = { pass: "passed", fail: "failed", info: "note" };
+            for (const l of lines) {
+              const item = document.createElement("li");
+              const text = document.createElement("span");
+              text.textContent = (symbols[l.status] || "–") + " " + (l.group ? l.group + ": " : "") + l.text;
+              text.setAttribute("aria-label", (words[l.status] || "note") + ": " + (l.group ? l.group + ": " : "") + l.text);
+              item.appendChild(text);
+              if (l.fix) {
+                const fix = document.createElement("span");
+                fix.textContent = "Fix: " + l.fix;
+                item.appendChild(fix);
+              }
+              list.appendChild(item);
+            }
+            details.appendChild(list);
+            return details;
           }
 
           async function showSettings() {

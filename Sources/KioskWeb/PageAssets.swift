@@ -184,6 +184,7 @@ enum PageAssets {
         progress { width: 100%; height: 16px; }
         #music-into { width: 100%; padding: 0 8px; }
         #problems li { flex-direction: column; align-items: flex-start; }
+        #check-report summary { min-height: 48px; display: flex; align-items: center; cursor: pointer; }
         .problem { color: #9d0208; }
         fieldset { border: 1px solid #ccc; border-radius: 8px; display: flex; flex-direction: column; gap: 8px; }
         label.check { display: flex; align-items: center; gap: 12px; min-height: 48px; }

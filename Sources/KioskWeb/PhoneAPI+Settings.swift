@@ -16,10 +16,20 @@ extension PhoneAPI {
                     ("fix", record.value("fix").map { .string($0) } ?? .null),
                 ]))
         }
+        var lines: [JSONValue] = []
+        for record in found.records(startingAt: "line") {
+            lines.append(
+                .object([
+                    ("status", .string(record.value("line") ?? "info")),
+                    ("group", .string(record.value("group") ?? "")),
+                    ("text", .string(record.value("text") ?? "")),
+                    ("fix", record.value("linefix").map { .string($0) } ?? .null),
+                ]))
+        }
         return .object([
             ("checked", .bool(found.value("checked") == "1")),
             ("powerWarning", found.value("powerwarning").map { .string($0) } ?? .null),
-            ("problems", .array(problems)),
+            ("problems", .array(problems)), ("lines", .array(lines)),
         ])
     }
 

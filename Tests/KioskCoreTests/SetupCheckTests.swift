@@ -7,14 +7,14 @@ import Testing
 @Suite struct SetupCheckTests {
     @Test func theMenuHasNoSetupCheckEntryWhenNothingFailed() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
-        rig.player.setSetupProblems([])
+        rig.player.setSetupCheck([])
         #expect(!rig.player.menuEntries.contains { $0.hasPrefix("Setup check") })
         #expect(rig.player.menuEntries.last == "Close")
     }
 
     @Test func theSetupCheckPageListsTheFailedLinesWithTheirFixes() throws {
         let rig = try PlayerRig(volumes: [PlayerFixtures.main])
-        rig.player.setSetupProblems([
+        rig.player.setSetupCheck([
             .init(
                 text: "dtoverlay=hifiberry-dac is missing from /boot/firmware/config.txt", fix: "echo … | sudo tee -a …"
             ),

@@ -8,19 +8,27 @@ import Testing
 /// The box's own commands the phone page uses for its settings and its box check, as a client on
 /// the socket sees them.
 @Suite(.tags(.integration), .serialized) struct PhoneCommandsTests {
-    @Test func theBoxCheckSaysNothingUntilItFinishedThenEachProblemWithItsFix() throws {
+    @Test func theBoxCheckSaysNothingUntilItFinishedThenEachProblemWithItsFixThenEveryLine() throws {
         let h = try Harness()
         let before = try h.withClient { try $0.command("kioskproblems") }
         #expect(before == ["checked: 0", "OK"])
-        h.player.setSetupProblems([
-            .init(text: "sound: no card named Headphones", fix: "dtparam=audio=on in config.txt"),
-            .init(text: "power: under-voltage seen", fix: nil),
+        h.player.setSetupCheck([
+            .init(group: "board", status: .pass, text: "Raspberry Pi 4 Model B", fix: nil),
+            .init(
+                group: "sound", status: .fail, text: "no card named Headphones", fix: "dtparam=audio=on in config.txt"),
+            .init(group: "power", status: .fail, text: "under-voltage seen", fix: nil),
+            .init(group: "usb", status: .info, text: "no stick", fix: "plug in a stick of music"),
         ])
         let after = try h.withClient { try $0.command("kioskproblems") }
         #expect(
             after == [
-                "checked: 1", "problem: sound: no card named Headphones", "fix: dtparam=audio=on in config.txt",
-                "problem: power: under-voltage seen", "OK",
+                "checked: 1", "problem: no card named Headphones", "fix: dtparam=audio=on in config.txt",
+                "problem: under-voltage seen",
+                "line: pass", "group: board", "text: Raspberry Pi 4 Model B",
+                "line: fail", "group: sound", "text: no card named Headphones",
+                "linefix: dtparam=audio=on in config.txt",
+                "line: fail", "group: power", "text: under-voltage seen",
+                "line: info", "group: usb", "text: no stick", "linefix: plug in a stick of music", "OK",
             ])
     }
 

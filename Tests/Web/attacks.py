@@ -217,7 +217,8 @@ def settings(box, phone):
     """9. Settings: checked by the player's config parser; a refused one changes nothing."""
     status, _, problems = box.request("GET", "/api/problems", session=phone)
     check("the box check is read (the demo runs no check at start)",
-          status == 200 and problems.get("checked") is False and problems.get("problems") == [], (status, problems))
+          status == 200 and problems.get("checked") is False and problems.get("problems") == []
+          and problems.get("lines") == [], (status, problems))
     status, _, before = box.request("GET", "/api/settings", session=phone)
     check("the settings are read", status == 200 and before.get("volumeMax") == 100, (status, before))
     for body, why in (({"volumeMax": 0}, "a volume limit of 0"), ({"volumeMin": 101}, "a lowest volume over 100"),

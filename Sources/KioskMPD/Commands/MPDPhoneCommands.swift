@@ -116,7 +116,8 @@ enum MPDPhoneCommands {
     }
 
     /// `kioskproblems`: what the box's check at start found: `checked: 0|1`, `powerwarning:` while
-    /// the supply is too weak, and per failed line `problem:` and its `fix:`.
+    /// the supply is too weak, per failed line `problem:` and its `fix:`, then every line as
+    /// `line: pass|fail|info`, `group:`, `text:` and its `linefix:`.
     static func problems(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
         let check = s.player.setupCheck
         var out: [UInt8] = []
@@ -125,6 +126,13 @@ enum MPDPhoneCommands {
         for problem in check.problems {
             MPDFormat.pair("problem", problem.text, to: &out)
             if let fix = problem.fix { MPDFormat.pair("fix", fix, to: &out) }
+        }
+        // The whole check, for the page's full report: each line's status, group and text, its fix.
+        for line in check.lines {
+            MPDFormat.pair("line", line.status.rawValue, to: &out)
+            MPDFormat.pair("group", line.group, to: &out)
+            MPDFormat.pair("text", line.text, to: &out)
+            if let fix = line.fix { MPDFormat.pair("linefix", fix, to: &out) }
         }
         r.connection.write(bytes: out[...])
         return .done

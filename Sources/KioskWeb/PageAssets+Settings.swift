@@ -103,19 +103,24 @@ extension PageAssets {
             if (data.lines && data.lines.length) box.appendChild(fullReport(data.lines));
           }
 
+          // A line of the check: what was found (the element `text`) and under it its fix, if any.
+          function checkItem(text, fix) {
+            const item = document.createElement("li");
+            item.appendChild(text);
+            if (fix) {
+              const line = document.createElement("span");
+              line.textContent = "Fix: " + fix;
+              item.appendChild(line);
+            }
+            return item;
+          }
+
           function problemList(problems) {
             const list = document.createElement("ul");
             for (const problem of problems) {
-              const item = document.createElement("li");
               const text = document.createElement("strong");
               text.textContent = problem.text;
-              item.appendChild(text);
-              if (problem.fix) {
-                const fix = document.createElement("span");
-                fix.textContent = "Fix: " + problem.fix;
-                item.appendChild(fix);
-              }
-              list.appendChild(item);
+              list.appendChild(checkItem(text, problem.fix));
             }
             return list;
           }
@@ -132,17 +137,11 @@ extension PageAssets {
             const symbols = { pass: "✓", fail: "✗", info: "–" };
             const words = { pass: "passed", fail: "failed", info: "note" };
             for (const l of lines) {
-              const item = document.createElement("li");
               const text = document.createElement("span");
-              text.textContent = (symbols[l.status] || "–") + " " + (l.group ? l.group + ": " : "") + l.text;
-              text.setAttribute("aria-label", (words[l.status] || "note") + ": " + (l.group ? l.group + ": " : "") + l.text);
-              item.appendChild(text);
-              if (l.fix) {
-                const fix = document.createElement("span");
-                fix.textContent = "Fix: " + l.fix;
-                item.appendChild(fix);
-              }
-              list.appendChild(item);
+              const found = (l.group ? l.group + ": " : "") + l.text;
+              text.textContent = (symbols[l.status] || "–") + " " + found;
+              text.setAttribute("aria-label", (words[l.status] || "note") + ": " + found);
+              list.appendChild(checkItem(text, l.fix));
             }
             details.appendChild(list);
             return details;

@@ -188,6 +188,30 @@ def run(box, driver, artefacts):
     wait.until(lambda d: d.find_element(By.ID, "volume").get_attribute("max") == "20")
     check("the page's volume slider stops at the new limit", True)
 
+    # The box's check as a box that ran it answers (the demo runs none): the problems with their
+    # fixes, then every line folded under them, drawn by the page's own script.
+    shown = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const real = window.fetch;
+        window.fetch = (path, options) => path !== "/api/problems" ? real(path, options)
+          : Promise.resolve(new Response(JSON.stringify({ checked: true, powerWarning: null,
+              problems: [{ text: "sound: no card named Headphones", fix: "dtparam=audio=on" }],
+              lines: [{ status: "pass", group: "board", text: "Raspberry Pi 4", fix: null },
+                      { status: "fail", group: "sound", text: "no card named Headphones", fix: "dtparam=audio=on" }] }),
+              { status: 200, headers: { "Content-Type": "application/json" } }));
+        window.showSettings().then(() => {
+          window.fetch = real;
+          const report = document.getElementById("check-report");
+          done([document.querySelector("#problems > ul").innerText, report.querySelector("summary").innerText,
+                [...report.querySelectorAll("li")].map((li) => li.textContent)]);
+        });""")
+    check("the page lists a problem with its fix, then the whole check folded",
+          "no card named Headphones" in shown[0] and "Fix: dtparam=audio=on" in shown[0]
+          and shown[1] == "The whole check (2 lines)" and shown[2][0] == "✓ board: Raspberry Pi 4"
+          and shown[2][1] == "✗ sound: no card named HeadphonesFix: dtparam=audio=on",
+          shown)
+    driver.execute_async_script("window.showSettings().then(arguments[arguments.length - 1])")
+
     # Music from the phone: a FLAC chosen in the page's file picker arrives whole and plays.
     source, flac = box.demo_flac()
     picked = os.path.join(box.dir, "Lullaby.flac")

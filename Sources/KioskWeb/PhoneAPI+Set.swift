@@ -5,11 +5,9 @@ import KioskSystem
 /// phone as `kiosk-set.json`, the very file a stick carries (docs/updates.md), and given back, first
 /// to be checked (the page shows what it holds) and then to be imported. The player parses and
 /// decides everything (`kioskset`, `kiosksetpiece`, `kiosksetimport`); the page's process only moves
-/// the bytes, in hexadecimal pieces that fit an MPD line.
+/// the bytes, in hexadecimal pieces that fit an MPD line. A set given back is one request body, at
+/// most the server's `maxPieceBytes` (256 KiB); a bigger one goes by stick (1 MiB).
 extension PhoneAPI {
-    /// The largest set the page takes back: one request body (`maxPieceBytes`); a bigger one goes
-    /// by stick (`StickSet.sizeLimit`, 1 MiB).
-    public static let maxSetBytes = maxPieceBytes
     /// Bytes of the set per `kiosksetpiece` line (twice as many hex digits, inside MPD's 8 KiB line).
     static let setPieceBytes = 3072
 

@@ -154,7 +154,8 @@ public final class PhoneAPI: @unchecked Sendable {
     }
 
     private func route(_ request: WebRequest) -> WebResponse {
-        // Only an upload's piece may be larger than a JSON body (the server's limit is the piece's).
+        // Only an upload's piece and a set given back may be larger than a JSON body (the server's
+        // limit is the piece's).
         let isPiece = request.method == "PUT" && request.path == "/api/music/upload"
         let isSet = request.method == "POST" && request.path.hasPrefix("/api/set/")
         if request.body.count > Self.maxBodyBytes && !isPiece && !isSet {

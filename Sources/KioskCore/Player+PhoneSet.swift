@@ -13,10 +13,10 @@ extension Player {
     /// thousand cards and five hundred bookmarks).
     public static let phoneSetLimit = StickSet.sizeLimit
 
-    /// This box's set as its file's text, what an export to a stick writes.
-    public var phoneSetText: String {
+    /// This box's set, what an export to a stick writes, as compact JSON (one line).
+    public var phoneSetJSON: String {
         scheduler.assertInLoop()
-        return currentStickSet.text
+        return currentStickSet.document.serialized()
     }
 
     /// What the set in `bytes` holds ("12 cards, 30 bookmarks, settings"), or why it cannot be

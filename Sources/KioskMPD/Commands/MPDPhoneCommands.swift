@@ -175,10 +175,8 @@ enum MPDPhoneCommands {
     /// they come. A piece never begins with a space (a client drops the spaces after the colon) nor
     /// inside a character.
     static func exportSet(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        let text = Array(s.player.phoneSetText.utf8)
-        let compact = (try? JSONValue.parse(text))?.serialized() ?? ""
         var out: [UInt8] = []
-        for piece in pieces(of: Array(compact.utf8), atMost: setPieceBytes) {
+        for piece in pieces(of: Array(s.player.phoneSetJSON.utf8), atMost: setPieceBytes) {
             MPDFormat.pair("piece", String(decoding: piece, as: UTF8.self), to: &out)
         }
         r.connection.write(bytes: out[...])

@@ -30,7 +30,7 @@ extension PhoneAPI {
             var start = 0
             while start < request.body.count {
                 let end = min(start + Self.setPieceBytes, request.body.count)
-                _ = try p.command("kiosksetpiece", [Self.hex(request.body[start..<end])])
+                _ = try p.command("kiosksetpiece", [Hex.encode(request.body[start..<end])])
                 start = end
             }
             let answer: [(name: String, value: String)]
@@ -46,16 +46,5 @@ extension PhoneAPI {
         default:
             return .error(404, "no such page")
         }
-    }
-
-    static func hex(_ bytes: ArraySlice<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

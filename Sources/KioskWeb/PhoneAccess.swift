@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import KioskSystem
 
 /// Who may use the phone page: the pairing code the box shows and says, the sessions of the phones
 /// paired with it, and their CSRF tokens. One value owns all of it and decides every question about
@@ -175,14 +176,6 @@ public struct PhoneAccess {
     }
 
     private mutating func hex(bytes: Int) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes * 2)
-        for _ in 0..<bytes {
-            let byte = UInt8(truncatingIfNeeded: random.next())
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        Hex.encode((0..<bytes).map { _ in UInt8(truncatingIfNeeded: random.next()) })
     }
 }

@@ -49,10 +49,7 @@ import Testing
     static func pieces(_ text: String, bytes: Int = 3072) -> [String] {
         let all = Array(text.utf8)
         return stride(from: 0, to: all.count, by: bytes).map { start in
-            let digits = Array("0123456789abcdef")
-            return "kiosksetpiece "
-                + String(
-                    all[start..<min(start + bytes, all.count)].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+            "kiosksetpiece " + Hex.encode(all[start..<min(start + bytes, all.count)])
         }
     }
 

@@ -201,8 +201,7 @@ enum MPDPhoneCommands {
     /// pass MPD's quoting so, and the player's parser sees the parent's file as it is). Kept by the
     /// connection up to `Player.phoneSetLimit`, for its next `kiosksetimport`.
     static func setPiece(_ s: MPDServer, _ r: MPDRequest) throws(MPDError) -> MPDOutcome {
-        let hex = Array(r[0].utf8)
-        guard hex.count % 2 == 0, let bytes = decodeHex(hex) else {
+        guard let bytes = Hex.decode(r[0].utf8) else {
             r.connection.pendingSet = []
             throw .argument("a piece is hexadecimal, two digits a byte")
         }
@@ -232,26 +231,6 @@ enum MPDPhoneCommands {
         MPDFormat.pair("summary", summary, to: &out)
         r.connection.write(bytes: out[...])
         return r[0] == "import" ? s.changed() : .done
-    }
-
-    private static func decodeHex(_ digits: [UInt8]) -> [UInt8]? {
-        func value(_ d: UInt8) -> UInt8? {
-            switch d {
-            case 0x30...0x39: d - 0x30
-            case 0x61...0x66: d - 0x61 + 10
-            case 0x41...0x46: d - 0x41 + 10
-            default: nil
-            }
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(digits.count / 2)
-        var i = 0
-        while i < digits.count {
-            guard let high = value(digits[i]), let low = value(digits[i + 1]) else { return nil }
-            out.append(high << 4 | low)
-            i += 2
-        }
-        return out
     }
 
     private static func card(_ text: String) throws(MPDError) -> CardUID {

@@ -92,7 +92,7 @@ extension Player {
         Log.notice(
             "settings \(keys.joined(separator: ", ")) changed by \(who)"
                 + (later.isEmpty ? "" : "; \(later.joined(separator: ", ")) from the next start"))
-        if now.contains(where: { $0.hasPrefix("volume") }) { applyVolumeLimits(checked.volumeLimits) }
+        if now.contains("volumeMin") || now.contains("volumeMax") { applyVolumeLimits(checked.volumeLimits) }
         if now.contains("bedtime") { replaceBedtime(checked.bedtime) }
         return (now, later)
     }

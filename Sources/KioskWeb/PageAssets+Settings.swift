@@ -160,13 +160,10 @@ extension PageAssets {
           // parent chooses; nothing changes before that.
           let chosen = null;
           async function giveSet(path) {
-            const response = await fetch(path, { method: "POST", body: chosen, credentials: "same-origin",
-              headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf } });
-            let data = {};
-            try { data = await response.json(); } catch (e) { data = {}; }
-            if (response.status === 413) throw new Error("This file is too large for the page: put it on a stick.");
-            if (!response.ok) throw new Error(data.error || ("HTTP " + response.status));
-            return data;
+            try { return await call("POST", path, chosen); } catch (e) {
+              if (e.status === 413) throw new Error("This file is too large for the page: put it on a stick.");
+              throw e;
+            }
           }
 
           document.addEventListener("DOMContentLoaded", () => {

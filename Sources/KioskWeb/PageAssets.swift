@@ -213,7 +213,8 @@ enum PageAssets {
           const options = { method, headers: {}, credentials: "same-origin" };
           if (body !== undefined) {
             options.headers["Content-Type"] = "application/json";
-            options.body = JSON.stringify(body);
+            // A file the parent chose (a saved set) goes as it is; anything else as JSON.
+            options.body = body instanceof Blob ? body : JSON.stringify(body);
           }
           if (method !== "GET" && csrf) options.headers["X-CSRF-Token"] = csrf;
           const response = await fetch(path, options);
